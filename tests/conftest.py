@@ -1,0 +1,60 @@
+"""Shared fixtures: an isolated data dir per test, one embedded PostgreSQL per session, the fake Ollama."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.embedded_postgres import EmbeddedPostgres
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+if not SHARED_DATA.exists():  # CI lays shared/ beside the clone
+    SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own data/config dir and never sees the developer's Ollama or keyring."""
+    monkeypatch.setenv("CAIRN_DATA_DIR", str(tmp_path / "cairn-data"))
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # discard port: nothing listens
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def embedded_pg() -> Iterator[EmbeddedPostgres]:
+    """One embedded PostgreSQL for the whole test session, in a short temp path (socket length)."""
+    root = Path(tempfile.mkdtemp(prefix="cairn-pg-"))
+    server = EmbeddedPostgres(root)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def sample_db_uri(embedded_pg: EmbeddedPostgres) -> str:
+    """URI of the sample e-commerce database on the session's embedded server."""
+    from core.sample_database import ensure_sample_database
+
+    return ensure_sample_database(embedded_pg)
+
+
+@pytest.fixture
+def fake_ollama(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """A real HTTP server on 127.0.0.1 speaking the Ollama API; OLLAMA_HOST points at it."""
+    from tests.fakes.fake_ollama import FakeOllama
+
+    with FakeOllama() as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        yield server
+
+
+def shared_data_path(*parts: str) -> Path:
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path}")
+    return path
+
+
