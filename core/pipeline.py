@@ -1,0 +1,280 @@
+"""Question -> checked, read-only SQL -> rows. Each stage is a method named for what it does.
+
+    check_question -> load_schema -> build_prompt -> generate -> guard -> validate -> execute
+                                          ^                                              |
+                                          +------------- repair (DB / checker error) ----+  (at most N rounds)
+    ...and when no model SQL worked: fallback (rule-based, only when it understands the question).
+
+The pipeline is synchronous; the caller runs it on a worker thread and may cancel between stages (and
+during ``execute``, where the database is asked to cancel too).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from core.answer import Answer, SqlPath
+from core.cancellation import Cancellation
+from core.config import Settings
+from core.databases.base import Database, QueryLimits, QueryResult
+from core.errors import (
+    CairnError,
+    InputError,
+    LLMError,
+    LLMReplyError,
+    NoAnswer,
+    QueryFailed,
+    SQLRejected,
+    SQLValidationError,
+)
+from core.fallback import fallback_sql
+from core.llm import LLM
+from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
+from core.schema import Schema
+from core.sql_extract import extract_sql
+from core.sql_guard import guard
+from core.sql_validate import validate
+
+__all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
+
+logger = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 4000
+# Errors the model may fix when shown them; anything else (timeout, cancel, DB down) ends the attempt.
+_REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)
+
+StageCallback = Callable[[str], None]
+
+
+@dataclass
+class _Run:
+    """Mutable state of one question while it moves through the stages."""
+
+    question: str
+    cancel: Cancellation
+    on_stage: StageCallback | None
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    rejected_sql: str | None = None
+    rejected_reason: str | None = None
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self.cancel.raise_if_cancelled()
+        if self.on_stage is not None:
+            self.on_stage(name)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
+
+    def reject(self, sql: str | None, reason: str) -> None:
+        if sql:
+            self.rejected_sql = sql
+        self.rejected_reason = reason
+
+
+class AskPipeline:
+    """Answers questions about one database with one model. ``llm`` may be None (no Ollama): fallback only."""
+
+    def __init__(
+        self,
+        database: Database,
+        llm: LLM | None,
+        settings: Settings | None = None,
+        *,
+        today: Callable[[], _dt.date] = _dt.date.today,
+    ) -> None:
+        self.database = database
+        self.llm = llm
+        self.settings = settings or Settings()
+        self._today = today
+
+    @property
+    def limits(self) -> QueryLimits:
+        return QueryLimits(max_rows=self.settings.row_cap, timeout_s=self.settings.statement_timeout_s)
+
+    # -- public entry points -------------------------------------------------------------------------
+
+    def ask(
+        self,
+        question: str,
+        *,
+        cancel: Cancellation | None = None,
+        on_stage: StageCallback | None = None,
+        context_lines: Sequence[str] = (),
+    ) -> Answer:
+        """Answer one question. Never raises CairnError: failures come back as an Answer with ``error``."""
+        run = _Run(question=question, cancel=cancel or Cancellation(), on_stage=on_stage)
+        try:
+            question = self.check_question(question)
+            with run.stage("load_schema"):
+                schema = self.load_schema()
+            answer = self._ask_model(run, question, schema, context_lines)
+            if answer is None:
+                answer = self._ask_fallback(run, question, schema)
+            return answer
+        except CairnError as exc:
+            return self._failed(run, exc)
+
+    def run_sql(self, sql: str, *, cancel: Cancellation | None = None, question: str = "") -> Answer:
+        """Run SQL a person wrote or edited, through the same guard, checks and read-only executor."""
+        run = _Run(question=question or sql, cancel=cancel or Cancellation(), on_stage=None)
+        try:
+            with run.stage("load_schema"):
+                schema = self.load_schema()
+            checked = self._check(run, sql, schema)
+            result = self.execute(run, checked)
+            return self._answer(run, checked, result, "user")
+        except CairnError as exc:
+            run.reject(sql, str(exc))
+            return self._failed(run, exc)
+
+    # -- stages ----------------------------------------------------------------------------------------
+
+    def check_question(self, question: str) -> str:
+        cleaned = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in question).strip()
+        if not cleaned:
+            raise InputError("The question is empty.")
+        if len(cleaned) > MAX_QUESTION_CHARS:
+            raise InputError(
+                f"The question is {len(cleaned):,} characters long; the limit is {MAX_QUESTION_CHARS:,}.",
+                hint="Ask a shorter question; put long lists of values in a filter instead.",
+            )
+        return cleaned
+
+    def load_schema(self) -> Schema:
+        hidden = self.settings.hidden.get(self.database.id, [])
+        return self.database.schema().without(hidden)
+
+    def build_prompt(self, question: str, schema: Schema, context_lines: Sequence[str]) -> Prompt:
+        return build_sql_prompt(
+            question, schema, today=self._today(), num_ctx=self.settings.num_ctx, context_lines=context_lines
+        )
+
+    def generate(self, prompt: Prompt) -> str:
+        """One model call; an empty reply is retried once before giving up."""
+        assert self.llm is not None
+        reply = ""
+        for _ in range(2):
+            reply = self.llm.chat(prompt.system, prompt.user)
+            if reply.strip():
+                return reply
+        raise LLMReplyError("The model returned an empty reply.")
+
+    def guard(self, sql: str, schema: Schema) -> tuple[str, object]:
+        guarded = guard(sql, schema.dialect)
+        return guarded.sql, guarded.expression
+
+    def validate(self, expression: object, schema: Schema) -> tuple[str, tuple[str, ...]]:
+        validated = validate(expression, schema, schema.dialect)  # type: ignore[arg-type]
+        return validated.sql, validated.fixes
+
+    def execute(self, run: _Run, sql: str) -> QueryResult:
+        with run.stage("execute"):
+            return self.database.execute(sql, limits=self.limits, cancel=run.cancel)
+
+    # -- composition -----------------------------------------------------------------------------------
+
+    def _check(self, run: _Run, sql: str, schema: Schema, fixes_out: list[str] | None = None) -> str:
+        """guard then validate; returns runnable SQL (fixes appended to ``fixes_out``)."""
+        with run.stage("guard"):
+            guarded_sql, expression = self.guard(sql, schema)
+        with run.stage("validate"):
+            checked, fixes = self.validate(expression, schema)
+        if fixes_out is not None:
+            fixes_out.extend(fixes)
+        if fixes:
+            run.notes.append("Fixed: " + "; ".join(fixes) + ".")
+        return checked
+
+    def _ask_model(
+        self, run: _Run, question: str, schema: Schema, context_lines: Sequence[str]
+    ) -> Answer | None:
+        if self.llm is None:
+            run.notes.append("No language model is configured; trying the rule-based fallback.")
+            return None
+        with run.stage("build_prompt"):
+            prompt = self.build_prompt(question, schema, context_lines)
+        if len(prompt.schema.tables) < len(schema.tables):
+            run.notes.append(
+                f"Schema too large for the model's context: showed {len(prompt.schema.tables)} of "
+                f"{len(schema.tables)} tables."
+            )
+        rounds = 1 + max(0, self.settings.repair_rounds)
+        for attempt in range(rounds):
+            stage = "generate" if attempt == 0 else "repair"
+            sql: str | None = None
+            try:
+                with run.stage(stage):
+                    reply = self.generate(prompt)
+                sql = extract_sql(reply)
+                fixes: list[str] = []
+                checked = self._check(run, sql, schema, fixes)
+                result = self.execute(run, checked)
+            except _REPAIRABLE as exc:
+                run.reject(sql, str(exc))
+                logger.info("attempt %d failed: %s", attempt + 1, exc)
+                if attempt + 1 < rounds:
+                    prompt = build_repair_prompt(prompt, sql or "(no SQL)", str(exc))
+                continue
+            except LLMError as exc:
+                run.notes.append(f"The model could not be used: {exc} {exc.hint}")
+                return None
+            path: SqlPath = "llm" if attempt == 0 and not fixes else "repaired"
+            if attempt:
+                run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
+            return self._answer(run, checked, result, path)
+        run.notes.append(f"The model's SQL still failed after {rounds - 1} repair round(s).")
+        return None
+
+    def _ask_fallback(self, run: _Run, question: str, schema: Schema) -> Answer:
+        with run.stage("fallback"):
+            candidate = fallback_sql(question, schema, today=self._today())
+        if candidate is None:
+            raise NoAnswer(
+                "Cairn could not answer this question"
+                + (f": {run.rejected_reason}" if run.rejected_reason else "."),
+                hint="Rephrase with the table or column names (see `cairn schema`), or edit the last SQL and run it."
+                if run.rejected_sql
+                else "Rephrase with the table or column names (see `cairn schema`), or start Ollama for "
+                "model-written SQL.",
+            )
+        checked = self._check(run, candidate.sql, schema)
+        result = self.execute(run, checked)
+        run.notes.append(f"Answered by the rule-based fallback, not the model: {candidate.explanation}")
+        return self._answer(run, checked, result, "fallback")
+
+    def _answer(self, run: _Run, sql: str, result: QueryResult, path: SqlPath) -> Answer:
+        if result.truncated:
+            run.notes.append(f"Showing the first {len(result.rows):,} rows; the query returned more.")
+        return Answer(
+            question=run.question,
+            sql=sql,
+            columns=result.columns,
+            rows=result.rows,
+            truncated=result.truncated,
+            path=path,
+            notes=tuple(run.notes),
+            timings=dict(run.timings),
+            rejected_sql=run.rejected_sql,
+            rejected_reason=run.rejected_reason,
+        )
+
+    def _failed(self, run: _Run, exc: CairnError) -> Answer:
+        return Answer(
+            question=run.question,
+            notes=tuple(run.notes),
+            timings=dict(run.timings),
+            rejected_sql=run.rejected_sql,
+            rejected_reason=run.rejected_reason,
+            error=str(exc),
+            error_kind=type(exc).__name__,
+            hint=exc.hint,
+        )

@@ -1,0 +1,218 @@
+"""Name matching for SQL repair: how a dialect resolves an identifier, how close two names are, how to spell one.
+
+Small models misspell names in predictable ways (case, quoting, singular/plural, snake vs camel, a table
+prefix, a typo). :func:`name_score` ranks a candidate for one such near-miss; :func:`pick` accepts the best
+candidate only when it is good enough and clearly ahead of the next, so a repair is never a guess.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from sqlglot import exp
+
+__all__ = [
+    "ACCEPT",
+    "Candidate",
+    "closest",
+    "effective",
+    "identifier",
+    "matches",
+    "name_score",
+    "needs_quotes",
+    "pick",
+    "pick_scored",
+    "ranked",
+    "tokens",
+]
+
+logger = logging.getLogger(__name__)
+
+ACCEPT = 0.6  # lowest score a repair may use
+MARGIN = 0.05  # the winner must lead the runner-up by this much
+
+# PostgreSQL reserved key words (cannot be bare column or table names).
+_PG_RESERVED = frozenset(
+    """all analyse analyze and any array as asc asymmetric authorization binary both case cast check collate
+    collation column concurrently constraint create cross current_catalog current_date current_role
+    current_schema current_time current_timestamp current_user default deferrable desc distinct do else end
+    except false fetch for foreign freeze from full grant group having ilike in initially inner intersect into
+    is isnull join lateral leading left like limit localtime localtimestamp natural not notnull null offset on
+    only or order outer overlaps placing primary references returning right select session_user similar some
+    symmetric system_user table tablesample then to trailing true union unique user using variadic verbose
+    when where window with""".split()
+)
+_SQLITE_RESERVED = frozenset(
+    """abort action add after all alter always analyze and as asc attach autoincrement before begin between by
+    cascade case cast check collate column commit conflict constraint create cross current current_date
+    current_time current_timestamp database default deferrable deferred delete desc detach distinct do drop
+    each else end escape except exclude exclusive exists explain fail filter first following for foreign from
+    full generated glob group groups having if ignore immediate in index indexed initially inner insert
+    instead intersect into is isnull join key last left like limit match materialized natural no not nothing
+    notnull null nulls of offset on or order others outer over partition plan pragma preceding primary query
+    raise range recursive references regexp reindex release rename replace restrict returning right rollback
+    row rows savepoint select set table temp temporary then ties to transaction trigger unbounded union unique
+    update using vacuum values view virtual when where window with without""".split()
+)
+_PG_BARE = re.compile(r"[a-z_][a-z0-9_$]*")
+_SQLITE_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "data": "datum"}
+
+
+def effective(ident: exp.Identifier | str, dialect: str) -> str:
+    """The name the database sees: PostgreSQL folds unquoted names to lower case."""
+    if isinstance(ident, str):
+        return ident.lower() if dialect == "postgres" else ident
+    if dialect == "postgres" and not ident.quoted:
+        return ident.this.lower()
+    return ident.this
+
+
+def matches(ident: exp.Identifier | str, name: str, dialect: str) -> bool:
+    """Does ``ident`` as written resolve to the real ``name`` (SQLite: case-insensitive)?"""
+    if dialect == "postgres":
+        return effective(ident, dialect) == name
+    text = ident if isinstance(ident, str) else ident.this
+    return text.lower() == name.lower()
+
+
+def needs_quotes(name: str, dialect: str) -> bool:
+    if dialect == "postgres":
+        return not _PG_BARE.fullmatch(name) or name in _PG_RESERVED
+    return not _SQLITE_BARE.fullmatch(name) or name.lower() in _SQLITE_RESERVED
+
+
+def identifier(name: str, dialect: str) -> exp.Identifier:
+    """``name`` spelled exactly as the schema has it, quoted only when the dialect needs it."""
+    return exp.Identifier(this=name, quoted=needs_quotes(name, dialect))
+
+
+def _singular(word: str) -> str:
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def tokens(name: str) -> tuple[str, ...]:
+    """Words of a snake_case / camelCase / PascalCase name, lower case and singular."""
+    return tuple(_singular(w.lower()) for w in _WORD.findall(name))
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def _distance(a: str, b: str) -> int:
+    """Optimal-string-alignment edit distance (a swap of two letters counts once)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> float:
+    """How surely ``candidate`` is the name meant by ``wanted`` (1.0 same, below ACCEPT: not a match).
+
+    ``context`` holds words a column name may carry or drop, e.g. the words of its table's name
+    (``customer_name`` on ``customers`` means ``name``).
+    """
+    if wanted == candidate:
+        return 1.0
+    if wanted.lower() == candidate.lower():
+        return 0.98
+    nw, nc = _norm(wanted), _norm(candidate)
+    if not nw or not nc:
+        return 0.0
+    if nw == nc:
+        return 0.95
+    tw, tc = tokens(wanted), tokens(candidate)
+    if tw and tw == tc:
+        return 0.9
+    best = 0.0
+    ctx = {_singular(c.lower()) for c in context}
+    if ctx:
+        rw = tuple(t for t in tw if t not in ctx)
+        rc = tuple(t for t in tc if t not in ctx)
+        if rw and rw == rc:
+            best = 0.85
+    sw, sc = set(tw), set(tc)
+    if sw and sc and (sw < sc or sc < sw) and tw[-1] == tc[-1]:
+        best = max(best, 0.7)  # full_name -> name, id -> customer_id
+    dist = _distance(nw, nc)
+    shortest = min(len(nw), len(nc))
+    if dist == 1 and shortest >= 3:
+        best = max(best, 0.68)
+    elif dist == 2 and shortest >= 6:
+        best = max(best, 0.62)
+    ratio = SequenceMatcher(None, nw, nc).ratio()
+    if ratio >= 0.85 and shortest >= 4:
+        best = max(best, 0.5 + (ratio - 0.85) * 1.2)
+    return best
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible meaning of a misspelt name; ``target`` is whatever the caller needs back."""
+
+    name: str
+    target: object
+    context: tuple[str, ...] = ()
+
+
+def ranked(wanted: str, candidates: Sequence[Candidate]) -> list[tuple[float, Candidate]]:
+    scored = [(name_score(wanted, c.name, c.context), c) for c in candidates]
+    scored.sort(key=lambda sc: -sc[0])
+    return scored
+
+
+def pick(wanted: str, candidates: Sequence[Candidate]) -> tuple[Candidate | None, list[str]]:
+    """The one candidate ``wanted`` surely means, or None; also the closest names, for an error message.
+
+    Candidates with the same ``name`` count as one name (the caller decides whether that is ambiguous).
+    """
+    return pick_scored(wanted, ranked(wanted, candidates), [c.name for c in candidates])
+
+
+def pick_scored(
+    wanted: str, scored: list[tuple[float, Candidate]], names: Sequence[str]
+) -> tuple[Candidate | None, list[str]]:
+    """:func:`pick` over scores the caller computed (best first)."""
+    scored = sorted(scored, key=lambda sc: -sc[0])
+    closest_names = closest(wanted, names)
+    if not scored or scored[0][0] < ACCEPT:
+        return None, closest_names
+    best_score, best = scored[0]
+    for score, cand in scored[1:]:
+        if cand.name != best.name:
+            if best_score - score < MARGIN:
+                logger.debug("ambiguous repair of %s: %s vs %s", wanted, best.name, cand.name)
+                return None, closest_names
+            break
+    return best, closest_names
+
+
+def closest(wanted: str, names: Iterable[str], n: int = 3) -> list[str]:
+    """The ``n`` names nearest ``wanted``, best first, for an error message."""
+    scored = sorted(
+        set(names), key=lambda c: (-name_score(wanted, c), -SequenceMatcher(None, wanted.lower(), c.lower()).ratio())
+    )
+    return scored[:n]

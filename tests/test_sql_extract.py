@@ -1,0 +1,130 @@
+"""extract_sql: the one statement inside a model's reply, whatever wraps it."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from core.errors import LLMReplyError
+from core.sql_extract import extract_sql
+from core.sql_guard import guard
+
+CASES: list[tuple[str, str]] = [
+    ("SELECT 1", "SELECT 1"),
+    ("SELECT 1;", "SELECT 1"),
+    ("SELECT 1;;  \n", "SELECT 1"),
+    ("```sql\nSELECT name FROM customers;\n```", "SELECT name FROM customers"),
+    ("```\nSELECT *\nFROM orders\nLIMIT 5\n```", "SELECT *\nFROM orders\nLIMIT 5"),
+    ("```SQL\nSELECT 1\n```", "SELECT 1"),
+    ("~~~sql\nSELECT 1\n~~~", "SELECT 1"),
+    ("```postgresql\nSELECT 2\n```\nThat's all.", "SELECT 2"),
+    (
+        "Here is the query:\n```sql\nSELECT country, COUNT(*) AS n\nFROM customers\nGROUP BY country;\n```\n"
+        "This query counts customers per country.",
+        "SELECT country, COUNT(*) AS n\nFROM customers\nGROUP BY country",
+    ),
+    (
+        "SELECT COUNT(*) FROM orders WHERE status = 'delivered'\n\nThis query counts the delivered orders.",
+        "SELECT COUNT(*) FROM orders WHERE status = 'delivered'",
+    ),
+    ("SQL: SELECT name FROM customers WHERE city = 'Paris'", "SELECT name FROM customers WHERE city = 'Paris'"),
+    ("SQL: SELECT name FROM customers. It returns the names.", "SELECT name FROM customers"),
+    ("Query: select count(*) from orders", "select count(*) from orders"),
+    ("The query is `SELECT COUNT(*) FROM orders`.", "SELECT COUNT(*) FROM orders"),
+    (
+        "To answer, select the customers from India:\nSELECT name FROM customers WHERE country = 'India';",
+        "SELECT name FROM customers WHERE country = 'India'",
+    ),
+    ("```python\nprint(1)\n```\n```sql\nSELECT 1 AS one\n```\n```sql\nSELECT 2\n```", "SELECT 1 AS one"),
+    ("```sql\nSELECT 1 AS first\n```\nor\n```sql\nSELECT 2 AS second\n```", "SELECT 1 AS first"),
+    ("SELECT 1;\nSELECT 2;", "SELECT 1"),
+    ("SELECT 1; -- trailing remark", "SELECT 1"),
+    ("SELECT 1; -- x\nDROP TABLE t", "SELECT 1"),
+    ("SELECT * FROM orders\nDone.", "SELECT * FROM orders"),
+    ("WITH x AS (SELECT 1 AS a) SELECT a FROM x;\nThis uses a CTE.", "WITH x AS (SELECT 1 AS a) SELECT a FROM x"),
+    ("(SELECT a FROM t) UNION (SELECT b FROM u)", "(SELECT a FROM t) UNION (SELECT b FROM u)"),
+    ("SELECT a -- first; \nFROM t;", "SELECT a -- first; \nFROM t"),
+    ("-- top customers\nSELECT name FROM customers", "SELECT name FROM customers"),
+    ("SELECT name -- the name\nFROM customers\n-- done", "SELECT name -- the name\nFROM customers\n-- done"),
+    ("<think>Maybe SELECT * FROM t</think>\nSELECT a FROM b", "SELECT a FROM b"),
+    ("DROP TABLE customers;", "DROP TABLE customers"),
+    ("Sure.\n```sql\nDELETE FROM orders WHERE 1 = 1;\n```", "DELETE FROM orders WHERE 1 = 1"),
+    ("SELECT `name` FROM `t` LIMIT 2, 3", "SELECT `name` FROM `t` LIMIT 2, 3"),
+    ("SELECT TOP 5 name FROM t ORDER BY x", "SELECT TOP 5 name FROM t ORDER BY x"),
+    (
+        "Sure! Here's the SQL query with a join:\n\nSELECT c.name, SUM(o.total_amount) AS total\n"
+        "FROM customers c\nJOIN orders o ON o.customer_id = c.customer_id\nGROUP BY c.name\n"
+        "ORDER BY total DESC\nLIMIT 10;\n\nExplanation:\n- We join customers and orders.\n"
+        "- Then we group by name.",
+        "SELECT c.name, SUM(o.total_amount) AS total\nFROM customers c\n"
+        "JOIN orders o ON o.customer_id = c.customer_id\nGROUP BY c.name\nORDER BY total DESC\nLIMIT 10",
+    ),
+    ("SELECT\n  *\nFROM t\nWHERE a > 1", "SELECT\n  *\nFROM t\nWHERE a > 1"),
+    ("VALUES (1), (2)", "VALUES (1), (2)"),
+    ("update orders set status = 'x' where order_id = 1;", "update orders set status = 'x' where order_id = 1"),
+    ("Update the filter as needed:\nselect 1", "select 1"),
+    ("Drop me a line if this helps.\nselect name from customers", "select name from customers"),
+]
+
+LITERAL_CASES = [
+    "SELECT note FROM t WHERE note = 'a; b'",
+    "SELECT note FROM t WHERE note = 'Note: this. That'",
+    "SELECT note FROM t WHERE note = 'back`tick'",
+    "SELECT note FROM t WHERE note = '```sql'",
+    "SELECT note FROM t WHERE note = 'It''s done. Really!'",
+    "SELECT note FROM t WHERE note LIKE '%-- not a comment%'",
+    "SELECT $$a; b$$ AS x",
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), CASES)
+def test_extracts_the_statement(reply: str, expected: str) -> None:
+    assert extract_sql(reply) == expected
+
+
+@pytest.mark.parametrize("sql", LITERAL_CASES)
+def test_string_literals_are_kept_whole(sql: str) -> None:
+    assert extract_sql(sql) == sql
+    assert extract_sql(f"Here you go:\n```sql\n{sql};\n```\nNote: adjust as needed.") == sql
+    assert extract_sql(f"{sql};\nNote: this is it.") == sql
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "   ",
+        "I cannot answer that question.",
+        "Sorry, the schema has no table for that. Could you rephrase?",
+        "```\nno sql here\n```",
+        "Please select a database first.",
+    ],
+)
+def test_no_sql_raises(reply: str) -> None:
+    with pytest.raises(LLMReplyError) as info:
+        extract_sql(reply)
+    assert info.value.hint
+
+
+def test_long_chatty_reply_is_fast() -> None:
+    prose = "We select the rows with the filter and then, with care, select again. " * 200
+    assert extract_sql(prose + "\n```sql\nSELECT 1\n```\n" + prose) == "SELECT 1"
+
+
+def test_extracted_and_guarded_queries_run_on_the_sample_database(sample_db_uri: str) -> None:
+    replies = [
+        "Here is the query:\n```sql\nSELECT country, COUNT(*) AS n FROM customers GROUP BY country "
+        "ORDER BY n DESC;\n```\nThis counts customers per country.",
+        "SELECT TOP 3 name FROM customers ORDER BY customer_id",
+        "SQL: SELECT `segment`, ISNULL(SUM(o.total_amount), 0) AS revenue FROM customers c "
+        "JOIN orders o ON o.customer_id = c.customer_id GROUP BY `segment`",
+        "```sql\nSELECT order_id FROM orders ORDER BY order_id LIMIT 10, 5\n```",
+    ]
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        counts = []
+        for reply in replies:
+            guarded = guard(extract_sql(reply), "postgres")
+            counts.append(len(conn.execute(guarded.sql).fetchall()))
+    assert counts[0] >= 5
+    assert counts[1:] == [3, 3, 5]
