@@ -30,6 +30,7 @@ from core.schema_block import estimate_tokens, render_schema_block  # noqa: E402
 COUNTRIES = ["India", "USA", "UK", "Germany", "France", "Brazil", "Japan", "Australia", "Canada", "Singapore"]
 STATUSES = ["delivered", "shipped", "cancelled", "returned", "pending"]
 SEGMENTS = ["retail", "wholesale", "corporate"]
+PAYMENTS = ["credit_card", "debit_card", "upi", "paypal", "bank_transfer", "cash_on_delivery"]
 
 
 def workload() -> dict[str, str]:
@@ -57,6 +58,12 @@ def workload() -> dict[str, str]:
                 "SELECT date_trunc('month', o.order_date) AS month, sum(o.total_amount) FROM orders o JOIN "
                 f"customers c ON c.customer_id = o.customer_id WHERE c.segment = '{seg}' AND c.country = '{c}' "
                 "GROUP BY 1 ORDER BY 1"
+            )
+        for pm in PAYMENTS:
+            qa[f"Average {pm} order in {c} per month this year"] = (
+                "SELECT extract(month FROM o.order_date) AS m, avg(o.total_amount) FROM orders o JOIN customers c "
+                f"ON c.customer_id = o.customer_id WHERE o.payment_method = '{pm}' AND c.country = '{c}' AND "
+                "o.order_date >= date_trunc('year', current_date) GROUP BY 1 ORDER BY 1"
             )
     for s in STATUSES:
         qa[f"List {s} orders"] = f"SELECT order_id, order_date, total_amount FROM orders WHERE status = '{s}'"

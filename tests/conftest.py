@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,9 +11,8 @@ import pytest
 
 from core.embedded_postgres import EmbeddedPostgres
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not SHARED_DATA.exists():  # CI lays shared/ beside the clone
-    SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# CI lays shared/ beside the clone; CAIRN_SHARED_DATA points elsewhere when it is not there.
+SHARED_DATA = Path(os.environ.get("CAIRN_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 @pytest.fixture(autouse=True)
