@@ -1,6 +1,8 @@
 """Bench: how many defog questions does the rule-based fallback answer, and are its answers right?
 
 Run from the repository root: ``.venv/bin/python -m bench.fallback_coverage [--dbs restaurants yelp] [--gold]``.
+``--sample`` instead runs ``SAMPLE_QUESTIONS`` (written for this bench, not taken from any question set) on the
+sample e-commerce database: ``right`` = the hand-written query's columns are among the answer's, same rows.
 
 Two schema builds per database: ``json`` (only ``<db>.json``: names and types, no keys, no value hints, as
 the brief describes) and ``dump`` (``tests.defog_loader.defog_schema``: keys and value hints parsed from the
@@ -14,10 +16,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 import tempfile
 from collections import Counter
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,95 @@ from core.schema import Column, Schema, Table  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.defog_gold import expand_alternatives, split_statements  # noqa: E402
 from tests.defog_loader import DEFOG_DATABASES, defog_schema  # noqa: E402
+
+# Questions about the sample database with hand-written answers ({ly0}.. are filled from today's date). Some
+# are beyond the fallback on purpose: it should refuse them, not answer them.
+SAMPLE_QUESTIONS: list[tuple[str, str]] = [
+    ("How many customers are there?", "SELECT count(*) FROM customers"),
+    ("how many customers per country", "SELECT country, count(*) FROM customers GROUP BY 1"),
+    ("list wholesale customers", "SELECT * FROM customers WHERE segment = 'wholesale'"),
+    ("total amount of orders by payment method", "SELECT payment_method, sum(total_amount) FROM orders GROUP BY 1"),
+    ("What is the average total amount?", "SELECT avg(total_amount) FROM orders"),
+    ("How many delivered orders did customers from India place last year?",
+     "SELECT count(*) FROM orders o JOIN customers c USING (customer_id) WHERE o.status = 'delivered' "
+     "AND c.country = 'India' AND o.order_date >= '{ly0}' AND o.order_date < '{ly1}'"),
+    ("number of orders by month this year",
+     "SELECT date_trunc('month', order_date)::date, count(*) FROM orders WHERE order_date >= '{ty0}' "
+     "AND order_date < '{ty1}' GROUP BY 1"),
+    ("What are the payment methods?", "SELECT DISTINCT payment_method FROM orders"),
+    ("how many different cities are customers from", "SELECT count(DISTINCT city) FROM customers"),
+    ("list cancelled or returned orders from the last 30 days",
+     "SELECT * FROM orders WHERE status IN ('cancelled', 'returned') AND order_date >= '{d30}' "
+     "AND order_date < '{tomorrow}'"),
+    ("top 5 cities by number of customers",
+     "SELECT city, count(*) FROM customers GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5"),
+    ("Which 3 countries have the most orders?",
+     "SELECT c.country, count(*) FROM orders JOIN customers c USING (customer_id) GROUP BY 1 "
+     "ORDER BY 2 DESC, 1 LIMIT 3"),
+    ("top 10 orders by total amount", "SELECT * FROM orders ORDER BY total_amount DESC, order_id LIMIT 10"),
+    ("the 5 most recent orders", "SELECT * FROM orders ORDER BY order_date DESC, order_id LIMIT 5"),
+    ("3 smallest orders by total amount", "SELECT * FROM orders ORDER BY total_amount, order_id LIMIT 3"),
+    ("bottom 2 segments by number of customers",
+     "SELECT segment, count(*) FROM customers GROUP BY 1 ORDER BY 2, 1 LIMIT 2"),
+    ("Which country has the most customers?",
+     "SELECT country FROM customers GROUP BY 1 HAVING count(*) = "
+     "(SELECT max(n) FROM (SELECT count(*) AS n FROM customers GROUP BY country) t)"),
+    ("which order has the highest total amount?",
+     "SELECT order_id FROM orders WHERE total_amount = (SELECT max(total_amount) FROM orders)"),
+    ("which customer has the most orders",
+     "SELECT customer_id FROM orders GROUP BY 1 HAVING count(*) = "
+     "(SELECT max(n) FROM (SELECT count(*) AS n FROM orders GROUP BY customer_id) t)"),
+    ("which payment method has the most orders last year",
+     "WITH t AS (SELECT payment_method, count(*) AS n FROM orders WHERE order_date >= '{ly0}' "
+     "AND order_date < '{ly1}' GROUP BY 1) SELECT payment_method FROM t WHERE n = (SELECT max(n) FROM t)"),
+    ("number of orders for each customer",
+     "SELECT c.customer_id, count(o.order_id) FROM customers c LEFT JOIN orders o USING (customer_id) GROUP BY 1"),
+    ("total amount per customer",
+     "SELECT c.customer_id, coalesce(sum(o.total_amount), 0) FROM customers c LEFT JOIN orders o "
+     "USING (customer_id) GROUP BY 1"),
+    ("average total amount per customer",
+     "SELECT c.customer_id, avg(o.total_amount) FROM customers c LEFT JOIN orders o USING (customer_id) GROUP BY 1"),
+    ("top 5 customers by total amount",
+     "SELECT customer_id, sum(total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5"),
+    ("top 3 customers by number of delivered orders",
+     "SELECT customer_id, count(*) FROM orders WHERE status = 'delivered' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 3"),
+    ("which segment has the highest average total amount",
+     "WITH t AS (SELECT c.segment, avg(o.total_amount) AS a FROM orders o JOIN customers c USING (customer_id) "
+     "GROUP BY 1) SELECT segment FROM t WHERE a = (SELECT max(a) FROM t)"),
+    ("customers who placed orders last month",
+     "SELECT * FROM customers WHERE customer_id IN (SELECT customer_id FROM orders "
+     "WHERE order_date >= '{lm0}' AND order_date < '{lm1}')"),
+    ("how many customers without orders last month",
+     "SELECT count(*) FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM orders "
+     "WHERE order_date >= '{lm0}' AND order_date < '{lm1}')"),
+    ("customers with no cancelled orders",
+     "SELECT * FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM orders WHERE status = 'cancelled')"),
+    ("how many customers have placed orders this year",
+     "SELECT count(DISTINCT customer_id) FROM orders WHERE order_date >= '{ty0}' AND order_date < '{ty1}'"),
+    ("top 5 corporate customers by total amount last year",
+     "SELECT c.customer_id, sum(o.total_amount) FROM orders o JOIN customers c USING (customer_id) "
+     "WHERE c.segment = 'corporate' AND o.order_date >= '{ly0}' AND o.order_date < '{ly1}' GROUP BY 1 "
+     "ORDER BY 2 DESC, 1 LIMIT 5"),
+    ("which city has the fewest customers",
+     "SELECT city FROM customers GROUP BY 1 HAVING count(*) = "
+     "(SELECT min(n) FROM (SELECT count(*) AS n FROM customers GROUP BY city) t)"),
+    ("total amount of orders per customer country",
+     "SELECT c.country, sum(o.total_amount) FROM orders o JOIN customers c USING (customer_id) GROUP BY 1"),
+    ("how many orders per status", "SELECT status, count(*) FROM orders GROUP BY 1"),
+    ("which status has the most orders",
+     "SELECT status FROM orders GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"),
+    ("average total amount of orders per customer segment",
+     "SELECT c.segment, avg(o.total_amount) FROM orders o JOIN customers c USING (customer_id) GROUP BY 1"),
+    ("Who are our top 5 customers by lifetime value?",
+     "SELECT customer_id, sum(total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5"),
+    ("What share of orders were cancelled?",
+     "SELECT avg((status = 'cancelled')::int) FROM orders"),
+    ("how many customers have more than 10 orders",
+     "SELECT count(*) FROM (SELECT customer_id FROM orders GROUP BY 1 HAVING count(*) > 10) t"),
+    ("Which month had the highest total amount last year?",
+     "SELECT date_trunc('month', order_date)::date FROM orders WHERE order_date >= '{ly0}' "
+     "AND order_date < '{ly1}' GROUP BY 1 ORDER BY sum(total_amount) DESC LIMIT 1"),
+]  # fmt: skip
 
 QUESTION_FILES = ("questions_gen_postgres.csv", "instruct_basic_postgres.csv", "instruct_advanced_postgres.csv")
 
@@ -89,13 +181,64 @@ def _cols_match(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> bool
     return projected == want
 
 
+def _fill(sql: str, today: date) -> str:
+    first = today.replace(day=1)
+    prev = (first - timedelta(days=1)).replace(day=1)
+    return sql.format(
+        ly0=date(today.year - 1, 1, 1), ly1=date(today.year, 1, 1), ty0=date(today.year, 1, 1),
+        ty1=date(today.year + 1, 1, 1), lm0=prev, lm1=first, d30=today - timedelta(days=30),
+        tomorrow=today + timedelta(days=1),
+    )  # fmt: skip
+
+
+def run_sample(today: date, show: bool) -> None:
+    """``SAMPLE_QUESTIONS`` on a fresh sample database, with the schema as introspection gives it."""
+    import psycopg
+
+    from core.databases.postgres import PostgresDatabase
+    from core.embedded_postgres import EmbeddedPostgres
+    from core.sample_database import ensure_sample_database
+
+    server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cairn-fb-")))
+    server.start()
+    counts: Counter[str] = Counter()
+    try:
+        uri = ensure_sample_database(server)
+        db = PostgresDatabase(uri)
+        try:
+            schema = db.schema()
+        finally:
+            db.close()
+        with psycopg.connect(uri, autocommit=True) as conn:
+            for question, gold in SAMPLE_QUESTIONS:
+                result = fallback_with_reason(question, schema, today=today)
+                if not isinstance(result, FallbackSQL):
+                    counts["refused"] += 1
+                    print(f"  refused  {question}  ({result})")
+                    continue
+                counts["answered"] += 1
+                got, want = _rows(conn, result.sql), _rows(conn, _fill(gold, today))
+                right = got is not None and want is not None and (got == want or _cols_match(got, want))
+                counts["right" if right else "wrong"] += 1
+                if show or not right:
+                    print(f"  {'right' if right else 'WRONG'}    {question}\n      {result.sql}")
+    finally:
+        server.stop()
+    print(f"sample questions: {len(SAMPLE_QUESTIONS)}  answered: {counts['answered']}  right: {counts['right']}  "
+          f"wrong: {counts['wrong']}  refused: {counts['refused']}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--dbs", nargs="*", default=list(DEFOG_DATABASES))
     parser.add_argument("--gold", action="store_true", help="load dumps and compare answers with gold results")
     parser.add_argument("--show", action="store_true", help="print each answered question and its SQL")
+    parser.add_argument("--sample", action="store_true", help="run the sample-database questions instead")
     args = parser.parse_args(argv)
     today = date.today()
+    if args.sample:
+        run_sample(today, args.show)
+        return
 
     server = None
     if args.gold:
@@ -122,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
                 for kind, schema in schemas.items():
                     result = fallback_with_reason(question, schema, today=today)
                     if not isinstance(result, FallbackSQL):
-                        reasons[result.split("'")[0].strip()] += kind == "dump"
+                        reasons[re.sub(r"'[^']*'", "'…'", result)] += kind == "dump"
                         continue
                     counts[kind] += 1
                     if args.show:

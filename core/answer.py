@@ -9,9 +9,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Answer", "SqlPath", "json_value"]
+__all__ = ["Answer", "AppliedMemory", "SqlPath", "json_value"]
 
 SqlPath = Literal["llm", "repaired", "fallback", "user"]
+
+
+@dataclass(frozen=True)
+class AppliedMemory:
+    """A memory that shaped this answer, and why (shown as a chip; a caller can rerun without it)."""
+
+    id: str
+    category: str
+    content: str
+    similarity: float
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "category": self.category,
+            "content": self.content,
+            "similarity": round(self.similarity, 4),
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -31,6 +51,7 @@ class Answer:
     error: str | None = None
     error_kind: str | None = None  # the CairnError class name, for exit codes and the UI
     hint: str | None = None
+    memories: tuple[AppliedMemory, ...] = ()
 
     @property
     def row_count(self) -> int:
@@ -57,6 +78,7 @@ class Answer:
             "error": self.error,
             "error_kind": self.error_kind,
             "hint": self.hint,
+            "memories": [m.to_json() for m in self.memories],
         }
 
 

@@ -15,8 +15,9 @@ from datetime import date, timedelta
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer
 
-from core.fallback_plan import ColRef, Condition, Group, Link, Measure, Plan, Refusal, plan_question
-from core.fallback_text import split_name, stem
+from core.fallback_model import ColRef, Condition, Group, Link, Measure, Plan, Refusal
+from core.fallback_plan import plan_question
+from core.fallback_text import is_date_type, split_name, stem
 from core.schema import Schema, Table
 
 __all__ = ["FallbackSQL", "fallback_sql", "fallback_with_reason"]
@@ -56,7 +57,8 @@ def fallback_with_reason(question: str, schema: Schema, *, today: date) -> Fallb
     """Like ``fallback_sql``, but a refusal comes back as a short reason (for logs and the benchmark)."""
     try:
         plan = plan_question(question, schema, today)
-        return _Builder(plan, schema.dialect).build()
+        builder = _Builder(plan, schema.dialect)
+        return builder.build_per_entity() if plan.per is not None else builder.build()
     except Refusal as refusal:
         logger.debug("fallback refused %r: %s", question, refusal)
         return str(refusal)
@@ -76,6 +78,12 @@ def _label(t: Table) -> str:
     return " ".join(split_name(t.name)) or t.name
 
 
+def _one(t: Table) -> str:
+    """``customers`` -> ``customer``: one row of a table, for "per customer"."""
+    words = split_name(t.name) or [t.name]
+    return " ".join([*words[:-1], stem(words[-1])])
+
+
 def _literal(value: object) -> exp.Expression:
     if isinstance(value, float) and value.is_integer():
         return exp.Literal.number(int(value))
@@ -92,7 +100,7 @@ class _Builder:
     def __init__(self, plan: Plan, dialect: str) -> None:
         self.plan = plan
         self.dialect = dialect
-        self.qualify = bool(plan.links)
+        self.qualify = bool(plan.links) or plan.per is not None
 
     def col(self, ref: ColRef) -> exp.Column:
         table = _ident(ref.table.name) if self.qualify else None
@@ -172,13 +180,15 @@ class _Builder:
             expr = exp.Count(this=exp.Distinct(expressions=[col]))
             return expr, f"{name}_count", f"counted distinct {name} of {target}"
         alias = name if m.op == "sum" and split_name(name)[:1] == ["total"] else f"{_AGG_WORD[m.op]}_{name}"
+        if m.op == "sum":
+            return exp.Sum(this=col), alias, f"summed {name} of {target}"
         return _AGG[m.op](this=col), alias, f"computed the {_AGG_WORD[m.op]} {name} of {target}"
 
     def build(self) -> FallbackSQL:
         plan = self.plan
         where: list[exp.Expression] = []
         texts: list[str] = []
-        exists: dict[str, list[Condition]] = {lk.table.qualified_name: [] for lk in plan.links if lk.kind == "exists"}
+        exists: dict[str, list[Condition]] = {lk.table.qualified_name: [] for lk in plan.links if lk.kind != "join"}
         for c in plan.conditions:
             if c.col.table.qualified_name in exists:
                 exists[c.col.table.qualified_name].append(c)
@@ -187,7 +197,7 @@ class _Builder:
             where.append(expr)
             texts.append(text)
         for lk in plan.links:
-            if lk.kind == "exists":
+            if lk.kind != "join":
                 expr, text = self.exists(lk, exists[lk.table.qualified_name])
                 where.append(expr)
                 texts.append(text)
@@ -201,10 +211,12 @@ class _Builder:
             group_by.append(expr.copy())
             group_words.append(g.unit or self.col_text(g.col))
         measure_words: list[str] = []
+        measure_keys: list[tuple[exp.Expression, str]] = []
         for m in plan.measures:
             expr, alias, words = self.measure(m)
             select.append(exp.alias_(expr, _ident(alias)))
             measure_words.append(words)
+            measure_keys.append((expr, alias))
         if not plan.measures:
             cols = plan.projection or tuple(ColRef(plan.target, c) for c in plan.target.columns)
             select.extend(self.col(c) for c in cols)
@@ -223,7 +235,16 @@ class _Builder:
         if where:
             query = query.where(exp.and_(*where) if len(where) > 1 else where[0])
         if group_by:
-            query = query.group_by(*group_by).order_by(*[e.copy() for e in group_by])
+            query = query.group_by(*group_by)
+        order_text = ""
+        if plan.ranking is not None:
+            rk = plan.ranking.key
+            key = (self.col(rk), self.col_text(rk)) if rk is not None else measure_keys[0]
+            pk = [ColRef(plan.target, c) for n in plan.target.primary_key if (c := plan.target.column(n))]
+            tie_break = group_by if plan.measures else [self.col(c) for c in pk]
+            query, order_text = self.rank(query, key, tie_break, is_date_type(rk.column.type) if rk else False)
+        elif group_by:
+            query = query.order_by(*[e.copy() for e in group_by])
 
         if plan.measures:
             verb = " and ".join(measure_words)
@@ -236,7 +257,94 @@ class _Builder:
             sentence += " where " + _join_words(texts)
         if group_words:
             sentence += (", " if texts else " ") + "per " + " and ".join(group_words)
-        return FallbackSQL(sql=query.sql(dialect=self.dialect), explanation=sentence + ".")
+        return FallbackSQL(sql=query.sql(dialect=self.dialect), explanation=sentence + order_text + ".")
+
+    def build_per_entity(self) -> FallbackSQL:
+        """One row per parent row (LEFT JOIN, so a parent without children shows 0), e.g. orders per customer."""
+        plan, per = self.plan, self.plan.per
+        assert per is not None
+        child, parent = plan.target, per.table
+        on: list[exp.Expression] = [
+            exp.column(_ident(fc), table=_ident(child.name)).eq(exp.column(_ident(rc), table=_ident(parent.name)))
+            for fc, rc in zip(per.fk.columns, per.fk.ref_columns, strict=True)
+        ]
+        where: list[exp.Expression] = []
+        child_texts: list[str] = []
+        parent_texts: list[str] = []
+        for c in plan.conditions:
+            expr, text = self.condition(c)
+            if c.col.table.qualified_name == child.qualified_name:
+                on.append(expr)
+                child_texts.append(text)
+            elif c.col.table.qualified_name == parent.qualified_name:
+                where.append(expr)
+                parent_texts.append(text)
+            else:
+                raise Refusal(f"a filter on {c.col.table.name} beside per-{parent.name} totals")
+        keys = [ColRef(parent, col) for n in per.fk.ref_columns if (col := parent.column(n))] + [
+            ColRef(parent, col) for col in per.labels
+        ]
+        group_by = [self.col(k) for k in keys]
+        select: list[exp.Expression] = [e.copy() for e in group_by]
+        words: list[str] = []
+        measure_keys: list[tuple[exp.Expression, str]] = []
+        for m in plan.measures:
+            expr, alias, text = self.measure(m)
+            if m.op == "count":  # count child rows, not the parent row a LEFT JOIN keeps
+                expr = exp.Count(this=exp.column(_ident(per.fk.columns[0]), table=_ident(child.name)))
+            elif m.op == "sum":
+                expr = exp.Coalesce(this=expr, expressions=[exp.Literal.number(0)])
+            select.append(exp.alias_(expr, _ident(alias)))
+            measure_keys.append((expr, alias))
+            words.append(text)
+        query = exp.select(*select).from_(_table(parent))
+        query = query.join(_table(child), on=exp.and_(*on) if len(on) > 1 else on[0], join_type="left")
+        if where:
+            query = query.where(exp.and_(*where) if len(where) > 1 else where[0])
+        query = query.group_by(*group_by)
+        order_text = ""
+        if plan.ranking is not None:
+            query, order_text = self.rank(query, measure_keys[0], group_by[: len(per.fk.ref_columns)], False)
+        else:
+            query = query.order_by(*[e.copy() for e in group_by])
+        sentence = " and ".join(words)
+        sentence = sentence[0].upper() + sentence[1:]
+        if child_texts:
+            sentence += " where " + _join_words(child_texts)
+        shown = ", ".join(k.column.name for k in keys)
+        sentence += f", per {_one(parent)} ({shown})"
+        if parent_texts:
+            sentence += f", for {_label(parent)} where " + _join_words(parent_texts)
+        zero = plan.measures[0].op in ("count", "count_distinct", "sum")
+        sentence += f"; {_label(parent)} without {_label(child)} show " + ("0" if zero else "no value")
+        return FallbackSQL(sql=query.sql(dialect=self.dialect), explanation=sentence + order_text + ".")
+
+    def rank(
+        self, query: exp.Select, key: tuple[exp.Expression, str], tie_break: list[exp.Expression], is_date: bool
+    ) -> tuple[exp.Select, str]:
+        """ORDER BY the key (NULLs last) and LIMIT; a top-1 in PostgreSQL keeps every tied row."""
+        r = self.plan.ranking
+        assert r is not None
+        ties = r.ties and self.dialect == "postgres"
+        ordered = [exp.Ordered(this=key[0].copy(), desc=r.desc, nulls_first=False)]
+        if not ties:
+            ordered += [exp.Ordered(this=e.copy(), desc=False, nulls_first=False) for e in tie_break]
+        query = query.order_by(*ordered)
+        if ties:
+            opts = exp.LimitOptions(rows=True, with_ties=True)
+            query.set("limit", exp.Fetch(direction="FIRST", count=exp.Literal.number(r.limit), limit_options=opts))
+        else:
+            query = query.limit(r.limit)
+        way = ("latest" if r.desc else "earliest") if is_date else ("highest" if r.desc else "lowest")
+        which = "the one" if r.limit == 1 else f"the {r.limit}"
+        text = f", keeping {which} with the {way} {key[1]}"
+        if ties:
+            text += " (all rows tied for that place are shown)"
+        elif tie_break:
+            text += f" (ties broken by {', '.join(e.sql(dialect=self.dialect) for e in tie_break)})"
+        else:
+            text += " (rows tied at the cut-off are picked arbitrarily)"
+        return query, text
 
     def exists(self, lk: Link, conds: list[Condition]) -> tuple[exp.Expression, str]:
         on = [
@@ -253,8 +361,10 @@ class _Builder:
             texts.append(text)
         cond = exp.and_(*parts) if len(parts) > 1 else parts[0]
         sub = exp.select(exp.Literal.number(1)).from_(_table(lk.table)).where(cond)
-        text = f"they have {_label(lk.table)}" + (f" where {_join_words(texts)}" if texts else "")
-        return exp.Exists(this=sub), text
+        have = "have no" if lk.kind == "not_exists" else "have"
+        text = f"they {have} {_label(lk.table)}" + (f" where {_join_words(texts)}" if texts else "")
+        found = exp.Exists(this=sub)
+        return (exp.Not(this=found), text) if lk.kind == "not_exists" else (found, text)
 
 
 def _join_words(parts: list[str]) -> str:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from core.fallback_inflect import singular
 from core.schema import Column, Schema, Table
 
 __all__ = [
@@ -61,21 +62,8 @@ def split_name(name: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A crude singular form, enough to compare ``orders``/``order`` and ``countries``/``country``."""
-    w = word.lower()
-    if len(w) == 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]  # "ids" -> "id"
-    if len(w) <= 3 or not w.isalpha():
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("sses", "shes", "ches", "xes", "zes", "uses")):
-        return w[:-2]
-    if w.endswith(("ss", "us", "is")):
-        return w
-    if w.endswith("s"):
-        return w[:-1]
-    return w
+    """The matching key of a word: its singular, so ``orders``/``order`` and ``people``/``person`` meet."""
+    return singular(word)
 
 
 _NUMBER_WORDS = {
@@ -186,6 +174,14 @@ KEYWORDS = _kw(
         "agg:max": ["maximum", "max", "highest", "largest", "biggest"],
         "agg:min": ["minimum", "min", "lowest", "smallest"],
         "distinct": ["distinct", "unique", "different"],
+        "top:desc": ["top"],
+        "top:asc": ["bottom"],
+        "top:first": ["first"],
+        "rank:desc": ["most", "highest", "largest", "biggest", "greatest"],
+        "rank:asc": ["fewest", "least", "lowest", "smallest"],
+        "rankdate:desc": ["most recent", "most recently", "latest", "newest"],
+        "rankdate:asc": ["oldest", "earliest"],
+        "neg": ["without", "no", "not", "never", "with no", "with zero", "zero"],
         "group": ["per", "by", "each", "for each", "for every", "in each", "grouped by", "group by",
                   "broken down by", "split by", "breakdown by", "across"],
         "cmp:>": ["more than", "greater than", "over", "above", "exceeding", "exceeds", "higher than",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from core.answer import Answer, SqlPath
+from core.answer import Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases.base import Database, QueryLimits, QueryResult
@@ -34,11 +34,13 @@ from core.errors import (
 )
 from core.fallback import fallback_sql
 from core.llm import LLM
+from core.memory.filters import enforce_filters
+from core.memory.recall import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
 from core.sql_extract import extract_sql
 from core.sql_guard import guard
-from core.sql_validate import validate
+from core.sql_validate import Validated, validate
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -62,6 +64,8 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     rejected_sql: str | None = None
     rejected_reason: str | None = None
+    recall: Recall | None = None
+    applied: list[AppliedMemory] = field(default_factory=list)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -108,15 +112,21 @@ class AskPipeline:
         *,
         cancel: Cancellation | None = None,
         on_stage: StageCallback | None = None,
-        context_lines: Sequence[str] = (),
+        recall: Recall | None = None,
+        conversation: Sequence[str] = (),
     ) -> Answer:
-        """Answer one question. Never raises CairnError: failures come back as an Answer with ``error``."""
-        run = _Run(question=question, cancel=cancel or Cancellation(), on_stage=on_stage)
+        """Answer one question. Never raises CairnError: failures come back as an Answer with ``error``.
+
+        ``recall`` holds the person's memories that apply (filters are enforced on the SQL, definitions go in
+        the prompt); ``conversation`` holds earlier turns, so follow-ups ("those") can be resolved.
+        """
+        run = _Run(question=question, cancel=cancel or Cancellation(), on_stage=on_stage, recall=recall)
         try:
             question = self.check_question(question)
             with run.stage("load_schema"):
                 schema = self.load_schema()
-            answer = self._ask_model(run, question, schema, context_lines)
+            context = list(recall.context_lines()) if recall else []
+            answer = self._ask_model(run, question, schema, context, conversation)
             if answer is None:
                 answer = self._ask_fallback(run, question, schema)
             return answer
@@ -129,7 +139,7 @@ class AskPipeline:
         try:
             with run.stage("load_schema"):
                 schema = self.load_schema()
-            checked = self._check(run, sql, schema)
+            checked = self._check(run, sql, schema, apply_memory=False)
             result = self.execute(run, checked)
             return self._answer(run, checked, result, "user")
         except CairnError as exc:
@@ -153,9 +163,16 @@ class AskPipeline:
         hidden = self.settings.hidden.get(self.database.id, [])
         return self.database.schema().without(hidden)
 
-    def build_prompt(self, question: str, schema: Schema, context_lines: Sequence[str]) -> Prompt:
+    def build_prompt(
+        self, question: str, schema: Schema, context_lines: Sequence[str], conversation: Sequence[str] = ()
+    ) -> Prompt:
         return build_sql_prompt(
-            question, schema, today=self._today(), num_ctx=self.settings.num_ctx, context_lines=context_lines
+            question,
+            schema,
+            today=self._today(),
+            num_ctx=self.settings.num_ctx,
+            context_lines=context_lines,
+            conversation=conversation,
         )
 
     def generate(self, prompt: Prompt) -> str:
@@ -172,9 +189,33 @@ class AskPipeline:
         guarded = guard(sql, schema.dialect)
         return guarded.sql, guarded.expression
 
-    def validate(self, expression: object, schema: Schema) -> tuple[str, tuple[str, ...]]:
-        validated = validate(expression, schema, schema.dialect)  # type: ignore[arg-type]
-        return validated.sql, validated.fixes
+    def validate(self, expression: object, schema: Schema) -> Validated:
+        return validate(expression, schema, schema.dialect)  # type: ignore[arg-type]
+
+    def apply_memory(self, run: _Run, validated: Validated, schema: Schema) -> str:
+        """Enforce standing preference filters on every SELECT that reads their table; note what applied."""
+        recall = run.recall
+        if recall is None or not recall.memories:
+            return validated.sql
+        filters = recall.filters()
+        outcome = enforce_filters(validated.expression, [spec for _, spec in filters], schema.dialect)
+        applied_ids = set()
+        for index in (*outcome.added, *outcome.present):
+            applied_ids.add(filters[index][0].memory.id)
+        for index in outcome.overridden:
+            memory = filters[index][0].memory
+            run.notes.append(
+                f"Your saved preference \"{memory.content}\" was not added: the question sets "
+                f"{filters[index][1].get('table')}.{filters[index][1].get('column')} itself."
+            )
+        run.applied = [
+            AppliedMemory(r.memory.id, r.memory.category, r.memory.content, r.similarity, r.reason)
+            for r in recall.memories
+            if r.kind != "filter" or r.memory.id in applied_ids
+        ]
+        if outcome.added:
+            return outcome.expression.sql(dialect=schema.dialect)
+        return validated.sql
 
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):
@@ -182,26 +223,43 @@ class AskPipeline:
 
     # -- composition -----------------------------------------------------------------------------------
 
-    def _check(self, run: _Run, sql: str, schema: Schema, fixes_out: list[str] | None = None) -> str:
-        """guard then validate; returns runnable SQL (fixes appended to ``fixes_out``)."""
+    def _check(
+        self,
+        run: _Run,
+        sql: str,
+        schema: Schema,
+        fixes_out: list[str] | None = None,
+        *,
+        apply_memory: bool = True,
+    ) -> str:
+        """guard, validate, then apply memory filters; returns runnable SQL (fixes appended to ``fixes_out``)."""
         with run.stage("guard"):
             guarded_sql, expression = self.guard(sql, schema)
         with run.stage("validate"):
-            checked, fixes = self.validate(expression, schema)
+            validated = self.validate(expression, schema)
+        fixes = validated.fixes
         if fixes_out is not None:
             fixes_out.extend(fixes)
         if fixes:
             run.notes.append("Fixed: " + "; ".join(fixes) + ".")
-        return checked
+        if not apply_memory:
+            return validated.sql
+        with run.stage("apply_memory"):
+            return self.apply_memory(run, validated, schema)
 
     def _ask_model(
-        self, run: _Run, question: str, schema: Schema, context_lines: Sequence[str]
+        self,
+        run: _Run,
+        question: str,
+        schema: Schema,
+        context_lines: Sequence[str],
+        conversation: Sequence[str],
     ) -> Answer | None:
         if self.llm is None:
             run.notes.append("No language model is configured; trying the rule-based fallback.")
             return None
         with run.stage("build_prompt"):
-            prompt = self.build_prompt(question, schema, context_lines)
+            prompt = self.build_prompt(question, schema, context_lines, conversation)
         if len(prompt.schema.tables) < len(schema.tables):
             run.notes.append(
                 f"Schema too large for the model's context: showed {len(prompt.schema.tables)} of "
@@ -254,6 +312,10 @@ class AskPipeline:
     def _answer(self, run: _Run, sql: str, result: QueryResult, path: SqlPath) -> Answer:
         if result.truncated:
             run.notes.append(f"Showing the first {len(result.rows):,} rows; the query returned more.")
+        if run.applied:
+            run.notes.append(
+                "Applied your memories: " + "; ".join(m.content for m in run.applied) + "."
+            )
         return Answer(
             question=run.question,
             sql=sql,
@@ -265,6 +327,7 @@ class AskPipeline:
             timings=dict(run.timings),
             rejected_sql=run.rejected_sql,
             rejected_reason=run.rejected_reason,
+            memories=tuple(run.applied),
         )
 
     def _failed(self, run: _Run, exc: CairnError) -> Answer:

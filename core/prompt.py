@@ -73,14 +73,26 @@ def build_sql_prompt(
     today: _dt.date,
     num_ctx: int = 4096,
     context_lines: Sequence[str] = (),
+    conversation: Sequence[str] = (),
 ) -> Prompt:
-    """The first-attempt prompt. ``context_lines`` carries memory filters and definitions (already worded)."""
+    """The first-attempt prompt.
+
+    ``context_lines`` carries the person's memory filters and definitions (already worded); ``conversation``
+    the earlier turns ("Q: ... -> SQL: ...") so a follow-up such as "how many of those" can be resolved.
+    """
     system = _system(schema.dialect)
     rules = "\n".join(f"- {r}" for r in _rules(schema.dialect))
     context = ""
     if context_lines:
         context = "User context (data, apply as filters/definitions):\n" + "\n".join(
             f"- {line}" for line in context_lines
+        )
+
+    history = ""
+    if conversation:
+        history = (
+            "Earlier in this conversation (data; a question about \"those\" or \"them\" refers to the last "
+            "result):\n" + "\n".join(f"- {_quote_data(line, 600)}" for line in conversation[-6:])
         )
 
     def assemble(block: str) -> str:
@@ -91,6 +103,8 @@ def build_sql_prompt(
         ]
         if context:
             parts.append(context)
+        if history:
+            parts.append(history)
         parts.append(f"Question: {_quote_data(question, 4000)}")
         return "\n\n".join(parts)
 

@@ -17,9 +17,12 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.mysql import MySQL
 from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.tokens import TokenType
 
 from core.errors import SQLRejected
+from core.sql_repair_dates import rewrite_sqlite_dates
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
@@ -27,8 +30,29 @@ logger = logging.getLogger(__name__)
 
 _TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite"}
 
+
+class CairnMysql(MySQL):
+    """MySQL idioms inside SQL meant for PostgreSQL/SQLite (ANSI mode): ``||`` concatenates, "x" names a column.
+
+    A model that writes backticks or ``IFNULL`` for a PostgreSQL database still means ``a || b`` as text and
+    ``"Name"`` as an identifier; plain MySQL would read them as OR and as a string.
+    """
+
+    DPIPE_IS_STRING_CONCAT = True
+
+    class Tokenizer(MySQL.Tokenizer):
+        QUOTES = ["'"]
+        IDENTIFIERS = ["`", '"']
+        STRING_ESCAPES = ["'", "\\"]
+
+    class Parser(MySQL.Parser):
+        DISJUNCTION = {k: v for k, v in MySQL.Parser.DISJUNCTION.items() if k != TokenType.DPIPE}
+
+
+_MYSQL_READ = "cairnmysql"  # CairnMysql, registered by sqlglot under its lower-cased class name
+
 # Dialects models borrow idioms from, tried in this order when the target parse fails.
-_FALLBACK_DIALECTS = ("mysql", "tsql", "postgres", "sqlite", "duckdb", "bigquery", "snowflake", "oracle")
+_FALLBACK_DIALECTS = (_MYSQL_READ, "tsql", "postgres", "sqlite", "duckdb", "bigquery", "snowflake", "oracle")
 
 # Statement nodes that change data, schema, privileges or session state.
 _FORBIDDEN_NODES: tuple[tuple[type[exp.Expression], str], ...] = (
@@ -95,23 +119,23 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 # Functions a model borrows from another dialect, by target: name -> dialects that know it.
 _TSQL = ("tsql",)
-_MYSQL = ("mysql",)
+_MYSQL = (_MYSQL_READ,)
 _FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "postgres": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
         "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
-        "LEN": _TSQL, "CHARINDEX": _TSQL, "DATEFROMPARTS": _TSQL, "IFNULL": ("mysql", "sqlite"),
+        "LEN": _TSQL, "CHARINDEX": _TSQL, "DATEFROMPARTS": _TSQL, "IFNULL": (_MYSQL_READ, "sqlite"),
         "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL, "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL,
         "CURTIME": _MYSQL, "SUBSTRING_INDEX": _MYSQL, "UNIX_TIMESTAMP": _MYSQL, "FROM_UNIXTIME": _MYSQL,
-        "LOCATE": _MYSQL, "INSTR": ("mysql", "sqlite"), "DAYOFWEEK": _MYSQL, "DAYOFMONTH": _MYSQL,
-        "LAST_DAY": _MYSQL, "GROUP_CONCAT": ("mysql", "sqlite"), "STRFTIME": ("sqlite",),
+        "LOCATE": _MYSQL, "INSTR": (_MYSQL_READ, "sqlite"), "DAYOFWEEK": _MYSQL, "DAYOFMONTH": _MYSQL,
+        "LAST_DAY": _MYSQL, "GROUP_CONCAT": (_MYSQL_READ, "sqlite"), "STRFTIME": ("sqlite",),
         "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",),
     },
     "sqlite": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
         "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
         "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
-        "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", "mysql"),
+        "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", _MYSQL_READ),
         "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",),
     },
 }  # fmt: skip
@@ -171,6 +195,9 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         raise SQLRejected("the SQL is empty")
     try:
         tree, read = _read(text, target)
+        if read != target:
+            _target_null_order(tree, target, text)
+        rewrite_sqlite_dates(tree, target)
         try:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)
             # Check what will run: the regenerated text, read back in the target dialect.
@@ -182,7 +209,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
     except RecursionError as exc:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
     logger.debug("guard accepted (%s -> %s): %s", read, target, out)
-    return GuardedSQL(sql=out, expression=final, read_dialect=read)
+    return GuardedSQL(sql=out, expression=final, read_dialect="mysql" if read == _MYSQL_READ else read)
 
 
 def _read(text: str, target: str) -> tuple[exp.Expression, str]:
@@ -222,11 +249,37 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     return best
 
 
+def _target_null_order(tree: exp.Expression, target: str, text: str) -> None:
+    """Sort NULLs as the target does: a model borrowing ``TOP`` or backticks does not mean T-SQL's NULL order.
+
+    Without this, reading in the borrowed dialect adds ``NULLS FIRST`` and changes which rows a LIMIT keeps.
+    Explicit ``NULLS FIRST/LAST`` in the reply are kept.
+    """
+    if any(t.text.upper() == "NULLS" and t.token_type != TokenType.STRING for t in _tokens(text, target)):
+        return
+    ordering = Dialect.get_or_raise(target).NULL_ORDERING
+    for node in tree.find_all(exp.Ordered):
+        desc = bool(node.args.get("desc"))
+        if ordering == "nulls_are_small":
+            node.set("nulls_first", not desc)
+        elif ordering == "nulls_are_large":
+            node.set("nulls_first", desc)
+        else:
+            node.set("nulls_first", False)
+
+
+def _tokens(text: str, dialect: str) -> list[Any]:
+    try:
+        return list(Dialect.get_or_raise(dialect).tokenize(text))
+    except SqlglotError:
+        return []
+
+
 def _candidates(tree: exp.Expression | None, target: str) -> list[str]:
     order: list[str] = []
     if tree is not None:
         for marker in _foreign_markers(tree, target):
-            order.extend(_FOREIGN_FUNCTIONS[target].get(marker, ("tsql", "snowflake", "mysql")))
+            order.extend(_FOREIGN_FUNCTIONS[target].get(marker, ("tsql", "snowflake", _MYSQL_READ)))
     else:
         order.extend(_FALLBACK_DIALECTS)
     return [d for d in dict.fromkeys(order) if d != target]

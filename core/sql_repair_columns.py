@@ -16,7 +16,7 @@ from sqlglot.optimizer.scope import Scope
 
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql_repair_names import Candidate, closest, identifier, pick
+from core.sql_repair_names import Candidate, closest, effective, identifier, matches, pick
 from core.sql_repair_scope import (
     PSEUDO_COLUMNS,
     Source,
@@ -150,7 +150,13 @@ class _Repairer:
         if any(s.has(ident, self.dialect) is not None for s in local):
             return
         name = col.name
-        if name.lower() in PSEUDO_COLUMNS or name.lower() in select_aliases(scope):
+        if name.lower() in select_aliases(scope):
+            self._respell_alias(col, scope)
+            return
+        if name.lower() in PSEUDO_COLUMNS:
+            spelled = self._spelling(name, local)  # "Oid" on a table with a real oid column
+            if spelled is not None:
+                self._set_name(col, spelled)
             return
         if any(s.key.lower() == name.lower() for s in local):
             return  # whole-row reference
@@ -181,6 +187,18 @@ class _Repairer:
             self._set_qualifier(col, owner, best.name)
             return
         self._set_name(col, best.name)
+
+    def _respell_alias(self, col: exp.Column, scope: Scope) -> None:
+        """``ORDER BY "Total"`` for ``AS total``: spell the reference as the output alias is spelt."""
+        for proj in scope.expression.expressions:
+            alias = proj.args.get("alias") if isinstance(proj, exp.Alias) else None
+            if not isinstance(alias, exp.Identifier) or alias.this.lower() != col.name.lower():
+                continue
+            if not matches(col.this, effective(alias, self.dialect), self.dialect):
+                before = col.sql(dialect=self.dialect)
+                col.set("this", alias.copy())
+                self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
+            return
 
     def ambiguous(self, col: exp.Column, scope: Scope) -> None:
         """PostgreSQL rejects an unqualified column two joined tables share; qualify it when the join equates them."""

@@ -43,7 +43,8 @@ def _read_elsewhere(src: Source, join: exp.Join, here: Scope, all_scopes: list[S
             if _inside(col, on):
                 continue
             if scope is here:
-                if src in column_sources(col, local, dialect):
+                owners = column_sources(col, local, dialect)
+                if src in owners and not _ambiguous_elsewhere(col, src, owners, here):
                     return True
                 continue
             qualifier = col.args.get("table")
@@ -54,6 +55,16 @@ def _read_elsewhere(src: Source, join: exp.Join, here: Scope, all_scopes: list[S
                 if not any(s.has(col.this, dialect) for s in local) and src.has(col.this, dialect):
                     return True
     return False
+
+
+def _ambiguous_elsewhere(col: exp.Column, src: Source, owners: list[Source], scope: Scope) -> bool:
+    """An unqualified column that ``src`` shares with an earlier source is ambiguous as written (an error in
+    PostgreSQL and SQLite); without the join it reads the earlier source, so it does not keep the join."""
+    if isinstance(col.args.get("table"), exp.Identifier) or len(owners) < 2 or any(s.open for s in owners):
+        return False
+    if any(j.args.get("using") or j.args.get("method") for j in scope.expression.args.get("joins") or []):
+        return False
+    return min(owners, key=lambda s: s.order) is not src
 
 
 def _pairs(on: exp.Expression, src: Source, local: list[Source], dialect: str) -> list[tuple[str, exp.Expression]] | None:

@@ -1,0 +1,254 @@
+"""Bench: how often does Cairn recover the right rows from a damaged model reply, against running it as-is?
+
+Run from the repository root: ``.venv/bin/python -m bench.recovery [--split dev|test|all] [--show KIND]``.
+
+Defog dumps and Chinook are loaded into a fresh embedded PostgreSQL; every gold query is damaged in every
+kind of ``tests.damage`` and answered twice: (a) as-is: fences stripped, run directly in a read-only
+transaction; (b) Cairn: ``AskPipeline`` with a scripted model that serves the damaged reply and, when asked to
+repair, the same reply again (a model that never improves). Right = the same set of rows as a gold variant.
+Defog dumps hold few rows, so scores are also given on gold queries with non-empty results. ``false repairs``
+counts clean replies that Cairn turned into something returning other rows. The ``dev`` split is for tuning;
+``test`` is kept untouched until the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+
+from core.config import Settings  # noqa: E402
+from core.databases import open_database  # noqa: E402
+from core.embedded_postgres import EmbeddedPostgres  # noqa: E402
+from core.pipeline import AskPipeline  # noqa: E402
+from core.schema import Schema  # noqa: E402
+from tests.conftest import SHARED_DATA  # noqa: E402
+from tests.damage import DAMAGE_KINDS, TREE_KINDS, damage, render  # noqa: E402
+from tests.defog_gold import expand_alternatives, split_statements  # noqa: E402
+from tests.defog_loader import DEFOG_DATABASES, load_defog  # noqa: E402
+from tests.fakes.scripted_llm import ScriptedLLM  # noqa: E402
+
+QUESTION_FILES = ("questions_gen_postgres.csv", "instruct_basic_postgres.csv", "instruct_advanced_postgres.csv")
+SPLITS = {
+    "dev": (*DEFOG_DATABASES[0::2], "chinook"),
+    "test": DEFOG_DATABASES[1::2],
+}
+SPLITS["all"] = (*SPLITS["dev"], *SPLITS["test"])
+
+# Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
+CHINOOK_GOLD = (
+    ("How many tracks does each genre have?",
+     "SELECT g.name, COUNT(*) AS tracks FROM track t JOIN genre g ON t.genre_id = g.genre_id GROUP BY g.name"),
+    ("Top 5 customers by total invoiced",
+     "SELECT c.first_name, c.last_name, SUM(i.total) AS spent FROM customer c JOIN invoice i "
+     "ON i.customer_id = c.customer_id GROUP BY c.customer_id, c.first_name, c.last_name ORDER BY spent DESC LIMIT 5"),
+    ("Albums by AC/DC", "SELECT al.title FROM album al JOIN artist ar ON al.artist_id = ar.artist_id "
+     "WHERE ar.name = 'AC/DC'"),
+    ("Customers per country", "SELECT country, COUNT(*) FROM customer GROUP BY country ORDER BY 2 DESC"),
+    ("Invoices in 2021 per billing country", "SELECT billing_country, COUNT(*) AS n, SUM(total) AS amount "
+     "FROM invoice WHERE EXTRACT(YEAR FROM invoice_date) = 2021 GROUP BY billing_country"),
+    ("Longest 10 tracks", "SELECT name, milliseconds FROM track ORDER BY milliseconds DESC LIMIT 10"),
+    ("Employees and their managers", "SELECT e.first_name, e.last_name, m.first_name AS boss FROM employee e "
+     "LEFT JOIN employee m ON e.reports_to = m.employee_id"),
+    ("Tracks with no composer per media type", "SELECT mt.name, COUNT(*) FROM track t JOIN media_type mt "
+     "ON t.media_type_id = mt.media_type_id WHERE t.composer IS NULL GROUP BY mt.name"),
+    ("Playlists with more than 100 tracks", "SELECT p.name, COUNT(pt.track_id) AS n FROM playlist p "
+     "JOIN playlist_track pt ON p.playlist_id = pt.playlist_id GROUP BY p.playlist_id, p.name HAVING COUNT(pt.track_id) > 100"),
+    ("Best selling 3 tracks", "SELECT t.name, SUM(il.quantity) AS sold FROM invoice_line il JOIN track t "
+     "ON il.track_id = t.track_id GROUP BY t.track_id, t.name ORDER BY sold DESC, t.name LIMIT 3"),
+    ("Average track price per genre", "SELECT g.name, ROUND(AVG(t.unit_price), 2) FROM genre g JOIN track t "
+     "ON t.genre_id = g.genre_id GROUP BY g.name"),
+    ("Sales support agents' customers", "SELECT e.last_name, COUNT(c.customer_id) FROM employee e JOIN customer c "
+     "ON c.support_rep_id = e.employee_id GROUP BY e.last_name"),
+    ("Customer companies, unknown as n/a", "SELECT first_name, COALESCE(company, 'n/a') FROM customer "
+     "WHERE country = 'Brazil'"),
+    ("Second page of 10 artists by name", "SELECT name FROM artist ORDER BY name LIMIT 10 OFFSET 10"),
+    ("Invoices of the last 30 days", "SELECT invoice_id, total FROM invoice WHERE invoice_date >= CURRENT_DATE - "
+     "INTERVAL '30 days'"),
+    ("Artists with their album count", "SELECT ar.name, COUNT(al.album_id) AS albums FROM artist ar "
+     "LEFT JOIN album al ON al.artist_id = ar.artist_id GROUP BY ar.artist_id, ar.name ORDER BY albums DESC LIMIT 10"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    db: str
+    question: str
+    golds: tuple[str, ...]  # every concrete gold query of the question
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, (Decimal, float)):
+        return round(float(value), 4)
+    if isinstance(value, (dt.date, dt.datetime, dt.time, dt.timedelta)):
+        return str(value)
+    return value
+
+
+def row_set(rows: Any) -> frozenset[tuple[Any, ...]]:
+    return frozenset(tuple(_norm(v) for v in r) for r in rows)
+
+
+def run_readonly(conn: psycopg.Connection[Any], sql: str) -> frozenset[tuple[Any, ...]] | None:
+    """Rows of ``sql`` run directly in a read-only transaction, or None when it fails."""
+    try:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION READ ONLY")
+            conn.execute("SET LOCAL statement_timeout = '10s'")
+            cur = conn.execute(sql)  # type: ignore[arg-type]
+            return row_set(cur.fetchall()) if cur.description else None
+    except psycopg.Error:
+        return None
+
+
+def strip_fences(reply: str) -> str:
+    """What a plain tool does with a reply: the first fenced block if there is one, else the whole text."""
+    if "```" not in reply:
+        return reply
+    inner = reply.split("```", 2)[1]
+    first, _, rest = inner.partition("\n")
+    return rest if first.strip().isalpha() or not first.strip() else inner
+
+
+def cases(name: str) -> Iterator[Case]:
+    if name == "chinook":
+        for question, sql in CHINOOK_GOLD:
+            yield Case(name, question, (sql,))
+        return
+    for file in QUESTION_FILES:
+        with (SHARED_DATA / "defog" / "questions" / file).open(newline="", encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                if row["db_name"] != name:
+                    continue
+                golds = [v for s in split_statements(row["query"]) for v in expand_alternatives(s)]
+                yield Case(name, row["question"], tuple(dict.fromkeys(golds)))
+
+
+def load(server: EmbeddedPostgres, name: str) -> str:
+    if name != "chinook":
+        return load_defog(server, name)
+    text = (SHARED_DATA / "chinook" / "Chinook_PostgreSql.sql").read_text(encoding="utf-8")
+    if server.ensure_database("chinook"):
+        with psycopg.connect(server.uri("chinook")) as conn:
+            conn.execute(text.split("\\c chinook;", 1)[1])  # type: ignore[arg-type]
+    return server.uri("chinook")
+
+
+@dataclass
+class Tally:
+    n: Counter[str]
+    asis: Counter[str]
+    cairn: Counter[str]
+
+    @classmethod
+    def new(cls) -> Tally:
+        return cls(Counter(), Counter(), Counter())
+
+
+def bench_db(server: EmbeddedPostgres, name: str, seed: int, show: set[str], totals: dict[str, Tally],
+             counts: Counter[str], false_repairs: list[str]) -> None:
+    uri = load(server, name)
+    database = open_database(uri)
+    schema: Schema = database.schema()
+    today = dt.date.today()
+    with psycopg.connect(uri, autocommit=False) as conn:
+        for case in cases(name):
+            counts["questions"] += 1
+            wants = [r for r in (run_readonly(conn, g) for g in case.golds) if r is not None]
+            base = next((g for g in case.golds if run_readonly(conn, g) is not None), None)
+            if base is None or not wants:
+                counts["gold_fails"] += 1
+                continue
+            non_empty = any(wants)
+            counts["scored"] += 1
+            counts["non_empty"] += non_empty
+            rendered = render(base, "postgres")
+            faithful = rendered is not None and run_readonly(conn, rendered) in wants
+            for kind in DAMAGE_KINDS:
+                if kind in TREE_KINDS and not faithful:
+                    counts["unrenderable"] += kind == "table_name"
+                    continue
+                damaged = damage(base, schema, kind, seed)
+                if damaged is None:
+                    continue
+                asis_ok = run_readonly(conn, strip_fences(damaged.reply)) in wants
+                llm = ScriptedLLM(damaged.reply, damaged.reply, damaged.reply)
+                pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today)
+                answer = pipeline.ask(case.question)
+                cairn_ok = answer.ok and row_set(answer.rows) in wants
+                for key in (kind, "ALL"):
+                    for bucket in ("all", "non_empty") if non_empty else ("all",):
+                        tally = totals[f"{bucket}:{key}"]
+                        tally.n[key] += 1
+                        tally.asis[key] += asis_ok
+                        tally.cairn[key] += cairn_ok
+                if kind == "clean" and not cairn_ok:
+                    false_repairs.append(f"{name}: {case.question[:60]!r} -> {answer.sql or answer.error}")
+                if not cairn_ok and (kind in show or "all" in show):
+                    print(f"--- [{kind}] {name}: {case.question[:80]}\n  note: {damaged.note}\n  reply: "
+                          f"{damaged.reply[:600]}\n  cairn: {answer.sql or ''}\n  error: {answer.error}"
+                          f" | rejected: {answer.rejected_reason}\n  path={answer.path} as-is ok={asis_ok}")
+    database.close()
+
+
+def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[str]) -> None:
+    print(f"\nquestions {counts['questions']}, gold ran {counts['scored']} (failing gold skipped: "
+          f"{counts['gold_fails']}), non-empty gold {counts['non_empty']} "
+          f"({100 * counts['non_empty'] / max(1, counts['scored']):.0f}%), gold not faithfully re-rendered "
+          f"(tree kinds skipped): {counts['unrenderable']}")
+    print(f"{'kind':16} {'n':>5} {'as-is':>7} {'cairn':>7} | {'n≠∅':>5} {'as-is':>7} {'cairn':>7}")
+    for key in (*DAMAGE_KINDS, "ALL"):
+        a, b = totals["all:" + key], totals["non_empty:" + key]
+        if not a.n[key]:
+            continue
+
+        def pct(t: Tally, c: Counter[str]) -> str:
+            return f"{100 * c[key] / t.n[key]:6.1f}%" if t.n[key] else "      -"
+
+        print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
+              f"{pct(b, b.cairn)}")
+    print(f"false repairs (clean reply, Cairn's rows differ): {len(false_repairs)}")
+    for line in false_repairs[:20]:
+        print("  " + line)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--split", choices=sorted(SPLITS), default="dev")
+    parser.add_argument("--dbs", nargs="*", help="override the split with these databases")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show", nargs="*", default=[], help="print Cairn's failures of these kinds ('all')")
+    args = parser.parse_args(argv)
+    names = args.dbs or list(SPLITS[args.split])
+    server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cairn-rec-")))
+    server.start()
+    totals: dict[str, Tally] = defaultdict(Tally.new)
+    counts: Counter[str] = Counter()
+    false_repairs: list[str] = []
+    started = time.perf_counter()
+    try:
+        for name in names:
+            bench_db(server, name, args.seed, set(args.show), totals, counts, false_repairs)
+    finally:
+        server.stop()
+    print(f"databases: {', '.join(names)}  (seed {args.seed}, {time.perf_counter() - started:.0f}s)")
+    report(totals, counts, false_repairs)
+
+
+if __name__ == "__main__":
+    main()

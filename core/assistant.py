@@ -1,0 +1,266 @@
+"""One message from one person, end to end: classify, then remember or answer (recall, ask, learn).
+
+    classify ──► memory statement ──► extract ─► structure ─► update (ADD/UPDATE/DELETE/NOOP) ─► confirm
+            └──► question ──► recall ─► AskPipeline.ask (filters enforced, terms defined) ─► learn ─► record
+
+The composition root (CLI or desktop) builds the pipeline, the store, the embedder and the bank and
+passes them in; nothing here reaches for globals.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.answer import Answer
+from core.cancellation import Cancellation
+from core.errors import CairnError, LLMError
+from core.memory.bank import BankChange, MemoryBank
+from core.memory.classifier import Route, classify, is_memory_statement
+from core.memory.conversation import Conversation
+from core.memory.embedder import Embedder
+from core.memory.extraction import Fact, extract_facts, rule_based_facts
+from core.memory.forget import forget
+from core.memory.recall import Recall, recall_memories
+from core.memory.store import ConversationStore, MemoryStore
+from core.memory.update import UpdateReport, apply_fact
+from core.pipeline import AskPipeline
+from core.prompt import build_sql_prompt
+
+__all__ = ["Assistant", "Reply"]
+
+logger = logging.getLogger(__name__)
+
+_CONFIRM = {
+    "preference": "Preference stored — no SQL executed",
+    "terminology": "Terminology stored — no SQL executed",
+    "metric": "Metric stored — no SQL executed",
+    "entity": "Noted — no SQL executed",
+    "forget": "Forgotten — no SQL executed",
+}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the person sees for one message: an answer, or a confirmation of what was remembered."""
+
+    message: str
+    route: Route
+    answer: Answer | None = None
+    changes: tuple[UpdateReport, ...] = ()
+    text: str = ""
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+    hint: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "message": self.message,
+            "route": self.route.kind,
+            "uncertain": self.route.uncertain,
+            "text": self.text,
+            "notes": list(self.notes),
+            "memory_changes": [
+                {
+                    "operation": c.operation,
+                    "memory_ids": list(c.memory_ids),
+                    "before": [m.to_json() for m in c.before],
+                    "after": [m.to_json() for m in c.after],
+                    "reason": c.reason,
+                }
+                for c in self.changes
+            ],
+            "error": self.error,
+            "hint": self.hint,
+        }
+        if self.answer is not None:
+            data["answer"] = self.answer.to_json()
+        return data
+
+
+@dataclass
+class Assistant:
+    pipeline: AskPipeline
+    store: Any  # MemoryStore & ConversationStore
+    embedder: Embedder
+    bank: MemoryBank
+    learn_after_answer: bool = True
+    classifier: Callable[..., Route] = field(default=classify)
+
+    def __post_init__(self) -> None:
+        assert isinstance(self.store, MemoryStore) and isinstance(self.store, ConversationStore)
+        self.conversation = Conversation(self.store)
+
+    @property
+    def database_id(self) -> str:
+        return self.pipeline.database.id
+
+    def route(self, user: str, message: str) -> Route:
+        return self.classifier(
+            message, embedder=self.embedder, llm=None, has_history=self.conversation.has_history(user)
+        )
+
+    def handle(
+        self,
+        user: str,
+        message: str,
+        *,
+        cancel: Cancellation | None = None,
+        on_stage: Callable[[str], None] | None = None,
+        exclude: Iterable[str] = (),
+    ) -> Reply:
+        """Never raises CairnError: problems come back in the Reply (or its Answer) with a hint."""
+        try:
+            message = self.pipeline.check_question(message)
+        except CairnError as exc:
+            answer = self.pipeline.ask(message)
+            return Reply(message, Route("question", False, ()), answer=answer, error=str(exc), hint=exc.hint)
+        route = self.route(user, message)
+        if is_memory_statement(route):
+            return self._remember(user, message, route)
+        return self._answer(user, message, route, cancel=cancel, on_stage=on_stage, exclude=exclude)
+
+    # -- memory statements ---------------------------------------------------------------------------
+
+    def _remember(self, user: str, message: str, route: Route) -> Reply:
+        notes: list[str] = []
+        try:
+            schema = self.pipeline.load_schema()
+            if route.kind == "forget":
+                reports = [forget(message, user=user, database_id=self.database_id, store=self.store,
+                                  embedder=self.embedder, schema=schema)]
+            else:
+                facts = self._facts(message, route, schema, notes)
+                reports = [
+                    apply_fact(f, user=user, database_id=self.database_id, store=self.store,
+                               embedder=self.embedder, llm=self.pipeline.llm, schema=schema, source=message)
+                    for f in facts
+                ]
+        except CairnError as exc:
+            return Reply(message, route, text="Nothing was stored.", notes=tuple(notes), error=str(exc),
+                         hint=exc.hint)
+        self._journal(user, reports)
+        text = _CONFIRM.get(route.kind, "Noted — no SQL executed")
+        if not any(r.operation != "NOOP" for r in reports):
+            text = reports[0].reason if reports else "Nothing to remember in that message — no SQL executed"
+        self.conversation.record(user, message, answer_text=text, sql=None)
+        return Reply(message, route, changes=tuple(reports), text=text, notes=tuple(notes))
+
+    def _facts(self, message: str, route: Route, schema: Any, notes: list[str]) -> list[Fact]:
+        llm = self.pipeline.llm
+        if llm is not None:
+            try:
+                facts = extract_facts(message, llm)
+                if facts:
+                    return facts
+            except LLMError as exc:
+                notes.append(f"The model is unavailable ({exc}); stored your words as they are.")
+        return rule_based_facts(message, route.kind, schema)
+
+    def _journal(self, user: str, reports: Iterable[UpdateReport]) -> None:
+        import time
+
+        for r in reports:
+            if r.operation != "NOOP":
+                self.bank.record(user, BankChange(r.operation, r.before, r.after, time.time()))
+
+    # -- questions -----------------------------------------------------------------------------------
+
+    def recall(self, user: str, question: str, *, exclude: Iterable[str] = ()) -> Recall:
+        schema = self.pipeline.load_schema()
+        return recall_memories(
+            question,
+            user=user,
+            database_id=self.database_id,
+            store=self.store,
+            embedder=self.embedder,
+            exclude=exclude,
+            table_names=[t.name for t in schema.tables],
+        )
+
+    def _answer(
+        self,
+        user: str,
+        message: str,
+        route: Route,
+        *,
+        cancel: Cancellation | None,
+        on_stage: Callable[[str], None] | None,
+        exclude: Iterable[str],
+    ) -> Reply:
+        notes: list[str] = []
+        try:
+            recall = self.recall(user, message, exclude=exclude)
+        except CairnError as exc:
+            recall = Recall()
+            notes.append(f"Memories could not be read: {exc} {exc.hint}")
+        conversation = self.conversation.prompt_lines(user) if route.kind == "follow_up" else []
+        answer = self.pipeline.ask(message, cancel=cancel, on_stage=on_stage, recall=recall,
+                                   conversation=conversation)
+        changes: list[UpdateReport] = []
+        if answer.ok and self.learn_after_answer:
+            changes = self._learn(user, message, notes)
+        try:
+            self.conversation.record(user, message, answer_text=_summary(answer), sql=answer.sql)
+        except CairnError as exc:
+            notes.append(f"The conversation could not be saved: {exc}")
+        return Reply(message, route, answer=answer, changes=tuple(changes), notes=tuple(notes))
+
+    def _learn(self, user: str, message: str, notes: list[str]) -> list[UpdateReport]:
+        """After a good answer the message goes through extraction and update (failures only noted)."""
+        llm = self.pipeline.llm
+        if llm is None:
+            return []
+        try:
+            facts = extract_facts(message, llm)
+            if not facts:
+                return []
+            schema = self.pipeline.load_schema()
+            reports = [
+                apply_fact(f, user=user, database_id=self.database_id, store=self.store, embedder=self.embedder,
+                           llm=llm, schema=schema, source=message)
+                for f in facts
+            ]
+        except CairnError as exc:
+            logger.info("learning skipped: %s", exc)
+            return []
+        self._journal(user, reports)
+        learned = [r for r in reports if r.operation != "NOOP"]
+        if learned:
+            notes.append("Learned: " + "; ".join(m.content for r in learned for m in r.after) + ".")
+        return learned
+
+    # -- dry run -------------------------------------------------------------------------------------
+
+    def dry_run(self, user: str, message: str) -> dict[str, Any]:
+        """How ``message`` would be handled — route, memories and the exact prompt — without calling the model
+        or running any query (the schema comes from the cache or from catalogue metadata)."""
+        message = self.pipeline.check_question(message)
+        route = self.route(user, message)
+        out: dict[str, Any] = {"message": message, "route": route.kind, "uncertain": route.uncertain,
+                               "reasons": list(route.reasons)}
+        if is_memory_statement(route):
+            out["action"] = "remember (extract, then ADD/UPDATE/DELETE/NOOP)" if route.kind != "forget" else \
+                "forget the matching memory"
+            return out
+        recall = self.recall(user, message)
+        out["memories"] = [
+            {"id": r.memory.id, "category": r.memory.category, "content": r.memory.content,
+             "similarity": round(r.similarity, 4), "why": r.reason, "applied_as": r.kind}
+            for r in recall.memories
+        ]
+        schema = self.pipeline.load_schema()
+        conversation = self.conversation.prompt_lines(user) if route.kind == "follow_up" else []
+        prompt = build_sql_prompt(message, schema, today=self.pipeline._today(),
+                                  num_ctx=self.pipeline.settings.num_ctx,
+                                  context_lines=recall.context_lines(), conversation=conversation)
+        out["prompt"] = {"system": prompt.system, "user": prompt.user, "tokens": prompt.tokens}
+        return out
+
+
+def _summary(answer: Answer) -> str:
+    if answer.ok:
+        return f"{answer.row_count} row(s): {', '.join(answer.columns)}"
+    return f"Could not answer: {answer.error}"

@@ -1,0 +1,83 @@
+"""SQLite date modifiers on PostgreSQL: ``date('now', '-30 days')`` becomes ``CAST(CURRENT_DATE + INTERVAL ...)``.
+
+Models trained on SQLite write ``date('now', '-1 month', 'start of month')`` for any database. PostgreSQL has
+``date('now')`` (a cast) but no modifiers, and sqlglot keeps the call as it is, so the query fails. Only calls
+whose modifiers are all plain shifts (``'-3 days'``) or ``'start of month|year|day'`` are rewritten; anything
+else (``'weekday 0'``, ``'unixepoch'``...) is left for the database to reject.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+__all__ = ["rewrite_sqlite_dates"]
+
+logger = logging.getLogger(__name__)
+
+_SHIFT = re.compile(r"\s*([+-]?\d+)\s+(second|minute|hour|day|month|year)s?\s*", re.IGNORECASE)
+_START = re.compile(r"\s*start\s+of\s+(month|year|day)\s*", re.IGNORECASE)
+
+
+def _call_args(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
+    """(DATE|DATETIME, arguments) of a date call, however sqlglot read it."""
+    if isinstance(node, (exp.Date, exp.Datetime)):
+        name = "DATE" if isinstance(node, exp.Date) else "DATETIME"
+        extra = [node.args[k] for k in ("zone", "expression") if node.args.get(k) is not None]
+        args = [node.this, *extra]
+        return name, [*args, *(node.expressions or [])]
+    if isinstance(node, exp.Anonymous) and node.name.upper() in ("DATE", "DATETIME"):
+        return node.name.upper(), list(node.expressions)
+    return None
+
+
+def _rewrite(name: str, args: list[exp.Expression]) -> exp.Expression | None:
+    if len(args) < 2 or not all(isinstance(a, exp.Literal) and a.is_string for a in args[1:]):
+        return None
+    first = args[0]
+    if isinstance(first, exp.Literal) and first.is_string and first.name.lower() == "now":
+        text = "CURRENT_DATE" if name == "DATE" else "CURRENT_TIMESTAMP"
+    elif isinstance(first, exp.Literal) and not first.is_string:
+        return None  # julian day numbers and epochs: no plain equivalent
+    else:
+        text = f"CAST({first.sql(dialect='postgres')} AS TIMESTAMP)"
+    for modifier in (a.name for a in args[1:]):
+        shift, start = _SHIFT.fullmatch(modifier), _START.fullmatch(modifier)
+        if shift:
+            text = f"{text} + INTERVAL '{int(shift.group(1))} {shift.group(2).lower()}'"
+        elif start:
+            text = f"DATE_TRUNC('{start.group(1).lower()}', {text})"
+        else:
+            return None
+    if name == "DATE":
+        text = f"CAST({text} AS DATE)"
+    try:
+        return sqlglot.parse_one(text, read="postgres")
+    except SqlglotError:
+        return None
+
+
+def rewrite_sqlite_dates(tree: exp.Expression, target: str) -> list[str]:
+    """Rewrite SQLite ``date()/datetime()`` calls with modifiers in place for a PostgreSQL target; notes back."""
+    if target != "postgres":
+        return []
+    notes: list[str] = []
+    for node in list(tree.find_all(exp.Date, exp.Datetime, exp.Anonymous)):
+        call = _call_args(node)
+        if call is None:
+            continue
+        new = _rewrite(*call)
+        if new is None:
+            continue
+        before = node.sql(dialect="postgres")
+        if node is tree:
+            return notes
+        node.replace(new)
+        notes.append(f"{before} -> {new.sql(dialect='postgres')}")
+    if notes:
+        logger.debug("rewrote SQLite date calls: %s", notes)
+    return notes

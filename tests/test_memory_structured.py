@@ -1,0 +1,195 @@
+"""Structured forms of facts, grounded in the schema; the filter SQL runs on the real sample database."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from core.memory.extraction import Fact
+from core.memory.structured import currency_code, mentions_value, name_key, parse_definition, structure
+from core.schema import Column, ForeignKey, Schema, Table
+
+CUSTOMERS = Table(
+    "customers",
+    (
+        Column("customer_id", "integer"),
+        Column("name", "text"),
+        Column("city", "text"),
+        Column("country", "text", value_hints=("India", "Germany", "Nepal", "United States", "France")),
+        Column("segment", "text", value_hints=("retail", "wholesale", "corporate")),
+    ),
+    primary_key=("customer_id",),
+)
+ORDERS = Table(
+    "orders",
+    (
+        Column("order_id", "integer"),
+        Column("customer_id", "integer"),
+        Column("status", "text", value_hints=("delivered", "shipped", "pending", "cancelled", "returned")),
+        Column("order_date", "date"),
+        Column("total_amount", "numeric(12,2)"),
+        Column("payment_method", "text", value_hints=("credit_card", "upi", "paypal")),
+    ),
+    primary_key=("order_id",),
+    foreign_keys=(ForeignKey(("customer_id",), "customers", ("customer_id",)),),
+)
+SCHEMA = Schema("postgres", (CUSTOMERS, ORDERS))
+
+
+def pref(text: str, schema: Schema | None = SCHEMA) -> dict | None:
+    return structure(Fact("preference", text), schema)
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "op", "value", "sql"),
+    [
+        ("Always show me customers from India", "country", "=", "India", "customers.country = 'India'"),
+        ("Only Indian customers", "country", "=", "India", "customers.country = 'India'"),
+        ("only German customers", "country", "=", "Germany", "customers.country = 'Germany'"),
+        ("French customers only", "country", "=", "France", "customers.country = 'France'"),
+        ("customers in the united states", "country", "=", "United States", "customers.country = 'United States'"),
+        ("country = 'india'", "country", "=", "India", "customers.country = 'India'"),
+        ("customers from India and Nepal", "country", "IN", ["India", "Nepal"],
+         "customers.country IN ('India', 'Nepal')"),
+        ("exclude cancelled orders", "status", "<>", "cancelled", "orders.status <> 'cancelled'"),
+        ("stop showing cancelled orders", "status", "<>", "cancelled", "orders.status <> 'cancelled'"),
+        ("Never show cancelled orders", "status", "<>", "cancelled", "orders.status <> 'cancelled'"),
+        ("I don't want returned or cancelled orders", "status", "NOT IN", ["returned", "cancelled"],
+         "NOT orders.status IN ('returned', 'cancelled')"),
+        ("orders.status != 'cancelled'", "status", "<>", "cancelled", "orders.status <> 'cancelled'"),
+        ("only orders paid by credit card", "payment_method", "=", "credit_card",
+         "orders.payment_method = 'credit_card'"),
+        ("only orders with a total amount over 500", "total_amount", ">", 500, "orders.total_amount > 500"),
+        ("total amount at least 2.5k", "total_amount", ">=", 2500, "orders.total_amount >= 2500"),
+        ("hide orders with total amount below 100", "total_amount", ">=", 100, "orders.total_amount >= 100"),
+    ],
+)  # fmt: skip
+def test_preference_maps_to_a_filter(text: str, column: str, op: str, value: object, sql: str) -> None:
+    st = pref(text)
+    assert st is not None
+    assert (st["kind"], st["column"], st["op"], st["value"], st["sql"]) == ("filter", column, op, value, sql)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "orders over 500",  # no column named: amount? count? not confident
+        "show me more detail",
+        "use a friendly tone",
+        "only the important ones",
+    ],
+)
+def test_preference_without_a_confident_mapping_is_none(text: str) -> None:
+    assert pref(text) is None
+
+
+def test_value_in_two_tables_needs_the_table_named() -> None:
+    suppliers = Table("suppliers", (Column("supplier_id", "integer"),
+                                    Column("country", "text", value_hints=("India", "China"))))  # fmt: skip
+    schema = Schema("postgres", (CUSTOMERS, ORDERS, suppliers))
+    assert pref("only India", schema) is None
+    st = pref("only suppliers from India", schema)
+    assert st is not None and st["table"] == "suppliers"
+
+
+def test_quoting_follows_the_dialect_and_names() -> None:
+    odd = Table("Order", (Column("Country", "text", value_hints=("O'Brien Land",)), Column("user", "text")),
+                schema="sales")  # fmt: skip
+    pg = Schema("postgres", (odd,))
+    st = pref("only O'Brien Land", pg)
+    assert st is not None and st["table"] == "sales.Order"
+    assert st["sql"] == '''sales."Order"."Country" = 'O''Brien Land\''''
+    lite = Schema("sqlite", (Table("Order", odd.columns),))
+    st = pref("only O'Brien Land", lite)
+    assert st is not None and st["sql"] == '''"Order".Country = 'O''Brien Land\''''
+
+
+def test_currency_preference_is_a_display_setting() -> None:
+    assert pref("show amounts in INR") == {"kind": "display", "setting": "currency", "value": "INR"}
+    assert pref("Show amounts in Indian rupees") == {"kind": "display", "setting": "currency", "value": "INR"}
+    assert pref("amounts in euros please", None) == {"kind": "display", "setting": "currency", "value": "EUR"}
+    assert currency_code("real revenue in dollars") == "USD"
+    assert currency_code("convert INR to USD") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "definition"),
+    [
+        ("High value order means total amount over 10000", "high value order", "total amount over 10000"),
+        ("A churned customer is defined as one with no orders", "churned customer", "one with no orders"),
+        ("By repeat buyer I mean customers with more than one order", "repeat buyer",
+         "customers with more than one order"),
+        ("high value order = total_amount > 10000", "high value order", "total_amount > 10000"),
+        ("AOV is total amount divided by number of orders", "aov", "total amount divided by number of orders"),
+        ("Call it a big order when the total amount is at least 20k", "big order",
+         "the total amount is at least 20k"),
+        ("call orders above 50000 \"whales\"", "whales", "orders above 50000"),
+        ("Define net sales as total amount of delivered orders", "net sales", "total amount of delivered orders"),
+    ],
+)  # fmt: skip
+def test_definition_parsing(text: str, name: str, definition: str) -> None:
+    assert parse_definition(text) == (name, definition)
+
+
+def test_term_maps_its_definition_to_sql() -> None:
+    st = structure(Fact("terminology", "High value order means total amount over 10000"), SCHEMA)
+    assert st == {"kind": "term", "name": "high value order", "sql": "orders.total_amount > 10000",
+                  "definition": "total amount over 10000"}  # fmt: skip
+    st = structure(Fact("terminology", "high value order = total > 50000"), SCHEMA)
+    assert st is not None and st["sql"] == "orders.total_amount > 50000"
+    st = structure(Fact("terminology", "A lost order is one with status cancelled"), SCHEMA)
+    assert st is not None and st["name"] == "lost order" and st["sql"] == "orders.status = 'cancelled'"
+
+
+def test_term_without_a_mapping_keeps_name_and_definition() -> None:
+    st = structure(Fact("terminology", "By churned I mean customers with no orders in 90 days"), SCHEMA)
+    assert st == {"kind": "term", "name": "churned", "definition": "customers with no orders in 90 days"}
+    st = structure(Fact("terminology", "High value order means total amount over 10000"), None)
+    assert st is not None and "sql" not in st and st["name"] == "high value order"
+    assert structure(Fact("terminology", "remember this"), SCHEMA) is None
+
+
+def test_metric_ratio_and_aggregate() -> None:
+    st = structure(Fact("metric", "AOV is total amount divided by number of orders"), SCHEMA)
+    assert st is not None and st["kind"] == "metric"
+    assert st["sql"] == "1.0 * SUM(orders.total_amount) / NULLIF(COUNT(DISTINCT orders.order_id), 0)"
+    st = structure(Fact("metric", "revenue means the sum of total amount"), SCHEMA)
+    assert st is not None and st["sql"] == "SUM(orders.total_amount)"
+
+
+def test_entity_lists_what_matches_the_schema() -> None:
+    st = structure(Fact("entity", "I mostly look at the orders table, payment method and UPI"), SCHEMA)
+    assert st == {"kind": "entity", "tables": ["orders"], "columns": ["orders.payment_method"], "values": ["upi"]}
+    assert structure(Fact("entity", "the weather report"), SCHEMA) is None
+
+
+def test_names_and_values_match_loosely() -> None:
+    assert name_key("High-value Orders") == name_key("the high value order")
+    assert mentions_value("Indian customers", "India") and mentions_value("credit cards", "credit_card")
+    assert not mentions_value("Indiana customers", "India")
+
+
+def test_filter_sql_runs_on_the_real_sample_database(sample_db_uri: str) -> None:
+    from core.databases import open_database
+
+    db = open_database(sample_db_uri)
+    try:
+        schema = db.schema()
+    finally:
+        db.close()
+    checks = [
+        pref("Always show me customers from India", schema),
+        pref("exclude cancelled or returned orders", schema),
+        pref("only orders with total amount of at least 1000", schema),
+        structure(Fact("terminology", "High value order means total amount over 10000"), schema),
+    ]
+    with psycopg.connect(sample_db_uri) as conn:
+        for st in checks:
+            assert st is not None and st.get("sql")
+            table = st.get("table") or "orders"
+            count = conn.execute(f"SELECT count(*) FROM {table} WHERE {st['sql']}").fetchone()
+            assert count is not None and count[0] > 0, st
+        metric = structure(Fact("metric", "AOV is total amount divided by number of orders"), schema)
+        assert metric is not None
+        row = conn.execute(f"SELECT {metric['sql']} FROM orders").fetchone()
+        assert row is not None and float(row[0]) > 0

@@ -1,0 +1,400 @@
+"""Phase 2 (ADD / UPDATE / DELETE / NOOP) and retractions, with the real MiniLM where similarity matters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.errors import EmbeddingModelMissing, LLMTimeout, MemoryStoreError
+from core.memory.embedder import MiniLMEmbedder
+from core.memory.extraction import Fact
+from core.memory.forget import forget, retraction_object
+from core.memory.model import Memory
+from core.memory.store import MemoryStore
+from core.memory.store_json import JsonMemoryStore
+from core.memory.update import UpdateReport, apply_fact, parse_decision
+from core.schema import Column, Schema, Table
+from tests.fakes.fake_embedder import FakeEmbedder
+from tests.fakes.in_memory_store import InMemoryStore
+from tests.fakes.scripted_llm import ScriptedLLM
+
+SCHEMA = Schema(
+    "postgres",
+    (
+        Table("customers", (Column("customer_id", "integer"),
+                            Column("country", "text", value_hints=("India", "Germany", "Nepal")),
+                            Column("segment", "text", value_hints=("retail", "wholesale")))),
+        Table("orders", (Column("order_id", "integer"),
+                         Column("status", "text", value_hints=("delivered", "cancelled", "returned")),
+                         Column("total_amount", "numeric"))),
+    ),
+)  # fmt: skip
+USER, DB = "priya", "shop"
+
+
+class CachedEmbedder:
+    """The real MiniLM, each distinct text embedded once per module (the tests repeat their sentences)."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.dims = inner.dims
+        self.cache: dict[str, np.ndarray] = {}
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            self.cache.update(zip(missing, self.inner.embed_batch(missing), strict=True))
+        return np.stack([self.cache[t] for t in texts]) if texts else self.inner.embed_batch([])
+
+
+@pytest.fixture(scope="module")
+def minilm() -> CachedEmbedder:
+    embedder = MiniLMEmbedder()
+    try:
+        embedder.warm_up()
+    except EmbeddingModelMissing as exc:  # pragma: no cover - the wheel is a dependency
+        pytest.skip(str(exc))
+    return CachedEmbedder(embedder)
+
+
+@pytest.fixture(params=["memory", "json"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
+    if request.param == "memory":
+        yield InMemoryStore()
+    else:
+        json_store = JsonMemoryStore(tmp_path / "mem")
+        yield json_store
+        json_store.close()
+
+
+class TableEmbedder:
+    """Fixed vectors per text, so a test can place two facts at an exact similarity."""
+
+    dims = 3
+
+    def __init__(self, vectors: dict[str, Sequence[float]]) -> None:
+        self.vectors = {k: np.asarray(v, dtype=np.float32) / np.linalg.norm(v) for k, v in vectors.items()}
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self.vectors.get(t, np.asarray([0, 0, 1], dtype=np.float32)) for t in texts])
+
+
+def at(similarity: float) -> list[float]:
+    """A unit vector with ``similarity`` to (1, 0, 0)."""
+    return [similarity, float(np.sqrt(1 - similarity**2)), 0.0]
+
+
+def apply(fact: Fact, store: MemoryStore, embedder: object, llm: ScriptedLLM | None = None,
+          schema: Schema | None = SCHEMA, user: str = USER) -> UpdateReport:  # fmt: skip
+    return apply_fact(fact, user=user, database_id=DB, store=store, embedder=embedder,  # type: ignore[arg-type]
+                      llm=llm, schema=schema, source="chat")  # fmt: skip
+
+
+def cosine(embedder: CachedEmbedder, a: str, b: str) -> float:
+    va, vb = embedder.embed_batch([a, b])
+    return float(va @ vb)
+
+
+# --- the seed's walk-through and the measured MiniLM traps --------------------------------------------------
+
+
+@pytest.mark.slow
+def test_seed_walk_through(store: MemoryStore, minilm: CachedEmbedder) -> None:
+    llm = ScriptedLLM()  # never consulted: every decision below is structural or clearly apart
+    r1 = apply(Fact("preference", "Always show me customers from India"), store, minilm, llm)
+    assert r1.operation == "ADD" and r1.after[0].structured is not None
+    assert r1.after[0].structured["sql"] == "customers.country = 'India'"
+    r2 = apply(Fact("terminology", "High value order means total amount over 10000"), store, minilm, llm)
+    assert r2.operation == "ADD" and r2.after[0].structured["sql"] == "orders.total_amount > 10000"  # type: ignore[index]
+    r3 = apply(Fact("preference", "Actually, only show customers from Germany"), store, minilm, llm)
+    assert r3.operation == "DELETE"
+    assert r3.before == (r1.after[0],) and r3.after[0].structured["value"] == "Germany"  # type: ignore[index]
+    assert r3.memory_ids == (r1.after[0].id, r3.after[0].id)
+    contents = sorted(m.content for m in store.list(USER, database_id=DB))
+    assert contents == ["Actually, only show customers from Germany", "High value order means total amount over 10000"]
+    assert llm.history == []
+
+
+@pytest.mark.slow
+def test_redefined_threshold_replaces_despite_high_similarity(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    old, new = "high value order = total > 10000", "high value order = total > 50000"
+    assert cosine(minilm, old, new) > 0.90  # the bands alone would throw the new value away (~0.95)
+    first = apply(Fact("terminology", old), store, minilm)
+    report = apply(Fact("terminology", new), store, minilm)
+    assert report.operation == "DELETE" and report.before == first.after
+    [kept] = store.list(USER)
+    assert kept.content == new and kept.structured["sql"] == "orders.total_amount > 50000"  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_other_currency_replaces_despite_low_similarity(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    assert cosine(minilm, "show amounts in INR", "show amounts in USD") < 0.70  # the bands would keep both
+    apply(Fact("preference", "show amounts in INR"), store, minilm)
+    report = apply(Fact("preference", "show amounts in USD"), store, minilm)
+    assert report.operation == "DELETE"
+    assert [m.content for m in store.list(USER)] == ["show amounts in USD"]
+
+
+@pytest.mark.slow
+def test_same_currency_in_other_words_is_a_duplicate(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    assert cosine(minilm, "show amounts in INR", "show amounts in Indian rupees") < 0.70  # the bands would ADD
+    apply(Fact("preference", "show amounts in INR"), store, minilm)
+    report = apply(Fact("preference", "show amounts in Indian rupees"), store, minilm)
+    assert report.operation == "NOOP" and "currency" in report.reason
+    assert [m.content for m in store.list(USER)] == ["show amounts in INR"]
+
+
+@pytest.mark.slow
+def test_also_include_widens_the_filter(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    first = apply(Fact("preference", "only show customers from India"), store, minilm).after[0]
+    report = apply(Fact("preference", "also include customers from Nepal"), store, minilm)
+    assert report.operation == "UPDATE" and report.memory_ids == (first.id,)
+    [kept] = store.list(USER)
+    assert kept.id == first.id and kept.created_at == first.created_at
+    assert kept.structured["op"] == "IN" and kept.structured["value"] == ["India", "Nepal"]  # type: ignore[index]
+    assert kept.structured["sql"] == "customers.country IN ('India', 'Nepal')"  # type: ignore[index]
+    assert "Nepal" in kept.content and "India" in kept.content
+    assert kept.embedding is not None and first.embedding is not None
+    assert not np.allclose(kept.embedding, first.embedding)  # re-embedded
+    again = apply(Fact("preference", "also include Nepal customers"), store, minilm)
+    assert again.operation == "NOOP"
+
+
+@pytest.mark.slow
+def test_same_structure_in_other_words_is_noop(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    apply(Fact("preference", "Always show me customers from India"), store, minilm)
+    writes = store.writes
+    report = apply(Fact("preference", "country = 'India'"), store, minilm)
+    assert report.operation == "NOOP" and store.writes == writes
+
+
+def test_exclusions_accumulate_and_bounds_form_a_range() -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    apply(Fact("preference", "exclude cancelled orders"), store, emb)
+    report = apply(Fact("preference", "also hide returned orders"), store, emb)
+    assert report.operation == "UPDATE"
+    assert report.after[0].structured["op"] == "NOT IN"  # type: ignore[index]
+    apply(Fact("preference", "only orders with total amount over 500"), store, emb)
+    report = apply(Fact("preference", "and total amount under 10000"), store, emb)
+    assert report.operation == "ADD" and len(store.list(USER)) == 3
+
+
+def test_redefined_term_without_schema_compares_definitions() -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    apply(Fact("terminology", "big spender means more than 10 orders"), store, emb, schema=None)
+    assert apply(Fact("terminology", "Big spenders means more than 10 orders"), store, emb,
+                 schema=None).operation == "NOOP"  # fmt: skip
+    assert apply(Fact("terminology", "big spender means more than 20 orders"), store, emb,
+                 schema=None).operation == "DELETE"  # fmt: skip
+
+
+# --- the similarity bands (controlled vectors) ---------------------------------------------------------------
+
+
+def banded(
+    similarity: float, *replies: str | Exception, with_llm: bool = True
+) -> tuple[UpdateReport, InMemoryStore, ScriptedLLM]:
+    old, new = "likes weekly summaries", "prefers weekly digests"
+    emb = TableEmbedder({old: [1, 0, 0], new: at(similarity), f"{old}; {new}": [0.9, 0.1, 0]})
+    store = InMemoryStore()
+    apply(Fact("preference", old), store, emb)
+    llm = ScriptedLLM(*replies)  # type: ignore[arg-type]
+    return apply(Fact("preference", new), store, emb, llm if with_llm else None), store, llm
+
+
+def test_above_095_is_noop_without_asking() -> None:
+    report, store, llm = banded(0.97)
+    assert report.operation == "NOOP" and llm.history == [] and len(store.list(USER)) == 1
+
+
+def test_below_070_is_add_without_asking() -> None:
+    report, store, llm = banded(0.5)
+    assert report.operation == "ADD" and llm.history == [] and len(store.list(USER)) == 2
+
+
+def test_middle_band_asks_the_seed_prompt() -> None:
+    report, store, llm = banded(0.8, "UPDATE")
+    prompt = llm.history[0].user
+    assert "Existing: \"likes weekly summaries\"" in prompt and "New: \"prefers weekly digests\"" in prompt
+    assert "Respond with exactly one word" in prompt and prompt.rstrip().endswith("Decision:")
+    assert report.operation == "UPDATE"
+    [kept] = store.list(USER)
+    assert kept.content == "likes weekly summaries; prefers weekly digests" and kept.id == report.memory_ids[0]
+
+
+def test_middle_band_delete_replaces() -> None:
+    report, store, _ = banded(0.8, "  delete\n")
+    assert report.operation == "DELETE"
+    assert [m.content for m in store.list(USER)] == ["prefers weekly digests"]
+
+
+@pytest.mark.parametrize("reply", ["NOOP", "I think UPDATE", "MERGE", ""])
+def test_middle_band_anything_else_is_noop(reply: str) -> None:
+    report, store, _ = banded(0.8, reply)
+    assert report.operation == "NOOP" and len(store.list(USER)) == 1
+
+
+def test_middle_band_without_a_model_is_noop() -> None:
+    report, store, _ = banded(0.8, with_llm=False)
+    assert report.operation == "NOOP" and "no model" in report.reason
+    report, store, _ = banded(0.8, LLMTimeout("slow"))
+    assert report.operation == "NOOP" and len(store.list(USER)) == 1
+
+
+def test_different_structured_slots_never_merge() -> None:
+    a, b = "only retail customers", "exclude cancelled orders"
+    emb = TableEmbedder({a: [1, 0, 0], b: at(0.9)})
+    store = InMemoryStore()
+    apply(Fact("preference", a), store, emb)
+    report = apply(Fact("preference", b), store, emb, ScriptedLLM())
+    assert report.operation == "ADD" and len(store.list(USER)) == 2
+
+
+def test_parse_decision() -> None:
+    assert parse_decision(" update ") == "UPDATE" and parse_decision("DELETE.") == "DELETE"
+    assert parse_decision("noop") == "NOOP" and parse_decision("DELETE it") == "NOOP"
+
+
+# --- isolation and failure ----------------------------------------------------------------------------------
+
+
+def test_other_users_memories_are_invisible(store: MemoryStore) -> None:
+    emb = FakeEmbedder()
+    apply(Fact("preference", "only customers from India"), store, emb, user="rahul")
+    report = apply(Fact("preference", "only customers from India"), store, emb)
+    assert report.operation == "ADD"
+    report = apply(Fact("preference", "only customers from Germany"), store, emb)
+    assert report.operation == "DELETE"
+    assert [m.structured["value"] for m in store.list("rahul")] == ["India"]  # type: ignore[index]
+
+
+class FailingDeleteStore(InMemoryStore):
+    def delete(self, user: str, memory_ids: Sequence[str]) -> int:
+        if self.fail:
+            self.fail = False  # the rollback's own delete goes through
+            raise MemoryStoreError("disk full")
+        return super().delete(user, memory_ids)
+
+    fail = False
+
+
+def test_failed_replace_leaves_the_store_unchanged() -> None:
+    store, emb = FailingDeleteStore(), FakeEmbedder()
+    apply(Fact("preference", "only customers from India"), store, emb)
+    before = store.list(USER)
+    store.fail = True
+    with pytest.raises(MemoryStoreError):
+        apply(Fact("preference", "only customers from Germany"), store, emb)
+    assert store.list(USER) == before
+
+
+class BrokenAfter(FakeEmbedder):
+    """Embeds the first ``n`` calls, then fails (the model went away between two steps)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.left = n
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if self.left <= 0:
+            raise EmbeddingModelMissing("gone")
+        self.left -= 1
+        return super().embed_batch(texts)
+
+
+def test_failed_reembedding_writes_nothing() -> None:
+    store = InMemoryStore()
+    apply(Fact("preference", "only customers from India"), store, FakeEmbedder())
+    before = store.list(USER)
+    with pytest.raises(EmbeddingModelMissing):
+        apply(Fact("preference", "also include customers from Nepal"), store, BrokenAfter(1))
+    assert store.list(USER) == before
+
+
+# --- forget -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "obj"),
+    [
+        ("I no longer care about India", "India"),
+        ("forget the INR rule", "INR"),
+        ("Stop filtering by country", "country"),
+        ("Please drop the high value order definition.", "high value order"),
+        ("never mind the weekly summaries", "weekly summaries"),
+    ],
+)
+def test_retraction_object(message: str, obj: str) -> None:
+    assert retraction_object(message) == obj
+
+
+def seeded(store: MemoryStore, emb: object) -> dict[str, Memory]:
+    out = {}
+    for key, fact in {
+        "india": Fact("preference", "Always show me customers from India"),
+        "inr": Fact("preference", "show amounts in INR"),
+        "hvo": Fact("terminology", "High value order means total amount over 10000"),
+        "status": Fact("preference", "exclude cancelled orders"),
+    }.items():
+        out[key] = apply(fact, store, emb).after[0]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("message", "gone"),
+    [
+        ("I no longer care about India", "india"),
+        ("I don't care about Indian customers any more", "india"),
+        ("forget the INR rule", "inr"),
+        ("Stop filtering by country", "india"),
+        ("drop the high value order definition", "hvo"),
+        ("forget about high value orders", "hvo"),
+        ("stop hiding cancelled orders", "status"),
+    ],
+)
+def test_forget_by_structure(store: MemoryStore, message: str, gone: str) -> None:
+    emb = FakeEmbedder()
+    mems = seeded(store, emb)
+    report = forget(message, user=USER, database_id=DB, store=store, embedder=emb, schema=SCHEMA)
+    assert report.operation == "DELETE" and report.memory_ids == (mems[gone].id,) and report.after == ()
+    assert {m.id for m in store.list(USER)} == {m.id for k, m in mems.items() if k != gone}
+
+
+def test_forget_narrows_a_multi_value_filter() -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    apply(Fact("preference", "only customers from India and Nepal"), store, emb)
+    report = forget("I no longer care about Nepal", user=USER, database_id=DB, store=store, embedder=emb,
+                    schema=SCHEMA)  # fmt: skip
+    assert report.operation == "UPDATE"
+    [kept] = store.list(USER)
+    assert kept.structured["sql"] == "customers.country = 'India'"  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_forget_by_similarity_and_noop(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    apply(Fact("preference", "Show amounts rounded to two decimals"), store, minilm, schema=None)
+    apply(Fact("preference", "Always show me customers from India"), store, minilm)
+    report = forget("forget the rounding", user=USER, database_id=DB, store=store, embedder=minilm,
+                    schema=SCHEMA)  # fmt: skip
+    assert report.operation == "DELETE" and "similarity" in report.reason
+    assert [m.content for m in store.list(USER)] == ["Always show me customers from India"]
+    report = forget("forget about the weather", user=USER, database_id=DB, store=store, embedder=minilm,
+                    schema=SCHEMA)  # fmt: skip
+    assert report.operation == "NOOP" and "weather" in report.reason and len(store.list(USER)) == 1
+
+
+def test_forget_touches_only_this_user() -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    apply(Fact("preference", "only customers from India"), store, emb, user="rahul")
+    report = forget("I no longer care about India", user=USER, database_id=DB, store=store, embedder=emb,
+                    schema=SCHEMA)  # fmt: skip
+    assert report.operation == "NOOP" and len(store.list("rahul")) == 1
