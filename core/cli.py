@@ -17,12 +17,14 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from core.answer import Answer, json_value
 from core.cancellation import Cancellation
+from core.cli_output import print_answer, print_reply, reply_json
+from core.composition import Services
 from core.config import Settings
 from core.errors import (
     CairnError,
@@ -37,6 +39,8 @@ from core.errors import (
 __all__ = ["main"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_INPUT, EXIT_DATABASE, EXIT_TIMEOUT, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
 
@@ -74,7 +78,16 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-rows", type=int, help="row cap for this call (default from settings: 1000)")
     ask.add_argument("--batch", type=Path, help='JSONL file of {"id", "question", "db"} lines')
     ask.add_argument("--out", type=Path, help="JSONL file for batch answers (default: stdout)")
+    ask.add_argument("--user", help="apply this person's memories and learn from the message")
+    ask.add_argument("--without", nargs="*", default=[], metavar="MEMORY_ID",
+                     help="leave these memories out for this question")
+    ask.add_argument("--dry-run", action="store_true",
+                     help="show the route, recalled memories and exact prompt; call neither model nor query")
     ask.set_defaults(func=_cmd_ask)
+
+    from core.cli_memory import add_memory_parser
+
+    add_memory_parser(sub)
 
     schema = sub.add_parser("schema", help="show the tables and columns Cairn sees")
     schema.add_argument("--db", help="postgresql:// URL or SQLite file path")
@@ -104,29 +117,81 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         if args.max_rows < 1:
             raise InputError("--max-rows must be at least 1.", hint="For example: --max-rows 100")
         settings = replace(settings, row_cap=args.max_rows)
-    if args.batch:
-        return _ask_batch(args, settings)
-    if not args.question or not args.question.strip():
-        raise InputError("The question is empty.", hint='Example: cairn ask "How many orders were placed last month?"')
-    answer = _ask_one(args.question, args.db, settings, cancel=Cancellation())
-    if args.json:
-        print(json.dumps(answer.to_json(), ensure_ascii=False))
+    services = Services(settings)
+    try:
+        if args.batch:
+            return _ask_batch(args, services)
+        if not args.question or not args.question.strip():
+            raise InputError("The question is empty.",
+                             hint='Example: cairn ask "How many orders were placed last month?"')
+        if args.dry_run:
+            return _dry_run(args, services)
+        if args.user:
+            reply = _in_worker(lambda cancel: services.assistant(args.db).handle(
+                _user(args.user), args.question, cancel=cancel, exclude=args.without))
+            answer = reply.answer
+            if args.json:
+                print(json.dumps(reply_json(reply), ensure_ascii=False))
+            else:
+                print_reply(reply)
+            if answer is None:
+                return EXIT_OK if reply.error is None else EXIT_NO_ANSWER
+        else:
+            answer = _in_worker(lambda cancel: services.pipeline(args.db).ask(args.question, cancel=cancel))
+            if args.json:
+                print(json.dumps(answer.to_json(), ensure_ascii=False))
+            else:
+                print_answer(answer)
+        if args.csv and answer.ok:
+            _write_csv(args.csv, answer)
+        return _exit_code_for_answer(answer)
+    finally:
+        services.close()
+
+
+def _user(name: str) -> str:
+    cleaned = name.strip()
+    if not cleaned or len(cleaned) > 200 or any(not ch.isprintable() for ch in cleaned):
+        raise InputError(f"{name!r} is not a usable user name.", hint="Use a short printable name, e.g. --user priya.")
+    return cleaned
+
+
+def _dry_run(args: argparse.Namespace, services: Services) -> int:
+    if args.user:
+        report = services.assistant(args.db).dry_run(_user(args.user), args.question)
     else:
-        _print_answer(answer)
-    if args.csv and answer.ok:
-        _write_csv(args.csv, answer)
-    return _exit_code_for_answer(answer)
+        from core.memory.classifier import classify
+        from core.prompt import build_sql_prompt
+
+        pipeline = services.pipeline(args.db)
+        question = pipeline.check_question(args.question)
+        route = classify(question)
+        prompt = build_sql_prompt(question, pipeline.load_schema(), today=pipeline._today(),
+                                  num_ctx=services.settings.num_ctx)
+        report = {"message": question, "route": route.kind, "uncertain": route.uncertain,
+                  "reasons": list(route.reasons), "memories": [],
+                  "prompt": {"system": prompt.system, "user": prompt.user, "tokens": prompt.tokens}}
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print(f"route: {report['route']}{' (uncertain)' if report.get('uncertain') else ''}")
+        for m in report.get("memories", []):
+            print(f"memory {m['id'][:8]} [{m['category']}] {m['content']!r}: {m['why']}")
+        if "prompt" in report:
+            print("--- system ---\n" + report["prompt"]["system"] + "\n--- user ---\n" + report["prompt"]["user"])
+        elif "action" in report:
+            print(f"action: {report['action']}")
+    return EXIT_OK
 
 
-def _ask_one(question: str, db: str | None, settings: Settings, *, cancel: Cancellation) -> Answer:
-    """Runs the pipeline on a worker thread so Ctrl+C can cancel it (the database query too)."""
-
-    pipeline = _pipeline(db, settings)
+def _in_worker(work_fn: Callable[[Cancellation], T]) -> T:
+    """Runs ``work_fn`` on a worker thread so Ctrl+C can cancel it (the database query too)."""
+    cancel = Cancellation()
     box: dict[str, Any] = {}
 
     def work() -> None:
         try:
-            box["answer"] = pipeline.ask(question, cancel=cancel)
+            box["answer"] = work_fn(cancel)
         except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             box["error"] = exc
 
@@ -141,36 +206,20 @@ def _ask_one(question: str, db: str | None, settings: Settings, *, cancel: Cance
         raise
     if "error" in box:
         raise box["error"]
-    answer: Answer = box["answer"]
-    return answer
+    result: T = box["answer"]
+    return result
 
 
-_PIPELINES: dict[str, Any] = {}
-
-
-def _pipeline(db: str | None, settings: Settings) -> Any:
-    """One pipeline per database in this process (batch mode reuses pools and schema caches)."""
-    from core.llm import OllamaLLM
-    from core.pipeline import AskPipeline
-    from core.targets import open_target
-
-    key = f"{db or ''}|{settings.model}"
-    if key not in _PIPELINES:
-        database = open_target(db)
-        llm = OllamaLLM(settings.ollama_host, settings.model, timeout_s=settings.llm_timeout_s, num_ctx=settings.num_ctx)
-        _PIPELINES[key] = AskPipeline(database, llm, settings)
-    return _PIPELINES[key]
-
-
-def _ask_batch(args: argparse.Namespace, settings: Settings) -> int:
+def _ask_batch(args: argparse.Namespace, services: Services) -> int:
     lines = _read_batch(args.batch)
     out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
     answered = 0
     try:
         for item in lines:
             db = item.get("db") or args.db
+            question = str(item.get("question", ""))
             try:
-                answer = _ask_one(str(item.get("question", "")), db, settings, cancel=Cancellation())
+                answer = _in_worker(lambda cancel, db=db, q=question: services.pipeline(db).ask(q, cancel=cancel))
                 payload = answer.to_json()
             except CairnError as exc:
                 payload = Answer(question=str(item.get("question", "")), error=str(exc), hint=exc.hint).to_json()
@@ -227,43 +276,6 @@ def _write_csv(path: Path, answer: Answer) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     print(f"Wrote {answer.row_count} rows to {path}.", file=sys.stderr)
-
-
-# -- printing ----------------------------------------------------------------------------------------
-
-
-def _print_answer(answer: Answer) -> None:
-    if answer.sql:
-        print(f"SQL ({answer.path}):\n  " + answer.sql.replace("\n", "\n  "))
-    if answer.ok:
-        print()
-        _print_table(answer)
-        more = " (truncated)" if answer.truncated else ""
-        total = sum(answer.timings.values())
-        print(f"\n{answer.row_count} row(s){more} in {total:.2f}s")
-    for note in answer.notes:
-        print(f"Note: {note}")
-    if answer.error:
-        if answer.rejected_sql:
-            print(f"Last SQL tried (edit and run it yourself):\n  {answer.rejected_sql}", file=sys.stderr)
-        print(f"Error: {answer.error}\nHint: {answer.hint}", file=sys.stderr)
-
-
-def _print_table(answer: Answer, max_rows: int = 50, max_width: int = 40) -> None:
-    def cell(v: Any) -> str:
-        s = "NULL" if v is None else str(json_value(v))
-        return s if len(s) <= max_width else s[: max_width - 1] + "…"
-
-    rows = [[cell(v) for v in row] for row in answer.rows[:max_rows]]
-    widths = [len(c) for c in answer.columns]
-    for row in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, row)]
-    print("  ".join(c.ljust(w) for c, w in zip(answer.columns, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
-    if len(answer.rows) > max_rows:
-        print(f"... {len(answer.rows) - max_rows} more row(s) (use --csv or --json for all)")
 
 
 def _print_error(exc: CairnError) -> None:

@@ -55,6 +55,9 @@ class Settings:
     row_cap: int = 1000
     statement_timeout_s: float = 30.0
     repair_rounds: int = 2
+    # "pgvector" (embedded server, or memory_store_uri) falls back to "json" files when unavailable.
+    memory_store: str = "pgvector"
+    memory_store_uri: str | None = None
     # Per connection id: tables ("orders") or columns ("customers.email") never shown to the model.
     hidden: dict[str, list[str]] = field(default_factory=dict)
 

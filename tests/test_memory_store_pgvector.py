@@ -89,9 +89,9 @@ def _structured_vectors(rng: np.random.Generator, n: int, basis: np.ndarray) -> 
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def _load(store: PgVectorMemoryStore, vectors: np.ndarray, users: int) -> list[Memory]:
+def _load(store: PgVectorMemoryStore, vectors: np.ndarray, owners: list[str]) -> list[Memory]:
     """COPY with the HNSW index dropped and rebuilt after: ~10x faster than incremental inserts."""
-    mems = [Memory(user=f"u{i % users}", category="entity", content=str(i), id=str(i),
+    mems = [Memory(user=owners[i], category="entity", content=str(i), id=str(i),
                    embedding=tuple(vectors[i].tolist())) for i in range(len(vectors))]  # fmt: skip
     store._run(lambda c: c.execute("DROP INDEX memories_embedding_hnsw"))
     store.copy_many(mems)
@@ -103,33 +103,32 @@ def _load(store: PgVectorMemoryStore, vectors: np.ndarray, users: int) -> list[M
 
 @pytest.mark.slow
 def test_search_returns_k_rows_for_one_user_among_many(
-    make_store: Callable[..., PgVectorMemoryStore], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    make_store: Callable[..., PgVectorMemoryStore], caplog: pytest.LogCaptureFixture
 ) -> None:
     rng = np.random.default_rng(7)
     basis = rng.standard_normal((24, 384)).astype(np.float32)
-    n, users = 10_000, 100
+    n = 10_000  # 7000 memories over 100 users, 3000 of one big user
     vectors = _structured_vectors(rng, n, basis)
-    _load(make_store(), vectors, users)
+    owner = np.array([f"u{i % 100}" if i < 7000 else "big" for i in range(n)])
+    _load(make_store(), vectors, owner.tolist())
     queries = _structured_vectors(rng, 20, basis)
-    owner = np.arange(n) % users
     caplog.set_level("INFO", logger=store_pgvector.__name__)
-    # default: 100 rows a user go the exact way; exact_search_max=50 sends them through filtered HNSW
+    # default: every user goes the exact way; exact_search_max=50 sends them all through filtered HNSW
     for store in (make_store(), make_store(exact_search_max=50)):
         recalls = []
         for qi, q in enumerate(queries):
-            user = qi * 5 % users
-            hits = store.search(f"u{user}", q.tolist(), k=5)
+            user = "big" if qi % 2 else f"u{qi * 5 % 100}"
+            hits = store.search(user, q.tolist(), k=5)
             assert len(hits) == 5
-            assert all(h.memory.user == f"u{user}" for h in hits)
+            assert all(h.memory.user == user for h in hits)
             mine = np.flatnonzero(owner == user)
             exact = {str(i) for i in mine[np.argsort(-(vectors[mine] @ q))[:5]]}
             recalls.append(len(exact & {h.memory.id for h in hits}) / 5)
         assert np.mean(recalls) >= 0.99
     assert not [r for r in caplog.records if "searching exactly" in r.getMessage()]  # iterative scan sufficed
-    # an HNSW walk cut short (tiny scan budget) falls back to the exact search: still k rows
-    monkeypatch.setattr(store_pgvector, "MAX_SCAN_TUPLES", 1)
-    monkeypatch.setattr(store, "ef_search", 10)
-    assert len(store.search("u3", queries[0].tolist(), k=5)) == 5
+    # a plain HNSW walk (no iterative scan, tiny ef_search) stops short; the store then searches exactly
+    store.iterative_scan, store.ef_search = "off", 5
+    assert len(store.search("big", queries[0].tolist(), k=5)) == 5
     assert [r for r in caplog.records if "searching exactly" in r.getMessage()]
 
 

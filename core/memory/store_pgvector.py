@@ -94,6 +94,7 @@ class PgVectorMemoryStore:
         self.dims = dims
         self.ef_search = ef_search
         self.exact_search_max = exact_search_max
+        self.iterative_scan = "strict_order"  # pgvector >= 0.8: keep walking until k rows pass the user filter
         self._lock = threading.RLock()
         self._conn: Any = None
         self._embedded = embedded  # the EmbeddedPostgres holding this database, if any (kept referenced)
@@ -308,9 +309,9 @@ class PgVectorMemoryStore:
             ).fetchone()[0]
             if available <= self.exact_search_max:
                 return self._exact(conn, where, params)
-            conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true), "
+            conn.execute("SELECT set_config('hnsw.iterative_scan', %s, true), "
                          "set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
-                         (str(max(self.ef_search, k)), str(MAX_SCAN_TUPLES)))  # fmt: skip
+                         (self.iterative_scan, str(max(self.ef_search, k)), str(MAX_SCAN_TUPLES)))  # fmt: skip
             rows = conn.execute(
                 f"SELECT {_COLUMNS}, embedding::text, embedding <=> %(q)s::vector AS distance "
                 f"FROM memories WHERE {where} AND embedding IS NOT NULL "

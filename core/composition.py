@@ -1,0 +1,80 @@
+"""The command line's composition root: builds each piece once, lazily, and hands them to each other.
+
+(The desktop has its own root in ``desktop/app.py``; both only wire ``core`` objects together.)
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from core.config import Settings, data_dir
+from core.embedded_postgres import EmbeddedPostgres
+
+__all__ = ["Services"]
+
+logger = logging.getLogger(__name__)
+
+
+class Services:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._embedded: EmbeddedPostgres | None = None
+        self._pipelines: dict[str, Any] = {}
+        self._store: Any = None
+        self._embedder: Any = None
+        self._bank: Any = None
+
+    def embedded(self) -> EmbeddedPostgres:
+        if self._embedded is None:
+            self._embedded = EmbeddedPostgres()
+        return self._embedded
+
+    def pipeline(self, db: str | None) -> Any:
+        """One pipeline per database (batch mode reuses its pool and schema cache)."""
+        from core.llm import OllamaLLM
+        from core.pipeline import AskPipeline
+        from core.targets import open_target
+
+        key = db or ""
+        if key not in self._pipelines:
+            s = self.settings
+            database = open_target(db, embedded=None if db else self.embedded())
+            llm = OllamaLLM(s.ollama_host, s.model, timeout_s=s.llm_timeout_s, num_ctx=s.num_ctx)
+            self._pipelines[key] = AskPipeline(database, llm, s)
+        return self._pipelines[key]
+
+    def store(self) -> Any:
+        if self._store is None:
+            from core.memory.stores import open_memory_store
+
+            s = self.settings
+            embedded = self.embedded() if s.memory_store == "pgvector" and not s.memory_store_uri else None
+            self._store = open_memory_store(s.memory_store, data_dir=data_dir(), uri=s.memory_store_uri,
+                                            embedded=embedded)
+        return self._store
+
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from core.memory.embedder import MiniLMEmbedder
+
+            self._embedder = MiniLMEmbedder()
+        return self._embedder
+
+    def bank(self) -> Any:
+        if self._bank is None:
+            from core.memory.bank import MemoryBank
+
+            self._bank = MemoryBank(self.store(), self.embedder(), data_dir() / "memory-journal")
+        return self._bank
+
+    def assistant(self, db: str | None) -> Any:
+        from core.assistant import Assistant
+
+        return Assistant(self.pipeline(db), self.store(), self.embedder(), self.bank())
+
+    def close(self) -> None:
+        for pipeline in self._pipelines.values():
+            pipeline.database.close()
+        if self._store is not None and hasattr(self._store, "close"):
+            self._store.close()
