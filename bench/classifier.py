@@ -1,9 +1,10 @@
 """Bench: message routing (data question vs memory statement) — Cairn's classifier against the seed's regex.
 
-Run from the repository root: ``.venv/bin/python -m bench.classifier [--split dev|heldout|all] [--embedder]
-[--errors]``. Data: tests/data/classifier_messages.csv (message,label,split). Reports exact-kind accuracy
-(7 kinds), route accuracy (memory vs data: what decides whether SQL runs), per class, the seed's route
-accuracy, and time per message.
+Run from the repository root: ``.venv/bin/python -m bench.classifier [--split dev|heldout|all] [--group G]
+[--embedder] [--errors]``. Data: tests/data/classifier_messages.csv (message,label,split,group; ``group`` tags
+rows written for one error class: only / format / focus / self, blank otherwise). Reports exact-kind accuracy
+(7 kinds), route accuracy (memory vs data: what decides whether SQL runs), per label and per group, the seed's
+route accuracy, and time per message.
 """
 
 from __future__ import annotations
@@ -72,11 +73,12 @@ class Row:
     message: str
     label: str
     split: str
+    group: str = ""
 
 
 def load_rows(path: Path = DATA) -> list[Row]:
     with path.open(newline="", encoding="utf-8") as fh:
-        return [Row(r["message"], r["label"], r["split"]) for r in csv.DictReader(fh)]
+        return [Row(r["message"], r["label"], r["split"], r.get("group") or "") for r in csv.DictReader(fh)]
 
 
 @dataclass(frozen=True)
@@ -117,10 +119,12 @@ def score(rows: list[Row], *, embedder: object | None = None) -> Score:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
+    ap.add_argument("--group", default=None, help="only rows of this group (only, format, focus, self)")
     ap.add_argument("--embedder", action="store_true", help="use MiniLM as tie-breaker for unsure cases")
     ap.add_argument("--errors", action="store_true", help="list misclassified messages")
     args = ap.parse_args(argv)
-    rows = [r for r in load_rows() if args.split == "all" or r.split == args.split]
+    rows = [r for r in load_rows() if (args.split == "all" or r.split == args.split)
+            and (args.group is None or r.group == args.group)]
     embedder = None
     if args.embedder:
         from core.memory.embedder import MiniLMEmbedder
@@ -132,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'class':<12} {'n':>4} {'exact':>6} {'route':>6} {'seed':>6}")
     for label, (n, ex, ro, sd) in s.per_class.items():
         print(f"{label:<12} {n:>4} {ex:>6.2f} {ro:>6.2f} {sd:>6.2f}")
+    groups = sorted({r.group for r in rows if r.group})
+    if groups and args.group is None:
+        print(f"{'group':<12} {'n':>4} {'exact':>6} {'route':>6} {'seed':>6}")
+        for g in groups:
+            gs = score([r for r in rows if r.group == g])
+            print(f"{g:<12} {gs.n:>4} {gs.exact:>6.2f} {gs.route:>6.2f} {gs.seed_route:>6.2f}")
     if args.errors:
         for msg, gold, got, why in s.errors:
             print(f"  [{gold} -> {got}] {msg!r}  {'; '.join(why)}")

@@ -161,7 +161,7 @@ class Tally:
 
 
 def bench_db(server: EmbeddedPostgres, name: str, seed: int, show: set[str], totals: dict[str, Tally],
-             counts: Counter[str], false_repairs: list[str]) -> None:
+             counts: Counter[str], false_repairs: list[str], kinds: tuple[str, ...] = DAMAGE_KINDS) -> None:
     uri = load(server, name)
     database = open_database(uri)
     schema: Schema = database.schema()
@@ -179,7 +179,7 @@ def bench_db(server: EmbeddedPostgres, name: str, seed: int, show: set[str], tot
             counts["non_empty"] += non_empty
             rendered = render(base, "postgres")
             faithful = rendered is not None and run_readonly(conn, rendered) in wants
-            for kind in DAMAGE_KINDS:
+            for kind in kinds:
                 if kind in TREE_KINDS and not faithful:
                     counts["unrenderable"] += kind == "table_name"
                     continue
@@ -232,6 +232,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", choices=sorted(SPLITS), default="dev")
     parser.add_argument("--dbs", nargs="*", help="override the split with these databases")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=1, help="run this many seeds from --seed on, pooled")
+    parser.add_argument("--kinds", nargs="*", choices=DAMAGE_KINDS, default=list(DAMAGE_KINDS))
     parser.add_argument("--show", nargs="*", default=[], help="print Cairn's failures of these kinds ('all')")
     args = parser.parse_args(argv)
     names = args.dbs or list(SPLITS[args.split])
@@ -243,7 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     try:
         for name in names:
-            bench_db(server, name, args.seed, set(args.show), totals, counts, false_repairs)
+            for seed in range(args.seed, args.seed + args.seeds):
+                bench_db(server, name, seed, set(args.show), totals, counts, false_repairs, tuple(args.kinds))
     finally:
         server.stop()
     print(f"databases: {', '.join(names)}  (seed {args.seed}, {time.perf_counter() - started:.0f}s)")

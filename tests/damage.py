@@ -124,7 +124,7 @@ def _norm(name: str) -> str:
 def _singular(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
         return word[:-1]
     return word
 
@@ -132,7 +132,7 @@ def _singular(word: str) -> str:
 def _plural_toggle(word: str) -> str:
     if word.endswith("ies"):
         return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss"):
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"

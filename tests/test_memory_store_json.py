@@ -160,6 +160,14 @@ def test_wrong_dimensions_are_refused(root: Path) -> None:
         store.search("ann", [1.0, 0.0])
 
 
+def test_mixed_dimensions_are_refused_without_a_fixed_size(root: Path) -> None:
+    store = JsonMemoryStore(root)
+    store.put(memory("ann", "384 dims"))
+    with pytest.raises(MemoryStoreError, match="embedding size"):
+        store.put(Memory(user="ann", category="entity", content="x", embedding=(1.0, 0.0)))
+    assert len(store.list("ann")) == 1
+
+
 def _writer(root: str, tag: str, count: int) -> None:
     store = JsonMemoryStore(Path(root))
     for i in range(count):

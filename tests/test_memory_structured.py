@@ -193,3 +193,17 @@ def test_filter_sql_runs_on_the_real_sample_database(sample_db_uri: str) -> None
         assert metric is not None
         row = conn.execute(f"SELECT {metric['sql']} FROM orders").fetchone()
         assert row is not None and float(row[0]) > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "value"),
+    [
+        ("only customers from India, but not Germany", "=", "India"),
+        ("customers from India and Nepal, not Germany", "IN", ["India", "Nepal"]),
+        ("never show cancelled, returned or pending orders", "NOT IN", ["cancelled", "returned", "pending"]),
+        ("customers from India, Germany and Nepal", "IN", ["India", "Germany", "Nepal"]),
+    ],
+)
+def test_each_clause_has_its_own_polarity(text: str, op: str, value: object) -> None:
+    st = pref(text)
+    assert st is not None and (st["op"], st["value"]) == (op, value)

@@ -18,6 +18,7 @@ __all__ = [
     "is_interrogative",
     "is_request_start",
     "one_off_cue",
+    "presentation_cue",
     "standing_cue",
     "strip_fillers",
 ]
@@ -157,7 +158,9 @@ def is_request_start(t: Text) -> bool:
 
 # --- standing-time markers -------------------------------------------------------------------------------
 _STRONG_STANDING = re.compile(
-    r" ((in|for|across|on|from|to|out of) (my|our) (\w+ )?(queries|reports|answers|questions|results|analyses|dashboards)|from now on|from here on|going forward|moving forward|henceforth|by default|as a default|default to|"
+    r" ((in|for|across|on|from|to|out of) (my|our) (\w+ )?(queries|reports|answers|questions|results|analyses|"
+    r"dashboards)|from now on|from here on|going forward|moving forward|henceforth|by default|as a default|"
+    r"default to|"
     r"in (the )?future|every time|each time|whenever|all the time|from today on|"
     r"unless i say otherwise|unless i ask otherwise|unless told otherwise|as a rule|"
     r"(in|for|across|on|from|to) (all|every|each|any) (of )?(my |our |the |future |later |)(\w+ )?"
@@ -197,7 +200,8 @@ def standing_cue(t: Text) -> str | None:
 _TIME_ONE_OFF = re.compile(
     r" (yesterday|today|tonight|tomorrow|right now|for now|just now|this time|"
     r"(last|this|next|previous|past) (\d+ )?(day|days|week|weeks|month|months|quarter|quarters|year|years|fy)|"
-    r"in (january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]|\d{4})) "
+    r"(in|from|during|since|for) (january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|q[1-4]|\d{4})) "
 )
 _RESULT_NOUNS = frozenset(
     {"list", "result", "results", "table", "query", "chart", "data", "report", "breakdown", "output", "one",
@@ -298,3 +302,51 @@ def has_arithmetic(s: str) -> bool:
 
 def has_condition(s: str) -> bool:
     return _COND.search(s) is not None
+
+
+# --- presentation settings (unit / format / ordering) ------------------------------------------------------
+_UNITS = (
+    r"(inr|usd|eur|gbp|jpy|cny|aud|cad|chf|sgd|aed|zar|brl|mxn|euro|euros|dollar|dollars|rupee|rupees|pound|pounds|"
+    r"sterling|yen|yuan|thousand|thousands|million|millions|billion|billions|lakh|lakhs|crore|crores|k|percent|"
+    r"percentages|kilograms|kilogram|kg|kgs|grams|lbs|km|kilometers|kilometres|miles|hours|minutes|seconds|utc|"
+    r"gmt|ist|est|pst|cet|local time)"
+)
+_FORMAT = re.compile(
+    r" ((in|to|into) (\w+ ){0,2}" + _UNITS + r"|" + _UNITS + r" (as|for) (the |a )?(currency|unit|units|default)|"
+    r"use " + _UNITS + r"|(as|in) (\w+ ){0,2}(format|formats|notation)|(dd|mm|yyyy|yy) ([/-] )?(dd|mm|yyyy|yy)|"
+    r"(\d+|one|two|three|four|zero|no) (decimal|decimals|dp|significant)|(nearest|whole) (number|numbers|integer|"
+    r"dollar|thousand)|thousands? separators?|(24|12) (- )?hour|(newest|latest|oldest|earliest|most recent) first|"
+    r"as (whole numbers|percentages|percents|integers|fractions|decimals)) "
+)
+# Words that may accompany a presentation setting without naming anything to fetch.
+_PRESENTATION_WORDS = frozenset(
+    {"use", "show", "display", "give", "me", "us", "round", "rounded", "format", "formatted", "express",
+     "expressed", "convert", "converted", "present", "presented", "put", "write", "print", "keep", "sort",
+     "sorted", "order", "ordered", "always", "by", "default", "please", "all", "every", "the", "a", "an", "my",
+     "our", "with", "and", "in", "to", "into", "as", "for", "of", "on", "at", "first", "everything", "amounts",
+     "amount", "numbers", "number", "figures", "figure", "values", "value", "prices", "price", "money",
+     "monetary", "currency", "currencies", "dates", "date", "times", "time", "timestamps", "timestamp",
+     "datetimes", "percentages", "percentage", "percents", "decimals", "decimal", "places", "place", "results",
+     "weights", "weight", "distances", "distance", "durations", "duration", "separators", "separator", "format",
+     "formats", "notation", "dd", "mm", "yyyy", "yy", "/", "-", "european", "us", "american", "british", "iso",
+     "indian", "hour", "local", "utc", "nearest", "whole", "integer", "integers", "one", "two", "three", "four",
+     "zero", "no", "digits", "significant", "dp", "newest", "latest", "oldest", "earliest", "most", "recent",
+     "ascending", "descending", "fractions", "unit", "units", "should", "be", "are", "is", "want", "i", "like",
+     "would", "prefer", "thousand", "thousands"}
+)
+_UNIT_WORDS = frozenset(_UNITS.strip("()").split("|")) - {"local time"} | {"local"}
+
+
+def presentation_cue(t: Text) -> str | None:
+    """A unit / format / ordering setting with nothing else to fetch ('Show amounts in INR'), or None.
+
+    The test is the object, not the verb: once the format phrase and generic value words (amounts, dates,
+    numbers ...) are taken away, nothing may be left; 'Show revenue in INR for last month' keeps 'revenue' and
+    a time, so it is a data request.
+    """
+    w = strip_fillers(t.words)
+    m = _FORMAT.search(" " + " ".join(w) + " ")
+    if not m:
+        return None
+    left = [x for x in w if x not in _PRESENTATION_WORDS and x not in _UNIT_WORDS and not x.isdigit()]
+    return None if left else m.group(1).strip()

@@ -335,6 +335,7 @@ class JsonMemoryStore:
         for user, batch in by_user.items():
 
             def action(doc: _Doc, _path: Path, batch: list[Memory] = batch) -> tuple[_Doc, None]:
+                self._check_same_dims(doc, batch)
                 items = list(doc.memories)
                 where = {item["id"]: i for i, item in enumerate(items)}
                 for memory in batch:
@@ -353,6 +354,20 @@ class JsonMemoryStore:
         if memory.embedding is not None and self.dims is not None and len(memory.embedding) != self.dims:
             raise MemoryStoreError(
                 f"The memory embedding has {len(memory.embedding)} dimensions; this store holds {self.dims}.",
+                hint="Use the same embedding model for every memory.",
+            )
+
+    @staticmethod
+    def _check_same_dims(doc: _Doc, batch: Sequence[Memory]) -> None:
+        """One file holds one embedding size, else its matrix cannot be built (and it would read as damaged)."""
+        sizes = {len(m.embedding) for m in batch if m.embedding is not None}
+        for item in doc.memories:
+            if item.get("embedding") is not None:
+                sizes.add(len(base64.b64decode(item["embedding"])) // 4)
+                break
+        if len(sizes) > 1:
+            raise MemoryStoreError(
+                f"Memories of one user must share one embedding size; got {sorted(sizes)} dimensions.",
                 hint="Use the same embedding model for every memory.",
             )
 

@@ -309,22 +309,27 @@ class PgVectorMemoryStore:
             ).fetchone()[0]
             if available <= self.exact_search_max:
                 return self._exact(conn, where, params)
+            # enable_sort=off leaves the planner one plan without a sort: the HNSW index walk (otherwise it may
+            # pick the user index + sort, exact but slow for a large user, depending on stale statistics)
             conn.execute("SELECT set_config('hnsw.iterative_scan', %s, true), "
-                         "set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+                         "set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true), "
+                         "set_config('enable_sort', 'off', true)",
                          (self.iterative_scan, str(max(self.ef_search, k)), str(MAX_SCAN_TUPLES)))  # fmt: skip
-            rows = conn.execute(
-                f"SELECT {_COLUMNS}, embedding::text, embedding <=> %(q)s::vector AS distance "
+            rows = conn.execute(  # the vector-to-text cast only for the k rows kept
+                f"WITH top AS (SELECT {_COLUMNS}, embedding, embedding <=> %(q)s::vector AS distance "
                 f"FROM memories WHERE {where} AND embedding IS NOT NULL "
-                "ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s",
+                "ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s) "
+                f"SELECT {_COLUMNS}, embedding::text, distance FROM top",
                 params,
             ).fetchall()
             if len(rows) < k:  # the user has more than k rows: fewer means the walk gave up early
                 logger.info("HNSW returned %d of %d rows for a user; searching exactly", len(rows), k)
+                conn.execute("SELECT set_config('enable_sort', 'on', true)")
                 return self._exact(conn, where, params)
             return list(rows)
 
         started = time.perf_counter()
-        rows = self._run(work)
+        rows = sorted(self._run(work), key=lambda row: float(row[10]))  # best first (no SQL sort: see above)
         logger.debug("memory search: %d rows in %.1f ms", len(rows), (time.perf_counter() - started) * 1000)
         return [ScoredMemory(self._memory(row), 1.0 - float(row[10])) for row in rows]
 
@@ -333,9 +338,10 @@ class PgVectorMemoryStore:
         """Every row of the user through the B-tree index, sorted by true distance (no ANN index possible)."""
         rows = conn.execute(
             f"WITH mine AS MATERIALIZED (SELECT {_COLUMNS}, embedding FROM memories WHERE {where} "
-            "AND embedding IS NOT NULL) "
-            f"SELECT {_COLUMNS}, embedding::text, embedding <=> %(q)s::vector AS distance "
-            "FROM mine ORDER BY distance LIMIT %(k)s",
+            "AND embedding IS NOT NULL), "
+            f"top AS (SELECT {_COLUMNS}, embedding, embedding <=> %(q)s::vector AS distance "
+            "FROM mine ORDER BY distance LIMIT %(k)s) "
+            f"SELECT {_COLUMNS}, embedding::text, distance FROM top",
             params,
         ).fetchall()
         return list(rows)

@@ -46,6 +46,7 @@ _NEGATION = {
     "exclude", "excluding", "excludes", "except", "without", "never", "hide", "hiding", "omit", "omitting",
     "ignore", "ignoring", "skip", "skipping", "not", "no", "stop", "remove", "drop", "non",
 }  # fmt: skip
+_POSITIVE_CUES = {"only", "show", "include", "just", "keep", "want", "prefer"}
 _ADDITIVE = re.compile(r"\b(also|too|as well|additionally|in addition|plus|along with|add)\b", re.IGNORECASE)
 _DEMONYM_SUFFIXES = ("n", "an", "ian", "ese", "ish", "i")
 _DEMONYMS = {
@@ -95,6 +96,7 @@ _MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "lakh": 1e5, "lakh
 _INVERT = {"=": "<>", "<>": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "IN": "NOT IN", "NOT IN": "IN"}
 _SQL_OPS = {exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _OP_BUILDERS = {"=": exp.EQ, "<>": exp.NEQ, ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
+_CLAUSE = re.compile(r"[;,]|\bbut\b|\bhowever\b", re.IGNORECASE)
 _SQLISH = re.compile(r"[A-Za-z_][\w.\"]*\s*(?:=|<>|!=|>=|<=|>|<|\s(?:not\s+)?in\s*\()", re.IGNORECASE)
 
 
@@ -308,12 +310,11 @@ def _value_hits(toks: list[str], schema: Schema, masked: set[int]) -> list[_Hit]
     return hits
 
 
-def _negated(text: str, toks: list[str], before: int | None = None) -> bool:
+def _negated(text: str, toks: list[str]) -> bool:
     low = text.lower()
     if re.search(r"\b(filter|leave|rule|keep|cut)\s+out\b", low) or re.search(r"\bother than\b", low):
         return True
-    scope = toks if before is None else toks[:before]
-    return any(w in _NEGATION for w in scope)
+    return any(w in _NEGATION for w in toks)
 
 
 # --- preference filters --------------------------------------------------------------------------------------
@@ -407,30 +408,37 @@ def filter_from_text(text: str, schema: Schema) -> dict[str, Any] | None:
         return sql_form
     toks = words(text)
     mentioned = _mentioned_tables(toks, schema)
-    masked: set[int] = set()
-    for _code, span in _currency_spans(text):
-        masked.update(range(*span))
-    hits = _value_hits(toks, schema, masked)
+    hits: list[tuple[_Hit, bool]] = []  # (hit, negated): each clause has its own polarity
+    negated = False
+    for clause in _CLAUSE.split(text):
+        ctoks = words(clause)
+        masked = {i for _code, span in _currency_spans(clause) for i in range(*span)}
+        # A list clause ("never show cancelled, returned or pending") keeps the polarity before it.
+        if _negated(clause, ctoks):
+            negated = True
+        elif _POSITIVE_CUES & set(ctoks):
+            negated = False
+        hits.extend((h, negated) for h in sorted(_value_hits(ctoks, schema, masked), key=lambda h: h.span))
     if hits:
-        groups: dict[tuple[str, str], list[_Hit]] = {}
-        for h in hits:
-            groups.setdefault((h.table.qualified_name, h.column.name), []).append(h)
-        ranked = sorted(groups.values(), key=lambda g: (len({h.value for h in g}),
-                                                        g[0].table.qualified_name in mentioned), reverse=True)
+        groups: dict[tuple[str, str], list[tuple[_Hit, bool]]] = {}
+        for h, neg in hits:
+            groups.setdefault((h.table.qualified_name, h.column.name), []).append((h, neg))
+
+        def rank(g: list[tuple[_Hit, bool]]) -> tuple[int, bool]:
+            return len({h.value for h, _ in g}), g[0][0].table.qualified_name in mentioned
+
+        ranked = sorted(groups.values(), key=rank, reverse=True)
+        if len(ranked) > 1 and rank(ranked[0]) == rank(ranked[1]):
+            logger.debug("preference values match several columns; kept as text")
+            return None
         best = ranked[0]
-        if len(ranked) > 1:
-            second = ranked[1]
-            if (len({h.value for h in second}), second[0].table.qualified_name in mentioned) == (
-                len({h.value for h in best}), best[0].table.qualified_name in mentioned):
-                logger.debug("preference values match several columns; kept as text")
-                return None
-        values = list(dict.fromkeys(h.value for h in sorted(best, key=lambda h: h.span)))
-        negate = _negated(text, toks, before=min(h.span[0] for h in best) + 1) or _negated(text, toks)
+        # "India, but not Germany": the kept values say it all; only all-negative clauses make an exclusion.
+        negate = all(neg for _h, neg in best)
+        values = list(dict.fromkeys(h.value for h, neg in best if neg == negate))
+        table, column = best[0][0].table.qualified_name, best[0][0].column.name
         if len(values) == 1:
-            op, value = ("<>" if negate else "="), values[0]
-        else:
-            op, value = ("NOT IN" if negate else "IN"), values
-        return filter_spec(best[0].table.qualified_name, best[0].column.name, op, value, schema.dialect)
+            return filter_spec(table, column, "<>" if negate else "=", values[0], schema.dialect)
+        return filter_spec(table, column, "NOT IN" if negate else "IN", values, schema.dialect)
     cmp = _comparison(text)
     if cmp is None:
         return None
