@@ -48,6 +48,51 @@ def test_one_off_requests_are_not_preferences() -> None:
         assert not is_memory_statement(route)
 
 
+STANDING_VS_ONE_OFF = [
+    # restrictive 'only': standing unless a one-off cue or an analysis shape says otherwise
+    ("Only show me customers from India", "preference"),
+    ("Show only customers from India", "preference"),
+    ("Only include paid invoices", "preference"),
+    ("Only show those from yesterday", "follow_up"),
+    ("show only the first 10 rows of that", "follow_up"),
+    ("only the top 5 please", "follow_up"),
+    ("Only show me the top 5 products by revenue", "question"),
+    # presentation settings: generic object -> preference; a data noun or time -> question
+    ("Use INR for amounts", "preference"),
+    ("Show amounts in INR", "preference"),
+    ("Display dates as DD/MM/YYYY", "preference"),
+    ("Give me amounts in thousands", "preference"),
+    ("Show revenue in INR for last month", "question"),
+    ("Show that in INR", "follow_up"),
+    # scope: a slice of data -> preference, an area of data -> entity
+    ("I care about India", "preference"),
+    ("I'm responsible for the APAC region", "preference"),
+    ("I mostly look at the invoices table", "entity"),
+    ("Which regions am I responsible for?", "question"),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), STANDING_VS_ONE_OFF)
+def test_standing_vs_one_off(message: str, expected: str) -> None:
+    route = classify(message)
+    assert route.kind == expected, route.reasons
+
+
+def test_only_after_a_request_verb_is_flagged_uncertain() -> None:
+    assert classify("Show only customers from India").uncertain
+    assert not classify("Only include paid invoices").uncertain
+
+
+def test_self_descriptions_stay_out_of_sql_without_asking_a_model() -> None:
+    llm = ScriptedLLM("question")
+    for message in ("I work in the finance team", "I'm new here", "I am a data analyst"):
+        route = classify(message, llm=llm, embedder=FakeEmbedder())
+        assert route.kind == "entity" and route.uncertain, (message, route)
+    assert llm.history == []
+    assert classify("I work in finance and need total expenses for Q2").kind == "question"
+    assert classify("I'm new here - what tables do we have?").kind == "question"
+
+
 def test_is_memory_statement() -> None:
     assert is_memory_statement(Route("metric", False, ()))
     assert is_memory_statement(Route("forget", False, ()))

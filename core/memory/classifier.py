@@ -2,6 +2,23 @@
 
 Rules on the parsed clause decide (core/memory/classify_rules.py); only when they are unsure does an optional
 embedder (nearest prototype) and then an optional cheap LLM call get a say. Neither is ever required.
+
+Where the lines are drawn (each one a general rule, measured on tests/data/classifier_messages.csv):
+  - Restrictive "only" on a request with no one-off cue is a standing preference ("Only show me customers from
+    India", "Include only paid invoices"), as in the seed's own "only show me" rule. A one-off cue (those/that,
+    a bounded time, "now", "this time"), a question form, or an analysis shape (top/first N, N rows, "revenue by",
+    columns) keeps it a question or follow-up. "Show (me) only X" is flagged uncertain (it reads like a request
+    too); "Only show/include X" is not.
+  - A unit / format / ordering instruction whose object is only generic value words (amounts, dates, numbers)
+    is a preference ("Show amounts in INR", "Display dates as DD/MM/YYYY"); a data noun or a time to fetch makes
+    it a question ("Show revenue in INR for last month"). With history, show/convert/sort forms are uncertain
+    (they may re-render the last answer).
+  - Scope statements: attention or responsibility over a slice of the data (a region, market, segment,
+    customers: "I care about India", "I'm responsible for the APAC region") are preferences, because recall turns
+    preferences into filters; the same verbs over an area of data (a table, dataset, "the inventory data") are
+    entities, as are possessive namings ("My region is LATAM", "My key accounts are ...") and named instances.
+  - Self-descriptions with no data filter ("I work in the finance team", "I'm new here") are entity with
+    uncertain=True and no alternatives: low-stakes context, never SQL, and no model is asked to move them.
 """
 
 from __future__ import annotations
@@ -125,10 +142,11 @@ _LLM_SYSTEM = (
     "You sort one message from a data analyst talking to a SQL assistant. Answer with exactly one word:\n"
     "question - asks for data now (including one-off filters like 'only the delivered ones');\n"
     "follow_up - asks for data and refers to the previous answer (those, them, what about ...);\n"
-    "preference - a standing filter or setting for all future answers (always, from now on, I only care about);\n"
+    "preference - a standing filter or setting for all future answers (always, from now on, I only care about, "
+    "show amounts in INR, only include paid invoices);\n"
     "terminology - defines what a word or phrase means as a condition;\n"
     "metric - defines how a number is calculated;\n"
-    "entity - tells which tables, columns, accounts or things the user usually works with;\n"
+    "entity - tells which tables, columns, accounts or things the user usually works with, or who the user is;\n"
     "forget - withdraws something remembered earlier."
 )
 
@@ -155,8 +173,13 @@ def _llm_vote(message: str, rule: RuleResult, llm: LLM) -> RuleResult:
 def classify(
     message: str, *, embedder: Embedder | None = None, llm: LLM | None = None, has_history: bool = False
 ) -> Route:
-    """Route one message. Rules first; embedder then LLM only when the rules flag themselves unsure."""
+    """Route one message. Rules first; embedder then LLM only when the rules flag themselves unsure.
+
+    A rule that is unsure but leaves a single option (a self-description) is not sent for a second opinion.
+    """
     result = classify_rules(message, has_history=has_history)
+    if result.uncertain and len(result.options) == 1:
+        return Route(kind=result.kind, uncertain=True, reasons=result.reasons)  # type: ignore[arg-type]
     memory_only = bool(result.options) and all(k in MEMORY_KINDS for k in result.options)
     if result.uncertain and memory_only and embedder is not None:
         try:

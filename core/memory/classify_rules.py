@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 from core.memory.classify_text import (
     AUX,
-        WH,
+    WH,
     Text,
     anaphora_cue,
     has_arithmetic,
     is_interrogative,
     is_request_start,
     one_off_cue,
+    presentation_cue,
     standing_cue,
     strip_fillers,
 )
@@ -142,6 +143,10 @@ _INTEREST = [
     (re.compile(r" i (only|just|solely) (care|look|want|need|work|deal|focus|track|report|sell|use|analy[sz]e) "),
      "only-verb"),
     (re.compile(r" i (mainly|mostly|primarily) (care|focus) "), "mainly care"),
+    (re.compile(r" (i|we) (really |mostly |mainly |primarily |usually |only |just |most )*care (mostly |mainly |"
+                r"most |primarily |only |just )?(about|for) "), "care about"),
+    (re.compile(r" (i|we) (am |are )?(really |mostly |mainly |primarily |usually |only |just )*(focus|focused|"
+                r"focusing|concentrate|concentrating) (mostly |mainly |primarily |only |just )?on "), "focus on"),
     (re.compile(r" (i|we) care only about "), "only-verb"),
     (re.compile(r" (i|we) (do not|never) (want|need|wish|like) to (see|have|get) "), "do not want"),
     (re.compile(r" (i|we) (do not|never) (want|need|care about) "), "do not want"),
@@ -169,6 +174,48 @@ _ENTITY = [
      "habitual"),
 ]
 _STRUCTURE_WORDS = re.compile(r" (table|tables|column|columns|schema|view|views|dataset|field|fields) ")
+# An area of data (rather than a value to filter on) as the object of a scope verb: 'I focus on the inventory data'.
+_DATA_AREA = re.compile(r" (table|tables|column|columns|schema|views?|dataset|datasets|data|database|metrics|kpis|"
+                        r"fields?) ")
+# Scope verbs whose object is a slice of the data ('I'm responsible for the APAC region'): a standing filter.
+_SCOPE = re.compile(
+    r" (i|we) (am |are )?(usually |mostly |mainly |typically |normally |generally |primarily |only |just )?"
+    r"(look at|work on|cover|manage|handle|look after|oversee|am responsible for|are responsible for|"
+    r"responsible for|in charge of|run|own|report on|deal with|serve) (?P<obj>.+?)( so | and | but | , |$)"
+)
+_SLICE_NOUNS = frozenset(
+    {"region", "regions", "market", "markets", "territory", "territories", "segment", "segments", "country",
+     "countries", "geography", "geo", "vertical", "verticals", "channel", "channels", "customers", "clients",
+     "subscribers", "users", "buyers", "orders", "plans", "category", "categories", "zone", "zones", "state",
+     "states", "province", "provinces", "cities", "continent", "sector", "sectors", "industry", "industries"}
+)
+# Restrictive 'only' on the request itself: 'Only show me X', 'Show only X', 'Include X only'.
+_ONLY_VERBS = frozenset(
+    {"show", "list", "give", "include", "count", "return", "display", "pull", "use", "report", "consider", "keep",
+     "fetch", "get", "bring", "select", "analyse", "analyze", "track"}
+)
+_REQUEST_ONLY = frozenset({"show", "list", "give", "display", "pull", "fetch", "get", "bring", "return", "select"})
+# A one-off shape: a row limit, ranking or breakdown makes 'only' part of this question, not a standing filter.
+_ANALYSIS = re.compile(
+    r" ((top|first|last|bottom|latest|highest|lowest|biggest|largest|smallest) \d+|\d+ (rows|results|records|"
+    r"entries|lines)|(revenue|sales|count|counts|total|totals|average|sum|spend|profit|margin|number|amounts?) "
+    r"(by|per) \w+|(broken down|grouped|split|ranked|sorted|ordered) by|trend|breakdown|how many|how much|"
+    r"column|columns|field|fields) "
+)
+# 'Use full names instead of codes': a standing substitution (a one-off cue still makes it a follow-up).
+_SUBSTITUTE = re.compile(r"^ (always )?use (\w+ ){1,4}instead of (\w+ ){1,4}$")
+_TOP_FRAGMENT = re.compile(r"^ ((only|just) )?(the )?(top|first|last|bottom|latest) \d+ (rows |results |ones |entries |"
+                           r"records |please )?$")
+# Self-descriptions with no data filter ('I work in the finance team', 'I'm new here').
+_SELF = re.compile(
+    r"^ (i|we) ((am|are) (a|an|the|new|part|based|from|in|on|with|one|still|currently|just|now|here|also)|"
+    r"(work|worked|am working|are working) (in|at|for|as|on the \w+ team|with the \w+ team)|"
+    r"(joined|started|report to|belong to|sit in|moved to|transferred to)|(have|had) (been|just|recently)) "
+)
+_SELF_BLOCK = re.compile(
+    r" (need|want|like|looking|trying|curious|wondering|asking|hoping|going to|show|list|give|find|tell|get|"
+    r"what|which|how|who|where|when|why|not) "
+)
 
 
 def _ok_subject(x: str) -> bool:
@@ -259,6 +306,45 @@ def _copula_definition(body: str) -> tuple[str, str, bool] | None:
     return None
 
 
+def _only_directive(t: Text) -> tuple[str, str] | None:
+    """Find 'only' restricting a request in any clause ('I work in finance, so only show ...')."""
+    clause: list[str] = []
+    for tok in (*t.tokens, ","):
+        if tok in {",", ";", "so"}:
+            found = _only_in_clause(strip_fillers(tuple(w for w in clause if w not in {"?", "(", ")", "%"})))
+            if found:
+                return found
+            clause = []
+        else:
+            clause.append(tok)
+    return None
+
+
+def _only_in_clause(words: tuple[str, ...]) -> tuple[str, str] | None:
+    """('lead', verb) for 'Only show me X', ('after', verb) for 'Show (me) only X' / 'Show X only'."""
+    if len(words) >= 2 and words[0] == "only" and words[1] in _ONLY_VERBS:
+        return "lead", words[1]
+    if not words or words[0] not in _ONLY_VERBS:
+        return None
+    rest = words[2:] if words[1:2] in {("me",), ("us",)} else words[1:]
+    if rest[:1] == ("only",) or (words[-1] == "only" and len(words) >= 3):
+        return "after", words[0]
+    return None
+
+
+def _scope_entity_or_preference(t: Text) -> RuleResult | None:
+    """'I mostly look at retail customers' is a standing filter; 'I mostly look at the invoices table' an entity."""
+    m = _SCOPE.search(t.s)
+    if not m:
+        return None
+    obj = " " + m.group("obj") + " "
+    if _DATA_AREA.search(t.s[m.start("obj") - 1 :]):
+        return RuleResult("entity", False, ("scope over an area of data",))
+    if obj.split()[-1] in _SLICE_NOUNS:
+        return RuleResult("preference", False, (f"scope over a slice of the data ('{obj.split()[-1]}')",))
+    return None
+
+
 _MODIFY = re.compile(
     r"^ ((sort|order|rank|group|split|break( it)? down|slice|pivot) by|add (the |a |an )?(\w+ ){0,2}columns? |"
     r"(remove|drop|hide) (the |a )?(\w+ ){0,2}columns? |make (it|this|that) |turn (it|this|that) into|"
@@ -323,6 +409,30 @@ def classify_rules(message: str, *, has_history: bool = False) -> RuleResult:
         if c and not c[2]:
             return RuleResult(c[0], False, (*reasons, c[1]))
 
+    words = strip_fillers(t.words)
+    if not wrapper and _TOP_FRAGMENT.match(" " + body + " "):
+        reasons.append("fragment narrowing the last answer")
+        return RuleResult("follow_up", not has_history, tuple(reasons), _DATA)
+    only = None if wrapper or standing else _only_directive(t)
+    if only:
+        one_off = one_off_cue(t)
+        if one_off:
+            return _one_off(t, has_history, reasons, "only", one_off)
+        shape = _ANALYSIS.search(t.s)
+        if shape:
+            reasons.append(f"'only' inside a one-off analysis ('{shape.group(1).strip()}')")
+            return _data(t, has_history, reasons)
+        unsure = only[0] == "after" and only[1] in _REQUEST_ONLY
+        return RuleResult("preference", unsure, (*reasons, f"restrictive 'only {only[1]}' with no one-off cue"),
+                          ("preference", "question") if unsure else ())
+    fmt = None if wrapper else presentation_cue(t)
+    if not fmt and not wrapper and _SUBSTITUTE.match(" " + body + " "):
+        fmt = "use X instead of Y"
+    if fmt and not one_off_cue(t):
+        unsure = has_history and words[0] in {"show", "display", "give", "convert", "sort", "order", "put"}
+        return RuleResult("preference", unsure, (*reasons, f"presentation setting ('{fmt}')"),
+                          ("preference", "follow_up") if unsure else ())
+
     if not wrapper and is_request_start(t):
         reasons.append("imperative data request")
         if standing:
@@ -335,7 +445,10 @@ def classify_rules(message: str, *, has_history: bool = False) -> RuleResult:
     one_off = one_off_cue(t)
     names_structure = _STRUCTURE_WORDS.search(t.s) is not None and " only " not in t.s
     for rx, cue in _INTEREST:
-        if rx.search(t.s) and not names_structure:
+        hit = rx.search(t.s)
+        if hit and not names_structure:
+            if cue in {"care about", "focus on"} and _DATA_AREA.search(t.s[hit.end() - 1 :]):
+                return RuleResult("entity", False, (*reasons, f"{cue} an area of data"))
             if one_off and not wrapper:
                 return _one_off(t, has_history, reasons, cue, one_off)
             return RuleResult("preference", False, (*reasons, f"standing interest ({cue})"))
@@ -346,6 +459,9 @@ def classify_rules(message: str, *, has_history: bool = False) -> RuleResult:
             return _one_off(t, has_history, reasons, cue, one_off)
         return RuleResult("preference", False, (*reasons, f"standing exclusion '{cue}'"))
 
+    scoped = _scope_entity_or_preference(t)
+    if scoped:
+        return RuleResult(scoped.kind, False, (*reasons, *scoped.reasons))
     for rx, cue in _ENTITY:
         if rx.search(t.s if not rx.pattern.startswith("^") else " " + body + " "):
             return RuleResult("entity", False, (*reasons, f"entity statement ({cue})"))
@@ -359,6 +475,9 @@ def classify_rules(message: str, *, has_history: bool = False) -> RuleResult:
 
     if wrapper:
         return RuleResult("preference", True, (*reasons, "asked to remember"), _MEMORY[:-1])
+    if _SELF.match(" " + body + " ") and not _SELF_BLOCK.search(" " + " ".join(words[2:]) + " "):
+        # Who the user is, not a data request and not a filter: kept as low-stakes context, never run as SQL.
+        return RuleResult("entity", True, (*reasons, "self-description"), ("entity",))
     declarative = first in {"i", "we", "my", "our", "me"} or re.search(r" (is|are|means) ", t.s) is not None
     reasons.append("no memory cue")
     return _data(t, has_history, reasons, uncertain=declarative)
