@@ -246,7 +246,7 @@ def _column_variants(column: str, table: Table) -> list[str]:
     words = _table_words(table)
     prefix = words[-1] if words else ""
     out = [column.replace("_", ""), _plural_toggle(column)]
-    if prefix and not column.lower().startswith(prefix):
+    if prefix and re.fullmatch(r"[a-z]+", column):  # models prefix short generic names (name -> customer_name)
         out.append(f"{prefix}_{column}")
     if prefix and column.lower().startswith(prefix + "_"):
         out.append(column[len(prefix) + 1 :])

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-__all__ = ["FilterOutcome", "enforce_filters", "filter_condition"]
+__all__ = ["FilterOutcome", "enforce_filters", "filter_condition", "sql_literal"]
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,8 @@ class FilterOutcome:
     overridden: tuple[int, ...]  # the query constrains the same column differently (the question wins)
 
 
-def _literal(value: Any) -> exp.Expression:
+def sql_literal(value: Any) -> exp.Expression:
+    """A Python value as a SQL literal expression."""
     if isinstance(value, bool):
         return exp.Boolean(this=value)
     if isinstance(value, (int, float)):
@@ -46,12 +47,12 @@ def filter_condition(spec: Mapping[str, Any], qualifier: str | None) -> exp.Expr
     value = spec.get("value")
     if op in ("IN", "NOT IN"):
         values = value if isinstance(value, (list, tuple)) else [value]
-        cond: exp.Expression = exp.In(this=col, expressions=[_literal(v) for v in values])
+        cond: exp.Expression = exp.In(this=col, expressions=[sql_literal(v) for v in values])
         return exp.Not(this=cond) if op == "NOT IN" else cond
     builder = _OPS.get(op)
     if builder is None:
         return None
-    return builder(this=col, expression=_literal(value))
+    return builder(this=col, expression=sql_literal(value))
 
 
 def _direct_tables(select: exp.Select) -> list[exp.Table]:

@@ -19,6 +19,7 @@ from sqlglot import exp
 from sqlglot.tokens import Tokenizer
 
 from core.memory.extraction import Fact
+from core.memory.filters import sql_literal as _literal
 from core.schema import Column, Schema, Table
 
 __all__ = [
@@ -211,14 +212,6 @@ def _column_expr(table: str, column: str, dialect: str) -> exp.Column:
     parts = table.split(".")
     db = _ident(parts[0], dialect) if len(parts) == 2 else None
     return exp.Column(this=_ident(column, dialect), table=_ident(parts[-1], dialect), db=db)
-
-
-def _literal(value: Any) -> exp.Expression:
-    if isinstance(value, bool):
-        return exp.Boolean(this=value)
-    if isinstance(value, (int, float)):
-        return exp.Literal.number(value)
-    return exp.Literal.string(str(value))
 
 
 def filter_spec(table: str, column: str, op: str, value: Any, dialect: str) -> dict[str, Any]:
