@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 EXACT_SEARCH_MAX = 5000  # below this many rows an exact scan of one user costs a few ms
-DEFAULT_EF_SEARCH = 200
+DEFAULT_EF_SEARCH = 100
 MAX_SCAN_TUPLES = 50000
 _MIGRATION_LOCK = 0x43A1_4E4D  # pg_advisory_xact_lock key: two processes never migrate at once
 
