@@ -1,10 +1,16 @@
 """Which of a person's memories apply to a question, and why.
 
-Plain top-k similarity surfaces a standing preference for only a few of the questions it should filter, so:
+Plain top-k similarity surfaces a standing preference for only a few of the questions it should filter, and
+MiniLM scores every question about a table close to every memory about that table (a "repeat customers"
+definition sits at ~0.45-0.53 from "names of customers starting with A"), so similarity is the last resort:
   - preferences with a structured filter apply to every question on their database (the pipeline adds the
-    filter to each SELECT that reads the table; the prompt asks the model for it too);
-  - terms and metrics apply when the question names them (all words of the name, any order, plurals folded)
-    or is similar enough to them;
+    filter to each SELECT that reads the table; the prompt asks the model for it too); display preferences
+    (currency) apply to every question too;
+  - terms and metrics apply when the question names them (the name's words other than table nouns, any
+    order, plurals and endings folded: "churn" names "churned customers") or is similar enough to the
+    whole definition or to the name alone (the name is what a question paraphrases: "returning customers");
+  - entity memories apply when the question mentions one of their values ("Bangalore"), or, for an entity
+    about a column, that column;
   - everything else by top-k similarity within the user and the current database, above a minimum.
 """
 
