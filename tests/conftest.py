@@ -11,6 +11,9 @@ import pytest
 
 from core.embedded_postgres import EmbeddedPostgres
 
+# Qt widgets in tests render offscreen (no display needed).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 # CI lays shared/ beside the clone; CAIRN_SHARED_DATA points elsewhere when it is not there.
 SHARED_DATA = Path(os.environ.get("CAIRN_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 

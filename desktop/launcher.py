@@ -1,0 +1,23 @@
+"""The ``cairn`` command: no arguments opens the window; anything else is the command line (no Qt loaded)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        from desktop.app import run
+
+        return run()
+    from core.cli import main as cli_main
+
+    return cli_main(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
