@@ -17,12 +17,14 @@ logger = logging.getLogger(__name__)
 
 
 class Services:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, embedded: EmbeddedPostgres | None = None,
+                 embedder: Any = None) -> None:
+        """``embedded`` and ``embedder`` may be passed in (tests, or a desktop that already started them)."""
         self.settings = settings
-        self._embedded: EmbeddedPostgres | None = None
+        self._embedded = embedded
         self._pipelines: dict[str, Any] = {}
         self._store: Any = None
-        self._embedder: Any = None
+        self._embedder = embedder
         self._bank: Any = None
 
     def embedded(self) -> EmbeddedPostgres:

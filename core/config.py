@@ -58,6 +58,12 @@ class Settings:
     # "pgvector" (embedded server, or memory_store_uri) falls back to "json" files when unavailable.
     memory_store: str = "pgvector"
     memory_store_uri: str | None = None
+    # Desktop
+    theme: str = "system"  # "system" follows the OS light/dark setting; or "light" / "dark"
+    font_size: int = 0  # 0 = the platform default
+    users: list[str] = field(default_factory=list)
+    last_user: str | None = None
+    last_connection: str | None = None  # a saved connection name; None = the embedded sample database
     # Per connection id: tables ("orders") or columns ("customers.email") never shown to the model.
     hidden: dict[str, list[str]] = field(default_factory=dict)
 

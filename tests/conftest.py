@@ -24,6 +24,11 @@ def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CAIRN_DATA_DIR", str(tmp_path / "cairn-data"))
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # discard port: nothing listens
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import keyring
+    from keyring.backends import fail
+
+    # No test may touch the developer's real keyring; tests that need one install their own backend.
+    keyring.set_keyring(fail.Keyring())
 
 
 @pytest.fixture(scope="session")

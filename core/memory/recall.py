@@ -11,7 +11,10 @@ definition sits at ~0.45-0.53 from "names of customers starting with A"), so sim
     whole definition or to the name alone (the name is what a question paraphrases: "returning customers");
   - entity memories apply when the question mentions one of their values ("Bangalore"), or, for an entity
     about a column, that column;
-  - everything else by top-k similarity within the user and the current database, above a minimum.
+  - everything else by top-k *relevance*: cosine measured after removing the directions of the table names
+    the question or memories mention (so sharing "customers" no longer counts), above a minimum and within
+    a small margin of the best pick. On a 14-memory bank this cut unrelated-question noise from 0.81 to
+    0.12 memories per question (held-out: 0.88 -> 0.38) at equal or better recall (tests/test_memory_retrieval).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from core.memory.embedder import Embedder
 from core.memory.model import Memory
 from core.memory.store import MemoryStore
@@ -33,8 +38,10 @@ __all__ = ["Recall", "RecalledMemory", "recall_memories"]
 logger = logging.getLogger(__name__)
 
 TOP_K = 3
-MIN_SIMILARITY = 0.40  # MiniLM: unrelated analyst sentences sit well below this
-TERM_MIN_SIMILARITY = 0.55
+MIN_RELEVANCE = 0.30  # top-k pick: cosine beyond the table directions (see _table_basis)
+RELEVANCE_MARGIN = 0.05  # top-k picks within this of the best one
+TERM_MIN_RELEVANCE = 0.45  # a term or metric this close applies whatever the top-k
+_MAX_BASIS_TABLES = 8
 _WORD = re.compile(r"[a-z0-9]+")
 _PREFIX = 5
 _STOP = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "with", "by", "me", "my"}
@@ -46,6 +53,7 @@ class RecalledMemory:
     similarity: float
     reason: str
     kind: str  # "filter" (enforced on the SQL), "definition" (term/metric), "context" (prompt only)
+    relevance: float = 0.0  # similarity beyond the shared table names: what similarity-based picks rank by
 
 
 @dataclass(frozen=True)
@@ -125,25 +133,90 @@ def _entity_mention(question: str, st: dict[str, Any]) -> str | None:
     return None
 
 
-_name_cache: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-_NAME_CACHE_MAX = 4096
+_vector_cache: weakref.WeakKeyDictionary[Any, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+_VECTOR_CACHE_MAX = 4096
 
 
-def _name_similarities(embedder: Embedder, query: Any, names: Sequence[str]) -> dict[str, float]:
-    """Cosine of the question to each term name; name vectors cached per embedder (names rarely change)."""
-    if not names:
-        return {}
+def _vectors(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Embeddings of short, stable texts (term names, table names), cached per embedder."""
     try:
-        cache = _name_cache.setdefault(embedder, {})
+        cache = _vector_cache.setdefault(embedder, {})
     except TypeError:  # an embedder that cannot be weakly referenced: no cache
         cache = {}
-    missing = [n for n in dict.fromkeys(names) if n not in cache]
+    missing = [t for t in dict.fromkeys(texts) if t not in cache]
     if missing:
-        if len(cache) + len(missing) > _NAME_CACHE_MAX:
+        if len(cache) + len(missing) > _VECTOR_CACHE_MAX:
             cache.clear()
-        for name, vec in zip(missing, embedder.embed_batch(missing), strict=True):
-            cache[name] = vec
-    return {n: float(query @ cache[n]) for n in names}
+        for text, vec in zip(missing, embedder.embed_batch(missing), strict=True):
+            cache[text] = np.asarray(vec, dtype=np.float32)
+    return np.stack([cache[t] for t in texts]) if texts else np.zeros((0, embedder.dims), dtype=np.float32)
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.where(norms > 1e-9, norms, 1.0)
+
+
+def _table_basis(embedder: Embedder, table_names: Sequence[str] | None, texts: Iterable[str]) -> np.ndarray | None:
+    """An orthonormal basis (dims, r) of the directions of the tables the question or the memories name.
+
+    MiniLM puts every sentence about customers near the word "customers"; cosine measured after removing
+    that direction says how much two sentences share *beyond* being about the same table.
+    """
+    if not table_names:
+        return None
+    seen = set().union(*(words(t) for t in texts))
+    named = [t.split(".")[-1] for t in table_names if words(t.split(".")[-1]) & seen][:_MAX_BASIS_TABLES]
+    if not named:
+        return None
+    vecs = _vectors(embedder, [n.replace("_", " ") for n in named]).astype(np.float64)
+    q, r = np.linalg.qr(vecs.T)
+    keep = np.abs(np.diag(r)) > 1e-6
+    return q[:, keep] if keep.any() else None
+
+
+def _beyond_tables(x: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    return _unit_rows(x if basis is None else x - (x @ basis) @ basis.T)
+
+
+@dataclass(frozen=True)
+class _Scores:
+    similarity: dict[str, float]  # plain cosine, best of content and term name
+    relevance: dict[str, float]  # the same after removing the table directions: what decisions use
+
+
+def _score(
+    question: str, mine: Sequence[Memory], *, user: str, database_id: str, store: MemoryStore,
+    embedder: Embedder, table_names: Sequence[str] | None,
+) -> _Scores:
+    query = np.asarray(embedder.embed_batch([question])[0], dtype=np.float64)
+    names = {m.id: str((m.structured or {}).get("name") or "") for m in mine}
+    with_vec = [m for m in mine if m.embedding is not None and len(m.embedding) == len(query)]
+    similarity: dict[str, float] = {}
+    relevance: dict[str, float] = {}
+    if len(with_vec) < len(mine):  # memories stored without a vector: the store's own search
+        for hit in store.search(user, query, k=len(mine), database_id=database_id):
+            similarity[hit.memory.id] = relevance[hit.memory.id] = hit.similarity
+    texts = [question, *(m.content for m in mine)]
+    basis = _table_basis(embedder, table_names, texts)
+    q_plain = _unit_rows(query)
+    q_rel = _beyond_tables(query, basis)
+    if with_vec:
+        mat = np.asarray([m.embedding for m in with_vec], dtype=np.float64)
+        plain = _unit_rows(mat) @ q_plain
+        rel = _beyond_tables(mat, basis) @ q_rel
+        for m, s, r in zip(with_vec, plain, rel, strict=True):
+            similarity[m.id], relevance[m.id] = float(s), float(r)
+    termed = [m for m in mine if m.category in ("terminology", "metric") and names[m.id]]
+    if termed:
+        name_vecs = _vectors(embedder, [names[m.id] for m in termed]).astype(np.float64)
+        plain = _unit_rows(name_vecs) @ q_plain
+        rel = _beyond_tables(name_vecs, basis) @ q_rel
+        for m, s, r in zip(termed, plain, rel, strict=True):
+            similarity[m.id] = max(similarity.get(m.id, -1.0), float(s))
+            relevance[m.id] = max(relevance.get(m.id, -1.0), float(r))
+    return _Scores(similarity, relevance)
 
 
 def recall_memories(
@@ -164,49 +237,49 @@ def recall_memories(
         return Recall()
     known_tables = {t.split(".")[-1].lower() for t in table_names} if table_names is not None else None
     table_words = _table_words(table_names)
-    similarity: dict[str, float] = {}
-    if embedder is not None:
-        vector = embedder.embed_batch([question])[0]
-        for hit in store.search(user, vector, k=max(len(mine), k), database_id=database_id):
-            similarity[hit.memory.id] = hit.similarity
-        term_names = {m.id: str((m.structured or {}).get("name") or "") for m in mine
-                      if m.category in ("terminology", "metric")}  # fmt: skip
-        by_name = _name_similarities(embedder, vector, [n for n in term_names.values() if n])
-        for mid, name in term_names.items():
-            if name:
-                similarity[mid] = max(similarity.get(mid, 0.0), by_name[name])
+    scores = (
+        _score(question, mine, user=user, database_id=database_id, store=store, embedder=embedder,
+               table_names=table_names)
+        if embedder is not None else _Scores({}, {})
+    )  # fmt: skip
     q_words = words(question)
     chosen: list[RecalledMemory] = []
     rest: list[Memory] = []
+
+    def pick(m: Memory, reason: str, kind: str) -> None:
+        chosen.append(RecalledMemory(m, scores.similarity.get(m.id, 0.0), reason, kind,
+                                     scores.relevance.get(m.id, 0.0)))  # fmt: skip
+
     for m in mine:
         st = dict(m.structured or {})
-        sim = similarity.get(m.id, 0.0)
+        rel = scores.relevance.get(m.id, 0.0)
         if m.category == "preference" and st.get("kind") == "filter" and st.get("table"):
             table = str(st["table"]).split(".")[-1].lower()
             if known_tables is None or table in known_tables:
-                chosen.append(RecalledMemory(m, sim, f"standing preference on {st['table']}", "filter"))
+                pick(m, f"standing preference on {st['table']}", "filter")
                 continue
         if m.category == "preference" and st.get("kind") == "display":
-            chosen.append(RecalledMemory(m, sim, f"standing {st.get('setting') or 'display'} preference", "context"))
+            pick(m, f"standing {st.get('setting') or 'display'} preference", "context")
             continue
         if m.category in ("terminology", "metric"):
             name = str(st.get("name") or "")
             if name and names_term(q_words, name, table_words):
-                chosen.append(RecalledMemory(m, sim, f'the question says "{name}"', "definition"))
+                pick(m, f'the question says "{name}"', "definition")
                 continue
-            if sim >= TERM_MIN_SIMILARITY:
-                chosen.append(RecalledMemory(m, sim, f"similar to the question ({sim:.2f})", "definition"))
+            if rel >= TERM_MIN_RELEVANCE:
+                pick(m, f"close to the question ({rel:.2f})", "definition")
                 continue
         if m.category == "entity" and st.get("kind") == "entity":
             named = _entity_mention(question, st)
             if named is not None:
-                chosen.append(RecalledMemory(m, sim, f'the question mentions "{named}"', "context"))
+                pick(m, f'the question mentions "{named}"', "context")
                 continue
         rest.append(m)
-    ranked = sorted(rest, key=lambda m: similarity.get(m.id, 0.0), reverse=True)
+    ranked = sorted(rest, key=lambda m: scores.relevance.get(m.id, 0.0), reverse=True)
+    best = scores.relevance.get(ranked[0].id, 0.0) if ranked else 0.0
     for m in ranked[:k]:
-        sim = similarity.get(m.id, 0.0)
-        if sim >= MIN_SIMILARITY:
+        rel = scores.relevance.get(m.id, 0.0)
+        if rel >= MIN_RELEVANCE and rel >= best - RELEVANCE_MARGIN:
             kind = "definition" if m.category in ("terminology", "metric") else "context"
-            chosen.append(RecalledMemory(m, sim, f"similar to the question ({sim:.2f})", kind))
+            pick(m, f"similar to the question ({rel:.2f})", kind)
     return Recall(tuple(chosen))

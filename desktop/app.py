@@ -1,0 +1,163 @@
+"""The desktop's composition root: settings, core services, stores and dialogs are built here and passed in.
+
+Start-up order keeps the window fast: the window shows first; the embedded PostgreSQL, the memory store,
+the embedding model (torch) and the Ollama check start on worker threads after it appears.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from core.composition import Services
+from core.config import Settings, config_dir, data_dir
+from core.history import QuestionHistory
+
+__all__ = ["AppContext", "apply_theme", "run"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class AppContext:
+    """Everything the window needs, built once; tests build one with fakes."""
+
+    settings: Settings
+    services: Services
+    history: QuestionHistory
+    connections: Any = None  # core.connections.ConnectionStore
+    secrets: Any = None  # core.secrets.SecretStore
+    windows: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, settings: Settings | None = None, **services_kwargs: Any) -> AppContext:
+        settings = settings or Settings.load().with_env()
+        from core.connections import ConnectionStore
+        from core.secrets import open_secret_store
+
+        return cls(
+            settings=settings,
+            services=Services(settings, **services_kwargs),
+            history=QuestionHistory(data_dir() / "history"),
+            connections=ConnectionStore(config_dir() / "connections.json"),
+            secrets=open_secret_store(),
+        )
+
+    def admin(self) -> Any:
+        from core.ollama_admin import OllamaAdmin
+
+        return OllamaAdmin(self.settings.ollama_host)
+
+    def ollama_status(self) -> Any:
+        return self.admin().status()
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings = settings
+        try:
+            replace(Settings.load(), **{k: getattr(settings, k) for k in (
+                "model", "ollama_host", "row_cap", "statement_timeout_s", "memory_store", "theme", "font_size",
+                "users", "last_user", "last_connection")}).save()
+        except Exception:  # noqa: BLE001 - a settings file we cannot write must not stop the app
+            logger.warning("settings not saved", exc_info=True)
+
+    # -- dialogs (opened from the window's toolbar) ---------------------------------------------------
+
+    def open_connections(self, window: Any) -> None:
+        from desktop.connection_dialog import ConnectionDialog
+
+        dialog = ConnectionDialog(self.connections, self.secrets, parent=window)
+        dialog.connection_chosen.connect(lambda url: self._switch_database(window, url))
+        dialog.open()
+
+    def _switch_database(self, window: Any, url: str) -> None:
+        window.start(url)
+
+    def open_model_manager(self, window: Any) -> None:
+        from desktop.model_manager import ModelManagerDialog
+
+        dialog = ModelManagerDialog(self.admin(), current_model=self.settings.model, parent=window)
+        dialog.model_chosen.connect(lambda model: self._use_model(window, model))
+        dialog.open()
+
+    def _use_model(self, window: Any, model: str) -> None:
+        self.save_settings(replace(self.settings, model=model))
+        self._rebuild_services(window)
+        window.set_model_label(model)
+
+    def open_settings(self, window: Any) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        from desktop.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, parent=window)
+
+        def accepted() -> None:
+            new = dialog.result_settings()
+            self.save_settings(new)
+            apply_theme(QApplication.instance(), new)
+            self._rebuild_services(window)
+            window.set_model_label(new.model)
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+
+    def _rebuild_services(self, window: Any) -> None:
+        old = self.services
+        self.services = Services(self.settings, embedded=old._embedded, embedder=old._embedder)
+        window.start(window.target)
+        try:
+            old.close()
+        except Exception:  # noqa: BLE001
+            logger.warning("closing old services failed", exc_info=True)
+
+
+def apply_theme(app: Any, settings: Settings) -> None:
+    """Fusion style with the OS light/dark scheme (or the one chosen), and the chosen font size."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QFont
+
+    app.setStyle("Fusion")
+    hints = app.styleHints()
+    scheme = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}.get(settings.theme, Qt.ColorScheme.Unknown)
+    if hasattr(hints, "setColorScheme"):
+        hints.setColorScheme(scheme)
+    if settings.font_size:
+        font = QFont(app.font())
+        font.setPointSize(settings.font_size)
+        app.setFont(font)
+    app.setStyleSheet(
+        "#userBubble { background: palette(highlight); color: palette(highlighted-text); border-radius: 10px; }"
+        "#userBubble QLabel { color: palette(highlighted-text); }"
+        "#assistantBubble { background: palette(alternate-base); border-radius: 10px; }"
+        "#memoryChip { border: 1px solid palette(mid); border-radius: 10px; padding: 2px 8px; }"
+    )
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Open the window: login first, then the main window on the last or embedded database."""
+    from PySide6.QtWidgets import QApplication, QDialog
+
+    from desktop.login import LoginDialog
+    from desktop.main_window import MainWindow
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    app = QApplication.instance() or QApplication(argv or sys.argv)
+    app.setApplicationName("Cairn")
+    app.setOrganizationName("Cairn")
+    context = AppContext.create()
+    apply_theme(app, context.settings)
+    login = LoginDialog(context.settings.users, context.settings.last_user)
+    if login.exec() != QDialog.DialogCode.Accepted:
+        return 0
+    user = login.user()
+    users = [user] + [u for u in context.settings.users if u != user]
+    context.save_settings(replace(context.settings, users=users[:50], last_user=user))
+    window = MainWindow(context, user)
+    context.windows.append(window)
+    window.show()
+    window.start(None)
+    code = app.exec()
+    context.services.close()
+    return int(code)

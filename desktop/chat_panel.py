@@ -1,0 +1,257 @@
+"""The conversation: questions, answers with row count, time and memory chips, and memory confirmations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["ChatPanel"]
+
+_CATEGORY_ICONS = {
+    "preference": "fa5s.filter",
+    "terminology": "fa5s.book",
+    "metric": "fa5s.calculator",
+    "entity": "fa5s.tag",
+    "forget": "fa5s.eraser",
+}
+_STAGE_TEXT = {
+    "load_schema": "Reading the schema…",
+    "build_prompt": "Preparing the prompt…",
+    "generate": "The model is writing SQL…",
+    "guard": "Checking the SQL is read-only…",
+    "validate": "Checking names against the schema…",
+    "apply_memory": "Applying your preferences…",
+    "execute": "Running the query…",
+    "repair": "The query failed; asking the model to repair it…",
+    "fallback": "Trying the rule-based fallback…",
+}
+
+
+class _Bubble(QFrame):
+    def __init__(self, mine: bool) -> None:
+        super().__init__()
+        self.setObjectName("userBubble" if mine else "assistantBubble")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(10, 8, 10, 8)
+        self.body.setSpacing(4)
+
+    def add_text(self, text: str, *, bold: bool = False, muted: bool = False, name: str = "") -> QLabel:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if name:
+            label.setObjectName(name)
+        style = []
+        if bold:
+            style.append("font-weight: 600")
+        if muted:
+            style.append("color: palette(mid)")
+        if style:
+            label.setStyleSheet("; ".join(style))
+        self.body.addWidget(label)
+        return label
+
+
+class ChatPanel(QWidget):
+    message_submitted = Signal(str)
+    """The person pressed Enter on a message."""
+    cancel_requested = Signal()
+    """The person asked to stop the running question."""
+    memory_show_requested = Signal(str)
+    """A memory chip was clicked: show this memory id in the memory bank."""
+    rerun_without_requested = Signal(str, str)
+    """Rerun (question, without this memory id)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatPanel")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        outer.setSpacing(6)
+
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._content = QWidget()
+        self._list = QVBoxLayout(self._content)
+        self._list.setContentsMargins(4, 4, 4, 4)
+        self._list.setSpacing(8)
+        self._empty = QLabel(
+            "Ask a question about your data, for example:\n"
+            "“How many delivered orders did customers from India place last year?”\n\n"
+            "Or teach Cairn something to remember:\n“Always show me customers from India”"
+        )
+        self._empty.setObjectName("chatEmpty")
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._empty.setStyleSheet("color: palette(mid); padding: 24px;")
+        self._list.addWidget(self._empty)
+        self._list.addStretch(1)
+        self.scroll.setWidget(self._content)
+        bar = self.scroll.verticalScrollBar()
+        bar.rangeChanged.connect(lambda _min, maximum: bar.setValue(maximum))
+
+        self.status = QLabel("")
+        self.status.setObjectName("chatStatus")
+        self.status.setStyleSheet("color: palette(mid);")
+        self.input = QLineEdit()
+        self.input.setObjectName("chatInput")
+        self.input.setPlaceholderText("Ask a question or state a preference, then press Enter")
+        self.input.setClearButtonEnabled(True)
+        self.input.returnPressed.connect(self._submit)
+        self.send = QPushButton(qta.icon("fa5s.paper-plane"), "Ask")
+        self.send.setObjectName("sendButton")
+        self.send.clicked.connect(self._submit)
+        self.stop = QPushButton(qta.icon("fa5s.stop-circle"), "Stop")
+        self.stop.setObjectName("stopButton")
+        self.stop.setVisible(False)
+        self.stop.clicked.connect(self.cancel_requested.emit)
+        row = QHBoxLayout()
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send)
+        row.addWidget(self.stop)
+
+        outer.addWidget(self.scroll, 1)
+        outer.addWidget(self.status)
+        outer.addLayout(row)
+        self._busy = False
+
+    # -- input ---------------------------------------------------------------------------------------
+
+    def _submit(self) -> None:
+        text = self.input.text().strip()
+        if not text or self._busy:
+            return
+        self.input.clear()
+        self.message_submitted.emit(text)
+
+    def set_busy(self, busy: bool, stage: str | None = None) -> None:
+        self._busy = busy
+        self.send.setVisible(not busy)
+        self.stop.setVisible(busy)
+        self.input.setEnabled(not busy)
+        self.status.setText(_STAGE_TEXT.get(stage or "", "Working…") if busy else "")
+        if not busy:
+            self.input.setFocus()
+
+    def show_stage(self, stage: object) -> None:
+        if self._busy and isinstance(stage, str):
+            self.status.setText(_STAGE_TEXT.get(stage, stage))
+
+    # -- messages ------------------------------------------------------------------------------------
+
+    def _append(self, bubble: _Bubble, mine: bool) -> None:
+        self._empty.setVisible(False)
+        row = QHBoxLayout()
+        if mine:
+            row.addStretch(1)
+        row.addWidget(bubble, 4)
+        if not mine:
+            row.addStretch(1)
+        holder = QWidget()
+        holder.setLayout(row)
+        row.setContentsMargins(0, 0, 0, 0)
+        self._list.insertWidget(self._list.count() - 1, holder)
+
+    def add_question(self, text: str) -> None:
+        bubble = _Bubble(True)
+        bubble.add_text(text)
+        self._append(bubble, True)
+
+    def add_reply(self, reply: Any) -> None:
+        """Show an Assistant Reply: an answer, or a memory confirmation."""
+        bubble = _Bubble(False)
+        answer = reply.answer
+        if answer is None:
+            kind = reply.route.kind
+            header = QHBoxLayout()
+            icon = QLabel()
+            icon.setPixmap(qta.icon(_CATEGORY_ICONS.get(kind, "fa5s.brain")).pixmap(16, 16))
+            header.addWidget(icon)
+            title = QLabel(reply.text or "Noted")
+            title.setObjectName("memoryConfirmation")
+            title.setStyleSheet("font-weight: 600")
+            header.addWidget(title, 1)
+            bubble.body.addLayout(header)
+            for change in reply.changes:
+                if change.operation == "NOOP":
+                    continue
+                after = "; ".join(m.content for m in change.after)
+                before = "; ".join(m.content for m in change.before)
+                line = {"ADD": f"Remembered: {after}", "UPDATE": f"Updated: {after}",
+                        "DELETE": f"Replaced “{before}” with “{after}”" if after else f"Forgot: {before}"}
+                bubble.add_text(line.get(change.operation, after), muted=True)
+        else:
+            self._fill_answer(bubble, reply.message, answer)
+        for note in reply.notes:
+            bubble.add_text(note, muted=True)
+        if reply.error:
+            bubble.add_text(reply.error, bold=True, name="chatError")
+            bubble.add_text(reply.hint or "", muted=True)
+        self._append(bubble, False)
+
+    def _fill_answer(self, bubble: _Bubble, question: str, answer: Any) -> None:
+        if answer.ok:
+            secs = sum(answer.timings.values())
+            via = {"llm": "written by the model", "repaired": "repaired from the schema",
+                   "fallback": "rule-based fallback", "user": "your SQL"}.get(answer.path or "", "")
+            more = " (more rows not shown)" if answer.truncated else ""
+            bubble.add_text(f"{answer.row_count:,} row(s){more} · {secs:.2f} s · {via}", bold=True,
+                            name="answerSummary")
+        else:
+            bubble.add_text(answer.error or "Could not answer.", bold=True, name="chatError")
+            if answer.hint:
+                bubble.add_text(answer.hint, muted=True)
+        if answer.memories:
+            chips = QHBoxLayout()
+            chips.setSpacing(4)
+            for memory in answer.memories:
+                chips.addWidget(self._chip(question, memory))
+            chips.addStretch(1)
+            bubble.body.addLayout(chips)
+        for note in answer.notes:
+            if note.startswith("Applied your memories"):
+                continue
+            bubble.add_text(note, muted=True)
+
+    def _chip(self, question: str, memory: Any) -> QToolButton:
+        chip = QToolButton()
+        chip.setObjectName("memoryChip")
+        chip.setText(memory.content if len(memory.content) <= 40 else memory.content[:39] + "…")
+        chip.setIcon(qta.icon(_CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
+        chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        chip.setToolTip(f"{memory.category}: {memory.content}\nApplied because: {memory.reason}")
+        chip.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        chip.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        menu = QMenu(chip)
+        show = QAction(qta.icon("fa5s.eye"), "Show in memory bank", menu)
+        show.triggered.connect(lambda: self.memory_show_requested.emit(memory.id))
+        rerun = QAction(qta.icon("fa5s.redo"), "Rerun without this memory", menu)
+        rerun.triggered.connect(lambda: self.rerun_without_requested.emit(question, memory.id))
+        menu.addAction(show)
+        menu.addAction(rerun)
+        chip.setMenu(menu)
+        return chip
+
+    def add_error(self, message: str, hint: str) -> None:
+        bubble = _Bubble(False)
+        bubble.add_text(message, bold=True, name="chatError")
+        bubble.add_text(hint, muted=True)
+        self._append(bubble, False)

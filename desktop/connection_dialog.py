@@ -1,0 +1,555 @@
+"""Pick, edit, test and save database connections. Passwords go to the secret store, never to the JSON file.
+
+Every call that may block (keyring, database, file) runs through :func:`desktop.workers.run_in_background`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.cancellation import Cancellation
+from core.connections import (
+    DEFAULT_PORT,
+    ConnectionStore,
+    SavedConnection,
+    connection_url,
+    delete_connection,
+    save_connection,
+)
+from core.databases import Database, open_database
+from core.errors import ConfigError
+from core.secrets import SecretStore
+from desktop.errors import error_text
+from desktop.workers import Worker, run_in_background
+
+__all__ = ["ConnectionDialog"]
+
+logger = logging.getLogger(__name__)
+
+POSTGRES_TAB, SQLITE_TAB = 0, 1
+SSL_MODES: tuple[tuple[str, str], ...] = (
+    ("Default (prefer)", ""),
+    ("disable", "disable"),
+    ("allow", "allow"),
+    ("prefer", "prefer"),
+    ("require", "require"),
+    ("verify-ca", "verify-ca"),
+    ("verify-full", "verify-full"),
+)
+SQLITE_FILTER = "SQLite databases (*.sqlite *.sqlite3 *.db *.db3);;All files (*)"
+_UNSAVED_NAME = "Unsaved connection"
+
+
+def _line_edit(parent: QWidget, name: str, placeholder: str, tip: str = "") -> QLineEdit:
+    edit = QLineEdit(parent)
+    edit.setObjectName(name)
+    edit.setPlaceholderText(placeholder)
+    if tip:
+        edit.setToolTip(tip)
+    return edit
+
+
+def _button(
+    parent: QWidget, icon: str | None, text: str, name: str, tip: str, slot: Callable[[], None],
+    shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+) -> QPushButton:
+    button = QPushButton(qta.icon(icon), text, parent) if icon else QPushButton(text, parent)
+    button.setObjectName(name)
+    button.setToolTip(tip)
+    if shortcut is not None:
+        button.setShortcut(QKeySequence(shortcut))
+    button.clicked.connect(lambda _checked=False: slot())
+    return button
+
+
+class ConnectionDialog(QDialog):
+    """Saved connections on the left; a PostgreSQL / SQLite form on the right; Test, Save, Delete, Connect."""
+
+    connection_chosen = Signal(str)
+    """The person chose a connection: its full URL, password included (never log or show it)."""
+
+    def __init__(
+        self,
+        store: ConnectionStore,
+        secrets: SecretStore,
+        *,
+        opener: Callable[[str], Database] = open_database,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._secrets = secrets
+        self._opener = opener
+        self._editing: str | None = None  # name of the saved connection shown in the form
+        self._workers: dict[object, Worker] = {}  # running background calls, cancelled on close
+        self.setObjectName("connectionDialog")
+        self.setWindowTitle("Database connections")
+        self.setWindowIcon(qta.icon("fa5s.database"))
+        self.resize(820, 480)
+        self._build()
+        self.reload()
+
+    # -- building ------------------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self._build_list())
+        splitter.addWidget(self._build_form())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([240, 580])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 10)
+        layout.addWidget(splitter)
+
+    def _build_list(self) -> QWidget:
+        box = QWidget(self)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 8, 0)
+        layout.addWidget(QLabel("<b>Saved connections</b>", box))
+        self.list_widget = QListWidget(box)
+        self.list_widget.setObjectName("connectionList")
+        self.list_widget.currentItemChanged.connect(self._on_selected)
+        self.list_widget.itemDoubleClicked.connect(lambda _item: self.connect_chosen())
+        layout.addWidget(self.list_widget, 1)
+        self.empty_label = QLabel("No saved connections yet.\nFill in the form and press Save.", box)
+        self.empty_label.setObjectName("emptyListLabel")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setEnabled(False)  # drawn in the palette's disabled (muted) text colour
+        layout.addWidget(self.empty_label)
+        row = QHBoxLayout()
+        self.new_button = _button(box, "fa5s.plus", "New", "newButton", "Start a new connection (Ctrl+N)",
+                                  self.new_connection, QKeySequence.StandardKey.New)
+        self.delete_button = _button(box, "fa5s.trash-alt", "Delete", "deleteButton",
+                                     "Delete the selected connection and its saved password (Del)",
+                                     self.delete_selected)
+        delete_key = QShortcut(QKeySequence.StandardKey.Delete, self.list_widget)
+        delete_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        delete_key.activated.connect(self.delete_selected)
+        row.addWidget(self.new_button)
+        row.addWidget(self.delete_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        return box
+
+    def _build_form(self) -> QWidget:
+        box = QWidget(self)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(8, 0, 0, 0)
+        layout.setSpacing(8)
+        name_form = QFormLayout()
+        self.name_edit = _line_edit(box, "nameEdit", "e.g. Sales (production)",
+                                    "The name shown in the list of saved connections")
+        name_form.addRow("&Name:", self.name_edit)
+        layout.addLayout(name_form)
+        self.tabs = QTabWidget(box)
+        self.tabs.setObjectName("kindTabs")
+        self.tabs.addTab(self._build_postgres_tab(), qta.icon("fa5s.server"), "PostgreSQL")
+        self.tabs.addTab(self._build_sqlite_tab(), qta.icon("fa5s.file"), "SQLite")
+        layout.addWidget(self.tabs, 1)
+        status_row = QHBoxLayout()
+        self.status_icon = QLabel(box)
+        self.status_icon.setObjectName("statusIcon")
+        self.status_icon.setFixedWidth(20)
+        self.status_label = QLabel("", box)
+        self.status_label.setObjectName("statusLabel")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        status_row.addWidget(self.status_icon, 0, Qt.AlignmentFlag.AlignTop)
+        status_row.addWidget(self.status_label, 1)
+        layout.addLayout(status_row)
+        layout.addLayout(self._build_buttons(box))
+        return box
+
+    def _build_postgres_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        form.setContentsMargins(10, 10, 10, 10)
+        self.url_edit = _line_edit(page, "urlEdit", "Paste a URL: postgresql://user:password@host:5432/dbname",
+                                   "Paste a connection URL: it fills in the fields below (the password too)")
+        self.url_edit.setClearButtonEnabled(True)
+        self.url_edit.editingFinished.connect(self._on_url_edited)
+        form.addRow("&URL:", self.url_edit)
+        self.host_edit = _line_edit(page, "hostEdit", "localhost",
+                                    "Server name or address, or the directory of a Unix socket")
+        form.addRow("&Host:", self.host_edit)
+        self.port_spin = QSpinBox(page)
+        self.port_spin.setObjectName("portSpin")
+        self.port_spin.setRange(1, 65535)
+        self.port_spin.setValue(DEFAULT_PORT)
+        form.addRow("&Port:", self.port_spin)
+        self.database_edit = _line_edit(page, "databaseEdit", "database name")
+        form.addRow("&Database:", self.database_edit)
+        self.user_edit = _line_edit(page, "userEdit", "user name")
+        form.addRow("U&ser:", self.user_edit)
+        self.password_edit = _line_edit(page, "passwordEdit", "")
+        self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        form.addRow("Pass&word:", self.password_edit)
+        self.ssl_combo = QComboBox(page)
+        self.ssl_combo.setObjectName("sslModeCombo")
+        for label, value in SSL_MODES:
+            self.ssl_combo.addItem(label, value)
+        self.ssl_combo.setToolTip("libpq sslmode: 'require' encrypts; 'verify-full' also checks the server")
+        form.addRow("SS&L mode:", self.ssl_combo)
+        self.remember_check: QCheckBox | None = None
+        self.secrets_note: QLabel | None = None
+        if self._secrets.secure:
+            self.password_edit.setPlaceholderText("Leave empty to use the saved password")
+            self.remember_check = QCheckBox("Remember password in the system keyring", page)
+            self.remember_check.setObjectName("rememberCheck")
+            self.remember_check.setChecked(True)
+            self.remember_check.setToolTip(self._secrets.why)
+            form.addRow("", self.remember_check)
+        else:
+            self.password_edit.setPlaceholderText("Kept in memory for this session only")
+            self.secrets_note = QLabel(self._secrets.why, page)
+            self.secrets_note.setObjectName("secretsNote")
+            self.secrets_note.setWordWrap(True)
+            note_row = QHBoxLayout()
+            note_icon = QLabel(page)
+            note_icon.setPixmap(qta.icon("fa5s.info-circle").pixmap(16, 16))
+            note_row.addWidget(note_icon, 0, Qt.AlignmentFlag.AlignTop)
+            note_row.addWidget(self.secrets_note, 1)
+            form.addRow("", note_row)
+        return page
+
+    def _build_sqlite_tab(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        form.setContentsMargins(10, 10, 10, 10)
+        row = QHBoxLayout()
+        self.sqlite_path_edit = _line_edit(page, "sqlitePathEdit", "/path/to/database.sqlite",
+                                           "The SQLite file; it is opened read-only")
+        self.browse_button = _button(page, "fa5s.folder-open", "Browse…", "browseButton", "Choose a SQLite file",
+                                     self._browse)
+        row.addWidget(self.sqlite_path_edit, 1)
+        row.addWidget(self.browse_button)
+        form.addRow("&File:", row)
+        return page
+
+    def _build_buttons(self, parent: QWidget) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.test_button = _button(parent, "fa5s.plug", "Test connection", "testButton",
+                                   "Connect and read the schema, without saving (Ctrl+T)", self.test_connection,
+                                   "Ctrl+T")
+        self.save_button = _button(parent, "fa5s.save", "Save", "saveButton",
+                                   "Save this connection; the password goes to the secret store (Ctrl+S)",
+                                   self.save, QKeySequence.StandardKey.Save)
+        self.close_button = _button(parent, None, "Close", "closeButton", "Close without connecting (Esc)",
+                                    self.reject)
+        self.connect_button = _button(parent, "fa5s.play", "Connect", "connectButton",
+                                      "Use this connection (Enter or Ctrl+Enter)", self.connect_chosen,
+                                      "Ctrl+Return")
+        self.connect_button.setDefault(True)
+        row.addWidget(self.test_button)
+        row.addStretch(1)
+        row.addWidget(self.save_button)
+        row.addWidget(self.close_button)
+        row.addWidget(self.connect_button)
+        return row
+
+    # -- list ----------------------------------------------------------------------------------------------
+
+    def reload(self, select: str | None = None) -> None:
+        """Re-read the saved connections (a small local file) and select ``select`` if given."""
+        try:
+            saved = self._store.list()
+        except ConfigError as exc:
+            saved = []
+            self._show_error(exc)
+        self.list_widget.blockSignals(True)
+        self.list_widget.clear()
+        for conn in saved:
+            icon = qta.icon("fa5s.server" if conn.kind == "postgres" else "fa5s.file")
+            item = QListWidgetItem(icon, conn.name)
+            item.setData(Qt.ItemDataRole.UserRole, conn)
+            item.setToolTip(conn.display())
+            self.list_widget.addItem(item)
+        self.list_widget.blockSignals(False)
+        self.empty_label.setVisible(not saved)
+        self.delete_button.setEnabled(bool(saved))
+        if select is not None:
+            self.select(select)
+
+    def saved_names(self) -> list[str]:
+        return [self.list_widget.item(i).text() for i in range(self.list_widget.count())]
+
+    def select(self, name: str) -> bool:
+        """Select the saved connection ``name`` and show it in the form."""
+        for i in range(self.list_widget.count()):
+            if self.list_widget.item(i).text() == name:
+                self.list_widget.setCurrentRow(i)
+                return True
+        return False
+
+    def _on_selected(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        if current is None:
+            return
+        conn = current.data(Qt.ItemDataRole.UserRole)
+        if isinstance(conn, SavedConnection):
+            self._show_connection(conn)
+
+    def _show_connection(self, conn: SavedConnection) -> None:
+        self._editing = conn.name
+        self.name_edit.setText(conn.name)
+        self.password_edit.clear()
+        self._set_status("", None)
+        if conn.kind == "sqlite":
+            self.tabs.setCurrentIndex(SQLITE_TAB)
+            self.sqlite_path_edit.setText(conn.path)
+            return
+        self.tabs.setCurrentIndex(POSTGRES_TAB)
+        self.url_edit.clear()
+        self.host_edit.setText(conn.host)
+        self.port_spin.setValue(conn.port)
+        self.database_edit.setText(conn.database)
+        self.user_edit.setText(conn.user)
+        index = self.ssl_combo.findData(conn.options.get("sslmode", ""))
+        self.ssl_combo.setCurrentIndex(max(index, 0))
+
+    def new_connection(self) -> None:
+        """Clear the form for a connection that is not saved yet."""
+        self.list_widget.clearSelection()
+        self.list_widget.setCurrentRow(-1)
+        self._editing = None
+        for edit in (self.name_edit, self.url_edit, self.host_edit, self.database_edit, self.user_edit,
+                     self.password_edit, self.sqlite_path_edit):
+            edit.clear()
+        self.port_spin.setValue(DEFAULT_PORT)
+        self.ssl_combo.setCurrentIndex(0)
+        self._set_status("", None)
+        self.name_edit.setFocus()
+
+    # -- form ----------------------------------------------------------------------------------------------
+
+    def fill_from_url(self, text: str) -> bool:
+        """Fill the fields from a pasted URL; its password goes to the password field, and the URL is cleared."""
+        text = text.strip()
+        if not text:
+            return False
+        name = self.name_edit.text().strip() or _UNSAVED_NAME
+        try:
+            conn, password = SavedConnection.from_url(name, text)
+        except ConfigError as exc:
+            self._show_error(exc)
+            return False
+        if not self.name_edit.text().strip():
+            self.name_edit.setText(conn.database or Path(conn.path).stem or "")
+        self.url_edit.clear()  # never leave a password visible in plain text
+        if conn.kind == "sqlite":
+            self.tabs.setCurrentIndex(SQLITE_TAB)
+            self.sqlite_path_edit.setText(conn.path)
+        else:
+            keep_name, keep_editing = self.name_edit.text(), self._editing
+            self._show_connection(conn)
+            self.name_edit.setText(keep_name)
+            self._editing = keep_editing
+            if password:
+                self.password_edit.setText(password)
+        self._set_status("Filled in from the URL.", "fa5s.check")
+        return True
+
+    def _on_url_edited(self) -> None:
+        if self.url_edit.text().strip():
+            self.fill_from_url(self.url_edit.text())
+
+    def _apply_pending_url(self) -> bool:
+        """A URL still in the URL field (e.g. Enter pressed on a bad one) must be read before anything runs."""
+        if self.tabs.currentIndex() != POSTGRES_TAB or not self.url_edit.text().strip():
+            return True
+        return self.fill_from_url(self.url_edit.text())
+
+    def form_connection(self, *, require_name: bool = True) -> SavedConnection:
+        """The connection the form describes (no password). Raises ConfigError when it is incomplete."""
+        name = self.name_edit.text().strip()
+        if not name:
+            if require_name:
+                raise ConfigError("The connection needs a name.", hint="Type a name such as 'Sales (production)'.")
+            name = _UNSAVED_NAME
+        if self.tabs.currentIndex() == SQLITE_TAB:
+            path = self.sqlite_path_edit.text().strip()
+            if not path:
+                raise ConfigError("No SQLite file chosen.", hint="Type the file's path or press Browse….")
+            return SavedConnection(name=name, kind="sqlite", path=str(Path(path).expanduser()))
+        sslmode = self.ssl_combo.currentData()
+        return SavedConnection(
+            name=name,
+            kind="postgres",
+            host=self.host_edit.text().strip(),
+            port=self.port_spin.value(),
+            database=self.database_edit.text().strip(),
+            user=self.user_edit.text().strip(),
+            options={"sslmode": sslmode} if sslmode else {},
+        )
+
+    def _checked_form(self, *, require_name: bool) -> SavedConnection | None:
+        """The form's connection, or None after showing why it is incomplete."""
+        if not self._apply_pending_url():
+            return None
+        try:
+            return self.form_connection(require_name=require_name)
+        except ConfigError as exc:
+            self._show_error(exc)
+            return None
+
+    def _typed_password(self) -> str | None:
+        if self.tabs.currentIndex() == SQLITE_TAB:
+            return None
+        return self.password_edit.text() or None
+
+    def _browse(self) -> None:
+        start = self.sqlite_path_edit.text().strip() or str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a SQLite database", start, SQLITE_FILTER)
+        if path:
+            self.sqlite_path_edit.setText(path)
+            if not self.name_edit.text().strip():
+                self.name_edit.setText(Path(path).stem)
+
+    # -- actions -------------------------------------------------------------------------------------------
+
+    def test_connection(self) -> None:
+        """Open the connection and read its schema off the GUI thread; the result shows inline."""
+        conn = self._checked_form(require_name=False)
+        if conn is None:
+            return
+        password, secrets, opener = self._typed_password(), self._secrets, self._opener
+
+        def work(cancel: Cancellation, _report: Callable[[object], None]) -> int:
+            db = opener(connection_url(conn, secrets, password))
+            try:
+                cancel.raise_if_cancelled()
+                return len(db.schema(refresh=True).tables)
+            finally:
+                db.close()
+
+        self._set_status("Testing the connection…", "fa5s.hourglass-half")
+        self._start(work, self._on_test_ok, button=self.test_button)
+
+    def _on_test_ok(self, tables: Any) -> None:
+        self._set_status(f"Connected: {tables} table{'s' if tables != 1 else ''}", "fa5s.check-circle")
+
+    def save(self) -> None:
+        """Save the form as a connection; the password goes to the secret store (keyring or this session)."""
+        conn = self._checked_form(require_name=True)
+        if conn is None:
+            return
+        password = self._typed_password()
+        remember = self.remember_check.isChecked() if self.remember_check is not None else True
+        previous, store, secrets = self._editing, self._store, self._secrets
+
+        def work(_cancel: Cancellation, _report: Callable[[object], None]) -> SavedConnection:
+            return save_connection(store, secrets, conn, password, remember=remember, previous=previous)
+
+        self._start(work, self._on_saved, button=self.save_button)
+
+    def _on_saved(self, conn: Any) -> None:
+        self.reload(select=conn.name)
+        self.password_edit.clear()
+        where = "the system keyring" if self._secrets.secure else "memory for this session"
+        self._set_status(f"Saved “{conn.name}”. Any password is kept in {where}.", "fa5s.check")
+
+    def delete_selected(self) -> None:
+        """Delete the selected saved connection and its stored password."""
+        item = self.list_widget.currentItem()
+        if item is None:
+            return
+        name, store, secrets = item.text(), self._store, self._secrets
+
+        def work(_cancel: Cancellation, _report: Callable[[object], None]) -> str:
+            delete_connection(store, secrets, name)
+            return name
+
+        self._start(work, self._on_deleted, button=self.delete_button)
+
+    def _on_deleted(self, name: Any) -> None:
+        self.reload()
+        self.new_connection()
+        self._set_status(f"Deleted “{name}”.", "fa5s.trash-alt")
+
+    def connect_chosen(self) -> None:
+        """Build the full URL (typed or stored password), emit ``connection_chosen`` and close."""
+        conn = self._checked_form(require_name=False)
+        if conn is None:
+            return
+        password, secrets = self._typed_password(), self._secrets
+
+        def work(_cancel: Cancellation, _report: Callable[[object], None]) -> str:
+            return connection_url(conn, secrets, password)
+
+        self._start(work, self._on_url_ready, button=self.connect_button)
+
+    def _on_url_ready(self, url: Any) -> None:
+        self.connection_chosen.emit(str(url))
+        self.accept()
+
+    # -- plumbing ------------------------------------------------------------------------------------------
+
+    def _start(
+        self,
+        work: Callable[[Cancellation, Callable[[object], None]], Any],
+        on_success: Callable[[Any], None],
+        *,
+        button: QPushButton,
+    ) -> None:
+        """Run ``work`` off the GUI thread with ``button`` disabled meanwhile; failures show inline."""
+        token = object()
+
+        def finish() -> None:
+            self._workers.pop(token, None)
+            button.setEnabled(True)
+
+        def succeeded(value: Any) -> None:
+            finish()
+            on_success(value)
+
+        def failed(exc: BaseException) -> None:
+            finish()
+            self._show_error(exc)
+
+        button.setEnabled(False)
+        self._workers[token] = run_in_background(work, on_success=succeeded, on_failure=failed, receiver=self)
+
+    def busy(self) -> bool:
+        """True while a test, save, delete or connect is still running."""
+        return bool(self._workers)
+
+    def done(self, result: int) -> None:
+        for worker in list(self._workers.values()):
+            worker.cancel()
+        super().done(result)
+
+    def _show_error(self, exc: BaseException) -> None:
+        message, hint = error_text(exc)
+        self._set_status(f"{message}\n{hint}", "fa5s.exclamation-triangle")
+
+    def _set_status(self, text: str, icon: str | None) -> None:
+        self.status_label.setText(text)
+        if icon is None:
+            self.status_icon.clear()
+        else:
+            self.status_icon.setPixmap(qta.icon(icon).pixmap(16, 16))

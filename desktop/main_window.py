@@ -1,0 +1,316 @@
+"""The main window: chat on the left, results / chart / SQL in the middle, memory bank, history and schema docks.
+
+It only wires widgets to core objects from the composition root; every slow call goes through
+``run_in_background`` so the window never freezes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
+
+from core.errors import CairnError
+from core.history import HistoryEntry
+from desktop.chat_panel import ChatPanel
+from desktop.errors import error_text, show_error
+from desktop.workers import Worker, run_in_background
+
+__all__ = ["MainWindow"]
+
+logger = logging.getLogger(__name__)
+
+
+class MainWindow(QMainWindow):
+    answer_ready = Signal(object)
+    """An Assistant Reply arrived (answer or memory confirmation)."""
+    memory_changed = Signal()
+    """The chat stored, changed or deleted a memory."""
+    database_ready = Signal(object)
+    """The database is connected and its schema read (the Schema)."""
+
+    def __init__(self, context: Any, user: str) -> None:
+        super().__init__()
+        self.context = context
+        self.user = user
+        self.assistant: Any = None
+        self._worker: Worker | None = None
+        self._last_question = ""
+        self.target: str | None = None  # None = the embedded sample database; else a URL or SQLite path
+        self.setWindowTitle(f"Cairn — {user}")
+        self.setObjectName("mainWindow")
+        self.resize(1360, 820)
+
+        from desktop.chart_view import ChartView
+        from desktop.history_view import HistoryView
+        from desktop.result_view import ResultView
+        from desktop.schema_browser import SchemaBrowser
+        from desktop.sql_editor import SqlEditor
+
+        self.chat = ChatPanel()
+        self.results = ResultView()
+        self.chart = ChartView()
+        self.sql_editor = SqlEditor()
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("resultTabs")
+        self.tabs.addTab(self.results, qta.icon("fa5s.table"), "Results")
+        self.tabs.addTab(self.chart, qta.icon("fa5s.chart-bar"), "Chart")
+        self.tabs.addTab(self.sql_editor, qta.icon("fa5s.code"), "SQL")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.chat)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([520, 840])
+        self.setCentralWidget(splitter)
+
+        self.memory_bank: Any = None
+        self._memory_dock = self._dock("Memory bank", "memoryDock", self._placeholder("Loading memories…"))
+        self.history_view = HistoryView(context.history, user)
+        self._history_dock = self._dock("History", "historyDock", self.history_view)
+        self.schema_browser = SchemaBrowser()
+        self._schema_dock = self._dock("Schema", "schemaDock", self.schema_browser)
+        self.tabifyDockWidget(self._memory_dock, self._history_dock)
+        self.tabifyDockWidget(self._history_dock, self._schema_dock)
+        self._memory_dock.raise_()
+
+        self._build_actions()
+        self._build_status_bar()
+
+        self.chat.message_submitted.connect(self.ask)
+        self.chat.cancel_requested.connect(self.cancel)
+        self.chat.rerun_without_requested.connect(lambda q, mid: self.ask(q, exclude=[mid]))
+        self.chat.memory_show_requested.connect(self._show_memory)
+        self.sql_editor.run_requested.connect(self.run_sql)
+        self.history_view.rerun_requested.connect(self.ask)
+        self.history_view.sql_requested.connect(self._open_sql)
+        self.schema_browser.insert_requested.connect(self._insert_name)
+
+    # -- layout helpers ------------------------------------------------------------------------------
+
+    def _placeholder(self, text: str) -> QLabel:
+        label = QLabel(text)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setStyleSheet("color: palette(mid);")
+        return label
+
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        return dock
+
+    def _build_actions(self) -> None:
+        bar = self.addToolBar("Main")
+        bar.setObjectName("mainToolbar")
+        bar.setMovable(False)
+        self.connect_action = QAction(qta.icon("fa5s.database"), "Connect…", self)
+        self.connect_action.triggered.connect(self.open_connections)
+        self.models_action = QAction(qta.icon("fa5s.microchip"), "Models…", self)
+        self.models_action.triggered.connect(self.open_model_manager)
+        self.settings_action = QAction(qta.icon("fa5s.cog"), "Settings…", self)
+        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        self.settings_action.triggered.connect(self.open_settings)
+        for action in (self.connect_action, self.models_action, self.settings_action):
+            bar.addAction(action)
+
+    def _build_status_bar(self) -> None:
+        status = self.statusBar()
+        self.db_label = QLabel("Database: starting…")
+        self.model_label = QLabel(f"Model: {self.context.settings.model}")
+        self.store_label = QLabel("Memory: starting…")
+        self.ollama_label = QLabel("Ollama: checking…")
+        for name, label in (("dbStatus", self.db_label), ("modelStatus", self.model_label),
+                            ("storeStatus", self.store_label), ("ollamaStatus", self.ollama_label)):
+            label.setObjectName(name)
+            status.addPermanentWidget(label)
+
+    # -- start-up (all off the GUI thread) -----------------------------------------------------------
+
+    def start(self, target: str | None = None) -> None:
+        """Connect the database and memory, warm the embedding model and check Ollama, in the background."""
+        self.target = target
+        self.assistant = None
+        self.chat.set_busy(True, None)
+        self.chat.status.setText("Starting the database…")
+        services = self.context.services
+
+        def connect(cancel: Any, report: Any) -> tuple[Any, Any, Any]:
+            pipeline = services.pipeline(target)
+            schema = pipeline.database.schema()
+            report("memory")
+            store = services.store()
+            return pipeline, schema, store
+
+        run_in_background(connect, on_success=self._on_connected, on_failure=self._on_connect_failed,
+                          receiver=self)
+        run_in_background(lambda c, r: self.context.ollama_status(), on_success=self._on_ollama,
+                          on_failure=lambda exc: self.ollama_label.setText("Ollama: unknown"), receiver=self)
+        embedder = services.embedder()
+        if hasattr(embedder, "warm_up"):
+            run_in_background(lambda c, r: embedder.warm_up(), on_failure=self._on_embedder_failed, receiver=self)
+
+    def _on_connected(self, result: tuple[Any, Any, Any]) -> None:
+        from core.assistant import Assistant
+        from desktop.memory_bank import MemoryBankView
+
+        pipeline, schema, store = result
+        services = self.context.services
+        self.assistant = Assistant(pipeline, store, services.embedder(), services.bank())
+        hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
+        self.schema_browser.set_schema(schema, hidden)
+        self.db_label.setText(f"Database: {pipeline.database.id}")
+        describe = getattr(store, "describe", None)
+        self.store_label.setText(f"Memory: {describe() if describe else type(store).__name__}")
+        self.memory_bank = MemoryBankView(services.bank(), self.user, database_id=pipeline.database.id)
+        self._memory_dock.setWidget(self.memory_bank)
+        self.memory_changed.connect(self.memory_bank.on_memory_changed)
+        self.chat.set_busy(False)
+        self.database_ready.emit(schema)
+
+    def _on_connect_failed(self, exc: BaseException) -> None:
+        self.chat.set_busy(False)
+        message, hint = error_text(exc)
+        self.db_label.setText("Database: not connected")
+        self.chat.add_error(message, hint)
+
+    def _on_ollama(self, status: Any) -> None:
+        if getattr(status, "running", False):
+            self.ollama_label.setText(f"Ollama {status.version} ✓")
+        else:
+            self.ollama_label.setText("Ollama: not running")
+            self.ollama_label.setToolTip(getattr(status, "message", ""))
+
+    def _on_embedder_failed(self, exc: BaseException) -> None:
+        message, hint = error_text(exc)
+        self.statusBar().showMessage(f"{message} {hint}", 15000)
+
+    # -- asking --------------------------------------------------------------------------------------
+
+    def ask(self, text: str, exclude: list[str] | None = None) -> None:
+        if self.assistant is None:
+            self.chat.add_error("Cairn is still connecting to the database.", "Wait a moment and ask again.")
+            return
+        assistant, user, history = self.assistant, self.user, self.context.history
+        self._last_question = text
+        self.chat.add_question(text if not exclude else f"{text}  (without one memory)")
+        self.chat.set_busy(True, "load_schema")
+
+        def work(cancel: Any, report: Any) -> Any:
+            reply = assistant.handle(user, text, cancel=cancel, on_stage=report, exclude=exclude or ())
+            answer = reply.answer
+            if answer is not None and answer.error_kind != "InputError":
+                try:
+                    history.append(user, HistoryEntry(
+                        question=text, sql=answer.sql or answer.rejected_sql, database_id=assistant.database_id,
+                        row_count=answer.row_count, ok=answer.ok, path=answer.path))
+                except Exception:  # noqa: BLE001 - history is a convenience; the answer still shows
+                    logger.warning("history not saved", exc_info=True)
+            return reply
+
+        self._worker = run_in_background(work, on_success=self._on_reply, on_failure=self._on_failed,
+                                         on_progress=self.chat.show_stage, receiver=self)
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            self.chat.status.setText("Cancelling…")
+
+    def _on_reply(self, reply: Any) -> None:
+        self._worker = None
+        self.chat.set_busy(False)
+        self.chat.add_reply(reply)
+        answer = reply.answer
+        if answer is not None:
+            self._show_answer(answer)
+            self.history_view.refresh()
+        changed = [m.id for c in reply.changes for m in c.after] + [m.id for c in reply.changes for m in c.before]
+        if reply.changes:
+            self.memory_changed.emit()
+            if self.memory_bank is not None:
+                self.memory_bank.highlight([c for c in changed])
+        self.answer_ready.emit(reply)
+
+    def _show_answer(self, answer: Any) -> None:
+        self.results.show_answer(answer)
+        if answer.ok:
+            self.chart.show_result(answer.columns, answer.rows)
+        self.sql_editor.set_sql(answer.sql or answer.rejected_sql or "")
+        self.tabs.setCurrentWidget(self.results if answer.ok else self.sql_editor)
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self._worker = None
+        self.chat.set_busy(False)
+        message, hint = error_text(exc)
+        self.chat.add_error(message, hint)
+
+    def run_sql(self, sql: str) -> None:
+        """Run SQL from the editor through the same guard, checks and read-only executor."""
+        if self.assistant is None:
+            return
+        pipeline = self.assistant.pipeline
+        self.sql_editor.set_running(True)
+
+        def done(answer: Any) -> None:
+            self.sql_editor.set_running(False)
+            self.results.show_answer(answer)
+            if answer.ok:
+                self.chart.show_result(answer.columns, answer.rows)
+                self.tabs.setCurrentWidget(self.results)
+            else:
+                show_error(self, _AnswerError(answer))
+
+        def failed(exc: BaseException) -> None:
+            self.sql_editor.set_running(False)
+            show_error(self, exc)
+
+        run_in_background(lambda c, r: pipeline.run_sql(sql, cancel=c), on_success=done, on_failure=failed,
+                          receiver=self)
+
+    # -- other panels --------------------------------------------------------------------------------
+
+    def _show_memory(self, memory_id: str) -> None:
+        self._memory_dock.raise_()
+        if self.memory_bank is not None:
+            self.memory_bank.highlight([memory_id])
+
+    def _open_sql(self, sql: str) -> None:
+        self.sql_editor.set_sql(sql)
+        self.tabs.setCurrentWidget(self.sql_editor)
+
+    def _insert_name(self, name: str) -> None:
+        self.chat.input.insert(name)
+        self.chat.input.setFocus()
+
+    def open_connections(self) -> None:
+        self.context.open_connections(self)
+
+    def open_model_manager(self) -> None:
+        self.context.open_model_manager(self)
+
+    def open_settings(self) -> None:
+        self.context.open_settings(self)
+
+    def set_model_label(self, model: str) -> None:
+        self.model_label.setText(f"Model: {model}")
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
+        from desktop.workers import wait_for_workers
+
+        wait_for_workers(5000)
+        super().closeEvent(event)
+
+
+class _AnswerError(CairnError):
+    """An Answer's error shown through the one error display."""
+
+    def __init__(self, answer: Any) -> None:
+        super().__init__(answer.error or "Could not run the SQL.", hint=answer.hint)

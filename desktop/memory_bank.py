@@ -1,0 +1,553 @@
+"""The memory bank panel: what Cairn has learned about a person, grouped by kind, editable and undoable.
+
+Every bank call (disk, embedding) runs through ``run_in_background``; the tree is rebuilt from the bank after
+each change, so edits made elsewhere (the chat, the command line) show up on ``refresh``/``on_memory_changed``.
+Dialogs that block (confirmation, file choosers) are constructor arguments so tests can answer them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QStackedWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.cancellation import Cancellation
+from core.config import write_json_atomic
+from core.errors import InputError, MemoryStoreError
+from core.memory.bank import BankChange, MemoryBank
+from core.memory.model import ALL_DATABASES, CATEGORIES, Memory, ScoredMemory
+from desktop.errors import show_error
+from desktop.history_view import time_ago
+from desktop.memory_edit_dialog import (
+    MemoryEditDialog,
+    ask_to_confirm,
+    choose_export_file,
+    choose_import_file,
+)
+from desktop.workers import run_in_background
+
+__all__ = ["EMPTY_TEXT", "GROUP_LABELS", "MemoryBankView"]
+
+logger = logging.getLogger(__name__)
+
+Confirm = Callable[[QWidget, str], bool]
+PathChooser = Callable[[QWidget], Path | None]
+
+MEMORY_ROLE = Qt.ItemDataRole.UserRole
+GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
+EMPTY_TEXT = "Cairn has not learned anything yet. Tell it a preference, e.g. 'Always show me customers from India'."
+GROUP_LABELS: dict[str, str] = {
+    "preference": "Preferences",
+    "terminology": "Terminology",
+    "metric": "Metrics",
+    "entity": "Entities",
+}
+GROUP_ICONS: dict[str, str] = {
+    "preference": "fa5s.sliders-h",
+    "terminology": "fa5s.book",
+    "metric": "fa5s.chart-line",
+    "entity": "fa5s.tag",
+}
+SIMILAR_GROUP = "similar"
+SIMILAR_K = 10
+RECENT_CHANGE_S = 300.0  # a journalled change older than this is not "the last chat operation" any more
+
+
+class MemoryBankView(QWidget):
+    """One user's memories: grouped tree, local and similarity search, add/edit/delete/undo, export/import."""
+
+    memories_changed = Signal()
+    """This view changed the bank (add, edit, delete, undo, import), so chips and prompts may be stale."""
+    refreshed = Signal()
+    """The tree was reloaded from the bank."""
+
+    def __init__(
+        self,
+        bank: MemoryBank,
+        user: str,
+        *,
+        database_id: str | None = None,
+        confirm: Confirm = ask_to_confirm,
+        choose_export_path: PathChooser = choose_export_file,
+        choose_import_path: PathChooser = choose_import_file,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryBankView")
+        self._bank = bank
+        self._user = user
+        self._database_id = database_id
+        self._confirm = confirm
+        self._choose_export_path = choose_export_path
+        self._choose_import_path = choose_import_path
+        self._memories: list[Memory] = []
+        self._similar: list[ScoredMemory] | None = None
+        self._similar_text = ""
+        self._highlighted: set[str] = set()
+        self._highlight_version = 0  # bumped by highlight(): an explicit highlight beats the journal's guess
+        self._seq = 0
+        self._busy = False
+
+        self._search = QLineEdit(self)
+        self._search.setObjectName("memorySearch")
+        self._search.setPlaceholderText("Filter memories… (Enter: find similar)")
+        self._search.setClearButtonEnabled(True)
+        self._search.addAction(qta.icon("fa5s.search"), QLineEdit.ActionPosition.LeadingPosition)
+        self._search.textChanged.connect(self._filter_changed)
+        self._search.returnPressed.connect(self.search_similar)
+        self._similar_button = QToolButton(self)
+        self._similar_button.setObjectName("memorySimilar")
+        self._similar_button.setIcon(qta.icon("fa5s.magic"))
+        self._similar_button.setText("Similar")
+        self._similar_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._similar_button.setToolTip("Find memories similar in meaning to the search text")
+        self._similar_button.clicked.connect(self.search_similar)
+
+        self._tree = QTreeWidget(self)
+        self._tree.setObjectName("memoryTree")
+        self._tree.setHeaderLabels(["Memory", "Details"])
+        self._tree.setUniformRowHeights(False)
+        self._tree.setWordWrap(True)
+        header = self._tree.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 320)
+        self._tree.currentItemChanged.connect(lambda _cur, _prev: self._update_buttons())
+        self._tree.itemDoubleClicked.connect(self._double_clicked)
+
+        self._empty = QLabel(EMPTY_TEXT, self)
+        self._empty.setObjectName("memoryEmptyState")
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(self._tree)
+        self._stack.addWidget(self._empty)
+
+        self._add_button = self._button("memoryAdd", "fa5s.plus", "Add", "Teach Cairn something new", self.add_memory)
+        self._edit_button = self._button("memoryEdit", "fa5s.pen", "Edit", "Change the selected memory",
+                                         self.edit_selected)
+        self._delete_button = self._button("memoryDelete", "fa5s.trash-alt", "Delete",
+                                           "Forget the selected memory (Del)", self.delete_selected)
+        self._undo_button = self._button("memoryUndo", "fa5s.undo", "Undo",
+                                         "Undo the last change, also one made in the chat (Ctrl+Z)", self.undo)
+        self._export_button = self._button("memoryExport", "fa5s.file-export", "Export…",
+                                           "Save all memories to a JSON file", self.export_memories)
+        self._import_button = self._button("memoryImport", "fa5s.file-import", "Import…",
+                                           "Add the memories of an export file", self.import_memories)
+        self._status = QLabel(self)
+        self._status.setObjectName("memoryStatus")
+        self._status.setWordWrap(True)
+
+        search_row = QHBoxLayout()
+        search_row.setSpacing(6)
+        search_row.addWidget(self._search, 1)
+        search_row.addWidget(self._similar_button)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(6)
+        for button in (self._add_button, self._edit_button, self._delete_button, self._undo_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self._export_button)
+        buttons.addWidget(self._import_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 10)
+        layout.setSpacing(8)
+        layout.addLayout(search_row)
+        layout.addWidget(self._stack, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self._status)
+
+        for keys, slot in ((QKeySequence.StandardKey.Delete, self.delete_selected),
+                           (QKeySequence.StandardKey.Undo, self.undo)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+        self._rebuild()
+        self.refresh()  # the first load; the app need not remember to ask
+
+    # -- public ---------------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the memories from the bank off the GUI thread."""
+        self._reload(highlight_last=False)
+
+    def on_memory_changed(self, *_args: object) -> None:
+        """The chat changed memories: reload and highlight what its last change touched."""
+        self._reload(highlight_last=True)
+
+    def set_database(self, database_id: str | None) -> None:
+        """Show the memories that apply to another database (None: all of them)."""
+        self._database_id = database_id
+        self.refresh()
+
+    def highlight(self, ids: Iterable[str]) -> None:
+        """Mark these memories (e.g. those the last chat turn learned) until the next highlight."""
+        self._highlighted = set(ids)
+        self._highlight_version += 1
+        self._rebuild()
+
+    def memories(self) -> list[Memory]:
+        """The memories last loaded from the bank."""
+        return list(self._memories)
+
+    def group_item(self, category: str) -> QTreeWidgetItem | None:
+        for i in range(self._tree.topLevelItemCount()):
+            item = self._tree.topLevelItem(i)
+            if item.data(0, GROUP_ROLE) == category:
+                return item
+        return None
+
+    def visible_memories(self) -> list[Memory]:
+        """The memories shown now (after filtering), in tree order."""
+        out: list[Memory] = []
+        for i in range(self._tree.topLevelItemCount()):
+            group = self._tree.topLevelItem(i)
+            if group.isHidden():
+                continue
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if not child.isHidden():
+                    out.append(child.data(0, MEMORY_ROLE))
+        return out
+
+    def select_memory(self, memory_id: str) -> bool:
+        item = self._item_for(memory_id)
+        if item is not None:
+            self._tree.setCurrentItem(item)
+        return item is not None
+
+    def selected_memory(self) -> Memory | None:
+        item = self._tree.currentItem()
+        return None if item is None else item.data(0, MEMORY_ROLE)
+
+    def is_highlighted(self, memory_id: str) -> bool:
+        return memory_id in self._highlighted
+
+    def status_text(self) -> str:
+        return self._status.text()
+
+    # -- actions --------------------------------------------------------------------------------------
+
+    def add_memory(self) -> None:
+        dialog = MemoryEditDialog(None, self, database_id=self._database_id)
+        dialog.accepted.connect(lambda: self._add_accepted(dialog))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def edit_selected(self) -> None:
+        memory = self.selected_memory()
+        if memory is None:
+            return
+        dialog = MemoryEditDialog(memory, self)
+        dialog.accepted.connect(lambda: self._edit_accepted(dialog, memory))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def delete_selected(self) -> None:
+        memory = self.selected_memory()
+        if memory is None or self._busy:
+            return
+        if not self._confirm(self, f"Forget this memory?\n\n“{memory.content}”\n\nYou can undo this with Ctrl+Z."):
+            return
+        bank, user = self._bank, self._user
+        self._change(lambda: bank.delete(user, memory.id), "Forgot it. Undo with Ctrl+Z.")
+
+    def undo(self) -> None:
+        if self._busy:
+            return
+        bank, user = self._bank, self._user
+        self._change(lambda: bank.undo(user), "")
+
+    def search_similar(self) -> None:
+        """Rank memories by meaning against the search text (embedding work, so in the background)."""
+        text = self._search.text().strip()
+        if not text:
+            return
+        bank, user, database_id = self._bank, self._user, self._database_id
+
+        def work(cancel: Cancellation, _report: object) -> list[ScoredMemory]:
+            return bank.search(user, text, k=SIMILAR_K, database_id=database_id)
+
+        def done(hits: list[ScoredMemory]) -> None:
+            if self._search.text().strip() != text:
+                return  # the person typed on; the local filter already shows what they want
+            self._similar, self._similar_text = list(hits), text
+            self._status.setText(f"{len(hits)} similar memor{'y' if len(hits) == 1 else 'ies'}.")
+            self._rebuild()
+
+        self._status.setText("Looking for similar memories…")
+        run_in_background(work, on_success=done, on_failure=self._failed, receiver=self)
+
+    def export_memories(self) -> None:
+        path = self._choose_export_path(self)
+        if path is None:
+            return
+        bank, user = self._bank, self._user
+
+        def work(cancel: Cancellation, _report: object) -> int:
+            payload = bank.export(user)
+            try:
+                write_json_atomic(Path(path), payload)
+            except OSError as exc:
+                raise MemoryStoreError(f"Could not write {path}: {exc.strerror or exc}.",
+                                       hint="Choose a folder you can write to.") from exc
+            return len(payload["memories"])
+
+        def done(count: int) -> None:
+            self._status.setText(f"Exported {count} memor{'y' if count == 1 else 'ies'} to {path}.")
+
+        self._status.setText("Exporting…")
+        run_in_background(work, on_success=done, on_failure=self._failed, receiver=self)
+
+    def import_memories(self) -> None:
+        path = self._choose_import_path(self)
+        if path is None or self._busy:
+            return
+        bank, user = self._bank, self._user
+
+        def work() -> tuple[list[Memory], int]:
+            try:
+                payload: Any = json.loads(Path(path).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise InputError(f"Cannot read {path}: {exc}.",
+                                 hint="Choose a file made by Export… or `cairn memory export`.") from exc
+            total = len(payload.get("memories") or []) if isinstance(payload, dict) else 0
+            return bank.import_(user, payload), total
+
+        self._change(work, "")
+
+    # -- internals: loading -----------------------------------------------------------------------------
+
+    def _reload(self, *, highlight_last: bool) -> None:
+        self._seq += 1
+        seq, version = self._seq, self._highlight_version
+        bank, user, database_id = self._bank, self._user, self._database_id
+
+        def work(cancel: Cancellation, _report: object) -> tuple[list[Memory], BankChange | None]:
+            memories = bank.list(user, database_id=database_id)
+            last = None
+            if highlight_last:
+                changes = bank.history(user)
+                last = changes[-1] if changes else None
+            return memories, last
+
+        def done(result: tuple[list[Memory], BankChange | None]) -> None:
+            if seq != self._seq:
+                return
+            memories, last = result
+            self._memories = memories
+            explicit = version != self._highlight_version
+            if last is not None and not explicit and time.time() - last.at < RECENT_CHANGE_S:
+                self._highlighted = {m.id for m in last.after}
+            if self._similar is not None:  # keep similarity results, minus what is gone
+                alive = {m.id: m for m in memories}
+                self._similar = [ScoredMemory(alive[s.memory.id], s.similarity)
+                                 for s in self._similar if s.memory.id in alive]
+            self._rebuild()
+            self.refreshed.emit()
+
+        run_in_background(work, on_success=done, on_failure=self._failed, receiver=self)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._status.clear()
+        show_error(self, exc)
+
+    # -- internals: changing ----------------------------------------------------------------------------
+
+    def _add_accepted(self, dialog: MemoryEditDialog) -> None:
+        bank, user = self._bank, self._user
+        category, content, database_id = dialog.category(), dialog.content(), dialog.database_id()
+        self._change(lambda: bank.add(user, category, content, database_id=database_id), "Learned it.")
+
+    def _edit_accepted(self, dialog: MemoryEditDialog, memory: Memory) -> None:
+        bank, user = self._bank, self._user
+        category, content = dialog.category(), dialog.content()
+        if category == memory.category and content == memory.content:
+            return
+        self._change(lambda: bank.edit(user, memory.id, content=content, category=category), "Saved.")
+
+    def _change(self, fn: Callable[[], object], done_text: str) -> None:
+        """Run one bank change in the background; then highlight what changed, reload and tell the app."""
+        self._set_busy(True)
+        self._status.setText("Saving…")
+
+        def done(result: object) -> None:
+            self._set_busy(False)
+            ids, text = _describe(result)
+            self._status.setText(done_text or text)
+            if ids:
+                self._highlighted = set(ids)
+            self.memories_changed.emit()
+            self.refresh()
+
+        def failed(exc: BaseException) -> None:
+            self._set_busy(False)
+            self._failed(exc)
+
+        run_in_background(lambda _cancel, _report: fn(), on_success=done, on_failure=failed, receiver=self)
+
+    def _set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self._update_buttons()
+
+    # -- internals: the tree ------------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        selected = self.selected_memory()
+        collapsed = {c for c in CATEGORIES if (g := self.group_item(c)) is not None and not g.isExpanded()}
+        self._tree.clear()
+        if self._similar is not None:
+            group = self._group(SIMILAR_GROUP, f"Similar to “{self._similar_text}” ({len(self._similar)})",
+                                "fa5s.magic")
+            for hit in self._similar:
+                group.addChild(self._memory_item(hit.memory, similarity=hit.similarity))
+            group.setExpanded(True)
+        else:
+            for category in CATEGORIES:
+                members = [m for m in self._memories if m.category == category]
+                group = self._group(category, f"{GROUP_LABELS[category]} ({len(members)})", GROUP_ICONS[category])
+                for memory in sorted(members, key=lambda m: m.updated_at, reverse=True):
+                    group.addChild(self._memory_item(memory))
+                group.setExpanded(category not in collapsed)
+        self._stack.setCurrentWidget(self._tree if self._memories or self._similar is not None else self._empty)
+        self._apply_filter()
+        if selected is not None:
+            self.select_memory(selected.id)
+        self._update_buttons()
+
+    def _group(self, key: str, label: str, icon: str) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([label, ""])
+        item.setData(0, GROUP_ROLE, key)
+        item.setIcon(0, qta.icon(icon))
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        self._tree.addTopLevelItem(item)
+        item.setFirstColumnSpanned(True)
+        return item
+
+    def _memory_item(self, memory: Memory, *, similarity: float | None = None) -> QTreeWidgetItem:
+        sql = str(memory.structured.get("sql") or "") if memory.structured else ""
+        scope = "All databases" if memory.database_id == ALL_DATABASES else memory.database_id
+        details = [part for part in (sql, scope, f"updated {time_ago(memory.updated_at)}") if part]
+        if similarity is not None:
+            details.insert(0, f"{max(0.0, similarity):.0%} similar")
+        item = QTreeWidgetItem([memory.content, " · ".join(details)])
+        item.setData(0, MEMORY_ROLE, memory)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
+        tip = [memory.content, ""]
+        tip.append(f"Understood as: {sql}" if sql else "No structured form (used as a hint only).")
+        tip.append(f"Applies to: {scope}")
+        tip.append(f"Updated: {when}" + (f" · from {memory.source}" if memory.source else ""))
+        item.setToolTip(0, "\n".join(tip))
+        item.setToolTip(1, "\n".join(tip))
+        if memory.id in self._highlighted:
+            colour = QColor(self.palette().color(QPalette.ColorRole.Highlight))
+            colour.setAlpha(60)
+            for col in range(2):
+                font = item.font(col)
+                font.setBold(True)
+                item.setFont(col, font)
+                item.setBackground(col, colour)
+            item.setIcon(0, qta.icon("fa5s.star"))
+        return item
+
+    def _filter_changed(self, _text: str) -> None:
+        if self._similar is not None:  # typing again goes back to the plain, filtered list
+            self._similar = None
+            self._status.clear()
+            self._rebuild()
+        else:
+            self._apply_filter()
+
+    def _apply_filter(self) -> None:
+        if self._similar is not None:
+            return
+        needle = self._search.text().strip().lower()
+        for i in range(self._tree.topLevelItemCount()):
+            group = self._tree.topLevelItem(i)
+            shown = 0
+            for j in range(group.childCount()):
+                child = group.child(j)
+                memory: Memory = child.data(0, MEMORY_ROLE)
+                match = not needle or needle in _searchable(memory)
+                child.setHidden(not match)
+                shown += match
+            key = group.data(0, GROUP_ROLE)
+            total = group.childCount()
+            label = GROUP_LABELS.get(key, key)
+            group.setText(0, f"{label} ({shown} of {total})" if needle else f"{label} ({total})")
+            group.setHidden(bool(needle) and shown == 0)
+
+    def _item_for(self, memory_id: str) -> QTreeWidgetItem | None:
+        for i in range(self._tree.topLevelItemCount()):
+            group = self._tree.topLevelItem(i)
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if child.data(0, MEMORY_ROLE).id == memory_id:
+                    return child
+        return None
+
+    def _double_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        if item.data(0, MEMORY_ROLE) is not None:
+            self.edit_selected()
+
+    def _update_buttons(self) -> None:
+        has_selection = self.selected_memory() is not None
+        self._add_button.setEnabled(not self._busy)
+        self._edit_button.setEnabled(has_selection and not self._busy)
+        self._delete_button.setEnabled(has_selection and not self._busy)
+        self._undo_button.setEnabled(not self._busy)
+        self._import_button.setEnabled(not self._busy)
+
+    def _button(self, name: str, icon: str, text: str, tip: str, slot: Callable[[], None]) -> QPushButton:
+        button = QPushButton(qta.icon(icon), text, self)
+        button.setObjectName(name)
+        button.setToolTip(tip)
+        button.clicked.connect(lambda _checked=False: slot())
+        return button
+
+
+def _searchable(memory: Memory) -> str:
+    sql = str(memory.structured.get("sql") or "") if memory.structured else ""
+    return f"{memory.content}\n{sql}\n{memory.category}".lower()
+
+
+def _describe(result: object) -> tuple[list[str], str]:
+    """Which memories to highlight after a change, and what to say about it."""
+    if isinstance(result, Memory):
+        return [result.id], ""
+    if isinstance(result, BankChange):
+        restored = [m.id for m in result.before]
+        return restored, f"Undid the last change ({result.operation.lower()})."
+    if result is None:
+        return [], "Nothing to undo."
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], list):
+        added, total = result
+        skipped = total - len(added)
+        text = f"Imported {len(added)} memor{'y' if len(added) == 1 else 'ies'}"
+        text += f" ({skipped} already known)." if skipped else "."
+        return [m.id for m in added], text
+    return [], ""

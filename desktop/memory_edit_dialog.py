@@ -1,0 +1,213 @@
+"""The dialogs of the memory bank: add or edit one memory (validated inline), confirm, choose a file.
+
+The blocking ones (confirm, file choosers) are plain functions so the bank view can take stand-ins in tests.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from pathlib import Path
+
+import qtawesome as qta
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.memory.model import ALL_DATABASES, CATEGORIES, Memory
+
+__all__ = [
+    "CATEGORY_LABELS",
+    "MIN_CONTENT_CHARS",
+    "MemoryEditDialog",
+    "ask_to_confirm",
+    "choose_export_file",
+    "choose_import_file",
+]
+
+logger = logging.getLogger(__name__)
+
+MIN_CONTENT_CHARS = 6  # the bank refuses 5 characters or fewer
+MAX_CONTENT_CHARS = 2000
+CATEGORY_LABELS: dict[str, str] = {
+    "preference": "Preference",
+    "terminology": "Terminology",
+    "metric": "Metric",
+    "entity": "Entity",
+}
+CATEGORY_HELP: dict[str, str] = {
+    "preference": "How you like answers, e.g. 'Always show me customers from India'.",
+    "terminology": "What a word means here, e.g. 'A big order is one over 10,000'.",
+    "metric": "How a number is computed, e.g. 'Revenue is the sum of total_amount of delivered orders'.",
+    "entity": "A thing you talk about, e.g. 'ACME is the customer with id 42'.",
+}
+
+
+def normalised(text: str) -> str:
+    """The content as the bank stores it (runs of whitespace collapsed)."""
+    return " ".join(text.split())
+
+
+class MemoryEditDialog(QDialog):
+    """A small form for one memory; ``category()`` and ``content()`` hold the answer once accepted."""
+
+    def __init__(
+        self, memory: Memory | None, parent: QWidget | None = None, *, database_id: str | None = None
+    ) -> None:
+        """``database_id`` (adding only): offer to keep the new memory to that one database."""
+        super().__init__(parent)
+        self.setObjectName("memoryEditDialog")
+        self.setWindowTitle("Edit memory" if memory is not None else "Add memory")
+        self.setWindowIcon(qta.icon("fa5s.brain"))
+        self.setMinimumWidth(420)
+        self._memory = memory
+
+        self._category = QComboBox(self)
+        self._category.setObjectName("memoryCategory")
+        for category in CATEGORIES:
+            self._category.addItem(CATEGORY_LABELS.get(category, category.title()), category)
+        if memory is not None:
+            self._category.setCurrentIndex(max(0, self._category.findData(memory.category)))
+        self._category.currentIndexChanged.connect(lambda _i: self._validate())
+
+        self._content = QPlainTextEdit(self)
+        self._content.setObjectName("memoryContent")
+        self._content.setTabChangesFocus(True)
+        self._content.setMinimumHeight(90)
+        if memory is not None:
+            self._content.setPlainText(memory.content)
+        self._content.textChanged.connect(self._validate)
+
+        self._help = QLabel(self)
+        self._help.setObjectName("memoryCategoryHelp")
+        self._help.setWordWrap(True)
+        self._help.setEnabled(False)  # the palette's disabled text: a quieter, theme-aware hint
+
+        self._only_here: QCheckBox | None = None
+        if memory is None and database_id and database_id != ALL_DATABASES:
+            self._only_here = QCheckBox(f"Only for {database_id}", self)
+            self._only_here.setObjectName("memoryOnlyThisDatabase")
+            self._only_here.setToolTip("Unticked, the memory applies to every database you use.")
+            self._only_here.setProperty("database_id", database_id)
+
+        self._error = QLabel(self)
+        self._error.setObjectName("memoryContentError")
+        self._error.setWordWrap(True)
+
+        form = QFormLayout()
+        form.addRow("Category", self._category)
+        form.addRow("", self._help)
+        form.addRow("Memory", self._content)
+        form.addRow("", self._error)
+        if self._only_here is not None:
+            form.addRow("", self._only_here)
+        if memory is not None and memory.structured:
+            sql = memory.structured.get("sql")
+            if sql:
+                structured = QLabel(f"Understood as <code>{html.escape(str(sql))}</code>", self)
+                structured.setObjectName("memoryStructured")
+                structured.setToolTip("Changing the words makes Cairn re-read this memory.")
+                form.addRow("", structured)
+
+        self._buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, parent=self
+        )
+        self._buttons.setObjectName("memoryDialogButtons")
+        self._buttons.accepted.connect(self.accept)
+        self._buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setSpacing(8)
+        layout.addLayout(form)
+        layout.addWidget(self._buttons)
+        self._content.setFocus()
+        self._validate()
+
+    # -- public ---------------------------------------------------------------------------------------
+
+    def memory(self) -> Memory | None:
+        """The memory being edited; None when adding."""
+        return self._memory
+
+    def category(self) -> str:
+        return str(self._category.currentData())
+
+    def content(self) -> str:
+        return normalised(self._content.toPlainText())
+
+    def database_id(self) -> str:
+        """Where the memory applies: the edited memory's database, or the choice made when adding."""
+        if self._memory is not None:
+            return self._memory.database_id
+        if self._only_here is not None and self._only_here.isChecked():
+            return str(self._only_here.property("database_id"))
+        return ALL_DATABASES
+
+    def set_category(self, category: str) -> None:
+        self._category.setCurrentIndex(max(0, self._category.findData(category)))
+
+    def set_content(self, text: str) -> None:
+        self._content.setPlainText(text)
+
+    def ok_button(self) -> QPushButton:
+        return self._buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+    def error_text(self) -> str:
+        return self._error.text()
+
+    def accept(self) -> None:
+        if self._validate():
+            super().accept()
+
+    # -- internals ------------------------------------------------------------------------------------
+
+    def _validate(self) -> bool:
+        self._help.setText(CATEGORY_HELP.get(self.category(), ""))
+        text = self.content()
+        if not text:
+            message = ""  # nothing typed yet: no scolding, OK simply stays off
+            ok = False
+        elif len(text) < MIN_CONTENT_CHARS:
+            message = f"A memory needs more than {MIN_CONTENT_CHARS - 1} characters."
+            ok = False
+        elif len(text) > MAX_CONTENT_CHARS:
+            message = f"A memory is limited to {MAX_CONTENT_CHARS:,} characters; split it into several."
+            ok = False
+        else:
+            message = ""
+            ok = True
+        self._error.setText(message)
+        self._error.setVisible(bool(message))
+        self.ok_button().setEnabled(ok)
+        return ok
+
+
+def ask_to_confirm(parent: QWidget, text: str) -> bool:
+    """The default confirmation: a Yes/No question that defaults to No."""
+    answer = QMessageBox.question(
+        parent, "Cairn", text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def choose_export_file(parent: QWidget) -> Path | None:
+    path, _ = QFileDialog.getSaveFileName(parent, "Export memories", "cairn-memories.json", "JSON files (*.json)")
+    return Path(path) if path else None
+
+
+def choose_import_file(parent: QWidget) -> Path | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Import memories", "", "JSON files (*.json);;All files (*)")
+    return Path(path) if path else None

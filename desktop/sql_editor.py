@@ -1,0 +1,288 @@
+"""The SQL editor: highlighted, monospace, Ctrl+Enter to run, a Format button (sqlglot pretty print).
+
+Running is not done here: ``run_requested`` carries the text to the app, which sends it through the
+same guard as generated SQL. Highlighting uses a small line scanner (with state for multi-line
+comments and strings); the keyword and function lists come from sqlglot's tokenizer and parser.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+import qtawesome as qta
+import sqlglot
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QKeyEvent,
+    QPalette,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from sqlglot.errors import SqlglotError
+from sqlglot.parser import Parser
+from sqlglot.tokens import Tokenizer
+
+__all__ = ["SqlEditor", "SqlHighlighter", "format_sql"]
+
+logger = logging.getLogger(__name__)
+
+_NORMAL, _IN_COMMENT, _IN_STRING = -1, 1, 2
+
+
+@lru_cache(maxsize=1)
+def _words() -> tuple[frozenset[str], frozenset[str]]:
+    """(keywords, function names), upper case, from sqlglot's own tables."""
+    keywords = {
+        word
+        for key in Tokenizer.KEYWORDS
+        for word in key.split()
+        if word.replace("_", "").isalpha()
+    }
+    functions = {name for name in Parser.FUNCTIONS if name.replace("_", "").isalnum()}
+    return frozenset(keywords), frozenset(functions)
+
+
+def format_sql(sql: str, dialect: str | None = "postgres") -> str:
+    """Pretty-printed SQL (comments kept); raises sqlglot's ParseError when it cannot be read."""
+    statements = sqlglot.transpile(sql, read=dialect, write=dialect, pretty=True)
+    return ";\n\n".join(s for s in statements if s.strip())
+
+
+class SqlHighlighter(QSyntaxHighlighter):
+    """Colours keywords, functions, strings, numbers and comments with palette-derived colours."""
+
+    def __init__(self, document: QTextDocument, palette: QPalette) -> None:
+        super().__init__(document)
+        self.formats: dict[str, QTextCharFormat] = {}
+        self.set_palette(palette)
+
+    def set_palette(self, palette: QPalette) -> None:
+        """Pick colours readable on this palette's base colour (light or dark theme)."""
+        dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
+        lightness = 175 if dark else 95
+
+        def fmt(color: QColor, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+            f = QTextCharFormat()
+            f.setForeground(color)
+            if bold:
+                f.setFontWeight(QFont.Weight.Bold)
+            f.setFontItalic(italic)
+            return f
+
+        self.formats = {
+            "keyword": fmt(palette.color(QPalette.ColorRole.Link), bold=True),
+            "function": fmt(QColor.fromHsl(280, 140, lightness)),
+            "string": fmt(QColor.fromHsl(120, 120, lightness - 20 if not dark else lightness)),
+            "number": fmt(QColor.fromHsl(25, 200, lightness)),
+            "comment": fmt(palette.color(QPalette.ColorRole.PlaceholderText), italic=True),
+        }
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:
+        keywords, functions = _words()
+        state = self.previousBlockState()
+        i, n = 0, len(text)
+        if state == _IN_COMMENT:
+            end = text.find("*/")
+            i = n if end < 0 else end + 2
+            self.setFormat(0, i, self.formats["comment"])
+            if end < 0:
+                self.setCurrentBlockState(_IN_COMMENT)
+                return
+        elif state == _IN_STRING:
+            i = self._string_end(text, 0)
+            self.setFormat(0, min(i, n), self.formats["string"])
+            if i > n:
+                self.setCurrentBlockState(_IN_STRING)
+                return
+        self.setCurrentBlockState(_NORMAL)
+        while i < n:
+            ch = text[i]
+            if ch == "-" and text.startswith("--", i):
+                self.setFormat(i, n - i, self.formats["comment"])
+                return
+            if ch == "/" and text.startswith("/*", i):
+                end = text.find("*/", i + 2)
+                stop = n if end < 0 else end + 2
+                self.setFormat(i, stop - i, self.formats["comment"])
+                if end < 0:
+                    self.setCurrentBlockState(_IN_COMMENT)
+                    return
+                i = stop
+            elif ch == "'":
+                end = self._string_end(text, i + 1)
+                self.setFormat(i, min(end, n) - i, self.formats["string"])
+                if end > n:
+                    self.setCurrentBlockState(_IN_STRING)
+                    return
+                i = end
+            elif ch == '"':  # a quoted identifier: skip it whole so words inside are not keywords
+                end = text.find('"', i + 1)
+                i = n if end < 0 else end + 1
+            elif ch.isdigit() and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+                j = i
+                while j < n and (text[j].isdigit() or text[j] == "."):
+                    j += 1
+                self.setFormat(i, j - i, self.formats["number"])
+                i = j
+            elif ch.isalpha() or ch == "_":
+                j = i
+                while j < n and (text[j].isalnum() or text[j] in "_$"):
+                    j += 1
+                word = text[i:j].upper()
+                k = j
+                while k < n and text[k] == " ":
+                    k += 1
+                called = k < n and text[k] == "("
+                if called and word in functions:
+                    self.setFormat(i, j - i, self.formats["function"])
+                elif word in keywords:
+                    self.setFormat(i, j - i, self.formats["keyword"])
+                i = j
+            else:
+                i += 1
+
+    @staticmethod
+    def _string_end(text: str, start: int) -> int:
+        """Index just past the closing quote ('' is an escaped quote); len(text)+1 when still open."""
+        i = start
+        n = len(text)
+        while i < n:
+            if text[i] == "'":
+                if i + 1 < n and text[i + 1] == "'":
+                    i += 2
+                    continue
+                return i + 1
+            i += 1
+        return n + 1
+
+
+class _SqlTextEdit(QPlainTextEdit):
+    """Turns Ctrl+Enter into a run request instead of a new line."""
+
+    run_shortcut = Signal()
+    """Ctrl+Enter (or Ctrl+Return) was pressed in the editor."""
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            event.accept()
+            self.run_shortcut.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class SqlEditor(QWidget):
+    """Edit and run SQL; the app decides what running means (guard, validate, execute)."""
+
+    run_requested = Signal(str)
+    """The person asked to run this SQL (Run button or Ctrl+Enter)."""
+
+    def __init__(self, parent: QWidget | None = None, *, dialect: str | None = "postgres") -> None:
+        super().__init__(parent)
+        self.setObjectName("sqlEditor")
+        self._dialect = dialect
+        self._running = False
+
+        self.edit = _SqlTextEdit(objectName="sqlTextEdit")
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.edit.setFont(font)
+        self.edit.setTabStopDistance(self.edit.fontMetrics().horizontalAdvance(" ") * 4)
+        self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.edit.setPlaceholderText("SELECT … — write or edit SQL here, then press Ctrl+Enter to run it")
+        self.edit.run_shortcut.connect(self._request_run)
+        self.highlighter = SqlHighlighter(self.edit.document(), self.edit.palette())
+
+        self.run_button = QPushButton(qta.icon("fa5s.play"), "Run", objectName="runSqlButton")
+        self.run_button.setToolTip("Run this SQL, read-only (Ctrl+Enter)")
+        self.run_button.clicked.connect(self._request_run)
+        self.format_button = QPushButton(qta.icon("fa5s.align-left"), "Format", objectName="formatSqlButton")
+        self.format_button.setToolTip("Pretty-print the SQL")
+        self.format_button.clicked.connect(self.format)
+        self.status_label = QLabel(objectName="sqlStatusLabel")
+        self.status_label.setWordWrap(True)
+
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.setSpacing(8)
+        buttons.addWidget(self.status_label, 1)
+        buttons.addWidget(self.format_button)
+        buttons.addWidget(self.run_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.edit, 1)
+        layout.addLayout(buttons)
+        self.edit.textChanged.connect(self._update_buttons)
+        self._update_buttons()
+
+    # -- public API --------------------------------------------------------------------------------
+    def sql(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_sql(self, sql: str) -> None:
+        self.edit.setPlainText(sql)
+        self.status_label.setText("")
+
+    def set_dialect(self, dialect: str | None) -> None:
+        """The sqlglot dialect used by Format (the connected database's)."""
+        self._dialect = dialect
+
+    @property
+    def dialect(self) -> str | None:
+        return self._dialect
+
+    def set_running(self, running: bool) -> None:
+        """While a query runs the text is read-only and Run/Format are off."""
+        self._running = running
+        self.edit.setReadOnly(running)
+        self.run_button.setText("Running…" if running else "Run")
+        self._update_buttons()
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def format(self) -> None:
+        """Pretty-print in place (one undo step); a parse failure is shown under the editor."""
+        sql = self.sql()
+        if not sql.strip() or self._running:
+            return
+        try:
+            pretty = format_sql(sql, self._dialect)
+        except SqlglotError as exc:
+            logger.debug("format failed", exc_info=True)
+            first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.status_label.setText(f"Could not format: {first_line}")
+            return
+        cursor = QTextCursor(self.edit.document())
+        cursor.beginEditBlock()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(pretty)
+        cursor.endEditBlock()
+        self.status_label.setText("")
+
+    # -- internals ---------------------------------------------------------------------------------
+    def _request_run(self) -> None:
+        sql = self.sql().strip()
+        if sql and not self._running:
+            self.run_requested.emit(sql)
+
+    def _update_buttons(self) -> None:
+        has_text = bool(self.sql().strip())
+        self.run_button.setEnabled(has_text and not self._running)
+        self.format_button.setEnabled(has_text and not self._running)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.highlighter.set_palette(self.edit.palette())
+        super().changeEvent(event)

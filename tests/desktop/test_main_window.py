@@ -1,0 +1,109 @@
+"""The main flows in the real window, offscreen: login, ask, teach, chips, edit in the bank, rerun without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.composition import Services
+from core.config import Settings
+from core.history import QuestionHistory
+from desktop.app import AppContext
+from desktop.login import LoginDialog
+from desktop.main_window import MainWindow
+from tests.fakes.analyst_model import analyst_model
+from tests.fakes.fake_embedder import FakeEmbedder
+
+SQL = {
+    "wholesale customers": "SELECT name, city, country FROM customers WHERE segment = 'wholesale'",
+    "high order value": "SELECT DISTINCT c.name, c.country, o.total_amount FROM customers c "
+    "JOIN orders o ON o.customer_id = c.customer_id WHERE o.total_amount > 10000",
+}
+FACTS = {
+    "customers from india": "[PREFERENCE] Only show customers from India",
+    "customers from germany": "[PREFERENCE] Only show customers from Germany",
+}
+
+
+@pytest.fixture
+def window(qtbot, fake_ollama, embedded_pg, tmp_path: Path) -> Any:
+    fake_ollama.default_chat = analyst_model(SQL, FACTS)
+    settings = Settings(ollama_host=fake_ollama.url, memory_store="json")
+    context = AppContext(
+        settings=settings,
+        services=Services(settings, embedded=embedded_pg, embedder=FakeEmbedder()),
+        history=QuestionHistory(tmp_path / "history"),
+    )
+    win = MainWindow(context, "priya")
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.database_ready, timeout=30_000):
+        win.start(None)
+    yield win
+    win.close()
+    context.services.close()
+
+
+def bank_text(win: MainWindow) -> str:
+    """What the memory bank panel lists now."""
+    if win.memory_bank is None:
+        return ""
+    return " | ".join(m.content for m in win.memory_bank.memories())
+
+
+def ask(qtbot, win: MainWindow, text: str) -> Any:
+    with qtbot.waitSignal(win.answer_ready, timeout=30_000) as blocker:
+        win.chat.input.setText(text)
+        win.chat.input.returnPressed.emit()
+    return blocker.args[0]
+
+
+def test_login_dialog_picks_or_creates_a_user(qtbot) -> None:
+    dialog = LoginDialog(["rahul", "priya"], "priya")
+    qtbot.addWidget(dialog)
+    assert dialog.user() == "priya"
+    dialog.name.setCurrentText("   ")
+    assert not dialog.buttons.buttons()[0].isEnabled() or dialog.problem.text()
+    dialog.name.setCurrentText("anu")
+    assert dialog.user() == "anu" and dialog.problem.text() == ""
+
+
+def test_ask_shows_rows_in_the_grid_and_sql(qtbot, window: MainWindow) -> None:
+    reply = ask(qtbot, window, "List the wholesale customers")
+    assert reply.answer is not None and reply.answer.ok
+    assert window.results.model.rowCount() == reply.answer.row_count > 10
+    assert "wholesale" in window.sql_editor.sql()
+    assert window.history_view is not None
+
+
+def test_teach_preference_then_chip_and_filtered_rows(qtbot, window: MainWindow) -> None:
+    reply = ask(qtbot, window, "Always show me customers from India")
+    assert reply.answer is None and reply.text == "Preference stored — no SQL executed"
+    qtbot.waitUntil(lambda: "India" in bank_text(window), timeout=10_000)
+
+    reply = ask(qtbot, window, "List the wholesale customers")
+    answer = reply.answer
+    assert answer.ok and answer.memories and {row[2] for row in answer.rows} == {"India"}
+    chips = [w for w in window.chat.findChildren(object) if getattr(w, "objectName", lambda: "")() == "memoryChip"]
+    assert chips and "India" in chips[-1].text()
+
+    # Rerun without that memory: unfiltered rows.
+    memory_id = answer.memories[0].id
+    with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
+        window.chat.rerun_without_requested.emit("List the wholesale customers", memory_id)
+    assert len({row[2] for row in blocker.args[0].answer.rows}) > 1
+
+
+def test_edit_in_the_bank_changes_the_next_answer(qtbot, window: MainWindow) -> None:
+    ask(qtbot, window, "Always show me customers from India")
+    qtbot.waitUntil(lambda: "India" in bank_text(window), timeout=10_000)
+    bank = window.context.services.bank()
+    [memory] = bank.list("priya")
+    bank.edit("priya", memory.id, content="Only show customers from Germany",
+              structured={"kind": "filter", "table": "customers", "column": "country", "op": "=",
+                          "value": "Germany", "sql": "customers.country = 'Germany'"})
+    window.memory_changed.emit()
+    qtbot.waitUntil(lambda: "Germany" in bank_text(window), timeout=10_000)
+    answer = ask(qtbot, window, "List the wholesale customers").answer
+    assert answer.ok and {row[2] for row in answer.rows} == {"Germany"}

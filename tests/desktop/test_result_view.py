@@ -1,0 +1,236 @@
+"""The result grid: a 100k-row model that sorts and formats on demand, copy as TSV, CSV export, banners."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QGuiApplication
+
+from core.answer import Answer
+from core.errors import CairnError
+from desktop.result_model import (
+    NULL_ROLE,
+    RAW_VALUE_ROLE,
+    ResultTableModel,
+    display_text,
+    export_text,
+    is_identifier_column,
+)
+from desktop.result_view import ResultView, write_csv_atomically
+
+ASC = Qt.SortOrder.AscendingOrder
+DESC = Qt.SortOrder.DescendingOrder
+DISPLAY = Qt.ItemDataRole.DisplayRole
+N = 100_000
+
+
+def _big_rows() -> tuple[tuple[object, ...], ...]:
+    names = ("émile", "Zoë", "bob", "Alice", None)
+    return tuple(
+        (
+            i,
+            names[i % 5],
+            None if i % 10 == 0 else (i * 7919) % 100_003 / 10,
+            decimal.Decimal((i * 31) % 997) / 4,
+            dt.date(2020, 1, 1) + dt.timedelta(days=i % 1500),
+        )
+        for i in range(N)
+    )
+
+
+@pytest.fixture(scope="module")
+def big_rows() -> tuple[tuple[object, ...], ...]:
+    return _big_rows()
+
+
+def _column(model: ResultTableModel, column: int, rows: range) -> list[object]:
+    return [model.data(model.index(r, column), RAW_VALUE_ROLE) for r in rows]
+
+
+def test_model_loads_sorts_and_shows_100k_rows(qapp, big_rows):
+    model = ResultTableModel()
+    started = time.perf_counter()
+    model.set_result(("order_id", "name", "score", "amount", "day"), big_rows)
+    assert time.perf_counter() - started < 0.5
+    assert (model.rowCount(), model.columnCount()) == (N, 5)
+    assert model.kinds == ("integer", "text", "float", "decimal", "date")
+
+    started = time.perf_counter()
+    model.sort(2, DESC)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.5  # ~60 ms measured; generous for slow CI
+    scores = _column(model, 2, range(N))
+    present = [s for s in scores if s is not None]
+    assert present == sorted(present, reverse=True)
+    assert scores[len(present):] == [None] * (N - len(present))  # NULLs last
+    assert model.data(model.index(N - 1, 2), NULL_ROLE) is True
+    assert model.data(model.index(N - 1, 2), DISPLAY) == "NULL"
+
+    model.sort(1, ASC)  # text: case-insensitive, NULLs last
+    names = _column(model, 1, range(0, N, 997))
+    present_names = [n for n in names if n is not None]
+    assert present_names == sorted(present_names, key=str.casefold)
+    assert model.data(model.index(0, 1), DISPLAY) == "Alice"
+    assert model.data(model.index(N - 1, 1), DISPLAY) == "NULL"
+
+    model.sort(3, ASC)
+    amounts = _column(model, 3, range(0, N, 1000))
+    assert amounts == sorted(amounts)
+
+    model.sort(-1, ASC)  # back to the query's own order
+    assert _column(model, 0, range(5)) == [0, 1, 2, 3, 4]
+    # a visible row's cells: ids without separators, quantities with them, ISO dates
+    row = 12345
+    assert model.data(model.index(row, 0), DISPLAY) == "12345"
+    assert model.data(model.index(row, 2), DISPLAY) == display_text(big_rows[row][2])
+    assert model.data(model.index(row, 4), DISPLAY) == big_rows[row][4].isoformat()
+
+
+def test_formatting_alignment_and_header_tooltip(qapp):
+    model = ResultTableModel()
+    rows = (
+        (1234567, 1234567, 1234.5, decimal.Decimal("98765.40"), "x" * 400, b"\x01\xff", True, None),
+    )
+    model.set_result(("CustomerId", "total_units", "ratio", "revenue", "notes", "blob", "flag", "nothing"), rows)
+    texts = [model.data(model.index(0, c), DISPLAY) for c in range(8)]
+    assert texts[:4] == ["1234567", "1,234,567", "1,234.5", "98,765.40"]
+    assert texts[4].endswith("…") and len(texts[4]) < 400
+    assert texts[5] == "\\x01ff"
+    assert texts[6:] == ["true", "NULL"]
+    right = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.TextAlignmentRole) == right
+    assert model.data(model.index(0, 4), Qt.ItemDataRole.TextAlignmentRole) != right
+    assert model.data(model.index(0, 7), Qt.ItemDataRole.ForegroundRole) is not None  # greyed NULL
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.ForegroundRole) is None
+    tip = model.headerData(3, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "revenue" in tip and "decimal" in tip
+    assert is_identifier_column("order_id") and is_identifier_column("ArtistId") and is_identifier_column("year")
+    assert not is_identifier_column("paid") and not is_identifier_column("total_amount")
+
+
+def test_sort_handles_mixed_types_and_keeps_the_selection(qtbot):
+    view = ResultView()
+    qtbot.addWidget(view)
+    rows = ((3, "c"), ("two", "b"), (None, "n"), (1.5, "a"), (dt.date(2024, 1, 1), "d"), (decimal.Decimal(2), "e"))
+    view.show_rows(("mixed", "tag"), rows)
+    model = view.model
+    selection = view.table.selectionModel()
+    selection.select(model.index(1, 1), QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    model.sort(0, ASC)
+    order = _column(model, 1, range(len(rows)))
+    assert order == ["a", "e", "c", "d", "b", "n"]  # numbers, then dates, then text, NULL last
+    selected = selection.selectedIndexes()
+    assert [model.data(i, DISPLAY) for i in selected] == ["b"]
+
+
+def test_truncated_banner_count_and_empty_state(qtbot):
+    view = ResultView()
+    qtbot.addWidget(view)
+    assert view.stack.currentWidget() is view.empty_label
+    assert view.empty_label.text() == "No results yet"
+    assert not view.export_button.isEnabled()
+
+    rows = tuple((i,) for i in range(1000))
+    view.show_answer(Answer(question="q", sql="SELECT 1", columns=("n",), rows=rows, truncated=True))
+    assert view.count_label.text() == "1,000 rows"
+    assert not view.truncated_label.isHidden()
+    assert "showing the first 1,000" in view.truncated_label.text()
+    assert view.stack.currentWidget() is view.table
+
+    view.show_answer(Answer(question="q", sql="SELECT 1", columns=("n",), rows=((1,),)))
+    assert view.count_label.text() == "1 row"
+    assert view.truncated_label.isHidden()
+
+    view.clear()
+    assert view.stack.currentWidget() is view.empty_label
+    assert view.model.rowCount() == 0
+
+
+SAMPLE_COLUMNS = ("id", "name", "joined", "amount", "note")
+SAMPLE_ROWS = (
+    (1, "Zoë", dt.date(2024, 2, 29), decimal.Decimal("1234.50"), None),
+    (2, "日本", dt.datetime(2024, 3, 1, 12, 30), 7.25, "tab\there"),
+    (3, "Ann", None, None, "line\nbreak"),
+)
+
+
+def test_copy_selection_as_tsv_with_headers(qtbot):
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_rows(SAMPLE_COLUMNS, SAMPLE_ROWS)
+    model = view.model
+    selection = view.table.selectionModel()
+    from PySide6.QtCore import QItemSelection
+
+    block = QItemSelection(model.index(0, 1), model.index(1, 3))
+    selection.select(block, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    view.copy_button.click()
+    assert QGuiApplication.clipboard().text() == (
+        "name\tjoined\tamount\n" "Zoë\t2024-02-29\t1234.50\n" "日本\t2024-03-01T12:30:00\t7.25\n"
+    )
+
+    selection.select(model.index(2, 4), QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    view.table.setFocus()
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(view.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "note\nline break\n"
+
+    selection.clearSelection()
+    assert view.selection_tsv().splitlines()[0] == "id\tname\tjoined\tamount\tnote"
+    assert len(view.selection_tsv().splitlines()) == 4
+
+
+def test_export_csv_writes_utf8_iso_dates_and_empty_nulls(qtbot, tmp_path: Path):
+    chosen = tmp_path / "out"
+    view = ResultView(ask_save_path=lambda parent, suggested: str(chosen))
+    qtbot.addWidget(view)
+    view.show_rows(SAMPLE_COLUMNS, SAMPLE_ROWS)
+    view.model.sort(0, DESC)  # export follows the order shown
+    with qtbot.waitSignal(view.export_finished, timeout=5000) as blocker:
+        view.export_button.click()
+    written = Path(blocker.args[0])
+    assert written == tmp_path / "out.csv"
+    with written.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows == [
+        list(SAMPLE_COLUMNS),
+        ["3", "Ann", "", "", "line\nbreak"],
+        ["2", "日本", "2024-03-01T12:30:00", "7.25", "tab\there"],
+        ["1", "Zoë", "2024-02-29", "1234.50", ""],
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]  # no temp file left
+    qtbot.waitUntil(view.export_button.isEnabled)
+
+
+def test_failed_export_leaves_nothing_and_explains(tmp_path: Path):
+    with pytest.raises(CairnError) as info:
+        write_csv_atomically(tmp_path / "missing" / "x.csv", ("a",), ((1,),))
+    assert "folder" in info.value.hint
+    target = tmp_path / "x.csv"
+    with pytest.raises(CairnError):
+        write_csv_atomically(target, ("a",), ((1,),), cancel=_Cancelled())
+    assert list(tmp_path.iterdir()) == []
+    assert export_text(dt.time(9, 5)) == "09:05:00" and export_text([1, "a"]) == '[1, "a"]'
+
+
+class _Cancelled:
+    cancelled = True
+
+
+def test_decimal_sort_is_exact_where_floats_tie(qapp):
+    model = ResultTableModel()
+    fine = decimal.Decimal("0.10000000000000000001")
+    rows = ((fine,), (decimal.Decimal("0.1"),), (None,), (decimal.Decimal("-2"),), (3,), (decimal.Decimal("0.1"),))
+    model.set_result(("price",), rows)
+    assert model.kinds == ("number",)
+    model.sort(0, ASC)
+    values = _column(model, 0, range(len(rows)))
+    assert values == [decimal.Decimal("-2"), decimal.Decimal("0.1"), decimal.Decimal("0.1"), fine, 3, None]
+    model.sort(0, DESC)
+    assert _column(model, 0, range(len(rows)))[:2] == [3, fine]
