@@ -15,7 +15,7 @@ from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QFont, QIcon, QKeyEvent, QKeySequence, QPalette
+from PySide6.QtGui import QFont, QIcon, QKeyEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
     QLabel, QLineEdit, QProgressBar, QPushButton, QStyle, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -457,13 +457,9 @@ class ModelManagerDialog(QDialog):
         super().keyPressEvent(event)
 
     def done(self, result: int) -> None:
-        """Closing the dialog stops a running download rather than leaving it orphaned."""
+        """Closing the dialog (Close, Esc when idle, the window's X) stops a running download."""
         self.cancel_operation()
         super().done(result)
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        self.cancel_operation()
-        super().closeEvent(event)
 
 
 class _ImportGgufDialog(QDialog):

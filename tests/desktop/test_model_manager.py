@@ -144,3 +144,15 @@ def test_ollama_down_shows_install_hint(open_dialog: Callable[..., ModelManagerD
     assert dialog.installed_empty.isVisibleTo(dialog) and "Start Ollama" in dialog.installed_empty.text()
     assert "No GPU" in dialog.gpu_label.text()
     assert not dialog.use_button.isEnabled()
+
+
+def test_closing_the_dialog_stops_the_download(open_dialog: Callable[..., ModelManagerDialog], qtbot: QtBot,
+                                               fake_ollama: FakeOllama) -> None:
+    fake_ollama.pull_chunks = 40
+    fake_ollama.pull_chunk_delay_s = 0.05
+    dialog = open_dialog(fake_ollama.url)
+    dialog.start_pull("qwen2.5-coder:14b")
+    qtbot.waitUntil(lambda: dialog.progress_bar.value() > 0)
+    dialog.reject()
+    qtbot.waitUntil(lambda: not dialog.busy, timeout=2000)
+    assert fake_ollama.find_model("qwen2.5-coder:14b") is None
