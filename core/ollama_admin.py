@@ -152,6 +152,18 @@ class OllamaAdmin:
         path = Path(path)
         size = check_gguf(path)
         cancel = cancel or Cancellation()
+        try:
+            self._import(path, name, size, cancel, on_progress)
+        except QueryCancelled:
+            logger.info("import of %s cancelled", path)
+            raise QueryCancelled(f"Stopped importing {path.name}.",
+                                 hint="Nothing was imported; start the import again when ready.") from None
+        on_progress(PullProgress("success", size, size, 1.0))
+        return name
+
+    def _import(self, path: Path, name: str, size: int, cancel: Cancellation,
+                on_progress: Callable[[PullProgress], None]) -> None:
+        """Hash (cancellable, with progress), upload the blob, then stream /api/create."""
         digest = _sha256(path, size, cancel, on_progress)
         client = self._long_client()
         try:
@@ -168,8 +180,6 @@ class OllamaAdmin:
                     on_progress(PullProgress(str(part.status or ""), None, None, None))
         finally:
             client.close()
-        on_progress(PullProgress("success", size, size, 1.0))
-        return name
 
     # ----- internals --------------------------------------------------------------------------------------------
 

@@ -280,23 +280,26 @@ class ChartView(QWidget):
         x_axis: QAbstractAxis
         if plan.x_kind == "time":
             xs = [_msecs(row[plan.x]) for row in rows]
-            x_axis = QDateTimeAxis()
+            time_axis = QDateTimeAxis()
             sample = rows[0][plan.x] if rows else None
             fmt = "HH:mm" if isinstance(sample, _dt.time) else "yyyy-MM-dd"
             if isinstance(sample, _dt.datetime) and any(r[plan.x].time() != _dt.time.min for r in rows[:200]):
                 fmt = "yyyy-MM-dd HH:mm"
-            x_axis.setFormat(fmt)
-            x_axis.setTickCount(min(8, max(2, len(rows))))
+            time_axis.setFormat(fmt)
+            time_axis.setTickCount(min(8, max(2, len(rows))))
+            x_axis = time_axis
         elif plan.x_kind == "value":
             xs = [_number(row[plan.x]) for row in rows]
-            x_axis = QValueAxis()
-            x_axis.setLabelFormat("%g")
+            value_axis = QValueAxis()
+            value_axis.setLabelFormat("%g")
+            x_axis = value_axis
         else:
             xs = [float(i) for i in range(len(rows))]
-            x_axis = QBarCategoryAxis()
-            x_axis.append(_unique_labels([row[plan.x] for row in rows]))
+            category_axis = QBarCategoryAxis()
+            category_axis.append(_unique_labels([row[plan.x] for row in rows]))
             if len(rows) > 12:
-                x_axis.setLabelsAngle(-60)
+                category_axis.setLabelsAngle(-60)
+            x_axis = category_axis
         self.chart.addAxis(x_axis, Qt.AlignmentFlag.AlignBottom)
         y_axis = QValueAxis()
         y_axis.setLabelFormat("%g")

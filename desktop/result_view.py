@@ -198,7 +198,7 @@ class ResultView(QWidget):
         self._truncated = truncated
         n = len(rows)
         self.count_label.setText(f"{n:,} row" + ("" if n == 1 else "s"))
-        self.truncated_label.setText(f"— showing the first {n:,}; the query returned more")
+        self.truncated_label.setText(f"showing the first {n:,} — the query returned more")
         self.truncated_label.setVisible(truncated)
         self.stack.setCurrentWidget(self.table)
         self._size_columns()

@@ -123,6 +123,14 @@ def test_import_gguf_uploads_blob_then_creates(admin: OllamaAdmin, fake_ollama: 
     assert any(p.status.startswith("checking") for p in seen)
 
 
+def test_import_cancelled_uploads_nothing(admin: OllamaAdmin, fake_ollama: FakeOllama, tmp_path: Path) -> None:
+    cancel = Cancellation()
+    cancel.cancel()
+    with pytest.raises(QueryCancelled, match="Stopped importing"):
+        admin.import_gguf(_gguf(tmp_path / "m.gguf"), "m", on_progress=lambda p: None, cancel=cancel)
+    assert fake_ollama.blobs == {} and fake_ollama.find_model("m") is None
+
+
 def test_import_refuses_non_gguf_and_missing_files(admin: OllamaAdmin, fake_ollama: FakeOllama,
                                                    tmp_path: Path) -> None:
     bogus = tmp_path / "model.gguf"

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 
 from core.answer import Answer
@@ -166,8 +166,6 @@ def test_copy_selection_as_tsv_with_headers(qtbot):
     view.show_rows(SAMPLE_COLUMNS, SAMPLE_ROWS)
     model = view.model
     selection = view.table.selectionModel()
-    from PySide6.QtCore import QItemSelection
-
     block = QItemSelection(model.index(0, 1), model.index(1, 3))
     selection.select(block, QItemSelectionModel.SelectionFlag.ClearAndSelect)
     view.copy_button.click()
