@@ -283,10 +283,14 @@ class ChartView(QWidget):
             time_axis = QDateTimeAxis()
             sample = rows[0][plan.x] if rows else None
             fmt = "HH:mm" if isinstance(sample, _dt.time) else "yyyy-MM-dd"
+            if isinstance(sample, _dt.date) and all(
+                isinstance(r[plan.x], _dt.date) and r[plan.x].day == 1 for r in rows[:400]
+            ):
+                fmt = "MMM yy"  # monthly series: "Mar 25" reads better (and fits) than 2025-03-01
             if isinstance(sample, _dt.datetime) and any(r[plan.x].time() != _dt.time.min for r in rows[:200]):
                 fmt = "yyyy-MM-dd HH:mm"
             time_axis.setFormat(fmt)
-            time_axis.setTickCount(min(8, max(2, len(rows))))
+            time_axis.setTickCount(min(6, max(2, len(rows))))
             x_axis = time_axis
         elif plan.x_kind == "value":
             xs = [_number(row[plan.x]) for row in rows]
@@ -367,6 +371,9 @@ class ChartView(QWidget):
             low, high = (low - 1, high + 1) if low == 0 else (min(0.0, low), max(0.0, high))
         axis.setRange(low, high)
         axis.applyNiceNumbers()
+        # Plain digits for business-sized numbers (1400000, not 1.4e+06); %g keeps small fractions readable.
+        biggest = max(abs(axis.min()), abs(axis.max()))
+        axis.setLabelFormat("%.0f" if biggest >= 1000 else "%g")
 
     # -- palette -----------------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:

@@ -55,6 +55,9 @@ class _Bubble(QFrame):
     def add_text(self, text: str, *, bold: bool = False, muted: bool = False, name: str = "") -> QLabel:
         label = QLabel(text)
         label.setWordWrap(True)
+        # Let long words wrap instead of widening the column.
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setMinimumWidth(60)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if name:
             label.setObjectName(name)
@@ -88,6 +91,7 @@ class ChatPanel(QWidget):
 
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self._content = QWidget()
         self._list = QVBoxLayout(self._content)
@@ -220,12 +224,12 @@ class ChatPanel(QWidget):
             if answer.hint:
                 bubble.add_text(answer.hint, muted=True)
         if answer.memories:
-            chips = QHBoxLayout()
-            chips.setSpacing(4)
+            # One chip a row, so a narrow chat column never needs to scroll sideways.
             for memory in answer.memories:
+                chips = QHBoxLayout()
                 chips.addWidget(self._chip(question, memory))
-            chips.addStretch(1)
-            bubble.body.addLayout(chips)
+                chips.addStretch(1)
+                bubble.body.addLayout(chips)
         for note in answer.notes:
             if note.startswith("Applied your memories"):
                 continue
@@ -234,7 +238,7 @@ class ChatPanel(QWidget):
     def _chip(self, question: str, memory: Any) -> QToolButton:
         chip = QToolButton()
         chip.setObjectName("memoryChip")
-        chip.setText(memory.content if len(memory.content) <= 40 else memory.content[:39] + "…")
+        chip.setText(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
         chip.setIcon(qta.icon(_CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
         chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         chip.setToolTip(f"{memory.category}: {memory.content}\nApplied because: {memory.reason}")

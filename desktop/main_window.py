@@ -64,9 +64,9 @@ class MainWindow(QMainWindow):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.chat)
         splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([520, 840])
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([470, 530])
         self.setCentralWidget(splitter)
 
         self.memory_bank: Any = None
@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self._memory_dock, self._history_dock)
         self.tabifyDockWidget(self._history_dock, self._schema_dock)
         self._memory_dock.raise_()
+        self._docks_sized = False
 
         self._build_actions()
         self._build_status_bar()
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         bar = self.addToolBar("Main")
         bar.setObjectName("mainToolbar")
         bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.connect_action = QAction(qta.icon("fa5s.database"), "Connect…", self)
         self.connect_action.triggered.connect(self.open_connections)
         self.models_action = QAction(qta.icon("fa5s.microchip"), "Models…", self)
@@ -169,7 +171,8 @@ class MainWindow(QMainWindow):
         self.schema_browser.set_schema(schema, hidden)
         self.db_label.setText(f"Database: {pipeline.database.id}")
         describe = getattr(store, "describe", None)
-        self.store_label.setText(f"Memory: {describe() if describe else type(store).__name__}")
+        text = describe() if describe else type(store).__name__
+        self.store_label.setText(text if text.lower().startswith("memory") else f"Memory: {text}")
         self.memory_bank = MemoryBankView(services.bank(), self.user, database_id=pipeline.database.id)
         self._memory_dock.setWidget(self.memory_bank)
         self.memory_changed.connect(self.memory_bank.on_memory_changed)
@@ -301,6 +304,12 @@ class MainWindow(QMainWindow):
 
     def set_model_label(self, model: str) -> None:
         self.model_label.setText(f"Model: {model}")
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
+        super().showEvent(event)
+        if not self._docks_sized:  # docks only take a size once the window has one
+            self._docks_sized = True
+            self.resizeDocks([self._memory_dock], [max(320, self.width() // 4)], Qt.Orientation.Horizontal)
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
         from desktop.workers import wait_for_workers
