@@ -107,3 +107,25 @@ def test_edit_in_the_bank_changes_the_next_answer(qtbot, window: MainWindow) -> 
     qtbot.waitUntil(lambda: "Germany" in bank_text(window), timeout=10_000)
     answer = ask(qtbot, window, "List the wholesale customers").answer
     assert answer.ok and {row[2] for row in answer.rows} == {"Germany"}
+
+
+def test_stop_cancels_a_long_query_in_the_database(qtbot, window: MainWindow, fake_ollama, sample_db_uri) -> None:
+    import psycopg
+
+    heavy = "SELECT count(*) FROM generate_series(1, 3000000000) AS g(x)"
+    fake_ollama.default_chat = analyst_model({"count to three billion": heavy})
+    with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
+        window.chat.input.setText("Count to three billion")
+        window.chat.input.returnPressed.emit()
+        qtbot.waitUntil(lambda: window.chat.stop.isVisibleTo(window.chat), timeout=5_000)
+        qtbot.wait(800)
+        window.chat.stop.click()
+    answer = blocker.args[0].answer
+    assert answer.error_kind == "QueryCancelled"
+    with psycopg.connect(sample_db_uri) as conn:
+        running = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%3000000000%' AND state = 'active' "
+            "AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert running == (0,)
+    assert window.chat.input.isEnabled()
