@@ -245,7 +245,10 @@ class AskPipeline:
         if not apply_memory:
             return validated.sql
         with run.stage("apply_memory"):
-            return self.apply_memory(run, validated, schema)
+            final = self.apply_memory(run, validated, schema)
+            if final != validated.sql:  # filters were added: the SQL that runs is guarded as it is
+                final, _ = self.guard(final, schema)
+        return final
 
     def _ask_model(
         self,
