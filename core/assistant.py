@@ -98,9 +98,12 @@ class Assistant:
         return self.pipeline.database.id
 
     def route(self, user: str, message: str) -> Route:
-        return self.classifier(
-            message, embedder=self.embedder, llm=None, has_history=self.conversation.has_history(user)
-        )
+        try:
+            has_history = self.conversation.has_history(user)
+        except CairnError as exc:  # an unreadable store must not stop the person asking questions
+            logger.warning("conversation history unreadable: %s", exc)
+            has_history = False
+        return self.classifier(message, embedder=self.embedder, llm=None, has_history=has_history)
 
     def handle(
         self,
@@ -141,11 +144,12 @@ class Assistant:
         except CairnError as exc:
             return Reply(message, route, text="Nothing was stored.", notes=tuple(notes), error=str(exc),
                          hint=exc.hint)
-        self._journal(user, reports)
+        # The memory is stored from here on: a failing journal or conversation log is only noted.
+        self._journal(user, reports, notes)
         text = _CONFIRM.get(route.kind, "Noted — no SQL executed")
         if not any(r.operation != "NOOP" for r in reports):
             text = reports[0].reason if reports else "Nothing to remember in that message — no SQL executed"
-        self.conversation.record(user, message, answer_text=text, sql=None)
+        self._record(user, message, text, None, notes)
         return Reply(message, route, changes=tuple(reports), text=text, notes=tuple(notes))
 
     def _facts(self, message: str, route: Route, schema: Any, notes: list[str]) -> list[Fact]:
@@ -156,15 +160,26 @@ class Assistant:
                 if facts:
                     return facts
             except LLMError as exc:
-                notes.append(f"The model is unavailable ({exc}); stored your words as they are.")
+                notes.append(f"The model is unavailable ({exc}); using your words as they are.")
         return rule_based_facts(message, route.kind, schema)
 
-    def _journal(self, user: str, reports: Iterable[UpdateReport]) -> None:
+    def _journal(self, user: str, reports: Iterable[UpdateReport], notes: list[str]) -> None:
+        """Journal stored changes for undo; a journal that cannot be written is noted, the change stays."""
         import time
 
-        for r in reports:
-            if r.operation != "NOOP":
-                self.bank.record(user, BankChange(r.operation, r.before, r.after, time.time()))
+        try:
+            for r in reports:
+                if r.operation != "NOOP":
+                    self.bank.record(user, BankChange(r.operation, r.before, r.after, time.time()))
+        except CairnError as exc:
+            logger.warning("undo journal not written: %s", exc)
+            notes.append(f"Saved, but this change cannot be undone from the bank: {exc}")
+
+    def _record(self, user: str, message: str, text: str, sql: str | None, notes: list[str]) -> None:
+        try:
+            self.conversation.record(user, message, answer_text=text, sql=sql)
+        except CairnError as exc:
+            notes.append(f"The conversation could not be saved: {exc}")
 
     # -- questions -----------------------------------------------------------------------------------
 
@@ -196,16 +211,18 @@ class Assistant:
         except CairnError as exc:
             recall = Recall()
             notes.append(f"Memories could not be read: {exc} {exc.hint}")
-        conversation = self.conversation.prompt_lines(user) if route.kind == "follow_up" else []
+        conversation: list[str] = []
+        if route.kind == "follow_up":
+            try:
+                conversation = self.conversation.prompt_lines(user)
+            except CairnError as exc:
+                notes.append(f"Earlier turns could not be read: {exc}")
         answer = self.pipeline.ask(message, cancel=cancel, on_stage=on_stage, recall=recall,
                                    conversation=conversation)
         changes: list[UpdateReport] = []
         if answer.ok and self.learn_after_answer:
             changes = self._learn(user, message, notes)
-        try:
-            self.conversation.record(user, message, answer_text=_summary(answer), sql=answer.sql)
-        except CairnError as exc:
-            notes.append(f"The conversation could not be saved: {exc}")
+        self._record(user, message, _summary(answer), answer.sql, notes)
         return Reply(message, route, answer=answer, changes=tuple(changes), notes=tuple(notes))
 
     def _learn(self, user: str, message: str, notes: list[str]) -> list[UpdateReport]:
@@ -226,7 +243,7 @@ class Assistant:
         except CairnError as exc:
             logger.info("learning skipped: %s", exc)
             return []
-        self._journal(user, reports)
+        self._journal(user, reports, notes)
         learned = [r for r in reports if r.operation != "NOOP"]
         if learned:
             notes.append("Learned: " + "; ".join(m.content for r in learned for m in r.after) + ".")

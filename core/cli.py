@@ -53,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     try:
+        if getattr(args, "user", None) is not None:
+            args.user = _user(args.user)  # one rule for every command that takes --user (ask, memory ...)
         settings = Settings.load().with_env()
         result: int = args.func(args, settings)
         return result
@@ -149,10 +151,17 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         services.close()
 
 
+MAX_USER_CHARS = 200
+
+
 def _user(name: str) -> str:
     cleaned = name.strip()
-    if not cleaned or len(cleaned) > 200 or any(not ch.isprintable() for ch in cleaned):
-        raise InputError(f"{name!r} is not a usable user name.", hint="Use a short printable name, e.g. --user priya.")
+    hint = "Use a short printable name, e.g. --user priya."
+    if len(cleaned) > MAX_USER_CHARS:
+        raise InputError(f"The user name is {len(cleaned):,} characters long; the limit is {MAX_USER_CHARS}.",
+                         hint=hint)
+    if not cleaned or any(not ch.isprintable() for ch in cleaned):
+        raise InputError(f"{name!r} is not a usable user name.", hint=hint)
     return cleaned
 
 

@@ -97,6 +97,7 @@ class Settings:
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
+    """Temp file, fsync, rename, fsync the directory: a crash leaves the old file or the new one, whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -108,3 +109,9 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if os.name == "posix":  # make the rename itself durable (Windows cannot open a directory)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

@@ -12,7 +12,10 @@ import subprocess
 import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from core.config import data_dir
@@ -23,6 +26,7 @@ __all__ = ["EmbeddedPostgres"]
 logger = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_S = 60.0
+_SETUP_LOCK = 0x43A1_5E70  # pg_advisory_lock key: one process at a time creates databases on the server
 
 
 class EmbeddedPostgres:
@@ -94,12 +98,39 @@ class EmbeddedPostgres:
         uri: str = self._server.get_uri(database=quote(database))  # type: ignore[attr-defined]
         return uri
 
+    @contextmanager
+    def setup_lock(self) -> Iterator[Any]:
+        """An autocommit admin connection holding the server-wide setup lock.
+
+        Two Cairn processes on one data directory must not both see a database missing and both create it
+        (the second fails, or drops the first one's half-made copy). The lock is a PostgreSQL advisory lock,
+        so a process killed while holding it releases it with its connection.
+        """
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.uri(), autocommit=True)
+        except psycopg.Error as exc:
+            raise EmbeddedServerError(
+                f"Cannot connect to the embedded database in {self.pgdata}: {exc}".strip(),
+                hint="Stop other Cairn processes and try again; if that does not help, restart the computer.",
+            ) from exc
+        with conn:
+            try:
+                conn.execute(f"SET lock_timeout = '{int(LOCK_TIMEOUT_S * 1000)}ms'")
+                conn.execute("SELECT pg_advisory_lock(%s)", (_SETUP_LOCK,))
+            except psycopg.Error as exc:
+                raise EmbeddedServerError(
+                    f"Another process has been setting up the embedded database for over {LOCK_TIMEOUT_S:.0f}s.",
+                    hint="Close other Cairn windows or commands and try again.",
+                ) from exc
+            yield conn  # closing the connection releases the lock
+
     def ensure_database(self, name: str) -> bool:
         """Create database ``name`` if missing. Returns True when it was created."""
-        import psycopg
         from psycopg import sql
 
-        with psycopg.connect(self.uri(), autocommit=True) as conn:
+        with self.setup_lock() as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
             if exists:
                 return False

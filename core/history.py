@@ -47,8 +47,12 @@ class QuestionHistory:
             path.parent.mkdir(parents=True, exist_ok=True)
             line = json.dumps({"user": user, **asdict(entry)}, ensure_ascii=False) + "\n"
             with fasteners.InterProcessLock(str(path) + ".lock"):
-                with open(path, "a", encoding="utf-8") as fh:
-                    fh.write(line)
+                with open(path, "a+b") as fh:
+                    if fh.tell() > 0:  # a crash mid-line left a fragment: end it, or this line is glued on
+                        fh.seek(-1, os.SEEK_END)
+                        if fh.read(1) != b"\n":
+                            line = "\n" + line
+                    fh.write(line.encode("utf-8"))
                     fh.flush()
                     os.fsync(fh.fileno())
         except OSError as exc:

@@ -127,5 +127,16 @@ class _OllamaErrors:
             raise LLMError(f"Ollama answered with an error: {text}") from exc
         if isinstance(exc, httpx.TimeoutException):
             raise LLMTimeout(f"Ollama at {self.host} did not answer in time.") from exc
+        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+            raise LLMUnavailable(
+                f"Ollama at {self.host} closed the connection before its reply was complete.",
+                hint="Ollama may have crashed or run out of memory; check `ollama ps` or its log, then try again.",
+            ) from exc
         if isinstance(exc, (ConnectionError, httpx.TransportError)):
             raise LLMUnavailable(f"Ollama is not reachable at {self.host}.") from exc
+        if isinstance(exc, (ValueError, TypeError, httpx.HTTPError)):
+            # not JSON, or JSON of another shape (pydantic's ValidationError is a ValueError): not Ollama's API
+            raise LLMError(
+                f"The server at {self.host} sent a reply that is not an Ollama answer.",
+                hint="Check that OLLAMA_HOST (or the Ollama address in settings) points at Ollama itself.",
+            ) from exc

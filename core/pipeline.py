@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -47,6 +48,8 @@ __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 logger = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
+# ANSI/VT100 sequences pasted from a terminal: CSI ("ESC [ 31 m"), OSC ("ESC ] ... BEL") and two-byte escapes.
+_TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
 # Errors the model may fix when shown them; anything else (timeout, cancel, DB down) ends the attempt.
 _REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)
 
@@ -149,7 +152,10 @@ class AskPipeline:
     # -- stages ----------------------------------------------------------------------------------------
 
     def check_question(self, question: str) -> str:
-        cleaned = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in question).strip()
+        """The question without terminal escape sequences and invisible or control characters (bidi overrides,
+        NUL): they mean nothing to the model and could hide text from the person reading the prompt."""
+        without_escapes = _TERMINAL_ESCAPE.sub(" ", question)
+        cleaned = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in without_escapes).strip()
         if not cleaned:
             raise InputError("The question is empty.")
         if len(cleaned) > MAX_QUESTION_CHARS:

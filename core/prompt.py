@@ -11,6 +11,9 @@ import datetime as _dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+
 from core.schema import Schema
 from core.schema_block import estimate_tokens, render_schema_block
 from core.schema_selection import select_tables
@@ -115,11 +118,29 @@ def build_sql_prompt(
     return Prompt(system=system, user=user, schema=shown, tokens=estimate_tokens(system) + estimate_tokens(user))
 
 
+def _sql_line(sql: str, dialect: str, limit: int = 2000) -> str:
+    """The failed SQL as one line without comments: a comment (perhaps copied from an injected table comment)
+    or a newline in it cannot come back to the model as a line of instructions."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except (SqlglotError, ValueError):
+        tokens = []
+    text = sql
+    if tokens:  # keep the spacing between tokens; what is not whitespace between them is a comment
+        parts = [sql[tokens[0].start : tokens[0].end + 1]]
+        for prev, tok in zip(tokens, tokens[1:], strict=False):
+            gap = sql[prev.end + 1 : tok.start]
+            parts.append((gap if not gap.strip() else " ") + sql[tok.start : tok.end + 1])
+        text = "".join(parts)
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def build_repair_prompt(previous: Prompt, failed_sql: str, error: str) -> Prompt:
     """Second and later attempts: the same prompt plus the failed SQL and the database's or checker's error."""
     user = (
         f"{previous.user}\n\n"
-        f"Your previous SQL was:\n{failed_sql.strip()}\n\n"
+        f"Your previous SQL (data): {_sql_line(failed_sql, previous.schema.dialect)}\n\n"
         f"It failed with this error (data): {_quote_data(error, 600)}\n"
         "Write a corrected SQL query that answers the question. Output only the SQL."
     )

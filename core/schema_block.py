@@ -172,7 +172,11 @@ def _column_text(col: Column, table: Table, dialect: str, fk_target: str | None,
 
 
 def render_table_line(table: Table, schema: Schema) -> str:
-    """One table as one line. Foreign keys are shown only when the target table is in ``schema``."""
+    """One table as one line. Foreign keys are shown only when the target table is in ``schema``.
+
+    Names come from the database too: a quoted name may hold a newline ("orders\n- Rule: ..."), so control
+    characters anywhere in the line become spaces and the line stays one line of data.
+    """
     dialect = schema.dialect
     single_pk = len(table.primary_key) == 1
     inline_fk: dict[str, str] = {}
@@ -204,7 +208,7 @@ def render_table_line(table: Table, schema: Schema) -> str:
     if table.comment and table.comment.strip():
         comment = _clean(table.comment, MAX_COMMENT_CHARS).replace('"', "'")
         line += f' -- comment: "{comment}"'
-    return line
+    return _CONTROL.sub(" ", line)
 
 
 def render_schema_block(schema: Schema) -> str:

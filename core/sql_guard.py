@@ -5,12 +5,19 @@ dialect first and, if that fails or leaves foreign functions behind, tries the d
 and transpiles to the target. The SQL that is returned is *regenerated* from the checked tree (without
 comments), so what runs is exactly what was checked: tokenizer differences between sqlglot and the
 database (nested comments, escapes, dollar quotes) cannot smuggle a second statement past the guard.
+
+Read-only helpers stay allowed: ``current_setting`` (reads a setting; ``set_config`` is denied), ``currval``
+and ``lastval`` (read the session's sequence state; ``nextval``/``setval`` are denied), describing
+``pg_*`` functions (sizes, definitions, visibility). Catalogues that hold credentials, server config
+files or other sessions' SQL (``pg_authid``, ``pg_shadow``, ``pg_stat_activity``...) are refused even
+where the connected role could read them. tests/adversarial_corpus.py holds the cases this must refuse.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +121,22 @@ _ALLOWED_PG_FUNCTIONS = frozenset(
         "pg_indexam_has_property", "pg_column_compression", "pg_jit_available",
     }
 )  # fmt: skip
+# Catalogue relations outside "the data": credentials, server config files, other sessions' SQL text.
+_DENIED_RELATIONS = frozenset(
+    {
+        "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules",
+        "pg_ident_file_mappings", "pg_file_settings", "pg_stat_activity", "pg_stat_statements",
+        "pg_stat_ssl", "pg_stat_gssapi",
+    }
+)  # fmt: skip
+# Statement words named in the reason when a statement cannot be parsed at all ("NOTIFY ..."), so the
+# person (and the model, in a repair round) learns it is refused, not merely misspelt.
+_COMMAND_WORDS = frozenset(
+    """abort alter analyze attach begin call checkpoint close cluster comment commit copy create deallocate
+    declare delete detach discard do drop end execute explain fetch grant import insert listen load lock merge
+    move notify pragma prepare reassign refresh reindex release replace reset revoke rollback savepoint security
+    set show start truncate unlisten update upsert use vacuum""".split()
+)
 _PG_GET_DEF = re.compile(r"pg_get_\w*def")
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
@@ -245,8 +268,20 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
                 break
     if best is None:
         assert error is not None
+        word = _leading_command(text, target)
+        if word is not None:
+            raise SQLRejected(f"{word} is not allowed: only a SELECT query can run") from error
         raise SQLRejected(f"the SQL could not be parsed: {_first_line(error)}") from error
     return best
+
+
+def _leading_command(text: str, target: str) -> str | None:
+    """The statement word an unparsable text starts with, when it is a write/admin command, else None."""
+    tokens = [t for t in _tokens(text, target) if t.token_type != TokenType.L_PAREN]
+    if not tokens:
+        return None
+    word = unicodedata.normalize("NFKC", tokens[0].text).upper()
+    return word if word.lower() in _COMMAND_WORDS else None
 
 
 def _target_null_order(tree: exp.Expression, target: str, text: str) -> None:
@@ -316,7 +351,7 @@ def _check(tree: exp.Expression) -> None:
         if isinstance(node, exp.Command):
             kind = _statement_kind(node)
             rest = node.expression.name if isinstance(node.expression, exp.Literal) else ""
-            if kind == "EXPLAIN" and "ANALYZE" in rest.upper().replace("(", " ").split()[:2]:
+            if kind == "EXPLAIN" and "ANALYZE" in re.sub(r"[(),]", " ", rest.upper()).split()[:2]:
                 kind = "EXPLAIN ANALYZE"
             raise SQLRejected(f"{kind} is not allowed: Cairn only reads")
         for klass, kind in _FORBIDDEN_NODES:
@@ -331,6 +366,12 @@ def _check(tree: exp.Expression) -> None:
             raise SQLRejected("NEXT VALUE FOR is not allowed: it advances a sequence")
         if isinstance(node, exp.Func):
             _check_function(node)
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            if node.name.lower() in _DENIED_RELATIONS:
+                raise SQLRejected(
+                    f"reading {node.name.lower()} is not allowed: it holds credentials, server settings "
+                    "or other sessions' queries, not your data"
+                )
     if not isinstance(tree, (exp.Query, exp.Values)):
         raise SQLRejected(f"{_statement_kind(tree)} is not allowed: only a SELECT query can run")
 

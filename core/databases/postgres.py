@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 10
 POOL_TIMEOUT_S = 10.0
+FIRST_WAIT_S = 1.0  # then the server is probed: a stopped server is reported at once
 CANCEL_TIMEOUT_S = 5.0
 _CURSOR_NAME = "cairn_result"
 _DECLARE_PREFIX = f'DECLARE "{_CURSOR_NAME}" CURSOR FOR '
@@ -64,6 +65,7 @@ class PostgresDatabase:
         self._pool: Any = None
         self._lock = threading.Lock()
         self._closed = False
+        self._in_use = 0
 
     def __repr__(self) -> str:
         return f"PostgresDatabase({self.id!r})"
@@ -127,21 +129,55 @@ class PostgresDatabase:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
+        """A pooled connection; when the pool has none although not all are in use, the server is asked at once.
+
+        After the server went away the pool reconnects with a growing back-off: without this a stopped server
+        is reported only after POOL_TIMEOUT_S, and a restarted one is used again only seconds later.
+        """
         from psycopg_pool import PoolTimeout
 
         pool = self._get_pool()
+        conn: Any = None
         try:
-            conn = pool.getconn()
-        except PoolTimeout as exc:
-            self._probe()  # raises the real reason when the server is the problem
-            raise DatabaseUnavailable(
-                f"No free connection to {self.id} within {POOL_TIMEOUT_S:.0f} s.",
-                hint="Other queries are still running; wait for them or cancel them and try again.",
-            ) from exc
+            conn = pool.getconn(timeout=FIRST_WAIT_S)
+        except PoolTimeout:
+            self._probe()  # raises the real reason (down, login refused) when the server is the problem
+        if conn is None:
+            with self._lock:
+                busy = self._in_use >= self._pool_size
+            if not busy:  # the server answers but the pool is still backing off: use a connection of our own
+                yield from self._direct_connection()
+                return
+            try:
+                conn = pool.getconn(timeout=POOL_TIMEOUT_S)
+            except PoolTimeout as exc:
+                self._probe()
+                raise DatabaseUnavailable(
+                    f"No free connection to {self.id} within {POOL_TIMEOUT_S:.0f} s.",
+                    hint="Other queries are still running; wait for them or cancel them and try again.",
+                ) from exc
+        with self._lock:
+            self._in_use += 1
         try:
             yield conn
         finally:
+            with self._lock:
+                self._in_use -= 1
             pool.putconn(conn)  # the pool rolls back, resets, or discards a broken connection
+
+    def _direct_connection(self) -> Iterator[Any]:
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self._url, **self._connect_kwargs())
+        except psycopg.Error as exc:
+            raise self._connect_error(exc) from exc
+        logger.info("pool of %s is reconnecting; using a direct connection meanwhile", self.id)
+        try:
+            _configure(conn)
+            yield conn
+        finally:
+            conn.close()
 
     # -- Database protocol --------------------------------------------------------------------------------
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ logger = logging.getLogger(__name__)
 
 EXPORT_FORMAT = "cairn-memories/1"
 UNDO_DEPTH = 20
+_JOURNAL_THREAD_LOCK = threading.Lock()  # file locks are per process: threads of one process queue here
 
 
 @dataclass(frozen=True)
@@ -149,16 +152,17 @@ class MemoryBank:
 
     def undo(self, user: str) -> BankChange | None:
         """Reverse the last change (from the chat or the bank). Returns it, or None when nothing is left."""
-        changes = self._journal(user)
-        if not changes:
-            return None
-        last = changes[-1]
-        after_ids = [m.id for m in last.after]
-        if after_ids:
-            self.store.delete(user, after_ids)
-        for memory in last.before:
-            self.store.put(memory)
-        self._write_journal(user, changes[:-1])
+        with self._journal_locked(user):
+            changes = self._journal(user)
+            if not changes:
+                return None
+            last = changes[-1]
+            after_ids = [m.id for m in last.after]
+            if after_ids:
+                self.store.delete(user, after_ids)
+            for memory in last.before:
+                self.store.put(memory)
+            self._write_journal(user, changes[:-1])
         return last
 
     def history(self, user: str) -> list[BankChange]:
@@ -166,9 +170,10 @@ class MemoryBank:
 
     def record(self, user: str, change: BankChange) -> None:
         """Journal a change made elsewhere too (the chat's memory updates), so undo covers it."""
-        changes = self._journal(user)
-        changes.append(change)
-        self._write_journal(user, changes[-UNDO_DEPTH:])
+        with self._journal_locked(user):
+            changes = self._journal(user)
+            changes.append(change)
+            self._write_journal(user, changes[-UNDO_DEPTH:])
 
     # -- export / import ------------------------------------------------------------------------------
 
@@ -216,6 +221,31 @@ class MemoryBank:
 
     def _journal_path(self, user: str) -> Path:
         return self.journal_dir / f"{_user_key(user)}.json"
+
+    @contextmanager
+    def _journal_locked(self, user: str) -> Iterator[None]:
+        """Read-modify-write of the journal under an inter-process lock: two Cairn processes recording at
+        once must not drop each other's change. Temp files of a writer killed mid-write are swept here."""
+        import fasteners
+
+        path = self._journal_path(user)
+        with _JOURNAL_THREAD_LOCK:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                lock = fasteners.InterProcessLock(str(path.with_name(path.name + ".lock")))
+                acquired = lock.acquire(timeout=30.0)
+            except OSError as exc:
+                raise MemoryStoreError(f"Could not open the undo journal: {exc.strerror or exc}.") from exc
+            if not acquired:
+                raise MemoryStoreError("The undo journal is locked by another process.",
+                                       hint="Close other Cairn windows or commands and try again.")  # fmt: skip
+            try:
+                for tmp in path.parent.glob(f".{path.name}.*"):  # only a lock holder writes one
+                    with suppress(OSError):
+                        tmp.unlink()
+                yield
+            finally:
+                lock.release()
 
     def _journal(self, user: str) -> list[BankChange]:
         path = self._journal_path(user)

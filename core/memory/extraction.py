@@ -26,6 +26,7 @@ __all__ = [
     "extract_facts",
     "extract_or_fallback",
     "extraction_prompt",
+    "is_command_text",
     "parse_facts",
     "rule_based_facts",
     "tidy_statement",
@@ -64,6 +65,26 @@ Format each fact on its own line as:
 
 Output at most 2 lines. If there is nothing to extract, output exactly: NONE"""
 
+# A "fact" that is really an order to the model or a statement to run: a write/DDL statement, a side-effect
+# call, a second statement, or "ignore the rules". No preference, term or metric reads like this, and storing
+# one would put it before the model on every question.
+_NAME = r"[\w.\"`\[\]]+"
+_COMMAND_TEXT = re.compile(
+    r"\b(?:drop|alter)\s+(?:table|view|schema|database|index|role|user|function|extension|trigger|sequence)\b"
+    rf"|\bcreate\s+(?:or\s+replace\s+)?(?:temp\s+|temporary\s+)?(?:table|view|function|role|trigger)\s+{_NAME}"
+    r"\s*(?:\(|\bas\b|;|$)"
+    rf"|\btruncate\s+(?:table\s+)?{_NAME}\s*(?:;|$|\bcascade\b|\brestart\b)"
+    rf"|\bdelete\s+from\s+{_NAME}\s*(?:;|$|\bwhere\b|\breturning\b|\busing\b)"
+    rf"|\binsert\s+(?:or\s+\w+\s+)?into\s+{_NAME}\s*(?:\(|\bvalues\b|\bselect\b|\bdefault\b)"
+    rf"|\bupdate\s+{_NAME}\s+set\s+{_NAME}\s*="
+    rf"|\bmerge\s+into\s+{_NAME}\s+(?:\w+\s+)?using\b"
+    r"|\b(?:grant|revoke)\s+\w+(?:\s*,\s*\w+)*\s+on\b|\bcopy\b[^.]*\b(?:to|from)\s+(?:program|stdin|stdout)\b"
+    r"|\b(?:pg_sleep\w*|pg_terminate_backend|pg_read\w*file|set_config|dblink\w*|lo_import|lo_export|load_extension"
+    r"|writefile|readfile)\s*\(|;\s*(?:select|with|drop|delete|update|insert|alter|create|truncate|grant)\b"
+    r"|\b(?:ignore|disregard|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|previous\s+|prior\s+|above\s+"
+    r"|earlier\s+|system\s+|safety\s+)*(?:rules|instructions|prompt|guidelines|guard)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
 _LINE_TAG = re.compile(r"^\s*(?:[-*•]\s*|\d+[.)]\s*)?\[([A-Za-z]+)\]\s*[:\-]?\s*(.*?)\s*$")
 _DELIMS = re.compile(r"</?\s*user_message\s*>", re.IGNORECASE)
 
@@ -101,6 +122,9 @@ def parse_facts(reply: str, message: str = "") -> list[Fact]:
             continue
         if message and not _grounded(content, message):
             logger.info("extracted fact not grounded in the message, dropped: %r", content[:80])
+            continue
+        if is_command_text(content):
+            logger.info("extracted fact reads as an instruction or a statement, dropped: %r", content[:80])
             continue
         key = (category, content.lower())
         if key in seen:
@@ -192,11 +216,16 @@ def rule_based_facts(message: str, route_kind: str, schema: Schema | None) -> li
     if category is None or category not in CATEGORIES:
         return []
     content = tidy_statement(message)
-    if len(content) < MIN_CONTENT_CHARS:
+    if len(content) < MIN_CONTENT_CHARS or is_command_text(content):
         return []
     if schema is not None and _only_schema_names(content, schema):
         return []
     return [Fact(category, content)]
+
+
+def is_command_text(text: str) -> bool:
+    """True when ``text`` holds a statement to run or an order to the model, not a fact to remember."""
+    return bool(_COMMAND_TEXT.search(text))
 
 
 def _only_schema_names(content: str, schema: Schema) -> bool:

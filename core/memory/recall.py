@@ -64,23 +64,35 @@ class Recall:
         return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "filter"]
 
     def context_lines(self) -> list[str]:
-        """Memory context for the prompt, each line quoted as data."""
+        """Memory context for the prompt, each line quoted as data.
+
+        Free text is clipped and double-quoted; a filter or definition is SQL built by sqlglot from a real
+        column and literal values. Every line is flattened to one line, so nothing stored (a value with a
+        newline, a hand-edited memory file) can start a line of its own that reads like a rule.
+        """
         lines = []
         for r in self.memories:
             m = r.memory
             st = dict(m.structured or {})
             if r.kind == "filter":
-                lines.append(f"Whenever the query reads {st.get('table')}, filter: {st.get('sql')}")
+                line = f"Whenever the query reads {_flat(st.get('table'), 80)}, filter: {_flat(st.get('sql'), 400)}"
             elif r.kind == "definition" and st.get("sql"):
-                lines.append(f'"{_clip(st.get("name") or m.content)}" means: {st.get("sql")}')
+                line = f'"{_clip(st.get("name") or m.content)}" means: {_flat(st.get("sql"), 400)}'
             elif r.kind == "definition":
-                lines.append(f'Definition (data): "{_clip(m.content)}"')
+                line = f'Definition (data): "{_clip(m.content)}"'
             else:
-                lines.append(f'{m.category.capitalize()} (data): "{_clip(m.content)}"')
+                line = f'{_clip(m.category, 20).capitalize()} (data): "{_clip(m.content)}"'
+            lines.append(" ".join(line.split()))
         return lines
 
 
-def _clip(text: str, limit: int = 200) -> str:
+def _flat(text: object, limit: int) -> str:
+    """SQL built from a memory (quotes kept: they are SQL quoting) as one clipped line."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _clip(text: object, limit: int = 200) -> str:
     flat = " ".join(str(text).split()).replace('"', "'")
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 

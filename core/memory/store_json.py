@@ -206,6 +206,7 @@ class JsonMemoryStore:
                     hint="Close other Cairn windows or commands and try again.",
                 )
             try:
+                self._sweep_temp_files(path)
                 try:
                     doc = self._load(user, path)
                 except CorruptMemoryFile:
@@ -219,6 +220,16 @@ class JsonMemoryStore:
                 return result
             finally:
                 lock.release()
+
+    @staticmethod
+    def _sweep_temp_files(path: Path) -> None:
+        """Remove temp files of writers killed mid-write. Only a lock holder writes one, and we hold the lock."""
+        for tmp in path.parent.glob(f"{path.name}.tmp-*"):
+            try:
+                tmp.unlink()
+                logger.info("removed %s, left by an interrupted write", tmp.name)
+            except OSError as exc:  # a read-only disk: harmless, the next write will say so
+                logger.debug("could not remove %s: %s", tmp, exc)
 
     def _load(self, user: str, path: Path) -> _Doc:
         """The current file for ``user`` (cached while its token is unchanged). Raises CorruptMemoryFile."""
