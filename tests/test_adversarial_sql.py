@@ -185,8 +185,6 @@ def test_sequences_do_not_move_without_the_guard(embedded_pg: Any) -> None:
     assert position() == before == (3, True)
 
 
-@pytest.mark.xfail(reason="known gap: without the guard, PostgresDatabase.execute runs COPY ... TO PROGRAM for a "
-                   "superuser (read-only transactions allow COPY TO); the guard refuses it", strict=False)
 def test_copy_to_program_is_refused_by_the_executor_too(sample_db_uri: str) -> None:
     drop = Path(tempfile.mkdtemp(prefix="cairn-copy-"))  # directly in /tmp: the server's OS user can reach it
     drop.chmod(0o777)

@@ -133,8 +133,6 @@ def test_memory_statement_with_control_characters_is_stored_clean(assistant: Any
     assert "India" in memory.content and not any(c in memory.content for c in _BAD_CHARS)
 
 
-@pytest.mark.xfail(strict=True, reason="bug outside this suite's files: the chat path (extraction -> apply_fact) "
-                   "stores a 3.8 KB memory; MemoryBank.add enforces 2,000 characters, apply_fact does not")
 def test_overlong_memory_statement_is_refused_or_kept_within_the_limit(assistant: Any) -> None:
     text = "Always show me customers from India " + "and remember this detail " * 150  # ~3.8 KB < 4,000
     reply = assistant.handle("priya", text)

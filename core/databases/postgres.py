@@ -206,6 +206,10 @@ class PostgresDatabase:
         if cancel is not None:
             cancel.raise_if_cancelled()
         started = time.perf_counter()
+        if _starts_with_copy(sql):
+            # A read-only transaction still allows COPY ... TO (a file, or a shell PROGRAM for a superuser).
+            raise QueryFailed("COPY is not allowed: Cairn only runs read-only queries.",
+                              hint="Ask for the rows instead; export them with --csv or Export CSV.")
         use_cursor = _is_plain_query(sql)
         with self._connection() as conn:
             canceller = _Canceller(conn)
@@ -338,6 +342,17 @@ def _run(conn: Any, sql: str, limits: QueryLimits, use_cursor: bool) -> tuple[tu
         if len(rows) > limits.max_rows:
             break  # stream() cancels the rest; the caller rolls back
     return tuple(d.name for d in cur.description or ()), rows
+
+
+def _starts_with_copy(sql: str) -> bool:
+    """True when the statement's first keyword is COPY (comments and parentheses skipped by the tokenizer)."""
+    import sqlglot
+
+    try:
+        tokens = sqlglot.tokenize(sql, read="postgres")
+    except sqlglot.errors.SqlglotError:
+        return sql.lstrip().lower().startswith("copy")
+    return bool(tokens) and tokens[0].text.upper() == "COPY"
 
 
 def _is_plain_query(sql: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from core.config import write_json_atomic
 from core.errors import InputError, MemoryStoreError
 from core.memory.embedder import Embedder
-from core.memory.model import ALL_DATABASES, CATEGORIES, Category, Memory, ScoredMemory
+from core.memory.model import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Memory, ScoredMemory
 from core.memory.store import MemoryStore
 
 __all__ = ["BankChange", "MemoryBank"]
@@ -281,6 +281,6 @@ def _content(text: str) -> str:
     cleaned = " ".join(str(text).split())
     if len(cleaned) <= 5:
         raise InputError("A memory needs more than 5 characters.", hint='e.g. "Only show customers from India".')
-    if len(cleaned) > 2000:
+    if len(cleaned) > MAX_MEMORY_CHARS:
         raise InputError("A memory is limited to 2,000 characters.", hint="Split it into several memories.")
     return cleaned

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 __all__ = [
     "ALL_DATABASES",
+    "MAX_MEMORY_CHARS",
     "CATEGORIES",
     "Category",
     "Memory",
@@ -21,6 +22,7 @@ __all__ = [
 Category = Literal["preference", "terminology", "metric", "entity"]
 CATEGORIES: tuple[Category, ...] = ("preference", "terminology", "metric", "entity")
 ALL_DATABASES = "*"  # a memory that applies to every database of the user
+MAX_MEMORY_CHARS = 2000  # one memory is a sentence or two, not a document
 
 
 def new_memory_id() -> str:

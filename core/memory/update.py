@@ -25,7 +25,7 @@ from core.errors import LLMError
 from core.llm import LLM, SQL_OPTIONS
 from core.memory.embedder import Embedder, embed_one
 from core.memory.extraction import Fact
-from core.memory.model import Memory
+from core.memory.model import MAX_MEMORY_CHARS, Memory
 from core.memory.store import MemoryStore
 from core.memory.structured import filter_spec, is_additive, name_key, structure
 from core.schema import Schema
@@ -211,6 +211,13 @@ def apply_fact(
     source: str,
 ) -> UpdateReport:
     """Decide what ``fact`` does to ``user``'s memories, then write. Only ``user``'s rows are read or written."""
+    if len(fact.content) > MAX_MEMORY_CHARS:
+        from core.errors import InputError
+
+        raise InputError(
+            f"That is too long to remember ({len(fact.content):,} characters; the limit is {MAX_MEMORY_CHARS:,}).",
+            hint="State the preference or definition in one short sentence.",
+        )
     new_st = structure(fact, schema)
     vector = embed_one(embedder, fact.content)
     new = Memory(
