@@ -157,14 +157,12 @@ def create_sample_database(uri: str, created: date | None = None) -> None:
 
 def ensure_sample_database(server: object, created: date | None = None) -> str:
     """Create the sample database on the embedded server if missing or unfinished; return its URI."""
-    import psycopg
     from psycopg import sql
 
     from core.embedded_postgres import EmbeddedPostgres
 
     assert isinstance(server, EmbeddedPostgres)
-    admin = server.uri()
-    with psycopg.connect(admin, autocommit=True) as conn:
+    with server.setup_lock() as conn:  # a second Cairn process waits here instead of racing to create it
         row = conn.execute(
             "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s", (SAMPLE_DATABASE,)
         ).fetchone()
@@ -174,11 +172,10 @@ def ensure_sample_database(server: object, created: date | None = None) -> str:
             logger.warning("sample database is incomplete; recreating it")
             conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(SAMPLE_DATABASE)))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(SAMPLE_DATABASE)))
-    uri = server.uri(SAMPLE_DATABASE)
-    try:
-        create_sample_database(uri, created)
-    except BaseException:
-        with psycopg.connect(admin, autocommit=True) as conn:
+        uri = server.uri(SAMPLE_DATABASE)
+        try:
+            create_sample_database(uri, created)
+        except BaseException:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(SAMPLE_DATABASE)))
-        raise
+            raise
     return uri

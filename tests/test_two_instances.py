@@ -134,8 +134,6 @@ def _cairn(data_dir: Path, ollama_url: str, *args: str) -> subprocess.Popen[str]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="core/sample_database.py must create the sample database under "
-                   "EmbeddedPostgres.setup_lock(); until then both processes try to create it", strict=False)
 def test_two_cli_processes_at_once_on_a_fresh_data_dir(shared_dir: Path, fake_ollama) -> None:
     fake_ollama.default_chat = analyst_model({}, {
         "customers from india": "[PREFERENCE] Only show customers from India",
