@@ -51,3 +51,15 @@ def test_wrong_password_is_an_authentication_failure_without_the_secret(password
     assert "password" in str(err.value).lower() and err.value.hint
     assert SECRET not in str(err.value) and "wrong-" not in str(err.value)
     assert SECRET not in redact_url(_with_user(password_role, ROLE, SECRET))
+
+
+def test_wrong_password_is_refused_even_when_the_schema_is_cached(password_role: str) -> None:
+    good = open_database(_with_user(password_role, ROLE, SECRET))
+    good.schema()  # fills the per-database schema cache
+    bad = open_database(_with_user(password_role, ROLE, "nope"))
+    try:
+        with pytest.raises(AuthenticationFailed):
+            bad.schema()
+    finally:
+        good.close()
+        bad.close()

@@ -182,7 +182,12 @@ class PostgresDatabase:
     # -- Database protocol --------------------------------------------------------------------------------
 
     def schema(self, *, refresh: bool = False) -> Schema:
-        """Introspected schema, cached per database id until ``refresh``."""
+        """Introspected schema, cached per database id until ``refresh``.
+
+        The cache is shared by every connection to the same database, so this connection first proves it can
+        log in: a wrong password must not look connected just because another connection read the schema.
+        """
+        self._get_pool()
         return cached_schema(self.id, self._introspect, refresh=refresh)
 
     def _introspect(self) -> Schema:
