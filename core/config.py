@@ -93,7 +93,23 @@ class Settings:
     def save(self, path: Path | None = None) -> None:
         """Atomic write-and-rename, so a crash never leaves half a settings file."""
         path = path or config_dir() / "settings.json"
+        if self.memory_store_uri and _has_password(self.memory_store_uri):
+            raise ConfigError(
+                "The memory store URL holds a password; Cairn does not write passwords into its settings.",
+                hint="Leave the password out of memory_store_uri and put it in ~/.pgpass (or PGPASSFILE), "
+                "which PostgreSQL's client reads by itself.",
+            )
         write_json_atomic(path, asdict(self))
+
+
+def _has_password(url: str) -> bool:
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return bool(parts.password) or "password" in parse_qs(parts.query)
+    except ValueError:
+        return "password" in url.lower()
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
