@@ -130,7 +130,11 @@ def test_ctrl_c_cancels_cleanly(chinook: Path, fake_ollama) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "OLLAMA_HOST": fake_ollama.url},
     )
-    time.sleep(1.5)
+    deadline = time.monotonic() + 30
+    while not fake_ollama.chat_requests() and time.monotonic() < deadline:  # the model call is under way
+        time.sleep(0.1)
+    assert fake_ollama.chat_requests(), "the CLI never called the model"
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130
