@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from core.databases.base import QueryLimits, QueryResult
 from core.schema import Schema
 
 __all__ = [
@@ -68,3 +70,17 @@ def clean_hints(values: Iterable[object]) -> tuple[str, ...]:
         if len(out) > MAX_VALUE_HINTS:
             return ()
     return tuple(out)
+
+
+def capped_result(
+    columns: tuple[str, ...], rows: list[Any], limits: QueryLimits, started: float
+) -> QueryResult:
+    """The rows fetched (at most ``max_rows + 1``) as a QueryResult; one row past the cap means truncated."""
+    import time
+
+    return QueryResult(
+        columns=columns,
+        rows=tuple(tuple(r) for r in rows[: limits.max_rows]),
+        truncated=len(rows) > limits.max_rows,
+        elapsed_s=time.perf_counter() - started,
+    )

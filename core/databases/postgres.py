@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from core.cancellation import Cancellation
-from core.databases._shared import cached_schema, forget_schema
+from core.databases._shared import cached_schema, capped_result, forget_schema
 from core.databases.base import QueryLimits, QueryResult
 from core.databases.connection_id import parse_postgres_url, postgres_id, redact_url
 from core.errors import (
@@ -233,13 +233,7 @@ class PostgresDatabase:
                 offset = len(_DECLARE_PREFIX) if use_cursor else 0
                 raise self._query_error(exc, cancel, sql, offset, limits) from exc
             _rollback_quietly(conn)
-        truncated = len(rows) > limits.max_rows
-        return QueryResult(
-            columns=columns,
-            rows=tuple(tuple(r) for r in rows[: limits.max_rows]),
-            truncated=truncated,
-            elapsed_s=time.perf_counter() - started,
-        )
+        return capped_result(columns, rows, limits, started)
 
     def close(self) -> None:
         with self._lock:

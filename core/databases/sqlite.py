@@ -21,6 +21,7 @@ from core.databases._shared import (
     MAX_HINT_VALUE_CHARS,
     MAX_VALUE_HINTS,
     cached_schema,
+    capped_result,
     clean_hints,
     forget_schema,
 )
@@ -129,12 +130,7 @@ class SqliteDatabase:
                     cur.close()
                 if conn.in_transaction:
                     conn.rollback()
-        return QueryResult(
-            columns=columns,
-            rows=tuple(tuple(r) for r in rows[: limits.max_rows]),
-            truncated=len(rows) > limits.max_rows,
-            elapsed_s=time.perf_counter() - started,
-        )
+        return capped_result(columns, rows, limits, started)
 
     def close(self) -> None:
         with self._lock:
