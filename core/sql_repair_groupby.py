@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, walk_in_scope
 
 from core.schema import Schema
-from core.sql_repair_scope import Source, column_sources, scope_sources, scopes
+from core.sql_repair_scope import Source, column_sources, is_within, scope_sources, scopes
 
 __all__ = ["repair_group_by"]
 
@@ -37,15 +37,6 @@ def _aggregates(expr: exp.Expression) -> list[exp.AggFunc]:
 
 def _has_window(expr: exp.Expression) -> bool:
     return any(isinstance(n, exp.Window) for n in _local_nodes(expr))
-
-
-def _contains(container: exp.Expression, node: exp.Expression) -> bool:
-    current: exp.Expression | None = node
-    while current is not None:
-        if current is container:
-            return True
-        current = current.parent
-    return False
 
 
 class _GroupCheck:
@@ -103,7 +94,7 @@ class _GroupCheck:
         compound = [i for i in expanded if not isinstance(i, (exp.Column, exp.Literal))]
         grouped_parts = [n for n in _local_nodes(inner) if any(n == g for g in compound)] if compound else []
         for col in (n for n in _local_nodes(inner) if isinstance(n, exp.Column)):
-            if any(_contains(part, col) for part in grouped_parts):
+            if any(is_within(col, part) for part in grouped_parts):
                 continue  # inside a grouped expression, e.g. CAST(DATE_TRUNC(...)) over GROUP BY DATE_TRUNC(...)
             owners = column_sources(col, self.sources, self.dialect)
             if not owners or not {id(s) for s in owners} & local_sources:

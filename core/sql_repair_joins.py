@@ -15,22 +15,11 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema
-from core.sql_repair_scope import Source, column_sources, find_source, scope_sources, scopes
+from core.sql_repair_scope import Source, column_sources, find_source, is_within, scope_sources, scopes
 
 __all__ = ["strip_joins"]
 
 logger = logging.getLogger(__name__)
-
-
-def _inside(node: exp.Expression, container: exp.Expression | None) -> bool:
-    if container is None:
-        return False
-    current: exp.Expression | None = node
-    while current is not None:
-        if current is container:
-            return True
-        current = current.parent
-    return False
 
 
 def _read_elsewhere(src: Source, join: exp.Join, here: Scope, all_scopes: list[Scope], sources: dict[int, list[Source]],
@@ -40,7 +29,7 @@ def _read_elsewhere(src: Source, join: exp.Join, here: Scope, all_scopes: list[S
     for scope in all_scopes:
         local = sources[id(scope)]
         for col in (n for n in scope.walk() if isinstance(n, exp.Column)):
-            if _inside(col, on):
+            if is_within(col, on):
                 continue
             if scope is here:
                 owners = column_sources(col, local, dialect)

@@ -64,6 +64,16 @@ class Source:
         return None
 
 
+def is_within(node: exp.Expression, container: exp.Expression | None) -> bool:
+    """True when ``node`` is ``container`` or lies inside it (walks the parent links)."""
+    current: exp.Expression | None = node
+    while container is not None and current is not None:
+        if current is container:
+            return True
+        current = current.parent
+    return False
+
+
 def scopes(tree: exp.Expression) -> list[Scope]:
     """All scopes, inner ones first (a CTE or subquery before the query that reads it)."""
     return list(traverse_scope(tree))
