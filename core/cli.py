@@ -329,7 +329,10 @@ def _cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     from core.targets import open_target
 
     database = open_target(args.db)
-    schema = database.schema()
+    try:
+        schema = database.schema()
+    finally:
+        database.close()  # only the schema is needed; close the pool before exit, not in a finaliser
     hidden = set(settings.hidden.get(database.id, []))
     if args.json:
         from dataclasses import asdict
@@ -350,7 +353,10 @@ def _cmd_hidden(args: argparse.Namespace, settings: Settings) -> int:
     from core.targets import open_target
 
     database = open_target(args.db)
-    schema = database.schema()
+    try:
+        schema = database.schema()
+    finally:
+        database.close()  # only the schema is needed; close the pool before exit, not in a finaliser
     current = list(settings.hidden.get(database.id, []))
     for name in args.add:
         # "table", "schema.table", "table.column" or "schema.table.column"
