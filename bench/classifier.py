@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.memory.classifier import MEMORY_KINDS, classify  # noqa: E402
+from core.memory import MEMORY_KINDS, classify  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "classifier_messages.csv"
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             and (args.group is None or r.group == args.group)]
     embedder = None
     if args.embedder:
-        from core.memory.embedder import MiniLMEmbedder
+        from core.memory import MiniLMEmbedder
 
         embedder = MiniLMEmbedder()
     s = score(rows, embedder=embedder)

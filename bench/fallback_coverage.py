@@ -195,9 +195,9 @@ def run_sample(today: date, show: bool) -> None:
     """``SAMPLE_QUESTIONS`` on a fresh sample database, with the schema as introspection gives it."""
     import psycopg
 
-    from core.databases.postgres import PostgresDatabase
-    from core.embedded_postgres import EmbeddedPostgres
-    from core.sample_database import ensure_sample_database
+    from core.databases import PostgresDatabase
+    from core.databases import EmbeddedPostgres
+    from core.databases import ensure_sample_database
 
     server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cairn-fb-")))
     server.start()
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> None:
 
     server = None
     if args.gold:
-        from core.embedded_postgres import EmbeddedPostgres
+        from core.databases import EmbeddedPostgres
 
         server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cairn-fb-")))
         server.start()

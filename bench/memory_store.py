@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from core.memory.model import Memory
+from core.memory import Memory
 
 DIMS = 384
 K = 5
@@ -65,7 +65,7 @@ def timed_search(search: Callable[[str, list[float]], list[Any]], queries: list[
 
 def seed_loop_search(mems_by_user: dict[str, list[Memory]]) -> Callable[[str, list[float]], list[Any]]:
     """The seed's JSON fallback: a Python loop computing one cosine per memory."""
-    from core.memory.model import ScoredMemory
+    from core.memory import ScoredMemory
 
     def search(user: str, vector: list[float]) -> list[Any]:
         q = np.asarray(vector)
@@ -82,7 +82,7 @@ def seed_loop_search(mems_by_user: dict[str, list[Memory]]) -> Callable[[str, li
 
 def bench_case(n: int, users: int, kind: str, pg: Any, rng: np.random.Generator, basis: np.ndarray,
                n_queries: int) -> list[str]:  # fmt: skip
-    from core.memory.store_json import JsonMemoryStore
+    from core.memory import JsonMemoryStore
 
     vectors = make_vectors(rng, n, kind, basis)
     owners = np.array([f"user{i % users}" for i in range(n)])
@@ -138,7 +138,7 @@ def bench_case(n: int, users: int, kind: str, pg: Any, rng: np.random.Generator,
 def bench_pgvector(pg: Any, label: str, mems: list[Memory], queries: list[tuple[str, np.ndarray]],
                    truth: list[set[str]], rng: np.random.Generator, kind: str, basis: np.ndarray,
                    owners: np.ndarray) -> str:  # fmt: skip
-    from core.memory.store_pgvector import PgVectorMemoryStore
+    from core.memory import PgVectorMemoryStore
 
     store = PgVectorMemoryStore(pg)
     n = len(mems)
@@ -169,7 +169,7 @@ def bench_pgvector(pg: Any, label: str, mems: list[Memory], queries: list[tuple[
 
 
 def bench_minilm() -> str:
-    from core.memory.embedder import MiniLMEmbedder
+    from core.memory import MiniLMEmbedder
 
     embedder = MiniLMEmbedder(batch_size=64)
     embedder.embed_batch(["warm up"])
@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     server = None
     uri = args.uri
     if uri is None and not args.no_pg:
-        from core.embedded_postgres import EmbeddedPostgres
+        from core.databases import EmbeddedPostgres
 
         server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cairn-bench-")))
         server.ensure_database("cairn_memory_bench")

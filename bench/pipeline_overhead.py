@@ -21,11 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.config import Settings  # noqa: E402
 from core.databases import open_database  # noqa: E402
-from core.embedded_postgres import EmbeddedPostgres  # noqa: E402
+from core.databases import EmbeddedPostgres  # noqa: E402
 from core.pipeline import AskPipeline  # noqa: E402
 from core.prompt import build_sql_prompt  # noqa: E402
-from core.sample_database import ensure_sample_database  # noqa: E402
-from core.schema_block import estimate_tokens, render_schema_block  # noqa: E402
+from core.databases import ensure_sample_database  # noqa: E402
+from core.prompt import estimate_tokens, render_schema_block  # noqa: E402
 
 COUNTRIES = ["India", "USA", "UK", "Germany", "France", "Brazil", "Japan", "Australia", "Canada", "Singapore"]
 STATUSES = ["delivered", "shipped", "cancelled", "returned", "pending"]

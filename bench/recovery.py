@@ -34,7 +34,7 @@ import psycopg  # noqa: E402
 
 from core.config import Settings  # noqa: E402
 from core.databases import open_database  # noqa: E402
-from core.embedded_postgres import EmbeddedPostgres  # noqa: E402
+from core.databases import EmbeddedPostgres  # noqa: E402
 from core.pipeline import AskPipeline  # noqa: E402
 from core.schema import Schema  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402

@@ -27,8 +27,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core.schema import Schema  # noqa: E402
-from core.schema_block import estimate_tokens, render_schema_block  # noqa: E402
-from core.schema_selection import select_tables  # noqa: E402
+from core.prompt import estimate_tokens, render_schema_block  # noqa: E402
+from core.prompt import select_tables  # noqa: E402
 from tests.defog_loader import DEFOG_DATABASES, defog_schema  # noqa: E402
 from tests.wide_schema import wide_schema  # noqa: E402
 

@@ -17,15 +17,15 @@ from typing import Any
 from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
-from core.memory.bank import BankChange, MemoryBank
-from core.memory.classifier import Route, classify, is_memory_statement
-from core.memory.conversation import Conversation
-from core.memory.embedder import Embedder
-from core.memory.extraction import Fact, extract_facts, rule_based_facts
-from core.memory.forget import forget
-from core.memory.recall import Recall, recall_memories
-from core.memory.store import ConversationStore, MemoryStore
-from core.memory.update import UpdateReport, apply_fact
+from core.memory import BankChange, MemoryBank
+from core.memory import Route, classify, is_memory_statement
+from core.memory import Conversation
+from core.memory import Embedder
+from core.memory import Fact, extract_facts, rule_based_facts
+from core.memory import forget
+from core.memory import Recall, recall_memories
+from core.memory import ConversationStore, MemoryStore
+from core.memory import UpdateReport, apply_fact
 from core.pipeline import AskPipeline
 from core.prompt import build_sql_prompt
 

@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from core.config import Settings, data_dir
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 
 __all__ = ["Services"]
 
@@ -36,7 +36,7 @@ class Services:
         """One pipeline per database (batch mode reuses its pool and schema cache)."""
         from core.llm import OllamaLLM
         from core.pipeline import AskPipeline
-        from core.targets import open_target
+        from core.databases import open_target
 
         key = db or ""
         if key not in self._pipelines:
@@ -48,7 +48,7 @@ class Services:
 
     def store(self) -> Any:
         if self._store is None:
-            from core.memory.stores import open_memory_store
+            from core.memory import open_memory_store
 
             s = self.settings
             embedded = self.embedded() if s.memory_store == "pgvector" and not s.memory_store_uri else None
@@ -58,22 +58,23 @@ class Services:
 
     def embedder(self) -> Any:
         if self._embedder is None:
-            from core.memory.embedder import MiniLMEmbedder
+            from core.memory import MiniLMEmbedder
 
             self._embedder = MiniLMEmbedder()
         return self._embedder
 
     def bank(self) -> Any:
         if self._bank is None:
-            from core.memory.bank import MemoryBank
+            from core.memory import MemoryBank
 
             self._bank = MemoryBank(self.store(), self.embedder(), data_dir() / "memory-journal")
         return self._bank
 
-    def assistant(self, db: str | None) -> Any:
+    def assistant(self, db: str | None, *, pipeline: Any = None) -> Any:
+        """The assistant for ``db`` (or for a ``pipeline`` already opened from this root)."""
         from core.assistant import Assistant
 
-        return Assistant(self.pipeline(db), self.store(), self.embedder(), self.bank())
+        return Assistant(pipeline or self.pipeline(db), self.store(), self.embedder(), self.bank())
 
     def close(self) -> None:
         for pipeline in self._pipelines.values():

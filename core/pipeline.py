@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from core.answer import Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
-from core.databases.base import Database, QueryLimits, QueryResult
+from core.databases import Database, QueryLimits, QueryResult
 from core.errors import (
     CairnError,
     InputError,
@@ -35,13 +35,13 @@ from core.errors import (
 )
 from core.fallback import fallback_sql
 from core.llm import LLM
-from core.memory.filters import enforce_filters
-from core.memory.recall import Recall
+from core.memory import enforce_filters
+from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
-from core.sql_extract import extract_sql
-from core.sql_guard import guard
-from core.sql_validate import Validated, validate
+from core.sql import extract_sql
+from core.sql import guard
+from core.sql import Validated, validate
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 

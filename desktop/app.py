@@ -14,8 +14,9 @@ from typing import Any
 from core.composition import Services
 from core.config import Settings, config_dir, data_dir
 from core.history import QuestionHistory
+from resources import icon_files, read_text
 
-__all__ = ["AppContext", "apply_theme", "run"]
+__all__ = ["AppContext", "app_icon", "apply_theme", "run"]
 
 logger = logging.getLogger(__name__)
 
@@ -27,15 +28,15 @@ class AppContext:
     settings: Settings
     services: Services
     history: QuestionHistory
-    connections: Any = None  # core.connections.ConnectionStore
-    secrets: Any = None  # core.secrets.SecretStore
+    connections: Any = None  # core.databases._connections.ConnectionStore
+    secrets: Any = None  # core.databases._secrets.SecretStore
     windows: list[Any] = field(default_factory=list)
 
     @classmethod
     def create(cls, settings: Settings | None = None, **services_kwargs: Any) -> AppContext:
         settings = settings or Settings.load().with_env()
-        from core.connections import ConnectionStore
-        from core.secrets import open_secret_store
+        from core.databases import ConnectionStore
+        from core.databases import open_secret_store
 
         return cls(
             settings=settings,
@@ -46,7 +47,7 @@ class AppContext:
         )
 
     def admin(self) -> Any:
-        from core.ollama_admin import OllamaAdmin
+        from core.llm import OllamaAdmin
 
         return OllamaAdmin(self.settings.ollama_host)
 
@@ -127,12 +128,19 @@ def apply_theme(app: Any, settings: Settings) -> None:
         font = QFont(app.font())
         font.setPointSize(settings.font_size)
         app.setFont(font)
-    app.setStyleSheet(
-        "#userBubble { background: palette(highlight); color: palette(highlighted-text); border-radius: 10px; }"
-        "#userBubble QLabel { color: palette(highlighted-text); }"
-        "#assistantBubble { background: palette(alternate-base); border-radius: 10px; }"
-        "#memoryChip { border: 1px solid palette(mid); border-radius: 10px; padding: 2px 8px; }"
-    )
+    app.setStyleSheet(read_text("styles/app.qss"))
+
+
+def app_icon() -> Any:
+    """The Cairn icon in every packaged size (QIcon picks the right one for title bars, docks and taskbars)."""
+    from PySide6.QtGui import QIcon, QPixmap
+
+    icon = QIcon()
+    for _size, data in icon_files():
+        pixmap = QPixmap()
+        if pixmap.loadFromData(data, "PNG"):
+            icon.addPixmap(pixmap)
+    return icon
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -146,6 +154,7 @@ def run(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("Cairn")
     app.setOrganizationName("Cairn")
+    app.setWindowIcon(app_icon())
     context = AppContext.create()
     apply_theme(app, context.settings)
     login = LoginDialog(context.settings.users, context.settings.last_user)

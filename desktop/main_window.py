@@ -161,12 +161,11 @@ class MainWindow(QMainWindow):
             run_in_background(lambda c, r: embedder.warm_up(), on_failure=self._on_embedder_failed, receiver=self)
 
     def _on_connected(self, result: tuple[Any, Any, Any]) -> None:
-        from core.assistant import Assistant
         from desktop.memory_bank import MemoryBankView
 
         pipeline, schema, store = result
         services = self.context.services
-        self.assistant = Assistant(pipeline, store, services.embedder(), services.bank())
+        self.assistant = services.assistant(self.target, pipeline=pipeline)
         hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
         self.schema_browser.set_schema(schema, hidden)
         self.db_label.setText(f"Database: {pipeline.database.id}")

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.memory.model import ALL_DATABASES, CATEGORIES, Memory
+from core.memory import ALL_DATABASES, CATEGORIES, Memory
 
 __all__ = [
     "CATEGORY_LABELS",

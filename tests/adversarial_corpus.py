@@ -1,11 +1,11 @@
 """Adversarial SQL: what a confused or manipulated model might write, each with the reason the guard must give.
 
-Data only; tests/test_adversarial_sql.py runs it. Every case must be *rejected* by ``core.sql_guard.guard``
+Data only; tests/test_adversarial_sql.py runs it. Every case must be *rejected* by ``core.sql._guard.guard``
 with a message containing ``reason``. The categories mirror the threat list: writes, DDL, several
 statements, data-modifying CTEs, SELECT INTO, COPY, session/transaction control, procedural and maintenance
 commands, side-effect functions, comment/quoting/unicode tricks, locking clauses and SQLite specials.
 
-Decisions recorded here (and in core/sql_guard.py): ``current_setting``, ``currval``/``lastval`` and
+Decisions recorded here (and in core/sql/_guard.py): ``current_setting``, ``currval``/``lastval`` and
 ``txid_current_if_assigned`` are read-only and allowed; ``set_config``, ``nextval``/``setval``,
 ``txid_current`` and ``pg_current_xact_id`` (they assign or change state) are refused.
 """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 
 # Qt widgets in tests render offscreen (no display needed).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -44,7 +44,7 @@ def embedded_pg() -> Iterator[EmbeddedPostgres]:
 @pytest.fixture(scope="session")
 def sample_db_uri(embedded_pg: EmbeddedPostgres) -> str:
     """URI of the sample e-commerce database on the session's embedded server."""
-    from core.sample_database import ensure_sample_database
+    from core.databases import ensure_sample_database
 
     return ensure_sample_database(embedded_pg)
 

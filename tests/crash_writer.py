@@ -31,8 +31,8 @@ def _ack(log: TextIO, memory_id: str) -> None:
 
 def run_json(root: Path, ack_log: Path, user: str) -> None:
     from core.history import HistoryEntry, QuestionHistory
-    from core.memory.bank import MemoryBank
-    from core.memory.store_json import JsonMemoryStore
+    from core.memory import MemoryBank
+    from core.memory import JsonMemoryStore
     from tests.fakes.fake_embedder import FakeEmbedder
 
     bank = MemoryBank(JsonMemoryStore(root / "memory"), FakeEmbedder(), root / "memory-journal")
@@ -49,8 +49,8 @@ def run_json(root: Path, ack_log: Path, user: str) -> None:
 
 
 def run_pgvector(uri: str, ack_log: Path, user: str) -> None:
-    from core.memory.model import Memory
-    from core.memory.store_pgvector import PgVectorMemoryStore
+    from core.memory import Memory
+    from core.memory import PgVectorMemoryStore
     from tests.fakes.fake_embedder import FakeEmbedder
 
     store = PgVectorMemoryStore(uri, dims=384)

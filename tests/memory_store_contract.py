@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.memory.model import ALL_DATABASES, Memory, Message
-from core.memory.store import ConversationStore, MemoryStore
+from core.memory import ALL_DATABASES, Memory, Message
+from core.memory import ConversationStore, MemoryStore
 from tests.fakes.fake_embedder import FakeEmbedder
 
 EMBEDDER = FakeEmbedder(384)

@@ -20,8 +20,8 @@ from sqlglot import exp
 
 from core.databases import SqliteDatabase, open_database
 from core.errors import CairnError, LLMReplyError, SQLRejected
-from core.sql_extract import extract_sql
-from core.sql_guard import guard
+from core.sql import extract_sql
+from core.sql import guard
 from tests.adversarial_corpus import (
     BYPASS_POSTGRES,
     BYPASS_SEQUENCES,

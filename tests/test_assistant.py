@@ -14,9 +14,9 @@ import pytest
 from core.assistant import Assistant
 from core.config import Settings
 from core.databases import open_database
-from core.memory.bank import MemoryBank
-from core.memory.store_json import JsonMemoryStore
-from core.memory.store_pgvector import PgVectorMemoryStore
+from core.memory import MemoryBank
+from core.memory import JsonMemoryStore
+from core.memory import PgVectorMemoryStore
 from core.pipeline import AskPipeline
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.scripted_llm import ScriptedLLM

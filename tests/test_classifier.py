@@ -8,7 +8,7 @@ import pytest
 
 from bench.classifier import load_rows, score, seed_is_preference
 from core.errors import LLMUnavailable
-from core.memory.classifier import KINDS, Route, classify, is_memory_statement
+from core.memory import KINDS, Route, classify, is_memory_statement
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.scripted_llm import ScriptedLLM
 

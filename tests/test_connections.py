@@ -10,7 +10,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from core.config import data_dir
-from core.connections import (
+from core.databases import (
     ConnectionStore,
     SavedConnection,
     connection_url,
@@ -20,7 +20,7 @@ from core.connections import (
 )
 from core.databases import open_database
 from core.errors import ConfigError
-from core.secrets import SessionSecretStore
+from core.databases._secrets import SessionSecretStore
 
 SECRET = "s3cr:t@/?#&pw"
 

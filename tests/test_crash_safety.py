@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 from core.history import HistoryEntry, QuestionHistory
-from core.memory.bank import MemoryBank
-from core.memory.model import Memory
-from core.memory.store_json import JsonMemoryStore
+from core.memory import MemoryBank
+from core.memory import Memory
+from core.memory import JsonMemoryStore
 from tests.fakes.fake_embedder import FakeEmbedder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -177,7 +177,7 @@ def test_torn_undo_journal_still_lets_the_bank_work(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_pgvector_store_survives_sigkill(embedded_pg: EmbeddedPostgres, tmp_path: Path) -> None:
-    from core.memory.store_pgvector import PgVectorMemoryStore
+    from core.memory import PgVectorMemoryStore
 
     embedded_pg.ensure_database("cairn_crash")
     uri = embedded_pg.uri("cairn_crash")

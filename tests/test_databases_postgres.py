@@ -16,7 +16,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from core.cancellation import Cancellation
 from core.databases import PostgresDatabase, QueryLimits, open_database, redact_url
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 from core.errors import (
     AuthenticationFailed,
     ConfigError,

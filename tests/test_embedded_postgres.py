@@ -3,9 +3,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 from core.errors import EmbeddedServerError
-from core.sample_database import SAMPLE_DATABASE, ensure_sample_database
+from core.databases import SAMPLE_DATABASE, ensure_sample_database
 
 
 def test_embedded_server_has_pgvector(embedded_pg: EmbeddedPostgres) -> None:
@@ -47,7 +47,7 @@ def test_sample_database_is_complete_and_reused(embedded_pg: EmbeddedPostgres, s
 def test_locked_data_dir_gives_clear_message(tmp_path, monkeypatch) -> None:
     import fasteners
 
-    import core.embedded_postgres as ep
+    import core.databases._embedded as ep
 
     monkeypatch.setattr(ep, "LOCK_TIMEOUT_S", 0.2)
     lock = fasteners.InterProcessLock(str(tmp_path / "pgserver.lock"))
@@ -68,7 +68,7 @@ def test_locked_data_dir_gives_clear_message(tmp_path, monkeypatch) -> None:
 
 
 def _try_start(root: str, q) -> None:  # pragma: no cover - runs in a child
-    import core.embedded_postgres as ep
+    import core.databases._embedded as ep
 
     ep.LOCK_TIMEOUT_S = 0.2
     try:

@@ -13,8 +13,8 @@ import sqlglot
 from sqlglot import exp
 
 from core.fallback import FallbackSQL, fallback_sql, fallback_with_reason
-from core.fallback_text import tokenize
-from core.fallback_time import match_time
+from core.fallback._text import tokenize
+from core.fallback._time_range import match_time
 from core.schema import Column, ForeignKey, Schema, Table
 
 TODAY = date.today()
@@ -242,7 +242,7 @@ def test_india_question_sql_and_explanation() -> None:
 
 
 def test_introspected_schema_gives_the_same_answer(sample_db_uri: str) -> None:
-    postgres = pytest.importorskip("core.databases.postgres")
+    postgres = pytest.importorskip("core.databases._postgres")
     db = postgres.PostgresDatabase(sample_db_uri)
     try:
         schema = db.schema()
@@ -432,7 +432,7 @@ def test_irregular_plurals_and_per_row_zeros() -> None:
 
 
 def test_new_shapes_on_the_introspected_schema(sample_db_uri: str) -> None:
-    postgres = pytest.importorskip("core.databases.postgres")
+    postgres = pytest.importorskip("core.databases._postgres")
     db = postgres.PostgresDatabase(sample_db_uri)
     try:
         schema = db.schema()

@@ -1,5 +1,5 @@
 """Database faults through the real PostgresDatabase + AskPipeline (and the CLI): a clear error with a hint and
-the exit code documented in core/cli.py, never a traceback, and the next question works (the pool recovers).
+the exit code documented in core/cli/_commands.py, never a traceback, and the next question works (the pool recovers).
 
 Faults: unreachable (closed port), the connection killed mid-query and while idle in the pool, the server
 stopped and started again, a refused password, the statement timeout, the embedded server's data directory
@@ -24,8 +24,8 @@ import pytest
 
 from core.config import Settings
 from core.databases import open_database
-from core.databases.base import Database
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import Database
+from core.databases import EmbeddedPostgres
 from core.pipeline import AskPipeline
 from tests.fakes.scripted_llm import ScriptedLLM
 
@@ -244,7 +244,7 @@ def _copy_root(src: Path) -> Path:
 
 
 def test_locked_data_directory(monkeypatch: pytest.MonkeyPatch, initialised_root: Path, capsys) -> None:
-    import core.embedded_postgres as ep
+    import core.databases._embedded as ep
     from core.cli import main
 
     root = _copy_root(initialised_root)

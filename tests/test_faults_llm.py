@@ -22,7 +22,7 @@ import pytest
 
 from core.config import Settings
 from core.databases import open_database
-from core.databases.base import Database
+from core.databases import Database
 from core.llm import OllamaLLM
 from core.pipeline import AskPipeline
 from tests.conftest import shared_data_path
@@ -201,7 +201,7 @@ def test_broken_or_foreign_replies_fall_back_and_the_next_question_works(db: Dat
         server.close()
 
 
-# -- the command line: exit codes from core/cli.py, never a traceback --------------------------------------
+# -- the command line: exit codes from core/cli/_commands.py, never a traceback --------------------------------------
 
 
 def _cairn(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -28,18 +28,18 @@ import psycopg
 import pytest
 
 import core.config
-import core.memory.store_json as store_json
+import core.memory._store_json as store_json
 from core.assistant import Assistant
 from core.config import Settings
 from core.databases import open_database
-from core.databases.base import Database
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import Database
+from core.databases import EmbeddedPostgres
 from core.errors import CorruptMemoryFile, EmbeddingModelMissing, MemoryStoreError
-from core.memory.bank import MemoryBank
-from core.memory.embedder import MiniLMEmbedder
-from core.memory.model import Memory, Message
-from core.memory.store_json import JsonMemoryStore
-from core.memory.store_pgvector import PgVectorMemoryStore
+from core.memory import MemoryBank
+from core.memory import MiniLMEmbedder
+from core.memory import Memory, Message
+from core.memory import JsonMemoryStore
+from core.memory import PgVectorMemoryStore
 from core.pipeline import AskPipeline
 from tests.conftest import shared_data_path
 from tests.fakes.fake_embedder import FakeEmbedder

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from core.hardware import GpuInfo, detect_gpu, total_ram_bytes
-from core.model_catalog import CATALOG, OVERHEAD_BYTES, fits, format_bytes, recommend
+from core.llm import GpuInfo, detect_gpu, total_ram_bytes
+from core.llm._catalog import CATALOG, OVERHEAD_BYTES, fits, format_bytes, recommend
 
 GiB = 1024**3
 MiB = 1024**2

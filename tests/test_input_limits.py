@@ -64,8 +64,8 @@ class EchoModel:
 def assistant(sample_db_uri: str, tmp_path: Path) -> Any:
     from core.assistant import Assistant
     from core.databases import open_database
-    from core.memory.bank import MemoryBank
-    from core.memory.store_json import JsonMemoryStore
+    from core.memory import MemoryBank
+    from core.memory import JsonMemoryStore
     from core.pipeline import AskPipeline
     from tests.fakes.fake_embedder import FakeEmbedder
 

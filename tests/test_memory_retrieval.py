@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 from core.errors import EmbeddingModelMissing
-from core.memory.embedder import MiniLMEmbedder
-from core.memory.extraction import Fact
-from core.memory.model import Memory
-from core.memory.recall import TOP_K, Recall, recall_memories
-from core.memory.store_json import JsonMemoryStore
-from core.memory.structured import structure
+from core.memory import MiniLMEmbedder
+from core.memory import Fact
+from core.memory import Memory
+from core.memory._recall import TOP_K, Recall, recall_memories
+from core.memory import JsonMemoryStore
+from core.memory._structured import structure
 from core.schema import Column, Schema, Table
 
 pytestmark = pytest.mark.slow

@@ -11,10 +11,10 @@ import psycopg
 import pytest
 
 from core.errors import MemoryStoreError
-from core.memory import store_pgvector
-from core.memory.model import Memory
-from core.memory.store_pgvector import PgVectorMemoryStore
-from core.memory.stores import open_memory_store
+from core.memory import _store_pgvector as store_pgvector
+from core.memory import Memory
+from core.memory import PgVectorMemoryStore
+from core.memory import open_memory_store
 from tests.memory_store_contract import MemoryStoreContract, memory
 
 DB = "cairn_memory_test_pgvector"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from core.memory.extraction import Fact
-from core.memory.structured import currency_code, mentions_value, name_key, parse_definition, structure
+from core.memory import Fact
+from core.memory._structured import parse_definition, structure
+from core.memory._words import currency_code, mentions_value, name_key
 from core.schema import Column, ForeignKey, Schema, Table
 
 CUSTOMERS = Table(

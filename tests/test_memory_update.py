@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from core.errors import EmbeddingModelMissing, LLMTimeout, MemoryStoreError
-from core.memory.embedder import MiniLMEmbedder
-from core.memory.extraction import Fact
-from core.memory.forget import forget, retraction_object
-from core.memory.model import Memory
-from core.memory.store import MemoryStore
-from core.memory.store_json import JsonMemoryStore
-from core.memory.update import UpdateReport, apply_fact, parse_decision
+from core.memory import MiniLMEmbedder
+from core.memory import Fact
+from core.memory._forget import forget, retraction_object
+from core.memory import Memory
+from core.memory import MemoryStore
+from core.memory import JsonMemoryStore
+from core.memory._update import UpdateReport, apply_fact, parse_decision
 from core.schema import Column, Schema, Table
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.in_memory_store import InMemoryStore

@@ -13,7 +13,7 @@ import pytest
 
 from core.cancellation import Cancellation
 from core.errors import InputError, LLMUnavailable, ModelNotFound, QueryCancelled
-from core.ollama_admin import OllamaAdmin, PullProgress
+from core.llm import OllamaAdmin, PullProgress
 from tests.fakes.fake_ollama import FakeOllama
 
 DOWN = "http://127.0.0.1:9"

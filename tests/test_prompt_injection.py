@@ -22,15 +22,16 @@ from core.answer import Answer
 from core.assistant import Assistant
 from core.config import Settings
 from core.databases import open_database
-from core.memory.bank import MemoryBank
-from core.memory.extraction import Fact, extraction_prompt, parse_facts, rule_based_facts
-from core.memory.model import Memory
-from core.memory.recall import Recall, RecalledMemory
-from core.memory.store_json import JsonMemoryStore
-from core.memory.structured import filter_spec, structure
+from core.memory import MemoryBank
+from core.memory._extraction import Fact, extraction_prompt, parse_facts, rule_based_facts
+from core.memory import Memory
+from core.memory import Recall, RecalledMemory
+from core.memory import JsonMemoryStore
+from core.memory._schema_match import filter_spec
+from core.memory._structured import structure
 from core.pipeline import AskPipeline
 from core.prompt import build_repair_prompt, build_sql_prompt
-from core.sql_guard import guard
+from core.sql import guard
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.scripted_llm import ScriptedLLM
 

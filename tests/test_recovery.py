@@ -13,11 +13,11 @@ import pytest
 
 from core.config import Settings
 from core.databases import open_database
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 from core.pipeline import AskPipeline
 from core.schema import Column, Schema, Table
-from core.sql_guard import guard
-from core.sql_validate import validate_sql
+from core.sql import guard
+from core.sql import validate_sql
 from tests.conftest import shared_data_path
 from tests.damage import DAMAGE_KINDS, damage
 from tests.fakes.scripted_llm import ScriptedLLM

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.schema import Column, ForeignKey, Schema, Table
-from core.schema_block import estimate_tokens, quote_name, render_schema_block, short_type
+from core.prompt._schema_block import estimate_tokens, quote_name, render_schema_block, short_type
 
 
 def sample_like(dialect: str = "postgres") -> Schema:

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 from tests.fakes.analyst_model import analyst_model
 
 ROLE = "cairn_leak_role"
@@ -181,8 +181,8 @@ def test_answers_replies_and_logs_hold_no_password(secret_url: str, tmp_path: Pa
                                                    caplog: pytest.LogCaptureFixture) -> None:
     from core.assistant import Assistant
     from core.databases import open_database
-    from core.memory.bank import MemoryBank
-    from core.memory.store_json import JsonMemoryStore
+    from core.memory import MemoryBank
+    from core.memory import JsonMemoryStore
     from core.pipeline import AskPipeline
     from tests.fakes.fake_embedder import FakeEmbedder
     from tests.fakes.scripted_llm import ScriptedLLM
@@ -226,8 +226,8 @@ def test_answers_replies_and_logs_hold_no_password(secret_url: str, tmp_path: Pa
 
 def test_pgvector_store_at_a_password_url_keeps_no_password(secret_url: str, embedded_pg: Any, tmp_path: Path,
                                                             caplog: pytest.LogCaptureFixture) -> None:
-    from core.memory.bank import MemoryBank
-    from core.memory.stores import open_memory_store
+    from core.memory import MemoryBank
+    from core.memory import open_memory_store
     from tests.fakes.fake_embedder import FakeEmbedder
 
     caplog.set_level(logging.DEBUG)
@@ -267,9 +267,9 @@ def test_desktop_connection_dialog_and_window_never_show_the_password(
 ) -> None:
     from core.composition import Services
     from core.config import Settings, data_dir
-    from core.connections import ConnectionStore, default_connections_path
+    from core.databases import ConnectionStore, default_connections_path
     from core.history import QuestionHistory
-    from core.secrets import SessionSecretStore
+    from core.databases._secrets import SessionSecretStore
     from desktop.app import AppContext
     from desktop.connection_dialog import ConnectionDialog
     from desktop.main_window import MainWindow

@@ -6,8 +6,8 @@ import psycopg
 import pytest
 
 from core.errors import LLMReplyError
-from core.sql_extract import extract_sql
-from core.sql_guard import guard
+from core.sql import extract_sql
+from core.sql import guard
 
 CASES: list[tuple[str, str]] = [
     ("SELECT 1", "SELECT 1"),

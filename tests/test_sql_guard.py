@@ -11,7 +11,7 @@ import pytest
 from sqlglot import exp
 
 from core.errors import SQLRejected
-from core.sql_guard import GuardedSQL, guard
+from core.sql import GuardedSQL, guard
 from tests.conftest import shared_data_path
 from tests.defog_gold import gold_queries
 

@@ -1,4 +1,4 @@
-"""Validation and repair of model-written SQL against the real schema (core.sql_validate)."""
+"""Validation and repair of model-written SQL against the real schema (core.sql._validate)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from core.errors import SQLValidationError
 from core.schema import Column, ForeignKey, Index, Schema, Table
-from core.sql_validate import Validated, schema_mapping, validate
+from core.sql import Validated, schema_mapping, validate
 from tests.conftest import shared_data_path
 
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from core import embedded_postgres
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import _embedded as embedded_postgres
+from core.databases import EmbeddedPostgres
 from core.errors import EmbeddedServerError
 from tests.fakes.analyst_model import analyst_model
 
@@ -86,7 +86,7 @@ def _run_two(shared_dir: Path, store_kind: str) -> list[str]:
 
 
 def _check_bank(shared_dir: Path, store: object) -> None:
-    from core.memory.bank import MemoryBank
+    from core.memory import MemoryBank
     from tests.fakes.fake_embedder import FakeEmbedder
 
     bank = MemoryBank(store, FakeEmbedder(), shared_dir / "memory-journal")  # type: ignore[arg-type]
@@ -106,7 +106,7 @@ def test_two_processes_share_the_embedded_server_and_pgvector_store(shared_dir: 
     assert "a postgres server is already running" in joined
     server = EmbeddedPostgres(shared_dir)
     try:
-        from core.memory.store_pgvector import PgVectorMemoryStore
+        from core.memory import PgVectorMemoryStore
 
         store = PgVectorMemoryStore(server.uri("cairn_memory"))
         try:
@@ -120,7 +120,7 @@ def test_two_processes_share_the_embedded_server_and_pgvector_store(shared_dir: 
 @pytest.mark.slow
 def test_two_processes_share_the_json_store(shared_dir: Path) -> None:
     _run_two(shared_dir, "json")
-    from core.memory.store_json import JsonMemoryStore
+    from core.memory import JsonMemoryStore
 
     store = JsonMemoryStore(shared_dir / "memory")
     _check_bank(shared_dir, store)
@@ -149,7 +149,7 @@ def test_two_cli_processes_at_once_on_a_fresh_data_dir(shared_dir: Path, fake_ol
     assert "fell back" not in stderr and "using json instead" not in stderr
     server = EmbeddedPostgres(shared_dir)
     try:
-        from core.memory.store_pgvector import PgVectorMemoryStore
+        from core.memory import PgVectorMemoryStore
 
         store = PgVectorMemoryStore(server.uri("cairn_memory"))
         try:

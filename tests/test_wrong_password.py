@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from core.databases import open_database, redact_url
-from core.embedded_postgres import EmbeddedPostgres
+from core.databases import EmbeddedPostgres
 from core.errors import AuthenticationFailed
 
 ROLE = "cairn_pw_test"

@@ -126,8 +126,8 @@ def test_in_process_session_ask_remember_recall(embedded_pg, sample_db_uri: str,
     from core.config import Settings
     from core.databases import open_database
     from core.llm import OllamaLLM
-    from core.memory.bank import MemoryBank
-    from core.memory.store_json import JsonMemoryStore
+    from core.memory import MemoryBank
+    from core.memory import JsonMemoryStore
     from core.pipeline import AskPipeline
     from tests.fakes.fake_embedder import FakeEmbedder
 

@@ -1,56 +1,44 @@
-"""Open a database from what a person typed: a PostgreSQL URL or a SQLite file."""
+"""The databases Cairn reads: PostgreSQL and SQLite behind one :class:`Database` protocol, the embedded
+PostgreSQL server with the sample database, saved connections and the secret store for their passwords."""
 
-from __future__ import annotations
-
-import logging
-from pathlib import Path
-from urllib.parse import urlsplit
-
-from core.databases.base import Database, QueryLimits, QueryResult
-from core.databases.connection_id import (
-    POSTGRES_SCHEMES,
-    SQLITE_PREFIX,
-    TARGET_FORMS_HINT,
-    redact_url,
-    sqlite_path_from_target,
+from core.databases._base import Database, QueryLimits, QueryResult
+from core.databases._connection_id import redact_url
+from core.databases._connections import (
+    DEFAULT_PORT,
+    ConnectionStore,
+    SavedConnection,
+    connection_url,
+    default_connections_path,
+    delete_connection,
+    save_connection,
 )
-from core.databases.postgres import PostgresDatabase
-from core.databases.sqlite import SqliteDatabase
-from core.errors import ConfigError
+from core.databases._embedded import EmbeddedPostgres
+from core.databases._open import open_database
+from core.databases._postgres import PostgresDatabase
+from core.databases._sample import SAMPLE_DATABASE, ensure_sample_database
+from core.databases._secrets import SecretStore, open_secret_store
+from core.databases._sqlite import SqliteDatabase
+from core.databases._targets import open_target
 
 __all__ = [
+    "DEFAULT_PORT",
+    "SAMPLE_DATABASE",
+    "ConnectionStore",
     "Database",
+    "EmbeddedPostgres",
     "PostgresDatabase",
     "QueryLimits",
     "QueryResult",
+    "SavedConnection",
+    "SecretStore",
     "SqliteDatabase",
+    "connection_url",
+    "default_connections_path",
+    "delete_connection",
+    "ensure_sample_database",
     "open_database",
+    "open_secret_store",
+    "open_target",
     "redact_url",
+    "save_connection",
 ]
-
-logger = logging.getLogger(__name__)
-
-
-def open_database(target: str, *, pool_size: int = 4) -> Database:
-    """A PostgreSQL URL -> PostgresDatabase; a SQLite file path or sqlite:/// URL -> SqliteDatabase.
-
-    Nothing connects yet for PostgreSQL (the pool opens on first use); a SQLite file must already exist.
-    """
-    text = (target or "").strip()
-    if not text:
-        raise ConfigError("No database given.", hint=TARGET_FORMS_HINT)
-    scheme = urlsplit(text).scheme.lower() if "://" in text else ""
-    if scheme in POSTGRES_SCHEMES:
-        return PostgresDatabase(text, pool_size=pool_size)
-    if scheme == "sqlite" or text.startswith("sqlite:"):
-        if not text.startswith(SQLITE_PREFIX):
-            raise ConfigError(f"Cannot read the SQLite URL {text!r}.", hint=TARGET_FORMS_HINT)
-        return SqliteDatabase(sqlite_path_from_target(text))
-    if scheme:
-        raise ConfigError(f"Unsupported database URL scheme {scheme!r} in {redact_url(text)}.", hint=TARGET_FORMS_HINT)
-    path = Path(text).expanduser()
-    if not path.exists():
-        raise ConfigError(f"{text!r} is neither a PostgreSQL URL nor an existing SQLite file.", hint=TARGET_FORMS_HINT)
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder, not a SQLite file.", hint=TARGET_FORMS_HINT)
-    return SqliteDatabase(path)

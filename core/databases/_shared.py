@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from core.databases.base import QueryLimits, QueryResult
+from core.databases._base import QueryLimits, QueryResult
 from core.schema import Schema
 
 __all__ = [

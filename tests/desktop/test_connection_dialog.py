@@ -15,8 +15,8 @@ from psycopg.conninfo import conninfo_to_dict
 from PySide6.QtCore import Qt
 
 from core.config import data_dir
-from core.connections import ConnectionStore, default_connections_path
-from core.secrets import KEYRING_SERVICE, SecretStore, SessionSecretStore, open_secret_store
+from core.databases import ConnectionStore, default_connections_path
+from core.databases._secrets import KEYRING_SERVICE, SecretStore, SessionSecretStore, open_secret_store
 from desktop.connection_dialog import POSTGRES_TAB, SQLITE_TAB, ConnectionDialog
 from tests.conftest import shared_data_path
 from tests.test_secrets import MemoryKeyring

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import QPushButton, QStackedWidget, QToolButton
 
-from core.memory.bank import MemoryBank
-from core.memory.store_json import JsonMemoryStore
+from core.memory import MemoryBank
+from core.memory import JsonMemoryStore
 from desktop.memory_bank import EMPTY_TEXT, MemoryBankView
 from desktop.memory_edit_dialog import MemoryEditDialog
 from tests.fakes.fake_embedder import FakeEmbedder

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget
 from pytestqt.qtbot import QtBot
 
-from core.hardware import GpuInfo
-from core.ollama_admin import OllamaAdmin
+from core.llm import GpuInfo
+from core.llm import OllamaAdmin
 from desktop.model_manager import ModelManagerDialog
 from tests.fakes.fake_ollama import FakeOllama
 

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.memory.model import ALL_DATABASES, Memory, ScoredMemory
+from core.memory import ALL_DATABASES, Memory, ScoredMemory
 
 __all__ = ["InMemoryStore"]
 
 
 class InMemoryStore:
-    """Implements core.memory.store.MemoryStore; every call is scoped to one user like the real stores."""
+    """Implements core.memory._store.MemoryStore; every call is scoped to one user like the real stores."""
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Memory]] = {}

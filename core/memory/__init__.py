@@ -1,0 +1,71 @@
+"""Long-term memory per person: classify a message, extract facts, update the store (ADD/UPDATE/DELETE/NOOP),
+recall what applies to a question, enforce standing filters; stores in pgvector or JSON files, the editable bank."""
+
+from core.memory._bank import BankChange, MemoryBank
+from core.memory._classifier import KINDS, MEMORY_KINDS, Route, RouteKind, classify, is_memory_statement
+from core.memory._conversation import Conversation
+from core.memory._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one
+from core.memory._extraction import Fact, extract_facts, rule_based_facts
+from core.memory._filters import FilterOutcome, enforce_filters
+from core.memory._forget import forget
+from core.memory._model import (
+    ALL_DATABASES,
+    CATEGORIES,
+    MAX_MEMORY_CHARS,
+    Category,
+    Memory,
+    Message,
+    ScoredMemory,
+    new_memory_id,
+)
+from core.memory._recall import Recall, RecalledMemory, recall_memories
+from core.memory._store import ConversationStore, MemoryStore
+from core.memory._store_json import JsonMemoryStore
+from core.memory._store_pgvector import PgVectorMemoryStore
+from core.memory._stores import BACKENDS, MEMORY_DATABASE, OpenedStore, open_memory_store
+from core.memory._update import SIMILARITY_ASK, SIMILARITY_NOOP, UpdateReport, apply_fact
+
+__all__ = [
+    "ALL_DATABASES",
+    "BACKENDS",
+    "CATEGORIES",
+    "EMBEDDING_DIMS",
+    "KINDS",
+    "MAX_MEMORY_CHARS",
+    "MEMORY_DATABASE",
+    "MEMORY_KINDS",
+    "SIMILARITY_ASK",
+    "SIMILARITY_NOOP",
+    "BankChange",
+    "Category",
+    "Conversation",
+    "ConversationStore",
+    "Embedder",
+    "Fact",
+    "FilterOutcome",
+    "JsonMemoryStore",
+    "Memory",
+    "MemoryBank",
+    "MemoryStore",
+    "Message",
+    "MiniLMEmbedder",
+    "OpenedStore",
+    "PgVectorMemoryStore",
+    "Recall",
+    "RecalledMemory",
+    "RouteKind",
+    "Route",
+    "ScoredMemory",
+    "UpdateReport",
+    "apply_fact",
+    "classify",
+    "embed_one",
+    "enforce_filters",
+    "extract_facts",
+    "forget",
+    "is_memory_statement",
+    "new_memory_id",
+    "open_memory_store",
+    "recall_memories",
+    "rule_based_facts",
+]

@@ -1,0 +1,167 @@
+"""Retractions: "I no longer care about India", "forget the INR rule", "stop filtering by country".
+
+The thing to forget is found by structure first (a filter's value or column, a term's name, a currency
+setting), then by the words of the memory, and only then by similarity of the retraction's object phrase.
+Nothing new is stored. A value named out of a multi-value filter narrows it (UPDATE) instead of dropping it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from core.memory._embedder import Embedder, embed_one
+from core.memory._extraction import Fact
+from core.memory._model import Memory
+from core.memory._store import MemoryStore
+from core.memory._schema_match import filter_spec
+from core.memory._structured import structure
+from core.memory._words import currency_code, mentions_value, name_key, words
+from core.memory._update import UpdateReport
+from core.schema import Schema
+
+__all__ = ["FORGET_MIN_SIMILARITY", "forget", "retraction_object"]
+
+logger = logging.getLogger(__name__)
+
+FORGET_MIN_SIMILARITY = 0.5
+
+_LEADS = (
+    r"(?:please\s+|can\s+you\s+|could\s+you\s+|you\s+can\s+|ok(?:ay)?,?\s+|actually,?\s+)*",
+)
+_PATTERNS = tuple(
+    re.compile(_LEADS[0] + p, re.IGNORECASE)
+    for p in (
+        r"(?:i|we)\s+(?:no\s+longer|don'?t|do\s+not)\s+(?:really\s+)?(?:care|want|need)\s+"
+        r"(?:about|to\s+see|for|to\s+filter\s+(?:by|on))?\s*(?P<obj>.+)$",
+        r"(?:stop|quit|no\s+longer)\s+(?:filtering|limiting|restricting|narrowing)\s+"
+        r"(?:results\s+|everything\s+|it\s+)?(?:by|on|to|for)\s+(?P<obj>.+)$",
+        r"(?:stop|quit)\s+(?:using|applying|showing\s+only|only\s+showing)\s+(?P<obj>.+)$",
+        r"(?:forget|drop|remove|delete|clear|discard|scrap|undo|cancel|reset|ignore|lose)\s+"
+        r"(?:about\s+)?(?P<obj>.+)$",
+        r"never\s*mind\s+(?:about\s+)?(?P<obj>.+)$",
+        r"no\s+(?:more|longer)\s+(?P<obj>.+)$",
+    )
+)
+_NOISE_HEAD = re.compile(r"^(?:(?:the|my|our|that|this|a|an|any|all)\s+)+", re.IGNORECASE)
+_NOISE_TAIL = re.compile(
+    r"(?:\s+(?:rule|rules|definition|definitions|preference|preferences|filter|filters|setting|settings|"
+    r"memory|memories|term|metric|condition|thing|any\s?more|please|from\s+now\s+on|now|again|thanks))+$",
+    re.IGNORECASE,
+)
+_WEAK = {"the", "a", "an", "of", "about", "my", "our", "by", "on", "to", "for", "customer", "order", "only"}
+
+
+def retraction_object(message: str) -> str:
+    """The phrase being retracted: "forget the INR rule" -> "INR"."""
+    text = " ".join(message.split()).strip().rstrip(".!?")
+    for pattern in _PATTERNS:
+        m = pattern.match(text)
+        if m:
+            text = m.group("obj")
+            break
+    prev = None
+    while prev != text:
+        prev = text
+        text = _NOISE_TAIL.sub("", _NOISE_HEAD.sub("", text.strip(" ,\"'"))).strip(" ,\"'")
+    return text
+
+
+def forget(
+    message: str,
+    *,
+    user: str,
+    database_id: str,
+    store: MemoryStore,
+    embedder: Embedder,
+    schema: Schema | None,
+) -> UpdateReport:
+    """Delete (or narrow) the memory ``message`` retracts; NOOP with a reason when nothing matches."""
+    obj = retraction_object(message)
+    if not obj:
+        return UpdateReport("NOOP", (), (), (), "could not tell what to forget")
+    memories = store.list(user, database_id=database_id)
+    if not memories:
+        return UpdateReport("NOOP", (), (), (), "there are no memories to forget")
+    dialect = schema.dialect if schema is not None else "postgres"
+
+    matched: list[Memory] = []
+    narrowed: list[tuple[Memory, dict[str, Any]]] = []
+    for m in memories:
+        st = m.structured or (structure(Fact(m.category, m.content), schema) if schema is not None else None)
+        verdict = _structural_match(obj, st, dialect)
+        if verdict is True:
+            matched.append(m)
+        elif isinstance(verdict, dict):
+            narrowed.append((m, verdict))
+    how = "by structure"
+    if not matched and not narrowed:
+        matched = [m for m in memories if _names_words(obj, m.content)]
+        how = "by its words"
+    if not matched and not narrowed:
+        hits = store.search(user, embed_one(embedder, obj), k=1, database_id=database_id)
+        if hits and hits[0].similarity >= FORGET_MIN_SIMILARITY:
+            matched = [hits[0].memory]
+            how = f"by similarity ({hits[0].similarity:.2f})"
+        else:
+            best = f"{hits[0].similarity:.2f}" if hits else "none"
+            return UpdateReport("NOOP", (), (), (), f'no memory matches "{obj}" (best similarity {best})')
+
+    if matched:
+        store.delete(user, [m.id for m in matched])
+        logger.info("forgot %d memorie(s) %s", len(matched), how)
+        return UpdateReport(
+            "DELETE", tuple(m.id for m in matched), tuple(matched), (), f'forgot "{obj}" ({how})'
+        )
+    after = tuple(old.edited(structured=spec, content=_narrowed_text(old.content, spec)) for old, spec in narrowed)
+    for m in after:
+        store.put(m)  # same id: each is one atomic replace
+    return UpdateReport(
+        "UPDATE", tuple(m.id for m in after), tuple(m for m, _ in narrowed), after,
+        f'removed "{obj}" from a filter with several values',
+    )  # fmt: skip
+
+
+def _structural_match(obj: str, st: Mapping[str, Any] | None, dialect: str) -> bool | dict[str, Any]:
+    """True: forget the whole memory; a dict: the narrowed filter; False: not this one."""
+    if not st:
+        return False
+    kind = st.get("kind")
+    okey = name_key(obj)
+    if kind in ("term", "metric"):
+        nkey = name_key(str(st.get("name") or ""))
+        return bool(nkey) and (nkey == okey or f" {nkey} " in f" {okey} ")
+    if kind == "display":
+        code = currency_code(obj)
+        return (code is not None and code == st.get("value")) or str(st.get("setting")) in words(obj)
+    if kind != "filter":
+        return False
+    column = str(st.get("column") or "")
+    table = str(st.get("table") or "").split(".")[-1]
+    col_words = [w for w in words(column) if w not in ("id",)]
+    if col_words and f" {' '.join(col_words)} " in f" {' '.join(words(obj))} ":
+        return True  # "stop filtering by country"
+    values = st.get("value")
+    items = list(values) if isinstance(values, (list, tuple)) else [values]
+    named = [v for v in items if mentions_value(obj, v)]
+    if not named:
+        return False
+    kept = [v for v in items if v not in named]
+    if not kept or str(st.get("op")) not in ("IN", "NOT IN"):
+        return True
+    positive = st.get("op") == "IN"
+    op, value = (("=" if positive else "<>"), kept[0]) if len(kept) == 1 else (str(st.get("op")), kept)
+    return filter_spec(str(st.get("table") or table), column, op, value, dialect)
+
+
+def _narrowed_text(content: str, spec: Mapping[str, Any]) -> str:
+    return f"{content.rstrip(' .;')} (now: {spec.get('sql')})"
+
+
+def _names_words(obj: str, content: str) -> bool:
+    """All the strong words of the object phrase occur in the memory ("INR" in "show amounts in INR")."""
+    strong = [w for w in words(obj) if w not in _WEAK]
+    have = set(words(content))
+    return bool(strong) and all(w in have for w in strong)

@@ -1,0 +1,149 @@
+"""The words of a remembered fact: singular forms, name keys, currencies, and the demonyms that name a value.
+
+Shared by the structured forms, recall and forget; plain text in, plain text out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = [
+    "GENERIC_COL_WORDS",
+    "NEGATION",
+    "POSITIVE_CUES",
+    "STOP",
+    "currency_code",
+    "currency_spans",
+    "demonym_of",
+    "find_seq",
+    "is_additive",
+    "mentions_value",
+    "name_key",
+    "singular",
+    "words",
+]
+
+_WORD = re.compile(r"[a-z0-9]+")
+STOP = {
+    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "me", "my", "i", "we",
+    "show", "only", "all", "with", "from", "by", "that", "this", "it", "as", "at", "any", "yes", "no", "none",
+    "other", "new", "true", "false", "null", "unknown", "na", "n", "y",
+}  # fmt: skip
+GENERIC_COL_WORDS = {"id", "key", "no", "num", "nr", "code", "pk", "fk", "uuid"}
+NEGATION = {
+    "exclude", "excluding", "excludes", "except", "without", "never", "hide", "hiding", "omit", "omitting",
+    "ignore", "ignoring", "skip", "skipping", "not", "no", "stop", "remove", "drop", "non",
+}  # fmt: skip
+POSITIVE_CUES = {"only", "show", "include", "just", "keep", "want", "prefer"}
+_ADDITIVE = re.compile(r"\b(also|too|as well|additionally|in addition|plus|along with|add)\b", re.IGNORECASE)
+_DEMONYM_SUFFIXES = ("n", "an", "ian", "ese", "ish", "i")
+_DEMONYMS = {
+    "french": "france", "spanish": "spain", "dutch": "netherlands", "british": "united kingdom",
+    "english": "england", "swiss": "switzerland", "swedish": "sweden", "danish": "denmark", "irish": "ireland",
+    "norwegian": "norway", "polish": "poland", "finnish": "finland", "turkish": "turkey", "greek": "greece",
+    "thai": "thailand", "filipino": "philippines", "american": "united states", "emirati": "united arab emirates",
+    "saudi": "saudi arabia", "kiwi": "new zealand", "portuguese": "portugal", "welsh": "wales",
+    "scottish": "scotland", "belgian": "belgium", "peruvian": "peru", "chilean": "chile",
+}  # fmt: skip
+_CURRENCIES: dict[str, tuple[str, ...]] = {
+    "INR": ("inr", "rupee", "indian rupee", "₹"),
+    "USD": ("usd", "dollar", "us dollar", "american dollar", "$"),
+    "EUR": ("eur", "euro", "€"),
+    "GBP": ("gbp", "pound", "pound sterling", "sterling", "british pound", "£"),
+    "JPY": ("jpy", "yen", "japanese yen", "¥"),
+    "CNY": ("cny", "rmb", "yuan", "renminbi", "chinese yuan"),
+    "AUD": ("aud", "australian dollar"),
+    "CAD": ("cad", "canadian dollar"),
+    "CHF": ("chf", "swiss franc", "franc"),
+    "SGD": ("sgd", "singapore dollar"),
+    "AED": ("aed", "dirham", "uae dirham"),
+    "BRL": ("brl", "brazilian real"),
+    "NPR": ("npr", "nepalese rupee", "nepali rupee"),
+}
+
+
+# --- words ---------------------------------------------------------------------------------------------------
+
+
+def singular(word: str) -> str:
+    w = word.lower()
+    if len(w) <= 3 or not w.endswith("s") or w.endswith(("ss", "us", "is")):
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "shes", "ches", "xes")):
+        return w[:-2]
+    return w[:-1]
+
+
+def words(text: str) -> list[str]:
+    """Lower-case singular words; ``total_amount`` and ``totalAmount`` split like "total amount"."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ").lower().replace("n't", " not")
+    return [singular(w) for w in _WORD.findall(spaced)]
+
+
+def name_key(name: str) -> str:
+    """The comparison key of a term name: "High-value orders" and "high value order" meet."""
+    return " ".join(w for w in words(name) if w not in ("a", "an", "the"))
+
+
+def is_additive(text: str) -> bool:
+    """The fact adds to what is there ("also include Nepal") rather than replacing it."""
+    return bool(_ADDITIVE.search(text))
+
+
+def currency_code(text: str) -> str | None:
+    """The one currency a text talks about ("Indian rupees" -> INR), else None."""
+    found = {code for code, _span in currency_spans(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def currency_spans(text: str) -> list[tuple[str, tuple[int, int]]]:
+    toks = words(text)
+    out: list[tuple[str, tuple[int, int]]] = []
+    for code, aliases in _CURRENCIES.items():
+        for alias in aliases:
+            if not alias[0].isalnum():
+                if alias in text:
+                    out.append((code, (-1, -1)))
+                continue
+            if alias == code.lower() and not re.search(rf"\b{code}\b", text):
+                continue  # a code counts only written in capitals: "real" and "rs" are words too
+            span = find_seq(toks, words(alias))
+            if span is not None:
+                out.append((code, span))
+    # "Indian rupees" is INR, not "rupee" (also INR) plus a country: keep the longest span per start.
+    return out
+
+
+def find_seq(toks: list[str], seq: list[str]) -> tuple[int, int] | None:
+    n = len(seq)
+    if not n:
+        return None
+    for i in range(len(toks) - n + 1):
+        if toks[i : i + n] == seq:
+            return (i, i + n)
+    return None
+
+
+def mentions_value(text: str, value: Any) -> bool:
+    """``text`` names ``value`` as words ("Indian customers" names "India", "credit cards" "credit_card")."""
+    toks, vw = words(text), words(str(value))
+    if find_seq(toks, vw) is not None:
+        return True
+    return len(vw) == 1 and any(demonym_of(w, vw[0]) for w in toks)
+
+
+def demonym_of(word: str, hint: str) -> bool:
+    """"indian" names "india", "german" names "germany", "chinese" names "china"."""
+    if len(word) < 4 or len(hint) < 4 or " " in hint:
+        return False
+    if _DEMONYMS.get(word) == hint:
+        return True
+    stems = {hint}
+    if hint[-1] in "aeiouy":
+        stems.add(hint[:-1])
+    return any(word == s + suffix for s in stems for suffix in _DEMONYM_SUFFIXES) or word == hint[:-1]
+
+

@@ -1,0 +1,19 @@
+"""The SQL checker: the one statement in a model's reply, the read-only guard, and validation against the schema.
+
+Pure functions over text and a :class:`core.schema.Schema`: no database, no model, no memory.
+"""
+
+from core.sql._extract import extract_sql
+from core.sql._guard import GuardedSQL, guard, parse_statements
+from core.sql._validate import Validated, schema_mapping, validate, validate_sql
+
+__all__ = [
+    "GuardedSQL",
+    "Validated",
+    "extract_sql",
+    "guard",
+    "parse_statements",
+    "schema_mapping",
+    "validate",
+    "validate_sql",
+]

@@ -1,0 +1,147 @@
+"""Find the one SQL statement in a model's reply, however it is wrapped.
+
+Small models put SQL in fences, after "Here is the query:", before "This query counts...", with or
+without semicolons. Rather than clean with regexes (which glue prose onto the SQL or drop good replies),
+this finds where a statement starts and keeps the longest stretch from there that sqlglot reads as
+exactly one statement; whatever follows is prose and is dropped. A write statement is kept as written:
+the guard rejects it later with a reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
+
+from core.errors import LLMReplyError
+from core.sql._guard import parse_statements
+
+__all__ = ["extract_sql"]
+
+logger = logging.getLogger(__name__)
+
+# Dialects tried when reading a candidate; the guard later fixes foreign idioms for the target.
+_READ_DIALECTS = ("postgres", "sqlite", "mysql", "tsql", "duckdb")
+_QUERY_KEYWORDS = ("SELECT", "WITH", "VALUES")
+# Write or admin statements: only recognised in capitals, since the words are common English.
+_OTHER_KEYWORDS = (
+    "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "DROP", "ALTER", "TRUNCATE", "GRANT", "REVOKE",
+    "REPLACE", "COPY", "PRAGMA", "ATTACH", "DETACH", "EXPLAIN", "CALL", "VACUUM", "SET", "LOCK",
+)  # fmt: skip
+_KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
+_FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
+                        "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
+# A line after the start that reads as prose ends the statement: ends like a sentence, or is a bullet/heading.
+_PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>)|[A-Za-z)\]][.!?:]\s*$")
+_SENTENCE_END = re.compile(r"[.!?:](?=\s)|`")
+_MAX_CUTS = 60  # bounds the work on long replies
+_MAX_STARTS = 12
+
+
+def extract_sql(reply: str) -> str:
+    """The single SQL statement in ``reply``, without trailing semicolons.
+
+    Raises:
+        LLMReplyError: when the reply holds no SQL statement.
+    """
+    text = reply or ""
+    outside_think = _THINK.sub("", text)
+    for source in (outside_think, text) if outside_think != text else (text,):
+        for region in _regions(source):
+            sql = _statement_in(region)
+            if sql:
+                logger.debug("extracted SQL: %s", sql)
+                return sql
+    raise LLMReplyError("the model's reply holds no SQL query")
+
+
+def _regions(text: str) -> list[str]:
+    """Where to look, best first: SQL-looking fenced blocks, other fenced blocks, then the whole reply."""
+    sql_blocks: list[str] = []
+    other_blocks: list[str] = []
+    for match in _FENCE.finditer(text):
+        (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(match.group(2))
+    return [*sql_blocks, *other_blocks, text]
+
+
+def _starts(text: str) -> list[tuple[int, bool]]:
+    """Plausible statement starts, best first, each with whether a command fallback parse may count.
+
+    Tiers: capitals at a line start, capitals, any case at a line start, any case. Lower-case write or
+    admin words ("update", "set", "drop") are common English: they count only at a line start, and only
+    when sqlglot reads a real statement from them, not its catch-all ``Command``.
+    """
+    ranked: list[tuple[int, int, bool]] = []  # (tier, start, command allowed): by tier, then position
+    for match in _KEYWORD.finditer(text):
+        word = match.group(1)
+        upper = word.isupper()
+        line_head = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        at_line_start = not line_head.strip() or bool(re.fullmatch(r"\s*(?:[\w ]{1,20}:|`|\(+)\s*", line_head))
+        if word.upper() in _OTHER_KEYWORDS and not (upper or at_line_start):
+            continue
+        tier = 0 if upper and at_line_start else 1 if upper else 2 if at_line_start else 3
+        start = match.start()
+        while start > 0 and text[start - 1] in "( \t" and "(" in text[text.rfind("\n", 0, start) + 1 : start]:
+            start -= 1  # include opening parentheses: (SELECT ...) UNION (SELECT ...)
+        ranked.append((tier, start, upper))
+    return [(start, command_ok) for _, start, command_ok in sorted(ranked)]
+
+
+def _statement_in(region: str) -> str | None:
+    for start, command_ok in _starts(region)[:_MAX_STARTS]:
+        sql = _longest_statement(_cut_prose(region[start:]), command_ok)
+        if sql:
+            return sql
+    return None
+
+
+def _cut_prose(text: str) -> str:
+    """Drop everything from the first prose-looking line after the first one."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines[1:], start=1):
+        stripped = line.strip()
+        if stripped.startswith("--"):
+            continue
+        if _PROSE_LINE.search(stripped):
+            return "\n".join(lines[:i])
+    return text
+
+
+def _longest_statement(text: str, command_ok: bool) -> str | None:
+    """The longest prefix, cut at a semicolon, line or sentence end, that parses as exactly one statement."""
+    cuts = {len(text)}
+    cuts.update(i + 1 for i, ch in enumerate(text) if ch == ";")
+    cuts.update(i for i, ch in enumerate(text) if ch == "\n")
+    cuts.update(m.start() for m in _SENTENCE_END.finditer(text))
+    for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
+        candidate = text[:cut].strip()
+        dialect = _one_statement_dialect(candidate, command_ok) if candidate.rstrip(";").strip() else None
+        if dialect:
+            return _strip_semicolons(candidate, dialect)
+    return None
+
+
+def _strip_semicolons(sql: str, dialect: str) -> str:
+    """Drop trailing ``;`` tokens (and comments after them), never a ``;`` inside a string."""
+    tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
+        sql = sql[: tokens.pop().start]
+    return sql.rstrip()
+
+
+def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
+    """The first dialect that reads ``sql`` as exactly one statement."""
+    for dialect in _READ_DIALECTS:
+        try:
+            statements = parse_statements(sql, dialect)
+        except (SqlglotError, RecursionError):
+            continue
+        if len(statements) == 1 and (command_ok or not isinstance(statements[0], exp.Command)):
+            return dialect
+    return None

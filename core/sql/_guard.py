@@ -1,0 +1,408 @@
+"""The read-only guard: one query, no writes, no side-effect functions, in the target dialect.
+
+Models mix dialects (``TOP``, backticks, ``ISNULL``, ``LIMIT x, y``), so the guard parses in the target
+dialect first and, if that fails or leaves foreign functions behind, tries the dialects models borrow from
+and transpiles to the target. The SQL that is returned is *regenerated* from the checked tree (without
+comments), so what runs is exactly what was checked: tokenizer differences between sqlglot and the
+database (nested comments, escapes, dollar quotes) cannot smuggle a second statement past the guard.
+
+Read-only helpers stay allowed: ``current_setting`` (reads a setting; ``set_config`` is denied), ``currval``
+and ``lastval`` (read the session's sequence state; ``nextval``/``setval`` are denied), describing
+``pg_*`` functions (sizes, definitions, visibility). Catalogues that hold credentials, server config
+files or other sessions' SQL (``pg_authid``, ``pg_shadow``, ``pg_stat_activity``...) are refused even
+where the connected role could read them. tests/adversarial_corpus.py holds the cases this must refuse.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.mysql import MySQL
+from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.tokens import TokenType
+
+from core.errors import SQLRejected
+from core.sql.repair import rewrite_sqlite_dates
+
+__all__ = ["GuardedSQL", "guard", "parse_statements"]
+
+logger = logging.getLogger(__name__)
+
+_TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite"}
+
+
+class CairnMysql(MySQL):
+    """MySQL idioms inside SQL meant for PostgreSQL/SQLite (ANSI mode): ``||`` concatenates, "x" names a column.
+
+    A model that writes backticks or ``IFNULL`` for a PostgreSQL database still means ``a || b`` as text and
+    ``"Name"`` as an identifier; plain MySQL would read them as OR and as a string.
+    """
+
+    DPIPE_IS_STRING_CONCAT = True
+
+    class Tokenizer(MySQL.Tokenizer):
+        QUOTES = ["'"]
+        IDENTIFIERS = ["`", '"']
+        STRING_ESCAPES = ["'", "\\"]
+
+    class Parser(MySQL.Parser):
+        DISJUNCTION = {k: v for k, v in MySQL.Parser.DISJUNCTION.items() if k != TokenType.DPIPE}
+
+
+_MYSQL_READ = "cairnmysql"  # CairnMysql, registered by sqlglot under its lower-cased class name
+
+# Dialects models borrow idioms from, tried in this order when the target parse fails.
+_FALLBACK_DIALECTS = (_MYSQL_READ, "tsql", "postgres", "sqlite", "duckdb", "bigquery", "snowflake", "oracle")
+
+# Statement nodes that change data, schema, privileges or session state.
+_FORBIDDEN_NODES: tuple[tuple[type[exp.Expression], str], ...] = (
+    (exp.Insert, "INSERT"),
+    (exp.Update, "UPDATE"),
+    (exp.Delete, "DELETE"),
+    (exp.Merge, "MERGE"),
+    (exp.Create, "CREATE"),
+    (exp.Drop, "DROP"),
+    (exp.Alter, "ALTER"),
+    (exp.TruncateTable, "TRUNCATE"),
+    (exp.Grant, "GRANT"),
+    (exp.Revoke, "REVOKE"),
+    (exp.Copy, "COPY"),
+    (exp.Set, "SET"),
+    (exp.Use, "USE"),
+    (exp.Pragma, "PRAGMA"),
+    (exp.Attach, "ATTACH"),
+    (exp.Detach, "DETACH"),
+    (exp.Analyze, "ANALYZE"),
+    (exp.Comment, "COMMENT"),
+    (exp.Transaction, "BEGIN"),
+    (exp.Commit, "COMMIT"),
+    (exp.Rollback, "ROLLBACK"),
+    (exp.LoadData, "LOAD DATA"),
+    (exp.Kill, "KILL"),
+    (exp.Refresh, "REFRESH"),
+    (exp.Cache, "CACHE"),
+    (exp.Uncache, "UNCACHE"),
+    (exp.Declare, "DECLARE"),
+    (exp.Execute, "EXECUTE"),
+    (exp.Describe, "DESCRIBE"),
+    (exp.Show, "SHOW"),
+    (exp.Export, "EXPORT"),
+    (exp.Install, "INSTALL"),
+)
+
+# Functions with side effects, that read server files, sleep, or run SQL given as a string.
+_DENIED_FUNCTIONS = frozenset(
+    {
+        "set_config", "nextval", "setval", "txid_current", "ts_stat", "ts_rewrite",
+        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "loread", "lowrite",
+    }
+)  # fmt: skip
+_DENIED_PREFIXES = (
+    "lo_", "dblink", "query_to_xml", "table_to_xml", "schema_to_xml", "database_to_xml", "cursor_to_xml",
+)  # fmt: skip
+# pg_* is denied by default; these only describe objects and values.
+_ALLOWED_PG_FUNCTIONS = frozenset(
+    {
+        "pg_typeof", "pg_size_pretty", "pg_size_bytes", "pg_column_size", "pg_relation_size",
+        "pg_table_size", "pg_indexes_size", "pg_total_relation_size", "pg_database_size",
+        "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible", "pg_get_expr",
+        "pg_get_userbyid", "pg_get_serial_sequence", "pg_get_function_arguments", "pg_get_function_result",
+        "pg_get_function_identity_arguments", "pg_get_keywords", "pg_encoding_to_char",
+        "pg_client_encoding", "pg_backend_pid", "pg_postmaster_start_time", "pg_conf_load_time",
+        "pg_is_in_recovery", "pg_has_role", "pg_input_is_valid", "pg_describe_object", "pg_collation_for",
+        "pg_options_to_table", "pg_index_column_has_property", "pg_index_has_property",
+        "pg_indexam_has_property", "pg_column_compression", "pg_jit_available",
+    }
+)  # fmt: skip
+# Catalogue relations outside "the data": credentials, server config files, other sessions' SQL text.
+_DENIED_RELATIONS = frozenset(
+    {
+        "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules",
+        "pg_ident_file_mappings", "pg_file_settings", "pg_stat_activity", "pg_stat_statements",
+        "pg_stat_ssl", "pg_stat_gssapi",
+    }
+)  # fmt: skip
+# Statement words named in the reason when a statement cannot be parsed at all ("NOTIFY ..."), so the
+# person (and the model, in a repair round) learns it is refused, not merely misspelt.
+_COMMAND_WORDS = frozenset(
+    """abort alter analyze attach begin call checkpoint close cluster comment commit copy create deallocate
+    declare delete detach discard do drop end execute explain fetch grant import insert listen load lock merge
+    move notify pragma prepare reassign refresh reindex release replace reset revoke rollback savepoint security
+    set show start truncate unlisten update upsert use vacuum""".split()
+)
+_PG_GET_DEF = re.compile(r"pg_get_\w*def")
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+# Functions a model borrows from another dialect, by target: name -> dialects that know it.
+_TSQL = ("tsql",)
+_MYSQL = (_MYSQL_READ,)
+_FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "postgres": {
+        "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
+        "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
+        "LEN": _TSQL, "CHARINDEX": _TSQL, "DATEFROMPARTS": _TSQL, "IFNULL": (_MYSQL_READ, "sqlite"),
+        "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL, "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL,
+        "CURTIME": _MYSQL, "SUBSTRING_INDEX": _MYSQL, "UNIX_TIMESTAMP": _MYSQL, "FROM_UNIXTIME": _MYSQL,
+        "LOCATE": _MYSQL, "INSTR": (_MYSQL_READ, "sqlite"), "DAYOFWEEK": _MYSQL, "DAYOFMONTH": _MYSQL,
+        "LAST_DAY": _MYSQL, "GROUP_CONCAT": (_MYSQL_READ, "sqlite"), "STRFTIME": ("sqlite",),
+        "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",),
+    },
+    "sqlite": {
+        "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
+        "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
+        "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
+        "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", _MYSQL_READ),
+        "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",),
+    },
+}  # fmt: skip
+_DATE_PARTS = frozenset(
+    "year yy yyyy quarter qq q month mm m week wk ww day dd d dayofyear dy y hour hh minute mi n "
+    "second ss s millisecond ms microsecond mcs".split()
+)
+_UNIT_FIRST_FUNCS = (exp.DateDiff, exp.DateAdd, exp.DateSub, exp.TimestampDiff, exp.TimestampAdd)
+
+
+@dataclass(frozen=True)
+class GuardedSQL:
+    """A statement the guard accepted: the SQL to run, its tree, and the dialect it was read in."""
+
+    sql: str
+    expression: exp.Expression
+    read_dialect: str
+
+
+class _ArithmeticLimitParser:
+    """Mixin: ``LIMIT 2 - n % 2`` is valid PostgreSQL/SQLite; sqlglot stops at ``%`` (T-SQL's PERCENT)."""
+
+    def _parse_term(self, parse_mod: bool = True) -> exp.Expression | None:
+        return super()._parse_term(parse_mod=True)  # type: ignore[misc, no-any-return]
+
+
+_PARSERS: dict[str, type[Any]] = {}
+
+
+def _parser_class(dialect: Dialect, name: str) -> type[Any]:
+    if name not in ("postgres", "sqlite"):  # dialects where LIMIT has no PERCENT form
+        return dialect.parser_class
+    if name not in _PARSERS:
+        _PARSERS[name] = type(f"Cairn{name.title()}Parser", (_ArithmeticLimitParser, dialect.parser_class), {})
+    return _PARSERS[name]
+
+
+def parse_statements(sql: str, dialect: str) -> list[exp.Expression]:
+    """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``."""
+    dia = Dialect.get_or_raise(dialect)
+    tokens = dia.tokenize(sql)
+    parser = _parser_class(dia, dialect)(error_level=ErrorLevel.IMMEDIATE, dialect=dia)
+    return [e for e in parser.parse(tokens, sql) if e is not None and not isinstance(e, exp.Semicolon)]
+
+
+def guard(sql: str, dialect: str) -> GuardedSQL:
+    """Accept exactly one read-only query and return it transpiled to ``dialect``.
+
+    Raises:
+        SQLRejected: with a specific reason (several statements, a write, a denied function...).
+    """
+    target = _TARGETS.get(dialect.lower())
+    if target is None:
+        raise ValueError(f"unsupported target dialect: {dialect!r}")
+    text = sql.strip()
+    if not text.rstrip(";").strip():
+        raise SQLRejected("the SQL is empty")
+    try:
+        tree, read = _read(text, target)
+        if read != target:
+            _target_null_order(tree, target, text)
+        rewrite_sqlite_dates(tree, target)
+        try:
+            out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)
+            # Check what will run: the regenerated text, read back in the target dialect.
+            final = _single(parse_statements(out, target), out)
+        except SqlglotError as exc:
+            raise SQLRejected(f"the SQL could not be rewritten for {target}: {_first_line(exc)}") from exc
+        _check(tree)
+        _check(final)
+    except RecursionError as exc:
+        raise SQLRejected("the SQL is nested too deeply to check") from exc
+    logger.debug("guard accepted (%s -> %s): %s", read, target, out)
+    return GuardedSQL(sql=out, expression=final, read_dialect="mysql" if read == _MYSQL_READ else read)
+
+
+def _read(text: str, target: str) -> tuple[exp.Expression, str]:
+    """The tree in the target dialect, or in the borrowed dialect that reads it with fewer foreign idioms."""
+    try:
+        tree = _single(parse_statements(text, target), text)
+    except SqlglotError as exc:
+        error: SqlglotError | None = exc
+        tree = None
+    else:
+        error = None
+        _check(tree)  # a statement that is unsafe as written is rejected before any reinterpretation
+        markers = _foreign_markers(tree, target)
+        if not markers:
+            return tree, target
+    best: tuple[exp.Expression, str] | None = (tree, target) if tree is not None else None
+    best_score = len(_foreign_markers(tree, target)) if tree is not None else 1 << 30
+    known = _anonymous(tree) if tree is not None else set()
+    for candidate in _candidates(tree, target):
+        try:
+            other = _single(parse_statements(text, candidate), text)
+        except SqlglotError:
+            continue
+        _check(other)  # every reading must be safe, not only the one that wins
+        try:
+            back = _single(parse_statements(other.sql(dialect=target, comments=False), target), text)
+        except SqlglotError:
+            continue
+        score = len(_foreign_markers(back, target)) + len(_anonymous(back) - known)
+        if score < best_score:
+            best, best_score = (other, candidate), score
+            if score == 0:
+                break
+    if best is None:
+        assert error is not None
+        word = _leading_command(text, target)
+        if word is not None:
+            raise SQLRejected(f"{word} is not allowed: only a SELECT query can run") from error
+        raise SQLRejected(f"the SQL could not be parsed: {_first_line(error)}") from error
+    return best
+
+
+def _leading_command(text: str, target: str) -> str | None:
+    """The statement word an unparsable text starts with, when it is a write/admin command, else None."""
+    tokens = [t for t in _tokens(text, target) if t.token_type != TokenType.L_PAREN]
+    if not tokens:
+        return None
+    word = unicodedata.normalize("NFKC", tokens[0].text).upper()
+    return word if word.lower() in _COMMAND_WORDS else None
+
+
+def _target_null_order(tree: exp.Expression, target: str, text: str) -> None:
+    """Sort NULLs as the target does: a model borrowing ``TOP`` or backticks does not mean T-SQL's NULL order.
+
+    Without this, reading in the borrowed dialect adds ``NULLS FIRST`` and changes which rows a LIMIT keeps.
+    Explicit ``NULLS FIRST/LAST`` in the reply are kept.
+    """
+    if any(t.text.upper() == "NULLS" and t.token_type != TokenType.STRING for t in _tokens(text, target)):
+        return
+    ordering = Dialect.get_or_raise(target).NULL_ORDERING
+    for node in tree.find_all(exp.Ordered):
+        desc = bool(node.args.get("desc"))
+        if ordering == "nulls_are_small":
+            node.set("nulls_first", not desc)
+        elif ordering == "nulls_are_large":
+            node.set("nulls_first", desc)
+        else:
+            node.set("nulls_first", False)
+
+
+def _tokens(text: str, dialect: str) -> list[Any]:
+    try:
+        return list(Dialect.get_or_raise(dialect).tokenize(text))
+    except SqlglotError:
+        return []
+
+
+def _candidates(tree: exp.Expression | None, target: str) -> list[str]:
+    order: list[str] = []
+    if tree is not None:
+        for marker in _foreign_markers(tree, target):
+            order.extend(_FOREIGN_FUNCTIONS[target].get(marker, ("tsql", "snowflake", _MYSQL_READ)))
+    else:
+        order.extend(_FALLBACK_DIALECTS)
+    return [d for d in dict.fromkeys(order) if d != target]
+
+
+def _foreign_markers(tree: exp.Expression, target: str) -> list[str]:
+    """Names of idioms in ``tree`` that the target database does not have."""
+    foreign = _FOREIGN_FUNCTIONS[target]
+    markers = [f.name.upper() for f in tree.find_all(exp.Anonymous) if f.name.upper() in foreign]
+    for node in tree.find_all(*_UNIT_FIRST_FUNCS):  # DATEDIFF(day, a, b): unit first, read as a column
+        first = node.this
+        if isinstance(first, exp.Column) and not first.table and first.name.lower() in _DATE_PARTS:
+            markers.append(type(node).__name__.upper())
+    return markers
+
+
+def _anonymous(tree: exp.Expression) -> set[str]:
+    """Functions sqlglot does not know: a rewrite that invents new ones made things worse."""
+    return {f.name.upper() for f in tree.find_all(exp.Anonymous)}
+
+
+def _single(statements: list[exp.Expression], text: str) -> exp.Expression:
+    if not statements:
+        raise SQLRejected("the SQL is empty")
+    if len(statements) > 1:
+        kinds = ", ".join(_statement_kind(s) for s in statements)
+        raise SQLRejected(f"only one statement is allowed (found {len(statements)}: {kinds})")
+    return statements[0]
+
+
+def _check(tree: exp.Expression) -> None:
+    """Reject anything that is not a plain read-only query, wherever it hides in the tree."""
+    for node in tree.walk():
+        if isinstance(node, exp.Command):
+            kind = _statement_kind(node)
+            rest = node.expression.name if isinstance(node.expression, exp.Literal) else ""
+            if kind == "EXPLAIN" and "ANALYZE" in re.sub(r"[(),]", " ", rest.upper()).split()[:2]:
+                kind = "EXPLAIN ANALYZE"
+            raise SQLRejected(f"{kind} is not allowed: Cairn only reads")
+        for klass, kind in _FORBIDDEN_NODES:
+            if isinstance(node, klass):
+                where = " (inside a WITH clause)" if node is not tree and node.find_ancestor(exp.CTE) else ""
+                raise SQLRejected(f"{kind} is not allowed{where}: Cairn only reads")
+        if isinstance(node, exp.Into):
+            raise SQLRejected("SELECT ... INTO is not allowed: it creates a table, and Cairn only reads")
+        if isinstance(node, exp.Lock):
+            raise SQLRejected("locking clauses (FOR UPDATE / FOR SHARE) are not allowed: Cairn only reads")
+        if isinstance(node, exp.NextValueFor):
+            raise SQLRejected("NEXT VALUE FOR is not allowed: it advances a sequence")
+        if isinstance(node, exp.Func):
+            _check_function(node)
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            if node.name.lower() in _DENIED_RELATIONS:
+                raise SQLRejected(
+                    f"reading {node.name.lower()} is not allowed: it holds credentials, server settings "
+                    "or other sessions' queries, not your data"
+                )
+    if not isinstance(tree, (exp.Query, exp.Values)):
+        raise SQLRejected(f"{_statement_kind(tree)} is not allowed: only a SELECT query can run")
+
+
+def _check_function(node: exp.Func) -> None:
+    if isinstance(node, exp.Anonymous):
+        names = [node.name]
+    else:
+        names = [*type(node).sql_names(), node.sql_name()]
+    for raw in names:
+        if not _PLAIN_NAME.fullmatch(raw):
+            raise SQLRejected(f"function {raw!r} is not allowed: its name is not a plain identifier")
+        name = raw.lower()
+        if (
+            name in _DENIED_FUNCTIONS
+            or name.startswith(_DENIED_PREFIXES)
+            or (name.startswith("pg_") and name not in _ALLOWED_PG_FUNCTIONS and not _PG_GET_DEF.fullmatch(name))
+        ):
+            raise SQLRejected(f"function {name} is not allowed: it has side effects or reaches outside the data")
+
+
+def _statement_kind(node: exp.Expression) -> str:
+    if isinstance(node, exp.Command):
+        return str(node.this).upper() or "this command"
+    for klass, kind in _FORBIDDEN_NODES:
+        if isinstance(node, klass):
+            return kind
+    if isinstance(node, (exp.Query, exp.Values)):
+        return "SELECT"
+    first = node.sql().split(maxsplit=1)
+    return first[0].upper() if first else type(node).__name__.upper()
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

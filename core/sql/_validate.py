@@ -1,0 +1,94 @@
+"""Validate model-written SQL against the real schema and repair the faults small models make, before any retry.
+
+Passes, each in place on a copy of the query: table names (``sql_repair_tables``), column names and
+identifier case/quoting (``sql_repair_columns``), missing GROUP BY columns (``sql_repair_groupby``), and
+joins that contribute nothing (``sql_repair_joins``). Every change is listed in ``Validated.fixes``; a query
+that needs none comes back as it was. A name that cannot be repaired with confidence raises
+:class:`SQLValidationError` naming it and its closest candidates.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from core.errors import SQLValidationError
+from core.schema import Schema
+from core.sql.repair import repair_columns
+from core.sql.repair import repair_group_by
+from core.sql.repair import strip_joins
+from core.sql.repair import repair_tables
+
+__all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
+
+logger = logging.getLogger(__name__)
+
+_DIALECTS = ("postgres", "sqlite")
+
+
+@dataclass(frozen=True)
+class Validated:
+    sql: str  # the query to run, in the target dialect
+    expression: exp.Expression
+    fixes: tuple[str, ...]  # human-readable notes, e.g. "column full_name -> name"
+
+
+def schema_mapping(schema: Schema) -> dict[str, object]:
+    """sqlglot ``MappingSchema``-style nesting of column types: ``{table: {col: type}}``, or
+    ``{namespace: {table: {col: type}}}`` when any table lives in a PostgreSQL namespace."""
+    namespaced = any(t.schema is not None for t in schema.tables)
+    out: dict[str, object] = {}
+    for table in schema.tables:
+        columns = {c.name: c.type or "unknown" for c in table.columns}
+        if namespaced:
+            bucket = out.setdefault(table.schema or "public", {})
+            assert isinstance(bucket, dict)
+            bucket.setdefault(table.name, columns)
+        else:
+            out.setdefault(table.name, columns)
+    return out
+
+
+def validate(expression: exp.Expression, schema: Schema, dialect: str) -> Validated:
+    """Check every table and column of ``expression`` against ``schema`` and repair what is surely meant.
+
+    ``expression`` is not changed. Raises :class:`SQLValidationError` when a name cannot be repaired.
+    """
+    if dialect not in _DIALECTS:
+        raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}; expected postgres or sqlite")
+    tree = expression.copy()
+    fixes: list[str] = []
+    try:
+        repair_tables(tree, schema, dialect, fixes)
+        repair_columns(tree, schema, dialect, fixes)
+        repair_group_by(tree, schema, dialect, fixes)
+        strip_joins(tree, schema, dialect, fixes)
+        sql = tree.sql(dialect=dialect)
+    except SQLValidationError:
+        raise
+    except (SqlglotError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        # The repairs must never turn a query the database might accept into a crash: keep it as written.
+        logger.warning("SQL repair failed internally (%s); keeping the query as written", exc, exc_info=True)
+        tree = expression.copy()
+        fixes = []
+        try:
+            sql = tree.sql(dialect=dialect)
+        except SqlglotError as gen_exc:
+            raise SQLValidationError(f"Cannot write the query back as SQL: {gen_exc}") from gen_exc
+    fixes = list(dict.fromkeys(fixes))  # the same repair at several places is one note
+    if fixes:
+        logger.info("repaired SQL: %s", "; ".join(fixes))
+    return Validated(sql=sql, expression=tree, fixes=tuple(fixes))
+
+
+def validate_sql(sql: str, schema: Schema, dialect: str) -> Validated:
+    """Parse ``sql`` (one statement) and :func:`validate` it; a convenience for tests and tools."""
+    try:
+        expression = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError as exc:
+        raise SQLValidationError(f"Cannot parse the SQL: {exc}") from exc
+    return validate(expression, schema, dialect)

@@ -1,0 +1,281 @@
+"""Column-name repair, scope by scope: spell each column as the schema does, or point it at the one column
+it surely means.
+
+Qualified columns are checked against their table or alias; unqualified ones against the FROM/JOIN sources
+of their SELECT, then the enclosing query (correlation), then the SELECT's own aliases. A column qualified
+with the wrong alias moves to the one source that has it; an unqualified column that two joined tables
+share is qualified with the first when the join equates them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from core.errors import SQLValidationError
+from core.schema import Schema
+from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
+from core.sql.repair._scope import (
+    PSEUDO_COLUMNS,
+    Source,
+    ancestors,
+    find_source,
+    scope_sources,
+    scopes,
+    select_aliases,
+)
+
+__all__ = ["repair_columns", "shared_column_owner"]
+
+logger = logging.getLogger(__name__)
+
+
+class _Repairer:
+    def __init__(self, schema: Schema, dialect: str, fixes: list[str]) -> None:
+        self.schema = schema
+        self.dialect = dialect
+        self.fixes = fixes
+        self._sources: dict[int, list[Source]] = {}
+
+    def sources(self, scope: Scope) -> list[Source]:
+        key = id(scope)
+        if key not in self._sources:
+            self._sources[key] = scope_sources(scope, self.schema, self.dialect)
+        return self._sources[key]
+
+    def outer_sources(self, scope: Scope) -> list[Source]:
+        out: list[Source] = []
+        for parent in ancestors(scope):
+            out.extend(self.sources(parent))
+        return out
+
+    # -- edits ---------------------------------------------------------------------------------------
+    def _set_name(self, col: exp.Column, name: str) -> None:
+        before = col.sql(dialect=self.dialect)
+        col.set("this", identifier(name, self.dialect))
+        self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
+
+    def _set_qualifier(self, col: exp.Column, src: Source, name: str | None = None) -> None:
+        before = col.sql(dialect=self.dialect)
+        ident = src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key)
+        col.set("table", ident)
+        col.set("db", None)
+        col.set("catalog", None)
+        if name is not None:
+            col.set("this", identifier(name, self.dialect))
+        self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
+
+    def _fail(self, col: exp.Column, where: list[Source], names: list[str]) -> SQLValidationError:
+        tables = ", ".join(s.table.qualified_name if s.table else s.key for s in where) or "the query"
+        near = names or closest(col.name, [c for s in where for c in s.columns])
+        message = f"Unknown column {col.sql(dialect=self.dialect)} in {tables}"
+        if near:
+            message += f"; closest columns: {', '.join(near)}"
+        return SQLValidationError(message, hint=f"Use a column of {tables}, e.g. {', '.join(near)}." if near else None)
+
+    # -- checks --------------------------------------------------------------------------------------
+    def qualified(self, col: exp.Column, scope: Scope) -> None:
+        local = self.sources(scope)
+        qualifier = col.args["table"]
+        src = find_source(qualifier, local) or find_source(qualifier, self.outer_sources(scope))
+        if src is None:
+            by_table = [s for s in local if s.table is not None and s.table.name.lower() == qualifier.this.lower()]
+            if len(by_table) == 1:  # table name used although the table has an alias
+                src = by_table[0]
+                if not isinstance(col.this, exp.Star) and src.has(col.this, self.dialect) is None:
+                    src = None
+                else:
+                    self._set_qualifier(col, src)
+                    return
+        if isinstance(col.this, exp.Star):
+            if src is None:
+                raise SQLValidationError(f"Unknown table or alias {qualifier.sql()} in {col.sql()}")
+            return
+        if src is None:
+            owners = [s for s in local if s.has(col.this, self.dialect) is not None]
+            if len(owners) == 1:
+                self._set_qualifier(col, owners[0])
+                return
+            raise SQLValidationError(
+                f"Unknown table or alias {qualifier.sql()} in {col.sql(dialect=self.dialect)}; "
+                f"the query reads {', '.join(s.key for s in local) or 'no table'}"
+            )
+        self._fix_qualifier_spelling(col, src)
+        if src.has(col.this, self.dialect) is not None:
+            return
+        if src.open:
+            return
+        spelled = self._spelling(col.name, [src])
+        if spelled is not None:
+            self._set_name(col, spelled)
+            return
+        owners = [s for s in local if s is not src and s.has(col.this, self.dialect) is not None]
+        if len(owners) == 1:  # qualified with the wrong alias
+            self._set_qualifier(col, owners[0])
+            return
+        best, near = pick(col.name, [Candidate(c, src, src.context) for c in src.columns])
+        if best is not None:
+            self._set_name(col, best.name)
+            return
+        owners = [s for s in local if s is not src and self._spelling(col.name, [s]) is not None]
+        if len(owners) == 1:
+            self._set_qualifier(col, owners[0], self._spelling(col.name, owners))
+            return
+        raise self._fail(col, [src], near)
+
+    def _fix_qualifier_spelling(self, col: exp.Column, src: Source) -> None:
+        """PostgreSQL: ``Customer.x`` does not reach a table spelt "Customer"; copy the source's spelling."""
+        qualifier = col.args["table"]
+        if self.dialect != "postgres" or src.key_ident is None:
+            return
+        if qualifier.quoted == src.key_ident.quoted and qualifier.this == src.key_ident.this:
+            return
+        want = src.key_ident.this if src.key_ident.quoted else src.key_ident.this.lower()
+        have = qualifier.this if qualifier.quoted else qualifier.this.lower()
+        if want != have:
+            before = col.sql(dialect=self.dialect)
+            col.set("table", src.key_ident.copy())
+            self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
+
+    def _spelling(self, name: str, where: list[Source]) -> str | None:
+        """The real spelling of ``name`` when only case or quoting is off."""
+        found = {c for s in where for c in s.columns if c.lower() == name.lower()}
+        return next(iter(found)) if len(found) == 1 else None
+
+    def unqualified(self, col: exp.Column, scope: Scope) -> None:
+        local = self.sources(scope)
+        ident = col.this
+        if any(s.has(ident, self.dialect) is not None for s in local):
+            return
+        name = col.name
+        if name.lower() in select_aliases(scope):
+            self._respell_alias(col, scope)
+            return
+        if name.lower() in PSEUDO_COLUMNS:
+            spelled = self._spelling(name, local)  # "Oid" on a table with a real oid column
+            if spelled is not None:
+                self._set_name(col, spelled)
+            return
+        if any(s.key.lower() == name.lower() for s in local):
+            return  # whole-row reference
+        outer = self.outer_sources(scope)
+        if any(s.has(ident, self.dialect) is not None for s in outer):
+            return
+        if any(s.open for s in local) or any(s.open for s in outer) or not local and not outer:
+            return  # cannot tell
+        for where in (local, outer):
+            spelled = self._spelling(name, where)
+            if spelled is not None:
+                self._set_name(col, spelled)
+                return
+        if self.dialect == "sqlite" and ident.quoted:
+            return  # SQLite reads an unknown "name" as a string
+        candidates = [Candidate(c, s, s.context) for s in local for c in s.columns]
+        best, near = pick(name, candidates)
+        if best is None:
+            raise self._fail(col, local, near)
+        owners = [s for s in local if best.name in s.columns]
+        if len(owners) > 1:
+            owner = shared_column_owner(scope, owners, best.name, self.dialect)
+            if owner is None:
+                raise SQLValidationError(
+                    f"Unknown column {name}; {best.name} is in several tables "
+                    f"({', '.join(s.key for s in owners)}) and it is unclear which is meant"
+                )
+            self._set_qualifier(col, owner, best.name)
+            return
+        self._set_name(col, best.name)
+
+    def _respell_alias(self, col: exp.Column, scope: Scope) -> None:
+        """``ORDER BY "Total"`` for ``AS total``: spell the reference as the output alias is spelt."""
+        for proj in scope.expression.expressions:
+            alias = proj.args.get("alias") if isinstance(proj, exp.Alias) else None
+            if not isinstance(alias, exp.Identifier) or alias.this.lower() != col.name.lower():
+                continue
+            if not matches(col.this, effective(alias, self.dialect), self.dialect):
+                before = col.sql(dialect=self.dialect)
+                col.set("this", alias.copy())
+                self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
+            return
+
+    def ambiguous(self, col: exp.Column, scope: Scope) -> None:
+        """PostgreSQL rejects an unqualified column two joined tables share; qualify it when the join equates them."""
+        local = self.sources(scope)
+        owners = [s for s in local if s.has(col.this, self.dialect) is not None]
+        if len(owners) < 2:
+            return
+        if _using_columns(scope) & {col.name.lower()}:
+            return
+        owner = shared_column_owner(scope, owners, col.name, self.dialect)
+        if owner is not None:
+            before = col.sql(dialect=self.dialect)
+            ident = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
+            col.set("table", ident)
+            self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)} (ambiguous)")
+
+
+def _using_columns(scope: Scope) -> set[str]:
+    out: set[str] = set()
+    for join in scope.expression.args.get("joins") or []:
+        for ident in join.args.get("using") or []:
+            out.add(ident.name.lower())
+        if join.args.get("method"):
+            out.add("*")
+    return out
+
+
+def shared_column_owner(scope: Scope, owners: list[Source], name: str, dialect: str) -> Source | None:
+    """The first of ``owners`` when JOIN ... ON conditions equate ``name`` across all of them, else None."""
+    joins = scope.expression.args.get("joins") or []
+    if any(j.side in ("RIGHT", "FULL") for j in joins):
+        return None
+    group = {id(s): id(s) for s in owners}
+
+    def root(k: int) -> int:
+        while group[k] != k:
+            k = group[k]
+        return k
+
+    by_key = {s.key.lower(): s for s in owners}
+    for join in joins:
+        on = join.args.get("on")
+        if on is None:
+            continue
+        for cond in on.flatten() if isinstance(on, exp.And) else [on]:
+            if not isinstance(cond, exp.EQ):
+                continue
+            left, right = cond.this, cond.expression
+            if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+                continue
+            if left.name.lower() != name.lower() or right.name.lower() != name.lower():
+                continue
+            a, b = by_key.get(left.table.lower()), by_key.get(right.table.lower())
+            if a is not None and b is not None:
+                group[root(id(a))] = root(id(b))
+    if len({root(id(s)) for s in owners}) != 1:
+        return None
+    return min(owners, key=lambda s: s.order)
+
+
+def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Repair every column reference of ``tree`` in place, inner scopes first."""
+    repairer = _Repairer(schema, dialect, fixes)
+    for scope in scopes(tree):
+        for col in [n for n in scope.walk() if isinstance(n, exp.Column)]:
+            if not isinstance(col.this, (exp.Identifier, exp.Star)):
+                continue
+            if isinstance(col.args.get("table"), exp.Identifier):
+                repairer.qualified(col, scope)
+            elif isinstance(col.this, exp.Identifier):
+                repairer.unqualified(col, scope)
+                if dialect == "postgres" and not _in_alias_position(col, scope):
+                    repairer.ambiguous(col, scope)
+
+
+def _in_alias_position(col: exp.Column, scope: Scope) -> bool:
+    """ORDER BY / GROUP BY may name an output column, which PostgreSQL prefers over input columns."""
+    if col.name.lower() not in select_aliases(scope):
+        return False
+    return col.find_ancestor(exp.Order, exp.Group) is not None

@@ -1,0 +1,148 @@
+"""GROUP BY repair: a selected column that is neither aggregated nor grouped is added to GROUP BY.
+
+PostgreSQL rejects such a query; SQLite runs it but returns an arbitrary row's value, which is never what
+the question meant. A column is already fine when it is grouped, when the whole selected expression is
+grouped (by expression, output alias or position), or when its table's primary key is grouped (functional
+dependency). In SQLite a lone MIN()/MAX() makes bare columns come from that row on purpose: left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, walk_in_scope
+
+from core.schema import Schema
+from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
+
+__all__ = ["repair_group_by"]
+
+logger = logging.getLogger(__name__)
+
+
+def _local_nodes(expr: exp.Expression) -> list[exp.Expression]:
+    """Nodes of ``expr`` outside subqueries."""
+    return list(walk_in_scope(expr))
+
+
+def _aggregates(expr: exp.Expression) -> list[exp.AggFunc]:
+    """Aggregate calls of this query level (not window functions, not in subqueries)."""
+    return [
+        n
+        for n in _local_nodes(expr)
+        if isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) and n.find_ancestor(exp.Window) is None
+    ]
+
+
+def _has_window(expr: exp.Expression) -> bool:
+    return any(isinstance(n, exp.Window) for n in _local_nodes(expr))
+
+
+class _GroupCheck:
+    def __init__(self, scope: Scope, sources: list[Source], dialect: str) -> None:
+        self.scope = scope
+        self.sources = sources
+        self.dialect = dialect
+        select = scope.expression
+        group = select.args.get("group")
+        self.items: list[exp.Expression] = list(group.expressions) if group is not None else []
+        self.projections = list(select.expressions)
+        self.keys: set[tuple[int, str]] = set()
+        for item in self._expanded_items():
+            if isinstance(item, exp.Column):
+                self.keys |= self._keys(item)
+
+    def _expanded_items(self) -> list[exp.Expression]:
+        """GROUP BY items with positions and output aliases replaced by the selected expression."""
+        aliases = {p.alias.lower(): p.unalias() for p in self.projections if isinstance(p, exp.Alias)}
+        out: list[exp.Expression] = []
+        for item in self.items:
+            if isinstance(item, exp.Literal) and item.is_int and 0 < int(item.this) <= len(self.projections):
+                out.append(self.projections[int(item.this) - 1].unalias())
+            elif isinstance(item, exp.Column) and not item.table and item.name.lower() in aliases:
+                out.append(item)
+                out.append(aliases[item.name.lower()])
+            else:
+                out.append(item)
+        return out
+
+    def _keys(self, col: exp.Column) -> set[tuple[int, str]]:
+        owners = column_sources(col, self.sources, self.dialect)
+        return {(id(s), col.name.lower()) for s in owners}
+
+    def _dependent(self, col: exp.Column) -> bool:
+        """The column's table has its whole primary key grouped."""
+        owners = column_sources(col, self.sources, self.dialect)
+        if len(owners) != 1 or owners[0].table is None or not owners[0].table.primary_key:
+            return False
+        src = owners[0]
+        return all((id(src), k.lower()) in self.keys for k in src.table.primary_key)
+
+    def covered(self, index: int, proj: exp.Expression) -> bool:
+        inner = proj.unalias()
+        expanded = self._expanded_items()
+        if any(inner == item for item in expanded):
+            return True
+        if isinstance(proj, exp.Alias) and any(
+            isinstance(i, exp.Column) and not i.table and i.name.lower() == proj.alias.lower() for i in self.items
+        ):
+            return True
+        if any(isinstance(i, exp.Literal) and i.is_int and int(i.this) == index + 1 for i in self.items):
+            return True
+        local_sources = {id(s) for s in self.sources}
+        compound = [i for i in expanded if not isinstance(i, (exp.Column, exp.Literal))]
+        grouped_parts = [n for n in _local_nodes(inner) if any(n == g for g in compound)] if compound else []
+        for col in (n for n in _local_nodes(inner) if isinstance(n, exp.Column)):
+            if any(is_within(col, part) for part in grouped_parts):
+                continue  # inside a grouped expression, e.g. CAST(DATE_TRUNC(...)) over GROUP BY DATE_TRUNC(...)
+            owners = column_sources(col, self.sources, self.dialect)
+            if not owners or not {id(s) for s in owners} & local_sources:
+                continue  # correlated or unknown: a constant for this query level
+            if self._keys(col) & self.keys or self._dependent(col):
+                continue
+            return False
+        return True
+
+
+def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Add uncovered selected expressions to GROUP BY, in every SELECT that aggregates."""
+    for scope in scopes(tree):
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            continue
+        group = select.args.get("group")
+        if group is not None and any(
+            isinstance(i, (exp.Rollup, exp.Cube, exp.GroupingSets)) for i in group.expressions
+        ) or group is not None and (group.args.get("rollup") or group.args.get("cube") or group.args.get(
+            "grouping_sets"
+        )):
+            continue
+        aggs = [a for p in select.expressions for a in _aggregates(p)]
+        having = select.args.get("having")
+        if having is not None:
+            aggs += _aggregates(having)
+        if group is None and not aggs:
+            continue
+        if dialect == "sqlite" and aggs and all(isinstance(a, (exp.Min, exp.Max)) for a in aggs) and len(aggs) == 1:
+            continue
+        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
+               for p in select.expressions):
+            continue
+        check = _GroupCheck(scope, scope_sources(scope, schema, dialect), dialect)
+        added: list[exp.Expression] = []
+        for index, proj in enumerate(select.expressions):
+            if _aggregates(proj) or _has_window(proj):
+                continue
+            if check.covered(index, proj):
+                continue
+            added.append(proj.unalias().copy())
+        if not added:
+            continue
+        if group is None:
+            select.set("group", exp.Group(expressions=added))
+        else:
+            for item in added:
+                group.append("expressions", item)
+        for item in added:
+            fixes.append(f"added {item.sql(dialect=dialect)} to GROUP BY")

@@ -1,0 +1,198 @@
+"""What a column can refer to at one point of a query: the FROM/JOIN sources of each SELECT scope.
+
+A source is a schema table (its columns known from the schema), a CTE or derived table (its columns are
+the SELECT's output names), or something whose columns we cannot name (a table function without a column
+list, a ``SELECT *`` inside a subquery). Columns of an "open" source are never repaired or rejected.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, ScopeType, traverse_scope
+
+from core.schema import Schema, Table
+from core.sql.repair._names import effective, matches, tokens
+from core.sql.repair._tables import resolve_table
+
+__all__ = [
+    "PSEUDO_COLUMNS",
+    "Source",
+    "ancestors",
+    "column_sources",
+    "find_source",
+    "output_names",
+    "scope_sources",
+    "scopes",
+    "select_aliases",
+]
+
+logger = logging.getLogger(__name__)
+
+# Names that are valid without being a column of any table.
+PSEUDO_COLUMNS = frozenset(
+    {"rowid", "oid", "_rowid_", "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid", "user", "current_user",
+     "session_user", "current_role", "current_schema", "current_catalog", "localtime", "localtimestamp"}
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """One FROM/JOIN entry of a SELECT scope."""
+
+    key: str  # the alias, or the table name when there is none
+    key_ident: exp.Identifier | None
+    node: exp.Expression  # the exp.Table in FROM/JOIN, or the derived table's SELECT
+    table: Table | None  # the schema table, for a real table
+    columns: tuple[str, ...]  # names as the database sees them
+    open: bool  # may hold columns we cannot name
+    order: int  # position in FROM/JOINs
+
+    @property
+    def context(self) -> tuple[str, ...]:
+        """Words a column of this source may carry as a prefix (``customer_name`` on customers)."""
+        return tokens(self.table.name) if self.table is not None else ()
+
+    def has(self, ident: exp.Identifier | str, dialect: str) -> str | None:
+        """The real column ``ident`` resolves to here, as written, or None."""
+        for name in self.columns:
+            if matches(ident, name, dialect):
+                return name
+        return None
+
+
+def is_within(node: exp.Expression, container: exp.Expression | None) -> bool:
+    """True when ``node`` is ``container`` or lies inside it (walks the parent links)."""
+    current: exp.Expression | None = node
+    while container is not None and current is not None:
+        if current is container:
+            return True
+        current = current.parent
+    return False
+
+
+def scopes(tree: exp.Expression) -> list[Scope]:
+    """All scopes, inner ones first (a CTE or subquery before the query that reads it)."""
+    return list(traverse_scope(tree))
+
+
+def ancestors(scope: Scope) -> Iterator[Scope]:
+    """Enclosing scopes whose sources a correlated subquery may read (a CTE cannot)."""
+    current = scope
+    while current.parent is not None and current.scope_type != ScopeType.CTE:
+        current = current.parent
+        yield current
+
+
+def output_names(expr: exp.Expression, dialect: str) -> tuple[tuple[str, ...], bool]:
+    """Output column names of a SELECT / set operation, and whether some are unknown."""
+    while isinstance(expr, (exp.SetOperation, exp.Subquery)):
+        expr = expr.this
+    if not isinstance(expr, exp.Select):
+        return (), True
+    names: list[str] = []
+    is_open = False
+    for proj in expr.expressions:
+        if isinstance(proj, exp.Alias) and isinstance(proj.args.get("alias"), exp.Identifier):
+            names.append(effective(proj.args["alias"], dialect))
+        elif isinstance(proj, exp.Column) and isinstance(proj.this, exp.Identifier):
+            names.append(effective(proj.this, dialect))
+        else:
+            is_open = True
+    return tuple(names), is_open
+
+
+def _alias_columns(node: exp.Expression | None, dialect: str) -> tuple[str, ...]:
+    alias = node.args.get("alias") if node is not None else None
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        return tuple(effective(c, dialect) for c in alias.columns if isinstance(c, exp.Identifier))
+    return ()
+
+
+def _cte_scope(scope: Scope, name: str) -> Scope | None:
+    for current in (scope, *ancestors(scope)):
+        for key, source in current.sources.items():
+            if isinstance(source, Scope) and source.is_cte and key.lower() == name.lower():
+                return source
+    return None
+
+
+def _from_order(select: exp.Expression) -> list[exp.Expression]:
+    """FROM and JOIN entries in written order."""
+    out: list[exp.Expression] = []
+    frm = select.args.get("from_") or select.args.get("from")
+    if isinstance(frm, exp.From):
+        out.append(frm.this)
+    for join in select.args.get("joins") or []:
+        out.append(join.this)
+    return out
+
+
+def scope_sources(scope: Scope, schema: Schema, dialect: str) -> list[Source]:
+    """The FROM/JOIN sources of ``scope``, in written order."""
+    order = {id(n): i for i, n in enumerate(_from_order(scope.expression))}
+    out: list[Source] = []
+    for key, (node, source) in scope.selected_sources.items():
+        pos = order.get(id(node), order.get(id(node.parent), len(order)))
+        key_ident = None
+        alias = node.args.get("alias") if isinstance(node, exp.Table) else None
+        if alias is None and node.parent is not None and isinstance(node.parent, exp.Subquery):
+            alias = node.parent.args.get("alias")
+        if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
+            key_ident = alias.this
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            key_ident = node.this
+        table: Table | None = None
+        if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
+            cte = _cte_scope(scope, source.name) if source.args.get("db") is None else None
+            if cte is not None:
+                source = cte
+            else:
+                table = resolve_table(source, schema, dialect)
+        if table is not None:
+            cols, is_open = table.column_names, False
+        elif isinstance(source, Scope):
+            renamed = _alias_columns(node, dialect) or _alias_columns(source.expression.parent, dialect)
+            cols, is_open = output_names(source.expression, dialect)
+            if renamed:
+                cols, is_open = renamed, False
+        else:
+            cols, is_open = _alias_columns(node, dialect), True
+        out.append(Source(key, key_ident, node, table, tuple(cols), is_open, pos))
+    out.sort(key=lambda s: s.order)
+    return out
+
+
+def find_source(qualifier: exp.Identifier, sources: list[Source]) -> Source | None:
+    """The source a column qualifier names (matched case-insensitively, as models mostly mean it)."""
+    for src in sources:
+        if src.key.lower() == qualifier.this.lower():
+            return src
+    return None
+
+
+def select_aliases(scope: Scope) -> set[str]:
+    """Lower-case output aliases of a SELECT scope (usable in ORDER BY, GROUP BY, HAVING)."""
+    expr = scope.expression
+    if not isinstance(expr, exp.Select):
+        return set()
+    return {p.alias.lower() for p in expr.expressions if isinstance(p, exp.Alias) and p.alias}
+
+
+def column_sources(col: exp.Column, sources: list[Source], dialect: str) -> list[Source]:
+    """Sources an already-valid column may read from (all of them when it cannot be told)."""
+    qualifier = col.args.get("table")
+    if isinstance(qualifier, exp.Identifier):
+        src = find_source(qualifier, sources)
+        return [src] if src is not None else []
+    if isinstance(col.this, exp.Star):
+        return list(sources)
+    hits = [s for s in sources if s.has(col.this, dialect) is not None]
+    if hits:
+        return hits
+    if any(s.key.lower() == col.name.lower() for s in sources):  # whole-row reference
+        return [s for s in sources if s.key.lower() == col.name.lower()]
+    return [s for s in sources if s.open]

@@ -1,0 +1,128 @@
+"""Table-name repair: point every table reference of a query at a real table of the schema.
+
+CTE names and derived-table aliases are not tables and are left alone; aliases keep working because only
+the table name (and its namespace) changes. A renamed table without an alias is also renamed where a
+column is qualified with it (``singers.name`` -> ``singer.name``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlglot import exp
+
+from core.errors import SQLValidationError
+from core.schema import Schema, Table
+from core.sql.repair._names import Candidate, effective, identifier, matches, name_score, pick_scored
+
+__all__ = ["cte_names", "repair_tables", "resolve_table"]
+
+logger = logging.getLogger(__name__)
+
+_DEFAULT_NAMESPACES = (None, "public", "main")
+
+
+def cte_names(tree: exp.Expression) -> set[str]:
+    """Lower-case names of every CTE in the query (a reference to one is not a table)."""
+    return {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias}
+
+
+def _namespace(table: Table) -> str | None:
+    return None if table.schema in _DEFAULT_NAMESPACES else table.schema
+
+
+def resolve_table(node: exp.Table, schema: Schema, dialect: str) -> Table | None:
+    """The schema table ``node`` names, resolved exactly as the database would, or None."""
+    name = node.this
+    if not isinstance(name, exp.Identifier):
+        return None
+    db = node.args.get("db")
+    for table in schema.tables:
+        if not matches(name, table.name, dialect):
+            continue
+        if db is None:
+            if _namespace(table) is None:
+                return table
+        elif dialect == "postgres":
+            if effective(db, dialect) == (table.schema or "public"):
+                return table
+        elif db.this.lower() in ("main", "temp") or (table.schema and db.this.lower() == table.schema.lower()):
+            return table
+    return None
+
+
+def _spelled(node: exp.Table) -> str:
+    parts = [node.args["db"].sql() if node.args.get("db") else "", node.this.sql()]
+    return ".".join(p for p in parts if p)
+
+
+def _score(node: exp.Table, table: Table) -> float:
+    """Closeness of a table reference to ``table``; the namespace may be missing or wrong at a small cost."""
+    name = node.this.this
+    db = node.args.get("db")
+    score = name_score(name, table.name)
+    if "." in name:  # a quoted "schema.table"
+        score = max(score, name_score(name, table.qualified_name) - 0.01)
+    given = db.this.lower() if db is not None else None
+    wanted_ns = _namespace(table)
+    if given not in (None, "public", "main") or wanted_ns is not None:
+        if given is None or wanted_ns is None or given != wanted_ns.lower():
+            score -= 0.01
+    return score
+
+
+def _rename(node: exp.Table, table: Table, dialect: str) -> None:
+    node.set("this", identifier(table.name, dialect))
+    db = node.args.get("db")
+    if table.schema is None or (dialect == "sqlite" and table.schema == "main"):
+        if db is not None and db.this.lower() not in ("main", "temp"):
+            node.set("db", None)
+    elif _namespace(table) is None:  # public: keep an explicit public, drop a wrong namespace
+        if db is not None and effective(db, dialect) != table.schema:
+            node.set("db", None)
+    else:
+        node.set("db", identifier(table.schema, dialect))
+
+
+def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Repair every unknown table in ``tree`` in place; raise when one cannot be repaired with confidence."""
+    ctes = cte_names(tree)
+    renamed: dict[str, exp.Table] = {}
+    for node in list(tree.find_all(exp.Table)):
+        if not isinstance(node.this, exp.Identifier):
+            continue  # table function such as generate_series(...)
+        if node.args.get("db") is None and node.name.lower() in ctes:
+            continue
+        if resolve_table(node, schema, dialect) is not None:
+            continue
+        before = _spelled(node)
+        scored = [(_score(node, t), Candidate(t.qualified_name, t)) for t in schema.tables]
+        best, near = pick_scored(node.name, scored, [t.qualified_name for t in schema.tables])
+        if best is None:
+            raise SQLValidationError(
+                f"Unknown table {before}" + (f"; closest tables: {', '.join(near)}" if near else ""),
+                hint=f"Use one of the schema's tables, e.g. {', '.join(near)}." if near else None,
+            )
+        assert isinstance(best.target, Table)
+        old_name = node.name
+        _rename(node, best.target, dialect)
+        fixes.append(f"table {before} -> {_spelled(node)}")
+        if not node.alias:
+            renamed[old_name.lower()] = node
+    if renamed:
+        _requalify(tree, renamed)
+
+
+def _requalify(tree: exp.Expression, renamed: dict[str, exp.Table]) -> None:
+    """Columns qualified with an old table name follow the table to its new name."""
+    for col in tree.find_all(exp.Column):
+        qualifier = col.args.get("table")
+        if not isinstance(qualifier, exp.Identifier):
+            continue
+        node = renamed.get(qualifier.this.lower())
+        if node is None:
+            continue
+        col.set("table", node.this.copy())
+        if col.args.get("db") is not None:
+            db = node.args.get("db")
+            col.set("db", db.copy() if db is not None else None)
