@@ -119,7 +119,7 @@ def test_id_and_redaction_never_show_a_password() -> None:
 
 def test_socket_host_is_shown_as_its_directory(sample_db_uri: str) -> None:
     db = open_database(sample_db_uri)
-    assert db.id == f"postgresql://postgres@{_host(sample_db_uri)}:5432/cairn_sample"
+    assert db.id == f"postgresql://cairn_query@{_host(sample_db_uri)}:5432/cairn_sample"
     assert db.dialect == "postgres"
 
 

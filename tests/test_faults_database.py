@@ -157,7 +157,7 @@ def password_uri(embedded_pg: EmbeddedPostgres, sample_db_uri: str) -> Iterator[
         conn.execute(f"GRANT CONNECT ON DATABASE cairn_sample TO {ROLE}")
         hba.write_text(line + original)
         conn.execute("SELECT pg_reload_conf()")
-    with psycopg.connect(sample_db_uri, autocommit=True) as conn:
+    with psycopg.connect(embedded_pg.uri("cairn_sample"), autocommit=True) as conn:
         conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ROLE}")
     yield sample_db_uri
     with psycopg.connect(embedded_pg.uri(), autocommit=True) as conn:
@@ -166,14 +166,14 @@ def password_uri(embedded_pg: EmbeddedPostgres, sample_db_uri: str) -> Iterator[
 
 
 def test_wrong_password_is_refused_clearly_and_the_right_one_then_works(password_uri: str) -> None:
-    bad_url = password_uri.replace("postgresql://postgres:@", f"postgresql://{ROLE}:wrong-{SECRET}@", 1)
+    bad_url = password_uri.replace("postgresql://cairn_query:@", f"postgresql://{ROLE}:wrong-{SECRET}@", 1)
     answer = AskPipeline(open_database(bad_url), ScriptedLLM(COUNT_SQL)).ask("How many customers are there?")
     assert not answer.ok and answer.error_kind == "AuthenticationFailed" and answer.hint
     assert SECRET not in (answer.error or "")
     proc = _cairn("ask", "How many customers are there?", "--db", bad_url)
     assert proc.returncode == 3 and SECRET not in proc.stdout + proc.stderr
     _clean(proc)
-    good = open_database(password_uri.replace("postgresql://postgres:@", f"postgresql://{ROLE}:{SECRET}@", 1))
+    good = open_database(password_uri.replace("postgresql://cairn_query:@", f"postgresql://{ROLE}:{SECRET}@", 1))
     llm = ScriptedLLM()
     _next_question_works(_pipe(good, llm), llm)
     good.close()

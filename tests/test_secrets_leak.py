@@ -40,8 +40,8 @@ _USERINFO = re.compile(r"postgres(?:ql)?://[^/@\s:'\"]*:([^@\s'\"]*)@")
 
 
 def with_user(uri: str, password: str, dbname: str | None = None) -> str:
-    # The embedded URI is postgresql://postgres:@/cairn_sample?host=/dir
-    url = uri.replace("postgresql://postgres:@", f"postgresql://{ROLE}:{quote(password, safe='')}@", 1)
+    # The embedded sample URI is postgresql://cairn_query:@/cairn_sample?host=/dir
+    url = re.sub(r"^postgresql://\w+:@", f"postgresql://{ROLE}:{quote(password, safe='')}@", uri, count=1)
     return url.replace("/cairn_sample?", f"/{dbname}?", 1) if dbname else url
 
 

