@@ -154,14 +154,19 @@ def test_open_memory_store_uses_embedded_cairn_memory(embedded_pg: Any, tmp_path
     assert embedded_pg.running  # a server we did not start is not stopped
 
 
-def test_open_memory_store_falls_back_to_json(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unreachable_store_is_never_swapped_for_another(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from core.errors import MemoryStoreError
+
     bad = f"postgresql://nobody@/nodb?host={tmp_path}&connect_timeout=2"
     store = open_memory_store("pgvector", data_dir=tmp_path, uri=bad)
-    assert store.kind == "json"
+    assert store.kind == "unavailable"
     assert "unavailable" in store.describe()
-    assert any("using json" in r.getMessage() for r in caplog.records)
-    store.put(memory("ann", "kept in JSON"))
-    assert (tmp_path / "memory").is_dir()
+    assert any("unavailable" in r.getMessage() for r in caplog.records)
+    for call in (lambda: store.put(memory("ann", "not kept anywhere")), lambda: store.list("ann")):
+        with pytest.raises(MemoryStoreError) as err:
+            call()
+        assert "Nothing was read or saved" in str(err.value) and err.value.hint
+    assert not (tmp_path / "memory").exists()  # no JSON copy that nobody would read later
 
 
 def test_open_memory_store_json_and_unknown(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Open the memory store a person chose, falling back from pgvector to JSON files rather than forgetting.
+"""Open the memory store a person chose — that one and no other, even while it is down.
 
 Backends are named in one dict of dotted paths and imported lazily, so a missing psycopg or numpy only
 matters for the backend that needs it. The memory store lives in its own database (``cairn_memory`` on the
@@ -24,7 +24,6 @@ BACKENDS: dict[str, str] = {
     "pgvector": "core.memory._store_pgvector:PgVectorMemoryStore",
     "json": "core.memory._store_json:JsonMemoryStore",
 }
-FALLBACK: dict[str, str] = {"pgvector": "json"}
 
 
 class OpenedStore(MemoryStore, ConversationStore, Protocol):
@@ -51,28 +50,29 @@ def _backend(kind: str) -> Any:
 def open_memory_store(
     kind: str, *, data_dir: Path, uri: str | None = None, embedded: Any | None = None
 ) -> OpenedStore:
-    """The store named ``kind`` ("pgvector" or "json"); pgvector falls back to JSON with a warning.
+    """The store named ``kind`` ("pgvector" or "json").
 
     ``uri`` names a PostgreSQL database for memory; without it the embedded server in ``data_dir`` (or the
     already started ``embedded`` one) gets a ``cairn_memory`` database. JSON files live in
-    ``data_dir/memory``. The result's ``kind`` says which backend was chosen, ``describe()`` says it in words.
+    ``data_dir/memory``. When the store cannot be opened, the result stands in for it (kind "unavailable"):
+    each call raises MemoryStoreError with the reason until it opens; nothing is written anywhere else.
     """
-    json_root = Path(data_dir) / "memory"
     if kind == "json":
-        store: OpenedStore = _backend("json")(json_root)
+        store: OpenedStore = _backend("json")(Path(data_dir) / "memory")
         return store
     cls = _backend(kind)
-    try:
+
+    def opener() -> OpenedStore:
         return _open_pgvector(cls, data_dir=Path(data_dir), uri=uri, embedded=embedded)
-    except Exception as exc:  # noqa: BLE001 - any failure of the preferred store means "fall back", logged
-        fallback = FALLBACK.get(kind)
-        if fallback is None:
-            raise
-        reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-        logger.warning("memory store %s unavailable (%s); using %s instead", kind, reason, fallback,
-                       exc_info=not isinstance(exc, CairnError))  # fmt: skip
-        store = _backend(fallback)(json_root, fallback_reason=reason.splitlines()[0])
-        return store
+
+    try:
+        return opener()
+    except Exception as exc:  # noqa: BLE001 - any failure: say so on every use, never swap stores
+        reason = (getattr(exc, "message", None) or str(exc) or type(exc).__name__).splitlines()[0]
+        logger.warning("memory store %s unavailable: %s", kind, reason, exc_info=not isinstance(exc, CairnError))
+        from core.memory._unavailable import ReconnectingStore
+
+        return ReconnectingStore(kind, opener, reason)  # type: ignore[return-value]
 
 
 def _open_pgvector(cls: Any, *, data_dir: Path, uri: str | None, embedded: Any | None) -> OpenedStore:

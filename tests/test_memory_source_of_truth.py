@@ -1,0 +1,72 @@
+"""One source of truth for memories: a configured store that is down refuses, recovers, and is never
+replaced by another behind the person's back (issue: an acknowledged memory disappeared)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.errors import MemoryStoreError
+from core.memory import Memory, open_memory_store
+from core.memory._unavailable import ReconnectingStore
+from tests.fakes.in_memory_store import InMemoryStore
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _memory(user: str, text: str) -> Memory:
+    return Memory(user=user, category="preference", content=text, embedding=(1.0, 0.0, 0.0))
+
+
+def test_a_store_that_comes_back_is_used_again_without_a_restart() -> None:
+    real = InMemoryStore()
+    attempts: list[int] = []
+
+    def opener() -> InMemoryStore:
+        attempts.append(1)
+        if len(attempts) < 2:
+            raise MemoryStoreError("server is starting")
+        return real
+
+    store = ReconnectingStore("pgvector", opener, "server is down", retry_s=0.0)
+    with pytest.raises(MemoryStoreError, match="unavailable"):
+        store.list("ann")
+    store.put(_memory("ann", "Only show customers from India"))  # the second attempt opens it
+    assert store.kind != "unavailable" and [m.content for m in real.list("ann")] == ["Only show customers from India"]
+
+
+def _cairn(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CAIRN_DATA_DIR": str(data), "OLLAMA_HOST": "http://127.0.0.1:9", "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=REPO)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_memory_added_during_an_outage_is_refused_and_nothing_is_split(tmp_path: Path, embedded_pg) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    good_uri = embedded_pg.memory_uri("cairn_truth_memory")
+    down_uri = f"postgresql://cairn_memory@/cairn_truth_memory?host={tmp_path}&connect_timeout=2"
+    settings = data / "settings.json"
+
+    settings.write_text(json.dumps({"memory_store": "pgvector", "memory_store_uri": down_uri}))
+    added = _cairn(data, "memory", "add", "--user", "ann", "preference", "Only show customers from India")
+    assert added.returncode != 0, added.stdout
+    assert "unavailable" in (added.stdout + added.stderr) and "Traceback" not in added.stderr
+    assert not (data / "memory").exists()  # no JSON copy on the side
+
+    settings.write_text(json.dumps({"memory_store": "pgvector", "memory_store_uri": good_uri}))
+    assert _cairn(data, "memory", "add", "--user", "ann", "preference", "Only show customers from India").returncode == 0
+    listed = _cairn(data, "memory", "list", "--user", "ann", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [m["content"] for m in json.loads(listed.stdout)] == ["Only show customers from India"]
+
+
+def test_open_memory_store_keeps_json_when_json_is_chosen(tmp_path: Path) -> None:
+    store = open_memory_store("json", data_dir=tmp_path)
+    assert store.kind == "json"
