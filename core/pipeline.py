@@ -39,9 +39,7 @@ from core.memory import enforce_filters
 from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
-from core.sql import extract_sql
-from core.sql import guard
-from core.sql import Validated, validate
+from core.sql import Validated, extract_sql, guard, redact_error_values, validate
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -289,7 +287,9 @@ class AskPipeline:
                 run.reject(sql, str(exc))
                 logger.info("attempt %d failed: %s", attempt + 1, exc)
                 if attempt + 1 < rounds:
-                    prompt = build_repair_prompt(prompt, sql or "(no SQL)", str(exc))
+                    # The model sees the error without values quoted from rows (hidden columns included).
+                    error = redact_error_values(str(exc), sql or "", schema)
+                    prompt = build_repair_prompt(prompt, sql or "(no SQL)", error)
                 continue
             except LLMError as exc:
                 run.notes.append(f"The model could not be used: {exc} {exc.hint}")

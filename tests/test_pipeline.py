@@ -199,3 +199,17 @@ def test_model_not_pulled_is_reported(db, fake_ollama) -> None:
     )
     assert not answer.ok
     assert any("ollama pull no-such-model:1b" in n for n in answer.notes)
+
+
+def test_hidden_column_values_in_a_database_error_never_reach_the_model(db, sample_db_uri) -> None:
+    """A whole-row cast fails with an error quoting the row, e-mail included; the repair prompt must not carry it."""
+    with psycopg.connect(sample_db_uri) as conn:
+        emails = [r[0] for r in conn.execute("SELECT email FROM customers").fetchall()]
+    llm = ScriptedLLM("SELECT CAST(CAST(c AS text) AS integer) FROM customers c ORDER BY customer_id LIMIT 1",
+                      "SELECT name FROM customers ORDER BY customer_id LIMIT 1")
+    settings = Settings(hidden={db.id: ["customers.email"]})
+    answer = AskPipeline(db, llm, settings, today=lambda: TODAY).ask("first customer")
+    assert answer.ok and len(llm.history) == 2
+    repair_prompt = llm.history[1].user
+    assert "integer" in repair_prompt and "<value>" in repair_prompt  # the error still says what went wrong
+    assert not [e for e in emails if e in repair_prompt]

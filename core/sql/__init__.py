@@ -3,6 +3,7 @@
 Pure functions over text and a :class:`core.schema.Schema`: no database, no model, no memory.
 """
 
+from core.sql._error_text import redact_error_values
 from core.sql._extract import extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
@@ -13,6 +14,7 @@ __all__ = [
     "extract_sql",
     "guard",
     "parse_statements",
+    "redact_error_values",
     "schema_mapping",
     "validate",
     "validate_sql",
