@@ -1,0 +1,154 @@
+"""The embedded PostgreSQL belongs to the OS user who owns the data directory, and its last user stops it.
+
+Another local account cannot reach its socket (a private 0700 directory, peer authentication mapped to the
+owner) whatever the data directory's path length; a Cairn process killed with SIGKILL does not keep the server
+alive after the last normal exit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from core.databases import EmbeddedPostgres
+
+REPO = Path(__file__).resolve().parents[1]
+OWNER = "cairnowner"
+needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("runuser"),
+                                reason="needs root and runuser to act as other OS users")  # fmt: skip
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from core.databases import EmbeddedPostgres
+server = EmbeddedPostgres(Path(sys.argv[1]))
+server.start()
+print(server.socket_dir, flush=True)
+time.sleep(120)
+"""
+_CONNECT = """
+import sys, psycopg
+try:
+    psycopg.connect(f"postgresql://{sys.argv[2]}@/postgres?host={sys.argv[1]}&connect_timeout=5").close()
+except psycopg.Error as exc:
+    print("refused:", str(exc).splitlines()[0]); sys.exit(0)
+print("CONNECTED"); sys.exit(1)
+"""
+
+
+def _other_users_python() -> tuple[str, str]:
+    """A Python other accounts may run, and a path to our packages for it: the test venv's interpreter may sit
+    in root's 0700 home, so use the system one of the same minor version with the venv's site-packages."""
+    site = next(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is None:
+        pytest.skip("no system python3 for other accounts")
+    version = subprocess.run([system, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                             text=True).stdout.strip()  # fmt: skip
+    if version != str(sys.version_info[:2]):
+        pytest.skip(f"the system python3 is {version}, the tests run {sys.version_info[:2]}")
+    return system, os.pathsep.join([site, str(REPO)])
+
+
+def _as(user: str | None, code: str, *args: str, **popen: object) -> subprocess.Popen[str]:
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp"}
+    cmd = [sys.executable, "-c", code, *args]
+    if user is not None:
+        python, env["PYTHONPATH"] = _other_users_python()
+        cmd = ["runuser", "-u", user, "--", python, "-c", code, *args]
+    return subprocess.Popen(cmd, env=env, cwd="/", text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            **popen)  # type: ignore[call-overload]  # fmt: skip
+
+
+def _long_dir(parent: Path) -> Path:
+    path = parent / ("a-rather-long-folder-name-" * 5) / "cairn-data"
+    path.mkdir(parents=True)
+    assert len(str(path / "pgdata" / ".s.PGSQL.5432")) > 108  # too long to hold the socket itself
+    return path
+
+
+def _postgres_of(pgdata: Path) -> list[psutil.Process]:
+    out = []
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        if (proc.info["name"] or "").startswith("postgres") and str(pgdata) in " ".join(proc.info["cmdline"] or []):
+            out.append(proc)
+    return out
+
+
+@pytest.fixture(scope="module")
+def owner() -> str:
+    if subprocess.run(["id", OWNER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", OWNER], check=True)
+    return OWNER
+
+
+def _refused_to(user: str, socket_dir: Path, role: str = "postgres") -> str:
+    proc = _as(user, _CONNECT, str(socket_dir), role)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out + err
+    return out
+
+
+@needs_root
+def test_another_user_cannot_reach_a_users_server_at_a_long_path(owner: str) -> None:
+    base = Path(tempfile.mkdtemp(prefix="cairn-iso-"))
+    shutil.chown(base, owner)
+    data = _long_dir(base)
+    for p in (data, *data.parents):
+        if p == base:
+            break
+        shutil.chown(p, owner)
+    holder = _as(owner, _HOLD, str(data))
+    try:
+        socket_dir = Path(holder.stdout.readline().strip())  # type: ignore[union-attr]
+        assert socket_dir.is_dir(), holder.stderr.read()  # type: ignore[union-attr]
+        mode = stat.S_IMODE(socket_dir.stat().st_mode)
+        assert mode == 0o700 and socket_dir.stat().st_uid != 0, oct(mode)
+        for parent in socket_dir.parents:
+            assert not parent.stat().st_mode & stat.S_IWOTH or parent.stat().st_mode & stat.S_ISVTX
+        assert "refused" in _refused_to("nobody", socket_dir)
+        assert "refused" in _refused_to("nobody", socket_dir, "cairn_query")
+    finally:
+        holder.send_signal(signal.SIGTERM)
+        holder.wait(timeout=30)
+        EmbeddedPostgres(data).stop()  # nothing of ours runs; make sure the server is gone
+        stopper = _as(owner, "import sys; from pathlib import Path; from core.databases import EmbeddedPostgres;"
+                             "s = EmbeddedPostgres(Path(sys.argv[1])); s.start(); s.stop()", str(data))
+        stopper.communicate(timeout=120)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_root
+def test_another_user_cannot_reach_roots_server(embedded_pg: EmbeddedPostgres) -> None:
+    assert embedded_pg.socket_dir is not None
+    assert "refused" in _refused_to("nobody", embedded_pg.socket_dir)
+    data_mode = stat.S_IMODE(embedded_pg.root.stat().st_mode)
+    assert not data_mode & 0o007, oct(data_mode)  # never opened up to other accounts
+
+
+@pytest.mark.slow
+def test_a_killed_process_does_not_keep_the_server_alive(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    holder = _as(None, _HOLD, str(data))
+    assert Path(holder.stdout.readline().strip()).is_dir(), holder.stderr.read()  # type: ignore[union-attr]
+    server = EmbeddedPostgres(data)
+    assert _postgres_of(server.pgdata)
+    holder.kill()  # SIGKILL: no atexit, its handle stays in the list
+    holder.wait(timeout=30)
+    server.start()  # a normal run: prunes the dead handle...
+    server.stop()  # ...and, being the last user, stops the server
+    deadline = time.monotonic() + 30
+    while _postgres_of(server.pgdata) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _postgres_of(server.pgdata)
