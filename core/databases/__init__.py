@@ -15,6 +15,7 @@ from core.databases._connections import (
 from core.databases._embedded import EmbeddedPostgres
 from core.databases._open import open_database
 from core.databases._postgres import PostgresDatabase
+from core.databases._privileges import RoleReport, check_privileges, read_only_role_sql
 from core.databases._sample import SAMPLE_DATABASE, ensure_sample_database
 from core.databases._secrets import SecretStore, open_secret_store
 from core.databases._sqlite import SqliteDatabase
@@ -29,9 +30,11 @@ __all__ = [
     "PostgresDatabase",
     "QueryLimits",
     "QueryResult",
+    "RoleReport",
     "SavedConnection",
     "SecretStore",
     "SqliteDatabase",
+    "check_privileges",
     "connection_url",
     "default_connections_path",
     "delete_connection",
@@ -39,6 +42,7 @@ __all__ = [
     "open_database",
     "open_secret_store",
     "open_target",
+    "read_only_role_sql",
     "redact_url",
     "save_connection",
 ]
