@@ -1,40 +1,32 @@
 """Pick, edit, test and save database connections. Passwords go to the secret store, never to the JSON file.
 
 Every call that may block (keyring, database, file) runs through :func:`desktop.workers.run_in_background`.
+The fields themselves live in :class:`desktop.connection_form.ConnectionForm`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
     QDialog,
-    QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSpinBox,
     QSplitter,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from core.cancellation import Cancellation
-from core.connections import (
-    DEFAULT_PORT,
+from core.databases import (
     ConnectionStore,
     SavedConnection,
     connection_url,
@@ -43,48 +35,15 @@ from core.connections import (
 )
 from core.databases import Database, open_database
 from core.errors import ConfigError
-from core.secrets import SecretStore
+from core.databases import SecretStore
+from desktop.connection_form import POSTGRES_TAB, SQLITE_TAB, ConnectionForm
 from desktop.errors import error_text
+from desktop.widgets import push_button
 from desktop.workers import Worker, run_in_background
 
-__all__ = ["ConnectionDialog"]
+__all__ = ["POSTGRES_TAB", "SQLITE_TAB", "ConnectionDialog"]
 
 logger = logging.getLogger(__name__)
-
-POSTGRES_TAB, SQLITE_TAB = 0, 1
-SSL_MODES: tuple[tuple[str, str], ...] = (
-    ("Default (prefer)", ""),
-    ("disable", "disable"),
-    ("allow", "allow"),
-    ("prefer", "prefer"),
-    ("require", "require"),
-    ("verify-ca", "verify-ca"),
-    ("verify-full", "verify-full"),
-)
-SQLITE_FILTER = "SQLite databases (*.sqlite *.sqlite3 *.db *.db3);;All files (*)"
-_UNSAVED_NAME = "Unsaved connection"
-
-
-def _line_edit(parent: QWidget, name: str, placeholder: str, tip: str = "") -> QLineEdit:
-    edit = QLineEdit(parent)
-    edit.setObjectName(name)
-    edit.setPlaceholderText(placeholder)
-    if tip:
-        edit.setToolTip(tip)
-    return edit
-
-
-def _button(
-    parent: QWidget, icon: str | None, text: str, name: str, tip: str, slot: Callable[[], None],
-    shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
-) -> QPushButton:
-    button = QPushButton(qta.icon(icon), text, parent) if icon else QPushButton(text, parent)
-    button.setObjectName(name)
-    button.setToolTip(tip)
-    if shortcut is not None:
-        button.setShortcut(QKeySequence(shortcut))
-    button.clicked.connect(lambda _checked=False: slot())
-    return button
 
 
 class ConnectionDialog(QDialog):
@@ -143,11 +102,11 @@ class ConnectionDialog(QDialog):
         self.empty_label.setEnabled(False)  # drawn in the palette's disabled (muted) text colour
         layout.addWidget(self.empty_label)
         row = QHBoxLayout()
-        self.new_button = _button(box, "fa5s.plus", "New", "newButton", "Start a new connection (Ctrl+N)",
-                                  self.new_connection, QKeySequence.StandardKey.New)
-        self.delete_button = _button(box, "fa5s.trash-alt", "Delete", "deleteButton",
-                                     "Delete the selected connection and its saved password (Del)",
-                                     self.delete_selected)
+        self.new_button = push_button(box, "fa5s.plus", "New", "newButton", "Start a new connection (Ctrl+N)",
+                                      self.new_connection, QKeySequence.StandardKey.New)
+        self.delete_button = push_button(box, "fa5s.trash-alt", "Delete", "deleteButton",
+                                         "Delete the selected connection and its saved password (Del)",
+                                         self.delete_selected)
         delete_key = QShortcut(QKeySequence.StandardKey.Delete, self.list_widget)
         delete_key.setContext(Qt.ShortcutContext.WidgetShortcut)
         delete_key.activated.connect(self.delete_selected)
@@ -162,16 +121,16 @@ class ConnectionDialog(QDialog):
         layout = QVBoxLayout(box)
         layout.setContentsMargins(8, 0, 0, 0)
         layout.setSpacing(8)
-        name_form = QFormLayout()
-        self.name_edit = _line_edit(box, "nameEdit", "e.g. Sales (production)",
-                                    "The name shown in the list of saved connections")
-        name_form.addRow("&Name:", self.name_edit)
-        layout.addLayout(name_form)
-        self.tabs = QTabWidget(box)
-        self.tabs.setObjectName("kindTabs")
-        self.tabs.addTab(self._build_postgres_tab(), qta.icon("fa5s.server"), "PostgreSQL")
-        self.tabs.addTab(self._build_sqlite_tab(), qta.icon("fa5s.file"), "SQLite")
-        layout.addWidget(self.tabs, 1)
+        self.form = form = ConnectionForm(self._secrets, box)
+        form.url_filled.connect(lambda: self._set_status("Filled in from the URL.", "fa5s.check"))
+        form.url_rejected.connect(self._show_error)
+        layout.addWidget(form, 1)
+        # The form's widgets are also the dialog's attributes (dialog.host_edit is dialog.form.host_edit).
+        self.name_edit, self.tabs, self.url_edit = form.name_edit, form.tabs, form.url_edit
+        self.host_edit, self.port_spin, self.database_edit = form.host_edit, form.port_spin, form.database_edit
+        self.user_edit, self.password_edit, self.ssl_combo = form.user_edit, form.password_edit, form.ssl_combo
+        self.remember_check, self.secrets_note = form.remember_check, form.secrets_note
+        self.sqlite_path_edit, self.browse_button = form.sqlite_path_edit, form.browse_button
         status_row = QHBoxLayout()
         self.status_icon = QLabel(box)
         self.status_icon.setObjectName("statusIcon")
@@ -186,85 +145,19 @@ class ConnectionDialog(QDialog):
         layout.addLayout(self._build_buttons(box))
         return box
 
-    def _build_postgres_tab(self) -> QWidget:
-        page = QWidget(self)
-        form = QFormLayout(page)
-        form.setContentsMargins(10, 10, 10, 10)
-        self.url_edit = _line_edit(page, "urlEdit", "Paste a URL: postgresql://user:password@host:5432/dbname",
-                                   "Paste a connection URL: it fills in the fields below (the password too)")
-        self.url_edit.setClearButtonEnabled(True)
-        self.url_edit.editingFinished.connect(self._on_url_edited)
-        form.addRow("&URL:", self.url_edit)
-        self.host_edit = _line_edit(page, "hostEdit", "localhost",
-                                    "Server name or address, or the directory of a Unix socket")
-        form.addRow("&Host:", self.host_edit)
-        self.port_spin = QSpinBox(page)
-        self.port_spin.setObjectName("portSpin")
-        self.port_spin.setRange(1, 65535)
-        self.port_spin.setValue(DEFAULT_PORT)
-        form.addRow("&Port:", self.port_spin)
-        self.database_edit = _line_edit(page, "databaseEdit", "database name")
-        form.addRow("&Database:", self.database_edit)
-        self.user_edit = _line_edit(page, "userEdit", "user name")
-        form.addRow("U&ser:", self.user_edit)
-        self.password_edit = _line_edit(page, "passwordEdit", "")
-        self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        form.addRow("Pass&word:", self.password_edit)
-        self.ssl_combo = QComboBox(page)
-        self.ssl_combo.setObjectName("sslModeCombo")
-        for label, value in SSL_MODES:
-            self.ssl_combo.addItem(label, value)
-        self.ssl_combo.setToolTip("libpq sslmode: 'require' encrypts; 'verify-full' also checks the server")
-        form.addRow("SS&L mode:", self.ssl_combo)
-        self.remember_check: QCheckBox | None = None
-        self.secrets_note: QLabel | None = None
-        if self._secrets.secure:
-            self.password_edit.setPlaceholderText("Leave empty to use the saved password")
-            self.remember_check = QCheckBox("Remember password in the system keyring", page)
-            self.remember_check.setObjectName("rememberCheck")
-            self.remember_check.setChecked(True)
-            self.remember_check.setToolTip(self._secrets.why)
-            form.addRow("", self.remember_check)
-        else:
-            self.password_edit.setPlaceholderText("Kept in memory for this session only")
-            self.secrets_note = QLabel(self._secrets.why, page)
-            self.secrets_note.setObjectName("secretsNote")
-            self.secrets_note.setWordWrap(True)
-            note_row = QHBoxLayout()
-            note_icon = QLabel(page)
-            note_icon.setPixmap(qta.icon("fa5s.info-circle").pixmap(16, 16))
-            note_row.addWidget(note_icon, 0, Qt.AlignmentFlag.AlignTop)
-            note_row.addWidget(self.secrets_note, 1)
-            form.addRow("", note_row)
-        return page
-
-    def _build_sqlite_tab(self) -> QWidget:
-        page = QWidget(self)
-        form = QFormLayout(page)
-        form.setContentsMargins(10, 10, 10, 10)
-        row = QHBoxLayout()
-        self.sqlite_path_edit = _line_edit(page, "sqlitePathEdit", "/path/to/database.sqlite",
-                                           "The SQLite file; it is opened read-only")
-        self.browse_button = _button(page, "fa5s.folder-open", "Browse…", "browseButton", "Choose a SQLite file",
-                                     self._browse)
-        row.addWidget(self.sqlite_path_edit, 1)
-        row.addWidget(self.browse_button)
-        form.addRow("&File:", row)
-        return page
-
     def _build_buttons(self, parent: QWidget) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.test_button = _button(parent, "fa5s.plug", "Test connection", "testButton",
-                                   "Connect and read the schema, without saving (Ctrl+T)", self.test_connection,
-                                   "Ctrl+T")
-        self.save_button = _button(parent, "fa5s.save", "Save", "saveButton",
-                                   "Save this connection; the password goes to the secret store (Ctrl+S)",
-                                   self.save, QKeySequence.StandardKey.Save)
-        self.close_button = _button(parent, None, "Close", "closeButton", "Close without connecting (Esc)",
-                                    self.reject)
-        self.connect_button = _button(parent, "fa5s.play", "Connect", "connectButton",
-                                      "Use this connection (Enter or Ctrl+Enter)", self.connect_chosen,
-                                      "Ctrl+Return")
+        self.test_button = push_button(parent, "fa5s.plug", "Test connection", "testButton",
+                                       "Connect and read the schema, without saving (Ctrl+T)",
+                                       self.test_connection, "Ctrl+T")
+        self.save_button = push_button(parent, "fa5s.save", "Save", "saveButton",
+                                       "Save this connection; the password goes to the secret store (Ctrl+S)",
+                                       self.save, QKeySequence.StandardKey.Save)
+        self.close_button = push_button(parent, None, "Close", "closeButton", "Close without connecting (Esc)",
+                                        self.reject)
+        self.connect_button = push_button(parent, "fa5s.play", "Connect", "connectButton",
+                                          "Use this connection (Enter or Ctrl+Enter)", self.connect_chosen,
+                                          "Ctrl+Return")
         self.connect_button.setDefault(True)
         row.addWidget(self.test_button)
         row.addStretch(1)
@@ -312,123 +205,36 @@ class ConnectionDialog(QDialog):
             return
         conn = current.data(Qt.ItemDataRole.UserRole)
         if isinstance(conn, SavedConnection):
-            self._show_connection(conn)
-
-    def _show_connection(self, conn: SavedConnection) -> None:
-        self._editing = conn.name
-        self.name_edit.setText(conn.name)
-        self.password_edit.clear()
-        self._set_status("", None)
-        if conn.kind == "sqlite":
-            self.tabs.setCurrentIndex(SQLITE_TAB)
-            self.sqlite_path_edit.setText(conn.path)
-            return
-        self.tabs.setCurrentIndex(POSTGRES_TAB)
-        self.url_edit.clear()
-        self.host_edit.setText(conn.host)
-        self.port_spin.setValue(conn.port)
-        self.database_edit.setText(conn.database)
-        self.user_edit.setText(conn.user)
-        index = self.ssl_combo.findData(conn.options.get("sslmode", ""))
-        self.ssl_combo.setCurrentIndex(max(index, 0))
+            self._editing = conn.name
+            self.form.show_connection(conn)
+            self._set_status("", None)
 
     def new_connection(self) -> None:
         """Clear the form for a connection that is not saved yet."""
         self.list_widget.clearSelection()
         self.list_widget.setCurrentRow(-1)
         self._editing = None
-        for edit in (self.name_edit, self.url_edit, self.host_edit, self.database_edit, self.user_edit,
-                     self.password_edit, self.sqlite_path_edit):
-            edit.clear()
-        self.port_spin.setValue(DEFAULT_PORT)
-        self.ssl_combo.setCurrentIndex(0)
+        self.form.clear()
         self._set_status("", None)
-        self.name_edit.setFocus()
-
-    # -- form ----------------------------------------------------------------------------------------------
+        self.form.name_edit.setFocus()
 
     def fill_from_url(self, text: str) -> bool:
-        """Fill the fields from a pasted URL; its password goes to the password field, and the URL is cleared."""
-        text = text.strip()
-        if not text:
-            return False
-        name = self.name_edit.text().strip() or _UNSAVED_NAME
-        try:
-            conn, password = SavedConnection.from_url(name, text)
-        except ConfigError as exc:
-            self._show_error(exc)
-            return False
-        if not self.name_edit.text().strip():
-            self.name_edit.setText(conn.database or Path(conn.path).stem or "")
-        self.url_edit.clear()  # never leave a password visible in plain text
-        if conn.kind == "sqlite":
-            self.tabs.setCurrentIndex(SQLITE_TAB)
-            self.sqlite_path_edit.setText(conn.path)
-        else:
-            keep_name, keep_editing = self.name_edit.text(), self._editing
-            self._show_connection(conn)
-            self.name_edit.setText(keep_name)
-            self._editing = keep_editing
-            if password:
-                self.password_edit.setText(password)
-        self._set_status("Filled in from the URL.", "fa5s.check")
-        return True
-
-    def _on_url_edited(self) -> None:
-        if self.url_edit.text().strip():
-            self.fill_from_url(self.url_edit.text())
-
-    def _apply_pending_url(self) -> bool:
-        """A URL still in the URL field (e.g. Enter pressed on a bad one) must be read before anything runs."""
-        if self.tabs.currentIndex() != POSTGRES_TAB or not self.url_edit.text().strip():
-            return True
-        return self.fill_from_url(self.url_edit.text())
+        """Fill the form from a pasted URL (see :meth:`ConnectionForm.fill_from_url`); the outcome shows inline."""
+        return self.form.fill_from_url(text)
 
     def form_connection(self, *, require_name: bool = True) -> SavedConnection:
         """The connection the form describes (no password). Raises ConfigError when it is incomplete."""
-        name = self.name_edit.text().strip()
-        if not name:
-            if require_name:
-                raise ConfigError("The connection needs a name.", hint="Type a name such as 'Sales (production)'.")
-            name = _UNSAVED_NAME
-        if self.tabs.currentIndex() == SQLITE_TAB:
-            path = self.sqlite_path_edit.text().strip()
-            if not path:
-                raise ConfigError("No SQLite file chosen.", hint="Type the file's path or press Browse….")
-            return SavedConnection(name=name, kind="sqlite", path=str(Path(path).expanduser()))
-        sslmode = self.ssl_combo.currentData()
-        return SavedConnection(
-            name=name,
-            kind="postgres",
-            host=self.host_edit.text().strip(),
-            port=self.port_spin.value(),
-            database=self.database_edit.text().strip(),
-            user=self.user_edit.text().strip(),
-            options={"sslmode": sslmode} if sslmode else {},
-        )
+        return self.form.form_connection(require_name=require_name)
 
     def _checked_form(self, *, require_name: bool) -> SavedConnection | None:
         """The form's connection, or None after showing why it is incomplete."""
-        if not self._apply_pending_url():
+        if not self.form.apply_pending_url():
             return None
         try:
-            return self.form_connection(require_name=require_name)
+            return self.form.form_connection(require_name=require_name)
         except ConfigError as exc:
             self._show_error(exc)
             return None
-
-    def _typed_password(self) -> str | None:
-        if self.tabs.currentIndex() == SQLITE_TAB:
-            return None
-        return self.password_edit.text() or None
-
-    def _browse(self) -> None:
-        start = self.sqlite_path_edit.text().strip() or str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a SQLite database", start, SQLITE_FILTER)
-        if path:
-            self.sqlite_path_edit.setText(path)
-            if not self.name_edit.text().strip():
-                self.name_edit.setText(Path(path).stem)
 
     # -- actions -------------------------------------------------------------------------------------------
 
@@ -437,7 +243,7 @@ class ConnectionDialog(QDialog):
         conn = self._checked_form(require_name=False)
         if conn is None:
             return
-        password, secrets, opener = self._typed_password(), self._secrets, self._opener
+        password, secrets, opener = self.form.typed_password(), self._secrets, self._opener
 
         def work(cancel: Cancellation, _report: Callable[[object], None]) -> int:
             db = opener(connection_url(conn, secrets, password))
@@ -458,8 +264,7 @@ class ConnectionDialog(QDialog):
         conn = self._checked_form(require_name=True)
         if conn is None:
             return
-        password = self._typed_password()
-        remember = self.remember_check.isChecked() if self.remember_check is not None else True
+        password, remember = self.form.typed_password(), self.form.remember_password()
         previous, store, secrets = self._editing, self._store, self._secrets
 
         def work(_cancel: Cancellation, _report: Callable[[object], None]) -> SavedConnection:
@@ -469,7 +274,7 @@ class ConnectionDialog(QDialog):
 
     def _on_saved(self, conn: Any) -> None:
         self.reload(select=conn.name)
-        self.password_edit.clear()
+        self.form.password_edit.clear()
         where = "the system keyring" if self._secrets.secure else "memory for this session"
         self._set_status(f"Saved “{conn.name}”. Any password is kept in {where}.", "fa5s.check")
 
@@ -496,7 +301,7 @@ class ConnectionDialog(QDialog):
         conn = self._checked_form(require_name=False)
         if conn is None:
             return
-        password, secrets = self._typed_password(), self._secrets
+        password, secrets = self.form.typed_password(), self._secrets
 
         def work(_cancel: Cancellation, _report: Callable[[object], None]) -> str:
             return connection_url(conn, secrets, password)

@@ -7,7 +7,6 @@ It only wires widgets to core objects from the composition root; every slow call
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 import qtawesome as qta

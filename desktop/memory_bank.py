@@ -3,47 +3,44 @@
 Every bank call (disk, embedding) runs through ``run_in_background``; the tree is rebuilt from the bank after
 each change, so edits made elsewhere (the chat, the command line) show up on ``refresh``/``on_memory_changed``.
 Dialogs that block (confirmation, file choosers) are constructor arguments so tests can answer them.
+The tree itself is drawn by :mod:`desktop.memory_tree`; export files are read and written by
+:mod:`desktop.memory_files`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QPushButton,
     QStackedWidget,
     QToolButton,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from core.cancellation import Cancellation
-from core.config import write_json_atomic
-from core.errors import InputError, MemoryStoreError
-from core.memory.bank import BankChange, MemoryBank
-from core.memory.model import ALL_DATABASES, CATEGORIES, Memory, ScoredMemory
+from core.memory import BankChange, MemoryBank
+from core.memory import Memory, ScoredMemory
 from desktop.errors import show_error
-from desktop.history_view import time_ago
 from desktop.memory_edit_dialog import (
     MemoryEditDialog,
     ask_to_confirm,
     choose_export_file,
     choose_import_file,
 )
+from desktop.memory_files import export_to_file, import_from_file
+from desktop.memory_tree import GROUP_LABELS, MemoryTree
+from desktop.widgets import push_button
 from desktop.workers import run_in_background
 
 __all__ = ["EMPTY_TEXT", "GROUP_LABELS", "MemoryBankView"]
@@ -53,22 +50,7 @@ logger = logging.getLogger(__name__)
 Confirm = Callable[[QWidget, str], bool]
 PathChooser = Callable[[QWidget], Path | None]
 
-MEMORY_ROLE = Qt.ItemDataRole.UserRole
-GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
 EMPTY_TEXT = "Cairn has not learned anything yet. Tell it a preference, e.g. 'Always show me customers from India'."
-GROUP_LABELS: dict[str, str] = {
-    "preference": "Preferences",
-    "terminology": "Terminology",
-    "metric": "Metrics",
-    "entity": "Entities",
-}
-GROUP_ICONS: dict[str, str] = {
-    "preference": "fa5s.sliders-h",
-    "terminology": "fa5s.book",
-    "metric": "fa5s.chart-line",
-    "entity": "fa5s.tag",
-}
-SIMILAR_GROUP = "similar"
 SIMILAR_K = 10
 RECENT_CHANGE_S = 300.0  # a journalled change older than this is not "the last chat operation" any more
 
@@ -123,15 +105,7 @@ class MemoryBankView(QWidget):
         self._similar_button.setToolTip("Find memories similar in meaning to the search text")
         self._similar_button.clicked.connect(self.search_similar)
 
-        self._tree = QTreeWidget(self)
-        self._tree.setObjectName("memoryTree")
-        self._tree.setHeaderLabels(["Memory", "Details"])
-        self._tree.setUniformRowHeights(False)
-        self._tree.setWordWrap(True)
-        header = self._tree.header()
-        header.setStretchLastSection(True)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(0, 320)
+        self._tree = MemoryTree(self)
         self._tree.currentItemChanged.connect(lambda _cur, _prev: self._update_buttons())
         self._tree.itemDoubleClicked.connect(self._double_clicked)
 
@@ -143,17 +117,18 @@ class MemoryBankView(QWidget):
         self._stack.addWidget(self._tree)
         self._stack.addWidget(self._empty)
 
-        self._add_button = self._button("memoryAdd", "fa5s.plus", "Add", "Teach Cairn something new", self.add_memory)
-        self._edit_button = self._button("memoryEdit", "fa5s.pen", "Edit", "Change the selected memory",
-                                         self.edit_selected)
-        self._delete_button = self._button("memoryDelete", "fa5s.trash-alt", "Delete",
-                                           "Forget the selected memory (Del)", self.delete_selected)
-        self._undo_button = self._button("memoryUndo", "fa5s.undo", "Undo",
-                                         "Undo the last change, also one made in the chat (Ctrl+Z)", self.undo)
-        self._export_button = self._button("memoryExport", "fa5s.file-export", "Export…",
-                                           "Save all memories to a JSON file", self.export_memories)
-        self._import_button = self._button("memoryImport", "fa5s.file-import", "Import…",
-                                           "Add the memories of an export file", self.import_memories)
+        self._add_button = push_button(self, "fa5s.plus", "Add", "memoryAdd", "Teach Cairn something new",
+                                       self.add_memory)
+        self._edit_button = push_button(self, "fa5s.pen", "Edit", "memoryEdit", "Change the selected memory",
+                                        self.edit_selected)
+        self._delete_button = push_button(self, "fa5s.trash-alt", "Delete", "memoryDelete",
+                                          "Forget the selected memory (Del)", self.delete_selected)
+        self._undo_button = push_button(self, "fa5s.undo", "Undo", "memoryUndo",
+                                        "Undo the last change, also one made in the chat (Ctrl+Z)", self.undo)
+        self._export_button = push_button(self, "fa5s.file-export", "Export…", "memoryExport",
+                                          "Save all memories to a JSON file", self.export_memories)
+        self._import_button = push_button(self, "fa5s.file-import", "Import…", "memoryImport",
+                                          "Add the memories of an export file", self.import_memories)
         self._status = QLabel(self)
         self._status.setObjectName("memoryStatus")
         self._status.setWordWrap(True)
@@ -212,34 +187,17 @@ class MemoryBankView(QWidget):
         return list(self._memories)
 
     def group_item(self, category: str) -> QTreeWidgetItem | None:
-        for i in range(self._tree.topLevelItemCount()):
-            item = self._tree.topLevelItem(i)
-            if item.data(0, GROUP_ROLE) == category:
-                return item
-        return None
+        return self._tree.group_item(category)
 
     def visible_memories(self) -> list[Memory]:
         """The memories shown now (after filtering), in tree order."""
-        out: list[Memory] = []
-        for i in range(self._tree.topLevelItemCount()):
-            group = self._tree.topLevelItem(i)
-            if group.isHidden():
-                continue
-            for j in range(group.childCount()):
-                child = group.child(j)
-                if not child.isHidden():
-                    out.append(child.data(0, MEMORY_ROLE))
-        return out
+        return self._tree.visible_memories()
 
     def select_memory(self, memory_id: str) -> bool:
-        item = self._item_for(memory_id)
-        if item is not None:
-            self._tree.setCurrentItem(item)
-        return item is not None
+        return self._tree.select_memory(memory_id)
 
     def selected_memory(self) -> Memory | None:
-        item = self._tree.currentItem()
-        return None if item is None else item.data(0, MEMORY_ROLE)
+        return self._tree.selected_memory()
 
     def is_highlighted(self, memory_id: str) -> bool:
         return memory_id in self._highlighted
@@ -306,13 +264,7 @@ class MemoryBankView(QWidget):
         bank, user = self._bank, self._user
 
         def work(cancel: Cancellation, _report: object) -> int:
-            payload = bank.export(user)
-            try:
-                write_json_atomic(Path(path), payload)
-            except OSError as exc:
-                raise MemoryStoreError(f"Could not write {path}: {exc.strerror or exc}.",
-                                       hint="Choose a folder you can write to.") from exc
-            return len(payload["memories"])
+            return export_to_file(bank, user, path)
 
         def done(count: int) -> None:
             self._status.setText(f"Exported {count} memor{'y' if count == 1 else 'ies'} to {path}.")
@@ -325,17 +277,7 @@ class MemoryBankView(QWidget):
         if path is None or self._busy:
             return
         bank, user = self._bank, self._user
-
-        def work() -> tuple[list[Memory], int]:
-            try:
-                payload: Any = json.loads(Path(path).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise InputError(f"Cannot read {path}: {exc}.",
-                                 hint="Choose a file made by Export… or `cairn memory export`.") from exc
-            total = len(payload.get("memories") or []) if isinstance(payload, dict) else 0
-            return bank.import_(user, payload), total
-
-        self._change(work, "")
+        self._change(lambda: import_from_file(bank, user, path), "")
 
     # -- internals: loading -----------------------------------------------------------------------------
 
@@ -415,64 +357,15 @@ class MemoryBankView(QWidget):
 
     def _rebuild(self) -> None:
         selected = self.selected_memory()
-        collapsed = {c for c in CATEGORIES if (g := self.group_item(c)) is not None and not g.isExpanded()}
-        self._tree.clear()
         if self._similar is not None:
-            group = self._group(SIMILAR_GROUP, f"Similar to “{self._similar_text}” ({len(self._similar)})",
-                                "fa5s.magic")
-            for hit in self._similar:
-                group.addChild(self._memory_item(hit.memory, similarity=hit.similarity))
-            group.setExpanded(True)
+            self._tree.show_similar(self._similar, self._similar_text, self._highlighted)
         else:
-            for category in CATEGORIES:
-                members = [m for m in self._memories if m.category == category]
-                group = self._group(category, f"{GROUP_LABELS[category]} ({len(members)})", GROUP_ICONS[category])
-                for memory in sorted(members, key=lambda m: m.updated_at, reverse=True):
-                    group.addChild(self._memory_item(memory))
-                group.setExpanded(category not in collapsed)
+            self._tree.show_grouped(self._memories, self._highlighted)
         self._stack.setCurrentWidget(self._tree if self._memories or self._similar is not None else self._empty)
         self._apply_filter()
         if selected is not None:
             self.select_memory(selected.id)
         self._update_buttons()
-
-    def _group(self, key: str, label: str, icon: str) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([label, ""])
-        item.setData(0, GROUP_ROLE, key)
-        item.setIcon(0, qta.icon(icon))
-        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
-        font = item.font(0)
-        font.setBold(True)
-        item.setFont(0, font)
-        self._tree.addTopLevelItem(item)
-        item.setFirstColumnSpanned(True)
-        return item
-
-    def _memory_item(self, memory: Memory, *, similarity: float | None = None) -> QTreeWidgetItem:
-        sql = str(memory.structured.get("sql") or "") if memory.structured else ""
-        scope = "All databases" if memory.database_id == ALL_DATABASES else memory.database_id
-        details = [part for part in (sql, scope, f"updated {time_ago(memory.updated_at)}") if part]
-        if similarity is not None:
-            details.insert(0, f"{max(0.0, similarity):.0%} similar")
-        item = QTreeWidgetItem([memory.content, " · ".join(details)])
-        item.setData(0, MEMORY_ROLE, memory)
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
-        tip = [memory.content, ""]
-        tip.append(f"Understood as: {sql}" if sql else "No structured form (used as a hint only).")
-        tip.append(f"Applies to: {scope}")
-        tip.append(f"Updated: {when}" + (f" · from {memory.source}" if memory.source else ""))
-        item.setToolTip(0, "\n".join(tip))
-        item.setToolTip(1, "\n".join(tip))
-        if memory.id in self._highlighted:
-            colour = QColor(self.palette().color(QPalette.ColorRole.Highlight))
-            colour.setAlpha(60)
-            for col in range(2):
-                font = item.font(col)
-                font.setBold(True)
-                item.setFont(col, font)
-                item.setBackground(col, colour)
-            item.setIcon(0, qta.icon("fa5s.star"))
-        return item
 
     def _filter_changed(self, _text: str) -> None:
         if self._similar is not None:  # typing again goes back to the plain, filtered list
@@ -483,35 +376,11 @@ class MemoryBankView(QWidget):
             self._apply_filter()
 
     def _apply_filter(self) -> None:
-        if self._similar is not None:
-            return
-        needle = self._search.text().strip().lower()
-        for i in range(self._tree.topLevelItemCount()):
-            group = self._tree.topLevelItem(i)
-            shown = 0
-            for j in range(group.childCount()):
-                child = group.child(j)
-                memory: Memory = child.data(0, MEMORY_ROLE)
-                match = not needle or needle in _searchable(memory)
-                child.setHidden(not match)
-                shown += match
-            key = group.data(0, GROUP_ROLE)
-            total = group.childCount()
-            label = GROUP_LABELS.get(key, key)
-            group.setText(0, f"{label} ({shown} of {total})" if needle else f"{label} ({total})")
-            group.setHidden(bool(needle) and shown == 0)
-
-    def _item_for(self, memory_id: str) -> QTreeWidgetItem | None:
-        for i in range(self._tree.topLevelItemCount()):
-            group = self._tree.topLevelItem(i)
-            for j in range(group.childCount()):
-                child = group.child(j)
-                if child.data(0, MEMORY_ROLE).id == memory_id:
-                    return child
-        return None
+        if self._similar is None:
+            self._tree.apply_filter(self._search.text().strip().lower())
 
     def _double_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
-        if item.data(0, MEMORY_ROLE) is not None:
+        if MemoryTree.memory_of(item) is not None:
             self.edit_selected()
 
     def _update_buttons(self) -> None:
@@ -521,18 +390,6 @@ class MemoryBankView(QWidget):
         self._delete_button.setEnabled(has_selection and not self._busy)
         self._undo_button.setEnabled(not self._busy)
         self._import_button.setEnabled(not self._busy)
-
-    def _button(self, name: str, icon: str, text: str, tip: str, slot: Callable[[], None]) -> QPushButton:
-        button = QPushButton(qta.icon(icon), text, self)
-        button.setObjectName(name)
-        button.setToolTip(tip)
-        button.clicked.connect(lambda _checked=False: slot())
-        return button
-
-
-def _searchable(memory: Memory) -> str:
-    sql = str(memory.structured.get("sql") or "") if memory.structured else ""
-    return f"{memory.content}\n{sql}\n{memory.category}".lower()
 
 
 def _describe(result: object) -> tuple[list[str], str]:

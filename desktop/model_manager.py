@@ -1,53 +1,45 @@
 """The model manager: is Ollama running, what this computer can run, pull or import a model, pick one.
 
-A thin view over :class:`core.ollama_admin.OllamaAdmin` and :mod:`core.model_catalog`; every call that
-touches the network, the disk or a subprocess goes through ``run_in_background``.
+A thin view over :class:`core.llm._admin.OllamaAdmin` and :mod:`core.llm._catalog`; every call that
+touches the network, the disk or a subprocess goes through ``run_in_background``. The rows and texts are
+drawn by :mod:`desktop.model_tables`; the GGUF file prompt is :mod:`desktop.gguf_import_dialog`.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QIcon, QKeyEvent, QKeySequence, QPalette
+from PySide6.QtGui import QIcon, QKeyEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
-    QLabel, QLineEdit, QProgressBar, QPushButton, QStyle, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QDialog, QDialogButtonBox, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QStyle, QVBoxLayout, QWidget,
 )
 
 from core.cancellation import Cancellation
 from core.errors import QueryCancelled
-from core.hardware import GpuInfo, detect_gpu, total_ram_bytes
-from core.llm import ModelInfo
-from core.model_catalog import Recommendation, format_bytes, recommend
-from core.ollama_admin import LoadedModel, OllamaAdmin, OllamaStatus, PullProgress
+from core.llm import GpuInfo, detect_gpu, total_ram_bytes
+from core.llm import format_bytes, recommend
+from core.llm import OllamaAdmin, PullProgress
 from desktop.errors import error_text
+from desktop.gguf_import_dialog import GgufImportDialog
+from desktop.model_tables import (
+    Machine,
+    OllamaSnapshot,
+    fill_installed_table,
+    fill_recommended_table,
+    loaded_models_text,
+    machine_text,
+)
+from desktop.widgets import item_table, line_edit, push_button, selectable_label
 from desktop.workers import Worker, run_in_background
 
 __all__ = ["ModelManagerDialog"]
 
 logger = logging.getLogger(__name__)
-
-GiB = 1024**3
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    status: OllamaStatus
-    models: list[ModelInfo] = field(default_factory=list)
-    loaded: list[LoadedModel] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Machine:
-    gpu: GpuInfo
-    ram_bytes: int
 
 
 class ModelManagerDialog(QDialog):
@@ -72,8 +64,8 @@ class ModelManagerDialog(QDialog):
         self.current_model = current_model
         self._gpu_detector = gpu_detector
         self._ram_detector = ram_detector
-        self._machine: _Machine | None = None
-        self._snapshot: _Snapshot | None = None
+        self._machine: Machine | None = None
+        self._snapshot: OllamaSnapshot | None = None
         self._operation: Worker | None = None
         self._refresh_generation = 0
         self.setObjectName("modelManager")
@@ -93,12 +85,9 @@ class ModelManagerDialog(QDialog):
 
         header = QHBoxLayout()
         self.status_icon = QLabel()
-        self.status_label = _label("ollamaStatus", "Checking Ollama…")
-        self.refresh_button = QPushButton(self._icon("fa5s.sync"), "Refresh")
-        self.refresh_button.setObjectName("refreshButton")
-        self.refresh_button.setShortcut(QKeySequence(QKeySequence.StandardKey.Refresh))
-        self.refresh_button.setToolTip("Ask Ollama again (F5)")
-        self.refresh_button.clicked.connect(self.refresh)
+        self.status_label = selectable_label("ollamaStatus", "Checking Ollama…")
+        self.refresh_button = push_button(self, self._icon("fa5s.sync"), "Refresh", "refreshButton",
+                                          "Ask Ollama again (F5)", self.refresh, QKeySequence.StandardKey.Refresh)
         header.addWidget(self.status_icon)
         header.addWidget(self.status_label, 1)
         header.addWidget(self.refresh_button)
@@ -107,7 +96,7 @@ class ModelManagerDialog(QDialog):
         hardware = QHBoxLayout()
         chip = QLabel()
         chip.setPixmap(self._icon("fa5s.microchip").pixmap(16, 16))
-        self.gpu_label = _label("gpuLabel", "Looking at this computer's GPU…")
+        self.gpu_label = selectable_label("gpuLabel", "Looking at this computer's GPU…")
         hardware.addWidget(chip)
         hardware.addWidget(self.gpu_label, 1)
         root.addLayout(hardware)
@@ -115,11 +104,11 @@ class ModelManagerDialog(QDialog):
         installed = QGroupBox("Installed models")
         box = QVBoxLayout(installed)
         box.setContentsMargins(8, 8, 8, 8)
-        self.installed_table = _table("installedModels", ["Model", "Size", "Parameters", "Quantization"])
+        self.installed_table = item_table("installedModels", ["Model", "Size", "Parameters", "Quantization"])
         self.installed_table.itemSelectionChanged.connect(self._on_installed_selection)
         self.installed_table.itemDoubleClicked.connect(lambda _item: self._use_selected())
-        self.installed_empty = _label("installedEmpty", "No models installed yet. Pull one below.")
-        self.loaded_label = _label("loadedModels", "")
+        self.installed_empty = selectable_label("installedEmpty", "No models installed yet. Pull one below.")
+        self.loaded_label = selectable_label("loadedModels", "")
         box.addWidget(self.installed_table)
         box.addWidget(self.installed_empty)
         box.addWidget(self.loaded_label)
@@ -128,25 +117,20 @@ class ModelManagerDialog(QDialog):
         recommended = QGroupBox("Recommended for this computer")
         box = QVBoxLayout(recommended)
         box.setContentsMargins(8, 8, 8, 8)
-        self.recommended_table = _table("recommendedModels", ["Model", "Download", "Fits?", "Notes"])
+        self.recommended_table = item_table("recommendedModels", ["Model", "Download", "Fits?", "Notes"])
         self.recommended_table.itemSelectionChanged.connect(self._on_recommended_selection)
         box.addWidget(self.recommended_table)
         root.addWidget(recommended, 3)
 
         pull_row = QHBoxLayout()
-        self.pull_name = QLineEdit()
-        self.pull_name.setObjectName("pullName")
-        self.pull_name.setPlaceholderText("Model to download, e.g. qwen2.5-coder:7b")
+        self.pull_name = line_edit(self, "pullName", "Model to download, e.g. qwen2.5-coder:7b")
         self.pull_name.setClearButtonEnabled(True)
         self.pull_name.returnPressed.connect(self._pull_clicked)
-        self.pull_button = QPushButton(self._icon("fa5s.download"), "&Pull")
-        self.pull_button.setObjectName("pullButton")
-        self.pull_button.setToolTip("Download this model into Ollama (Alt+P)")
-        self.pull_button.clicked.connect(self._pull_clicked)
-        self.import_button = QPushButton(self._icon("fa5s.file-import"), "&Import GGUF…")
-        self.import_button.setObjectName("importButton")
-        self.import_button.setToolTip("Create a model from a .gguf file on this computer (no internet needed)")
-        self.import_button.clicked.connect(self._import_clicked)
+        self.pull_button = push_button(self, self._icon("fa5s.download"), "&Pull", "pullButton",
+                                       "Download this model into Ollama (Alt+P)", self._pull_clicked)
+        self.import_button = push_button(self, self._icon("fa5s.file-import"), "&Import GGUF…", "importButton",
+                                         "Create a model from a .gguf file on this computer (no internet needed)",
+                                         self._import_clicked)
         pull_row.addWidget(self.pull_name, 1)
         pull_row.addWidget(self.pull_button)
         pull_row.addWidget(self.import_button)
@@ -157,14 +141,13 @@ class ModelManagerDialog(QDialog):
         self.progress_bar.setObjectName("pullProgress")
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setFormat("%p%")
-        self.cancel_button = QPushButton(self._icon("fa5s.times"), "Cancel")
-        self.cancel_button.setObjectName("cancelPullButton")
-        self.cancel_button.setToolTip("Stop the download (Esc); Ollama keeps the finished parts")
-        self.cancel_button.clicked.connect(self.cancel_operation)
+        self.cancel_button = push_button(self, self._icon("fa5s.times"), "Cancel", "cancelPullButton",
+                                         "Stop the download (Esc); Ollama keeps the finished parts",
+                                         self.cancel_operation)
         progress_row.addWidget(self.progress_bar, 1)
         progress_row.addWidget(self.cancel_button)
         root.addLayout(progress_row)
-        self.pull_status = _label("pullStatus", "")
+        self.pull_status = selectable_label("pullStatus", "")
         root.addWidget(self.pull_status)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -190,17 +173,17 @@ class ModelManagerDialog(QDialog):
         self.refresh_button.setEnabled(False)
         admin = self.admin
 
-        def fetch(cancel: Cancellation, report: Callable[[object], None]) -> _Snapshot:
+        def fetch(cancel: Cancellation, report: Callable[[object], None]) -> OllamaSnapshot:
             status = admin.status()
             if not status.running:
-                return _Snapshot(status)
-            return _Snapshot(status, admin.list_models(), admin.loaded_models())
+                return OllamaSnapshot(status)
+            return OllamaSnapshot(status, admin.list_models(), admin.loaded_models())
 
         run_in_background(fetch, receiver=self,
                           on_success=lambda snap: self._on_snapshot(generation, snap),
                           on_failure=lambda exc: self._on_refresh_failed(generation, exc))
 
-    def _on_snapshot(self, generation: int, snapshot: _Snapshot) -> None:
+    def _on_snapshot(self, generation: int, snapshot: OllamaSnapshot) -> None:
         if generation != self._refresh_generation:
             return
         self.refresh_button.setEnabled(True)
@@ -229,99 +212,37 @@ class ModelManagerDialog(QDialog):
     def _detect_machine(self) -> None:
         detect_gpu_fn, ram_fn = self._gpu_detector, self._ram_detector
 
-        def detect(cancel: Cancellation, report: Callable[[object], None]) -> _Machine:
-            return _Machine(detect_gpu_fn(), ram_fn())
+        def detect(cancel: Cancellation, report: Callable[[object], None]) -> Machine:
+            return Machine(detect_gpu_fn(), ram_fn())
 
         run_in_background(detect, receiver=self, on_success=self._on_machine,
                           on_failure=lambda exc: self.gpu_label.setText(" ".join(error_text(exc))))
 
-    def _on_machine(self, machine: _Machine) -> None:
+    def _on_machine(self, machine: Machine) -> None:
         self._machine = machine
-        gpu = machine.gpu
-        ram = f"{machine.ram_bytes / GiB:.0f} GB RAM" if machine.ram_bytes else "unknown RAM"
-        if gpu.kind == "nvidia":
-            text = f"{gpu.name}, {gpu.vram_bytes / GiB:.0f} GB VRAM · {ram}"
-        elif gpu.kind == "apple":
-            text = f"{gpu.name}, {gpu.vram_bytes / GiB:.0f} GB unified memory (about 2/3 usable by models)"
-        else:
-            text = f"No GPU found, models run on the CPU (slow) · {ram}"
-        self.gpu_label.setText(text)
-        self.gpu_label.setToolTip(gpu.note)
+        self.gpu_label.setText(machine_text(machine))
+        self.gpu_label.setToolTip(machine.gpu.note)
         self._fill_recommended()
 
     # ----- tables -----------------------------------------------------------------------------------------------
 
-    def _fill_installed(self, snapshot: _Snapshot) -> None:
-        table = self.installed_table
-        table.setRowCount(0)
-        loaded = {m.name for m in snapshot.loaded}
-        for model in snapshot.models:
-            row = table.rowCount()
-            table.insertRow(row)
-            name = QTableWidgetItem(model.name)
-            name.setData(Qt.ItemDataRole.UserRole, model.name)
-            if model.name == self.current_model:
-                name.setIcon(self._icon("fa5s.check"))
-                name.setToolTip("The model Cairn uses now")
-                font = QFont(name.font())
-                font.setBold(True)
-                name.setFont(font)
-            if model.name in loaded:
-                name.setToolTip((name.toolTip() + "\n" if name.toolTip() else "") + "Loaded in memory now")
-            table.setItem(row, 0, name)
-            for col, text in enumerate((format_bytes(model.size_bytes), model.parameter_size, model.quantization), 1):
-                table.setItem(row, col, QTableWidgetItem(text))
-            if model.name == self.current_model:
-                table.selectRow(row)
+    def _fill_installed(self, snapshot: OllamaSnapshot) -> None:
+        fill_installed_table(self.installed_table, snapshot, self.current_model, self._icon("fa5s.check"))
         has_models = bool(snapshot.models)
-        table.setVisible(has_models)
+        self.installed_table.setVisible(has_models)
         self.installed_empty.setVisible(not has_models)
         if not snapshot.status.running:
             self.installed_empty.setText("Start Ollama to see and download models.")
         else:
             self.installed_empty.setText("No models installed yet. Pull one below.")
-        if snapshot.loaded:
-            parts = [f"{m.name} ({format_bytes(m.vram_bytes or m.size_bytes)}"
-                     f"{' on GPU' if m.vram_bytes else ''})" for m in snapshot.loaded]
-            self.loaded_label.setText("In memory now: " + ", ".join(parts))
-        elif snapshot.status.running:
-            self.loaded_label.setText("No model is loaded in memory right now.")
-        else:
-            self.loaded_label.setText("")
-        if snapshot.status.running and self.current_model not in {m.name for m in snapshot.models}:
-            self.loaded_label.setText(self.loaded_label.text() +
-                                      f"\nThe current model {self.current_model} is not installed: pull it or pick "
-                                      "another.")
+        self.loaded_label.setText(loaded_models_text(snapshot, self.current_model))
 
     def _fill_recommended(self) -> None:
-        table = self.recommended_table
-        table.setRowCount(0)
-        if self._machine is None:
-            return
+        machine = self._machine
+        recommendations = recommend(machine.gpu, machine.ram_bytes) if machine is not None else []
         installed = {m.name for m in self._snapshot.models} if self._snapshot else set()
         warning = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
-        for rec in recommend(self._machine.gpu, self._machine.ram_bytes):
-            row = table.rowCount()
-            table.insertRow(row)
-            name = QTableWidgetItem(rec.name)
-            name.setData(Qt.ItemDataRole.UserRole, rec.name)
-            name.setToolTip(rec.description)
-            table.setItem(row, 0, name)
-            table.setItem(row, 1, QTableWidgetItem(format_bytes(rec.size_bytes)))
-            table.setItem(row, 2, self._fit_item(rec, rec.name in installed, warning))
-            note = QTableWidgetItem(rec.note)
-            note.setToolTip(f"{rec.description}\n{rec.note}")
-            table.setItem(row, 3, note)
-
-    def _fit_item(self, rec: Recommendation, installed: bool, warning: QIcon) -> QTableWidgetItem:
-        if installed:
-            item = QTableWidgetItem(self._icon("fa5s.check-circle"), "Installed")
-        elif rec.fits:
-            item = QTableWidgetItem(self._icon("fa5s.check"), "Fits")
-        else:
-            item = QTableWidgetItem(warning, "Too big")
-        item.setToolTip(rec.note)
-        return item
+        fill_recommended_table(self.recommended_table, recommendations, installed, self._icon, warning)
 
     def _on_installed_selection(self) -> None:
         self.use_button.setEnabled(self._selected_installed() is not None)
@@ -365,7 +286,7 @@ class ModelManagerDialog(QDialog):
         self._start_operation(f"Downloading {name}…", pull, lambda p: self._on_progress(name, p))
 
     def _import_clicked(self) -> None:
-        dialog = _ImportGgufDialog(self, icon=self._icon("fa5s.folder-open"))
+        dialog = GgufImportDialog(self, icon=self._icon("fa5s.folder-open"))
         dialog.accepted.connect(lambda: self.start_import(dialog.path(), dialog.name()))
         dialog.open()
 
@@ -461,81 +382,3 @@ class ModelManagerDialog(QDialog):
         self.cancel_operation()
         super().done(result)
 
-
-class _ImportGgufDialog(QDialog):
-    """Asks for a .gguf file and the name to give the model in Ollama."""
-
-    def __init__(self, parent: QWidget, *, icon: QIcon) -> None:
-        super().__init__(parent)
-        self.setObjectName("importGgufDialog")
-        self.setWindowTitle("Import a GGUF model")
-        form = QFormLayout(self)
-        form.setContentsMargins(12, 12, 12, 12)
-        self.path_edit = QLineEdit()
-        self.path_edit.setObjectName("ggufPath")
-        self.path_edit.setPlaceholderText("/path/to/model.Q4_K_M.gguf")
-        self.path_edit.textChanged.connect(self._suggest_name)
-        browse = QPushButton(icon, "Browse…")
-        browse.setObjectName("ggufBrowse")
-        browse.clicked.connect(self._browse)
-        row = QHBoxLayout()
-        row.addWidget(self.path_edit, 1)
-        row.addWidget(browse)
-        self.name_edit = QLineEdit()
-        self.name_edit.setObjectName("ggufName")
-        self.name_edit.setPlaceholderText("my-sql-model:latest")
-        form.addRow("GGUF file:", row)
-        form.addRow("Model name:", self.name_edit)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
-        buttons.accepted.connect(self._accept_if_complete)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-        self._suggested = ""
-
-    def path(self) -> Path:
-        return Path(self.path_edit.text().strip()).expanduser()
-
-    def name(self) -> str:
-        return self.name_edit.text().strip()
-
-    def _browse(self) -> None:
-        chosen, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model file", "",
-                                                "GGUF models (*.gguf);;All files (*)")
-        if chosen:
-            self.path_edit.setText(chosen)
-
-    def _suggest_name(self, text: str) -> None:
-        """Offer a name from the file name until the person types their own."""
-        if self.name_edit.text() not in ("", self._suggested):
-            return
-        stem = Path(text.strip()).name.removesuffix(".gguf").lower()
-        self._suggested = re.sub(r"[^a-z0-9._-]+", "-", stem).strip("-.") or ""
-        self.name_edit.setText(self._suggested)
-
-    def _accept_if_complete(self) -> None:
-        if self.path_edit.text().strip() and self.name():
-            self.accept()
-
-
-def _label(object_name: str, text: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName(object_name)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-def _table(object_name: str, headers: list[str]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setObjectName(object_name)
-    table.setHorizontalHeaderLabels(headers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().setVisible(False)
-    table.setAlternatingRowColors(True)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setStretchLastSection(True)
-    return table

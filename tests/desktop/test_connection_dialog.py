@@ -143,7 +143,7 @@ def test_pasted_url_fills_the_form_and_tests_against_the_server(qtbot, memory_ke
     dialog.url_edit.setText(sample_db_uri)
     dialog.url_edit.editingFinished.emit()
     assert dialog.url_edit.text() == ""
-    assert dialog.database_edit.text() == "cairn_sample" and dialog.user_edit.text() == "postgres"
+    assert dialog.database_edit.text() == "cairn_sample" and dialog.user_edit.text() == "cairn_query"
     assert dialog.host_edit.text().startswith("/")
     assert dialog.name_edit.text() == "cairn_sample"
     qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)

@@ -1,0 +1,180 @@
+"""The memory bank's tree: memories grouped by kind (or ranked by similarity), drawn, highlighted and filtered.
+
+Only drawing lives here; :class:`desktop.memory_bank.MemoryBankView` loads the memories and changes the bank.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+
+import qtawesome as qta
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+
+from core.memory import ALL_DATABASES, CATEGORIES, Memory, ScoredMemory
+from desktop.history_view import time_ago
+
+__all__ = ["GROUP_ICONS", "GROUP_LABELS", "SIMILAR_GROUP", "MemoryTree"]
+
+MEMORY_ROLE = Qt.ItemDataRole.UserRole
+GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
+GROUP_LABELS: dict[str, str] = {
+    "preference": "Preferences",
+    "terminology": "Terminology",
+    "metric": "Metrics",
+    "entity": "Entities",
+}
+GROUP_ICONS: dict[str, str] = {
+    "preference": "fa5s.sliders-h",
+    "terminology": "fa5s.book",
+    "metric": "fa5s.chart-line",
+    "entity": "fa5s.tag",
+}
+SIMILAR_GROUP = "similar"
+
+
+class MemoryTree(QTreeWidget):
+    """One top-level group per category (or one "similar" group), a row per memory with its details."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryTree")
+        self.setHeaderLabels(["Memory", "Details"])
+        self.setUniformRowHeights(False)
+        self.setWordWrap(True)
+        header = self.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 320)
+
+    # -- filling --------------------------------------------------------------------------------------
+
+    def show_grouped(self, memories: list[Memory], highlighted: Collection[str]) -> None:
+        """One group per category, newest first; a group the person collapsed stays collapsed."""
+        collapsed = {c for c in CATEGORIES if (g := self.group_item(c)) is not None and not g.isExpanded()}
+        self.clear()
+        for category in CATEGORIES:
+            members = [m for m in memories if m.category == category]
+            group = self._group(category, f"{GROUP_LABELS[category]} ({len(members)})", GROUP_ICONS[category])
+            for memory in sorted(members, key=lambda m: m.updated_at, reverse=True):
+                group.addChild(self._memory_item(memory, highlighted))
+            group.setExpanded(category not in collapsed)
+
+    def show_similar(self, hits: list[ScoredMemory], text: str, highlighted: Collection[str]) -> None:
+        """One group of the memories most similar in meaning to ``text``, best first."""
+        self.clear()
+        group = self._group(SIMILAR_GROUP, f"Similar to “{text}” ({len(hits)})", "fa5s.magic")
+        for hit in hits:
+            group.addChild(self._memory_item(hit.memory, highlighted, similarity=hit.similarity))
+        group.setExpanded(True)
+
+    def apply_filter(self, needle: str) -> None:
+        """Hide the memories whose text, SQL and kind do not contain ``needle`` (lower case; empty: show all)."""
+        for i in range(self.topLevelItemCount()):
+            group = self.topLevelItem(i)
+            shown = 0
+            for j in range(group.childCount()):
+                child = group.child(j)
+                memory: Memory = child.data(0, MEMORY_ROLE)
+                match = not needle or needle in _searchable(memory)
+                child.setHidden(not match)
+                shown += match
+            key = group.data(0, GROUP_ROLE)
+            total = group.childCount()
+            label = GROUP_LABELS.get(key, key)
+            group.setText(0, f"{label} ({shown} of {total})" if needle else f"{label} ({total})")
+            group.setHidden(bool(needle) and shown == 0)
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def group_item(self, category: str) -> QTreeWidgetItem | None:
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            if item.data(0, GROUP_ROLE) == category:
+                return item
+        return None
+
+    def visible_memories(self) -> list[Memory]:
+        """The memories shown now (after filtering), in tree order."""
+        out: list[Memory] = []
+        for i in range(self.topLevelItemCount()):
+            group = self.topLevelItem(i)
+            if group.isHidden():
+                continue
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if not child.isHidden():
+                    out.append(child.data(0, MEMORY_ROLE))
+        return out
+
+    def select_memory(self, memory_id: str) -> bool:
+        item = self._item_for(memory_id)
+        if item is not None:
+            self.setCurrentItem(item)
+        return item is not None
+
+    def selected_memory(self) -> Memory | None:
+        item = self.currentItem()
+        return None if item is None else item.data(0, MEMORY_ROLE)
+
+    @staticmethod
+    def memory_of(item: QTreeWidgetItem) -> Memory | None:
+        """The memory a row shows; None for a group row."""
+        return item.data(0, MEMORY_ROLE)
+
+    # -- items ----------------------------------------------------------------------------------------
+
+    def _group(self, key: str, label: str, icon: str) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([label, ""])
+        item.setData(0, GROUP_ROLE, key)
+        item.setIcon(0, qta.icon(icon))
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        self.addTopLevelItem(item)
+        item.setFirstColumnSpanned(True)
+        return item
+
+    def _memory_item(self, memory: Memory, highlighted: Collection[str], *,
+                     similarity: float | None = None) -> QTreeWidgetItem:
+        sql = str(memory.structured.get("sql") or "") if memory.structured else ""
+        scope = "All databases" if memory.database_id == ALL_DATABASES else memory.database_id
+        details = [part for part in (sql, scope, f"updated {time_ago(memory.updated_at)}") if part]
+        if similarity is not None:
+            details.insert(0, f"{max(0.0, similarity):.0%} similar")
+        item = QTreeWidgetItem([memory.content, " · ".join(details)])
+        item.setData(0, MEMORY_ROLE, memory)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
+        tip = [memory.content, ""]
+        tip.append(f"Understood as: {sql}" if sql else "No structured form (used as a hint only).")
+        tip.append(f"Applies to: {scope}")
+        tip.append(f"Updated: {when}" + (f" · from {memory.source}" if memory.source else ""))
+        item.setToolTip(0, "\n".join(tip))
+        item.setToolTip(1, "\n".join(tip))
+        if memory.id in highlighted:
+            colour = QColor(self.palette().color(QPalette.ColorRole.Highlight))
+            colour.setAlpha(60)
+            for col in range(2):
+                font = item.font(col)
+                font.setBold(True)
+                item.setFont(col, font)
+                item.setBackground(col, colour)
+            item.setIcon(0, qta.icon("fa5s.star"))
+        return item
+
+    def _item_for(self, memory_id: str) -> QTreeWidgetItem | None:
+        for i in range(self.topLevelItemCount()):
+            group = self.topLevelItem(i)
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if child.data(0, MEMORY_ROLE).id == memory_id:
+                    return child
+        return None
+
+
+def _searchable(memory: Memory) -> str:
+    sql = str(memory.structured.get("sql") or "") if memory.structured else ""
+    return f"{memory.content}\n{sql}\n{memory.category}".lower()

@@ -1,0 +1,66 @@
+"""Small factories for the named, tool-tipped widgets the dialogs and panels build over and over.
+
+One place sets object names, tips, shortcuts and the usual flags, so every button and field is made alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import qtawesome as qta
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QPushButton, QTableWidget, QWidget
+
+__all__ = ["item_table", "line_edit", "push_button", "selectable_label"]
+
+
+def line_edit(parent: QWidget, name: str, placeholder: str, tip: str = "") -> QLineEdit:
+    """A named line edit with a placeholder and, if given, a tool tip."""
+    edit = QLineEdit(parent)
+    edit.setObjectName(name)
+    edit.setPlaceholderText(placeholder)
+    if tip:
+        edit.setToolTip(tip)
+    return edit
+
+
+def push_button(
+    parent: QWidget, icon: QIcon | str | None, text: str, name: str, tip: str, slot: Callable[[], None],
+    shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+) -> QPushButton:
+    """A named button that calls ``slot`` when clicked; ``icon`` is a QIcon or a qtawesome name."""
+    if isinstance(icon, str):
+        icon = qta.icon(icon)
+    button = QPushButton(icon, text, parent) if icon is not None else QPushButton(text, parent)
+    button.setObjectName(name)
+    button.setToolTip(tip)
+    if shortcut is not None:
+        button.setShortcut(QKeySequence(shortcut))
+    button.clicked.connect(lambda _checked=False: slot())
+    return button
+
+
+def selectable_label(object_name: str, text: str) -> QLabel:
+    """A named, word-wrapped label whose text can be selected (and so copied) with the mouse."""
+    label = QLabel(text)
+    label.setObjectName(object_name)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def item_table(object_name: str, headers: list[str]) -> QTableWidget:
+    """A read-only table that selects one whole row at a time, its last column stretched."""
+    table = QTableWidget(0, len(headers))
+    table.setObjectName(object_name)
+    table.setHorizontalHeaderLabels(headers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().setVisible(False)
+    table.setAlternatingRowColors(True)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(True)
+    return table
