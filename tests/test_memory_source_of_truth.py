@@ -70,3 +70,23 @@ def test_memory_added_during_an_outage_is_refused_and_nothing_is_split(tmp_path:
 def test_open_memory_store_keeps_json_when_json_is_chosen(tmp_path: Path) -> None:
     store = open_memory_store("json", data_dir=tmp_path)
     assert store.kind == "json"
+
+
+def test_memories_left_in_json_files_are_found_and_adopted_once(tmp_path: Path) -> None:
+    from core.memory import JsonMemoryStore, adopt_memories, stray_memories
+
+    old = JsonMemoryStore(tmp_path / "memory")
+    kept = _memory("ann", "Only show customers from India")
+    old.put(kept)
+    old.put(_memory("bob", "Default currency is EUR"))
+    assert {(s.user, s.count) for s in stray_memories(tmp_path, "pgvector")} == {("ann", 1), ("bob", 1)}
+    assert stray_memories(tmp_path, "json") == []  # they are the active store then
+
+    active = InMemoryStore()
+    active.put(kept)  # already there: not copied twice
+    assert adopt_memories(tmp_path, active) == 1
+    assert [m.content for m in active.list("bob")] == ["Default currency is EUR"]
+    assert [m.id for m in active.list("ann")] == [kept.id]
+    assert stray_memories(tmp_path, "pgvector") == []
+    assert not list((tmp_path / "memory").glob("*.json"))
+    assert len(list((tmp_path / "memory").glob("*.json.adopted"))) == 2  # kept, not deleted

@@ -1,6 +1,7 @@
 """Long-term memory per person: classify a message, extract facts, update the store (ADD/UPDATE/DELETE/NOOP),
 recall what applies to a question, enforce standing filters; stores in pgvector or JSON files, the editable bank."""
 
+from core.memory._adopt import StrayMemories, adopt_memories, stray_memories
 from core.memory._bank import BankChange, MemoryBank
 from core.memory._classifier import KINDS, MEMORY_KINDS, Route, RouteKind, classify, is_memory_statement
 from core.memory._conversation import Conversation
@@ -36,6 +37,7 @@ __all__ = [
     "MEMORY_KINDS",
     "SIMILARITY_ASK",
     "SIMILARITY_NOOP",
+    "StrayMemories",
     "BankChange",
     "Category",
     "Conversation",
@@ -57,6 +59,7 @@ __all__ = [
     "Route",
     "ScoredMemory",
     "UpdateReport",
+    "adopt_memories",
     "apply_fact",
     "classify",
     "embed_one",
@@ -68,4 +71,5 @@ __all__ = [
     "open_memory_store",
     "recall_memories",
     "rule_based_facts",
+    "stray_memories",
 ]
