@@ -319,7 +319,9 @@ class AskPipeline:
         return self._answer(run, checked, result, "fallback")
 
     def _answer(self, run: _Run, sql: str, result: QueryResult, path: SqlPath) -> Answer:
-        if result.truncated:
+        if result.note:  # which cap stopped the rows, and how many long values were cut
+            run.notes.append(result.note)
+        elif result.truncated:
             run.notes.append(f"Showing the first {len(result.rows):,} rows; the query returned more.")
         if run.applied:
             run.notes.append(

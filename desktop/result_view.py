@@ -129,7 +129,8 @@ class ResultView(QWidget):
 
         self.count_label = QLabel(objectName="rowCountLabel")
         self.truncated_label = QLabel(objectName="truncatedLabel")
-        self.truncated_label.setToolTip("The row limit stopped the query early; add filters or raise the limit.")
+        self.truncated_label.setToolTip("The row limit or the limit on fetched data stopped the query early; add "
+                                        "filters or select fewer or shorter columns. The answer's note says which.")
         self.truncated_label.setVisible(False)
         self.copy_button = QPushButton(qta.icon("fa5s.copy"), "Copy", objectName="copyButton")
         self.copy_button.setToolTip("Copy the selected cells (or all rows) as tab-separated text (Ctrl+C)")

@@ -224,6 +224,8 @@ class EmbeddedPostgres:
         with self.setup_lock() as conn:
             conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(db))
             conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(db, role))
+            # Each question caps its own temporary files (a runaway sort must not fill the disk).
+            conn.execute(sql.SQL("GRANT SET ON PARAMETER temp_file_limit TO {}").format(role))
             with psycopg.connect(self.uri(name), autocommit=True) as target:
                 schemas = [r[0] for r in target.execute(
                     "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' "

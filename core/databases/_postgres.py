@@ -1,8 +1,10 @@
 """PostgreSQL backend: a small psycopg pool, read-only transactions that are always rolled back, capped fetches.
 
-Defence in depth: every query runs inside ``BEGIN READ ONLY`` with ``statement_timeout`` set locally, through the
-extended protocol (one statement only, so ``...; COMMIT; INSERT ...`` cannot escape the transaction), and the
-transaction is rolled back afterwards; the session is reset with ``DISCARD ALL`` before the pool reuses it.
+Defence in depth: every query runs inside ``BEGIN READ ONLY`` with ``statement_timeout``, ``work_mem`` and (where
+the role may) ``temp_file_limit`` set locally, through the extended protocol (one statement only, so
+``...; COMMIT; INSERT ...`` cannot escape the transaction), and the transaction is rolled back afterwards; the
+session is reset with ``DISCARD ALL`` before the pool reuses it. Rows come through a server-side cursor in
+bounded batches, with long values cut on the server (:mod:`core.databases._fetch_postgres`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from core.cancellation import Cancellation
-from core.databases._shared import cached_schema, capped_result, forget_schema
+from core.databases import _fetch_postgres as fetch
 from core.databases._base import QueryLimits, QueryResult
+from core.databases._fetch import human_size
+from core.databases._shared import cached_schema, forget_schema
 from core.databases._connection_id import parse_postgres_url, postgres_id, redact_url
 from core.errors import (
     AuthenticationFailed,
@@ -36,8 +40,9 @@ CONNECT_TIMEOUT_S = 10
 POOL_TIMEOUT_S = 10.0
 FIRST_WAIT_S = 1.0  # then the server is probed: a stopped server is reported at once
 CANCEL_TIMEOUT_S = 5.0
-_CURSOR_NAME = "cairn_result"
-_DECLARE_PREFIX = f'DECLARE "{_CURSOR_NAME}" CURSOR FOR '
+_DECLARE_PREFIX = fetch.DECLARE_PREFIX
+_TEMP_SPILL_HINT = ("Narrow the question: filter the rows, aggregate before sorting, or add a LIMIT; sorting, "
+                    "grouping or joining everything spills to temporary files.")
 
 # libpq reports connection failures as text only (no SQLSTATE): these server phrases mean "who you are".
 _AUTH_PHRASES = (
@@ -66,6 +71,7 @@ class PostgresDatabase:
         self._lock = threading.Lock()
         self._closed = False
         self._in_use = 0
+        self._may_limit_temp: bool | None = None  # whether the role may set temp_file_limit; asked once
 
     def __repr__(self) -> str:
         return f"PostgresDatabase({self.id!r})"
@@ -205,9 +211,11 @@ class PostgresDatabase:
     def execute(
         self, sql: str, *, limits: QueryLimits = QueryLimits(), cancel: Cancellation | None = None
     ) -> QueryResult:
-        """Run one statement read-only and return at most ``limits.max_rows`` rows (``truncated`` when more)."""
+        """Run one statement read-only; at most ``limits.max_rows`` rows and ``limits.max_bytes`` of cells
+        (``truncated`` and a ``note`` when more), any cell longer than ``limits.max_cell_bytes`` cut and marked."""
         import psycopg
 
+        limits = limits.clamped()
         if cancel is not None:
             cancel.raise_if_cancelled()
         started = time.perf_counter()
@@ -223,7 +231,8 @@ class PostgresDatabase:
                 try:
                     if cancel is not None:
                         cancel.raise_if_cancelled()  # cancelled between the first check and register()
-                    columns, rows = _run(conn, sql, limits, use_cursor)
+                    self._apply_session_limits(conn, limits)
+                    result = fetch.run(conn, sql, limits, use_cursor=use_cursor, started=started)
                 finally:
                     canceller.done()
                     if unregister is not None:
@@ -232,8 +241,26 @@ class PostgresDatabase:
                 _rollback_quietly(conn)
                 offset = len(_DECLARE_PREFIX) if use_cursor else 0
                 raise self._query_error(exc, cancel, sql, offset, limits) from exc
+            except DatabaseError:  # our own (the total timeout between batches): the transaction still ends
+                _rollback_quietly(conn)
+                raise
+            except MemoryError as exc:
+                _rollback_quietly(conn)
+                raise QueryFailed("The result is too large to hold in memory.",
+                                  hint="Select fewer or shorter columns, or add a LIMIT.") from exc
             _rollback_quietly(conn)
-        return capped_result(columns, rows, limits, started)
+        return result
+
+    def _apply_session_limits(self, conn: Any, limits: QueryLimits) -> None:
+        if self._may_limit_temp is None:
+            self._may_limit_temp = fetch.can_limit_temp_files(conn)
+            if not self._may_limit_temp:
+                logger.info("the role of %s may not set temp_file_limit: temporary files of its queries are only "
+                            "bounded by the statement timeout (GRANT SET ON PARAMETER temp_file_limit to it)", self.id)
+        in_force = fetch.apply_session_limits(conn, limits, limit_temp=self._may_limit_temp)
+        if self._may_limit_temp and limits.temp_file_bytes > 0 and not in_force:
+            logger.warning("%s refused temp_file_limit; its queries go on without it", self.id)
+            self._may_limit_temp = False
 
     def close(self) -> None:
         with self._lock:
@@ -265,6 +292,8 @@ class PostgresDatabase:
             timeout = f" of {limits.timeout_s:g} s" if limits else ""
             return QueryTimeout(f"The query ran past the statement timeout{timeout} and was stopped.")
         sqlstate = getattr(exc, "sqlstate", None) or ""
+        if sqlstate.startswith(("53", "54")):
+            return _resource_error(exc, sqlstate, limits)
         conn_lost = isinstance(exc, psycopg.OperationalError) and not sqlstate
         if conn_lost or sqlstate.startswith("08") or sqlstate in ("57P01", "57P02", "57P03"):
             return DatabaseUnavailable(f"Lost the connection to {self.id}: {exc}")
@@ -316,33 +345,6 @@ class _Canceller:
             self._active = False
 
 
-def _run(conn: Any, sql: str, limits: QueryLimits, use_cursor: bool) -> tuple[tuple[str, ...], list[Any]]:
-    from psycopg.pq import TransactionStatus
-
-    timeout_ms = max(1, int(limits.timeout_s * 1000))
-    conn.execute("SELECT set_config('statement_timeout', %s, true)", (str(timeout_ms),))
-    if use_cursor:
-        cur = conn.cursor(name=_CURSOR_NAME)
-        try:
-            cur.execute(sql)
-            rows = cur.fetchmany(limits.max_rows + 1)
-            columns = tuple(d.name for d in cur.description or ())
-        finally:
-            if conn.info.transaction_status == TransactionStatus.INTRANS:  # after an error, rollback drops it
-                cur.close()
-        return columns, rows
-    # Not a plain query (SHOW, EXPLAIN, or a write that the read-only transaction refuses). stream() always uses
-    # the extended protocol, which refuses a second statement: "...; COMMIT; DELETE ..." cannot leave the
-    # read-only transaction. (A plain execute() without parameters would use the simple protocol.)
-    cur = conn.cursor()
-    rows: list[Any] = []
-    for row in cur.stream(sql):
-        rows.append(row)
-        if len(rows) > limits.max_rows:
-            break  # stream() cancels the rest; the caller rolls back
-    return tuple(d.name for d in cur.description or ()), rows
-
-
 def _starts_with_copy(sql: str) -> bool:
     """True when the statement's first keyword is COPY (comments and parentheses skipped by the tokenizer)."""
     import sqlglot
@@ -379,6 +381,23 @@ def _is_plain_query(sql: str) -> bool:
     if not isinstance(tree, exp.Query) or tree.args.get("into") is not None:
         return False
     return tree.find(exp.Insert, exp.Update, exp.Delete, exp.Merge) is None
+
+
+def _resource_error(exc: Exception, sqlstate: str, limits: QueryLimits | None) -> QueryFailed:
+    """A query stopped by a limit on disk, memory or sizes: what happened, in words, and what to do."""
+    server = describe_server_error(exc, "")
+    if sqlstate == "53400" and "temp_file_limit" in server:
+        limit = f" of {human_size(limits.temp_file_bytes)}" if limits and limits.temp_file_bytes > 0 else ""
+        return QueryFailed(f"The query needed more temporary disk space than its limit{limit} and was stopped "
+                           f"({server}).", hint=_TEMP_SPILL_HINT)
+    if sqlstate == "53100":
+        return QueryFailed(f"The database server ran out of disk space while running the query ({server}).",
+                           hint=_TEMP_SPILL_HINT + " Ask the database's administrator to free disk space.")
+    if sqlstate == "53200":
+        return QueryFailed(f"The database server ran out of memory while running the query ({server}).",
+                           hint=_TEMP_SPILL_HINT)
+    return QueryFailed(f"The query hit a limit of the database server ({server}).",
+                       hint="A value or a result is larger than the server allows; select less, or add a LIMIT.")
 
 
 def describe_server_error(exc: Exception, sql: str, offset: int = 0) -> str:

@@ -1,4 +1,4 @@
-"""What both backends share: the schema cache and the rules for value hints."""
+"""What both backends share: the schema cache, the rules for value hints and the capped result."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from core.databases._base import QueryLimits, QueryResult
+from core.databases._fetch import RowCollector
 from core.schema import Schema
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "MAX_HINT_VALUE_CHARS",
     "MAX_VALUE_HINTS",
     "cached_schema",
+    "capped_result",
     "clean_hints",
     "forget_schema",
 ]
@@ -73,14 +75,15 @@ def clean_hints(values: Iterable[object]) -> tuple[str, ...]:
 
 
 def capped_result(
-    columns: tuple[str, ...], rows: list[Any], limits: QueryLimits, started: float
+    columns: tuple[str, ...], rows: Iterable[Any], limits: QueryLimits, started: float
 ) -> QueryResult:
-    """The rows fetched (at most ``max_rows + 1``) as a QueryResult; one row past the cap means truncated."""
-    import time
+    """``rows`` under the row, byte and per-cell caps of ``limits``, read only as far as the caps allow.
 
-    return QueryResult(
-        columns=columns,
-        rows=tuple(tuple(r) for r in rows[: limits.max_rows]),
-        truncated=len(rows) > limits.max_rows,
-        elapsed_s=time.perf_counter() - started,
-    )
+    The backends stream their rows into a :class:`~core.databases._fetch.RowCollector` themselves; this is the
+    same rule for rows already at hand.
+    """
+    collector = RowCollector(limits.clamped())
+    for row in rows:
+        if not collector.add(row):
+            break
+    return collector.result(columns, started)

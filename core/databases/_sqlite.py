@@ -1,7 +1,9 @@
 """SQLite backend: the file is opened read-only (``mode=ro`` plus ``PRAGMA query_only``), never created.
 
-One connection shared by threads under a lock; a progress-handler deadline enforces the timeout and
-``interrupt()`` cancels from another thread.
+One connection shared by threads under a lock; a progress-handler deadline enforces the timeout (clamped: a
+NaN, infinite or negative timeout never switches it off) and ``interrupt()`` cancels from another thread. Rows are
+read one at a time under the row and byte caps; ``SQLITE_LIMIT_LENGTH`` stops any single value (``randomblob(1e9)``)
+larger than the byte cap before it is built, and temporary b-trees and sorts go to files with a small page cache.
 """
 
 from __future__ import annotations
@@ -15,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from core.cancellation import Cancellation
+from core.databases._base import QueryLimits, QueryResult, safe_timeout_s
+from core.databases._fetch import RowCollector, human_size
 from core.databases._shared import (
     HINT_SAMPLE_ROWS,
     HINT_TIMEOUT_S,
     MAX_HINT_VALUE_CHARS,
     MAX_VALUE_HINTS,
     cached_schema,
-    capped_result,
     clean_hints,
     forget_schema,
 )
-from core.databases._base import QueryLimits, QueryResult
 from core.databases._connection_id import TARGET_FORMS_HINT, sqlite_id
 from core.errors import ConfigError, DatabaseError, DatabaseUnavailable, QueryCancelled, QueryFailed, QueryTimeout
 from core.schema import Column, ForeignKey, Index, Schema, Table
@@ -36,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 _HEADER = b"SQLite format 3\x00"
 _PROGRESS_STEPS = 10_000  # VM instructions between deadline checks (~0.1 ms)
+_CACHE_KIB = 16 * 1024  # page cache per connection; sorts larger than this spill to temporary files
 
 
 def _q(name: str) -> str:
@@ -88,6 +91,8 @@ class SqliteDatabase:
                     timeout=5.0,
                 )
                 conn.execute("PRAGMA query_only = ON")
+                conn.execute("PRAGMA temp_store = FILE")  # temporary tables and sorts on disk, not in memory
+                conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
                 conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # no ATTACH of other (writable) files
                 conn.set_authorizer(_authorize)
             except sqlite3.Error as exc:
@@ -104,22 +109,28 @@ class SqliteDatabase:
     def execute(
         self, sql: str, *, limits: QueryLimits = QueryLimits(), cancel: Cancellation | None = None
     ) -> QueryResult:
-        """Run one statement read-only and return at most ``limits.max_rows`` rows (``truncated`` when more)."""
+        """Run one statement read-only; at most ``limits.max_rows`` rows and ``limits.max_bytes`` of cells
+        (``truncated`` and a ``note`` when more), any cell longer than ``limits.max_cell_bytes`` cut and marked."""
+        limits = limits.clamped()
         if cancel is not None:
             cancel.raise_if_cancelled()
         started = time.perf_counter()
+        collector = RowCollector(limits)
         with self._lock:
             conn = self._connection()
             deadline = _Deadline(limits.timeout_s, cancel)
             interrupter = _Interrupter(conn)
             unregister = cancel.register(interrupter) if cancel is not None else None
             conn.set_progress_handler(deadline, _PROGRESS_STEPS)
+            # no single value beyond the byte cap: randomblob(1e9) fails at once instead of filling memory
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, min(limits.max_bytes, 2**31 - 1))
             cur: sqlite3.Cursor | None = None
             try:
                 cur = conn.execute(sql)
                 columns = tuple(d[0] for d in cur.description or ())
-                rows = cur.fetchmany(limits.max_rows + 1) if cur.description else []
-            except (sqlite3.Error, ValueError, OverflowError) as exc:
+                if cur.description:
+                    _collect(cur, collector)
+            except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
                 raise _query_error(exc, cancel, deadline, limits) from exc
             finally:
                 interrupter.done()
@@ -130,7 +141,7 @@ class SqliteDatabase:
                     cur.close()
                 if conn.in_transaction:
                     conn.rollback()
-        return capped_result(columns, rows, limits, started)
+        return collector.result(columns, started)
 
     def close(self) -> None:
         with self._lock:
@@ -271,11 +282,18 @@ def _authorize(action: int, arg1: str | None, arg2: str | None, _db: str | None,
     return sqlite3.SQLITE_OK
 
 
+def _collect(cur: sqlite3.Cursor, collector: RowCollector) -> None:
+    """Rows one at a time (SQLite steps them as they are read) until the caps stop them."""
+    for row in cur:
+        if not collector.add(row):
+            return
+
+
 class _Deadline:
     """Progress handler: a non-zero return makes SQLite stop the statement with 'interrupted'."""
 
     def __init__(self, seconds: float, cancel: Cancellation | None = None) -> None:
-        self._at = time.monotonic() + seconds
+        self._at = time.monotonic() + safe_timeout_s(seconds)  # NaN would never expire
         self._cancel = cancel
         self.expired = False
 
@@ -314,5 +332,13 @@ def _query_error(
         return QueryCancelled("The query was cancelled.")
     if interrupted and deadline.expired:
         return QueryTimeout(f"The query ran past the timeout of {limits.timeout_s:g} s and was stopped.")
+    if isinstance(exc, MemoryError) or (isinstance(exc, sqlite3.Error) and "out of memory" in str(exc).lower()):
+        return QueryFailed("The query needed more memory than is available and was stopped.", hint=_TOO_BIG_HINT)
+    if isinstance(exc, sqlite3.Error) and "too big" in str(exc).lower():
+        return QueryFailed(f"A value in the query is larger than the {human_size(limits.max_bytes)} limit on one "
+                           f"value ({exc}).", hint=_TOO_BIG_HINT)
     return QueryFailed(str(exc) or type(exc).__name__)
+
+
+_TOO_BIG_HINT = "Select shorter values (substr(), length()) or fewer rows; Cairn shows at most a few MB per value."
 

@@ -2,7 +2,9 @@
 
 Separate from :mod:`core.llm._client` (which only asks questions) because these calls are long, stream progress
 and must be cancellable. Talks through the official ``ollama`` client with ``trust_env=False`` so a proxy
-in the environment never sees the traffic.
+in the environment never sees the traffic. The quick calls (status, list, loaded models) give up after
+``timeout_s`` in total, whatever the server does; pulls and imports are long by design and keep their own
+per-read timeout and cancellation.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import ollama
 from core.cancellation import Cancellation
 from core.errors import InputError, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound, QueryCancelled
 from core.llm._client import ModelInfo
+from core.llm._deadline import ClientPool, total_timeout_s
 
 __all__ = ["GGUF_MAGIC", "LoadedModel", "OllamaAdmin", "OllamaStatus", "PullProgress", "install_hint"]
 
@@ -35,6 +38,7 @@ logger = logging.getLogger(__name__)
 GGUF_MAGIC = b"GGUF"
 # Pulls and imports stream for minutes and Ollama may stay quiet while it verifies a big file.
 LONG_READ_S = 600.0
+QUICK_TIMEOUT_S = 10.0
 _HASH_CHUNK = 1024 * 1024
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*(:[a-z0-9_][a-z0-9._-]{0,127})?$", re.I)
 _DONE = object()
@@ -86,11 +90,10 @@ def install_hint(host: str, system: str | None = None) -> str:
 class OllamaAdmin:
     """Administration calls on one Ollama server. Every method raises Cairn errors only."""
 
-    def __init__(self, host: str, *, timeout_s: float = 10) -> None:
+    def __init__(self, host: str, *, timeout_s: float = QUICK_TIMEOUT_S) -> None:
         self.host = host
-        self.timeout_s = timeout_s
-        self._client: Any = None
-        self._client_lock = threading.Lock()
+        self.timeout_s = timeout_s  # in total for a quick call; per connect/read for the long ones
+        self._quick_clients = ClientPool(lambda hooks: self._make_client(self._quick_s(), event_hooks=hooks))
 
     # ----- quick calls ------------------------------------------------------------------------------------------
 
@@ -98,7 +101,7 @@ class OllamaAdmin:
         """Never raises for an absent server: the answer says how to install or start it."""
         try:
             with self._errors():
-                data = self._quick()._request_raw("GET", "/api/version").json()
+                data = self._quick(lambda client: client._request_raw("GET", "/api/version").json())
         except LLMUnavailable:
             return OllamaStatus(False, None, self.host, install_hint(self.host))
         except LLMError as exc:
@@ -108,20 +111,17 @@ class OllamaAdmin:
 
     def list_models(self) -> list[ModelInfo]:
         with self._errors():
-            listed = self._quick().list()
+            listed = self._quick(lambda client: client.list())
         return sorted((_model_info(m) for m in listed.models), key=lambda m: m.name)
 
     def loaded_models(self) -> list[LoadedModel]:
         with self._errors():
-            running = self._quick().ps()
+            running = self._quick(lambda client: client.ps())
         return [LoadedModel(str(m.model or m.name or ""), int(m.size or 0), int(m.size_vram or 0), m.expires_at)
                 for m in running.models]
 
     def close(self) -> None:
-        with self._client_lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
+        self._quick_clients.close()
 
     # ----- pull -------------------------------------------------------------------------------------------------
 
@@ -183,20 +183,24 @@ class OllamaAdmin:
 
     # ----- internals --------------------------------------------------------------------------------------------
 
-    def _quick(self) -> Any:
-        """One shared client for short calls (httpx clients are thread-safe; several workers may ask)."""
-        with self._client_lock:
-            if self._client is None:
-                self._client = self._make_client(self.timeout_s)
-            return self._client
+    def _quick(self, fn: Callable[[Any], Any]) -> Any:
+        """``fn(client)`` on a pooled client, within ``timeout_s`` in total (LLMTimeout after, the client cut)."""
+        seconds = self._quick_s()
+        return self._quick_clients.call(
+            fn, seconds, message=f"Ollama at {self.host} did not answer in time ({seconds:g} s).",
+            hint="Check that Ollama is not stuck; restart it and try again.")
+
+    def _quick_s(self) -> float:
+        return total_timeout_s(self.timeout_s, QUICK_TIMEOUT_S)
 
     def _long_client(self) -> Any:
         """A client of its own per long call, so closing it (to cancel) never disturbs the quick calls."""
-        timeout = httpx.Timeout(LONG_READ_S, connect=self.timeout_s, pool=self.timeout_s)
+        quick = self._quick_s()
+        timeout = httpx.Timeout(LONG_READ_S, connect=quick, pool=quick)
         return self._make_client(timeout)
 
-    def _make_client(self, timeout: Any) -> Any:
-        return ollama.Client(host=self.host, timeout=timeout, trust_env=False)
+    def _make_client(self, timeout: Any, event_hooks: dict[str, list[Any]] | None = None) -> Any:
+        return ollama.Client(host=self.host, timeout=timeout, trust_env=False, event_hooks=event_hooks or {})
 
     def _errors(self, model: str | None = None) -> _AdminErrors:
         return _AdminErrors(self.host, model)

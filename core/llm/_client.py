@@ -1,4 +1,8 @@
-"""The language model behind one small interface, and its Ollama adapter (the official ``ollama`` client)."""
+"""The language model behind one small interface, and its Ollama adapter (the official ``ollama`` client).
+
+``timeout_s`` is a total deadline per call, not httpx's per-read timeout: a server that drips a byte every few
+seconds still gives up in time (see :mod:`core.llm._deadline`).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
+from core.llm._deadline import ClientPool, total_timeout_s
 
 __all__ = ["LLM", "ModelInfo", "OllamaLLM", "SQL_OPTIONS"]
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 120.0
 
 # Near-deterministic decoding for SQL (the seed's settings): greedy, short, no repetition penalty on keywords.
 SQL_OPTIONS: Mapping[str, Any] = {
@@ -46,20 +53,34 @@ class ModelInfo:
 class OllamaLLM:
     """Talks to the user's Ollama over ``/api/chat``. Ignores proxy variables: traffic stays on this host."""
 
-    def __init__(self, host: str, model: str, *, timeout_s: float = 120.0, num_ctx: int = 4096) -> None:
+    def __init__(
+        self, host: str, model: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, num_ctx: int = 4096
+    ) -> None:
         self.host = host
         self.model = model
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s  # in total per call; clamped when used (NaN or infinity never disable it)
         self.num_ctx = num_ctx
-        self._client: Any = None
+        self._pool = ClientPool(self._make_client)
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import ollama
+    def _make_client(self, event_hooks: dict[str, list[Any]]) -> Any:
+        import ollama
 
-            # trust_env=False: an HTTP(S)_PROXY in the environment must never route prompts off the machine.
-            self._client = ollama.Client(host=self.host, timeout=self.timeout_s, trust_env=False)
-        return self._client
+        # trust_env=False: an HTTP(S)_PROXY in the environment must never route prompts off the machine.
+        return ollama.Client(host=self.host, timeout=self._deadline_s(), trust_env=False, event_hooks=event_hooks)
+
+    def _deadline_s(self) -> float:
+        return total_timeout_s(self.timeout_s, DEFAULT_TIMEOUT_S)
+
+    def _call(self, fn: Any) -> Any:
+        """``fn(client)`` within the total timeout; LLMTimeout (with a hint) when it passes."""
+        seconds = self._deadline_s()
+        return self._pool.call(
+            fn,
+            seconds,
+            message=f"Ollama at {self.host} did not answer in time ({seconds:g} s in total).",
+            hint=f"The model {self.model!r} took longer than the LLM timeout of {seconds:g} s. Try a smaller model, "
+            "raise the LLM timeout in settings, or check that Ollama is not stuck (`ollama ps`).",
+        )
 
     def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
         opts = dict(SQL_OPTIONS)
@@ -67,18 +88,20 @@ class OllamaLLM:
         opts.update(options or {})
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         with self._translate_errors():
-            response = self._get_client().chat(model=self.model, messages=messages, options=opts, stream=False)
+            response = self._call(
+                lambda client: client.chat(model=self.model, messages=messages, options=opts, stream=False)
+            )
         content = response.message.content or ""
         return str(content)
 
     def version(self) -> str:
         with self._translate_errors():
-            data = self._get_client()._request_raw("GET", "/api/version").json()
+            data = self._call(lambda client: client._request_raw("GET", "/api/version").json())
         return str(data.get("version", "?"))
 
     def list_models(self) -> list[ModelInfo]:
         with self._translate_errors():
-            listed = self._get_client().list()
+            listed = self._call(lambda client: client.list())
         out = []
         for m in listed.models:
             details = m.details
@@ -93,9 +116,7 @@ class OllamaLLM:
         return out
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        self._pool.close()
 
     def _translate_errors(self) -> _OllamaErrors:
         return _OllamaErrors(self.host, self.model)

@@ -120,6 +120,9 @@ class FakeOllama:
         self.default_chat: Callable[[dict[str, Any]], str] = _default_chat
         self.chat_delay_s = 0.0
         self.chat_chunk_delay_s = 0.0
+        # > 0: chat/generate send their headers at once, then the body one byte every chat_drip_s seconds
+        # (a stuck or throttled server: each read gets a byte in time, so no per-read timeout ever fires).
+        self.chat_drip_s = 0.0
         self.pull_chunks = 5
         self.pull_chunk_delay_s = 0.0
         self.pull_fail_after_chunks: int | None = None
@@ -370,6 +373,25 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
 
+    def drip(self, status: int, data: bytes, content_type: str, interval_s: float) -> None:
+        """Headers now, then ``data`` one byte at a time ``interval_s`` apart; stops when the client goes."""
+        fake = self.server.fake
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.flush()
+            for i in range(len(data)):
+                if fake._sleep(interval_s):
+                    break
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+        except OSError:
+            with fake._lock:
+                fake.cancelled_streams += 1
+        self.close_connection = True
+
     def start_stream(self) -> None:
         try:
             self.send_response(200)
@@ -569,6 +591,15 @@ def _complete(fake: FakeOllama, h: _Handler, body: dict[str, Any], kind: str) ->
              "eval_count": len(tokens)}
     if kind == "response":
         final["context"] = list(range(1, prompt_words + len(tokens) + 1))
+    if fake.chat_drip_s > 0:
+        if stream:
+            lines = [{**piece(token), "done": False} for token in tokens] + [{**piece(""), **final}]
+            body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+            h.drip(200, body, "application/x-ndjson", fake.chat_drip_s)
+        else:
+            h.drip(200, json.dumps({**piece(content), **final}).encode(), "application/json; charset=utf-8",
+                   fake.chat_drip_s)
+        return
     if not stream:
         h.send_json(200, {**piece(content), **final})
         return
