@@ -13,7 +13,6 @@ import json
 import logging
 import re
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import sqlglot

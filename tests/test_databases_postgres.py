@@ -376,7 +376,7 @@ def test_session_state_does_not_leak_between_queries(sample_db: PostgresDatabase
     sample_db.execute("SELECT set_config('search_path', 'nowhere', false)")
     # The pool resets a returned connection in the background: another one may see the lock for a moment.
     deadline = time.monotonic() + 5
-    while (locks := sample_db.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")).rows != ((0,),):
+    while sample_db.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").rows != ((0,),):
         assert time.monotonic() < deadline, "the advisory lock outlived its session's return to the pool"
         time.sleep(0.05)
     assert sample_db.execute("SELECT count(*) FROM orders").rows[0][0] > 0

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from core.schema import Column, ForeignKey, Schema, Table
+from core.schema import Column, Schema, Table
 from core.prompt import estimate_tokens, render_schema_block
 from core.prompt._schema_selection import score_tables, select_tables, split_words
 from tests.test_schema_block import sample_like
