@@ -2,6 +2,8 @@
 
 One append-only JSON-lines file per user under ``<data dir>/history``; each line is written whole with an
 fsync, under an inter-process lock, so a crash leaves at most a missing last line, never a broken file.
+Reading skips any line that is not a whole, well-typed entry. The files are the person's own: 0600 in a 0700
+folder, whatever the umask.
 """
 
 from __future__ import annotations
@@ -9,10 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
+import stat
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from core.errors import MemoryStoreError
 
@@ -37,17 +42,19 @@ class QuestionHistory:
         self.root = Path(root)
 
     def _path(self, user: str) -> Path:
-        return self.root / (hashlib.sha256(user.encode("utf-8")).hexdigest()[:32] + ".jsonl")
+        return self.root / (hashlib.sha256(user.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".jsonl")
 
     def append(self, user: str, entry: HistoryEntry) -> None:
         import fasteners
 
         path = self._path(user)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            line = json.dumps({"user": user, **asdict(entry)}, ensure_ascii=False) + "\n"
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _private_dir(path.parent)
+            line = _json_line({"user": user, **asdict(entry)})
+            _private_file(Path(str(path) + ".lock"))
             with fasteners.InterProcessLock(str(path) + ".lock"):
-                with open(path, "a+b") as fh:
+                with open(path, "a+b", opener=_private_opener) as fh:
                     if fh.tell() > 0:  # a crash mid-line left a fragment: end it, or this line is glued on
                         fh.seek(-1, os.SEEK_END)
                         if fh.read(1) != b"\n":
@@ -64,18 +71,14 @@ class QuestionHistory:
         if not path.exists():
             return []
         out: list[HistoryEntry] = []
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                try:
-                    data = json.loads(line)
-                except ValueError:
-                    continue
-                if data.pop("user", None) != user:
-                    continue
-                try:
-                    out.append(HistoryEntry(**data))
-                except TypeError:
-                    continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    entry = _entry(line, user)
+                    if entry is not None:
+                        out.append(entry)
+        except OSError as exc:
+            raise MemoryStoreError(f"Could not read the question history: {exc.strerror or exc}.") from exc
         return list(reversed(out))[:limit]
 
     def search(self, user: str, text: str, *, limit: int = 200) -> list[HistoryEntry]:
@@ -86,3 +89,71 @@ class QuestionHistory:
             e for e in self.entries(user, limit=10_000)
             if needle in e.question.lower() or (e.sql and needle in e.sql.lower())
         ][:limit]
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "question": (str,), "sql": (str, type(None)), "database_id": (str,), "row_count": (int,), "ok": (bool,),
+    "path": (str, type(None)), "at": (int, float),
+}  # fmt: skip
+_REQUIRED = ("question", "sql", "database_id")
+
+
+def _entry(line: str, user: str) -> HistoryEntry | None:
+    """One history line, or None when it is torn, of another user or of the wrong shape."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("user") != user or any(k not in data for k in _REQUIRED):
+        return None
+    values: dict[str, Any] = {}
+    for f in fields(HistoryEntry):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        if not isinstance(value, _TYPES[f.name]) or (f.name in ("row_count", "at") and isinstance(value, bool)):
+            return None
+        if f.name == "at" and not math.isfinite(value):
+            return None
+        values[f.name] = value
+    return HistoryEntry(**values)
+
+
+def _json_line(payload: dict[str, Any]) -> str:
+    """One JSON line; text that UTF-8 cannot hold (a lone surrogate) is written as a JSON escape."""
+    text = json.dumps(payload, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(payload, ensure_ascii=True)
+    return text + "\n"
+
+
+def _private_opener(path: str, flags: int) -> int:
+    fd = os.open(path, flags, 0o600)
+    _tighten(fd)
+    return fd
+
+
+def _tighten(fd: int) -> None:
+    """0600 for a regular file of ours that others could read."""
+    if os.name != "posix":
+        return
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
+        os.fchmod(fd, 0o600)
+
+
+def _private_file(path: Path) -> None:
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        _tighten(fd)
+    finally:
+        os.close(fd)
+
+
+def _private_dir(directory: Path) -> None:
+    if os.name == "posix":
+        st = directory.stat()
+        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+            directory.chmod(0o700)

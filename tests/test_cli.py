@@ -98,11 +98,13 @@ def test_batch_answers_every_line_in_one_process(chinook: Path, tmp_path: Path, 
     assert proc.returncode == 1 and "2 of 3" in proc.stderr
 
 
-def test_bad_batch_file(tmp_path: Path) -> None:
+def test_bad_batch_file(chinook: Path, tmp_path: Path) -> None:
     batch = tmp_path / "bad.jsonl"
     batch.write_text('{"id": 1, "question": "ok"}\nnot json\n')
-    proc = cairn("ask", "--batch", str(batch))
-    assert proc.returncode == 2 and "Line 2" in proc.stderr
+    proc = cairn("ask", "--batch", str(batch), "--db", str(chinook))
+    assert proc.returncode == 2 and "Line 2" in proc.stderr and "Traceback" not in proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]  # the bad line no longer stops the batch
+    assert [r["line"] for r in records] == [1, 2] and records[1]["error"] and records[1]["hint"]
 
 
 def test_schema_command_sqlite(chinook: Path) -> None:

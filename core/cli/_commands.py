@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import logging
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 from core.answer import Answer, json_value
 from core.cancellation import Cancellation
-from core.cli._output import print_answer, print_reply, reply_json
+from core.cli._outfile import AtomicOutput, check_output_path
+from core.cli._output import print_answer, print_json, print_reply, reply_json, say, visible
 from core.composition import Services
-from core.config import Settings
+from core.config import ROW_CAP_MAX, Settings, check_settings
 from core.errors import (
     CairnError,
     ConfigError,
@@ -45,25 +45,113 @@ T = TypeVar("T")
 EXIT_OK, EXIT_NO_ANSWER, EXIT_INPUT, EXIT_DATABASE, EXIT_TIMEOUT, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Log lines to whatever ``sys.stderr`` is when they are written (main() may run many times in-process)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
+# Commands that must run whatever state settings.json is in: they report and repair it.
+_SETTINGS_TOLERANT = frozenset({"doctor", "settings"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns its exit code. Never a traceback: every failure is a message and a hint."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(message)s")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage error (or the help)
+        code = exc.code if isinstance(exc.code, int) else EXIT_INPUT
+        if code and "--json" in argv:
+            print_json({"error": "The command line is not valid; see the usage above.", "error_kind": "InputError",
+                        "hint": "Run `cairn --help` or `cairn ask --help`."})
+        return code
+    logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, handlers=[_StderrHandler()])
     if args.command is None:
         parser.print_help()
         return EXIT_OK
     try:
-        if getattr(args, "user", None) is not None:
-            args.user = _user(args.user)  # one rule for every command that takes --user (ask, memory ...)
-        settings = Settings.load().with_env()
+        _check_arguments(args)
+        if args.command in _SETTINGS_TOLERANT:
+            settings = check_settings().settings.with_env()  # the command itself reports what is wrong
+        else:
+            settings = Settings.load().with_env()
         result: int = args.func(args, settings)
         return result
     except CairnError as exc:
-        _print_error(exc)
+        _print_error(exc, args)
         return _exit_code_for(exc)
     except KeyboardInterrupt:
         print("Cancelled.", file=sys.stderr)
         return EXIT_CANCELLED
+    except Exception as exc:  # noqa: BLE001 - the last resort: a message, not a traceback
+        logger.debug("unexpected failure", exc_info=True)
+        if args.verbose:
+            logger.exception("Cairn failed unexpectedly")
+        _print_error(CairnError(f"Cairn failed unexpectedly ({type(exc).__name__}: {exc}).",
+                                hint="Run the command again with -v to see where, and report it."), args)
+        return EXIT_NO_ANSWER
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """One rule per kind of argument, for every command that takes it; InputError (exit 2) when it is bad."""
+    if getattr(args, "user", None) is not None:
+        args.user = _user(args.user)
+    if getattr(args, "db", None) is not None:
+        args.db = _target(args.db)
+    if getattr(args, "model", None) is not None:
+        args.model = _model_name(args.model)
+    if getattr(args, "max_rows", None) is not None and not 1 <= args.max_rows <= ROW_CAP_MAX:
+        raise InputError(f"--max-rows must be from 1 to {ROW_CAP_MAX:,}.", hint="For example: --max-rows 100")
+    if getattr(args, "csv", None) is not None:
+        check_output_path(args.csv, "--csv")
+    if getattr(args, "out", None) is not None:
+        check_output_path(args.out, "--out")
+
+
+_TARGET_HINT = ("Use a PostgreSQL URL such as postgresql://user@host:5432/dbname, or the path of a SQLite file "
+                "(also written sqlite:///path/to/file.db).")
+
+
+def _target(text: str) -> str:
+    """What --db (or a batch line's "db") names, checked before anything opens it; never echoes a password."""
+    from urllib.parse import urlsplit
+
+    from core.databases import redact_url
+
+    cleaned = text.strip()
+    if not cleaned:
+        raise InputError("The database (--db) is empty.", hint=_TARGET_HINT)
+    if any(not ch.isprintable() for ch in cleaned):
+        raise InputError(f"The database {visible(redact_url(cleaned))} holds control or invisible characters.",
+                         hint=_TARGET_HINT)
+    if "://" in cleaned:
+        try:
+            urlsplit(cleaned)
+        except ValueError as exc:
+            raise InputError(
+                f"Cannot read the database URL {visible(redact_url(cleaned))}: its host part is malformed "
+                "(brackets are only for IPv6 addresses such as [::1]).", hint=_TARGET_HINT) from exc
+    return cleaned
+
+
+def _model_name(name: str) -> str:
+    cleaned = name.strip()
+    if not cleaned or len(cleaned) > 200 or any(not ch.isprintable() or ch.isspace() for ch in cleaned):
+        raise InputError(f"{visible(repr(name[:80]))} is not a model name.",
+                         hint="Use an Ollama model name such as --model qwen2.5-coder:7b (see `ollama list`).")
+    return cleaned
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -77,7 +165,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--model", help="Ollama model (default from settings: qwen2.5-coder:7b)")
     ask.add_argument("--json", action="store_true", help="print one JSON object per answer")
     ask.add_argument("--csv", type=Path, help="also write the rows to this CSV file")
-    ask.add_argument("--max-rows", type=int, help="row cap for this call (default from settings: 1000)")
+    ask.add_argument("--max-rows", type=int, help=f"row cap for this call, 1 to {ROW_CAP_MAX:,} (default from "
+                     "settings: 1000)")
     ask.add_argument("--batch", type=Path, help='JSONL file of {"id", "question", "db"} lines')
     ask.add_argument("--out", type=Path, help="JSONL file for batch answers (default: stdout)")
     ask.add_argument("--user", help="apply this person's memories and learn from the message")
@@ -102,8 +191,12 @@ def _parser() -> argparse.ArgumentParser:
     hidden.add_argument("--remove", nargs="*", default=[], metavar="NAME", help="names to show again")
     hidden.set_defaults(func=_cmd_hidden)
 
-    doctor = sub.add_parser("doctor", help="check the embedded database, Ollama, embedding model and keyring")
+    doctor = sub.add_parser("doctor", help="check settings, the embedded database, Ollama, embeddings, keyring")
     doctor.set_defaults(func=_cmd_doctor)
+
+    from core.cli._settings_command import add_settings_parser
+
+    add_settings_parser(sub)
     return p
 
 
@@ -116,8 +209,6 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     if args.model:
         settings = replace(settings, model=args.model)
     if args.max_rows is not None:
-        if args.max_rows < 1:
-            raise InputError("--max-rows must be at least 1.", hint="For example: --max-rows 100")
         settings = replace(settings, row_cap=args.max_rows)
     services = Services(settings)
     try:
@@ -133,7 +224,7 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
                 _user(args.user), args.question, cancel=cancel, exclude=args.without))
             answer = reply.answer
             if args.json:
-                print(json.dumps(reply_json(reply), ensure_ascii=False))
+                _emit_json(args, reply_json(reply))
             else:
                 print_reply(reply)
             if answer is None:
@@ -141,7 +232,7 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         else:
             answer = _in_worker(lambda cancel: services.pipeline(args.db).ask(args.question, cancel=cancel))
             if args.json:
-                print(json.dumps(answer.to_json(), ensure_ascii=False))
+                _emit_json(args, answer.to_json())
             else:
                 print_answer(answer)
         if args.csv and answer.ok:
@@ -181,15 +272,15 @@ def _dry_run(args: argparse.Namespace, services: Services) -> int:
                   "reasons": list(route.reasons), "memories": [],
                   "prompt": {"system": prompt.system, "user": prompt.user, "tokens": prompt.tokens}}
     if args.json:
-        print(json.dumps(report, ensure_ascii=False))
+        _emit_json(args, report)
     else:
-        print(f"route: {report['route']}{' (uncertain)' if report.get('uncertain') else ''}")
+        say(f"route: {report['route']}{' (uncertain)' if report.get('uncertain') else ''}")
         for m in report.get("memories", []):
-            print(f"memory {m['id'][:8]} [{m['category']}] {m['content']!r}: {m['why']}")
+            say(f"memory {m['id'][:8]} [{m['category']}] {m['content']!r}: {m['why']}")
         if "prompt" in report:
-            print("--- system ---\n" + report["prompt"]["system"] + "\n--- user ---\n" + report["prompt"]["user"])
+            say("--- system ---\n" + report["prompt"]["system"] + "\n--- user ---\n" + report["prompt"]["user"])
         elif "action" in report:
-            print(f"action: {report['action']}")
+            say(f"action: {report['action']}")
     return EXIT_OK
 
 
@@ -220,75 +311,38 @@ def _in_worker(work_fn: Callable[[Cancellation], T]) -> T:
 
 
 def _ask_batch(args: argparse.Namespace, services: Services) -> int:
-    lines = _read_batch(args.batch)
-    out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
-    answered = 0
-    try:
-        for item in lines:
-            db = item.get("db") or args.db
-            question = str(item.get("question", ""))
-            try:
-                answer = _in_worker(lambda cancel, db=db, q=question: services.pipeline(db).ask(q, cancel=cancel))
-                payload = answer.to_json()
-            except CairnError as exc:
-                payload = Answer(question=str(item.get("question", "")), error=str(exc), hint=exc.hint).to_json()
-            payload = {"id": item.get("id"), **payload}
-            answered += payload["error"] is None
-            out.write(json.dumps(payload, ensure_ascii=False) + "\n")
-            out.flush()
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    print(f"{answered} of {len(lines)} questions answered.", file=sys.stderr)
-    return EXIT_OK if answered == len(lines) else EXIT_NO_ANSWER
+    from core.cli._batch import run_batch
 
+    def ask(db: str | None, question: str) -> Answer:
+        target = _target(db) if db is not None else None
+        return _in_worker(lambda cancel: services.pipeline(target).ask(question, cancel=cancel))
 
-def _read_batch(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"Cannot read batch file {path}: {exc.strerror}.", hint="Check the path.") from exc
-    items: list[dict[str, Any]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise InputError(
-                f"Line {n} of {path} is not valid JSON: {exc}.",
-                hint='Each line must be an object like {"id": 1, "question": "...", "db": "..."}.',
-            ) from exc
-        if not isinstance(item, dict) or "question" not in item:
-            raise InputError(
-                f'Line {n} of {path} has no "question".',
-                hint='Each line must be an object like {"id": 1, "question": "...", "db": "..."}.',
-            )
-        items.append(item)
-    return items
+    return run_batch(args.batch, args.out, ask, args.db)
 
 
 def _write_csv(path: Path, answer: Answer) -> None:
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(answer.columns)
-            for row in answer.rows:
-                writer.writerow(["" if v is None else json_value(v) for v in row])
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    print(f"Wrote {answer.row_count} rows to {path}.", file=sys.stderr)
+    with AtomicOutput(path, "--csv", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(answer.columns)
+        for row in answer.rows:
+            writer.writerow(["" if v is None else json_value(v) for v in row])
+        out.commit()
+    say(f"Wrote {answer.row_count} rows to {path}.", file=sys.stderr)
 
 
-def _print_error(exc: CairnError) -> None:
-    print(f"Error: {exc}\nHint: {exc.hint}", file=sys.stderr)
+def _emit_json(args: argparse.Namespace, payload: Any) -> None:
+    """The one JSON object of a --json command (an error after it goes to stderr only)."""
+    print_json(payload)
+    args.json_printed = True
+
+
+def _print_error(exc: CairnError, args: argparse.Namespace | None = None) -> None:
+    say(f"Error: {exc}\nHint: {exc.hint}", file=sys.stderr)
+    if args is not None and getattr(args, "json", False) and not getattr(args, "json_printed", False):
+        fields = {"error": str(exc), "error_kind": type(exc).__name__, "hint": exc.hint}
+        if args.command == "ask":
+            fields = {**Answer(question=args.question or "").to_json(), **fields}
+        _emit_json(args, fields)
 
 
 def _exit_code_for(exc: BaseException) -> int:
@@ -337,13 +391,13 @@ def _cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         from dataclasses import asdict
 
-        print(json.dumps({"database": database.id, "hidden": sorted(hidden), **asdict(schema)}, default=str))
+        _emit_json(args, {"database": database.id, "hidden": sorted(hidden), **asdict(schema)})
         return EXIT_OK
-    print(f"{database.id}  ({len(schema.tables)} tables)")
+    say(f"{database.id}  ({len(schema.tables)} tables)")
     if hidden:
-        print(f"Hidden from the model: {', '.join(sorted(hidden))}")
+        say(f"Hidden from the model: {', '.join(sorted(hidden))}")
     print()
-    print(render_schema_block(schema.without(hidden)))
+    say(render_schema_block(schema.without(hidden)))
     return EXIT_OK
 
 
@@ -365,7 +419,8 @@ def _cmd_hidden(args: argparse.Namespace, settings: Settings) -> int:
             table_name, col = name.rsplit(".", 1)
             t = schema.table(table_name)
         if t is None or (col is not None and t.column(col) is None):
-            raise InputError(f"{name!r} is not a table or table.column of {database.id}.", hint="See `cairn schema`.")
+            raise InputError(f"{visible(repr(name))} is not a table or table.column of {database.id}.",
+                             hint="See `cairn schema`.")
         if name not in current:
             current.append(name)
     current = [n for n in current if n not in set(args.remove)]
@@ -374,7 +429,7 @@ def _cmd_hidden(args: argparse.Namespace, settings: Settings) -> int:
     if args.add or args.remove:
         # Save over the file's own settings, not the copy adjusted by OLLAMA_HOST.
         replace(Settings.load(), hidden=hidden).save()
-    print("\n".join(current) if current else "Nothing is hidden from the model.")
+    say("\n".join(current) if current else "Nothing is hidden from the model.")
     return EXIT_OK
 
 
@@ -384,8 +439,8 @@ def _cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     checks = run_checks(settings)
     for check in checks:
         mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.status]
-        print(f"[{mark}] {check.name}: {check.detail}")
+        say(f"[{mark}] {check.name}: {check.detail}")
         if check.status != "ok" and check.hint:
-            print(f"       fix: {check.hint}")
+            say(f"       fix: {check.hint}")
     return EXIT_OK if all(c.status != "fail" for c in checks) else EXIT_NO_ANSWER
 

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from typing import Literal
 
-from core.config import Settings
+from core.config import SETTINGS_FIX_HINT, Settings, check_settings
 from core.errors import CairnError
 
 __all__ = ["Check", "run_checks"]
@@ -29,11 +29,27 @@ class Check:
 
 def run_checks(settings: Settings) -> list[Check]:
     return [
+        check_settings_file(),
         check_embedded_postgres(),
         check_ollama(settings),
         check_embedding_model(),
         check_keyring(),
     ]
+
+
+def check_settings_file() -> Check:
+    """settings.json: readable, and every key of the right type and range."""
+    name = "settings"
+    found = check_settings()
+    if found.unreadable:
+        return Check(name, "fail", found.unreadable,
+                     "Fix the file, or run `cairn settings --reset` (a copy is kept as settings.json.bak).")
+    if found.problems:
+        listed = " ".join(str(p) for p in found.problems)
+        return Check(name, "warn", f"{found.path}: {listed}", SETTINGS_FIX_HINT)
+    where = found.path if found.exists else f"{found.path} (not created yet: the defaults apply)"
+    unknown = f"; unknown keys ignored: {', '.join(found.unknown)}" if found.unknown else ""
+    return Check(name, "ok", f"{where}{unknown}")
 
 
 def check_embedded_postgres() -> Check:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli._output import print_json, say
 from core.config import Settings, write_json_atomic
 from core.errors import InputError
 
@@ -59,10 +60,10 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
         elif action == "search":
             hits = bank.search(user, args.text)
             if args.json:
-                print(json.dumps([{**h.memory.to_json(), "similarity": round(h.similarity, 4)} for h in hits]))
+                print_json([{**h.memory.to_json(), "similarity": round(h.similarity, 4)} for h in hits])
             else:
                 for h in hits:
-                    print(f"{h.similarity:.3f}  {h.memory.id[:8]}  [{h.memory.category}] {h.memory.content}")
+                    say(f"{h.similarity:.3f}  {h.memory.id[:8]}  [{h.memory.category}] {h.memory.content}")
         elif action == "add":
             db_id = _db_id(services, args.db) if args.db else ALL_DATABASES
             _show([bank.add(user, args.category, args.content, database_id=db_id)], args.json)
@@ -72,21 +73,23 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             _show([bank.edit(user, args.id, content=args.content, category=args.category)], args.json)
         elif action == "rm":
             gone = bank.delete(user, args.id)
-            print(f"Deleted {gone.id[:8]}: {gone.content}")
+            say(f"Deleted {gone.id[:8]}: {gone.content}")
         elif action == "clear":
-            print(f"Deleted {bank.clear(user)} memories of {user}.")
+            say(f"Deleted {bank.clear(user)} memories of {user}.")
         elif action == "undo":
             change = bank.undo(user)
             print("Nothing to undo." if change is None else f"Undid {change.operation}.")
         elif action == "export":
             payload = bank.export(user)
             write_json_atomic(args.file, payload)
-            print(f"Wrote {len(payload['memories'])} memories to {args.file}.", file=sys.stderr)
+            say(f"Wrote {len(payload['memories'])} memories to {args.file}.", file=sys.stderr)
         elif action == "import":
             try:
                 payload = json.loads(args.file.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise InputError(f"Cannot read {args.file}: {exc}.", hint="Pass a file made by `cairn memory export`.")
+            except (OSError, ValueError, RecursionError) as exc:
+                why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+                raise InputError(f"Cannot read {args.file}: {why}.",
+                                 hint="Pass a file made by `cairn memory export`.") from exc
             added = bank.import_(user, payload)
             print(f"Imported {len(added)} memories (duplicates skipped).", file=sys.stderr)
         return 0
@@ -106,10 +109,10 @@ def _db_id(services: Any, db: str) -> str:
 
 def _show(memories: list[Any], as_json: bool) -> None:
     if as_json:
-        print(json.dumps([m.to_json() for m in memories], ensure_ascii=False))
+        print_json([m.to_json() for m in memories])
         return
     if not memories:
-        print("No memories.")
+        say("No memories.")
     for m in memories:
         where = "" if m.database_id == "*" else f"  (db {m.database_id})"
-        print(f"{m.id[:8]}  [{m.category}] {m.content}{where}")
+        say(f"{m.id[:8]}  [{m.category}] {m.content}{where}")

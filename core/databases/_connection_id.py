@@ -5,8 +5,9 @@ from __future__ import annotations
 import getpass
 import logging
 import os
+import re
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from core.errors import ConfigError
 
@@ -31,23 +32,59 @@ TARGET_FORMS_HINT = (
 )
 _REDACTED = "***"
 _SECRET_KEYS = {"password", "sslpassword"}
+_SECRET_PARAM_RE = re.compile(r"(?i)\b(password|sslpassword)=([^&#\s]*)")
 
 
 def parse_postgres_url(url: str) -> dict[str, str]:
-    """libpq's own reading of a postgresql:// URL (query parameters win, as in libpq)."""
+    """libpq's own reading of a postgresql:// URL (query parameters win, as in libpq).
+
+    A URL that does not parse, or names a port that is not a number from 1 to 65535, is a ConfigError whose
+    message never holds the password (libpq quotes the bad token, which may be the password itself).
+    """
     from psycopg.conninfo import conninfo_to_dict
 
+    shown = redact_url(url)
+    if "://" in url:
+        try:
+            urlsplit(url)  # raises ValueError for unbalanced or non-IPv6 brackets (libpq may accept them)
+        except ValueError as exc:
+            raise ConfigError(
+                f"Cannot read the PostgreSQL URL {shown}: the host or port part is malformed "
+                "(brackets are only for IPv6 addresses such as [::1]; %-escape them in a password as %5B and %5D).",
+                hint=TARGET_FORMS_HINT,
+            ) from exc
     try:
         params = conninfo_to_dict(url)
     except Exception as exc:  # psycopg.ProgrammingError for malformed URIs
         raise ConfigError(
-            f"Cannot read the PostgreSQL URL {redact_url(url)}: {exc}", hint=TARGET_FORMS_HINT
+            f"Cannot read the PostgreSQL URL {shown}: {_without_secrets(str(exc).strip(), url)}", hint=TARGET_FORMS_HINT
         ) from exc
     out = {k: str(v) for k, v in params.items() if v is not None}
-    ports = out.get("port", "")
-    if ports and not all(p.strip().isdigit() for p in ports.split(",") if p.strip()):
-        raise ConfigError(f"The port {ports!r} in {redact_url(url)} is not a number.", hint=TARGET_FORMS_HINT)
+    for port in (p.strip() for p in out.get("port", "").split(",")):
+        if port and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+            raise ConfigError(f"The port {port!r} in {shown} is not a number from 1 to 65535.",
+                              hint=TARGET_FORMS_HINT)
     return out
+
+
+def _secrets_of(url: str) -> list[str]:
+    """Every text in ``url`` that may be a password, read by hand (works on URLs that do not parse)."""
+    found: list[str] = []
+    rest = url.split("://", 1)[1] if "://" in url else url
+    if "@" in rest:
+        userinfo = rest.rsplit("@", 1)[0]
+        if ":" in userinfo:
+            found.append(userinfo.split(":", 1)[1])
+    found += [m.group(2) for m in _SECRET_PARAM_RE.finditer(url)]
+    out = [s for s in found if s]
+    return out + [unquote(s) for s in out if unquote(s) != s]
+
+
+def _without_secrets(text: str, url: str) -> str:
+    """``text`` unless it quotes a password of ``url``; then a generic reason."""
+    if any(secret in text for secret in _secrets_of(url)):
+        return "it is malformed (check the user:password@host:port part and any %-escapes)."
+    return text
 
 
 def postgres_id(url: str) -> str:
@@ -93,7 +130,7 @@ def redact_url(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return _REDACTED  # unreadable: show nothing rather than a secret
+        return _redact_by_hand(url)  # unreadable as a URL: redact the text itself, never show a secret
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, _, hostport = netloc.rpartition("@")
@@ -108,6 +145,16 @@ def redact_url(url: str) -> str:
                 [(k, _REDACTED if k.lower() in _SECRET_KEYS else v) for k, v in pairs], safe="/*"
             )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _redact_by_hand(url: str) -> str:
+    """``scheme://user:***@rest`` and ``password=***`` for a URL ``urlsplit`` refuses."""
+    scheme, _, rest = url.partition("://")
+    if "@" in rest:
+        userinfo, _, hostpart = rest.rpartition("@")
+        if ":" in userinfo:
+            rest = f"{userinfo.split(':', 1)[0]}:{_REDACTED}@{hostpart}"
+    return _SECRET_PARAM_RE.sub(lambda m: f"{m.group(1)}={_REDACTED}", f"{scheme}://{rest}")
 
 
 def _redact_keyword_conninfo(conninfo: str) -> str:

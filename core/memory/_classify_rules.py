@@ -387,29 +387,30 @@ def classify_rules(message: str, *, has_history: bool = False) -> RuleResult:
         reasons.append(f"asks to {wrapper.group(1)}")
         t = Text(wrapper.group(2))
 
+    words = strip_fillers(t.words)
+    if not words:  # 'hello!', 'ok thanks', 'remember that, please': nothing left once the fillers are gone
+        return RuleResult("question", False, (*reasons, "only greeting or filler words"))
+    first = words[0]
     why = _forget(t)
-    if why and strip_fillers(t.words)[0] not in WH:
+    if why and first not in WH:
         return RuleResult("forget", False, (*reasons, why))
 
-    body = " ".join(strip_fillers(t.words))
+    body = " ".join(words)
     standing = standing_cue(t)
     d = None if t.ends_with_question_mark else _explicit_definition(body)
     if d:
         return RuleResult(d[0], False, (*reasons, d[1]))
     if not wrapper and is_interrogative(t):
         reasons.append("question form")
-        first = strip_fillers(t.words)[0]
         if standing and (first not in WH or standing not in {"always", "never"}):
             return RuleResult("preference", True, (*reasons, f"standing marker '{standing}'"), ("preference", *_DATA))
         return _data(t, has_history, reasons)
 
-    first = strip_fillers(t.words)[0]
     if first not in _IMPERATIVES:
         c = _copula_definition(body)
         if c and not c[2]:
             return RuleResult(c[0], False, (*reasons, c[1]))
 
-    words = strip_fillers(t.words)
     if not wrapper and _TOP_FRAGMENT.match(" " + body + " "):
         reasons.append("fragment narrowing the last answer")
         return RuleResult("follow_up", not has_history, tuple(reasons), _DATA)

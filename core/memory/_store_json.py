@@ -11,6 +11,10 @@ Why it is shaped like this:
   in the file (stat alone can miss a rewrite of equal size within one timestamp tick).
 - A file that does not parse is copied aside to ``<name>.corrupt-<timestamp>`` and every later write for that
   user is refused (CorruptMemoryFile) until the person restores the file or clears the user's memories.
+- Inside a file that parses, a bad entry is skipped or read without its bad field and written back as it was
+  (``_store_json_doc``): one bad memory never hides the good ones, and no write loses it.
+- Memories are private: files, locks, backups and temp files are created 0600 and the folder 0700 whatever
+  the umask, and looser modes found on the owner's files are tightened when they are opened.
 """
 
 from __future__ import annotations
@@ -18,17 +22,15 @@ from __future__ import annotations
 import base64
 import errno
 import hashlib
-import json
 import logging
 import os
 import re
-import shutil
+import stat
 import threading
 import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +38,12 @@ import numpy as np
 
 from core.errors import CorruptMemoryFile, MemoryStoreError
 from core.memory._model import ALL_DATABASES, Memory, Message, ScoredMemory
+from core.memory._store_json_doc import Doc, decode_vector, encode_vector, parse_doc
 
 __all__ = ["JsonMemoryStore", "user_file_name"]
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
 LOCK_TIMEOUT_S = 30.0
 _TOKEN_RE = re.compile(rb'^\{"format": (\d+), "token": "([0-9a-f]{32})"')
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
@@ -59,23 +61,11 @@ def user_file_name(user: str) -> str:
     return f"{slug}-{digest}" if slug else f"user-{digest}"
 
 
-def _encode_vector(vector: Sequence[float] | None) -> str | None:
-    if vector is None:
-        return None
-    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def _decode_vector(text: str | None) -> np.ndarray | None:
-    if text is None:
-        return None
-    return np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half of either."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
-        with open(tmp, "wb") as fh:
+        with open(tmp, "wb", opener=_private_opener) as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -84,6 +74,40 @@ def _write_atomic(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _private_opener(path: str, flags: int) -> int:
+    """Open (create) a file readable by its owner alone, whatever the umask."""
+    fd = os.open(path, flags, 0o600)
+    _make_private(fd)
+    return fd
+
+
+def _make_private(fd: int) -> None:
+    """0600 for a regular file of ours that others could read (never a device such as /dev/full)."""
+    if os.name != "posix":
+        return
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
+        os.fchmod(fd, 0o600)
+
+
+def _make_private_dir(directory: Path) -> None:
+    """0700 for a directory of ours that others could enter."""
+    if os.name != "posix":
+        return
+    st = directory.stat()
+    if st.st_uid == os.getuid() and st.st_mode & 0o077:
+        directory.chmod(0o700)
+
+
+def _touch_private(path: Path) -> None:
+    """Create ``path`` (a lock file) as 0600, or make an existing one so."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        _make_private(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -96,61 +120,6 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-@dataclass
-class _Doc:
-    """One parsed user file. Treated as immutable: a write builds a new one."""
-
-    token: str
-    user: str
-    memories: list[dict[str, Any]]  # Memory.to_json() plus "embedding" as base64 float32
-    messages: list[dict[str, Any]]
-    summary: str
-    size: int = -1  # bytes of the file this came from (or was written to)
-    _matrix: np.ndarray | None = field(default=None, repr=False)
-    _rows: np.ndarray | None = field(default=None, repr=False)  # memory index of each matrix row
-    _masks: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-
-    def to_bytes(self) -> bytes:
-        body = {
-            "format": FORMAT_VERSION,
-            "token": self.token,  # must stay the second key: read back from the file's first bytes
-            "user": self.user,
-            "summary": self.summary,
-            "messages": self.messages,
-            "memories": self.memories,
-        }
-        return json.dumps(body, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8")
-
-    def matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        """Row-normalised embeddings of the memories that have one, built once per file version."""
-        if self._matrix is None:
-            rows = [i for i, m in enumerate(self.memories) if m.get("embedding") is not None]
-            if rows:
-                raw = b"".join(base64.b64decode(self.memories[i]["embedding"]) for i in rows)
-                mat = np.frombuffer(raw, dtype="<f4").reshape(len(rows), -1).astype(np.float32)
-                norms = np.linalg.norm(mat, axis=1, keepdims=True)
-                norms[norms == 0] = 1.0
-                mat /= norms
-            else:
-                mat = np.zeros((0, 0), dtype=np.float32)
-            self._matrix, self._rows = mat, np.asarray(rows, dtype=np.int64)
-        assert self._rows is not None
-        return self._matrix, self._rows
-
-    def mask(self, database_id: str) -> np.ndarray:
-        """Which matrix rows belong to ``database_id`` (its own plus the all-databases ones)."""
-        cached = self._masks.get(database_id)
-        if cached is None:
-            _, rows = self.matrix()
-            cached = np.fromiter(
-                (self.memories[i]["database_id"] in (database_id, ALL_DATABASES) for i in rows),
-                dtype=bool,
-                count=len(rows),
-            )
-            self._masks[database_id] = cached
-        return cached
-
-
 class JsonMemoryStore:
     """MemoryStore and ConversationStore over one JSON file per user under ``root``."""
 
@@ -160,7 +129,7 @@ class JsonMemoryStore:
         self.root = Path(root)
         self.dims = dims
         self.fallback_reason = fallback_reason
-        self._cache: dict[str, _Doc] = {}
+        self._cache: dict[str, Doc] = {}
         self._cache_lock = threading.Lock()
         self._thread_locks: dict[str, threading.Lock] = {}
 
@@ -179,7 +148,7 @@ class JsonMemoryStore:
             self._cache.clear()
 
     def _locked(
-        self, user: str, action: Callable[[_Doc, Path], tuple[_Doc | None, Any]], *, discard_damaged: bool = False
+        self, user: str, action: Callable[[Doc, Path], tuple[Doc | None, Any]], *, discard_damaged: bool = False
     ) -> Any:
         """Run a read-modify-write under this thread's and every other process's lock for ``user``.
 
@@ -188,15 +157,18 @@ class JsonMemoryStore:
         import fasteners
 
         path = self.path_for(user)
+        lock_path = path.with_name(path.name + ".lock")
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _make_private_dir(self.root)
         except OSError as exc:
             raise self._write_error(path, exc) from exc
         with self._cache_lock:
             thread_lock = self._thread_locks.setdefault(path.name, threading.Lock())
         with thread_lock:
-            lock = fasteners.InterProcessLock(str(path.with_name(path.name + ".lock")))
+            lock = fasteners.InterProcessLock(str(lock_path))
             try:
+                _touch_private(lock_path)
                 acquired = lock.acquire(timeout=LOCK_TIMEOUT_S)
             except OSError as exc:
                 raise self._write_error(path, exc) from exc
@@ -213,7 +185,7 @@ class JsonMemoryStore:
                     if not discard_damaged:
                         raise
                     logger.warning("replacing the damaged memory file %s; its backup is kept", path)
-                    doc = _Doc(token="", user=user, memories=[], messages=[], summary="")
+                    doc = Doc.empty(user)
                 new_doc, result = action(doc, path)
                 if new_doc is not None:
                     self._save(path, new_doc)
@@ -231,10 +203,11 @@ class JsonMemoryStore:
             except OSError as exc:  # a read-only disk: harmless, the next write will say so
                 logger.debug("could not remove %s: %s", tmp, exc)
 
-    def _load(self, user: str, path: Path) -> _Doc:
+    def _load(self, user: str, path: Path) -> Doc:
         """The current file for ``user`` (cached while its token is unchanged). Raises CorruptMemoryFile."""
         try:
             with open(path, "rb") as fh:
+                self._secure(fh.fileno())
                 head = fh.read(96)
                 match = _TOKEN_RE.match(head)
                 with self._cache_lock:
@@ -244,16 +217,16 @@ class JsonMemoryStore:
                     return cached
                 data = head + fh.read()
         except FileNotFoundError:
-            return _Doc(token="", user=user, memories=[], messages=[], summary="")
+            return Doc.empty(user)
         except OSError as exc:
             raise MemoryStoreError(
                 f"Cannot read the memory file {path}: {exc.strerror or exc}.",
                 hint="Check that the data directory is readable by you.",
             ) from exc
         try:
-            doc = self._parse(data, user)
+            doc = parse_doc(data, user, where=str(path))
             doc.size = len(data)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, RecursionError) as exc:
             backup = self._keep_corrupt(path, data)
             raise CorruptMemoryFile(
                 f"The memory file {path} is damaged ({exc}); a copy was kept at {backup}. "
@@ -265,51 +238,35 @@ class JsonMemoryStore:
             self._cache[path.name] = doc
         return doc
 
-    @staticmethod
-    def _parse(data: bytes, user: str) -> _Doc:
-        body = json.loads(data.decode("utf-8"))
-        if not isinstance(body, dict) or body.get("format") != FORMAT_VERSION:
-            raise ValueError(f"not a Cairn memory file of format {FORMAT_VERSION}")
-        if body["user"] != user:
-            raise ValueError(f"the file belongs to user {body['user']!r}")
-        memories = body["memories"]
-        messages = body["messages"]
-        if not isinstance(memories, list) or not isinstance(messages, list):
-            raise ValueError("memories and messages must be lists")
-        dims = None
-        for item in memories:
-            Memory.from_json({**item, "embedding": None})  # validates fields and category
-            if item["user"] != user:
-                raise ValueError(f"memory {item['id']!r} belongs to another user")
-            vec = _decode_vector(item.get("embedding"))
-            if vec is not None:
-                if dims is not None and len(vec) != dims:
-                    raise ValueError("embeddings of different lengths")
-                dims = len(vec)
-        for msg in messages:
-            if msg["role"] not in ("user", "assistant") or not isinstance(msg["content"], str):
-                raise ValueError("bad message")
-        return _Doc(token=str(body["token"]), user=user, memories=memories, messages=messages,
-                    summary=str(body.get("summary") or ""))  # fmt: skip
+    def _secure(self, fd: int) -> None:
+        """Memory files are the person's own: 0600 files in a 0700 folder, fixed when found looser."""
+        try:
+            _make_private(fd)
+            _make_private_dir(self.root)
+        except OSError as exc:  # a read-only disk: reading still works
+            logger.debug("could not tighten the permissions in %s: %s", self.root, exc)
 
     def _keep_corrupt(self, path: Path, data: bytes) -> Path:
         """Copy a damaged file aside once (an identical earlier backup is reused)."""
         for old in sorted(path.parent.glob(f"{path.name}.corrupt-*")):
             try:
-                if old.stat().st_size == len(data) and old.read_bytes() == data:
-                    return old
+                with open(old, "rb") as fh:
+                    _make_private(fh.fileno())
+                    if os.fstat(fh.fileno()).st_size == len(data) and fh.read() == data:
+                        return old
             except OSError:
                 continue
         backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}")
         try:
-            shutil.copy2(path, backup)
+            with open(backup, "xb", opener=_private_opener) as fh:
+                fh.write(data)
         except OSError as exc:
             logger.error("could not back up damaged memory file %s: %s", path, exc)
             return path  # the damaged file itself stays untouched: writes are refused anyway
         logger.error("memory file %s is damaged; kept a copy at %s", path, backup)
         return backup
 
-    def _save(self, path: Path, doc: _Doc) -> None:
+    def _save(self, path: Path, doc: Doc) -> None:
         doc.token = uuid.uuid4().hex
         data = doc.to_bytes()
         doc.size = len(data)
@@ -329,7 +286,7 @@ class JsonMemoryStore:
             f"Could not save the memory file {path}: {reason}. The previous version is intact.",
         )
 
-    def _read(self, user: str) -> _Doc:
+    def _read(self, user: str) -> Doc:
         return self._load(user, self.path_for(user))
 
     # ------------------------------------------------------------------ MemoryStore
@@ -345,19 +302,19 @@ class JsonMemoryStore:
             by_user.setdefault(memory.user, []).append(memory)
         for user, batch in by_user.items():
 
-            def action(doc: _Doc, _path: Path, batch: list[Memory] = batch) -> tuple[_Doc, None]:
+            def action(doc: Doc, _path: Path, batch: list[Memory] = batch) -> tuple[Doc, None]:
                 self._check_same_dims(doc, batch)
                 items = list(doc.memories)
                 where = {item["id"]: i for i, item in enumerate(items)}
                 for memory in batch:
                     item = memory.to_json()
-                    item["embedding"] = _encode_vector(memory.embedding)
+                    item["embedding"] = encode_vector(memory.embedding)
                     if memory.id in where:
                         items[where[memory.id]] = item
                     else:
                         where[memory.id] = len(items)
                         items.append(item)
-                return _Doc("", user, items, doc.messages, doc.summary), None
+                return doc.derive(memories=items), None
 
             self._locked(user, action)
 
@@ -369,7 +326,7 @@ class JsonMemoryStore:
             )
 
     @staticmethod
-    def _check_same_dims(doc: _Doc, batch: Sequence[Memory]) -> None:
+    def _check_same_dims(doc: Doc, batch: Sequence[Memory]) -> None:
         """One file holds one embedding size, else its matrix cannot be built (and it would read as damaged)."""
         sizes = {len(m.embedding) for m in batch if m.embedding is not None}
         for item in doc.memories:
@@ -385,10 +342,10 @@ class JsonMemoryStore:
     def delete(self, user: str, memory_ids: Sequence[str]) -> int:
         wanted = set(memory_ids)
 
-        def action(doc: _Doc, _path: Path) -> tuple[_Doc | None, int]:
+        def action(doc: Doc, _path: Path) -> tuple[Doc | None, int]:
             kept = [m for m in doc.memories if m["id"] not in wanted]
             gone = len(doc.memories) - len(kept)
-            return (_Doc("", user, kept, doc.messages, doc.summary) if gone else None), gone
+            return (doc.derive(memories=kept) if gone else None), gone
 
         if not wanted:
             return 0
@@ -406,7 +363,7 @@ class JsonMemoryStore:
 
     @staticmethod
     def _to_memory(item: dict[str, Any]) -> Memory:
-        vec = _decode_vector(item.get("embedding"))
+        vec = decode_vector(item.get("embedding"))
         memory = Memory.from_json({**item, "embedding": None})
         if vec is None:
             return memory
@@ -450,16 +407,16 @@ class JsonMemoryStore:
     def clear(self, user: str) -> int:
         """Forget all of ``user``'s memories. On a damaged file this is the way out: the backup stays."""
 
-        def action(doc: _Doc, _path: Path) -> tuple[_Doc | None, int]:
-            if not doc.memories:
+        def action(doc: Doc, _path: Path) -> tuple[Doc | None, int]:
+            if not doc.memories and not doc.unreadable:
                 return None, 0
-            return _Doc("", user, [], doc.messages, doc.summary), len(doc.memories)
+            return doc.derive(memories=[], forget_unreadable=True), len(doc.memories)
 
         try:
             result: int = self._locked(user, action)
         except CorruptMemoryFile:
             # the person asked to forget everything: start afresh, the backup made by _load stays
-            result = self._locked(user, lambda _doc, _path: (_Doc("", user, [], [], ""), 0), discard_damaged=True)
+            result = self._locked(user, lambda _doc, _path: (Doc.empty(user), 0), discard_damaged=True)
         return result
 
     # ------------------------------------------------------------------ ConversationStore
@@ -468,9 +425,9 @@ class JsonMemoryStore:
         item = {"role": message.role, "content": message.content, "sql": message.sql,
                 "created_at": message.created_at}  # fmt: skip
 
-        def action(doc: _Doc, _path: Path) -> tuple[_Doc, None]:
+        def action(doc: Doc, _path: Path) -> tuple[Doc, None]:
             messages = [*doc.messages, item][-keep:] if keep > 0 else []
-            return _Doc("", user, doc.memories, messages, doc.summary), None
+            return doc.derive(messages=messages), None
 
         self._locked(user, action)
 
@@ -478,16 +435,14 @@ class JsonMemoryStore:
         if limit <= 0:
             return []
         doc = self._read(user)
-        return [
-            Message(role=m["role"], content=m["content"], sql=m.get("sql"), created_at=float(m["created_at"]))
-            for m in doc.messages[-limit:]
-        ]
+        messages = [m for m in (Message.from_json(item) for item in doc.messages) if m is not None]
+        return messages[-limit:]
 
     def summary(self, user: str) -> str:
         return self._read(user).summary
 
     def set_summary(self, user: str, summary: str) -> None:
-        def action(doc: _Doc, _path: Path) -> tuple[_Doc, None]:
-            return _Doc("", user, doc.memories, doc.messages, summary), None
+        def action(doc: Doc, _path: Path) -> tuple[Doc, None]:
+            return doc.derive(summary=summary), None
 
         self._locked(user, action)
