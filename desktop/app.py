@@ -13,6 +13,7 @@ from typing import Any
 
 from core.composition import Services
 from core.config import Settings, config_dir, data_dir
+from core.errors import ConfigError
 from core.history import QuestionHistory
 from resources import icon_files, read_text
 
@@ -155,7 +156,14 @@ def run(argv: list[str] | None = None) -> int:
     app.setApplicationName("Cairn")
     app.setOrganizationName("Cairn")
     app.setWindowIcon(app_icon())
-    context = AppContext.create()
+    try:
+        context = AppContext.create()
+    except ConfigError as exc:  # an unreadable settings.json must not keep the window from opening
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.warning(None, "Cairn settings", f"{exc}\n\n{exc.hint}\n\nCairn opens with the default settings; "
+                            "saving settings keeps a copy of the old file as settings.json.bak.")
+        context = AppContext.create(Settings().with_env())
     apply_theme(app, context.settings)
     login = LoginDialog(context.settings.users, context.settings.last_user)
     if login.exec() != QDialog.DialogCode.Accepted:

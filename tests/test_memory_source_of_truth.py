@@ -90,3 +90,20 @@ def test_memories_left_in_json_files_are_found_and_adopted_once(tmp_path: Path) 
     assert stray_memories(tmp_path, "pgvector") == []
     assert not list((tmp_path / "memory").glob("*.json"))
     assert len(list((tmp_path / "memory").glob("*.json.adopted"))) == 2  # kept, not deleted
+
+
+@pytest.mark.slow
+def test_doctor_reports_stray_memories_and_adopt_brings_them_in(tmp_path: Path, embedded_pg) -> None:
+    from core.memory import JsonMemoryStore
+
+    data = tmp_path / "data"
+    JsonMemoryStore(data / "memory").put(_memory("ann", "Only show customers from India"))
+    uri = embedded_pg.memory_uri("cairn_adopt_memory")
+    (data / "settings.json").write_text(json.dumps({"memory_store": "pgvector", "memory_store_uri": uri}))
+    doctor = _cairn(data, "doctor")
+    assert "memories left in JSON files: ann (1)" in doctor.stdout and "cairn memory adopt" in doctor.stdout
+    adopt = _cairn(data, "memory", "adopt", "--user", "ann")
+    assert adopt.returncode == 0 and "Adopted 1 memories" in adopt.stdout, adopt.stderr
+    listed = _cairn(data, "memory", "list", "--user", "ann", "--json")
+    assert [m["content"] for m in json.loads(listed.stdout)] == ["Only show customers from India"]
+    assert "memories left in JSON files" not in _cairn(data, "doctor").stdout

@@ -50,3 +50,14 @@ def test_the_query_role_cannot_open_the_memory_database(embedded_pg: EmbeddedPos
         psycopg.connect(sample_db_uri.replace("/cairn_sample?", "/cairn_memory?", 1)).close()
     with pytest.raises(psycopg.OperationalError):
         psycopg.connect(sample_db_uri.replace("/cairn_sample?", "/postgres?", 1)).close()
+
+
+def test_doctor_warns_about_a_role_that_can_write_and_says_how_to_fix_it(embedded_pg: EmbeddedPostgres,
+                                                                          sample_db_uri: str) -> None:
+    from core.cli._doctor import check_database_role
+
+    owner = check_database_role(embedded_pg.uri("cairn_sample"))
+    assert owner.status == "warn" and "superuser" in owner.detail
+    assert "GRANT SELECT ON ALL TABLES IN SCHEMA public" in owner.hint
+    reader = check_database_role(sample_db_uri)
+    assert reader.status == "ok" and "can only read" in reader.detail

@@ -7,6 +7,7 @@ Exit codes (also in README):
     3  the database is unreachable, refused the login, or the embedded server could not start
     4  the query ran past the statement timeout
     130 cancelled with Ctrl+C
+    143 stopped by SIGTERM (the running query is cancelled in the database too)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -43,6 +45,16 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_INPUT, EXIT_DATABASE, EXIT_TIMEOUT, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM: stop as Ctrl+C does, cancelling the running query in the database, rather than die mid-query
+    (the server would run it on until its timeout)."""
+
+
+def _on_sigterm(_signum: int, _frame: object) -> None:
+    raise _Terminated()
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -81,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main_thread else None
     try:
         _check_arguments(args)
         if args.command in _SETTINGS_TOLERANT:
@@ -92,9 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CairnError as exc:
         _print_error(exc, args)
         return _exit_code_for(exc)
-    except KeyboardInterrupt:
-        print("Cancelled.", file=sys.stderr)
-        return EXIT_CANCELLED
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, _Terminated)
+        text = "Stopped (the process was asked to terminate)." if terminated else "Cancelled."
+        _print_error(QueryCancelled(text, hint="Nothing was changed; the running query was cancelled too."), args)
+        return EXIT_TERMINATED if terminated else EXIT_CANCELLED
     except Exception as exc:  # noqa: BLE001 - the last resort: a message, not a traceback
         logger.debug("unexpected failure", exc_info=True)
         if args.verbose:
@@ -102,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_error(CairnError(f"Cairn failed unexpectedly ({type(exc).__name__}: {exc}).",
                                 hint="Run the command again with -v to see where, and report it."), args)
         return EXIT_NO_ANSWER
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
@@ -191,7 +210,9 @@ def _parser() -> argparse.ArgumentParser:
     hidden.add_argument("--remove", nargs="*", default=[], metavar="NAME", help="names to show again")
     hidden.set_defaults(func=_cmd_hidden)
 
-    doctor = sub.add_parser("doctor", help="check settings, the embedded database, Ollama, embeddings, keyring")
+    doctor = sub.add_parser("doctor", help="check settings, the embedded database, the database role, memory, "
+                            "Ollama, embeddings, keyring")  # fmt: skip
+    doctor.add_argument("--db", help="also check what the role of this database connection may do")
     doctor.set_defaults(func=_cmd_doctor)
 
     from core.cli._settings_command import add_settings_parser
@@ -436,7 +457,7 @@ def _cmd_hidden(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     from core.cli._doctor import run_checks
 
-    checks = run_checks(settings)
+    checks = run_checks(settings, getattr(args, "db", None))
     for check in checks:
         mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.status]
         say(f"[{mark}] {check.name}: {check.detail}")

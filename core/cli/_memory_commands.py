@@ -41,6 +41,7 @@ def add_memory_parser(sub: Any) -> None:
     cmd("undo", "undo the last change (from the chat or the bank)")
     cmd("export", "write all memories to a JSON file").add_argument("file", type=Path)
     cmd("import", "add memories from an export file").add_argument("file", type=Path)
+    cmd("adopt", "bring in memories an older Cairn left in JSON files while the server was down")
 
 
 def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
@@ -92,6 +93,16 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
                                  hint="Pass a file made by `cairn memory export`.") from exc
             added = bank.import_(user, payload)
             print(f"Imported {len(added)} memories (duplicates skipped).", file=sys.stderr)
+        elif action == "adopt":
+            from core.config import data_dir
+            from core.memory import adopt_memories
+
+            store = services.store()
+            if store.kind == "json":
+                say("The JSON files are the active memory store: there is nothing to adopt.")
+            else:
+                count = adopt_memories(data_dir(), store, user=user, embedder=services.embedder())
+                say(f"Adopted {count} memories of {user} into {store.describe()}; the files are kept as *.adopted.")
         return 0
     finally:
         services.close()

@@ -54,7 +54,7 @@ class EmbeddedPostgres:
         with self._lock:
             if self._socket_dir is not None:
                 return
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new data directory is private
             with self._file_lock():
                 self._socket_dir = self._start_server()
                 cluster.update_handles(self.root, add=True)

@@ -31,7 +31,10 @@ def open_database(target: str, *, pool_size: int = 4) -> Database:
     text = (target or "").strip()
     if not text:
         raise ConfigError("No database given.", hint=TARGET_FORMS_HINT)
-    scheme = urlsplit(text).scheme.lower() if "://" in text else ""
+    try:
+        scheme = urlsplit(text).scheme.lower() if "://" in text else ""
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        raise ConfigError(f"Cannot read the database URL {redact_url(text)}: {exc}.", hint=TARGET_FORMS_HINT) from exc
     if scheme in POSTGRES_SCHEMES:
         return PostgresDatabase(text, pool_size=pool_size)
     if scheme == "sqlite" or text.startswith("sqlite:"):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from core.memory._embedder import embed_one
 from core.memory._store_json import JsonMemoryStore
 
 __all__ = ["StrayMemories", "adopt_memories", "stray_memories"]
@@ -46,8 +47,11 @@ def stray_memories(data_dir: Path, active_kind: str) -> list[StrayMemories]:
     return found
 
 
-def adopt_memories(data_dir: Path, target: Any, *, user: str | None = None) -> int:
-    """Copy stray JSON memories (of ``user``, or everyone's) into ``target``; returns how many were added."""
+def adopt_memories(data_dir: Path, target: Any, *, user: str | None = None, embedder: Any = None) -> int:
+    """Copy stray JSON memories (of ``user``, or everyone's) into ``target``; returns how many were added.
+
+    With ``embedder`` each memory is embedded again, so it matches the active store's model whatever wrote it.
+    """
     root = Path(data_dir) / "memory"
     source = JsonMemoryStore(root)
     added = 0
@@ -57,6 +61,8 @@ def adopt_memories(data_dir: Path, target: Any, *, user: str | None = None) -> i
         have = {m.id for m in target.list(stray.user)}
         new = [m for m in source.list(stray.user) if m.id not in have]
         for memory in new:
+            if embedder is not None:
+                memory = replace(memory, embedding=tuple(embed_one(embedder, memory.content)))
             target.put(memory)
         added += len(new)
         stray.path.rename(stray.path.with_name(stray.path.name + ".adopted"))

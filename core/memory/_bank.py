@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -231,8 +232,11 @@ class MemoryBank:
         path = self._journal_path(user)
         with _JOURNAL_THREAD_LOCK:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                lock = fasteners.InterProcessLock(str(path.with_name(path.name + ".lock")))
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                path.parent.chmod(0o700)  # the journal holds memories' text: the owner's alone
+                lock_path = path.with_name(path.name + ".lock")
+                os.close(os.open(lock_path, os.O_CREAT | os.O_WRONLY, 0o600))
+                lock = fasteners.InterProcessLock(str(lock_path))
                 acquired = lock.acquire(timeout=30.0)
             except OSError as exc:
                 raise MemoryStoreError(f"Could not open the undo journal: {exc.strerror or exc}.") from exc
