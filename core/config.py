@@ -61,7 +61,7 @@ def data_dir() -> Path:
         import platformdirs
 
         path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new one is its owner's alone
     return path
 
 
@@ -73,7 +73,7 @@ def config_dir() -> Path:
     import platformdirs
 
     path = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
 

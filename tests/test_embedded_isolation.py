@@ -152,3 +152,27 @@ def test_a_killed_process_does_not_keep_the_server_alive(tmp_path: Path) -> None
     while _postgres_of(server.pgdata) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _postgres_of(server.pgdata)
+
+
+@needs_root
+def test_a_link_planted_where_the_socket_goes_is_refused_and_changes_nothing(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.databases import _cluster
+    from core.errors import EmbeddedServerError
+
+    shared_tmp = tmp_path / "tmp"
+    shared_tmp.mkdir()
+    shared_tmp.chmod(0o1777)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    victim.chmod(0o700)
+    link = shared_tmp / f"cairn-{os.geteuid()}"
+    link.symlink_to(victim)
+    nobody = subprocess.run(["id", "-u", "nobody"], capture_output=True, text=True).stdout.strip()
+    os.lchown(link, int(nobody), -1)  # planted by another account
+    monkeypatch.setattr(tempfile, "tempdir", str(shared_tmp))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    pgdata = tmp_path / ("x" * 120) / "pgdata"
+    with pytest.raises(EmbeddedServerError, match="not a private directory"):
+        _cluster.socket_dir_for(pgdata)
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o700 and victim.stat().st_uid == 0

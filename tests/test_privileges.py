@@ -61,3 +61,15 @@ def test_doctor_warns_about_a_role_that_can_write_and_says_how_to_fix_it(embedde
     assert "GRANT SELECT ON ALL TABLES IN SCHEMA public" in owner.hint
     reader = check_database_role(sample_db_uri)
     assert reader.status == "ok" and "can only read" in reader.detail
+
+
+def test_defaults_the_query_role_changed_for_itself_are_put_back_at_start(embedded_pg: EmbeddedPostgres,
+                                                                         sample_db_uri: str) -> None:
+    with psycopg.connect(sample_db_uri, autocommit=True) as conn:
+        conn.execute("SET default_transaction_read_only = off")  # its own session: allowed
+        conn.execute("ALTER ROLE cairn_query SET default_transaction_read_only = off")
+        with pytest.raises(psycopg.Error):
+            conn.execute("SELECT lo_from_bytea(0, 'x'::bytea)")
+    embedded_pg._ensure_roles()  # what every start does
+    with psycopg.connect(sample_db_uri, autocommit=True) as conn:
+        assert conn.execute("SHOW default_transaction_read_only").fetchone() == ("on",)

@@ -15,6 +15,9 @@ from core.errors import InputError
 __all__ = ["add_memory_parser"]
 
 
+MAX_IMPORT_BYTES = 64 * 2**20  # far above any export (a memory is at most a few KB)
+
+
 def add_memory_parser(sub: Any) -> None:
     memory = sub.add_parser("memory", help="see and edit what Cairn remembers about a person")
     msub = memory.add_subparsers(dest="memory_command", required=True)
@@ -82,11 +85,20 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             print("Nothing to undo." if change is None else f"Undid {change.operation}.")
         elif action == "export":
             payload = bank.export(user)
-            write_json_atomic(args.file, payload)
+            try:
+                write_json_atomic(args.file, payload)
+            except OSError as exc:
+                raise InputError(f"Cannot write {args.file}: {exc.strerror or exc}.",
+                                 hint="Choose a file in a folder you can write to.") from exc
             say(f"Wrote {len(payload['memories'])} memories to {args.file}.", file=sys.stderr)
         elif action == "import":
             try:
-                payload = json.loads(args.file.read_text(encoding="utf-8"))
+                with open(args.file, "rb") as fh:  # bounded: /dev/zero or a huge file must not eat the memory
+                    data = fh.read(MAX_IMPORT_BYTES + 1)
+                if len(data) > MAX_IMPORT_BYTES:
+                    raise InputError(f"{args.file} is larger than {MAX_IMPORT_BYTES // 2**20} MB.",
+                                     hint="Pass a file made by `cairn memory export`.")
+                payload = json.loads(data.decode("utf-8"))
             except (OSError, ValueError, RecursionError) as exc:
                 why = "nested too deeply" if isinstance(exc, RecursionError) else exc
                 raise InputError(f"Cannot read {args.file}: {why}.",

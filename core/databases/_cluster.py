@@ -211,24 +211,42 @@ def socket_dir_for(pgdata: Path) -> Path:
         try:
             for part in chain:
                 part.mkdir(mode=0o700, exist_ok=True)
-                owner, traversable = os.geteuid(), False
-                if account is not None:  # as root, the server's account makes the socket in the last folder
-                    if part == folder:
-                        os.chown(part, account.pw_uid, account.pw_gid)
-                        owner = account.pw_uid
-                    else:
-                        part.chmod(0o711)  # it must pass through; only the last folder is its, and 0700
-                        traversable = True
-                if not _is_private_dir(part, owner, traversable=traversable):
-                    raise EmbeddedServerError(
-                        f"{part} is not a private directory (it must be ours, mode 0700, not a link).",
-                        hint=f"Remove {part} (another account may have created it) and start Cairn again.")
+                if account is None:
+                    _claim_dir(part, 0o700)
+                elif part == folder:  # as root, the server's account makes the socket in the last folder
+                    _claim_dir(part, 0o700, owner=(account.pw_uid, account.pw_gid))
+                else:
+                    _claim_dir(part, 0o711)  # it must pass through; only the last folder is its, and 0700
         except OSError as exc:
             logger.warning("cannot use %s for the database socket: %s", folder, exc)
             continue
         return folder
     raise EmbeddedServerError("No private directory with a short enough path for the database socket.",
                               hint="Set CAIRN_DATA_DIR to a shorter path, or XDG_RUNTIME_DIR to a private one.")
+
+
+def _claim_dir(path: Path, mode: int, *, owner: tuple[int, int] | None = None) -> None:
+    """Make ``path`` ours with ``mode`` (and ``owner``) without following a link another account planted there:
+    the directory is opened with O_NOFOLLOW and checked *before* anything is changed, then changed through the
+    open descriptor. A link, a non-directory, or a directory of another account is refused untouched."""
+    refuse = EmbeddedServerError(
+        f"{path} is not a private directory of ours (it must be our own folder, not a link).",
+        hint=f"Remove {path} (another account may have created it) and start Cairn again.")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:  # ELOOP for a link, ENOTDIR for a file
+        raise refuse from exc
+    try:
+        st = os.fstat(fd)
+        allowed = {os.geteuid()} | ({owner[0]} if owner else set())
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid not in allowed:
+            raise refuse
+        if owner is not None and (st.st_uid, st.st_gid) != owner:
+            os.fchown(fd, *owner)
+        if stat.S_IMODE(st.st_mode) != mode:
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
 
 
 def _is_private_dir(path: Path, owner: int, *, traversable: bool = False) -> bool:
@@ -311,6 +329,8 @@ def update_handles(root: Path, *, add: bool) -> int:
     if add:
         kept.append(me)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(kept))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps(kept))
     os.replace(tmp, path)
     return len(kept)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -67,7 +68,9 @@ class EmbeddedPostgres:
         or both decide to stop the server, and a wedged one does not hang the other for ever."""
         import fasteners
 
-        lock = fasteners.InterProcessLock(str(self.root / "pgserver.lock"))
+        lock_path = self.root / "pgserver.lock"
+        os.close(os.open(lock_path, os.O_CREAT | os.O_WRONLY, 0o600))
+        lock = fasteners.InterProcessLock(str(lock_path))
         if not lock.acquire(timeout=LOCK_TIMEOUT_S):
             raise EmbeddedServerError(
                 f"The embedded database in {self.pgdata} is locked by another process.",
@@ -132,20 +135,18 @@ class EmbeddedPostgres:
         return f"postgresql://{SUPERUSER}@{self.pgdata}:5432/{quote(database, safe='')}"
 
     def _ensure_roles(self) -> None:
-        """The unprivileged roles exist (cheap when they do: one query)."""
-        import psycopg
+        """The unprivileged roles exist, with their defaults as Cairn set them (a few statements at each start)."""
         from psycopg import sql
 
-        with psycopg.connect(self.uri(), autocommit=True) as conn:
-            have = {r[0] for r in conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
-                                                ([QUERY_ROLE, MEMORY_ROLE],))}  # fmt: skip
-            if have == {QUERY_ROLE, MEMORY_ROLE}:
-                return
         with self.setup_lock() as conn:
             for role in (QUERY_ROLE, MEMORY_ROLE):
                 if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
                     conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
                                          "NOBYPASSRLS").format(sql.Identifier(role)))  # fmt: skip
+            # A role may change its own defaults: put them back at every start (each query is also run in a
+            # read-only transaction with its own limits, so this is a second line, not the only one).
+            for role in (QUERY_ROLE, MEMORY_ROLE):
+                conn.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(sql.Identifier(role)))
             conn.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(
                 sql.Identifier(QUERY_ROLE)))
             # Nobody but the superuser connects to the maintenance databases.
@@ -238,6 +239,10 @@ class EmbeddedPostgres:
                 # Signalling other sessions is no business of a question, even its own role's.
                 target.execute("REVOKE EXECUTE ON FUNCTION pg_terminate_backend(integer, bigint), "
                                "pg_cancel_backend(integer) FROM PUBLIC")  # fmt: skip
+                # Large objects are storage outside any table (and outside temp_file_limit): none for questions.
+                target.execute("REVOKE EXECUTE ON FUNCTION lo_create(oid), lo_creat(integer), "
+                               "lo_from_bytea(oid, bytea), lo_put(oid, bigint, bytea), lo_unlink(oid), "
+                               "lo_open(oid, integer), lowrite(integer, bytea) FROM PUBLIC")  # fmt: skip
         return self.uri(name, role=QUERY_ROLE)
 
     def stop(self) -> None:
