@@ -144,6 +144,12 @@ def _read_batches(
     batches = 0
     while True:
         size = _batch_rows(collector, worst_row, batches)
+        if batches:  # each FETCH is a statement of its own: give it only the time the query has left
+            left_ms = int((limits.timeout_s - (time.perf_counter() - started)) * 1000)
+            if left_ms <= 0:
+                raise QueryTimeout(f"The query ran past the statement timeout of {limits.timeout_s:g} s and was "
+                                   "stopped.")  # fmt: skip
+            cur.connection.execute(f"SET LOCAL statement_timeout = {left_ms}")
         rows = cur.fetchmany(size)
         batches += 1
         for row in rows:
