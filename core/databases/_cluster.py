@@ -21,13 +21,13 @@ import hashlib
 import json
 import logging
 import os
-import pwd
 import shutil
 import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from core.errors import EmbeddedServerError
 
@@ -64,6 +64,8 @@ def is_root() -> bool:
 
 def os_user() -> str:
     """The OS account whose processes may connect (peer authentication maps it to our roles)."""
+    import pwd  # POSIX only, like the rest of this module (imported lazily so Windows can import the package)
+
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
@@ -115,10 +117,12 @@ def cluster_dir(root: Path) -> Path:
     return ROOT_CLUSTERS / digest / "pgdata"
 
 
-def _server_account() -> pwd.struct_passwd | None:
-    """As root: the unprivileged account PostgreSQL runs as (created if missing). Otherwise None."""
+def _server_account() -> Any:
+    """As root: the unprivileged account PostgreSQL runs as (created if missing, a ``pwd.struct_passwd``).
+    Otherwise None."""
     if not is_root():
         return None
+    import pwd
     try:
         return pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
     except KeyError:
