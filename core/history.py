@@ -13,12 +13,12 @@ import json
 import logging
 import math
 import os
-import stat
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from core.private_files import make_private_dir, private_opener, touch_private
 from core.errors import MemoryStoreError
 
 __all__ = ["HistoryEntry", "QuestionHistory"]
@@ -50,11 +50,11 @@ class QuestionHistory:
         path = self._path(user)
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _private_dir(path.parent)
+            make_private_dir(path.parent)
             line = _json_line({"user": user, **asdict(entry)})
-            _private_file(Path(str(path) + ".lock"))
+            touch_private(Path(str(path) + ".lock"))
             with fasteners.InterProcessLock(str(path) + ".lock"):
-                with open(path, "a+b", opener=_private_opener) as fh:
+                with open(path, "a+b", opener=private_opener) as fh:
                     if fh.tell() > 0:  # a crash mid-line left a fragment: end it, or this line is glued on
                         fh.seek(-1, os.SEEK_END)
                         if fh.read(1) != b"\n":
@@ -127,33 +127,3 @@ def _json_line(payload: dict[str, Any]) -> str:
     except UnicodeEncodeError:
         text = json.dumps(payload, ensure_ascii=True)
     return text + "\n"
-
-
-def _private_opener(path: str, flags: int) -> int:
-    fd = os.open(path, flags, 0o600)
-    _tighten(fd)
-    return fd
-
-
-def _tighten(fd: int) -> None:
-    """0600 for a regular file of ours that others could read."""
-    if os.name != "posix":
-        return
-    st = os.fstat(fd)
-    if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
-        os.fchmod(fd, 0o600)
-
-
-def _private_file(path: Path) -> None:
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        _tighten(fd)
-    finally:
-        os.close(fd)
-
-
-def _private_dir(directory: Path) -> None:
-    if os.name == "posix":
-        st = directory.stat()
-        if st.st_uid == os.getuid() and st.st_mode & 0o077:
-            directory.chmod(0o700)

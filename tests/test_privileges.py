@@ -73,3 +73,13 @@ def test_defaults_the_query_role_changed_for_itself_are_put_back_at_start(embedd
     embedded_pg._ensure_roles()  # what every start does
     with psycopg.connect(sample_db_uri, autocommit=True) as conn:
         assert conn.execute("SHOW default_transaction_read_only").fetchone() == ("on",)
+
+
+def test_per_database_defaults_the_query_role_set_are_put_back_too(embedded_pg: EmbeddedPostgres,
+                                                                  sample_db_uri: str) -> None:
+    with psycopg.connect(sample_db_uri, autocommit=True) as conn:
+        conn.execute("SET default_transaction_read_only = off")
+        conn.execute("ALTER ROLE cairn_query IN DATABASE cairn_sample SET default_transaction_read_only = off")
+    embedded_pg._ensure_roles()
+    with psycopg.connect(sample_db_uri, autocommit=True) as conn:
+        assert conn.execute("SHOW default_transaction_read_only").fetchone() == ("on",)

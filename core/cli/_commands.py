@@ -399,22 +399,28 @@ _EXIT_BY_KIND = {
 # -- schema, hidden, doctor ----------------------------------------------------------------------------
 
 
-def _cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
-    from core.prompt import render_schema_block
+def _read_schema(db: str | None) -> tuple[str, Any]:
+    """The id and schema of ``db`` (the sample database when None); the database is closed again at once."""
     from core.databases import open_target
 
-    database = open_target(args.db)
+    database = open_target(db)
     try:
-        schema = database.schema()
+        return database.id, database.schema()
     finally:
         database.close()  # only the schema is needed; close the pool before exit, not in a finaliser
-    hidden = set(settings.hidden.get(database.id, []))
+
+
+def _cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
+    from core.prompt import render_schema_block
+
+    database_id, schema = _read_schema(args.db)
+    hidden = set(settings.hidden.get(database_id, []))
     if args.json:
         from dataclasses import asdict
 
-        _emit_json(args, {"database": database.id, "hidden": sorted(hidden), **asdict(schema)})
+        _emit_json(args, {"database": database_id, "hidden": sorted(hidden), **asdict(schema)})
         return EXIT_OK
-    say(f"{database.id}  ({len(schema.tables)} tables)")
+    say(f"{database_id}  ({len(schema.tables)} tables)")
     if hidden:
         say(f"Hidden from the model: {', '.join(sorted(hidden))}")
     print()
@@ -425,14 +431,8 @@ def _cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_hidden(args: argparse.Namespace, settings: Settings) -> int:
     from dataclasses import replace
 
-    from core.databases import open_target
-
-    database = open_target(args.db)
-    try:
-        schema = database.schema()
-    finally:
-        database.close()  # only the schema is needed; close the pool before exit, not in a finaliser
-    current = list(settings.hidden.get(database.id, []))
+    database_id, schema = _read_schema(args.db)
+    current = list(settings.hidden.get(database_id, []))
     for name in args.add:
         # "table", "schema.table", "table.column" or "schema.table.column"
         t, col = schema.table(name), None
@@ -440,13 +440,13 @@ def _cmd_hidden(args: argparse.Namespace, settings: Settings) -> int:
             table_name, col = name.rsplit(".", 1)
             t = schema.table(table_name)
         if t is None or (col is not None and t.column(col) is None):
-            raise InputError(f"{visible(repr(name))} is not a table or table.column of {database.id}.",
+            raise InputError(f"{visible(repr(name))} is not a table or table.column of {database_id}.",
                              hint="See `cairn schema`.")
         if name not in current:
             current.append(name)
     current = [n for n in current if n not in set(args.remove)]
     hidden = dict(settings.hidden)
-    hidden[database.id] = current
+    hidden[database_id] = current
     if args.add or args.remove:
         # Save over the file's own settings, not the copy adjusted by OLLAMA_HOST.
         replace(Settings.load(), hidden=hidden).save()

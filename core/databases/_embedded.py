@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from urllib.parse import quote
 from core.config import data_dir
 from core.databases import _cluster as cluster
 from core.errors import EmbeddedServerError
+from core.private_files import touch_private
 
 __all__ = ["MEMORY_ROLE", "QUERY_ROLE", "SUPERUSER", "EmbeddedPostgres"]
 
@@ -30,6 +30,10 @@ logger = logging.getLogger(__name__)
 LOCK_TIMEOUT_S = 60.0
 _SETUP_LOCK = 0x43A1_5E70  # pg_advisory_lock key: one process at a time creates databases on the server
 SUPERUSER, QUERY_ROLE, MEMORY_ROLE = cluster.ROLES
+# Each of our roles with its settings (global and per database), as they are after _ensure_roles.
+_ROLE_STATE_SQL = ("SELECT r.rolname, s.setdatabase, s.setconfig FROM pg_roles r LEFT JOIN pg_db_role_setting s "
+                   "ON s.setrole = r.oid WHERE r.rolname = ANY(%s) ORDER BY 1, 2")  # fmt: skip
+_EXPECTED_ROLE_STATE = [(MEMORY_ROLE, None, None), (QUERY_ROLE, 0, ["default_transaction_read_only=on"])]
 
 
 class EmbeddedPostgres:
@@ -69,7 +73,7 @@ class EmbeddedPostgres:
         import fasteners
 
         lock_path = self.root / "pgserver.lock"
-        os.close(os.open(lock_path, os.O_CREAT | os.O_WRONLY, 0o600))
+        touch_private(lock_path)
         lock = fasteners.InterProcessLock(str(lock_path))
         if not lock.acquire(timeout=LOCK_TIMEOUT_S):
             raise EmbeddedServerError(
@@ -135,18 +139,28 @@ class EmbeddedPostgres:
         return f"postgresql://{SUPERUSER}@{self.pgdata}:5432/{quote(database, safe='')}"
 
     def _ensure_roles(self) -> None:
-        """The unprivileged roles exist, with their defaults as Cairn set them (a few statements at each start)."""
+        """The unprivileged roles exist with the defaults Cairn gives them, and only those: a role may change its
+        own defaults (globally or per database), so they are checked at every start and put back if changed.
+        Each query also runs in a read-only transaction with its own limits: this is a second line, not the only
+        one. One query when all is as it should be."""
+        import psycopg
+
+        with psycopg.connect(self.uri(), autocommit=True) as conn:
+            if conn.execute(_ROLE_STATE_SQL, ([QUERY_ROLE, MEMORY_ROLE],)).fetchall() == _EXPECTED_ROLE_STATE:
+                return
         from psycopg import sql
 
         with self.setup_lock() as conn:
             for role in (QUERY_ROLE, MEMORY_ROLE):
+                name = sql.Identifier(role)
                 if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
                     conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
-                                         "NOBYPASSRLS").format(sql.Identifier(role)))  # fmt: skip
-            # A role may change its own defaults: put them back at every start (each query is also run in a
-            # read-only transaction with its own limits, so this is a second line, not the only one).
-            for role in (QUERY_ROLE, MEMORY_ROLE):
-                conn.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(sql.Identifier(role)))
+                                         "NOBYPASSRLS").format(name))  # fmt: skip
+                conn.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(name))
+                for (db,) in conn.execute("SELECT d.datname FROM pg_db_role_setting s JOIN pg_database d ON "
+                                          "d.oid = s.setdatabase JOIN pg_roles r ON r.oid = s.setrole "
+                                          "WHERE r.rolname = %s", (role,)).fetchall():  # fmt: skip
+                    conn.execute(sql.SQL("ALTER ROLE {} IN DATABASE {} RESET ALL").format(name, sql.Identifier(db)))
             conn.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(
                 sql.Identifier(QUERY_ROLE)))
             # Nobody but the superuser connects to the maintenance databases.

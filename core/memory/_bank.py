@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 from core.config import write_json_atomic
 from core.errors import InputError, MemoryStoreError
+from core.private_files import make_private_dir, touch_private
 from core.memory._embedder import Embedder
 from core.memory._model import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Memory, ScoredMemory
 from core.memory._store import MemoryStore
@@ -233,9 +233,9 @@ class MemoryBank:
         with _JOURNAL_THREAD_LOCK:
             try:
                 path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                path.parent.chmod(0o700)  # the journal holds memories' text: the owner's alone
+                make_private_dir(path.parent)  # the journal holds memories' text: the owner's alone
                 lock_path = path.with_name(path.name + ".lock")
-                os.close(os.open(lock_path, os.O_CREAT | os.O_WRONLY, 0o600))
+                touch_private(lock_path)
                 lock = fasteners.InterProcessLock(str(lock_path))
                 acquired = lock.acquire(timeout=30.0)
             except OSError as exc:

@@ -25,7 +25,6 @@ import hashlib
 import logging
 import os
 import re
-import stat
 import threading
 import time
 import unicodedata
@@ -36,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from core.private_files import make_private, make_private_dir, private_opener, touch_private
 from core.errors import CorruptMemoryFile, MemoryStoreError
 from core.memory._model import ALL_DATABASES, Memory, Message, ScoredMemory
 from core.memory._store_json_doc import Doc, decode_vector, encode_vector, parse_doc
@@ -65,7 +65,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half of either."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
-        with open(tmp, "wb", opener=_private_opener) as fh:
+        with open(tmp, "wb", opener=private_opener) as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -74,40 +74,6 @@ def _write_atomic(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
-
-
-def _private_opener(path: str, flags: int) -> int:
-    """Open (create) a file readable by its owner alone, whatever the umask."""
-    fd = os.open(path, flags, 0o600)
-    _make_private(fd)
-    return fd
-
-
-def _make_private(fd: int) -> None:
-    """0600 for a regular file of ours that others could read (never a device such as /dev/full)."""
-    if os.name != "posix":
-        return
-    st = os.fstat(fd)
-    if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
-        os.fchmod(fd, 0o600)
-
-
-def _make_private_dir(directory: Path) -> None:
-    """0700 for a directory of ours that others could enter."""
-    if os.name != "posix":
-        return
-    st = directory.stat()
-    if st.st_uid == os.getuid() and st.st_mode & 0o077:
-        directory.chmod(0o700)
-
-
-def _touch_private(path: Path) -> None:
-    """Create ``path`` (a lock file) as 0600, or make an existing one so."""
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        _make_private(fd)
-    finally:
-        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -160,7 +126,7 @@ class JsonMemoryStore:
         lock_path = path.with_name(path.name + ".lock")
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _make_private_dir(self.root)
+            make_private_dir(self.root)
         except OSError as exc:
             raise self._write_error(path, exc) from exc
         with self._cache_lock:
@@ -168,7 +134,7 @@ class JsonMemoryStore:
         with thread_lock:
             lock = fasteners.InterProcessLock(str(lock_path))
             try:
-                _touch_private(lock_path)
+                touch_private(lock_path)
                 acquired = lock.acquire(timeout=LOCK_TIMEOUT_S)
             except OSError as exc:
                 raise self._write_error(path, exc) from exc
@@ -241,8 +207,8 @@ class JsonMemoryStore:
     def _secure(self, fd: int) -> None:
         """Memory files are the person's own: 0600 files in a 0700 folder, fixed when found looser."""
         try:
-            _make_private(fd)
-            _make_private_dir(self.root)
+            make_private(fd)
+            make_private_dir(self.root)
         except OSError as exc:  # a read-only disk: reading still works
             logger.debug("could not tighten the permissions in %s: %s", self.root, exc)
 
@@ -251,14 +217,14 @@ class JsonMemoryStore:
         for old in sorted(path.parent.glob(f"{path.name}.corrupt-*")):
             try:
                 with open(old, "rb") as fh:
-                    _make_private(fh.fileno())
+                    make_private(fh.fileno())
                     if os.fstat(fh.fileno()).st_size == len(data) and fh.read() == data:
                         return old
             except OSError:
                 continue
         backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}")
         try:
-            with open(backup, "xb", opener=_private_opener) as fh:
+            with open(backup, "xb", opener=private_opener) as fh:
                 fh.write(data)
         except OSError as exc:
             logger.error("could not back up damaged memory file %s: %s", path, exc)
