@@ -18,7 +18,7 @@ from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
 from core.memory import BankChange, MemoryBank
-from core.memory import Route, classify, is_memory_statement
+from core.memory import MEMORY_KINDS, Route, classify, is_memory_statement, router_applies
 from core.memory import Conversation
 from core.memory import Embedder
 from core.memory import Fact, extract_facts, rule_based_facts
@@ -28,6 +28,7 @@ from core.memory import ConversationStore, MemoryStore
 from core.memory import UpdateReport, apply_fact
 from core.pipeline import AskPipeline
 from core.prompt import build_sql_prompt
+from core.replies import MetaContext, chat_reply, meta_reply, refine_by_rules
 
 __all__ = ["Assistant", "Reply"]
 
@@ -103,7 +104,10 @@ class Assistant:
         except CairnError as exc:  # an unreadable store must not stop the person asking questions
             logger.warning("conversation history unreadable: %s", exc)
             has_history = False
-        return self.classifier(message, embedder=self.embedder, llm=None, has_history=has_history)
+        # The model is asked only where the learned router says it is unsure (the rules' own unsure cases
+        # were measured better settled without it).
+        llm = self.pipeline.llm if router_applies(self.embedder) else None
+        return self.classifier(message, embedder=self.embedder, llm=llm, has_history=has_history)
 
     def handle(
         self,
@@ -121,9 +125,72 @@ class Assistant:
             answer = self.pipeline.ask(message)
             return Reply(message, Route("question", False, ()), answer=answer, error=str(exc), hint=exc.hint)
         route = self.route(user, message)
+        if route.kind == "chat":
+            return self._talk(user, message, route, chat_reply(message))
+        if route.kind == "meta":
+            return self._talk(user, message, route, meta_reply(message, self._meta_context(user)))
+        if route.kind == "refine":
+            reply = self._refine(user, message, route, cancel=cancel, on_stage=on_stage)
+            if reply is not None:
+                return reply
+            route = Route("follow_up", True, (*route.reasons, "no previous query to edit: asked as a question"))
         if is_memory_statement(route):
             return self._remember(user, message, route)
         return self._answer(user, message, route, cancel=cancel, on_stage=on_stage, exclude=exclude)
+
+    # -- small talk, questions about Cairn, edits of the last query -----------------------------------
+
+    def _talk(self, user: str, message: str, route: Route, text: str) -> Reply:
+        """A reply with no SQL and nothing stored (the exchange is kept, so "explain that" has context)."""
+        notes: list[str] = []
+        self._record(user, message, text, None, notes)
+        return Reply(message, route, text=text, notes=tuple(notes))
+
+    def _meta_context(self, user: str) -> MetaContext:
+        notes: list[str] = []
+        try:
+            schema = self.pipeline.load_schema()
+        except CairnError as exc:
+            schema, _ = None, notes.append(str(exc))
+        try:
+            memories = self.store.list(user, database_id=self.database_id)
+        except CairnError as exc:
+            memories, _ = [], notes.append(str(exc))
+        return MetaContext(schema=schema, memories=memories, last_sql=self._last_sql(user),
+                           database=self.pipeline.database.id, notes=notes)
+
+    def _last_sql(self, user: str) -> str | None:
+        try:
+            messages = self.store.recent_messages(user, limit=20)
+        except CairnError:
+            return None
+        return next((m.sql for m in reversed(messages) if m.role == "assistant" and m.sql), None)
+
+    def _refine(
+        self, user: str, message: str, route: Route, *, cancel: Cancellation | None,
+        on_stage: Callable[[str], None] | None,
+    ) -> Reply | None:
+        """Edit the last SQL and run it: rules for what they can do exactly, else the model with the previous
+        SQL in view. Memory is neither read nor written (the edit may lift a filter for this once)."""
+        last = self._last_sql(user)
+        if last is None:
+            return None
+        notes: list[str] = []
+        try:
+            edit = refine_by_rules(message, last, self.pipeline.load_schema())
+        except CairnError:
+            edit = None
+        if edit is not None:
+            answer = self.pipeline.run_sql(edit.sql, cancel=cancel, question=message)
+            notes.append(f"Changed the previous query: {edit.change}.")
+        elif self.pipeline.llm is not None:
+            lines = [f"Previous SQL (edit it as the question asks, keep everything else): {last}"]
+            answer = self.pipeline.ask(f"Edit the previous query: {message}", cancel=cancel, on_stage=on_stage,
+                                       recall=None, conversation=lines)
+        else:
+            return None
+        self._record(user, message, _summary(answer), answer.sql, notes)
+        return Reply(message, route, answer=answer, notes=tuple(notes))
 
     # -- memory statements ---------------------------------------------------------------------------
 
@@ -219,6 +286,9 @@ class Assistant:
                 notes.append(f"Earlier turns could not be read: {exc}")
         answer = self.pipeline.ask(message, cancel=cancel, on_stage=on_stage, recall=recall,
                                    conversation=conversation)
+        if route.uncertain and route.alternative in MEMORY_KINDS:
+            notes.append(f'I answered this as a one-off question. To keep it as a standing {route.alternative}, '
+                         f'say: "remember: {_clip(message, 120)}".')
         changes: list[UpdateReport] = []
         if answer.ok and self.learn_after_answer:
             changes = self._learn(user, message, notes)
@@ -275,6 +345,11 @@ class Assistant:
                                   context_lines=recall.context_lines(), conversation=conversation)
         out["prompt"] = {"system": prompt.system, "user": prompt.user, "tokens": prompt.tokens}
         return out
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _summary(answer: Answer) -> str:

@@ -11,9 +11,16 @@ from typing import Any
 from core.config import Settings, data_dir
 from core.databases import EmbeddedPostgres
 
-__all__ = ["Services"]
+__all__ = ["Services", "grounding_of"]
 
 logger = logging.getLogger(__name__)
+
+
+def grounding_of(pipeline: Any) -> Any:
+    """What memories are understood against: the pipeline's schema and a look-up of values in its data."""
+    from core.memory import Grounding
+
+    return Grounding(schema=pipeline.load_schema(), lookup=pipeline.lookup_values, database_id=pipeline.database.id)
 
 
 class Services:
@@ -71,10 +78,18 @@ class Services:
         return self._bank
 
     def assistant(self, db: str | None, *, pipeline: Any = None) -> Any:
-        """The assistant for ``db`` (or for a ``pipeline`` already opened from this root)."""
+        """The assistant for ``db`` (or for a ``pipeline`` already opened from this root); the bank then
+        understands hand-made memories against the same database."""
         from core.assistant import Assistant
 
-        return Assistant(pipeline or self.pipeline(db), self.store(), self.embedder(), self.bank())
+        pipeline = pipeline or self.pipeline(db)
+        bank = self.bank()
+        bank.grounding = lambda: grounding_of(pipeline)
+        return Assistant(pipeline, self.store(), self.embedder(), bank)
+
+    def ground_bank(self, db: str | None) -> None:
+        """Let the bank understand memories against ``db`` (opened only when a memory needs it)."""
+        self.bank().grounding = lambda: grounding_of(self.pipeline(db))
 
     def close(self) -> None:
         for pipeline in self._pipelines.values():

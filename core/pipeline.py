@@ -35,7 +35,7 @@ from core.errors import (
 )
 from core.fallback import fallback_sql
 from core.llm import LLM
-from core.memory import enforce_filters
+from core.memory import apply_presentation, enforce_filters
 from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
@@ -163,6 +163,30 @@ class AskPipeline:
             )
         return cleaned
 
+    def lookup_values(self, table: str, column: str, values: Sequence[str]) -> dict[str, str | None]:
+        """How the database spells each written value in ``table.column`` (case-insensitive), or None when it does
+        not occur. One small read-only query through the same guard as every other; used to check the values a
+        memory names against the data, not only against the cached hints."""
+        from sqlglot import exp
+
+        wanted = [str(v) for v in values if str(v).strip()][:200]
+        if not wanted:
+            return {}
+        schema = self.load_schema()
+        t = schema.table(table)
+        if t is None or t.column(column) is None:
+            return {v: None for v in wanted}
+        parts = t.qualified_name.split(".")
+        source = exp.table_(parts[-1], db=parts[0] if len(parts) > 1 else None, quoted=True)
+        col = exp.column(column, quoted=True)
+        text = exp.Lower(this=exp.cast(col, "TEXT"))
+        cond = exp.In(this=text, expressions=[exp.Literal.string(v.lower()) for v in wanted])
+        query = exp.select(col).distinct().from_(source).where(cond).limit(len(wanted) * 4)
+        sql, _ = self.guard(query.sql(dialect=schema.dialect), schema)
+        result = self.database.execute(sql, limits=self.limits)
+        found = {str(r[0]).lower(): str(r[0]) for r in result.rows if r[0] is not None}
+        return {v: found.get(v.lower()) for v in wanted}
+
     def load_schema(self) -> Schema:
         hidden = self.settings.hidden.get(self.database.id, [])
         return self.database.schema().without(hidden)
@@ -202,7 +226,9 @@ class AskPipeline:
         if recall is None or not recall.memories:
             return validated.sql
         filters = recall.filters()
-        outcome = enforce_filters(validated.expression, [spec for _, spec in filters], schema.dialect)
+        skip = recall.metric_columns()
+        outcome = enforce_filters(validated.expression, [spec for _, spec in filters], schema.dialect,
+                                  today=self._today(), skip_columns=skip)
         applied_ids = set()
         for index in (*outcome.added, *outcome.present):
             applied_ids.add(filters[index][0].memory.id)
@@ -212,13 +238,24 @@ class AskPipeline:
                 f"Your saved preference \"{memory.content}\" was not added: the question sets "
                 f"{filters[index][1].get('table')}.{filters[index][1].get('column')} itself."
             )
+        for index in outcome.skipped:
+            memory = filters[index][0].memory
+            run.notes.append(
+                f"Your saved preference \"{memory.content}\" was not applied: a metric in this question defines "
+                f"its own conditions on {filters[index][1].get('table')}.{filters[index][1].get('column')}, and a "
+                "metric's own conditions win inside its expression."
+            )
+        shown = recall.presentation()
+        shaped = apply_presentation(outcome.expression, [spec for _, spec in shown], schema.dialect)
+        for index in shaped.applied:
+            applied_ids.add(shown[index][0].memory.id)
         run.applied = [
             AppliedMemory(r.memory.id, r.memory.category, r.memory.content, r.similarity, r.reason)
             for r in recall.memories
-            if r.kind != "filter" or r.memory.id in applied_ids
+            if r.kind not in ("filter", "presentation") or r.memory.id in applied_ids
         ]
-        if outcome.added:
-            return outcome.expression.sql(dialect=schema.dialect)
+        if outcome.added or shaped.applied:
+            return shaped.expression.sql(dialect=schema.dialect)
         return validated.sql
 
     def execute(self, run: _Run, sql: str) -> QueryResult:

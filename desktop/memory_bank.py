@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from core.cancellation import Cancellation
 from core.memory import BankChange, MemoryBank
-from core.memory import Memory, ScoredMemory
+from core.memory import Memory, ScoredMemory, Understanding
 from desktop.errors import show_error
 from desktop.memory_edit_dialog import (
     MemoryEditDialog,
@@ -208,7 +208,7 @@ class MemoryBankView(QWidget):
     # -- actions --------------------------------------------------------------------------------------
 
     def add_memory(self) -> None:
-        dialog = MemoryEditDialog(None, self, database_id=self._database_id)
+        dialog = MemoryEditDialog(None, self, database_id=self._database_id, understand=self._preview)
         dialog.accepted.connect(lambda: self._add_accepted(dialog))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -217,10 +217,14 @@ class MemoryBankView(QWidget):
         memory = self.selected_memory()
         if memory is None:
             return
-        dialog = MemoryEditDialog(memory, self)
+        dialog = MemoryEditDialog(memory, self, understand=self._preview)
         dialog.accepted.connect(lambda: self._edit_accepted(dialog, memory))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
+
+    def _preview(self, category: str, content: str) -> Understanding:
+        """The live reading of the dialog's words: the schema only (no query runs while typing)."""
+        return self._bank.understand(category, content, lookup=False)
 
     def delete_selected(self) -> None:
         memory = self.selected_memory()

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import qtawesome as qta
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.memory import ALL_DATABASES, CATEGORIES, Memory
+from core.memory import ALL_DATABASES, CATEGORIES, Memory, Understanding, describe_form
 
 __all__ = [
     "CATEGORY_LABELS",
@@ -63,9 +65,11 @@ class MemoryEditDialog(QDialog):
     """A small form for one memory; ``category()`` and ``content()`` hold the answer once accepted."""
 
     def __init__(
-        self, memory: Memory | None, parent: QWidget | None = None, *, database_id: str | None = None
+        self, memory: Memory | None, parent: QWidget | None = None, *, database_id: str | None = None,
+        understand: Callable[[str, str], Understanding] | None = None,
     ) -> None:
-        """``database_id`` (adding only): offer to keep the new memory to that one database."""
+        """``database_id`` (adding only): offer to keep the new memory to that one database. ``understand``:
+        what Cairn would make of the words (the bank's), shown live under the text while the person types."""
         super().__init__(parent)
         self.setObjectName("memoryEditDialog")
         self.setWindowTitle("Edit memory" if memory is not None else "Add memory")
@@ -112,13 +116,19 @@ class MemoryEditDialog(QDialog):
         form.addRow("", self._error)
         if self._only_here is not None:
             form.addRow("", self._only_here)
-        if memory is not None and memory.structured:
-            sql = memory.structured.get("sql")
-            if sql:
-                structured = QLabel(f"Understood as <code>{html.escape(str(sql))}</code>", self)
-                structured.setObjectName("memoryStructured")
-                structured.setToolTip("Changing the words makes Cairn re-read this memory.")
-                form.addRow("", structured)
+        self._understand = understand
+        self._understood = QLabel(self)
+        self._understood.setObjectName("memoryUnderstood")
+        self._understood.setWordWrap(True)
+        self._understood.setTextFormat(Qt.TextFormat.RichText)
+        self._understood.setToolTip("What Cairn will do with this memory; it follows the words as you type.")
+        form.addRow("Understood", self._understood)
+        self._understand_timer = QTimer(self)
+        self._understand_timer.setSingleShot(True)
+        self._understand_timer.setInterval(250)
+        self._understand_timer.timeout.connect(self._show_understanding)
+        self._content.textChanged.connect(self._understand_timer.start)
+        self._category.currentIndexChanged.connect(lambda _i: self._understand_timer.start())
 
         self._buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, parent=self
@@ -134,6 +144,7 @@ class MemoryEditDialog(QDialog):
         layout.addWidget(self._buttons)
         self._content.setFocus()
         self._validate()
+        self._show_understanding()
 
     # -- public ---------------------------------------------------------------------------------------
 
@@ -167,11 +178,34 @@ class MemoryEditDialog(QDialog):
     def error_text(self) -> str:
         return self._error.text()
 
+    def understood_text(self) -> str:
+        self._understand_timer.stop()
+        self._show_understanding()
+        return self._understood.text()
+
     def accept(self) -> None:
         if self._validate():
             super().accept()
 
     # -- internals ------------------------------------------------------------------------------------
+
+    def _show_understanding(self) -> None:
+        text = self.content()
+        if self._understand is None or len(text) < MIN_CONTENT_CHARS:
+            stored = (self._memory.structured if self._memory is not None else None) or {}
+            shown = describe_form(stored) if stored and text == (self._memory.content if self._memory else "") \
+                else "Type the memory to see how Cairn will use it."
+            self._understood.setText(html.escape(shown))
+            return
+        try:
+            u = self._understand(self.category(), text)
+        except Exception as exc:  # never lose the dialog over a preview
+            logger.warning("memory preview failed: %s", exc)
+            self._understood.setText(html.escape("Cairn will work out the meaning when you save."))
+            return
+        lines = [f"<b>{html.escape(u.use.capitalize())}</b>: {html.escape(u.description)}"]
+        lines += [f"<i>{html.escape(w)}</i>" for w in u.warnings]
+        self._understood.setText("<br>".join(lines))
 
     def _validate(self) -> bool:
         self._help.setText(CATEGORY_HELP.get(self.category(), ""))

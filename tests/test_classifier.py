@@ -125,7 +125,8 @@ def test_heldout_accuracy() -> None:
 def test_table_is_varied_and_beats_the_seed() -> None:
     rows = load_rows()
     assert len(rows) >= 150
-    assert {r.label for r in rows} == set(KINDS)
+    # the rules' seven kinds (chat, meta and refine are the learned router's: tests/test_router.py)
+    assert {r.label for r in rows} == set(KINDS) - {"chat", "meta", "refine"}
     seed = sum(seed_is_preference(r.message) == (r.label in {"preference", "terminology", "metric", "entity",
                                                               "forget"}) for r in rows) / len(rows)
     assert score(rows).route > seed + 0.2

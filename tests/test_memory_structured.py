@@ -135,7 +135,8 @@ def test_definition_parsing(text: str, name: str, definition: str) -> None:
 def test_term_maps_its_definition_to_sql() -> None:
     st = structure(Fact("terminology", "High value order means total amount over 10000"), SCHEMA)
     assert st == {"kind": "term", "name": "high value order", "sql": "orders.total_amount > 10000",
-                  "definition": "total amount over 10000"}  # fmt: skip
+                  "definition": "total amount over 10000", "tables": ["orders"],
+                  "columns": ["orders.total_amount"]}  # fmt: skip
     st = structure(Fact("terminology", "high value order = total > 50000"), SCHEMA)
     assert st is not None and st["sql"] == "orders.total_amount > 50000"
     st = structure(Fact("terminology", "A lost order is one with status cancelled"), SCHEMA)
@@ -153,7 +154,7 @@ def test_term_without_a_mapping_keeps_name_and_definition() -> None:
 def test_metric_ratio_and_aggregate() -> None:
     st = structure(Fact("metric", "AOV is total amount divided by number of orders"), SCHEMA)
     assert st is not None and st["kind"] == "metric"
-    assert st["sql"] == "1.0 * SUM(orders.total_amount) / NULLIF(COUNT(DISTINCT orders.order_id), 0)"
+    assert st["sql"] == "1.0 * SUM(orders.total_amount) / NULLIF(COUNT(*), 0)"
     st = structure(Fact("metric", "revenue means the sum of total amount"), SCHEMA)
     assert st is not None and st["sql"] == "SUM(orders.total_amount)"
 

@@ -40,7 +40,7 @@ def add_memory_parser(sub: Any) -> None:
     edit.add_argument("--content")
     edit.add_argument("--category")
     cmd("rm", "delete a memory").add_argument("id")
-    cmd("clear", "delete all memories of the user").add_argument("--yes", action="store_true", required=True)
+    cmd("clear", "forget everything about the user: memories, conversation history and undo journal").add_argument("--yes", action="store_true", required=True)
     cmd("undo", "undo the last change (from the chat or the bank)")
     cmd("export", "write all memories to a JSON file").add_argument("file", type=Path)
     cmd("import", "add memories from an export file").add_argument("file", type=Path)
@@ -54,6 +54,7 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
     services = Services(settings)
     try:
         bank = services.bank()
+        services.ground_bank(getattr(args, "db", None))
         user = args.user.strip()
         if not user:
             raise InputError("The user name is empty.", hint="Pass --user NAME.")
@@ -79,7 +80,7 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             gone = bank.delete(user, args.id)
             say(f"Deleted {gone.id[:8]}: {gone.content}")
         elif action == "clear":
-            say(f"Deleted {bank.clear(user)} memories of {user}.")
+            say(f"Deleted {bank.clear(user)} memories of {user}, with their conversation history and undo journal.")
         elif action == "undo":
             change = bank.undo(user)
             print("Nothing to undo." if change is None else f"Undid {change.operation}.")

@@ -3,12 +3,24 @@ recall what applies to a question, enforce standing filters; stores in pgvector 
 
 from core.memory._adopt import StrayMemories, adopt_memories, stray_memories
 from core.memory._bank import BankChange, MemoryBank
-from core.memory._classifier import KINDS, MEMORY_KINDS, Route, RouteKind, classify, is_memory_statement
+from core.memory._classifier import (
+    DATA_KINDS,
+    KINDS,
+    MEMORY_KINDS,
+    TALK_KINDS,
+    Route,
+    RouteKind,
+    classify,
+    is_memory_statement,
+    route_group,
+    router_applies,
+)
 from core.memory._conversation import Conversation
 from core.memory._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one
 from core.memory._extraction import Fact, extract_facts, rule_based_facts
 from core.memory._filters import FilterOutcome, enforce_filters
 from core.memory._forget import forget
+from core.memory._presentation import PresentationOutcome, apply_presentation
 from core.memory._model import (
     ALL_DATABASES,
     CATEGORIES,
@@ -23,13 +35,17 @@ from core.memory._recall import Recall, RecalledMemory, recall_memories
 from core.memory._store import ConversationStore, MemoryStore
 from core.memory._store_json import JsonMemoryStore
 from core.memory._store_pgvector import PgVectorMemoryStore
+from core.memory._structured import ValueLookup
 from core.memory._stores import BACKENDS, MEMORY_DATABASE, OpenedStore, open_memory_store
+from core.memory._understand import Grounding, Understanding, describe_form, understand
 from core.memory._update import SIMILARITY_ASK, SIMILARITY_NOOP, UpdateReport, apply_fact
 
 __all__ = [
     "ALL_DATABASES",
     "BACKENDS",
     "CATEGORIES",
+    "DATA_KINDS",
+    "TALK_KINDS",
     "EMBEDDING_DIMS",
     "KINDS",
     "MAX_MEMORY_CHARS",
@@ -45,6 +61,7 @@ __all__ = [
     "Embedder",
     "Fact",
     "FilterOutcome",
+    "Grounding",
     "JsonMemoryStore",
     "Memory",
     "MemoryBank",
@@ -52,6 +69,7 @@ __all__ = [
     "Message",
     "MiniLMEmbedder",
     "OpenedStore",
+    "PresentationOutcome",
     "PgVectorMemoryStore",
     "Recall",
     "RecalledMemory",
@@ -59,9 +77,13 @@ __all__ = [
     "Route",
     "ScoredMemory",
     "UpdateReport",
+    "ValueLookup",
+    "Understanding",
     "adopt_memories",
     "apply_fact",
+    "apply_presentation",
     "classify",
+    "describe_form",
     "embed_one",
     "enforce_filters",
     "extract_facts",
@@ -70,6 +92,9 @@ __all__ = [
     "new_memory_id",
     "open_memory_store",
     "recall_memories",
+    "route_group",
+    "router_applies",
     "rule_based_facts",
     "stray_memories",
+    "understand",
 ]

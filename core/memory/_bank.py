@@ -11,18 +11,21 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from core.config import write_json_atomic
-from core.errors import InputError, MemoryStoreError
+from core.errors import CairnError, InputError, MemoryStoreError
 from core.private_files import make_private_dir, touch_private
 from core.memory._embedder import Embedder
 from core.memory._model import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Memory, ScoredMemory
+from core.memory._extraction import Fact
 from core.memory._store import MemoryStore
+from core.memory._understand import Grounding, Understanding, understand
+from core.memory._update import UpdateReport, apply_fact
 
 __all__ = ["BankChange", "MemoryBank"]
 
@@ -65,10 +68,36 @@ def _user_key(user: str) -> str:
 
 
 class MemoryBank:
-    def __init__(self, store: MemoryStore, embedder: Embedder, journal_dir: Path) -> None:
+    """The person's memories as a list to read and change by hand (CLI, the window's bank).
+
+    Changes by hand take the same path as a statement made in the chat: ``understand`` against the open
+    database (``grounding``, set by the composition root) and, for an addition, the update cycle, so an added
+    "only Germany" replaces a standing "only India" exactly as saying it would.
+    """
+
+    def __init__(self, store: MemoryStore, embedder: Embedder, journal_dir: Path, *,
+                 grounding: Callable[[], Grounding] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.journal_dir = journal_dir
+        self.grounding = grounding
+
+    def _grounding(self) -> Grounding:
+        if self.grounding is None:
+            return Grounding()
+        try:
+            return self.grounding()
+        except CairnError as exc:  # no database reachable: the words are kept, understood later
+            logger.info("memory understood without a database: %s", exc)
+            return Grounding()
+
+    def understand(self, category: str, content: str, *, lookup: bool = True) -> Understanding:
+        """What Cairn would make of this memory (the window shows it live while the person types, with
+        ``lookup=False``: the schema's cached values only, no query per keystroke)."""
+        g = self._grounding()
+        if not lookup:
+            g = Grounding(schema=g.schema, lookup=None, database_id=g.database_id)
+        return understand(_category(category), _content(content), g)
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -97,18 +126,24 @@ class MemoryBank:
         structured: Mapping[str, Any] | None = None,
         source: str = "memory bank",
     ) -> Memory:
-        memory = Memory(
-            user=user,
-            category=_category(category),
-            content=_content(content),
-            database_id=database_id,
-            structured=dict(structured) if structured else None,
-            source=source,
-        )
-        memory = self._embedded(memory)
-        self.store.put(memory)
-        self.record(user, BankChange("ADD", (), (memory,), time.time()))
-        return memory
+        """Remember ``content`` through the update cycle (it may update or replace a memory it contradicts, or
+        be found already there); returns the memory that now holds it. ``structured`` skips understanding."""
+        return self.remember(user, category, content, database_id=database_id, structured=structured,
+                             source=source)[1]
+
+    def remember(
+        self, user: str, category: str, content: str, *, database_id: str = ALL_DATABASES,
+        structured: Mapping[str, Any] | None = None, source: str = "memory bank",
+    ) -> tuple[UpdateReport, Memory]:
+        g = self._grounding()
+        form = structured if structured is not None else understand(_category(category), _content(content), g).form
+        report = apply_fact(Fact(_category(category), _content(content)), user=user, database_id=database_id,
+                            store=self.store, embedder=self.embedder, llm=None, schema=g.schema, source=source,
+                            lookup=g.lookup, form=form or {})  # {}: understood, nothing to structure
+        if report.operation != "NOOP":
+            self.record(user, BankChange(report.operation, report.before, report.after, time.time()))
+        memory = (report.after or report.before)[0]
+        return report, memory
 
     def edit(
         self,
@@ -125,10 +160,14 @@ class MemoryBank:
         changes: dict[str, Any] = {}
         if content is not None:
             changes["content"] = _content(content)
-            if structured is None and content.strip() != before.content:
-                changes["structured"] = None
         if category is not None:
             changes["category"] = _category(category)
+        if structured is None and not clear_structured and (
+            changes.get("content", before.content) != before.content
+            or changes.get("category", before.category) != before.category
+        ):  # the words changed: so does their meaning (an edited India -> Germany filter filters Germany)
+            changes["structured"] = self.understand(changes.get("category", before.category),
+                                                    changes.get("content", before.content)).form
         if structured is not None:
             changes["structured"] = dict(structured)
         if clear_structured:
@@ -145,10 +184,17 @@ class MemoryBank:
         return memory
 
     def clear(self, user: str) -> int:
-        memories = self.store.list(user)
+        """Forget everything about ``user``: memories, conversation (recent turns and summary) and the undo
+        journal, which holds memories' text too. Cannot be undone; returns how many memories went."""
         count = self.store.clear(user)
-        if memories:
-            self.record(user, BankChange("CLEAR", tuple(memories), (), time.time()))
+        forget = getattr(self.store, "forget_conversation", None)
+        if forget is not None:
+            forget(user)
+        with self._journal_locked(user):
+            try:
+                self._journal_path(user).unlink(missing_ok=True)
+            except OSError as exc:
+                raise MemoryStoreError(f"Could not delete the undo journal: {exc.strerror or exc}.") from exc
         return count
 
     def undo(self, user: str) -> BankChange | None:
@@ -202,8 +248,9 @@ class MemoryBank:
                 m = Memory.from_json({**item, "id": "x", "user": user})
             except (KeyError, TypeError, ValueError) as exc:
                 raise InputError(f"Memory {n} of the export is malformed: {exc}.", hint="Fix the file and retry.")
+            form = m.structured if m.structured else self.understand(m.category, m.content).form
             parsed.append(Memory(user=user, category=m.category, content=_content(m.content),
-                                 database_id=m.database_id, structured=m.structured, source=m.source or "import"))
+                                 database_id=m.database_id, structured=form, source=m.source or "import"))
         existing = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
         fresh = [m for m in parsed if (m.category, m.content.strip().lower(), m.database_id) not in existing]
         vectors = self.embedder.embed_batch([m.content for m in fresh]) if fresh else []

@@ -1,24 +1,12 @@
-"""Decide whether an analyst's message is a data question or something Cairn should remember.
+"""Route an analyst's message: a data question, an edit of the last query, small talk or a question about Cairn,
+or something to remember (a preference, a term, a metric, an entity, a retraction).
 
-Rules on the parsed clause decide (core/memory/_classify_rules.py); only when they are unsure does an optional
-embedder (nearest prototype) and then an optional cheap LLM call get a say. Neither is ever required.
-
-Where the lines are drawn (each one a general rule, measured on tests/data/classifier_messages.csv):
-  - Restrictive "only" on a request with no one-off cue is a standing preference ("Only show me customers from
-    India", "Include only paid invoices"), as in the seed's own "only show me" rule. A one-off cue (those/that,
-    a bounded time, "now", "this time"), a question form, or an analysis shape (top/first N, N rows, "revenue by",
-    columns) keeps it a question or follow-up. "Show (me) only X" is flagged uncertain (it reads like a request
-    too); "Only show/include X" is not.
-  - A unit / format / ordering instruction whose object is only generic value words (amounts, dates, numbers)
-    is a preference ("Show amounts in INR", "Display dates as DD/MM/YYYY"); a data noun or a time to fetch makes
-    it a question ("Show revenue in INR for last month"). With history, show/convert/sort forms are uncertain
-    (they may re-render the last answer).
-  - Scope statements: attention or responsibility over a slice of the data (a region, market, segment,
-    customers: "I care about India", "I'm responsible for the APAC region") are preferences, because recall turns
-    preferences into filters; the same verbs over an area of data (a table, dataset, "the inventory data") are
-    entities, as are possessive namings ("My region is LATAM", "My key accounts are ...") and named instances.
-  - Self-descriptions with no data filter ("I work in the finance team", "I'm new here") are entity with
-    uncertain=True and no alternatives: low-stakes context, never SQL, and no model is asked to move them.
+The learned router (core/memory/_router.py: logistic regression over MiniLM embeddings, hashed n-grams and the
+rule cascade's verdict) decides when the MiniLM embedder is there; the rules of core/memory/_classify_rules.py
+alone decide otherwise (a test embedder, a missing weights file). When the router is unsure (top probability
+under ``CONFIDENT`` or within ``MARGIN`` of the runner-up) the local model, when there is one, chooses among the
+likely kinds; without one, an unsure choice between *remember* and *answer* answers (storing a wrong standing
+filter would change every later answer; answering changes nothing) and says how to make it a memory instead.
 """
 
 from __future__ import annotations
@@ -31,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from core.errors import CairnError
 from core.memory._classify_rules import RuleResult, classify_rules
+from core.memory._router import load_router
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,20 +27,46 @@ if TYPE_CHECKING:
     from core.llm import LLM
     from core.memory._embedder import Embedder
 
-__all__ = ["KINDS", "MEMORY_KINDS", "Route", "RouteKind", "classify", "is_memory_statement"]
+__all__ = [
+    "DATA_KINDS",
+    "KINDS",
+    "MEMORY_KINDS",
+    "TALK_KINDS",
+    "Route",
+    "RouteKind",
+    "classify",
+    "is_memory_statement",
+    "route_group",
+    "router_applies",
+]
 
 logger = logging.getLogger(__name__)
 
-RouteKind = Literal["question", "follow_up", "preference", "terminology", "metric", "entity", "forget"]
+RouteKind = Literal[
+    "question", "follow_up", "refine", "chat", "meta", "preference", "terminology", "metric", "entity", "forget"
+]
 KINDS: tuple[str, ...] = get_args(RouteKind)
 MEMORY_KINDS = frozenset({"preference", "terminology", "metric", "entity", "forget"})
+DATA_KINDS = frozenset({"question", "follow_up", "refine"})
+TALK_KINDS = frozenset({"chat", "meta"})
+NEEDS_HISTORY = frozenset({"follow_up", "refine"})
+CONFIDENT = 0.60
+MARGIN = 0.20
 
 
 @dataclass(frozen=True)
 class Route:
+    """``alternative``: the runner-up kind when the choice was unsure (what the person may have meant)."""
+
     kind: RouteKind
     uncertain: bool
     reasons: tuple[str, ...]
+    alternative: str | None = None
+
+
+def route_group(kind: str) -> str:
+    """memory / data / talk: what decides whether something is stored, SQL runs, or neither."""
+    return "memory" if kind in MEMORY_KINDS else "talk" if kind in TALK_KINDS else "data"
 
 
 def is_memory_statement(route: Route) -> bool:
@@ -141,7 +156,10 @@ def _embedder_vote(message: str, rule: RuleResult, embedder: Embedder) -> tuple[
 _LLM_SYSTEM = (
     "You sort one message from a data analyst talking to a SQL assistant. Answer with exactly one word:\n"
     "question - asks for data now (including one-off filters like 'only the delivered ones');\n"
-    "follow_up - asks for data and refers to the previous answer (those, them, what about ...);\n"
+    "follow_up - asks for new data and refers to the previous answer (those, them, what about ...);\n"
+    "refine - edits the previous query and runs it again (drop that filter, sort it by amount, top 5 instead);\n"
+    "chat - a greeting, thanks or small talk;\n"
+    "meta - asks about the assistant, the database's tables and columns, the saved memories, or the last SQL;\n"
     "preference - a standing filter or setting for all future answers (always, from now on, I only care about, "
     "show amounts in INR, only include paid invoices);\n"
     "terminology - defines what a word or phrase means as a condition;\n"
@@ -157,7 +175,8 @@ def _llm_vote(message: str, rule: RuleResult, llm: LLM) -> RuleResult:
     except CairnError as exc:
         logger.info("classifier LLM check skipped: %s", exc)
         return RuleResult(rule.kind, True, (*rule.reasons, "LLM check failed"), rule.options)
-    found = re.search(r"follow[ _-]?up|question|preference|terminology|metric|entity|forget", reply.lower())
+    found = re.search(r"follow[ _-]?up|question|refine|chat|meta|preference|terminology|metric|entity|forget",
+                      reply.lower())
     if not found:
         return RuleResult(rule.kind, True, (*rule.reasons, "LLM reply unreadable"), rule.options)
     kind = found.group(0)
@@ -170,14 +189,71 @@ def _llm_vote(message: str, rule: RuleResult, llm: LLM) -> RuleResult:
     return RuleResult(kind, False, (*rule.reasons, f"LLM says {kind}"))
 
 
+def router_applies(embedder: Embedder | None) -> bool:
+    """True when the learned router will decide for messages embedded by ``embedder``."""
+    model = load_router()
+    return embedder is not None and model is not None and model.accepts(embedder)
+
+
 def classify(
     message: str, *, embedder: Embedder | None = None, llm: LLM | None = None, has_history: bool = False
 ) -> Route:
-    """Route one message. Rules first; embedder then LLM only when the rules flag themselves unsure.
+    """Route one message: the learned router with MiniLM, the rules without it (see the module docstring)."""
+    rule = classify_rules(message, has_history=has_history)
+    model = load_router()
+    if embedder is not None and model is not None and model.accepts(embedder):
+        try:
+            probs = model.predict(message, embedder, has_history=has_history, rule=rule)
+        except CairnError as exc:
+            logger.info("router skipped: %s", exc)
+        else:
+            return _decide(message, probs, rule, llm, has_history)
+    return _by_rules(message, rule, embedder, llm)
 
-    A rule that is unsure but leaves a single option (a self-description) is not sent for a second opinion.
-    """
-    result = classify_rules(message, has_history=has_history)
+
+def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | None, has_history: bool) -> Route:
+    if not has_history:  # nothing to edit or lean on: a follow-up or an edit is then a question of its own
+        moved = sum(p for k, p in probs.items() if k in NEEDS_HISTORY)
+        probs = {k: (0.0 if k in NEEDS_HISTORY else p) for k, p in probs.items()}
+        probs["question"] = probs.get("question", 0.0) + moved
+    if not only_talk_words(message):  # "revenue", "same but monthly": short, but about data, never small talk
+        probs = {**probs, "chat": 0.0}
+    ranked = sorted(probs.items(), key=lambda kv: kv[1], reverse=True)
+    (top, p1), (second, p2) = ranked[0], ranked[1]
+    why = (f"router: {top} {p1:.2f}, {second} {p2:.2f}", *rule.reasons)
+    if p1 >= CONFIDENT and p1 - p2 >= MARGIN:
+        return Route(top, False, why)  # type: ignore[arg-type]
+    options = tuple(k for k, p in ranked[:3] if p >= 0.08)
+    if llm is not None and message.strip():
+        voted = _llm_vote(message, RuleResult(top, True, why, options), llm)
+        if not voted.uncertain:
+            return Route(voted.kind, False, voted.reasons, alternative=second)  # type: ignore[arg-type]
+    if route_group(top) == "memory" and route_group(second) == "data" and second in probs:
+        return Route(second, True, (*why, "unsure between remembering and answering: answered"),  # type: ignore[arg-type]
+                     alternative=top)
+    return Route(top, True, why, alternative=second)  # type: ignore[arg-type]
+
+
+_TALK_WORDS = frozenset(
+    "hi hii hello hey heya yo hola namaste namaskar salaam good morning afternoon evening night day thanks thank "
+    "thx ty you u so much a lot lots very ok okay k kk cool great nice awesome perfect super fine got it sure yes "
+    "yeah yep no nope please welcome bye goodbye see later cheers shukriya dhanyavaad dhanyavad bahut accha acha "
+    "theek hai ji haan wow that is was helpful brilliant lovely alright right understood noted done sounds "
+    "how are doing there all the team buddy friend cairn again".split()
+)
+
+
+def only_talk_words(message: str) -> bool:
+    """True when every word is a greeting, thanks or acknowledgement word: what small talk is made of."""
+    found = re.findall(r"[a-z]+", message.lower())
+    return bool(found) and all(w in _TALK_WORDS for w in found)
+
+
+def _by_rules(message: str, rule: RuleResult, embedder: Embedder | None, llm: LLM | None) -> Route:
+    """The rule cascade, an embedder tie-break between memory kinds, then the model; greetings are chat."""
+    result = rule
+    if result.reasons and result.reasons[-1] == "only greeting or filler words":
+        return Route("chat", False, result.reasons)
     if result.uncertain and len(result.options) == 1:
         return Route(kind=result.kind, uncertain=True, reasons=result.reasons)  # type: ignore[arg-type]
     memory_only = bool(result.options) and all(k in MEMORY_KINDS for k in result.options)

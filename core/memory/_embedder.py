@@ -38,6 +38,7 @@ class MiniLMEmbedder:
     """
 
     dims = EMBEDDING_DIMS
+    model_id = "all-MiniLM-L6-v2"  # what learned weights built on these vectors check (core/memory/_router.py)
 
     def __init__(self, *, batch_size: int = 64, device: str = "cpu") -> None:
         self.batch_size = batch_size

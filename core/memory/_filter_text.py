@@ -12,54 +12,19 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from core.memory._schema_match import (
-    Hit,
-    filter_spec,
-    mentioned_tables,
-    named_columns,
-    pick_column,
-    value_hits,
-)
-from core.memory._words import NEGATION, POSITIVE_CUES, currency_spans, words
+from core.memory._condition_text import Atom, parse_condition
+from core.memory._schema_match import Lookup, filter_spec
+from core.memory._words import INCLUDE_CUES, NEGATION, RESTRICTIVE, normalize, words
 from core.schema import Column, Schema, Table
 
-__all__ = ["filter_from_text"]
+__all__ = ["filter_from_text", "include_from_text"]
 
 logger = logging.getLogger(__name__)
 
-_CMP_PHRASES: tuple[tuple[str, str], ...] = (
-    ("no less than", ">="), ("not less than", ">="), ("at least", ">="), ("minimum of", ">="), (">=", ">="),
-    ("no more than", "<="), ("not more than", "<="), ("at most", "<="), ("up to", "<="), ("maximum of", "<="),
-    ("<=", "<="), ("more than", ">"), ("greater than", ">"), ("higher than", ">"), ("larger than", ">"),
-    ("bigger than", ">"), ("exceeding", ">"), ("exceeds", ">"), ("over", ">"), ("above", ">"), ("beyond", ">"),
-    ("less than", "<"), ("fewer than", "<"), ("lower than", "<"), ("smaller than", "<"), ("under", "<"),
-    ("below", "<"), ("equal to", "="), ("equals", "="), ("exactly", "="), ("<>", "<>"), ("!=", "<>"),
-    (">", ">"), ("<", "<"), ("=", "="),
-)  # fmt: skip
-_NUM = r"[$€£₹]?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<mult>k|m|thousand|million|lakhs?|crores?)?\b"
-_CMP_RE = re.compile(
-    r"(?P<cmp>" + "|".join(re.escape(p) if not p[0].isalpha() else r"\b" + re.escape(p) + r"\b"
-                           for p, _ in _CMP_PHRASES) + r")\s*" + _NUM,
-    re.IGNORECASE,
-)
-_SUFFIX_CMP_RE = re.compile(
-    _NUM + r"\s*(?P<cmp>or more|or above|and above|or higher|or less|or below|and below|or fewer|\+)",
-    re.IGNORECASE,
-)
-_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "lakh": 1e5, "lakhs": 1e5, "crore": 1e7,
-         "crores": 1e7}  # fmt: skip
 _INVERT = {"=": "<>", "<>": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "IN": "NOT IN", "NOT IN": "IN"}
 _SQL_OPS = {exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
-_CLAUSE = re.compile(r"[;,]|\bbut\b|\bhowever\b", re.IGNORECASE)
 _SQLISH = re.compile(r"[A-Za-z_][\w.\"]*\s*(?:=|<>|!=|>=|<=|>|<|\s(?:not\s+)?in\s*\()", re.IGNORECASE)
 
-
-
-def _negated(text: str, toks: list[str]) -> bool:
-    low = text.lower()
-    if re.search(r"\b(filter|leave|rule|keep|cut)\s+out\b", low) or re.search(r"\bother than\b", low):
-        return True
-    return any(w in NEGATION for w in toks)
 
 
 # --- preference filters --------------------------------------------------------------------------------------
@@ -126,72 +91,63 @@ def _canonical_values(column: Column, value: Any) -> Any:
     return [fix(v) for v in value] if isinstance(value, list) else fix(value)
 
 
-def _number(m: re.Match[str]) -> int | float:
-    raw = float(m.group("num").replace(",", ""))
-    mult = (m.group("mult") or "").lower()
-    value = raw * _MULT.get(mult, 1.0)
-    return int(value) if value.is_integer() else value
+def _atom_form(atom: Atom, schema: Schema, unknown: list[str]) -> dict[str, Any] | None:
+    if atom.column is None:
+        return None
+    op, value = atom.op, atom.value
+    if op == "NOT BETWEEN":
+        return None
+    out = {"kind": "filter", "table": atom.table.qualified_name, "column": atom.column.name, "op": op,
+           "value": value, "sql": atom.expr.sql(dialect=schema.dialect)}  # fmt: skip
+    if unknown:
+        out["unknown_values"] = unknown
+    return out
 
 
-def _comparison(text: str) -> tuple[str, int | float, tuple[int, int]] | None:
-    m = _CMP_RE.search(text)
-    if m:
-        op = dict(_CMP_PHRASES)[m.group("cmp").lower()]
-        return op, _number(m), m.span()
-    m = _SUFFIX_CMP_RE.search(text)
-    if m:
-        cmp = m.group("cmp").lower()
-        op = ">=" if cmp == "+" or any(k in cmp for k in ("more", "above", "higher")) else "<="
-        return op, _number(m), m.span()
-    return None
+def include_from_text(text: str, schema: Schema, lookup: Lookup | None = None) -> dict[str, Any] | None:
+    """"include cancelled orders in all results" / "don't exclude returns": lifts an exclusion, never a filter."""
+    flat = re.sub(r"n't\b", " not", normalize(text))
+    cue = INCLUDE_CUES.search(flat)
+    if cue is None or RESTRICTIVE.search(flat):
+        return None
+    double_negative = bool(re.match(r"(?:do\s+not|never|stop)\s", cue.group(), re.IGNORECASE))
+    if not double_negative and (set(words(flat)) & NEGATION):
+        return None
+    cond = parse_condition(flat, schema, lookup, infer=False)
+    if cond is None or cond.leftover:
+        return None
+    cols = {(a.table.qualified_name, a.column.name) for a in cond.atoms if a.column is not None}
+    if len(cols) != 1 or len(cond.atoms) != 1 or cond.atoms[0].op not in ("=", "IN", "<>", "NOT IN"):
+        return None
+    a = cond.atoms[0]
+    assert a.column is not None
+    return {"kind": "include", "table": a.table.qualified_name, "column": a.column.name, "value": a.value}
 
 
-def filter_from_text(text: str, schema: Schema) -> dict[str, Any] | None:
-    """A preference in plain words -> one filter on a real column, or None when nothing maps with confidence."""
+def filter_from_text(text: str, schema: Schema, lookup: Lookup | None = None) -> dict[str, Any] | None:
+    """A preference in plain words -> one filter on a real column, or None when nothing maps with confidence.
+
+    A clause with a negation cue excludes; a restrictive cue (only, focus on) or a bare statement keeps; when
+    both name values of one column ("not retail any more, focus on wholesale") the positive part wins.
+    """
     sql_form = _from_sql(text, schema)
     if sql_form is not None:
         return sql_form
-    toks = words(text)
-    mentioned = mentioned_tables(toks, schema)
-    hits: list[tuple[Hit, bool]] = []  # (hit, negated): each clause has its own polarity
-    negated = False
-    for clause in _CLAUSE.split(text):
-        ctoks = words(clause)
-        masked = {i for _code, span in currency_spans(clause) for i in range(*span)}
-        # A list clause ("never show cancelled, returned or pending") keeps the polarity before it.
-        if _negated(clause, ctoks):
-            negated = True
-        elif POSITIVE_CUES & set(ctoks):
-            negated = False
-        hits.extend((h, negated) for h in sorted(value_hits(ctoks, schema, masked), key=lambda h: h.span))
-    if hits:
-        groups: dict[tuple[str, str], list[tuple[Hit, bool]]] = {}
-        for h, neg in hits:
-            groups.setdefault((h.table.qualified_name, h.column.name), []).append((h, neg))
-
-        def rank(g: list[tuple[Hit, bool]]) -> tuple[int, bool]:
-            return len({h.value for h, _ in g}), g[0][0].table.qualified_name in mentioned
-
-        ranked = sorted(groups.values(), key=rank, reverse=True)
-        if len(ranked) > 1 and rank(ranked[0]) == rank(ranked[1]):
-            logger.debug("preference values match several columns; kept as text")
-            return None
-        best = ranked[0]
-        # "India, but not Germany": the kept values say it all; only all-negative clauses make an exclusion.
-        negate = all(neg for _h, neg in best)
-        values = list(dict.fromkeys(h.value for h, neg in best if neg == negate))
-        table, column = best[0][0].table.qualified_name, best[0][0].column.name
-        if len(values) == 1:
-            return filter_spec(table, column, "<>" if negate else "=", values[0], schema.dialect)
-        return filter_spec(table, column, "NOT IN" if negate else "IN", values, schema.dialect)
-    cmp = _comparison(text)
-    if cmp is None:
+    cond = parse_condition(text, schema, lookup, infer=False)
+    # A preference is mostly words around one condition ("matter to me", "har jagah"); a number left over is
+    # a condition not understood, and then no filter is better than half of one.
+    if cond is None or any(any(ch.isdigit() for ch in w) for w in cond.leftover):
+        if cond is not None:
+            logger.debug("preference words not mapped: %s", cond.leftover)
         return None
-    op, number, span = cmp
-    rest = text[: span[0]] + " " + text[span[1] :]
-    picked = pick_column(named_columns(words(rest), schema, numeric=True), mentioned)
-    if picked is None:
+    atoms = cond.atoms
+    if any(a.column is None for a in atoms):
         return None
-    if _negated(rest, words(rest)):
-        op = _INVERT[op]
-    return filter_spec(picked[0].qualified_name, picked[1].name, op, number, schema.dialect)
+    cols = {(a.table.qualified_name, a.column.name) for a in atoms if a.column is not None}
+    if len(cols) != 1:
+        return None
+    if len(atoms) > 1 and any(not a.negated for a in atoms) and any(a.negated for a in atoms):
+        atoms = [a for a in atoms if not a.negated]
+    if len(atoms) != 1:
+        return None
+    return _atom_form(atoms[0], schema, atoms[0].unknown)

@@ -1,23 +1,29 @@
 """Standing preference filters, enforced on the SQL itself: every SELECT that reads the table gets the filter.
 
 The prompt asks the model to apply them too; this pass makes sure, whatever the model wrote. A query that
-already constrains the same column (the person asked about another country explicitly) is left alone.
+already constrains the same column (the person asked about another country explicitly) is left alone. A
+``window`` form ("only the last 3 months") is enforced the same way, as ``column >= <today minus the window>``.
+A metric's own conditions win over a standing filter on the same column (``skip_columns``): the metric's CASE
+already decides which rows count, and ANDing the filter in would silently change its meaning.
 """
 
 from __future__ import annotations
 
+import calendar
+import datetime
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
 
-__all__ = ["FilterOutcome", "enforce_filters", "filter_condition", "sql_literal"]
+__all__ = ["FilterOutcome", "enforce_filters", "filter_condition", "sql_literal", "window_start"]
 
 logger = logging.getLogger(__name__)
 
 _OPS = {"=": exp.EQ, "<>": exp.NEQ, "!=": exp.NEQ, ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
+_UNITS = ("day", "week", "month", "year")
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class FilterOutcome:
     added: tuple[int, ...]  # indexes of filters added to the SQL
     present: tuple[int, ...]  # the model already wrote exactly this condition
     overridden: tuple[int, ...]  # the query constrains the same column differently (the question wins)
+    skipped: tuple[int, ...] = ()  # not enforced for this query: a metric it uses has its own condition here
 
 
 def sql_literal(value: Any) -> exp.Expression:
@@ -37,18 +44,82 @@ def sql_literal(value: Any) -> exp.Expression:
     return exp.Literal.string(str(value))
 
 
-def filter_condition(spec: Mapping[str, Any], qualifier: str | None) -> exp.Expression | None:
-    """The boolean expression of a structured filter, its column qualified by ``qualifier`` (alias or table)."""
+def window_start(amount: int, unit: str, today: datetime.date) -> datetime.date:
+    """The first day of "the last ``amount`` ``unit``s" before ``today``.
+
+    Months and years use calendar arithmetic (3 months before 31 May is 29 February in a leap year), not
+    30-day blocks: "the last 3 months" should match what a person would count on a calendar.
+    """
+    unit = unit.lower().rstrip("s")
+    if unit == "day":
+        return today - datetime.timedelta(days=amount)
+    if unit == "week":
+        return today - datetime.timedelta(weeks=amount)
+    if unit not in ("month", "year"):
+        raise ValueError(f"unknown window unit: {unit!r}")
+    months = amount * (12 if unit == "year" else 1)
+    year, month0 = divmod(today.year * 12 + today.month - 1 - months, 12)
+    day = min(today.day, calendar.monthrange(year, month0 + 1)[1])
+    return datetime.date(year, month0 + 1, day)
+
+
+def _date_literal(day: datetime.date, dialect: str | None) -> exp.Expression:
+    """A date constant that compares correctly with the dialect's date columns.
+
+    SQLite has no date type: dates are ISO text, and ISO text compares in date order, also against
+    ``YYYY-MM-DD HH:MM:SS`` values, so the bare string is right there. Elsewhere a typed DATE is needed.
+    """
+    text = exp.Literal.string(day.isoformat())
+    if (dialect or "").lower() == "sqlite":
+        return text
+    return exp.cast(text, exp.DataType.build("DATE"))
+
+
+def _window_condition(
+    spec: Mapping[str, Any], col: exp.Column, dialect: str | None, today: datetime.date | None
+) -> exp.Expression | None:
+    amount = spec.get("amount")
+    unit = str(spec.get("unit") or "").lower().rstrip("s")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0 or unit not in _UNITS:
+        return None
+    start = window_start(amount, unit, today or datetime.date.today())
+    return exp.GTE(this=col, expression=_date_literal(start, dialect))
+
+
+def filter_condition(
+    spec: Mapping[str, Any],
+    qualifier: str | None,
+    *,
+    dialect: str | None = None,
+    today: datetime.date | None = None,
+) -> exp.Expression | None:
+    """The boolean expression of a structured filter or window, its column qualified by ``qualifier``.
+
+    ``None`` when the spec cannot be expressed faithfully (unknown op, BETWEEN without two bounds, a window
+    without a positive amount): enforcing half a condition would be worse than not enforcing it.
+    ``dialect`` and ``today`` matter only for windows (the date literal's form and the window's end).
+    """
     column = spec.get("column")
-    op = str(spec.get("op", "=")).upper()
     if not column:
         return None
     col = exp.column(str(column), table=qualifier, quoted=None)
+    if spec.get("kind") == "window":
+        return _window_condition(spec, col, dialect, today)
+    op = " ".join(str(spec.get("op", "=")).upper().split())
     value = spec.get("value")
     if op in ("IN", "NOT IN"):
         values = value if isinstance(value, (list, tuple)) else [value]
         cond: exp.Expression = exp.In(this=col, expressions=[sql_literal(v) for v in values])
         return exp.Not(this=cond) if op == "NOT IN" else cond
+    if op == "BETWEEN":
+        if not isinstance(value, (list, tuple)) or len(value) != 2:
+            return None
+        return exp.Between(this=col, low=sql_literal(value[0]), high=sql_literal(value[1]))
+    if op in ("LIKE", "NOT LIKE"):
+        if not isinstance(value, str):
+            return None
+        like = exp.Like(this=col, expression=exp.Literal.string(value))
+        return exp.Not(this=like) if op == "NOT LIKE" else like
     builder = _OPS.get(op)
     if builder is None:
         return None
@@ -79,25 +150,45 @@ def _constrains(select: exp.Select, qualifier: str, table: str, column: str) -> 
     return False
 
 
+def _bare(table: str) -> str:
+    return table.split(".")[-1].lower()
+
+
 def enforce_filters(
-    expression: exp.Expression, filters: Sequence[Mapping[str, Any]], dialect: str
+    expression: exp.Expression,
+    filters: Sequence[Mapping[str, Any]],
+    dialect: str,
+    *,
+    today: datetime.date | None = None,
+    skip_columns: Collection[tuple[str, str]] = (),
 ) -> FilterOutcome:
-    """AND each filter into every SELECT reading its table. ``expression`` is not changed (copied)."""
+    """AND each filter (or window) into every SELECT reading its table. ``expression`` is not changed (copied).
+
+    ``today`` fixes the end of windows (tests, reproducible answers); ``None`` means the current date.
+    ``skip_columns`` holds (table, column) pairs, lowercase, that a metric used by this query constrains
+    itself: standing filters on them are reported in ``skipped`` instead of being enforced.
+    """
     tree = expression.copy()
+    day = today or datetime.date.today()
+    skip = {(_bare(t), c.lower()) for t, c in skip_columns}
     added: list[int] = []
     present: list[int] = []
     overridden: list[int] = []
+    skipped: list[int] = []
     for index, spec in enumerate(filters):
-        table = str(spec.get("table") or "").split(".")[-1]
+        table = _bare(str(spec.get("table") or ""))
         column = str(spec.get("column") or "")
         if not table or not column:
             continue
+        if (table, column.lower()) in skip:
+            skipped.append(index)
+            continue
         for select in list(tree.find_all(exp.Select)):
             for source in _direct_tables(select):
-                if source.name.lower() != table.lower():
+                if source.name.lower() != table:
                     continue
                 qualifier = source.alias_or_name
-                cond = filter_condition(spec, qualifier)
+                cond = filter_condition(spec, qualifier, dialect=dialect, today=day)
                 if cond is None:
                     continue
                 if _constrains(select, qualifier, table, column):
@@ -108,7 +199,7 @@ def enforce_filters(
                 select.where(cond, append=True, copy=False, dialect=dialect)
                 if index not in added:
                     added.append(index)
-    return FilterOutcome(tree, tuple(added), tuple(present), tuple(overridden))
+    return FilterOutcome(tree, tuple(added), tuple(present), tuple(overridden), tuple(skipped))
 
 
 def _normalised(node: exp.Expression, dialect: str) -> str:

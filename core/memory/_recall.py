@@ -31,6 +31,7 @@ import numpy as np
 from core.memory._embedder import Embedder
 from core.memory._model import Memory
 from core.memory._store import MemoryStore
+from core.memory._understand import describe_form
 from core.memory._words import mentions_value
 
 __all__ = ["Recall", "RecalledMemory", "recall_memories"]
@@ -52,7 +53,8 @@ class RecalledMemory:
     memory: Memory
     similarity: float
     reason: str
-    kind: str  # "filter" (enforced on the SQL), "definition" (term/metric), "context" (prompt only)
+    kind: str  # "filter" (enforced on the SQL), "presentation" (sort/limit/columns on the outermost query),
+    # "definition" (term/metric), "context" (prompt only)
     relevance: float = 0.0  # similarity beyond the shared table names: what similarity-based picks rank by
 
 
@@ -61,7 +63,24 @@ class Recall:
     memories: tuple[RecalledMemory, ...] = ()
 
     def filters(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
+        """Standing filters and default time windows: ANDed into the SQL."""
         return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "filter"]
+
+    def presentation(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
+        """Default sort, row limit and columns shown together: applied to the outermost query."""
+        return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "presentation"]
+
+    def metric_columns(self) -> set[tuple[str, str]]:
+        """(table, column) pairs the recalled metrics compute over: their own conditions win there."""
+        out: set[tuple[str, str]] = set()
+        for r in self.memories:
+            st = dict(r.memory.structured or {})
+            if r.kind == "definition" and st.get("kind") == "metric" and st.get("sql"):
+                for col in st.get("columns") or []:
+                    table, _, name = str(col).rpartition(".")
+                    if table and name:
+                        out.add((table.split(".")[-1].lower(), name.lower()))
+        return out
 
     def context_lines(self) -> list[str]:
         """Memory context for the prompt, each line quoted as data.
@@ -74,8 +93,15 @@ class Recall:
         for r in self.memories:
             m = r.memory
             st = dict(m.structured or {})
-            if r.kind == "filter":
+            if r.kind == "filter" and st.get("kind") == "window":
+                line = (f"Unless the question gives dates, only the last {_flat(st.get('amount'), 10)} "
+                        f"{_flat(st.get('unit'), 10)}(s) of {_flat(st.get('table'), 80)}.{_flat(st.get('column'), 80)}")
+            elif r.kind == "filter":
                 line = f"Whenever the query reads {_flat(st.get('table'), 80)}, filter: {_flat(st.get('sql'), 400)}"
+            elif r.kind == "presentation" or st.get("kind") in ("display", "include"):
+                line = f'Standing preference: {_clip(describe_form(st), 300)} (the person said: "{_clip(m.content)}")'
+            elif r.kind == "definition" and st.get("sql") and st.get("kind") == "metric":
+                line = f'"{_clip(st.get("name") or m.content)}" is computed as: {_flat(st.get("sql"), 400)}'
             elif r.kind == "definition" and st.get("sql"):
                 line = f'"{_clip(st.get("name") or m.content)}" means: {_flat(st.get("sql"), 400)}'
             elif r.kind == "definition":
@@ -270,8 +296,16 @@ def recall_memories(
             if known_tables is None or table in known_tables:
                 pick(m, f"standing preference on {st['table']}", "filter")
                 continue
-        if m.category == "preference" and st.get("kind") == "display":
-            pick(m, f"standing {st.get('setting') or 'display'} preference", "context")
+        if m.category == "preference" and st.get("kind") == "window" and st.get("table"):
+            table = str(st["table"]).split(".")[-1].lower()
+            if known_tables is None or table in known_tables:
+                pick(m, f"default time range on {st['table']}", "filter")
+                continue
+        if st.get("kind") in ("sort", "limit", "columns"):
+            pick(m, f"standing {st.get('kind')} preference", "presentation")
+            continue
+        if st.get("kind") in ("display", "include"):
+            pick(m, f"standing {st.get('setting') or st.get('kind')} preference", "context")
             continue
         if m.category in ("terminology", "metric"):
             name = str(st.get("name") or "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sqlglot
@@ -27,8 +28,13 @@ __all__ = [
     "mentioned_tables",
     "named_columns",
     "pick_column",
+    "resolve_values",
+    "text_columns",
     "value_hits",
 ]
+
+# (table, column, values as written) -> {written: the database's spelling, or None when the column lacks it}
+Lookup = Callable[[str, str, Sequence[str]], Mapping[str, "str | None"]]
 
 OP_BUILDERS = {"=": exp.EQ, "<>": exp.NEQ, ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
 
@@ -148,3 +154,40 @@ def value_hits(toks: list[str], schema: Schema, masked: set[int]) -> list[Hit]:
                 if span is not None and not any(i in masked for i in range(*span)):
                     hits.append(Hit(t, c, hint, span))
     return hits
+
+
+def text_columns(table: Table) -> list[Column]:
+    """Columns that hold words (not numbers, dates or keys)."""
+    return [c for c in table.columns if not is_numeric(c) and not _id_like(table, c)
+            and not any(k in c.type.lower() for k in ("date", "time", "bool"))]  # fmt: skip
+
+
+def resolve_values(
+    table: Table, column: Column, written: Sequence[str], lookup: Lookup | None
+) -> tuple[list[str], list[str]] | None:
+    """The database's spelling of each value named (in order, none dropped) and those the column lacks.
+
+    With ``lookup`` the data answers. Without it the cached hints answer: Cairn's introspection caches hints
+    only for a column with at most MAX_VALUE_HINTS distinct values in the rows it read, so a column that has
+    hints has them all, and a value outside them is unknown; a column without hints cannot tell, and the
+    value is kept as written without being flagged. None when the lookup fails.
+    """
+    by_lower = {h.lower(): h for h in column.value_hints}
+    found: dict[str, str | None] = {}
+    if lookup is not None:
+        try:
+            answer = lookup(table.qualified_name, column.name, list(written))
+        except Exception:  # noqa: BLE001 - a lookup that fails falls back on the hints
+            answer = None
+        if answer is not None:
+            found = {w: answer.get(w) for w in written}
+    if not found:
+        complete = bool(column.value_hints)
+        found = {w: by_lower.get(w.lower(), None if complete else w) for w in written}
+    values, unknown = [], []
+    for w in written:
+        spelled = found.get(w)
+        values.append(spelled if spelled is not None else w)
+        if spelled is None:
+            unknown.append(w)
+    return list(dict.fromkeys(values)), list(dict.fromkeys(unknown))

@@ -412,3 +412,11 @@ class JsonMemoryStore:
             return doc.derive(summary=summary), None
 
         self._locked(user, action)
+
+    def forget_conversation(self, user: str) -> None:
+        def action(doc: Doc, _path: Path) -> tuple[Doc | None, None]:
+            if not doc.messages and not doc.summary:
+                return None, None
+            return doc.derive(messages=[], summary=""), None
+
+        self._locked(user, action)

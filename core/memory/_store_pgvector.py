@@ -403,3 +403,10 @@ class PgVectorMemoryStore:
             "INSERT INTO conversation_summaries (user_id, summary, updated_at) VALUES (%s, %s, %s) "
             "ON CONFLICT (user_id) DO UPDATE SET summary = EXCLUDED.summary, updated_at = EXCLUDED.updated_at",
             (user, summary, time.time())))  # fmt: skip
+
+    def forget_conversation(self, user: str) -> None:
+        def work(conn: Any) -> None:
+            conn.execute("DELETE FROM recent_messages WHERE user_id = %s", (user,))
+            conn.execute("DELETE FROM conversation_summaries WHERE user_id = %s", (user,))
+
+        self._run(work)

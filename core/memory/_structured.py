@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sqlglot
-from sqlglot import exp
 
+from core.memory._condition_text import parse_condition
 from core.memory._extraction import Fact
-from core.memory._filter_text import filter_from_text
-from core.memory._schema_match import column_expr, mentioned_tables, named_columns, pick_column, value_hits
-from core.memory._words import currency_code, words
+from core.memory._filter_text import filter_from_text, include_from_text
+from core.memory._metric_text import metric_from_text
+from core.memory._presentation_text import display_form, presentation_from_text
+from core.memory._schema_match import mentioned_tables, named_columns, value_hits
+from core.memory._words import normalize, words
 from core.schema import Schema
 
-__all__ = ["parse_definition", "structure"]
+__all__ = ["ValueLookup", "parse_definition", "structure"]
+
+# (table, column, values as written) -> {written: the database's spelling, or None when it does not occur}
+ValueLookup = Callable[[str, str, Sequence[str]], Mapping[str, str | None]]
 
 logger = logging.getLogger(__name__)
 
@@ -59,72 +65,41 @@ def parse_definition(text: str) -> tuple[str, str] | None:
     return None
 
 
-def _measure(text: str, schema: Schema) -> tuple[exp.Expression, bool] | None:
-    """"sum of total amount" / "number of orders" / "total amount" -> (expression, is_aggregate)."""
-    low = " ".join(text.lower().split()).strip(" .")
-    low = re.sub(r"^(?:the|a|an)\s+", "", low)
-    agg, prefix_used = None, ""
-    for prefix, func in (("number of", "COUNT"), ("count of", "COUNT"), ("sum of", "SUM"), ("average", "AVG"),
-                         ("avg", "AVG"), ("mean", "AVG"), ("total number of", "COUNT"), ("total", "SUM")):
-        if low.startswith(prefix + " "):
-            agg, prefix_used, rest = func, prefix, low[len(prefix) + 1 :].removeprefix("of ").strip()
-            break
-    else:
-        rest = low
-    toks = words(rest)
-    mentioned = mentioned_tables(toks, schema)
-    if agg == "COUNT":
-        tables = [schema.table(n) for n in mentioned]
-        if len(tables) == 1 and tables[0] is not None:
-            t = tables[0]
-            if len(t.primary_key) == 1:
-                col = column_expr(t.qualified_name, t.primary_key[0], schema.dialect)
-                return exp.Count(this=exp.Distinct(expressions=[col])), True
-            return exp.Count(this=exp.Star()), True
-        return None
-    picked = pick_column([c for c in named_columns(words(low), schema, numeric=True) if c[2] == 2], mentioned)
-    if picked is not None and prefix_used == "total" and "total" in words(picked[1].name):
-        agg = None  # "total amount" names the column total_amount; it is not SUM(amount)
-    if picked is None:
-        picked = pick_column(named_columns(toks, schema, numeric=True), mentioned)
-    if picked is None:
-        return None
-    col = column_expr(picked[0].qualified_name, picked[1].name, schema.dialect)
-    if agg is None:
-        return col, False
-    return exp.func(agg, col), True
+_NUMBER_CUE = re.compile(r"\b(?:divided|ratio|rate|per|percent|percentage|share|minus|plus|sum|average|avg|mean|"
+                         r"number\s+of|count\s+of|total\s+of|difference|revenue|sales)\b|[/%÷]", re.IGNORECASE)
 
 
-def _ratio(definition: str, schema: Schema) -> str | None:
-    m = re.match(r"^(?:the\s+)?ratio\s+of\s+(?P<a>.+?)\s+to\s+(?P<b>.+)$", definition, re.IGNORECASE) or re.match(
-        r"^(?P<a>.+?)\s*(?:\bdivided\s+by\b|/|\bper\b)\s*(?P<b>.+)$", definition, re.IGNORECASE)
-    if not m:
+def _definition_form(category: str, text: str, schema: Schema | None, lookup: ValueLookup | None,
+                     ) -> dict[str, Any] | None:  # fmt: skip
+    parsed = parse_definition(normalize(text))
+    if parsed is None:
         return None
-    a, b = _measure(m.group("a"), schema), _measure(m.group("b"), schema)
-    if a is None or b is None:
-        return None
-    (ea, agg_a), (eb, agg_b) = a, b
-    if agg_a != agg_b:  # one side aggregated: aggregate the other too
-        ea = ea if agg_a else exp.func("SUM", ea)
-        eb = eb if agg_b else exp.func("SUM", eb)
-    num = exp.Mul(this=exp.Literal.number("1.0"), expression=ea)
-    div = exp.Div(this=num, expression=exp.Nullif(this=eb, expression=exp.Literal.number(0)), typed=True)
-    return div.sql(dialect=schema.dialect)
-
-
-def _definition_sql(definition: str, schema: Schema, category: str) -> str | None:
-    if category == "metric" or re.search(r"\b(divided by|ratio of|per)\b|/", definition, re.IGNORECASE):
-        ratio = _ratio(definition, schema)
-        if ratio is not None:
-            return ratio
-    spec = filter_from_text(definition, schema)
-    if spec is not None:
-        return str(spec["sql"])
-    if category == "metric":
-        measured = _measure(definition, schema)
-        if measured is not None and measured[1]:
-            return measured[0].sql(dialect=schema.dialect)
-    return None
+    name, definition = parsed
+    numeric = category == "metric" or bool(_NUMBER_CUE.search(definition))
+    if schema is not None and numeric:
+        metric = metric_from_text(definition, schema, lookup)
+        if metric is not None:
+            out: dict[str, Any] = {"kind": "metric", "name": name, "definition": definition,
+                                   "sql": metric.expr.sql(dialect=schema.dialect),
+                                   "tables": [metric.table.qualified_name], "columns": metric.columns}  # fmt: skip
+            if metric.unknown:
+                out["unknown_values"] = metric.unknown
+            return out
+    if category == "metric":  # a number that does not map is kept as words, never as a filter
+        return {"kind": "metric", "name": name, "definition": definition}
+    out = {"kind": "term", "name": name}
+    if schema is not None:
+        named = [t for t in schema.tables if t.qualified_name in mentioned_tables(words(name), schema)]
+        cond = parse_condition(definition, schema, lookup, anchor=named[0].qualified_name if len(named) == 1 else None,
+                               context=name)
+        if cond is not None and not cond.leftover:
+            out["sql"] = cond.sql(schema.dialect)
+            out["tables"] = [cond.table.qualified_name]
+            out["columns"] = cond.columns
+            if cond.unknown:
+                out["unknown_values"] = cond.unknown
+    out["definition"] = definition
+    return out
 
 
 # --- entry point ---------------------------------------------------------------------------------------------
@@ -141,34 +116,28 @@ def _entity(text: str, schema: Schema) -> dict[str, Any] | None:
     return {"kind": "entity", "tables": tables, "columns": columns, "values": values}
 
 
-def structure(fact: Fact, schema: Schema | None) -> dict[str, Any] | None:
-    """The machine form of ``fact`` (see the module docstring), or None when nothing maps with confidence."""
+def structure(fact: Fact, schema: Schema | None, *, lookup: ValueLookup | None = None) -> dict[str, Any] | None:
+    """The machine form of ``fact`` (docs/memory_forms.md), or None when nothing maps with confidence.
+
+    ``lookup`` finds the values named in their column (the database's spelling, or None when absent); without
+    it the schema's cached value hints answer (see ``_schema_match.resolve_values``).
+    """
     try:
-        return _structure(fact, schema)
+        return _structure(fact, schema, lookup)
     except (sqlglot.errors.SqlglotError, ValueError, KeyError) as exc:  # never lose the memory over its form
         logger.warning("could not structure memory %r: %s", fact.content[:80], exc)
         return None
 
 
-def _structure(fact: Fact, schema: Schema | None) -> dict[str, Any] | None:
+def _structure(fact: Fact, schema: Schema | None, lookup: ValueLookup | None) -> dict[str, Any] | None:
     text = fact.content
     if fact.category == "preference":
-        spec = filter_from_text(text, schema) if schema is not None else None
-        if spec is not None:
-            return spec
-        code = currency_code(text)
-        return {"kind": "display", "setting": "currency", "value": code} if code else None
+        if schema is None:
+            return display_form(normalize(text))
+        return (presentation_from_text(text, schema) or include_from_text(text, schema, lookup)
+                or filter_from_text(normalize(text), schema, lookup))  # fmt: skip
     if fact.category in ("terminology", "metric"):
-        parsed = parse_definition(text)
-        if parsed is None:
-            return None
-        name, definition = parsed
-        out: dict[str, Any] = {"kind": "metric" if fact.category == "metric" else "term", "name": name}
-        sql = _definition_sql(definition, schema, fact.category) if schema is not None else None
-        if sql:
-            out["sql"] = sql
-        out["definition"] = definition
-        return out
+        return _definition_form(fact.category, text, schema, lookup)
     if fact.category == "entity" and schema is not None:
         return _entity(text, schema)
     return None

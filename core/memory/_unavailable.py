@@ -99,6 +99,9 @@ class ReconnectingStore:
     def set_summary(self, user: str, summary: str) -> None:
         self._store().set_summary(user, summary)
 
+    def forget_conversation(self, user: str) -> None:
+        self._store().forget_conversation(user)
+
     def close(self) -> None:
         with self._lock:
             inner, self._inner = self._inner, None

@@ -28,7 +28,7 @@ from core.memory._extraction import Fact
 from core.memory._model import MAX_MEMORY_CHARS, Memory
 from core.memory._store import MemoryStore
 from core.memory._schema_match import filter_spec
-from core.memory._structured import structure
+from core.memory._structured import ValueLookup, structure
 from core.memory._words import is_additive, name_key
 from core.schema import Schema
 
@@ -61,6 +61,7 @@ _POSITIVE = ("=", "IN")
 _NEGATIVE = ("<>", "NOT IN")
 _LOWER = (">", ">=")
 _UPPER = ("<", "<=")
+_NUMBER_FORMAT = ("currency", "decimals")  # one memory says how numbers look: "EUR", then "with two decimals"
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,16 @@ def slot_key(st: Mapping[str, Any] | None) -> tuple[str, ...] | None:
     if kind in ("term", "metric") and st.get("name"):
         return ("name", name_key(str(st["name"])))
     if kind == "display" and st.get("setting"):
-        return ("display", str(st["setting"]))
+        setting = str(st["setting"])
+        return ("display", "number format" if setting in _NUMBER_FORMAT else setting)
+    if kind == "include" and st.get("table") and st.get("column"):
+        return ("filter", str(st["table"]).lower(), str(st["column"]).lower())
+    if kind == "window" and st.get("table"):
+        return ("window", str(st["table"]).lower())
+    if kind in ("sort", "limit"):
+        return (str(kind),)
+    if kind == "columns" and st.get("table") and st.get("when"):
+        return ("columns", str(st["table"]).lower(), str(st["when"]).lower())
     return None
 
 
@@ -148,7 +158,13 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
             return _norm(a["sql"]) == _norm(b["sql"])
         return name_key(str(a.get("definition", ""))) == name_key(str(b.get("definition", "")))
     if kind == "display":
-        return a.get("setting") == b.get("setting") and a.get("value") == b.get("value")
+        return a.get("setting") == b.get("setting") and a.get("value") == b.get("value") and \
+            a.get("decimals") == b.get("decimals")
+    if kind in ("sort", "limit", "window", "columns", "include"):
+        keys = {"sort": ("table", "column", "direction"), "limit": ("value",),
+                "window": ("table", "column", "amount", "unit"), "columns": ("table", "when", "add"),
+                "include": ("table", "column", "value")}[str(kind)]
+        return all(_norm(a.get(k)) == _norm(b.get(k)) for k in keys)
     if kind == "entity":
         return all(sorted(a.get(k) or []) == sorted(b.get(k) or []) for k in ("tables", "columns", "values"))
     return dict(a) == dict(b)
@@ -164,7 +180,9 @@ def _merge_filters(
     old_vals = _ordered(old.get("value"))
     new_vals = _ordered(new.get("value"))
     same_sign = (oa in _POSITIVE and ob in _POSITIVE) or (oa in _NEGATIVE and ob in _NEGATIVE)
-    if same_sign and additive:
+    # Exclusions accumulate ("exclude cancelled", later "exclude returned": both stay out); a second positive
+    # filter replaces the first unless the person says "also".
+    if same_sign and (additive or oa in _NEGATIVE):
         merged = old_vals + [v for v in new_vals if _key(v) not in {_key(x) for x in old_vals}]
         if len(merged) == len(old_vals):
             return "NOOP", None, "the values are already part of the filter"
@@ -211,8 +229,13 @@ def apply_fact(
     llm: LLM | None,
     schema: Schema | None,
     source: str,
+    lookup: ValueLookup | None = None,
+    form: Mapping[str, Any] | None = None,
 ) -> UpdateReport:
-    """Decide what ``fact`` does to ``user``'s memories, then write. Only ``user``'s rows are read or written."""
+    """Decide what ``fact`` does to ``user``'s memories, then write. Only ``user``'s rows are read or written.
+
+    ``form``: the statement's form when the caller already understood it (the window's live preview);
+    otherwise it is worked out here, values checked with ``lookup``."""
     if len(fact.content) > MAX_MEMORY_CHARS:
         from core.errors import InputError
 
@@ -220,7 +243,7 @@ def apply_fact(
             f"That is too long to remember ({len(fact.content):,} characters; the limit is {MAX_MEMORY_CHARS:,}).",
             hint="State the preference or definition in one short sentence.",
         )
-    new_st = structure(fact, schema)
+    new_st = dict(form) if form is not None else structure(fact, schema, lookup=lookup)
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,
@@ -272,6 +295,18 @@ def _decide_structured(
     what = _describe(new_st)
     if same_structure(old_st, new_st):
         return _noop(old, f"the same {what} is already remembered")
+    if new_st.get("kind") == "include" and old_st and old_st.get("kind") == "filter":
+        return _include(old, old_st, new, store, embedder, dialect)
+    if new_st.get("kind") == "display" and old_st and old_st.get("kind") == "display":
+        merged = {**old_st, **{k: v for k, v in new_st.items() if v is not None}}
+        if old_st.get("setting") != new_st.get("setting"):
+            merged["setting"] = old_st.get("setting")
+            merged[str(new_st.get("setting"))] = new_st.get("value")
+        conflict = any(k in old_st and old_st[k] != new_st[k] for k in new_st if k not in ("kind", "setting"))
+        if conflict and old_st.get("setting") == new_st.get("setting"):
+            return _replace(old, new, store, f"a new {what} replaces the old one")
+        return _update(old, _merge_text(old.content, new.content), merged, store, embedder,
+                       f"adds to the same {what}")
     if new_st.get("kind") == "filter" and old_st and old_st.get("kind") == "filter":
         op, merged, why = _merge_filters(old_st, new_st, is_additive(new.content), dialect)
         if op == "NOOP":
@@ -282,6 +317,30 @@ def _decide_structured(
             return _update(old, _merge_text(old.content, new.content), merged, store, embedder, why)
         return _replace(old, new, store, f"{why} ({what})")
     return _replace(old, new, store, f"a new definition for the same {what}")
+
+
+def _include(
+    old: Memory, old_st: Mapping[str, Any], new: Memory, store: MemoryStore, embedder: Embedder, dialect: str,
+) -> UpdateReport:
+    """"Include X in all results" against a standing filter on the same column: an exclusion of X loses X."""
+    new_st = new.structured or {}
+    value = _key(new_st.get("value"))
+    op = str(old_st.get("op"))
+    old_vals = _ordered(old_st.get("value"))
+    if op in _NEGATIVE and value in {_key(v) for v in old_vals}:
+        kept = [v for v in old_vals if _key(v) != value]
+        if not kept:
+            return _replace(old, new, store, "the exclusion is lifted")
+        spec = filter_spec(str(old_st["table"]), str(old_st["column"]), "<>" if len(kept) == 1 else "NOT IN",
+                           kept[0] if len(kept) == 1 else kept, dialect)
+        return _update(old, _merge_text(old.content, new.content), spec, store, embedder,
+                       f"{new_st.get('value')} is no longer excluded")
+    if op in _POSITIVE and value not in {_key(v) for v in old_vals}:
+        spec = filter_spec(str(old_st["table"]), str(old_st["column"]), "IN", [*old_vals, new_st.get("value")],
+                           dialect)
+        return _update(old, _merge_text(old.content, new.content), spec, store, embedder,
+                       f"{new_st.get('value')} is added to the filter")
+    return _noop(old, f"{new_st.get('value')} is already included")
 
 
 def _describe(st: Mapping[str, Any]) -> str:

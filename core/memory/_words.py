@@ -10,8 +10,10 @@ from typing import Any
 
 __all__ = [
     "GENERIC_COL_WORDS",
+    "INCLUDE_CUES",
     "NEGATION",
     "POSITIVE_CUES",
+    "RESTRICTIVE",
     "STOP",
     "currency_code",
     "currency_spans",
@@ -20,6 +22,7 @@ __all__ = [
     "is_additive",
     "mentions_value",
     "name_key",
+    "normalize",
     "singular",
     "words",
 ]
@@ -35,7 +38,38 @@ NEGATION = {
     "exclude", "excluding", "excludes", "except", "without", "never", "hide", "hiding", "omit", "omitting",
     "ignore", "ignoring", "skip", "skipping", "not", "no", "stop", "remove", "drop", "non",
 }  # fmt: skip
-POSITIVE_CUES = {"only", "show", "include", "just", "keep", "want", "prefer"}
+NEGATION |= {"mat", "nahi", "nahin", "hata", "hatao", "chhod", "chhodo", "bina", "leave"}
+POSITIVE_CUES = {"only", "show", "include", "just", "keep", "want", "prefer", "focus", "exclusively", "restrict",
+                 "limit", "sirf", "keval", "bas", "care"}  # fmt: skip
+RESTRICTIVE = re.compile(
+    r"\b(?:only|just|exclusively|restrict(?:ed)?\s+to|focus(?:ed|ing)?\s+on|limit(?:ed)?\s+to|care\s+about|"
+    r"sirf|keval|bas)\b", re.IGNORECASE)
+INCLUDE_CUES = re.compile(
+    r"\b(?:include|including|includes|count|keep|add)\b|\b(?:do\s+not|never|stop)\s+(?:exclud|hid|filter|"
+    r"drop|remov|ignor|skip)\w*", re.IGNORECASE)
+# Hindi-English words mapped onto the English the parsers read; SOV order ("10 se zyada") turned around.
+_HINGLISH: tuple[tuple[str, str], ...] = (
+    (r"(\d[\d,.]*\s*(?:k|lakhs?|crores?)?)\s+se\s+(?:zyada|jyada|zayada|adhik|upar|jada)", r"more than \1"),
+    (r"(\d[\d,.]*\s*(?:k|lakhs?|crores?)?)\s+se\s+(?:kam|neeche|niche)", r"less than \1"),
+    (r"(\d[\d,.]*\s*(?:k|lakhs?|crores?)?)\s+(?:ya|or)\s+(?:usse\s+)?(?:zyada|jyada)", r"\1 or more"),
+    (r"\b(?:matlab|yaani|yani|ka\s+matlab\s+hai|ka\s+matlab)\b", "means"),
+    (r"\b(?:jiske|jinke|jiska|jinka|jisme|jinme|jo|jiski|jinki)\b", "with"),
+    (r"\b(?:pichle|pichhle|last\s+ke)\b", "last"), (r"\bdin\b", "days"), (r"\b(?:mahine|mahina)\b", "months"),
+    (r"\b(?:hafte|hafta)\b", "weeks"), (r"\bsaal\b", "years"), (r"\b(?:aur|evam)\b", "and"),
+    (r"\b(?:sirf|keval)\b", "only"), (r"\bya\b", "or"), (r"\bhamesha\b", "always"), (r"\bpehle\b", "first"),
+    (r"\b(?:dikhana|dikhao|dekho)\b", "show"), (r"\bwale\b|\bwaale\b|\bwali\b|\bwaali\b", " "),
+    (r"\bse\s+bhag\b|\bbhag\b", "divided by"), (r"\bka\s+ratio\b", "ratio"),
+    (r"\b(?:dikhao|dikhana|dikhaye)\b", "show"),
+)
+
+
+def normalize(text: str) -> str:
+    """Hindi-English and typographic variants put into the English the parsers read ("10 se zyada" -> "more
+    than 10", "matlab" -> "means"); other text unchanged."""
+    out = " ".join(text.replace("’", "'").replace("“", '"').replace("”", '"').split())
+    for pattern, repl in _HINGLISH:
+        out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
+    return " ".join(out.split())
 _ADDITIVE = re.compile(r"\b(also|too|as well|additionally|in addition|plus|along with|add)\b", re.IGNORECASE)
 _DEMONYM_SUFFIXES = ("n", "an", "ian", "ese", "ish", "i")
 _DEMONYMS = {

@@ -1,0 +1,110 @@
+"""Bench: which memories reach a question — recall of the memories each question needs, and wrong inclusions.
+
+Run from the repository root: ``.venv/bin/python -m bench.retrieval [--set dev|heldout|all] [--errors]``.
+Data: tests/data/retrieval_dev.json (development) and tests/heldout/retrieval.json (held-out, written by someone
+who never read the code; --errors never prints it). Each bank's memories go in through the one path a person's
+statements take (``apply_fact`` with the statement understood against the real schema and data), then every
+question is recalled with the real MiniLM embedder.
+
+A memory counts as *included* when it would influence the SQL: a standing filter or time window only when the
+question reads its table (that is where it is enforced), everything else when it is recalled.
+Prints recall (needed memories included / needed) and wrong inclusions (included but not needed / included),
+overall and per memory category and form kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench._memory_fixtures import fresh_store, grounding, load_json, sets  # noqa: E402
+
+USER = "bench"
+
+
+def _stored(bank: dict, g: object, embedder: object) -> tuple[object, dict[str, str], dict[str, dict]]:
+    from core.memory import Fact, apply_fact
+
+    store = fresh_store()
+    ids: dict[str, str] = {}  # stored memory id -> bench id
+    forms: dict[str, dict] = {}
+    for m in bank["memories"]:
+        report = apply_fact(Fact(m["category"], m["content"]), user=USER, database_id=g.database_id,  # type: ignore[attr-defined]
+                            store=store, embedder=embedder, llm=None, schema=g.schema, source="bench",  # type: ignore[attr-defined]
+                            lookup=g.lookup)  # type: ignore[attr-defined]
+        for mem in report.after or report.before:
+            ids[mem.id] = m["id"]
+            forms[m["id"]] = dict(mem.structured or {})
+    return store, ids, forms
+
+
+def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
+    from core.memory import recall_memories
+
+    data = load_json(path)
+    needed = included_needed = included = wrong = 0
+    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # needed, hit, included, wrong
+    for bank in data["banks"]:
+        g = grounding(bank["database"])
+        store, ids, forms = _stored(bank, g, embedder)
+        cats = {m["id"]: m["category"] for m in bank["memories"]}
+        tables = [t.name for t in g.schema.tables]  # type: ignore[attr-defined]
+        for q in bank["questions"]:
+            rec = recall_memories(q["q"], user=USER, database_id=g.database_id, store=store,  # type: ignore[attr-defined]
+                                  embedder=embedder, table_names=tables)
+            q_tables = {t.lower() for t in q.get("tables") or []}
+            got: set[str] = set()
+            for r in rec.memories:
+                bid = ids.get(r.memory.id)
+                if bid is None:
+                    continue
+                st = forms.get(bid) or {}
+                if r.kind == "filter" and str(st.get("table", "")).split(".")[-1].lower() not in q_tables:
+                    continue
+                got.add(bid)
+            need = set(q.get("needs") or [])
+            needed += len(need)
+            included_needed += len(need & got)
+            included += len(got)
+            wrong += len(got - need)
+            for bid in need | got:
+                key = f"{cats.get(bid, '?')}/{(forms.get(bid) or {}).get('kind', 'text')}"
+                row = by_kind[key]
+                row[0] += bid in need
+                row[1] += bid in need and bid in got
+                row[2] += bid in got
+                row[3] += bid in got and bid not in need
+            if show_errors and (need - got or got - need):
+                print(f"  {q['q']!r}: missed {sorted(need - got)} extra {sorted(got - need)}")
+    out = {"recall": included_needed / max(1, needed), "wrong": wrong / max(1, included),
+           "needed": needed, "included": included}
+    print(f"  recall {out['recall']:.3f} ({included_needed}/{needed})   wrong inclusions {out['wrong']:.3f} "
+          f"({wrong}/{included})")
+    print(f"  {'category/form':<26} {'needed':>6} {'recall':>7} {'incl':>5} {'wrong':>6}")
+    for key, (n, hit, inc, bad) in sorted(by_kind.items()):
+        print(f"  {key:<26} {n:>6} {hit / max(1, n):>7.2f} {inc:>5} {bad / max(1, inc):>6.2f}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="all")
+    ap.add_argument("--errors", action="store_true", help="list misses (development set only)")
+    args = ap.parse_args(argv)
+    from core.memory import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    for label, path in sets("retrieval", args.set):
+        print(f"{label}: {path.relative_to(ROOT)}")
+        run(path, embedder, args.errors and label == "dev")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""Bench: the memory update cycle on labelled pairs — what a new statement does to the memories already there.
+
+Run from the repository root: ``.venv/bin/python -m bench.update_pairs [--set dev|heldout|all] [--errors]``.
+Data: tests/data/update_pairs_dev.json and tests/heldout/update_pairs.json (held-out; --errors never prints it).
+For each pair the existing memories go in through ``apply_fact``, then the new statement; scored on the
+operation (ADD / UPDATE / DELETE / NOOP) and on the number of memories left, with no model (the rules and the
+structured forms alone: the worst case, what a person without Ollama gets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench._memory_fixtures import fresh_store, grounding, load_json, sets  # noqa: E402
+
+USER = "bench"
+
+
+def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
+    from core.memory import Fact, apply_fact
+
+    pairs = load_json(path)
+    op_ok = count_ok = both = 0
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for pair in pairs:
+        g = grounding(pair["database"])
+        store = fresh_store()
+
+        def put(m: dict, store: object = store, g: object = g) -> str:
+            report = apply_fact(Fact(m["category"], m["content"]), user=USER, database_id=g.database_id,  # type: ignore[attr-defined]
+                                store=store, embedder=embedder, llm=None, schema=g.schema,  # type: ignore[attr-defined]
+                                source="bench", lookup=g.lookup)  # type: ignore[attr-defined]
+            return report.operation
+
+        for m in pair.get("existing") or []:
+            put(m)
+        got = put(pair["new"])
+        left = len(store.list(USER))
+        ok_op = got == pair["expect"]
+        ok_n = left == pair.get("final_count", left)
+        op_ok += ok_op
+        count_ok += ok_n
+        both += ok_op and ok_n
+        row = per[pair["expect"]]
+        row[0] += 1
+        row[1] += ok_op
+        row[2] += ok_n
+        if show_errors and not (ok_op and ok_n):
+            print(f"  [{pair.get('kind', '')}] expected {pair['expect']}/{pair.get('final_count')} got {got}/{left}: "
+                  f"{[m['content'] for m in pair.get('existing') or []]} + {pair['new']['content']!r}")
+    n = max(1, len(pairs))
+    print(f"  operation {op_ok}/{len(pairs)} = {op_ok / n:.3f}   memories left right {count_ok / n:.3f}   "
+          f"both {both / n:.3f}")
+    for op, (k, a, b) in sorted(per.items()):
+        print(f"  expected {op:<7} n={k:<4} operation {a / max(1, k):.2f}   count {b / max(1, k):.2f}")
+    return {"operation": op_ok / n, "count": count_ok / n}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="all")
+    ap.add_argument("--errors", action="store_true", help="list misses (development set only)")
+    args = ap.parse_args(argv)
+    from core.memory import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    for label, path in sets("update_pairs", args.set):
+        print(f"{label}: {path.relative_to(ROOT)}")
+        run(path, embedder, args.errors and label == "dev")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

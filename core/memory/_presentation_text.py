@@ -1,0 +1,195 @@
+"""Standing presentation preferences in plain words -> sort, limit, columns, window and display forms.
+
+"Newest orders first", "show me 20 rows by default", "always show email next to customer name", "default
+period is the last 90 days", "two decimals", "monthly by default". Each finder returns None unless the words
+say exactly one thing on real columns.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from core.memory._schema_match import column_expr, is_numeric, mentioned_tables, named_columns
+from core.memory._words import currency_code, normalize, words
+from core.schema import Column, Schema, Table
+
+__all__ = ["presentation_from_text"]
+
+_UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
+          "year": "year", "years": "year", "quarter": "quarter", "quarters": "quarter"}  # fmt: skip
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
+                 "hundred": 100, "a": 1, "an": 1}  # fmt: skip
+_NUMW = r"(?P<n>\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
+_WINDOW_RE = re.compile(r"\b(?:last|past|previous|recent|trailing|rolling)\s+(?:" + _NUMW + r"\s+)?"
+                        r"(?P<unit>days?|weeks?|months?|quarters?|years?)\b", re.IGNORECASE)  # fmt: skip
+_ROWS = r"(?:rows?|results?|records?|lines?|entries|items|orders|customers|tracks|invoices)"
+_LIMIT_RES = (
+    re.compile(r"\b(?:limit|cap|restrict)\w*\s+(?:the\s+)?(?:results?|rows?|output|lists?)?\s*(?:to|at|of)?\s*"
+               r"(?:the\s+)?(?:first\s+|top\s+)?(?P<n>\d+)\b", re.IGNORECASE),  # fmt: skip
+    re.compile(r"\b(?:top|first|only|just|max(?:imum)?(?:\s+of)?|at\s+most|upto|up\s+to)\s+(?P<n>\d+)\s*"
+               + _ROWS + r"?\b", re.IGNORECASE),
+    re.compile(r"\b(?P<n>\d+)\s+" + _ROWS + r"\b", re.IGNORECASE),
+    re.compile(r"\brow\s+limit\s*(?:of|is|=|:|to)?\s*(?P<n>\d+)\b", re.IGNORECASE),
+)
+_DESC = re.compile(r"\b(?:newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|most\s+expensive|"
+                   r"descending|desc|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b", re.IGNORECASE)
+_ASC = re.compile(r"\b(?:oldest|earliest|lowest|smallest|cheapest|ascending|asc|alphabetical(?:ly)?|"
+                  r"a\s*(?:-|to)\s*z|purane)\b", re.IGNORECASE)
+_SORT_CUE = re.compile(r"\b(?:first|sort\w*|order(?:ed)?\s+by|rank\w*|arrange\w*|top|upar)\b", re.IGNORECASE)
+_BUCKETS = {"day": r"daily|per\s+day|by\s+day|day[-\s]wise|roz", "week": r"weekly|per\s+week|by\s+week|week[-\s]wise",
+            "month": r"monthly|per\s+month|by\s+month|month[-\s]wise|months?\s+ke\s+hisaab",
+            "quarter": r"quarterly|per\s+quarter|by\s+quarter|quarter[-\s]wise",
+            "year": r"yearly|annually|annual|per\s+year|by\s+year|year[-\s]wise"}  # fmt: skip
+_DECIMALS = re.compile(r"\b(?P<n>\d+|one|two|three|four|zero|no)\s+(?:decimal(?:\s+places?|\s+points?|s)?|"
+                       r"dp)\b|\bdecimals?\s*(?:places?)?\s*(?:to|=|:|of)?\s*(?P<m>\d)\b|\b(?P<w>whole\s+numbers|"
+                       r"no\s+decimals|without\s+decimals|integers?\s+only)\b", re.IGNORECASE)  # fmt: skip
+_PAIR = re.compile(r"\b(?:next\s+to|alongside|along\s+with|together\s+with|beside|besides|with|saath|sath)\b",
+                   re.IGNORECASE)
+_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|when(?:ever)?\s+(?:you\s+)?(?:show|list|display))\b",
+                       re.IGNORECASE)
+
+
+def _n(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS.get(text.lower(), 1)
+
+
+def _date_columns(t: Table) -> list[Column]:
+    return [c for c in t.columns if any(k in c.type.lower() for k in ("date", "time"))]
+
+
+def _scope(text: str, schema: Schema) -> list[Table]:
+    named = mentioned_tables(words(text), schema)
+    return [t for t in schema.tables if t.qualified_name in named] or list(schema.tables)
+
+
+def _one(cands: list[tuple[Table, Column]]) -> tuple[Table, Column] | None:
+    unique = list(dict.fromkeys(cands))
+    return unique[0] if len(unique) == 1 else None
+
+
+def _named(text: str, schema: Schema, scope: list[Table], numeric: bool | None) -> tuple[Table, Column] | None:
+    cands = named_columns(words(text), schema, numeric=numeric)
+    best = max((s for _t, _c, s in cands), default=0)
+    top = [(t, c) for t, c, s in cands if s == best]
+    return _one([(t, c) for t, c in top if t in scope]) or _one(top)
+
+
+def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
+    m = _WINDOW_RE.search(text)
+    if not m:
+        return None
+    amount, unit = _n(m.group("n") or "1"), _UNITS[m.group("unit").lower()]
+    if unit == "quarter":
+        amount, unit = amount * 3, "month"
+    scope = _scope(text, schema)
+    rest = text[: m.start()] + text[m.end() :]
+    picked = _named(rest, schema, scope, None)
+    if picked is None or not _date_columns(picked[0]) or picked[1] not in _date_columns(picked[0]):
+        picked = _one([(t, c) for t in scope for c in _date_columns(t)])
+    if picked is None:
+        return None
+    t, c = picked
+    col = column_expr(t.qualified_name, c.name, schema.dialect).sql(dialect=schema.dialect)
+    if schema.dialect == "sqlite":
+        days, word = (amount * 7, "days") if unit == "week" else (amount, unit + "s")
+        sql = f"{col} >= DATE('now', '-{days} {word}')"
+    else:
+        sql = f"{col} >= CURRENT_DATE - INTERVAL '{amount} {unit}'"
+    return {"kind": "window", "table": t.qualified_name, "column": c.name, "amount": amount, "unit": unit,
+            "sql": sql}  # fmt: skip
+
+
+def limit_form(text: str) -> dict[str, Any] | None:
+    if not re.search(r"\b(?:rows?|results?|records?|lines?|entries|limit|by\s+default|default|top|at\s+most|"
+                     r"max(?:imum)?|cap)\b", text, re.IGNORECASE):  # fmt: skip
+        return None
+    for rx in _LIMIT_RES:
+        m = rx.search(text)
+        if m and not re.search(r"[$€£₹]|\b(?:amount|total|price|over|above|under|below|than|days?|weeks?|months?|"
+                               r"years?|decimals?)\b", text[max(0, m.start() - 12) : m.end() + 12], re.IGNORECASE):
+            n = int(m.group("n"))
+            if 0 < n <= 100_000:
+                return {"kind": "limit", "value": n}
+    return None
+
+
+def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
+    desc, asc = _DESC.search(text), _ASC.search(text)
+    if not (desc or asc) and not re.search(r"\b(?:sort|order)\w*\s+by\b", text, re.IGNORECASE):
+        return None
+    if not _SORT_CUE.search(text) and not re.search(r"\b(?:ascending|descending|alphabetical)", text, re.IGNORECASE):
+        return None
+    direction = "DESC" if desc and (not asc or desc.start() < asc.start()) else "ASC"
+    scope = _scope(text, schema)
+    m = re.search(r"\b(?:sort\w*|order(?:ed)?|rank\w*|arrange\w*)\s+(?:\w+\s+)?by\s+(?P<col>.+)$", text,
+                  re.IGNORECASE)  # fmt: skip
+    picked = _named(m.group("col") if m else text, schema, scope, None)
+    cue = (desc or asc).group().lower() if (desc or asc) else ""
+    if picked is None:
+        if re.search(r"new|lat|recent|old|earl|naye|nayi|purane", cue):
+            picked = _one([(t, c) for t in scope for c in _date_columns(t)])
+        elif re.search(r"high|larg|big|expens|low|small|cheap", cue):
+            picked = _one([(t, c) for t in scope for c in t.columns if is_numeric(c) and c.name not in t.primary_key
+                           and not c.name.lower().endswith("id")])  # fmt: skip
+        elif "alpha" in cue or "z" in cue:
+            picked = _one([(t, c) for t in scope[:1] for c in t.columns if "name" in c.name.lower()])
+    if picked is None:
+        return None
+    return {"kind": "sort", "table": picked[0].qualified_name, "column": picked[1].name, "direction": direction}
+
+
+def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
+    w = _WHENEVER.search(text)
+    scope = _scope(text, schema)
+    if w:  # "whenever you show customer name, also show email"
+        parts = re.split(r",|\bthen\b|\balso\b", text[w.end() :], maxsplit=1)
+        if len(parts) != 2:
+            return None
+        when_text, add_text = parts[0], parts[1] + " " + text[: w.start()]
+    else:
+        m = _PAIR.search(text)
+        if not m or not re.search(r"\b(?:show|display|include|add|list|dikhao)\w*\b", text, re.IGNORECASE):
+            return None
+        add_text, when_text = text[: m.start()], text[m.end() :]
+    when = _named(when_text, schema, scope, None)
+    if when is None:
+        return None
+    adds = [c for t, c, s in named_columns(words(add_text), schema, numeric=None) if t is when[0] and s == 2
+            and c is not when[1]]  # fmt: skip
+    if not adds:
+        return None
+    return {"kind": "columns", "table": when[0].qualified_name, "when": when[1].name,
+            "add": list(dict.fromkeys(c.name for c in adds))}  # fmt: skip
+
+
+def display_form(text: str) -> dict[str, Any] | None:
+    code = currency_code(text)
+    if code:
+        return {"kind": "display", "setting": "currency", "value": code}
+    m = _DECIMALS.search(text)
+    if m:
+        raw = m.group("n") or m.group("m") or "0"
+        value = 0 if m.group("w") or raw.lower() in ("no", "zero") else _n(raw)
+        return {"kind": "display", "setting": "decimals", "value": value}
+    cue = re.search(r"\b(?:default|always|group\w*|bucket\w*|break\w*|aggregat\w*|roll\w*|trends?|charts?|"
+                    r"view|numbers|figures|data|show\w*|dikhao|hisaab|wise|time\s+series|granularity)\b", text,
+                    re.IGNORECASE)  # fmt: skip
+    for bucket, pattern in _BUCKETS.items():
+        if cue and re.search(r"\b(?:" + pattern + r")\b", text, re.IGNORECASE):
+            return {"kind": "display", "setting": "time_bucket", "value": bucket}
+    return None
+
+
+def presentation_from_text(text: str, schema: Schema | None) -> dict[str, Any] | None:
+    """The one presentation form ``text`` states, or None (then it may still be a filter or include)."""
+    text = normalize(text)
+    found = display_form(text)
+    if found is not None or schema is None:
+        return found
+    for finder in (window_form, sort_form, columns_form):
+        found = finder(text, schema)
+        if found is not None:
+            return found
+    return limit_form(text)

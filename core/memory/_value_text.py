@@ -1,0 +1,124 @@
+"""Values named in a condition: runs of words grouped into lists ("Sweden, Norway and Denmark"), each list
+placed in one column (cached hints first, then the data through the lookup), every value kept."""
+
+from __future__ import annotations
+
+import re
+
+from core.memory._atom_text import FILLER, Atom, _col_atom, _name_words, _Text
+from core.memory._schema_match import Lookup, named_columns, resolve_values, text_columns, value_hits
+from core.memory._words import NEGATION
+from core.schema import Column, Schema, Table
+
+__all__ = ["value_atoms"]
+
+
+def _items(t: _Text, skip: set[int], schema: Schema) -> list[list[tuple[int, int]]]:
+    """Runs of content words, grouped into lists ("Sweden, Norway and Denmark")."""
+    table_words = {w for s in schema.tables for w in _name_words(s.name)}
+    col_words = {w for s in schema.tables for c in s.columns for w in _name_words(c.name)}
+    content = [i not in skip and t.toks[i][0] not in FILLER and t.toks[i][0] not in NEGATION
+               and t.toks[i][0] not in table_words and t.toks[i][0] not in col_words
+               and not t.toks[i][0].isdigit() for i in range(len(t.toks))]  # fmt: skip
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(t.toks):
+        if content[i]:
+            j = i + 1
+            while j < len(t.toks) and content[j] and not re.search(r"[,;/&]", t.gap(j)):
+                j += 1
+            runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    groups: list[list[tuple[int, int]]] = []
+    for r in runs:
+        if groups:
+            prev = groups[-1][-1]
+            between = [t.toks[k][0] for k in range(prev[1], r[0])]
+            sep = re.search(r"[,;/&]", t.gap(r[0]) if r[0] == prev[1] else "") or (
+                between in (["and"], ["or"], ["aur"], ["ya"]) and r[0] == prev[1] + 1) or (
+                between == [] and re.search(r"[,;/&]", t.gap(r[0])))  # fmt: skip
+            if r[0] == prev[1] + 1 and between in (["and"], ["or"]) and re.search(r",", t.gap(prev[1])):
+                sep = True
+            if sep:
+                groups[-1].append(r)
+                continue
+        groups.append([r])
+    return groups
+
+
+def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Table], skip: set[int],
+                 d: str, context: list[str]) -> list[Atom]:  # fmt: skip
+    tw = t.words
+    in_scope = {s.qualified_name for s in scope}
+    hits = [h for h in value_hits(tw, schema, skip) if not in_scope or h.table.qualified_name in in_scope]
+    groups = _items(t, skip, schema)
+    for h in hits:  # hint hits made of stop or column words ("United States") are items too
+        if not any(a <= h.span[0] < b for g in groups for a, b in g):
+            groups.append([h.span])
+    atoms: list[Atom] = []
+    for g in groups:
+        texts = [t.text[t.toks[a][1] : t.toks[b - 1][2]] for a, b in g]
+        span = (g[0][0], g[-1][1])
+        ghits = [h for h in hits if any(a <= h.span[0] < b for a, b in g)]
+        target: tuple[Table, Column] | None = None
+        if ghits:
+            counts: dict[tuple[str, str], int] = {}
+            for h in ghits:
+                counts[(h.table.qualified_name, h.column.name)] = counts.get((h.table.qualified_name, h.column.name),
+                                                                              0) + 1  # fmt: skip
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0] not in in_scope))
+            if len(ranked) > 1 and ranked[0][1] == ranked[1][1] and (ranked[0][0][0] in in_scope) == (
+                    ranked[1][0][0] in in_scope):  # fmt: skip
+                continue
+            tq, cn = ranked[0][0]
+            tb = schema.table(tq)
+            target = (tb, tb.column(cn)) if tb and tb.column(cn) else None
+            if target is not None and len(g) == 1:  # the hit's own words, not the whole run
+                texts = [str(ghits[0].value)]
+                span = ghits[0].span
+        elif lookup is not None:
+            target = _probe(schema, lookup, scope, tw + context, texts)
+        if target is None:
+            continue
+        resolved = resolve_values(target[0], target[1], texts, lookup)
+        if resolved is None:
+            continue
+        values, unknown = resolved
+        if ghits and len(g) == 1 and not unknown:
+            values = [str(ghits[0].value)]
+        atom = _col_atom(target[0], target[1], "IN", values, span, d, unknown)
+        atoms.append(atom)
+    return atoms
+
+
+def _probe(schema: Schema, lookup: Lookup, scope: list[Table], tw: list[str],
+           texts: list[str]) -> tuple[Table, Column] | None:  # fmt: skip
+    """The one text column (named ones first, then the scope's, then their parents') that holds these words."""
+    tables = list(scope)
+    for s in scope:
+        for fk in s.foreign_keys:
+            parent = schema.table(fk.ref_table)
+            if parent is not None and parent not in tables:
+                tables.append(parent)
+    named = [(s, c) for s, c, strength in named_columns(tw, schema, numeric=False) if s in tables and strength == 2]
+    cands = named or [(s, c) for s in tables for c in text_columns(s)]
+    best: list[tuple[int, Table, Column]] = []
+    for s, c in cands[:40]:
+        try:
+            found = lookup(s.qualified_name, c.name, texts)
+        except Exception:  # noqa: BLE001 - a failing lookup finds nothing
+            continue
+        n = sum(1 for v in found.values() if v is not None)
+        if n:
+            best.append((n, s, c))
+    if not best:
+        return None
+    best.sort(key=lambda x: -x[0])
+    if len(best) > 1 and best[0][0] == best[1][0] and best[0][1] is not best[1][1]:
+        own = [b for b in best if b[0] == best[0][0] and scope and b[1] is scope[0]]
+        if len(own) != 1:
+            return None
+        return own[0][1], own[0][2]
+    return best[0][1], best[0][2]

@@ -1,0 +1,83 @@
+"""Train the message router (core/memory/_router.py) from core/memory/data/routing_train.csv.
+
+Run from the repository root: ``.venv/bin/python scripts/train_router.py [--check]``. Writes
+core/memory/data/router.npz (weights, labels, the embedder it belongs to, the training file's SHA-256) and prints
+stratified 5-fold cross-validation accuracy for each regularisation strength tried. ``--check`` only reports
+whether the shipped weights were trained from the shipped training file.
+
+Deterministic: the same CSV gives the same weights (lbfgs, fixed folds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from core.memory._router import LABELS, ROUTER_EMBEDDER, features, training_file_digest  # noqa: E402
+
+DATA = ROOT / "core" / "memory" / "data" / "routing_train.csv"
+OUT = ROOT / "core" / "memory" / "data" / "router.npz"
+C_GRID = (10.0, 30.0)
+
+
+def load(path: Path = DATA) -> tuple[list[str], list[str], list[bool]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r.get("message", "").strip() and r.get("label") in LABELS]
+    return ([r["message"] for r in rows], [r["label"] for r in rows],
+            [str(r.get("has_history", "0")).strip() in ("1", "true", "True") for r in rows])
+
+
+def matrix(messages: list[str], history: list[bool]) -> np.ndarray:
+    from core.memory._embedder import MiniLMEmbedder
+
+    emb = MiniLMEmbedder().embed_batch(messages)
+    return np.stack([features(m, e, has_history=h) for m, e, h in zip(messages, emb, history, strict=True)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    if args.check:
+        data = np.load(OUT, allow_pickle=False)
+        ok = str(data["train_digest"]) == training_file_digest()
+        print("router.npz matches routing_train.csv" if ok else "router.npz is STALE: retrain")
+        return 0 if ok else 1
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    messages, labels, history = load()
+    t0 = time.perf_counter()
+    x = matrix(messages, history)
+    y = np.asarray([LABELS.index(lbl) for lbl in labels])
+    print(f"{len(messages)} messages, {x.shape[1]} features, embedded in {time.perf_counter() - t0:.1f} s")
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
+    best_c, best = C_GRID[0], -1.0
+    for c in C_GRID:
+        clf = LogisticRegression(C=c, max_iter=3000, class_weight="balanced")
+        acc = float(np.mean(cross_val_score(clf, x, y, cv=folds)))
+        print(f"C={c:<5} 5-fold accuracy {acc:.3f}")
+        if acc > best:
+            best_c, best = c, acc
+    clf = LogisticRegression(C=best_c, max_iter=3000, class_weight="balanced").fit(x, y)
+    weights = np.zeros((len(LABELS), x.shape[1]), dtype=np.float32)
+    bias = np.full(len(LABELS), -30.0, dtype=np.float32)  # a label absent from training is never predicted
+    for row, cls in enumerate(clf.classes_):
+        weights[cls], bias[cls] = clf.coef_[row], clf.intercept_[row]
+    np.savez_compressed(OUT, weights=weights, bias=bias, labels=np.asarray(LABELS), embedder=ROUTER_EMBEDDER,
+                        train_digest=training_file_digest(), cv_accuracy=best, c=best_c)
+    print(f"chose C={best_c} (cv {best:.3f}); wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
