@@ -139,7 +139,7 @@ class MemoryBank:
         form = structured if structured is not None else understand(_category(category), _content(content), g).form
         report = apply_fact(Fact(_category(category), _content(content)), user=user, database_id=database_id,
                             store=self.store, embedder=self.embedder, llm=None, schema=g.schema, source=source,
-                            lookup=g.lookup, form=form or {})  # {}: understood, nothing to structure
+                            lookup=g.lookup, form=form or {}, unsure="ADD")  # {}: understood, no form
         if report.operation != "NOOP":
             self.record(user, BankChange(report.operation, report.before, report.after, time.time()))
         memory = (report.after or report.before)[0]

@@ -29,7 +29,7 @@ from core.memory._model import MAX_MEMORY_CHARS, Memory
 from core.memory._store import MemoryStore
 from core.memory._schema_match import filter_spec
 from core.memory._structured import ValueLookup, structure
-from core.memory._words import is_additive, name_key
+from core.memory._words import NEGATION, RESTRICTIVE, is_additive, name_key, words
 from core.schema import Schema
 
 __all__ = [
@@ -231,11 +231,13 @@ def apply_fact(
     source: str,
     lookup: ValueLookup | None = None,
     form: Mapping[str, Any] | None = None,
+    unsure: Literal["NOOP", "ADD"] = "NOOP",
 ) -> UpdateReport:
     """Decide what ``fact`` does to ``user``'s memories, then write. Only ``user``'s rows are read or written.
 
     ``form``: the statement's form when the caller already understood it (the window's live preview);
-    otherwise it is worked out here, values checked with ``lookup``."""
+    otherwise it is worked out here, values checked with ``lookup``. ``unsure``: what a similar-but-not-same
+    pair becomes when no model can judge it (a memory typed into the bank by hand is meant: "ADD")."""
     if len(fact.content) > MAX_MEMORY_CHARS:
         from core.errors import InputError
 
@@ -276,6 +278,8 @@ def apply_fact(
     if best_hit.similarity > SIMILARITY_NOOP:
         return _noop(old, f"says the same as an existing memory (similarity {best_hit.similarity:.2f})")
     verdict = _ask(llm, old.content, fact.content)
+    if verdict is None and unsure == "ADD":
+        return _add(new, store, f"similar to an existing memory ({best_hit.similarity:.2f}); added as asked")
     if verdict is None:
         return _noop(old, f"similar to an existing memory ({best_hit.similarity:.2f}) and no model to judge")
     if verdict == "UPDATE":
@@ -308,7 +312,13 @@ def _decide_structured(
         return _update(old, _merge_text(old.content, new.content), merged, store, embedder,
                        f"adds to the same {what}")
     if new_st.get("kind") == "filter" and old_st and old_st.get("kind") == "filter":
-        op, merged, why = _merge_filters(old_st, new_st, is_additive(new.content), dialect)
+        additive = is_additive(new.content)
+        if additive and not _own_polarity(new.content):
+            # "and France too" after "exclude Brazil": a fragment that names values and no polarity of its own
+            # extends the standing filter on that column the way it already points.
+            sign = "NOT IN" if str(old_st.get("op")) in _NEGATIVE else "IN"
+            new_st = {**new_st, "op": sign}
+        op, merged, why = _merge_filters(old_st, new_st, additive, dialect)
         if op == "NOOP":
             return _noop(old, why)
         if op == "ADD":
@@ -317,6 +327,12 @@ def _decide_structured(
             return _update(old, _merge_text(old.content, new.content), merged, store, embedder, why)
         return _replace(old, new, store, f"{why} ({what})")
     return _replace(old, new, store, f"a new definition for the same {what}")
+
+
+def _own_polarity(text: str) -> bool:
+    """The words say themselves whether values go in or out (a negation or a restrictive "only")."""
+    toks = set(words(text))
+    return bool(toks & NEGATION) or bool(RESTRICTIVE.search(text))
 
 
 def _include(
