@@ -10,14 +10,14 @@ passes them in; nothing here reaches for globals.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
-from core.memory import BankChange, MemoryBank
+from core.memory import BankChange, MemoryBank, describe_form
 from core.memory import MEMORY_KINDS, Route, classify, is_memory_statement, router_applies
 from core.memory import Conversation
 from core.memory import Embedder
@@ -140,6 +140,14 @@ class Assistant:
 
     # -- small talk, questions about Cairn, edits of the last query -----------------------------------
 
+    def _lookup(self, table: str, column: str, values: Sequence[str]) -> Mapping[str, str | None]:
+        """Values a memory names, looked up in their column; a failed look-up falls back to the cached hints."""
+        try:
+            return self.pipeline.lookup_values(table, column, values)
+        except CairnError as exc:
+            logger.info("value look-up skipped: %s", exc)
+            raise
+
     def _talk(self, user: str, message: str, route: Route, text: str) -> Reply:
         """A reply with no SQL and nothing stored (the exchange is kept, so "explain that" has context)."""
         notes: list[str] = []
@@ -157,7 +165,7 @@ class Assistant:
         except CairnError as exc:
             memories, _ = [], notes.append(str(exc))
         return MetaContext(schema=schema, memories=memories, last_sql=self._last_sql(user),
-                           database=self.pipeline.database.id, notes=notes)
+                           database=_short_name(self.pipeline.database.id), notes=notes)
 
     def _last_sql(self, user: str) -> str | None:
         try:
@@ -183,12 +191,19 @@ class Assistant:
         if edit is not None:
             answer = self.pipeline.run_sql(edit.sql, cancel=cancel, question=message)
             notes.append(f"Changed the previous query: {edit.change}.")
-        elif self.pipeline.llm is not None:
-            lines = [f"Previous SQL (edit it as the question asks, keep everything else): {last}"]
-            answer = self.pipeline.ask(f"Edit the previous query: {message}", cancel=cancel, on_stage=on_stage,
-                                       recall=None, conversation=lines)
         else:
-            return None
+            answer = None
+            if self.pipeline.llm is not None:
+                lines = [f"Previous SQL (edit it as the question asks, keep everything else): {last}"]
+                answer = self.pipeline.ask(f"Edit the previous query: {message}", cancel=cancel,
+                                           on_stage=on_stage, recall=None, conversation=lines)
+            if answer is None or not answer.ok:
+                text = ("I could not make that change to the previous query. Without the local model I can drop a "
+                        "condition on a column you name, change the number of rows, or change the sort; for other "
+                        "edits start Ollama, or ask the whole question again.")
+                self._record(user, message, text, None, notes)
+                return Reply(message, route, text=text, notes=tuple(notes),
+                             error=answer.error if answer is not None else None)
         self._record(user, message, _summary(answer), answer.sql, notes)
         return Reply(message, route, answer=answer, notes=tuple(notes))
 
@@ -205,7 +220,8 @@ class Assistant:
                 facts = self._facts(message, route, schema, notes)
                 reports = [
                     apply_fact(f, user=user, database_id=self.database_id, store=self.store,
-                               embedder=self.embedder, llm=self.pipeline.llm, schema=schema, source=message)
+                               embedder=self.embedder, llm=self.pipeline.llm, schema=schema, source=message,
+                               lookup=self._lookup)
                     for f in facts
                 ]
         except CairnError as exc:
@@ -213,6 +229,13 @@ class Assistant:
                          hint=exc.hint)
         # The memory is stored from here on: a failing journal or conversation log is only noted.
         self._journal(user, reports, notes)
+        for r in reports:
+            for m in r.after:
+                st = dict(m.structured or {})
+                notes.append("Understood: " + describe_form(st, m.category))
+                if st.get("unknown_values"):
+                    notes.append("Not found in the data (kept as you wrote it): "
+                                 + ", ".join(map(str, st["unknown_values"])) + ".")
         text = _CONFIRM.get(route.kind, "Noted — no SQL executed")
         if not any(r.operation != "NOOP" for r in reports):
             text = reports[0].reason if reports else "Nothing to remember in that message — no SQL executed"
@@ -307,7 +330,7 @@ class Assistant:
             schema = self.pipeline.load_schema()
             reports = [
                 apply_fact(f, user=user, database_id=self.database_id, store=self.store, embedder=self.embedder,
-                           llm=llm, schema=schema, source=message)
+                           llm=llm, schema=schema, source=message, lookup=self._lookup)
                 for f in facts
             ]
         except CairnError as exc:
@@ -345,6 +368,12 @@ class Assistant:
                                   context_lines=recall.context_lines(), conversation=conversation)
         out["prompt"] = {"system": prompt.system, "user": prompt.user, "tokens": prompt.tokens}
         return out
+
+
+def _short_name(database_id: str) -> str:
+    """"cairn_sample" from a connection URI, "shop.sqlite" from a path: what a person calls the database."""
+    tail = database_id.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
+    return f"The database {tail}" if tail else "The database"
 
 
 def _clip(text: str, limit: int) -> str:

@@ -120,3 +120,59 @@ def test_memory_clear_forgets_conversation_and_journal(db, tmp_path: Path) -> No
     assert bot.store.list("zoe") == [] and bot.store.recent_messages("zoe") == []
     assert bot.store.summary("zoe") == "" and bot.bank.history("zoe") == []
     assert not list((tmp_path / "journal").glob("*.json"))
+
+
+# --- one path: memories made by hand are understood and enforced like chat statements ----------------------
+
+
+def grounded(bot: Assistant) -> Assistant:
+    from core.composition import grounding_of
+
+    bot.bank.grounding = lambda: grounding_of(bot.pipeline)
+    return bot
+
+
+def test_bank_add_and_edit_are_enforced(db, tmp_path: Path) -> None:
+    bot = grounded(make(db, tmp_path, llm=ScriptedLLM(
+        "SELECT name, country FROM customers", "NONE", "SELECT name, country FROM customers", "NONE"),
+        kind="question"))
+    added = bot.bank.add("kim", "preference", "Only show customers from India", database_id=bot.database_id)
+    assert added.structured and added.structured["kind"] == "filter" and added.structured["value"] == "India"
+    first = bot.handle("kim", "list customers").answer
+    assert first is not None and first.ok and {r[1] for r in first.rows} == {"India"}
+    edited = bot.bank.edit("kim", added.id, content="Only show customers from Germany")
+    assert edited.structured and edited.structured["value"] == "Germany"
+    second = bot.handle("kim", "list customers").answer
+    assert second is not None and {r[1] for r in second.rows} == {"Germany"}
+
+
+def test_bank_understands_live_and_says_when_words_are_context_only(db, tmp_path: Path) -> None:
+    bot = grounded(make(db, tmp_path))
+    u = bot.bank.understand("terminology", "Tier-1 cities are Mumbai, Delhi and Bengaluru")
+    assert u.use == "definition" and "Bengaluru" in str(u.form) and any("Bengaluru" in w for w in u.warnings)
+    vague = bot.bank.understand("preference", "I like tidy answers")
+    assert vague.use == "context" and "context only" in vague.description
+
+
+def test_ratio_metric_is_an_expression_and_wins_over_a_standing_filter(db, tmp_path: Path) -> None:
+    sql = ("SELECT 1.0 * SUM(CASE WHEN status = 'returned' THEN 1 ELSE 0 END) / COUNT(*) AS refund_rate "
+           "FROM orders")
+    bot = grounded(make(db, tmp_path, llm=ScriptedLLM(sql, "NONE"), kind="question"))
+    bot.bank.add("lee", "preference", "Only count delivered orders", database_id=bot.database_id)
+    metric = bot.bank.add("lee", "metric", "Refund rate is returned orders divided by all orders",
+                          database_id=bot.database_id)
+    assert metric.structured and metric.structured["kind"] == "metric"
+    assert "CASE WHEN" in metric.structured["sql"].upper() and "orders.status" in metric.structured["columns"]
+    reply = bot.handle("lee", "what is our refund rate?")
+    assert reply.answer is not None and reply.answer.ok
+    assert 0.0 < float(reply.answer.rows[0][0]) < 1.0  # not 0: the delivered-only filter did not cancel it
+    assert any("metric" in n and "own conditions" in n for n in reply.answer.notes)
+
+
+def test_inclusion_is_never_a_filter(db, tmp_path: Path) -> None:
+    bot = grounded(make(db, tmp_path))
+    bot.bank.add("mo", "preference", "Exclude cancelled orders", database_id=bot.database_id)
+    bot.bank.add("mo", "preference", "include cancelled orders in all results", database_id=bot.database_id)
+    forms = [m.structured for m in bot.store.list("mo")]
+    assert not any(f and f.get("kind") == "filter" and f.get("op") in ("=", "IN") for f in forms)
+    assert not any(f and f.get("kind") == "filter" and "cancelled" in str(f.get("value")) for f in forms)

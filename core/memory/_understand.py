@@ -44,7 +44,7 @@ class Understanding:
 
 _USE = {"filter": "enforced", "window": "enforced", "sort": "presentation", "limit": "presentation",
         "columns": "presentation", "display": "presentation", "term": "definition", "metric": "definition",
-        "include": "enforced", "entity": "context"}  # fmt: skip
+        "include": "exclusion lifted", "entity": "context"}  # fmt: skip
 
 
 def understand(category: Category, content: str, grounding: Grounding | None = None) -> Understanding:
