@@ -11,6 +11,7 @@ import json
 import sqlite3
 import tempfile
 from datetime import date
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -81,3 +82,20 @@ def sets(stem: str, which: str) -> list[tuple[str, Path]]:
     if which in ("heldout", "all") and (HELDOUT / f"{stem}.json").exists():
         out.append(("heldout", HELDOUT / f"{stem}.json"))
     return out
+
+
+def bench_main(stem: str, run: Callable[[Path, Any, bool], Any], doc: str | None, argv: list[str] | None) -> int:
+    """The command line every memory bench shares: --set dev|heldout|all, --errors (development set only)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="all")
+    ap.add_argument("--errors", action="store_true", help="list misses (development set only)")
+    args = ap.parse_args(argv)
+    from core.memory import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    for label, path in sets(stem, args.set):
+        print(f"{label}: {path.relative_to(ROOT)}")
+        run(path, embedder, args.errors and label == "dev")
+    return 0

@@ -9,7 +9,6 @@ structured forms alone: the worst case, what a person without Ollama gets).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -18,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._memory_fixtures import fresh_store, grounding, load_json, sets  # noqa: E402
+from bench._memory_fixtures import bench_main, fresh_store, grounding, load_json  # noqa: E402
 
 USER = "bench"
 
@@ -64,17 +63,7 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="all")
-    ap.add_argument("--errors", action="store_true", help="list misses (development set only)")
-    args = ap.parse_args(argv)
-    from core.memory import MiniLMEmbedder
-
-    embedder = MiniLMEmbedder()
-    for label, path in sets("update_pairs", args.set):
-        print(f"{label}: {path.relative_to(ROOT)}")
-        run(path, embedder, args.errors and label == "dev")
-    return 0
+    return bench_main("update_pairs", run, __doc__, argv)
 
 
 if __name__ == "__main__":

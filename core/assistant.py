@@ -10,14 +10,14 @@ passes them in; nothing here reaches for globals.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
-from core.memory import BankChange, MemoryBank, describe_form
+from core.memory import BankChange, Memory, MemoryBank, describe_form
 from core.memory import MEMORY_KINDS, Route, classify, is_memory_statement, router_applies
 from core.memory import Conversation
 from core.memory import Embedder
@@ -28,6 +28,7 @@ from core.memory import ConversationStore, MemoryStore
 from core.memory import UpdateReport, apply_fact
 from core.pipeline import AskPipeline
 from core.prompt import build_sql_prompt
+from core.schema import Schema
 from core.replies import MetaContext, chat_reply, meta_reply, refine_by_rules
 
 __all__ = ["Assistant", "Reply"]
@@ -140,14 +141,6 @@ class Assistant:
 
     # -- small talk, questions about Cairn, edits of the last query -----------------------------------
 
-    def _lookup(self, table: str, column: str, values: Sequence[str]) -> Mapping[str, str | None]:
-        """Values a memory names, looked up in their column; a failed look-up falls back to the cached hints."""
-        try:
-            return self.pipeline.lookup_values(table, column, values)
-        except CairnError as exc:
-            logger.info("value look-up skipped: %s", exc)
-            raise
-
     def _talk(self, user: str, message: str, route: Route, text: str) -> Reply:
         """A reply with no SQL and nothing stored (the exchange is kept, so "explain that" has context)."""
         notes: list[str] = []
@@ -156,14 +149,16 @@ class Assistant:
 
     def _meta_context(self, user: str) -> MetaContext:
         notes: list[str] = []
+        schema: Schema | None = None
+        memories: list[Memory] = []
         try:
             schema = self.pipeline.load_schema()
         except CairnError as exc:
-            schema, _ = None, notes.append(str(exc))
+            notes.append(str(exc))
         try:
             memories = self.store.list(user, database_id=self.database_id)
         except CairnError as exc:
-            memories, _ = [], notes.append(str(exc))
+            notes.append(str(exc))
         return MetaContext(schema=schema, memories=memories, last_sql=self._last_sql(user),
                            database=_short_name(self.pipeline.database.id), notes=notes)
 
@@ -221,7 +216,7 @@ class Assistant:
                 reports = [
                     apply_fact(f, user=user, database_id=self.database_id, store=self.store,
                                embedder=self.embedder, llm=self.pipeline.llm, schema=schema, source=message,
-                               lookup=self._lookup)
+                               lookup=self.pipeline.lookup_values)
                     for f in facts
                 ]
         except CairnError as exc:
@@ -330,7 +325,7 @@ class Assistant:
             schema = self.pipeline.load_schema()
             reports = [
                 apply_fact(f, user=user, database_id=self.database_id, store=self.store, embedder=self.embedder,
-                           llm=llm, schema=schema, source=message, lookup=self._lookup)
+                           llm=llm, schema=schema, source=message, lookup=self.pipeline.lookup_values)
                 for f in facts
             ]
         except CairnError as exc:

@@ -47,20 +47,38 @@ def test_edit_of_the_last_query_needs_history(minilm) -> None:
     assert without.kind not in ("refine", "follow_up")
 
 
-def test_unsure_router_asks_the_local_model(minilm) -> None:
-    """A message the router is unsure about goes to the model, whose one-word verdict decides."""
-    model = load_router()
-    assert model is not None
-    probe = None
-    for text in ("Show only India", "Newest first", "Tier-1 cities are Mumbai and Delhi", "orders by status",
-                 "retail only", "top customers please", "status wise breakdown", "VIP means 10 orders"):
-        probs = sorted(model.predict(text, minilm, has_history=True).values(), reverse=True)
-        if probs[0] < 0.6 or probs[0] - probs[1] < 0.2:
-            probe = text
-            break
-    if probe is None:
-        pytest.skip("no unsure message among the probes with these weights")
+def _probs(**given: float) -> dict[str, float]:
+    from core.memory._router import LABELS
+
+    rest = (1.0 - sum(given.values())) / (len(LABELS) - len(given))
+    return {k: given.get(k, rest) for k in LABELS}
+
+
+def test_unsure_router_asks_the_local_model() -> None:
+    """An unsure choice goes to the model, whose one-word verdict decides (and the route is then sure)."""
+    from core.memory._classifier import _decide
+    from core.memory._classify_rules import classify_rules
+
+    probs = _probs(preference=0.45, question=0.40)
     llm = ScriptedLLM("question")
-    route = classify(probe, embedder=minilm, llm=llm, has_history=True)
+    route = _decide("Newest orders first", probs, classify_rules("Newest orders first"), llm, True)
     assert llm.history, "the model was not asked"
-    assert route.kind == "question" and not route.uncertain
+    assert route.kind == "question" and not route.uncertain and route.alternative == "question"
+
+
+def test_unsure_between_remembering_and_answering_answers_without_a_model() -> None:
+    from core.memory._classifier import _decide
+    from core.memory._classify_rules import classify_rules
+
+    probs = _probs(preference=0.45, question=0.40)
+    route = _decide("Newest orders first", probs, classify_rules("Newest orders first"), None, True)
+    assert route.kind == "question" and route.uncertain and route.alternative == "preference"
+
+
+def test_sure_router_never_asks_the_model() -> None:
+    from core.memory._classifier import _decide
+    from core.memory._classify_rules import classify_rules
+
+    llm = ScriptedLLM()
+    route = _decide("Newest orders first", _probs(preference=0.9), classify_rules("x"), llm, True)
+    assert route.kind == "preference" and not llm.history

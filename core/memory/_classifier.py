@@ -228,7 +228,7 @@ def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | 
         voted = _llm_vote(message, RuleResult(top, True, why, options), llm)
         if not voted.uncertain:
             return Route(voted.kind, False, voted.reasons, alternative=second)  # type: ignore[arg-type]
-    if route_group(top) == "memory" and route_group(second) == "data" and second in probs:
+    if route_group(top) == "memory" and route_group(second) == "data":
         return Route(second, True, (*why, "unsure between remembering and answering: answered"),  # type: ignore[arg-type]
                      alternative=top)
     return Route(top, True, why, alternative=second)  # type: ignore[arg-type]

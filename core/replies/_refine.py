@@ -87,7 +87,7 @@ def refine_by_rules(message: str, last_sql: str, schema: Schema) -> RefineResult
         changes.append(f"limit {n}")
     s = _SORT.search(message.strip())
     if s:
-        named = _columns_named(s.group(1), schema) - set()
+        named = _columns_named(s.group(1), schema)
         projected = {e.alias_or_name.lower() for e in select.expressions}
         target = next((c for c in named if c in projected), next(iter(sorted(named)), None))
         if target is not None:
