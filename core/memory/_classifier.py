@@ -216,8 +216,6 @@ def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | 
         moved = sum(p for k, p in probs.items() if k in NEEDS_HISTORY)
         probs = {k: (0.0 if k in NEEDS_HISTORY else p) for k, p in probs.items()}
         probs["question"] = probs.get("question", 0.0) + moved
-    if not only_talk_words(message):  # "revenue", "same but monthly": short, but about data, never small talk
-        probs = {**probs, "chat": 0.0}
     ranked = sorted(probs.items(), key=lambda kv: kv[1], reverse=True)
     (top, p1), (second, p2) = ranked[0], ranked[1]
     why = (f"router: {top} {p1:.2f}, {second} {p2:.2f}", *rule.reasons)
@@ -232,21 +230,6 @@ def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | 
         return Route(second, True, (*why, "unsure between remembering and answering: answered"),  # type: ignore[arg-type]
                      alternative=top)
     return Route(top, True, why, alternative=second)  # type: ignore[arg-type]
-
-
-_TALK_WORDS = frozenset(
-    "hi hii hello hey heya yo hola namaste namaskar salaam good morning afternoon evening night day thanks thank "
-    "thx ty you u so much a lot lots very ok okay k kk cool great nice awesome perfect super fine got it sure yes "
-    "yeah yep no nope please welcome bye goodbye see later cheers shukriya dhanyavaad dhanyavad bahut accha acha "
-    "theek hai ji haan wow that is was helpful brilliant lovely alright right understood noted done sounds "
-    "how are doing there all the team buddy friend cairn again".split()
-)
-
-
-def only_talk_words(message: str) -> bool:
-    """True when every word is a greeting, thanks or acknowledgement word: what small talk is made of."""
-    found = re.findall(r"[a-z]+", message.lower())
-    return bool(found) and all(w in _TALK_WORDS for w in found)
 
 
 def _by_rules(message: str, rule: RuleResult, embedder: Embedder | None, llm: LLM | None) -> Route:
