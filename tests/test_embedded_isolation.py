@@ -57,7 +57,15 @@ def _other_users_python() -> tuple[str, str]:
                              text=True).stdout.strip()  # fmt: skip
     if version != str(sys.version_info[:2]):
         pytest.skip(f"the system python3 is {version}, the tests run {sys.version_info[:2]}")
+    for path in (Path(site), REPO):
+        if not _others_can_reach(path):
+            pytest.skip(f"{path} is inside a folder other accounts cannot enter (a checkout in a private folder)")
     return system, os.pathsep.join([site, str(REPO)])
+
+
+def _others_can_reach(path: Path) -> bool:
+    """Every folder on the way is searchable by other accounts (o+x)."""
+    return all(p.stat().st_mode & 0o001 for p in [path.resolve(), *path.resolve().parents])
 
 
 def _as(user: str | None, code: str, *args: str, **popen: object) -> subprocess.Popen[str]:
@@ -155,13 +163,14 @@ def test_a_killed_process_does_not_keep_the_server_alive(tmp_path: Path) -> None
 
 
 @needs_root
-def test_a_link_planted_where_the_socket_goes_is_refused_and_changes_nothing(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_link_planted_where_the_socket_goes_is_refused_and_changes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     from core.databases import _cluster
     from core.errors import EmbeddedServerError
 
-    shared_tmp = tmp_path / "tmp"
-    shared_tmp.mkdir()
+    # A short shared folder, like /tmp: the socket path must fit in 107 bytes whatever pytest's own tmp path is.
+    shared_tmp = Path(tempfile.mkdtemp(prefix="ct", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(shared_tmp, ignore_errors=True))
     shared_tmp.chmod(0o1777)
     victim = tmp_path / "victim"
     victim.mkdir()
