@@ -102,21 +102,23 @@ def export(*memories: dict[str, Any]) -> dict[str, Any]:
 # -- time windows --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="window_start overflows (ValueError/OverflowError) inside enforce_filters, "
-                   "which nothing catches: Assistant.handle raises and the CLI says 'failed unexpectedly'")
 @pytest.mark.parametrize("text", ["only orders from the last 5000 years", "only orders from the last 1000000000 days"])
 def test_huge_time_window_does_not_crash_every_question(tmp_path: Path, shop_path: Path, bots, text: str) -> None:
-    """A saved window of 5000 years (or 10**9 days) makes every later question on its table crash."""
-    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM("SELECT order_id, order_date FROM orders", "NONE"),
+    """A saved window of 5000 years (or 10**9 days) made every later question on its table crash."""
+    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM("SELECT order_id, order_date FROM orders", "NONE",
+                                                             "SELECT order_id, order_date FROM orders", "NONE"),
                   kind="question")
     memory = bot.bank.add("kim", "preference", text)
-    assert (memory.structured or {}).get("kind") == "window"  # accepted as an enforced window today
+    assert (memory.structured or {}).get("kind") != "window"  # longer than a century: no time range
     reply = bot.handle("kim", "list the orders")  # must come back as a Reply, never raise
     assert reply.answer is not None
+    # A window form written by hand (an old or edited store) that reaches before year 1 is no condition either.
+    forged = {"kind": "window", "table": "orders", "column": "order_date", "amount": 10**9, "unit": "day"}
+    bot.bank.edit("kim", memory.id, structured=forged)
+    reply = bot.handle("kim", "list the orders")
+    assert reply.answer is not None and reply.answer.ok
 
 
-@pytest.mark.xfail(strict=True, reason="'last 0 days' becomes a window form described as enforced, but "
-                   "_window_condition drops amount <= 0 silently")
 def test_zero_day_window_is_not_reported_as_enforced(tmp_path: Path, shop_path: Path, bots) -> None:
     """"Only orders from the last 0 days" is confirmed as an enforced time range that is never enforced."""
     bot = bot_for(bots, tmp_path, shop_path)
@@ -145,8 +147,6 @@ def mixed_case_uri(embedded_pg) -> str:
     return embedded_pg.uri(name)
 
 
-@pytest.mark.xfail(strict=True, reason="_filters.filter_condition and _presentation build columns with "
-                   "exp.column(name, table=qualifier) unquoted: PostgreSQL folds Customer.Country to lower case")
 def test_mixed_case_postgres_table_keeps_working_with_a_standing_filter(tmp_path: Path, mixed_case_uri: str,
                                                                         bots) -> None:
     """On PostgreSQL with "Customer"."Country", a standing filter or sort makes every query on it fail."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import calendar
 import datetime
 import logging
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,13 +83,38 @@ def _window_condition(
     unit = str(spec.get("unit") or "").lower().rstrip("s")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0 or unit not in _UNITS:
         return None
-    start = window_start(amount, unit, today or datetime.date.today())
+    try:
+        start = window_start(amount, unit, today or datetime.date.today())
+    except (ValueError, OverflowError):  # reaches before year 1: every date is inside it
+        return None
     return exp.GTE(this=col, expression=_date_literal(start, dialect))
+
+
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def identifier(name: str) -> exp.Identifier:
+    """A name as an identifier, quoted where it must be to keep its spelling ("Country" on PostgreSQL, which
+    folds unquoted names to lower case); plain lower-case names stay bare."""
+    return exp.to_identifier(name, quoted=not _PLAIN_NAME.fullmatch(name))
+
+
+def qualifier_of(source: exp.Table) -> exp.Identifier:
+    """How the query itself refers to ``source`` (its alias, else its name), quoting as the query wrote it."""
+    alias = source.args.get("alias")
+    node = alias.this if alias is not None else source.this
+    return node.copy() if isinstance(node, exp.Identifier) else identifier(source.alias_or_name)
+
+
+def column_ref(column: str, qualifier: exp.Identifier | str | None = None) -> exp.Column:
+    """``qualifier.column`` built so that both keep their spelling in every dialect."""
+    table = identifier(qualifier) if isinstance(qualifier, str) else qualifier
+    return exp.Column(this=identifier(column), table=table)
 
 
 def filter_condition(
     spec: Mapping[str, Any],
-    qualifier: str | None,
+    qualifier: exp.Identifier | str | None,
     *,
     dialect: str | None = None,
     today: datetime.date | None = None,
@@ -102,7 +128,7 @@ def filter_condition(
     column = spec.get("column")
     if not column:
         return None
-    col = exp.column(str(column), table=qualifier, quoted=None)
+    col = column_ref(str(column), qualifier)
     if spec.get("kind") == "window":
         return _window_condition(spec, col, dialect, today)
     op = " ".join(str(spec.get("op", "=")).upper().split())
@@ -188,7 +214,7 @@ def enforce_filters(
                 if source.name.lower() != table:
                     continue
                 qualifier = source.alias_or_name
-                cond = filter_condition(spec, qualifier, dialect=dialect, today=day)
+                cond = filter_condition(spec, qualifier_of(source), dialect=dialect, today=day)
                 if cond is None:
                     continue
                 if _constrains(select, qualifier, table, column):

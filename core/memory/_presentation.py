@@ -16,6 +16,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from core.memory._filters import column_ref
+
 __all__ = ["PRESENTATION_KINDS", "PresentationOutcome", "apply_presentation"]
 
 PRESENTATION_KINDS = ("sort", "limit", "columns")
@@ -214,7 +216,7 @@ def _union_output(root: exp.SetOperation, form: Mapping[str, Any]) -> exp.Expres
         p.alias_or_name.lower() for p in first.expressions
     }:
         raise _Skip(f"{column} is not a column of the combined (UNION) answer")
-    return exp.column(column)
+    return column_ref(column)
 
 
 def _union_parts(node: exp.Expression) -> list[exp.Expression]:
@@ -244,11 +246,11 @@ def _select_sort_target(select: exp.Select, form: Mapping[str, Any]) -> exp.Expr
             inner = projection.this if isinstance(projection, exp.Alias) else projection
             if _refers_to(inner, column, qualifier, table, bare_ok):
                 if isinstance(projection, exp.Alias):
-                    return exp.column(projection.alias)
+                    return column_ref(projection.alias)
                 break
         else:
             raise _Skip(f"the answer lists distinct rows without {column}")
-    return exp.column(column, table=qualifier)
+    return column_ref(column, qualifier)
 
 
 def _has_limit(root: exp.Expression) -> exp.Expression | None:
@@ -297,7 +299,7 @@ def _apply_columns(root: exp.Expression, form: Mapping[str, Any], dialect: str) 
     missing = [a for a in adds if _projected(projections, a, qualifier, table, bare_ok=bare_ok) is None]
     if not missing:
         return False
-    new = [exp.column(a, table=qualifier) for a in missing]
+    new = [column_ref(a, qualifier) for a in missing]
     root.set("expressions", projections[: position + 1] + new + projections[position + 1 :])
     return True
 

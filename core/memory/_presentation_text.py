@@ -76,6 +76,10 @@ def _named(text: str, schema: Schema, scope: list[Table], numeric: bool | None) 
     return _one([(t, c) for t, c in top if t in scope]) or _one(top)
 
 
+MAX_WINDOW_DAYS = 100 * 366  # a default time range longer than a century is no time range
+_DAYS_PER = {"day": 1, "week": 7, "month": 31, "year": 366}
+
+
 def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     m = _WINDOW_RE.search(text)
     if not m:
@@ -83,6 +87,8 @@ def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     amount, unit = _n(m.group("n") or "1"), _UNITS[m.group("unit").lower()]
     if unit == "quarter":
         amount, unit = amount * 3, "month"
+    if not 0 < amount * _DAYS_PER[unit] <= MAX_WINDOW_DAYS:  # "last 0 days", "last 5000 years": no window
+        return None
     scope = _scope(text, schema)
     rest = text[: m.start()] + text[m.end() :]
     picked = _named(rest, schema, scope, None)
