@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.answer import Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
@@ -225,7 +226,7 @@ class AskPipeline:
         recall = run.recall
         if recall is None or not recall.memories:
             return validated.sql
-        filters = recall.filters()
+        filters = self._applicable(run, recall.filters(), schema)
         skip = recall.metric_columns()
         outcome = enforce_filters(validated.expression, [spec for _, spec in filters], schema.dialect,
                                   today=self._today(), skip_columns=skip)
@@ -245,7 +246,7 @@ class AskPipeline:
                 f"its own conditions on {filters[index][1].get('table')}.{filters[index][1].get('column')}, and a "
                 "metric's own conditions win inside its expression."
             )
-        shown = recall.presentation()
+        shown = self._applicable(run, recall.presentation(), schema)
         shaped = apply_presentation(outcome.expression, [spec for _, spec in shown], schema.dialect)
         for index in shaped.applied:
             applied_ids.add(shown[index][0].memory.id)
@@ -257,6 +258,26 @@ class AskPipeline:
         if outcome.added or shaped.applied:
             return shaped.expression.sql(dialect=schema.dialect)
         return validated.sql
+
+    @staticmethod
+    def _applicable(
+        run: _Run, picked: list[tuple[Any, dict[str, Any]]], schema: Schema
+    ) -> list[tuple[Any, dict[str, Any]]]:
+        """The forms whose columns exist in this database; a memory kept for every database may name a column
+        another database lacks, and then it is left out of this answer with a note, never forced into the SQL."""
+        usable = []
+        for recalled, spec in picked:
+            table = schema.table(str(spec.get("table") or "")) if spec.get("table") else None
+            names = [spec.get("column"), spec.get("when"), *(spec.get("add") or [])]
+            missing = [str(n) for n in names if n and (table is None or table.column(str(n)) is None)]
+            if spec.get("table") and (table is None or missing):
+                run.notes.append(
+                    f"Your saved preference \"{recalled.memory.content}\" was not applied: this database has no "
+                    f"{spec.get('table')}.{missing[0] if missing else spec.get('column')}."
+                )
+                continue
+            usable.append((recalled, spec))
+        return usable
 
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):

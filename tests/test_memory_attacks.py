@@ -159,8 +159,6 @@ def test_mixed_case_postgres_table_keeps_working_with_a_standing_filter(tmp_path
     assert {row[1] for row in answer.rows} == {"India"}
 
 
-@pytest.mark.xfail(strict=True, reason="a bank memory without --db applies to every database; recall checks only "
-                   "the table name, so the filter is enforced on a database where the column does not exist")
 def test_all_databases_filter_does_not_break_a_database_without_its_column(tmp_path: Path, shop_path: Path,
                                                                            bots) -> None:
     """`memory add` without --db ("only customers from India") breaks every customers question elsewhere."""
