@@ -248,7 +248,9 @@ class MemoryBank:
                 m = Memory.from_json({**item, "id": "x", "user": user})
             except (KeyError, TypeError, ValueError) as exc:
                 raise InputError(f"Memory {n} of the export is malformed: {exc}.", hint="Fix the file and retry.")
-            form = m.structured if m.structured else self.understand(m.category, m.content).form
+            # The form is derived from the words and this database, never taken from the file: an export is
+            # data, and a form edited by hand could enforce something other than what the bank shows.
+            form = self.understand(m.category, m.content).form
             parsed.append(Memory(user=user, category=m.category, content=_content(m.content),
                                  database_id=m.database_id, structured=form, source=m.source or "import"))
         existing = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
