@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -195,7 +196,7 @@ class MemoryEditDialog(QDialog):
             stored = (self._memory.structured if self._memory is not None else None) or {}
             shown = describe_form(stored) if stored and text == (self._memory.content if self._memory else "") \
                 else "Type the memory to see how Cairn will use it."
-            self._understood.setText(html.escape(shown))
+            self._understood.setText(html.escape(_wrappable(shown)))
             return
         try:
             u = self._understand(self.category(), text)
@@ -203,8 +204,8 @@ class MemoryEditDialog(QDialog):
             logger.warning("memory preview failed: %s", exc)
             self._understood.setText(html.escape("Cairn will work out the meaning when you save."))
             return
-        lines = [f"<b>{html.escape(u.use.capitalize())}</b>: {html.escape(u.description)}"]
-        lines += [f"<i>{html.escape(w)}</i>" for w in u.warnings]
+        lines = [f"<b>{html.escape(u.use.capitalize())}</b>: {html.escape(_wrappable(u.description))}"]
+        lines += [f"<i>{html.escape(_wrappable(w))}</i>" for w in u.warnings]
         self._understood.setText("<br>".join(lines))
 
     def _validate(self) -> bool:
@@ -226,6 +227,17 @@ class MemoryEditDialog(QDialog):
         self._error.setVisible(bool(message))
         self.ok_button().setEnabled(ok)
         return ok
+
+
+PREVIEW_CHARS = 400
+_LONG_RUN = re.compile(r"\S{40}")
+
+
+def _wrappable(text: str) -> str:
+    """The preview line clipped, with break opportunities in long runs (an SQL literal, a pasted token), so the
+    label wraps inside the dialog instead of widening it past the screen."""
+    clipped = text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+    return _LONG_RUN.sub(lambda m: m.group() + "\u200b", clipped)
 
 
 def ask_to_confirm(parent: QWidget, text: str) -> bool:

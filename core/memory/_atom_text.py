@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from core.memory._filters import sql_literal
+from core.memory._filters import _ordered_bounds, like_node, sql_literal
 from core.memory._schema_match import OP_BUILDERS, column_expr, is_numeric
 from core.memory._words import STOP, normalize, singular
 from core.schema import Column, Table
@@ -35,9 +35,10 @@ _SUFFIX_RE = re.compile(NUM + r"\s*(?P<cmp>or more|or above|and above|or higher|
                         r"and below|or fewer|or under|\+)", re.IGNORECASE)  # fmt: skip
 _BETWEEN_RE = re.compile(r"\b(?:between|from)\s+" + NUM.replace("num>", "lo>").replace("mult>", "lm>") + r"\s*(?:and|to|-)\s*"
                          + NUM.replace("num>", "hi>").replace("mult>", "hm>"), re.IGNORECASE)  # fmt: skip
+EMAIL_RE = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _DOMAIN_RE = re.compile(r"@[\w-]+(?:\.[\w-]+)+|\b[\w-]+\.(?:com|org|net|io|co|in|de|uk|edu)\b", re.IGNORECASE)
 _AFFIX_RE = re.compile(r"\b(?P<how>start(?:s|ing)?\s+with|begin(?:s|ning)?\s+with|end(?:s|ing)?\s+(?:with|in)|"
-                       r"contain(?:s|ing)?|like)\s+[\"']?(?P<pat>[^\s\"',]+)[\"']?", re.IGNORECASE)  # fmt: skip
+                       r"contain(?:s|ing)?|like)\s+[\"']?(?P<pat>[^\s\"',]+(?:'[^\s\"',]+)*)[\"']?", re.IGNORECASE)  # fmt: skip
 _MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "lakh": 1e5, "lakhs": 1e5, "crore": 1e7,
          "crores": 1e7}  # fmt: skip
 INVERT = {"=": "<>", "<>": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "IN": "NOT IN", "NOT IN": "IN",
@@ -120,10 +121,11 @@ def _cond(col: exp.Expression, op: str, value: Any) -> exp.Expression:
         node: exp.Expression = exp.In(this=col, expressions=[sql_literal(v) for v in value])
         return exp.Not(this=node) if op == "NOT IN" else node
     if op in ("BETWEEN", "NOT BETWEEN"):
-        node = exp.Between(this=col, low=sql_literal(value[0]), high=sql_literal(value[1]))
+        low, high = _ordered_bounds(value[0], value[1])
+        node = exp.Between(this=col, low=sql_literal(low), high=sql_literal(high))
         return exp.Not(this=node) if op == "NOT BETWEEN" else node
     if op in ("LIKE", "NOT LIKE"):
-        node = exp.Like(this=col, expression=sql_literal(value))
+        node = like_node(col, str(value))
         return exp.Not(this=node) if op == "NOT LIKE" else node
     return OP_BUILDERS[op](this=col, expression=sql_literal(value))
 

@@ -19,6 +19,7 @@ from core.memory._atom_text import (
     _BETWEEN_RE,
     _BOUNDARY,
     _DOMAIN_RE,
+    EMAIL_RE,
     _SUFFIX_RE,
     CMP_OPS,
     CMP_RE,
@@ -32,7 +33,7 @@ from core.memory._atom_text import (
     _tokens,
     number_of,
 )
-from core.memory._filters import sql_literal
+from core.memory._filters import escape_like, sql_literal
 from core.memory._schema_match import (
     OP_BUILDERS,
     Lookup,
@@ -170,6 +171,15 @@ def parse_condition(text: str, schema: Schema, lookup: Lookup | None = None, *, 
     def free(span: tuple[int, int]) -> bool:
         return span[1] > span[0] and not any(i in used for i in range(*span))
 
+    # one named address is that address, not its whole domain
+    for m in EMAIL_RE.finditer(t.text):
+        span = t.tok_span(*m.span())
+        mails = [(s, c) for s in (scope or list(schema.tables)) for c in s.columns if "mail" in c.name.lower()]
+        if not free(span) or len(mails) != 1:
+            return None
+        atoms.append(_col_atom(mails[0][0], mails[0][1], "=", m.group(), span, d))
+        used.update(range(*span))
+
     # patterns: e-mail domains, "starting with"
     for m in list(_DOMAIN_RE.finditer(t.text)) + list(_AFFIX_RE.finditer(t.text)):
         span = t.tok_span(*m.span())
@@ -177,13 +187,13 @@ def parse_condition(text: str, schema: Schema, lookup: Lookup | None = None, *, 
             continue
         if m.re is _DOMAIN_RE:
             dom = m.group().lower()
-            pattern = "%" + (dom if dom.startswith("@") else "@" + dom if "@" not in t.text[m.start() - 1 : m.start()]
-                             else dom)  # fmt: skip
+            pattern = "%" + escape_like(dom if dom.startswith("@") else "@" + dom
+                                        if "@" not in t.text[m.start() - 1 : m.start()] else dom)  # fmt: skip
             cands = [(s, c) for s in (scope or list(schema.tables)) for c in s.columns if "mail" in c.name.lower()]
         else:
-            how, pat = m.group("how").lower(), m.group("pat")
+            how, pat = m.group("how").lower(), escape_like(m.group("pat"))
             pattern = (pat + "%" if how.startswith(("start", "begin")) else "%" + pat if how.startswith("end")
-                       else pat if "%" in pat else "%" + pat + "%")  # fmt: skip
+                       else "%" + pat + "%")  # fmt: skip
             lo = max(0, span[0] - 4)
             cands = [(s, c) for s, c, _ in named_columns(tw[lo : span[0]], schema, numeric=False)
                      if not scope or s in scope]  # fmt: skip
@@ -197,7 +207,7 @@ def parse_condition(text: str, schema: Schema, lookup: Lookup | None = None, *, 
         picked = _numeric_column(t, schema, max(0, span[0] - 6), span[1] + 3, scope, infer)
         if picked is None or not free(span):
             return None
-        lo_v, hi_v = number_of(m, "lo", "lm"), number_of(m, "hi", "hm")
+        lo_v, hi_v = sorted((number_of(m, "lo", "lm"), number_of(m, "hi", "hm")))  # "between 100 and 50" too
         atoms.append(_col_atom(picked[0], picked[1], "BETWEEN", [lo_v, hi_v], span, d))
         used.update(range(*span))
 

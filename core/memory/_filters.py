@@ -112,6 +112,14 @@ def column_ref(column: str, qualifier: exp.Identifier | str | None = None) -> ex
     return exp.Column(this=identifier(column), table=table)
 
 
+def _ordered_bounds(low: Any, high: Any) -> tuple[Any, Any]:
+    """"Between 100 and 50" means the same range as "between 50 and 100" (SQL's BETWEEN would match nothing)."""
+    try:
+        return (high, low) if high < low else (low, high)
+    except TypeError:
+        return low, high
+
+
 def filter_condition(
     spec: Mapping[str, Any],
     qualifier: exp.Identifier | str | None,
@@ -140,16 +148,34 @@ def filter_condition(
     if op == "BETWEEN":
         if not isinstance(value, (list, tuple)) or len(value) != 2:
             return None
-        return exp.Between(this=col, low=sql_literal(value[0]), high=sql_literal(value[1]))
+        low, high = _ordered_bounds(value[0], value[1])
+        return exp.Between(this=col, low=sql_literal(low), high=sql_literal(high))
     if op in ("LIKE", "NOT LIKE"):
         if not isinstance(value, str):
             return None
-        like = exp.Like(this=col, expression=exp.Literal.string(value))
+        like = like_node(col, value)
         return exp.Not(this=like) if op == "NOT LIKE" else like
     builder = _OPS.get(op)
     if builder is None:
         return None
     return builder(this=col, expression=sql_literal(value))
+
+
+LIKE_ESCAPE = "\\"
+
+
+def escape_like(text: str) -> str:
+    """Text to match literally inside a LIKE pattern: the person's own % and _ are characters, not wildcards."""
+    return text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
+
+
+def like_node(col: exp.Expression, pattern: str) -> exp.Expression:
+    """``col LIKE pattern``, with ``ESCAPE '\\'`` when the pattern holds an escaped character (SQLite has no
+    default escape character; a pattern without one reads the same everywhere and stays as people write it)."""
+    like = exp.Like(this=col, expression=exp.Literal.string(pattern))
+    if LIKE_ESCAPE not in pattern:
+        return like
+    return exp.Escape(this=like, expression=exp.Literal.string(LIKE_ESCAPE))
 
 
 def _direct_tables(select: exp.Select) -> list[exp.Table]:

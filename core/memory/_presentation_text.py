@@ -116,7 +116,8 @@ def limit_form(text: str) -> dict[str, Any] | None:
         if m and not re.search(r"[$€£₹]|\b(?:amount|total|price|over|above|under|below|than|days?|weeks?|months?|"
                                r"years?|decimals?)\b", text[max(0, m.start() - 12) : m.end() + 12], re.IGNORECASE):
             n = int(m.group("n"))
-            if 0 < n <= 100_000:
+            negative = text[max(0, m.start("n") - 1) : m.start("n")] in ("-", "−")
+            if 0 < n <= 100_000 and not negative:
                 return {"kind": "limit", "value": n}
     return None
 
