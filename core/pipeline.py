@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,6 +39,7 @@ from core.memory import apply_presentation, enforce_filters
 from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
+from core.text import clean_text
 from core.sql import Validated, extract_sql, guard, redact_error_values, validate
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
@@ -48,7 +48,6 @@ logger = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
 # ANSI/VT100 sequences pasted from a terminal: CSI ("ESC [ 31 m"), OSC ("ESC ] ... BEL") and two-byte escapes.
-_TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
 # Errors the model may fix when shown them; anything else (timeout, cancel, DB down) ends the attempt.
 _REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)
 
@@ -153,8 +152,7 @@ class AskPipeline:
     def check_question(self, question: str) -> str:
         """The question without terminal escape sequences and invisible or control characters (bidi overrides,
         NUL): they mean nothing to the model and could hide text from the person reading the prompt."""
-        without_escapes = _TERMINAL_ESCAPE.sub(" ", question)
-        cleaned = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in without_escapes).strip()
+        cleaned = clean_text(question)
         if not cleaned:
             raise InputError("The question is empty.")
         if len(cleaned) > MAX_QUESTION_CHARS:

@@ -334,8 +334,6 @@ def test_a_value_naming_no_column_stays_context(tmp_path: Path, shop_path: Path,
 # -- bad bytes -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="bank.add/import_ do not check the text: the embedder (or the store) fails "
-                   "on a lone surrogate, and the CLI reports 'Cairn failed unexpectedly' (exit 1, not 2)")
 @pytest.mark.parametrize("how", ["add", "import"])
 def test_bad_bytes_in_a_memory_are_bad_input(tmp_path: Path, shop_path: Path, bots, how: str) -> None:
     """Undecodable bytes in `memory add` (surrogateescape) or a lone \\ud800 in an import file crash the bank."""
@@ -352,8 +350,6 @@ def test_bad_bytes_in_a_memory_are_bad_input(tmp_path: Path, shop_path: Path, bo
         m.content.encode("utf-8")
 
 
-@pytest.mark.xfail(strict=True, reason="chat messages lose control/bidi characters in check_question; hand-made "
-                   "memories (bank add/edit/import) keep them and they reach the prompt and the window")
 def test_control_and_bidi_characters_are_cleaned_from_hand_made_memories(tmp_path: Path, shop_path: Path,
                                                                          bots) -> None:
     """ESC, NUL and a right-to-left override typed into `memory add` are stored and shown raw."""

@@ -20,6 +20,7 @@ from typing import Any
 from core.config import write_json_atomic
 from core.errors import CairnError, InputError, MemoryStoreError
 from core.private_files import make_private_dir, touch_private
+from core.text import clean_text
 from core.memory._embedder import Embedder
 from core.memory._model import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Memory, ScoredMemory
 from core.memory._extraction import Fact
@@ -331,7 +332,7 @@ def _category(value: str) -> Category:
 
 
 def _content(text: str) -> str:
-    cleaned = " ".join(str(text).split())
+    cleaned = " ".join(clean_text(str(text)).split())
     if len(cleaned) <= 5:
         raise InputError("A memory needs more than 5 characters.", hint='e.g. "Only show customers from India".')
     if len(cleaned) > MAX_MEMORY_CHARS:
