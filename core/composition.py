@@ -74,7 +74,10 @@ class Services:
         if self._bank is None:
             from core.memory import MemoryBank
 
-            self._bank = MemoryBank(self.store(), self.embedder(), data_dir() / "memory-journal")
+            from core.history import QuestionHistory
+
+            self._bank = MemoryBank(self.store(), self.embedder(), data_dir() / "memory-journal",
+                                    history=QuestionHistory(data_dir() / "history"))
         return self._bank
 
     def assistant(self, db: str | None, *, pipeline: Any = None) -> Any:

@@ -65,6 +65,20 @@ class QuestionHistory:
         except OSError as exc:
             raise MemoryStoreError(f"Could not save the question history: {exc.strerror or exc}.") from exc
 
+    def forget(self, user: str) -> None:
+        """Delete ``user``'s question history (part of "forget everything about me")."""
+        import fasteners
+
+        path = self._path(user)
+        if not path.exists():
+            return
+        try:
+            with fasteners.InterProcessLock(str(path) + ".lock"):
+                path.unlink(missing_ok=True)
+            Path(str(path) + ".lock").unlink(missing_ok=True)
+        except OSError as exc:
+            raise MemoryStoreError(f"Could not delete the question history: {exc.strerror or exc}.") from exc
+
     def entries(self, user: str, *, limit: int = 500) -> list[HistoryEntry]:
         """Newest first. Lines that do not parse (a torn last line) are skipped."""
         path = self._path(user)

@@ -497,8 +497,6 @@ def test_concurrent_contradicting_adds_leave_one_filter(tmp_path: Path, shop_pat
     assert len(filters) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="MemoryBank.clear deletes memories, conversation and undo journal but not "
-                   "the window's per-user question history (<data dir>/history/<user hash>.jsonl)")
 def test_memory_clear_forgets_the_question_history_too(tmp_path: Path, shop_path: Path, capsys) -> None:
     """`cairn memory clear` ("forget everything about the user") leaves every question and its SQL on disk."""
     from core.cli import main
@@ -516,8 +514,6 @@ def test_memory_clear_forgets_the_question_history_too(tmp_path: Path, shop_path
     assert leftover == []
 
 
-@pytest.mark.xfail(strict=True, reason="MemoryBank.clear deletes the memories first, then fails on the journal "
-                   "with a hint that says 'nothing was half-written'")
 def test_clear_that_cannot_remove_the_journal_says_what_it_did(tmp_path: Path, shop_path: Path, bots) -> None:
     """A clear whose undo journal cannot be removed has already deleted the memories and says otherwise."""
     bot = bot_for(bots, tmp_path, shop_path)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import write_json_atomic
+from core.history import QuestionHistory
 from core.errors import CairnError, InputError, MemoryStoreError
 from core.private_files import make_private_dir, touch_private
 from core.text import clean_text
@@ -77,11 +78,12 @@ class MemoryBank:
     """
 
     def __init__(self, store: MemoryStore, embedder: Embedder, journal_dir: Path, *,
-                 grounding: Callable[[], Grounding] | None = None) -> None:
+                 grounding: Callable[[], Grounding] | None = None, history: QuestionHistory | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.journal_dir = journal_dir
         self.grounding = grounding
+        self.question_history = history  # the window's list of past questions, forgotten with everything else
 
     def _grounding(self) -> Grounding:
         if self.grounding is None:
@@ -185,17 +187,23 @@ class MemoryBank:
         return memory
 
     def clear(self, user: str) -> int:
-        """Forget everything about ``user``: memories, conversation (recent turns and summary) and the undo
-        journal, which holds memories' text too. Cannot be undone; returns how many memories went."""
-        count = self.store.clear(user)
-        forget = getattr(self.store, "forget_conversation", None)
-        if forget is not None:
-            forget(user)
+        """Forget everything about ``user``: the undo journal (it holds memories' text too), the question history,
+        the memories and the conversation (recent turns and summary). Cannot be undone; returns how many memories
+        went. The journal goes first: if it cannot be removed, nothing else has been touched yet."""
         with self._journal_locked(user):
             try:
                 self._journal_path(user).unlink(missing_ok=True)
             except OSError as exc:
-                raise MemoryStoreError(f"Could not delete the undo journal: {exc.strerror or exc}.") from exc
+                raise MemoryStoreError(
+                    f"Could not delete the undo journal: {exc.strerror or exc}. Nothing was deleted.",
+                    hint=f"Check the permissions of {self.journal_dir} and try again.",
+                ) from exc
+        if self.question_history is not None:
+            self.question_history.forget(user)
+        count = self.store.clear(user)
+        forget = getattr(self.store, "forget_conversation", None)
+        if forget is not None:
+            forget(user)
         return count
 
     def undo(self, user: str) -> BankChange | None:
