@@ -459,8 +459,6 @@ def test_lookup_values_on_blob_null_and_huge_text(tmp_path: Path, bots) -> None:
 # -- concurrency, clear ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="the update cycle lists, decides and writes without a per-user lock: two "
-                   "concurrent adds both ADD, and India AND Germany then empty every customers answer")
 def test_concurrent_contradicting_adds_leave_one_filter(tmp_path: Path, shop_path: Path, bots) -> None:
     """Two windows saving "only India" and "only Germany" at once keep both filters (0 rows ever after)."""
     bot = bot_for(bots, tmp_path, shop_path)

@@ -29,7 +29,8 @@ import threading
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,27 @@ class JsonMemoryStore:
     def close(self) -> None:
         with self._cache_lock:
             self._cache.clear()
+
+    @contextmanager
+    def update_lock(self, user: str) -> Iterator[None]:
+        """Held around one whole update cycle (list, decide, write) for ``user``, across processes."""
+        import fasteners
+
+        path = self.path_for(user)
+        lock_path = path.with_name(path.name + ".update.lock")
+        try:
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            touch_private(lock_path)
+        except OSError as exc:
+            raise self._write_error(path, exc) from exc
+        lock = fasteners.InterProcessLock(str(lock_path))
+        if not lock.acquire(timeout=LOCK_TIMEOUT_S):
+            raise MemoryStoreError(f"The memory file {path} is being updated by another process.",
+                                   hint="Close other Cairn windows or commands and try again.")
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _locked(
         self, user: str, action: Callable[[Doc, Path], tuple[Doc | None, Any]], *, discard_damaged: bool = False

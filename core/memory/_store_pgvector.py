@@ -154,6 +154,22 @@ class PgVectorMemoryStore:
                     hint="Check the memory store's PostgreSQL (disk space, permissions) and try again.",
                 ) from exc
 
+    @contextmanager
+    def update_lock(self, user: str) -> Iterator[None]:
+        """Held around one whole update cycle for ``user``: a session advisory lock on a connection of its own,
+        so other processes updating the same person's memories wait their turn."""
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.uri, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise MemoryStoreError(f"Cannot connect to the memory database: {exc}".strip()) from exc
+        try:
+            conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", ("cairn-memory-update:" + user,))
+            yield
+        finally:
+            conn.close()  # closing the session releases its advisory locks
+
     def _run(self, work: Callable[[Any], T]) -> T:
         with self._tx() as conn:
             return work(conn)

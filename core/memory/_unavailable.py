@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from core.errors import MemoryStoreError
@@ -98,6 +99,10 @@ class ReconnectingStore:
 
     def set_summary(self, user: str, summary: str) -> None:
         self._store().set_summary(user, summary)
+
+    def update_lock(self, user: str) -> Any:
+        own = getattr(self._store(), "update_lock", None)
+        return own(user) if own is not None else nullcontext()
 
     def forget_conversation(self, user: str) -> None:
         self._store().forget_conversation(user)

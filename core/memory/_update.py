@@ -17,7 +17,9 @@ Nothing is written before the decision, and a replace that fails half-way is rol
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -219,7 +221,32 @@ def _structured_of(memory: Memory, schema: Schema | None) -> Mapping[str, Any] |
 # --- the cycle -----------------------------------------------------------------------------------------------
 
 
-def apply_fact(
+def apply_fact(fact: Fact, *, user: str, store: MemoryStore, **kwargs: Any) -> UpdateReport:
+    """Decide what ``fact`` does to ``user``'s memories, then write (see ``_apply_fact`` for the keywords).
+
+    Listing, deciding and writing happen under one lock per user (across processes where the store offers one):
+    two windows saving "only India" and "only Germany" at once must end with one filter, not both."""
+    with update_lock(store, user):
+        return _apply_fact(fact, user=user, store=store, **kwargs)
+
+
+@contextmanager
+def update_lock(store: MemoryStore, user: str) -> Iterator[None]:
+    own = getattr(store, "update_lock", None)
+    with _thread_lock(user), (own(user) if own is not None else nullcontext()):
+        yield
+
+
+_locks_guard = threading.Lock()
+_user_locks: dict[str, threading.Lock] = {}
+
+
+def _thread_lock(user: str) -> threading.Lock:
+    with _locks_guard:
+        return _user_locks.setdefault(user, threading.Lock())
+
+
+def _apply_fact(
     fact: Fact,
     *,
     user: str,
