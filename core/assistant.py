@@ -94,6 +94,9 @@ class Assistant:
     def __post_init__(self) -> None:
         assert isinstance(self.store, MemoryStore) and isinstance(self.store, ConversationStore)
         self.conversation = Conversation(self.store)
+        # The last SQL run for each person on *this* database: what "explain that" and an edit refer to. The
+        # conversation store is per person across databases, so it cannot say which database a query was for.
+        self._last_sql_run: dict[str, str] = {}
 
     @property
     def database_id(self) -> str:
@@ -163,11 +166,7 @@ class Assistant:
                            database=_short_name(self.pipeline.database.id), notes=notes)
 
     def _last_sql(self, user: str) -> str | None:
-        try:
-            messages = self.store.recent_messages(user, limit=20)
-        except CairnError:
-            return None
-        return next((m.sql for m in reversed(messages) if m.role == "assistant" and m.sql), None)
+        return self._last_sql_run.get(user)
 
     def _refine(
         self, user: str, message: str, route: Route, *, cancel: Cancellation | None,
@@ -261,6 +260,8 @@ class Assistant:
             notes.append(f"Saved, but this change cannot be undone from the bank: {exc}")
 
     def _record(self, user: str, message: str, text: str, sql: str | None, notes: list[str]) -> None:
+        if sql:
+            self._last_sql_run[user] = sql
         try:
             self.conversation.record(user, message, answer_text=text, sql=sql)
         except CairnError as exc:

@@ -361,8 +361,6 @@ def test_control_and_bidi_characters_are_cleaned_from_hand_made_memories(tmp_pat
 # -- refine ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="Assistant._last_sql reads the person's last SQL on any database: a refine "
-                   "runs another database's query here, without this database's standing filters")
 def test_refine_edits_only_a_query_of_this_database(tmp_path: Path, shop_path: Path, bots) -> None:
     """"Top 500 instead" on database B reruns the query asked on A, and B's "only India" is not applied."""
     copy = tmp_path / "b.sqlite"
@@ -399,7 +397,7 @@ def test_refine_does_not_sort_an_aggregate_by_a_column_it_does_not_show(shop_pat
 def test_refine_without_a_model_on_union_or_cte_is_honest(tmp_path: Path, shop_path: Path, bots, last: str) -> None:
     """Dropping a filter buried in a UNION or CTE without a model says it cannot, and runs nothing (regression)."""
     bot = bot_for(bots, tmp_path, shop_path, llm=None, kind="refine")
-    bot.conversation.record("kim", "earlier question", answer_text="rows", sql=last)
+    bot._record("kim", "earlier question", "rows", last, [])  # the assistant's own record of a query it ran here
     seen = Recorder(bot.pipeline.database)
     reply = bot.handle("kim", "drop the country filter")
     assert reply.answer is None and "could not" in reply.text and seen.sql == []
