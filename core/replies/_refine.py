@@ -89,7 +89,10 @@ def refine_by_rules(message: str, last_sql: str, schema: Schema) -> RefineResult
     if s:
         named = _columns_named(s.group(1), schema)
         projected = {e.alias_or_name.lower() for e in select.expressions}
-        target = next((c for c in named if c in projected), next(iter(sorted(named)), None))
+        grouped = bool(select.args.get("group")) or any(e.find(exp.AggFunc) for e in select.expressions)
+        shown = [c for c in sorted(named) if c in projected]
+        # a grouped answer can only be ordered by what it shows; a plain listing by any column it reads
+        target = shown[0] if shown else None if grouped else next(iter(sorted(named)), None)
         if target is not None:
             word = (s.group(2) or "").lower()
             desc = word.startswith("desc") or word in {"highest", "largest", "newest"}
