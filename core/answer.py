@@ -52,6 +52,7 @@ class Answer:
     error_kind: str | None = None  # the CairnError class name, for exit codes and the UI
     hint: str | None = None
     memories: tuple[AppliedMemory, ...] = ()
+    display: Mapping[str, Any] = field(default_factory=dict)  # saved currency/decimals: formatting only
 
     @property
     def row_count(self) -> int:
@@ -79,6 +80,7 @@ class Answer:
             "error_kind": self.error_kind,
             "hint": self.hint,
             "memories": [m.to_json() for m in self.memories],
+            "display": dict(self.display),
         }
 
 

@@ -395,6 +395,7 @@ class AskPipeline:
             rejected_sql=run.rejected_sql,
             rejected_reason=run.rejected_reason,
             memories=tuple(run.applied),
+            display=run.recall.display() if run.recall is not None else {},
         )
 
     def _failed(self, run: _Run, exc: CairnError) -> Answer:

@@ -21,6 +21,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 
 from core.answer import json_value
+from core.number_format import NumberFormat
 
 __all__ = [
     "NULL_ROLE",
@@ -201,15 +202,19 @@ class ResultTableModel(QAbstractTableModel):
         self._kinds: list[str] = []
         self._right: list[bool] = []
         self._separators: list[bool] = []
+        self._format = NumberFormat()
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._null_font = QFont()
         self._null_font.setItalic(True)
 
     # -- content -----------------------------------------------------------------------------------
-    def set_result(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        """Show new rows in the query's order; the kinds of the columns are sampled once here."""
+    def set_result(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                   number_format: NumberFormat | None = None) -> None:
+        """Show new rows in the query's order; the kinds of the columns are sampled once here.
+        ``number_format``: the person's saved currency and decimals (headers and cells; exports stay raw)."""
         self.beginResetModel()
+        self._format = number_format or NumberFormat()
         self._columns = tuple(str(c) for c in columns)
         self._rows = rows
         self._order = None
@@ -263,7 +268,8 @@ class ResultTableModel(QAbstractTableModel):
             row = self._order[row]
         value = self._rows[row][column]
         if role == _DISPLAY:
-            return display_text(value, separators=self._separators[column])
+            shown = self._format.number(value, separators=self._separators[column])
+            return shown if shown is not None else display_text(value, separators=self._separators[column])
         if role == _ALIGN:
             return _RIGHT if self._right[column] else _LEFT
         if role == _FOREGROUND:
@@ -288,7 +294,7 @@ class ResultTableModel(QAbstractTableModel):
             if not 0 <= section < len(self._columns):
                 return None
             if role == _DISPLAY:
-                return self._columns[section]
+                return self._format.header(self._columns[section])
             if role == _TOOLTIP:
                 return f"{self._columns[section]}\nType: {_KIND_LABELS.get(self._kinds[section], 'mixed')}"
             if role == _ALIGN:

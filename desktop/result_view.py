@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, QueryCancelled
+from core.number_format import NumberFormat
 from desktop.errors import show_error
 from desktop.result_model import ResultTableModel, export_text
 from desktop.workers import run_in_background
@@ -190,12 +191,14 @@ class ResultView(QWidget):
         if not answer.columns:
             self.clear("No rows to show" if answer.ok else "No results yet")
             return
-        self.show_rows(answer.columns, answer.rows, truncated=answer.truncated)
+        self.show_rows(answer.columns, answer.rows, truncated=answer.truncated,
+                       number_format=NumberFormat.of(answer.display))
 
-    def show_rows(self, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, truncated: bool = False) -> None:
+    def show_rows(self, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, truncated: bool = False,
+                  number_format: NumberFormat | None = None) -> None:
         """Show rows directly (for SQL the person ran, or a test)."""
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.model.set_result(columns, rows)
+        self.model.set_result(columns, rows, number_format)
         self._truncated = truncated
         n = len(rows)
         self.count_label.setText(f"{n:,} row" + ("" if n == 1 else "s"))

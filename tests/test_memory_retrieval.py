@@ -182,6 +182,22 @@ KNOWN_MISSES: dict[str, str] = {
     "What is the typical basket size per order?": "'basket size' vs 'average order value': 0.26",
     "What's the mean spend per order this quarter?": "'mean spend' vs 'average order value': third",
     "How much do returning customers spend per order on average?": "second need below the margin",
+    # Recall is precision-first since the held-out retrieval set (near misses share topic and words with a
+    # memory but do not use it): a pick by similarity alone needs relevance >= 0.40 and a 0.03 lead. These
+    # paraphrases sit at 0.30-0.39, inside the band where most near misses also sit.
+    "How many returning customers do we have?": "'returning' vs 'repeat': 0.33, a near tie with clv (0.32)",
+    "Which customers have we lost recently?": "'lost' vs 'churned': 0.30",
+    "How much did we earn last month?": "'earn' vs 'revenue': 0.34",
+    "What were total sales by city in 2024?": "'total sales' vs 'revenue': 0.31",
+    "What percentage of orders were called off each month?": "'called off' vs 'cancellation rate': 0.36, second",
+    "Rank customers by total spend across all time": "'total spend' vs 'lifetime value': 0.38",
+    "Which churned customers spent the most over their lifetime?": "clv second at 0.39",
+    # The question names a value of the memory, not the memory: the SQL is the same without it (policy since
+    # the held-out set: naming "corporate" does not mean "my key accounts team").
+    "Count orders paid with UPI or PayPal": "the question states the wallet condition itself",
+    "List corporate segment customers with pending orders": "names a value of the key accounts entity",
+    "Lifetime value of corporate customers": "names a value of the key accounts entity",
+    "Revenue per payment method": "names the column the pay_method entity is about",
 }
 
 
@@ -347,7 +363,9 @@ def test_figures(bank: Bank) -> None:
     held = _figures(bank, HELD_OUT_RELATED, HELD_OUT_UNRELATED)
     for name, fig in (("written-with", dev), ("held-out", held)):
         print(f"\n{name}: " + ", ".join(f"{k}={v:.2f}" for k, v in fig.items()))
-    # Measured: written-with recall 0.83, precision 0.60, unrelated clean 0.88 (seed rule: 0.80, 0.45, 0.31);
-    # held-out recall 0.88, precision 0.54, unrelated clean 0.62 (seed rule: 0.88, 0.50, 0.38).
-    assert dev["recall"] >= 0.8 and dev["precision"] >= 0.55 and dev["unrelated_clean"] >= 0.85
-    assert held["recall"] >= 0.8 and held["unrelated_clean"] >= 0.5
+    # Measured (precision-first recall): written-with recall 0.57, precision 0.89, unrelated clean 1.00;
+    # held-out recall 0.82, precision 0.82, unrelated clean 1.00. Before it: 0.83/0.60/0.88 and 0.88/0.54/0.62;
+    # the seed's plain top-3: 0.80/0.45/0.31 and 0.88/0.50/0.38. bench.retrieval measures the same trade on
+    # helper-written banks with near misses (recall 0.94, wrong inclusions 0.09 on its development set).
+    assert dev["recall"] >= 0.55 and dev["precision"] >= 0.85 and dev["unrelated_clean"] >= 0.95
+    assert held["recall"] >= 0.75 and held["unrelated_clean"] >= 0.9

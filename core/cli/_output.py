@@ -15,6 +15,7 @@ import unicodedata
 from typing import Any, TextIO
 
 from core.answer import Answer, json_value
+from core.number_format import NumberFormat
 
 __all__ = ["json_text", "print_answer", "print_json", "print_reply", "print_table", "reply_json", "say", "visible"]
 
@@ -81,7 +82,7 @@ def print_answer(answer: Answer) -> None:
         say(f"SQL ({answer.path}):\n  " + answer.sql.replace("\n", "\n  "))
     if answer.ok:
         print()
-        print_table(answer.columns, answer.rows)
+        print_table(answer.columns, answer.rows, fmt=NumberFormat.of(answer.display))
         more = " (truncated)" if answer.truncated else ""
         total = sum(answer.timings.values())
         say(f"\n{answer.row_count} row(s){more} in {total:.2f}s")
@@ -124,12 +125,15 @@ def reply_json(reply: Any) -> dict[str, Any]:
 
 
 def print_table(columns: tuple[str, ...], rows: tuple[tuple[Any, ...], ...], max_rows: int = 50,
-                max_width: int = 40) -> None:
+                max_width: int = 40, fmt: NumberFormat | None = None) -> None:
+    fmt = fmt or NumberFormat()
+
     def cell(v: Any) -> str:
-        s = visible("NULL" if v is None else json_value(v), multiline=False)
+        shown = fmt.number(v, separators=False)
+        s = shown if shown is not None else visible("NULL" if v is None else json_value(v), multiline=False)
         return s if len(s) <= max_width else s[: max_width - 1] + "…"
 
-    heads = [cell(c) for c in columns]
+    heads = [cell(fmt.header(c)) for c in columns]
     shown = [[cell(v) for v in row] for row in rows[:max_rows]]
     widths = [len(c) for c in heads]
     for row in shown:

@@ -47,7 +47,7 @@ _DECIMALS = re.compile(r"\b(?P<n>\d+|one|two|three|four|zero|no)\s+(?:decimal(?:
                        r"no\s+decimals|without\s+decimals|integers?\s+only)\b", re.IGNORECASE)  # fmt: skip
 _PAIR = re.compile(r"\b(?:next\s+to|alongside|along\s+with|together\s+with|beside|besides|with|saath|sath)\b",
                    re.IGNORECASE)
-_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|when(?:ever)?\s+(?:you\s+)?(?:show|list|display))\b",
+_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|when(?:ever)?\s+(?:you\s+|i\s+)?(?:show|list|display|see)\w*)\b",
                        re.IGNORECASE)
 
 
@@ -160,7 +160,7 @@ def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
         if not m or not re.search(r"\b(?:show|display|include|add|list|dikhao)\w*\b", text, re.IGNORECASE):
             return None
         add_text, when_text = text[: m.start()], text[m.end() :]
-    when = _named(when_text, schema, scope, None)
+    when = _named(when_text, schema, scope, None) or _label_column(add_text, when_text, schema)
     if when is None:
         return None
     adds = [c for t, c, s in named_columns(words(add_text), schema, numeric=None) if t is when[0] and s == 2
@@ -169,6 +169,23 @@ def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
         return None
     return {"kind": "columns", "table": when[0].qualified_name, "when": when[1].name,
             "add": list(dict.fromkeys(c.name for c in adds))}  # fmt: skip
+
+
+def _label_column(add_text: str, when_text: str, schema: Schema) -> tuple[Table, Column] | None:
+    """"When listing customers, include their email next to the name": the rows are named by a table alone;
+    the column they are shown by is the one named after "next to"/"beside", else the table's first name column."""
+    tables = [t for t in schema.tables if t.qualified_name in mentioned_tables(words(when_text), schema)]
+    if len(tables) != 1:
+        return None
+    table = tables[0]
+    m = _PAIR.search(add_text)
+    if m:
+        near = named_columns(words(add_text[m.end() :]), schema, numeric=False)
+        found = [(t, c) for t, c, _s in near if t is table]
+        if found:  # "the name" of a table with FirstName and LastName: the first, as the table lists them
+            return found[0]
+    names = [c for c in table.columns if re.search(r"name|title", c.name, re.IGNORECASE)]
+    return (table, names[0]) if names else None
 
 
 def display_form(text: str) -> dict[str, Any] | None:

@@ -32,16 +32,17 @@ from core.memory._embedder import Embedder
 from core.memory._model import Memory
 from core.memory._store import MemoryStore
 from core.memory._understand import describe_form
-from core.memory._words import mentions_value
+from core.memory._shape import asks_for_rows
 
 __all__ = ["Recall", "RecalledMemory", "recall_memories"]
 
 logger = logging.getLogger(__name__)
 
 TOP_K = 3
-MIN_RELEVANCE = 0.30  # top-k pick: cosine beyond the table directions (see _table_basis)
-RELEVANCE_MARGIN = 0.05  # top-k picks within this of the best one
-TERM_MIN_RELEVANCE = 0.45  # a term or metric this close applies whatever the top-k
+MIN_RELEVANCE = 0.40  # a pick by similarity: cosine beyond the table directions (see _table_basis)
+RELEVANCE_MARGIN = 0.03  # ... and this far ahead of the next memory, or it is a coin toss between them
+PRESENTATION_KINDS = ("sort", "limit", "columns")
+DISPLAY_SETTINGS = ("currency", "decimals")  # how numbers are shown: the answer's formatting, never the SQL
 _MAX_BASIS_TABLES = 8
 _WORD = re.compile(r"[a-z0-9]+")
 _PREFIX = 5
@@ -54,7 +55,7 @@ class RecalledMemory:
     similarity: float
     reason: str
     kind: str  # "filter" (enforced on the SQL), "presentation" (sort/limit/columns on the outermost query),
-    # "definition" (term/metric), "context" (prompt only)
+    # "definition" (term/metric), "context" (prompt only), "display" (currency/decimals of the answer's numbers)
     relevance: float = 0.0  # similarity beyond the shared table names: what similarity-based picks rank by
 
 
@@ -69,6 +70,16 @@ class Recall:
     def presentation(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
         """Default sort, row limit and columns shown together: applied to the outermost query."""
         return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "presentation"]
+
+    def display(self) -> dict[str, Any]:
+        """How numbers are shown ({"currency": "INR", "decimals": 2}): formatting of the answer, not SQL.
+        Of two memories on one setting the first recalled wins (the store lists the newest first)."""
+        out: dict[str, Any] = {}
+        for r in self.memories:
+            st = dict(r.memory.structured or {})
+            if r.kind == "display" and st.get("setting") in DISPLAY_SETTINGS:
+                out.setdefault(str(st["setting"]), st.get("value"))
+        return out
 
     def metric_columns(self) -> set[tuple[str, str]]:
         """(table, column) pairs the recalled metrics compute over: their own conditions win there."""
@@ -93,6 +104,8 @@ class Recall:
         for r in self.memories:
             m = r.memory
             st = dict(m.structured or {})
+            if r.kind == "display":
+                continue
             if r.kind == "filter" and st.get("kind") == "window":
                 line = (f"Unless the question gives dates, only the last {_flat(st.get('amount'), 10)} "
                         f"{_flat(st.get('unit'), 10)}(s) of {_flat(st.get('table'), 80)}.{_flat(st.get('column'), 80)}")
@@ -156,18 +169,63 @@ def _table_words(table_names: Sequence[str] | None) -> set[str]:
     return out
 
 
-def _entity_mention(question: str, st: dict[str, Any]) -> str | None:
-    """A value the entity memory is about that the question names; for an entity about a column with no
-    values, that column. Tables alone never count: every question on the table would match."""
-    values = [v for v in st.get("values") or [] if str(v).strip()]
-    for value in values:
-        if mentions_value(question, value):
-            return str(value)
-    if not values:
-        for col in st.get("columns") or []:
-            name = str(col).split(".")[-1]
-            if name and mentions_value(question, name):
-                return name
+_FIRST_PERSON = re.compile(r"\b(?:my|mere|meri|mera|apne|apni|apna)\s+(?:[a-z]+\s+)?([a-z]+)|"
+                           r"\b([a-z]+)\s+(?:that\s+|which\s+|do\s+|did\s+)?i\s+(?:[a-z]+)", re.IGNORECASE)
+_HANDLE_STOP = {
+    "is", "are", "was", "were", "am", "be", "mean", "means", "meaning", "look", "looks", "after", "run", "runs",
+    "manage", "managed", "handle", "handles", "cover", "covers", "support", "supports", "own", "owns", "one",
+    "ones", "im", "i", "we", "our", "us", "called", "call", "refer", "refers", "these", "those", "they", "them",
+    "their", "which", "who", "whose", "jo", "hai", "hain", "ka", "ki", "ke", "mera", "meri", "mere", "apne",
+    "that", "this", "it", "as", "at", "all", "also", "just", "only", "when", "say", "said", "talk", "about",
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "main", "some", "few",
+}  # fmt: skip
+
+
+def _lists_table(q_words: set[str], st: dict[str, Any], used_tables: set[str]) -> bool:
+    """A "columns shown together" form applies when the answer lists its table's rows: the question names the
+    table or the column the form is about, or uses a term or entity defined on that table."""
+    table = str(st.get("table") or "").split(".")[-1]
+    wanted = words(table) | words(str(st.get("when") or ""))
+    return table.lower() in used_tables or any(_same_word(w, q) for w in wanted for q in q_words)
+
+
+def _first_person_words(text: str) -> set[str]:
+    """Nouns the text makes its own: "my artists", "meri territory", "the customers I look after"."""
+    out: set[str] = set()
+    for m in _FIRST_PERSON.finditer(text.lower()):
+        word = m.group(1) or m.group(2)
+        if word and word not in _HANDLE_STOP:
+            out |= words(word)
+    for m in re.finditer(r"\b(?:my|mere|meri|mera|apne|apni|apna)\s+([a-z]+)", text.lower()):
+        out |= words(m.group(1)) - _HANDLE_STOP
+    return out
+
+
+def _entity_handle(memory: Memory, st: dict[str, Any], context_words: set[str]) -> set[str]:
+    """The words that name an entity memory ("key accounts", "franchise partner", "territory"): its words
+    other than its values, the schema's table and column nouns, and verbs of belonging."""
+    value_words: set[str] = set()
+    for v in st.get("values") or []:
+        value_words |= words(str(v))
+    return {w for w in words(memory.content) - value_words - context_words - _HANDLE_STOP
+            if not w.isdigit() and len(w) > 2}  # fmt: skip
+
+
+def _names_entity(question: str, q_words: set[str], memory: Memory, st: dict[str, Any],
+                  context_words: set[str]) -> str | None:
+    """The words by which the question refers to an entity memory, or None.
+
+    An entity is used when the question calls it by its handle (at least two of its words, or its only one)
+    or makes the same noun its own ("my artists" for "the artists I manage"). Naming one of its values is not
+    enough: "customers in Germany" does not mean "my EMEA countries are UK, Germany and France".
+    """
+    handle = _entity_handle(memory, st, context_words)
+    hits = {w for w in handle if any(_same_word(w, q) for q in q_words)}
+    if handle and len(hits) >= min(2, len(handle)):
+        return " ".join(sorted(hits))
+    shared = _first_person_words(question) & _first_person_words(memory.content)
+    if shared:
+        return "my " + " ".join(sorted(shared))
     return None
 
 
@@ -283,6 +341,8 @@ def recall_memories(
     q_words = words(question)
     chosen: list[RecalledMemory] = []
     rest: list[Memory] = []
+    shown: list[Memory] = []  # sort / limit / columns: only for a question whose answer is a list
+    named: list[str] = []  # metric names the question uses: a metric asked for is one value
 
     def pick(m: Memory, reason: str, kind: str) -> None:
         chosen.append(RecalledMemory(m, scores.similarity.get(m.id, 0.0), reason, kind,
@@ -290,42 +350,50 @@ def recall_memories(
 
     for m in mine:
         st = dict(m.structured or {})
-        rel = scores.relevance.get(m.id, 0.0)
-        if m.category == "preference" and st.get("kind") == "filter" and st.get("table"):
+        form = st.get("kind")
+        if m.category == "preference" and form in ("filter", "window") and st.get("table"):
             table = str(st["table"]).split(".")[-1].lower()
             if known_tables is None or table in known_tables:
-                pick(m, f"standing preference on {st['table']}", "filter")
+                what = "standing preference" if form == "filter" else "default time range"
+                pick(m, f"{what} on {st['table']}", "filter")
                 continue
-        if m.category == "preference" and st.get("kind") == "window" and st.get("table"):
-            table = str(st["table"]).split(".")[-1].lower()
-            if known_tables is None or table in known_tables:
-                pick(m, f"default time range on {st['table']}", "filter")
-                continue
-        if st.get("kind") in ("sort", "limit", "columns"):
-            pick(m, f"standing {st.get('kind')} preference", "presentation")
+        if form in PRESENTATION_KINDS:
+            shown.append(m)
             continue
-        if st.get("kind") in ("display", "include"):
-            pick(m, f"standing {st.get('setting') or st.get('kind')} preference", "context")
+        if form == "display" and st.get("setting") in DISPLAY_SETTINGS:
+            pick(m, f"standing {st.get('setting')} preference", "display")
+            continue
+        if form in ("display", "include"):
+            pick(m, f"standing {st.get('setting') or form} preference", "context")
             continue
         if m.category in ("terminology", "metric"):
             name = str(st.get("name") or "")
             if name and names_term(q_words, name, table_words):
                 pick(m, f'the question says "{name}"', "definition")
-                continue
-            if rel >= TERM_MIN_RELEVANCE:
-                pick(m, f"close to the question ({rel:.2f})", "definition")
+                if m.category == "metric":
+                    named.append(name)
                 continue
         if m.category == "entity" and st.get("kind") == "entity":
-            named = _entity_mention(question, st)
-            if named is not None:
-                pick(m, f'the question mentions "{named}"', "context")
+            context = table_words | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
+            handle = _names_entity(question, q_words, m, st, context)
+            if handle is not None:
+                pick(m, f'the question says "{handle}"', "context")
                 continue
         rest.append(m)
     ranked = sorted(rest, key=lambda m: scores.relevance.get(m.id, 0.0), reverse=True)
-    best = scores.relevance.get(ranked[0].id, 0.0) if ranked else 0.0
-    for m in ranked[:k]:
+    for i, m in enumerate(ranked[:k]):
         rel = scores.relevance.get(m.id, 0.0)
-        if rel >= MIN_RELEVANCE and rel >= best - RELEVANCE_MARGIN:
-            kind = "definition" if m.category in ("terminology", "metric") else "context"
-            pick(m, f"similar to the question ({rel:.2f})", kind)
+        runner_up = scores.relevance.get(ranked[i + 1].id, 0.0) if i + 1 < len(ranked) else 0.0
+        if rel < MIN_RELEVANCE or rel - runner_up < RELEVANCE_MARGIN:
+            break
+        kind = "definition" if m.category in ("terminology", "metric") else "context"
+        pick(m, f"close to the question ({rel:.2f})", kind)
+    if shown and asks_for_rows(question, names=tuple(named)):
+        used_tables = {str(t).split(".")[-1].lower() for r in chosen if r.kind in ("definition", "context")
+                       for t in (r.memory.structured or {}).get("tables") or ()}  # fmt: skip
+        for m in shown:
+            st = dict(m.structured or {})
+            if st.get("kind") == "columns" and not _lists_table(q_words, st, used_tables):
+                continue
+            pick(m, f"standing {st.get('kind')} preference for lists", "presentation")
     return Recall(tuple(chosen))

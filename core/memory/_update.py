@@ -284,7 +284,7 @@ def _apply_fact(
 
     forms = {m.id: _structured_of(m, schema) for m in existing}
     if new_st:
-        if slot is None:  # an entity: only an exact repeat is redundant
+        if slot is None and new_st.get("values"):  # an entity: only an exact repeat of its values is redundant
             twin = next((m for m in existing if same_structure(forms[m.id], new_st)), None)
             if twin is not None:
                 return _noop(twin, "the same tables, columns and values are already remembered")

@@ -232,3 +232,19 @@ def test_decimal_sort_is_exact_where_floats_tie(qapp):
     assert values == [decimal.Decimal("-2"), decimal.Decimal("0.1"), decimal.Decimal("0.1"), fine, 3, None]
     model.sort(0, DESC)
     assert _column(model, 0, range(len(rows)))[:2] == [3, fine]
+
+
+def test_saved_currency_and_decimals_format_headers_and_cells_not_exports(qtbot, tmp_path):
+    view = ResultView()
+    qtbot.addWidget(view)
+    rows = ((1, "Pune", decimal.Decimal("1234.5"), 3.14159, 7),)
+    view.show_answer(Answer(question="q", sql="SELECT 1", columns=("id", "city", "total_amount", "share", "n"),
+                            rows=rows, display={"currency": "INR", "decimals": 2}))
+    model = view.model
+    headers = [model.headerData(c, Qt.Orientation.Horizontal, DISPLAY) for c in range(5)]
+    assert headers == ["id", "city", "total_amount (INR)", "share", "n"]
+    cells = [model.data(model.index(0, c), DISPLAY) for c in range(5)]
+    assert cells == ["1", "Pune", "1,234.50", "3.14", "7"]
+    assert model.data(model.index(0, 2), RAW_VALUE_ROLE) == decimal.Decimal("1234.5")  # the value itself is kept
+    view.show_answer(Answer(question="q", sql="SELECT 1", columns=("total_amount",), rows=((2.5,),)))
+    assert model.headerData(0, Qt.Orientation.Horizontal, DISPLAY) == "total_amount"  # no saved format: none
