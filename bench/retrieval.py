@@ -7,7 +7,7 @@ statements take (``apply_fact`` with the statement understood against the real s
 question is recalled with the real MiniLM embedder.
 
 A memory counts as *included* when it would influence the SQL: a standing filter or time window only when the
-question reads its table (that is where it is enforced), a currency or decimals preference never (it formats
+question reads its table (or a table it is also enforced on through a foreign key) (that is where it is enforced), a currency or decimals preference never (it formats
 the answer's numbers, see ``Recall.display``), everything else when it is recalled.
 Prints recall (needed memories included / needed) and wrong inclusions (included but not needed / included),
 overall and per memory category and form kind.
@@ -67,7 +67,9 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
                 st = forms.get(bid) or {}
                 if r.kind == "display":  # formats the answer's numbers; never part of the SQL
                     continue
-                if r.kind == "filter" and str(st.get("table", "")).split(".")[-1].lower() not in q_tables:
+                enforced_on = {str(t).split(".")[-1].lower()
+                               for t in [st.get("table", ""), *(link.get("table") for link in st.get("also_on") or ())]}
+                if r.kind == "filter" and not enforced_on & q_tables:
                     continue
                 got.add(bid)
             need = set(q.get("needs") or [])

@@ -18,7 +18,7 @@ from core.databases import SqliteDatabase
 from core.databases._sample import _DDL, generate_rows
 from core.memory import Fact, ValueLookup
 from core.memory._structured import structure
-from core.schema import Schema
+from core.schema import Column, ForeignKey, Schema, Table
 
 
 @pytest.fixture(scope="module")
@@ -247,3 +247,30 @@ def test_value_lookup_fixes_spelling_and_flags_unknown_values(shop) -> None:
 
     st = structure(Fact("preference", "only customers from india"), schema, lookup=broken)
     assert st is not None and st["value"] == "India"
+
+
+def test_a_lookup_table_filter_scoped_to_a_referencing_table_reaches_its_queries() -> None:
+    """"When I ask about tracks, skip the video files": the condition is on MediaType, the questions read Track."""
+    import sqlglot
+
+    from core.memory._filters import enforce_filters
+
+    media = Table("MediaType", (Column("MediaTypeId", "integer"), Column("Name", "text",
+                  value_hints=("MPEG audio file", "Protected MPEG-4 video file"))), primary_key=("MediaTypeId",))
+    track = Table("Track", (Column("TrackId", "integer"), Column("Name", "text"), Column("MediaTypeId", "integer")),
+                  primary_key=("TrackId",), foreign_keys=(ForeignKey(("MediaTypeId",), "MediaType", ("MediaTypeId",)),))
+    schema = Schema("sqlite", (media, track))
+    form = structure(Fact("preference", "When I ask about tracks, skip the video files (media type "
+                                        "'Protected MPEG-4 video file')."), schema)
+    assert form is not None and form["table"] == "MediaType" and form["op"] == "<>"
+    assert form["also_on"] == [{"table": "Track", "column": "MediaTypeId", "key": "MediaTypeId"}]
+    out = enforce_filters(sqlglot.parse_one("SELECT COUNT(*) FROM Track", read="sqlite"), [form], "sqlite")
+    assert out.added == (0,) and "IN (SELECT" in out.expression.sql("sqlite")
+    joined = "SELECT COUNT(*) FROM Track t JOIN MediaType m ON m.MediaTypeId = t.MediaTypeId"
+    sql = enforce_filters(sqlglot.parse_one(joined, read="sqlite"), [form], "sqlite").expression.sql("sqlite")
+    assert "IN (SELECT" not in sql and "m.\"Name\" <> 'Protected MPEG-4 video file'" in sql  # read directly
+    own = enforce_filters(sqlglot.parse_one("SELECT * FROM Track WHERE MediaTypeId = 3", read="sqlite"), [form],
+                          "sqlite")
+    assert own.added == () and own.overridden == (0,)  # the question sets the media type itself
+    plain = structure(Fact("preference", "Skip the video files (media type 'Protected MPEG-4 video file')"), schema)
+    assert plain is not None and "also_on" not in plain  # no referencing table named: the lookup table alone

@@ -398,3 +398,78 @@ def test_forget_touches_only_this_user() -> None:
     report = forget("I no longer care about India", user=USER, database_id=DB, store=store, embedder=emb,
                     schema=SCHEMA)  # fmt: skip
     assert report.operation == "NOOP" and len(store.list("rahul")) == 1
+
+
+# --- statements read against what is already saved (no model: the rules and forms alone) ---------------------
+
+_RICH = Schema("postgres", (
+    Table("customers", (Column("customer_id", "integer"), Column("name", "text"), Column("email", "text"),
+                        Column("city", "text"),
+                        Column("country", "text", value_hints=("India", "Germany", "Brazil", "Portugal")))),
+    Table("orders", (Column("order_id", "integer"), Column("order_date", "date"),
+                     Column("status", "text", value_hints=("delivered", "cancelled", "returned")),
+                     Column("total_amount", "numeric"))),
+))  # fmt: skip
+
+
+def _cycle(minilm: CachedEmbedder, tmp_path: Path, *statements: tuple[str, str]) -> tuple[UpdateReport, list[Memory]]:
+    store = JsonMemoryStore(tmp_path / "cycle")
+    report = None
+    for category, content in statements:
+        report = apply_fact(Fact(category, content), user=USER, database_id=DB, store=store,  # type: ignore[arg-type]
+                            embedder=minilm, llm=None, schema=_RICH, source="test")
+    assert report is not None
+    return report, store.list(USER, database_id=DB)
+
+
+def test_a_value_alone_extends_the_standing_filter_it_belongs_to(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("preference", "Exclude customers from Brazil."),
+                          ("preference", "Also exclude Portugal."))
+    assert report.operation == "UPDATE" and len(mems) == 1
+    assert mems[0].structured and mems[0].structured["op"] == "NOT IN"
+    assert sorted(mems[0].structured["value"]) == ["Brazil", "Portugal"]
+
+
+def test_two_excluded_email_patterns_both_stay_out(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path,
+                          ("preference", "Leave out customers whose email ends in @test.example.com."),
+                          ("preference", "Also leave out emails ending in @demo.example.com."))
+    assert report.operation == "UPDATE" and len(mems) == 1
+    st = mems[0].structured or {}
+    assert st["op"] == "NOT LIKE" and len(st["value"]) == 2 and " AND " in st["sql"]
+
+
+def test_columns_shown_together_accumulate(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path,
+                          ("preference", "Always show the customer's email next to their name."),
+                          ("preference", "Along with the email, also show the city next to the customer name."))
+    assert report.operation == "UPDATE" and len(mems) == 1
+    assert (mems[0].structured or {})["add"] == ["email", "city"]
+
+
+def test_the_same_metric_under_another_name_is_one_memory(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("metric", "AOV = total revenue divided by the number of orders."),
+                          ("metric", "average order value means total sales divided by the order count"))
+    assert report.operation == "NOOP" and len(mems) == 1
+
+
+def test_a_window_without_a_table_changes_the_saved_window(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("preference", "Default period: orders from the last 2 years."),
+                          ("preference", "default time range last 1 year kar do"))
+    assert report.operation == "DELETE" and len(mems) == 1
+    assert (mems[0].structured or {}).get("amount") == 1
+
+
+def test_an_entity_grows_with_also_and_is_replaced_with_now_only(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("entity", "My key accounts are customers 17 and 42."),
+                          ("entity", "customer 108 is also one of my key accounts"))
+    assert report.operation == "UPDATE" and len(mems) == 1 and "108" in mems[0].content
+    report, mems = _cycle(minilm, tmp_path / "b", ("entity", "My key accounts are customers 17, 42 and 108."),
+                          ("entity", "My key accounts are now only customers 5 and 9."))
+    assert report.operation == "DELETE" and len(mems) == 1 and "5 and 9" in mems[0].content
+
+
+def test_more_than_n_rows_is_a_row_limit(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("preference", "Never show more than 20 rows."),
+                          ("preference", "max 20 rows pls"))
+    assert report.operation == "NOOP" and (mems[0].structured or {}) == {"kind": "limit", "value": 20}

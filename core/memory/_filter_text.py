@@ -13,7 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from core.memory._condition_text import Atom, parse_condition
-from core.memory._schema_match import Lookup, filter_spec
+from core.memory._schema_match import Lookup, filter_spec, mentioned_tables
 from core.memory._words import INCLUDE_CUES, NEGATION, RESTRICTIVE, normalize, words
 from core.schema import Column, Schema, Table
 
@@ -150,4 +150,20 @@ def filter_from_text(text: str, schema: Schema, lookup: Lookup | None = None) ->
         atoms = [a for a in atoms if not a.negated]
     if len(atoms) != 1:
         return None
-    return _atom_form(atoms[0], schema, atoms[0].unknown)
+    form = _atom_form(atoms[0], schema, atoms[0].unknown)
+    return _through_referrer(form, text, schema) if form is not None else None
+
+
+def _through_referrer(form: dict[str, Any], text: str, schema: Schema) -> dict[str, Any]:
+    """"When I ask about tracks, skip the video files (media type '…')": the condition is on a lookup table
+    (MediaType) and the person names a table that references it (Track). Enforced on MediaType alone it would
+    never reach a question about tracks, so the form also lists the referencing tables it names (each by a
+    one-column foreign key): a query reading Track and not MediaType gets the condition through the key."""
+    lookup_table = schema.table(str(form["table"]))
+    if lookup_table is None:
+        return form
+    named = mentioned_tables(words(text), schema) - {lookup_table.qualified_name}
+    links = [{"table": t.qualified_name, "column": fk.columns[0], "key": fk.ref_columns[0]}
+             for t in schema.tables if t.qualified_name in named for fk in t.foreign_keys
+             if fk.ref_table == lookup_table.qualified_name and len(fk.columns) == 1 and len(fk.ref_columns) == 1]
+    return {**form, "also_on": links} if links else form

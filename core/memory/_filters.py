@@ -151,17 +151,46 @@ def filter_condition(
         low, high = _ordered_bounds(value[0], value[1])
         return exp.Between(this=col, low=sql_literal(low), high=sql_literal(high))
     if op in ("LIKE", "NOT LIKE"):
-        if not isinstance(value, str):
-            return None
-        like = like_node(col, value)
-        return exp.Not(this=like) if op == "NOT LIKE" else like
+        return like_condition(col, op, value)
     builder = _OPS.get(op)
     if builder is None:
         return None
     return builder(this=col, expression=sql_literal(value))
 
 
+def referrer_condition(
+    spec: Mapping[str, Any], link: Mapping[str, Any], qualifier: exp.Identifier | str | None, *,
+    dialect: str | None = None, today: datetime.date | None = None,
+) -> exp.Expression | None:
+    """The filter on a lookup table, for a query that reads only a table referencing it:
+    ``t.MediaTypeId IN (SELECT MediaType.MediaTypeId FROM MediaType WHERE MediaType.Name <> '…')`` (the rows
+    an inner join with the filtered lookup table would keep). ``link``: {"table", "column", "key"} of the
+    referencing table, its foreign-key column and the lookup table's key."""
+    fk, key = str(link.get("column") or ""), str(link.get("key") or "")
+    table = str(spec.get("table") or "")
+    if not (fk and key and table):
+        return None
+    db, _, name = table.rpartition(".")
+    inner = filter_condition(spec, identifier(name), dialect=dialect, today=today)
+    if inner is None:
+        return None
+    source = exp.Table(this=identifier(name), db=identifier(db) if db else None)
+    sub = exp.select(column_ref(key, identifier(name))).from_(source).where(inner)
+    return exp.In(this=column_ref(fk, qualifier), query=exp.Subquery(this=sub))
+
+
 LIKE_ESCAPE = "\\"
+
+
+def like_condition(col: exp.Expression, op: str, value: Any) -> exp.Expression | None:
+    """``col LIKE p`` / ``NOT LIKE p``; a list of patterns is any of them (LIKE) or none of them (NOT LIKE)."""
+    patterns = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not patterns or not all(isinstance(p, str) for p in patterns):
+        return None
+    likes = [like_node(col.copy(), p) for p in patterns]
+    if op == "NOT LIKE":
+        return exp.and_(*(exp.Not(this=like) for like in likes))
+    return likes[0] if len(likes) == 1 else exp.or_(*likes)
 
 
 def escape_like(text: str) -> str:
@@ -235,8 +264,14 @@ def enforce_filters(
         if (table, column.lower()) in skip:
             skipped.append(index)
             continue
+        links = {_bare(str(link.get("table") or "")): link for link in spec.get("also_on") or ()
+                 if isinstance(link, Mapping)}  # fmt: skip
         for select in list(tree.find_all(exp.Select)):
-            for source in _direct_tables(select):
+            sources = _direct_tables(select)
+            if links and not any(s.name.lower() == table for s in sources):
+                _enforce_on_referrer(select, sources, spec, links, index, dialect, day, added, overridden)
+                continue
+            for source in sources:
                 if source.name.lower() != table:
                     continue
                 qualifier = source.alias_or_name
@@ -252,6 +287,27 @@ def enforce_filters(
                 if index not in added:
                     added.append(index)
     return FilterOutcome(tree, tuple(added), tuple(present), tuple(overridden), tuple(skipped))
+
+
+def _enforce_on_referrer(
+    select: exp.Select, sources: list[exp.Table], spec: Mapping[str, Any], links: Mapping[str, Mapping[str, Any]],
+    index: int, dialect: str, day: datetime.date, added: list[int], overridden: list[int],
+) -> None:
+    """A SELECT that reads a table referencing the filter's lookup table, and not the lookup table itself."""
+    for source in sources:
+        link = links.get(source.name.lower())
+        if link is None:
+            continue
+        if _constrains(select, source.alias_or_name, source.name.lower(), str(link.get("column") or "")):
+            if index not in overridden:
+                overridden.append(index)
+            continue
+        cond = referrer_condition(spec, link, qualifier_of(source), dialect=dialect, today=day)
+        if cond is None:
+            continue
+        select.where(cond, append=True, copy=False, dialect=dialect)
+        if index not in added:
+            added.append(index)
 
 
 def _normalised(node: exp.Expression, dialect: str) -> str:

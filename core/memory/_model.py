@@ -127,18 +127,24 @@ _SCALAR = (str, int, float, bool, type(None))
 
 
 def _structured(value: Any) -> Mapping[str, Any] | None:
-    """An object of text keys whose values are text, numbers, booleans, null or lists of those."""
+    """An object of text keys whose values are text, numbers, booleans, null or lists of those (a list may also
+    hold flat objects of such values: the tables a filter is also enforced on)."""
     if value is None or value == {}:
         return None
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
         raise ValueError(f"structured must be an object, not {_short(value)}")
     for key, item in value.items():
         items = item if isinstance(item, list) else [item]
-        if not all(isinstance(x, _SCALAR) for x in items):
+        if not all(isinstance(x, _SCALAR) or _flat_object(x) for x in items):
             raise ValueError(f"structured[{key!r}] holds {_short(item)}")
         if key in ("kind", "table", "column", "op", "sql", "name") and not isinstance(item, str):
             raise ValueError(f"structured[{key!r}] must be text, not {_short(item)}")
     return value
+
+
+def _flat_object(value: Any) -> bool:
+    """A list item may be one flat object of text keys and scalar values ({"table": …, "column": …})."""
+    return isinstance(value, Mapping) and all(isinstance(k, str) and isinstance(v, _SCALAR) for k, v in value.items())
 
 
 def _timestamp(value: Any) -> float:

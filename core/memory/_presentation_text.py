@@ -23,7 +23,9 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "hundred": 100, "a": 1, "an": 1}  # fmt: skip
 _NUMW = r"(?P<n>\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
 _WINDOW_RE = re.compile(r"\b(?:last|past|previous|recent|trailing|rolling)\s+(?:" + _NUMW + r"\s+)?"
-                        r"(?P<unit>days?|weeks?|months?|quarters?|years?)\b", re.IGNORECASE)  # fmt: skip
+                        r"(?P<unit>days?|weeks?|months?|quarters?|years?)\b|"
+                        r"\b(?P<n2>\d+)\s+(?P<unit2>days?|weeks?|months?|quarters?|years?)\s+(?:back|ago|old)\b",
+                        re.IGNORECASE)  # fmt: skip
 _ROWS = r"(?:rows?|results?|records?|lines?|entries|items|orders|customers|tracks|invoices)"
 _LIMIT_RES = (
     re.compile(r"\b(?:limit|cap|restrict)\w*\s+(?:the\s+)?(?:results?|rows?|output|lists?)?\s*(?:to|at|of)?\s*"
@@ -34,7 +36,7 @@ _LIMIT_RES = (
     re.compile(r"\brow\s+limit\s*(?:of|is|=|:|to)?\s*(?P<n>\d+)\b", re.IGNORECASE),
 )
 _DESC = re.compile(r"\b(?:newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|most\s+expensive|"
-                   r"descending|desc|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b", re.IGNORECASE)
+                   r"descending|desc|de?s?cending|decen?ding|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b", re.IGNORECASE)
 _ASC = re.compile(r"\b(?:oldest|earliest|lowest|smallest|cheapest|ascending|asc|alphabetical(?:ly)?|"
                   r"a\s*(?:-|to)\s*z|purane)\b", re.IGNORECASE)
 _SORT_CUE = re.compile(r"\b(?:first|sort\w*|order(?:ed)?\s+by|rank\w*|arrange\w*|top|upar)\b", re.IGNORECASE)
@@ -84,7 +86,8 @@ def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     m = _WINDOW_RE.search(text)
     if not m:
         return None
-    amount, unit = _n(m.group("n") or "1"), _UNITS[m.group("unit").lower()]
+    amount = _n(m.group("n") or m.group("n2") or "1")
+    unit = _UNITS[(m.group("unit") or m.group("unit2")).lower()]
     if unit == "quarter":
         amount, unit = amount * 3, "month"
     if not 0 < amount * _DAYS_PER[unit] <= MAX_WINDOW_DAYS:  # "last 0 days", "last 5000 years": no window
@@ -113,8 +116,12 @@ def limit_form(text: str) -> dict[str, Any] | None:
         return None
     for rx in _LIMIT_RES:
         m = rx.search(text)
-        if m and not re.search(r"[$€£₹]|\b(?:amount|total|price|over|above|under|below|than|days?|weeks?|months?|"
-                               r"years?|decimals?)\b", text[max(0, m.start() - 12) : m.end() + 12], re.IGNORECASE):
+        # "more than 20 rows" is a row limit; "more than 20 orders" or "over 500" is a condition
+        of_rows = bool(m) and re.match(r"\s*(?:rows?|results?|records?|lines?|entries)\b", text[m.end("n") :],
+                                       re.IGNORECASE) is not None  # fmt: skip
+        guard = (r"[$€£₹]|\b(?:amount|total|price|days?|weeks?|months?|years?|decimals?)\b" if of_rows else
+                 r"[$€£₹]|\b(?:amount|total|price|over|above|under|below|than|days?|weeks?|months?|years?|decimals?)\b")
+        if m and not re.search(guard, text[max(0, m.start() - 12) : m.end() + 12], re.IGNORECASE):
             n = int(m.group("n"))
             negative = text[max(0, m.start("n") - 1) : m.start("n")] in ("-", "−")
             if 0 < n <= 100_000 and not negative:
@@ -152,14 +159,18 @@ def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
     scope = _scope(text, schema)
     if w:  # "whenever you show customer name, also show email"
         parts = re.split(r",|\bthen\b|\balso\b", text[w.end() :], maxsplit=1)
-        if len(parts) != 2:
-            return None
-        when_text, add_text = parts[0], parts[1] + " " + text[: w.start()]
+        if len(parts) == 2:
+            when_text, add_text = parts[0], parts[1] + " " + text[: w.start()]
+        else:  # "show country too whenever a customer name appears"
+            when_text, add_text = text[w.end() :], text[: w.start()]
     else:
-        m = _PAIR.search(text)
+        pairs = list(_PAIR.finditer(text))  # the last: "along with the email, also show the city next to the name"
+        m = pairs[-1] if pairs else None
         if not m or not re.search(r"\b(?:show|display|include|add|list|dikhao)\w*\b", text, re.IGNORECASE):
             return None
         add_text, when_text = text[: m.start()], text[m.end() :]
+        if m.group().lower() in ("saath", "sath"):  # "naam ke saath email": email goes with the name
+            add_text, when_text = when_text, add_text
     when = _named(when_text, schema, scope, None) or _label_column(add_text, when_text, schema)
     if when is None:
         return None
@@ -190,9 +201,13 @@ def _label_column(add_text: str, when_text: str, schema: Schema) -> tuple[Table,
 
 def display_form(text: str) -> dict[str, Any] | None:
     code = currency_code(text)
-    if code:
-        return {"kind": "display", "setting": "currency", "value": code}
     m = _DECIMALS.search(text)
+    if code:
+        form: dict[str, Any] = {"kind": "display", "setting": "currency", "value": code}
+        if m:  # "INR with 2 decimals": both settings in one memory
+            raw = m.group("n") or m.group("m") or "0"
+            form["decimals"] = 0 if m.group("w") or raw.lower() in ("no", "zero") else _n(raw)
+        return form
     if m:
         raw = m.group("n") or m.group("m") or "0"
         value = 0 if m.group("w") or raw.lower() in ("no", "zero") else _n(raw)
@@ -206,9 +221,14 @@ def display_form(text: str) -> dict[str, Any] | None:
     return None
 
 
+_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|not)\s+[\w-]+(?:\s+(?:ones|buckets?|"
+                      r"order|trends?))?\b", re.IGNORECASE)
+
+
 def presentation_from_text(text: str, schema: Schema | None) -> dict[str, Any] | None:
-    """The one presentation form ``text`` states, or None (then it may still be a filter or include)."""
-    text = normalize(text)
+    """The one presentation form ``text`` states, or None (then it may still be a filter or include).
+    "Monthly trends instead of weekly": what is replaced is not what is asked for."""
+    text = _INSTEAD.sub(" ", normalize(text))
     found = display_form(text)
     if found is not None or schema is None:
         return found

@@ -79,6 +79,9 @@ class Recall:
             st = dict(r.memory.structured or {})
             if r.kind == "display" and st.get("setting") in DISPLAY_SETTINGS:
                 out.setdefault(str(st["setting"]), st.get("value"))
+                for setting in DISPLAY_SETTINGS:  # a merged memory: "INR with 2 decimals"
+                    if setting in st:
+                        out.setdefault(setting, st[setting])
         return out
 
     def metric_columns(self) -> set[tuple[str, str]]:
@@ -157,6 +160,9 @@ def names_term(question_words: set[str], name: str, table_words: Iterable[str] =
     """The question names the term: every word of ``name`` other than table nouns occurs in it (any order,
     plurals and endings folded). "Churned customers" is named by "which accounts churned"; a name made only
     of table nouns needs all its words."""
+    alias = re.fullmatch(r"\s*(.+?)\s*\((.+)\)\s*", name)  # "aov (average order value)": either names it
+    if alias:
+        return any(names_term(question_words, part, table_words) for part in alias.groups())
     wanted = words(name)
     distinctive = wanted - set(table_words) or wanted
     return bool(distinctive) and all(any(_same_word(w, q) for q in question_words) for w in distinctive)

@@ -37,6 +37,9 @@ logger = logging.getLogger(__name__)
 
 _DEF_PATTERNS = (
     re.compile(r"^by\s+(?P<name>.+?),?\s+(?:i|we)\s+mean\s+(?P<def>.+)$", re.IGNORECASE),
+    # "orders above 5000 are what I call big orders": the name comes last
+    re.compile(r"^(?P<def>.+?)\s+(?:is|are)\s+what\s+(?:i|we|you)\s+(?:call|mean\s+by)\s+(?P<name>.+)$",
+               re.IGNORECASE),
     re.compile(r"^(?:please\s+)?define\s+(?P<name>.+?)\s+as\s+(?P<def>.+)$", re.IGNORECASE),
     re.compile(r"^(?:we\s+|i\s+)?call\s+(?P<name>.+?)\s*(?:when|if|where|whenever|for|:)\s+(?P<def>.+)$",
                re.IGNORECASE),
@@ -47,6 +50,8 @@ _DEF_PATTERNS = (
     re.compile(r"^(?P<name>[^=:<>!]+?)\s*(?::=|=|:|->|=>)\s*(?P<def>.+)$"),
     re.compile(r"^(?P<name>.+?)\s+(?:is|are)\s+(?P<def>.+)$", re.IGNORECASE),
 )
+_NAME_TAIL = re.compile(r"(?:\s+(?:always|usually|generally|basically|simply|just|actually|really|now|here))+$",
+                        re.IGNORECASE)  # "revenue always means ...": the name is "revenue"
 _NAME_NOISE = re.compile(r"^(?:(?:the|a|an|term|word|phrase|metric|kpi|my|our)\s+)+", re.IGNORECASE)
 
 
@@ -59,6 +64,7 @@ def parse_definition(text: str) -> tuple[str, str] | None:
             continue
         name = re.sub(r"^it\s+", "", m.group("name").strip(" \"'“”`"), flags=re.IGNORECASE)
         name = _NAME_NOISE.sub("", name).strip(" \"'“”`,").lower()
+        name = _NAME_TAIL.sub("", name).strip() or name
         definition = m.group("def").strip(" \"'“”`")
         if name and definition and len(name.split()) <= 6:
             return name, definition

@@ -72,7 +72,10 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
         return "Used as context only: the model sees your words; nothing is enforced."
     kind = form.get("kind")
     if kind == "filter":
-        return f"Enforced on every query reading {form.get('table')}: {form.get('sql')}"
+        also = [f"{link.get('table')} (through {link.get('column')})" for link in form.get("also_on") or ()
+                if isinstance(link, Mapping)]  # fmt: skip
+        where = f"{form.get('table')}" + (f" or {', '.join(also)}" if also else "")
+        return f"Enforced on every query reading {where}: {form.get('sql')}"
     if kind == "window":
         return (f"Default time range on {form.get('table')}.{form.get('column')}: the last {form.get('amount')} "
                 f"{form.get('unit')}(s), unless a question sets its own dates.")

@@ -1,0 +1,84 @@
+"""Statements that only make sense next to what the person already saved.
+
+"Also exclude Portugal" names a value but no column; "default time range last 1 year kar do" names no table.
+On their own they have no form (and would be stored as context only); read against the columns and tables of
+the person's standing filters and windows they do, and then the update cycle can combine or replace as usual.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from core.memory._extraction import Fact
+from core.memory._filter_merge import NEGATIVE as _NEGATIVE
+from core.memory._filter_merge import POSITIVE as _POSITIVE
+from core.memory._model import Memory
+from core.memory._schema_match import filter_spec
+from core.memory._structured import ValueLookup, structure
+from core.memory._words import NEGATION, RESTRICTIVE, STOP, normalize, words
+from core.schema import Schema
+
+__all__ = ["in_context"]
+
+
+
+def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: ValueLookup | None) -> dict[str, Any] | None:
+    """The form ``fact`` has next to ``existing`` memories, or None. Only for preferences."""
+    if fact.category != "preference":
+        return None
+    return _fragment_on_a_standing_filter(fact.content, existing, schema, lookup) or _window_on_a_standing_window(
+        fact, existing, schema
+    )
+
+
+_FRAGMENT_MAX_WORDS = 3
+
+
+def _window_on_a_standing_window(fact: Fact, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
+    """"Default time range last 1 year kar do" names no table; with one default window already saved it is
+    read against that window's table (a change of the same setting)."""
+    tables = {str(m.structured["table"]) for m in existing
+              if m.structured and m.structured.get("kind") == "window" and m.structured.get("table")}  # fmt: skip
+    if len(tables) != 1:
+        return None
+    scoped = structure(fact, schema.subset(tables))
+    return scoped if scoped and scoped.get("kind") == "window" else None
+
+
+def _fragment_on_a_standing_filter(
+    text: str, existing: list[Memory], schema: Schema, lookup: ValueLookup | None
+) -> dict[str, Any] | None:
+    """"Also exclude Portugal" after "exclude invoices billed to Brazil"; "add Brazil to the countries I look at"
+    after "only the USA or Canada": a statement that names a value but no column, read against the columns of
+    the person's standing filters. Only when the values it names are found in exactly one such column (in the
+    data, through ``lookup``, or the cached hints); the polarity is the statement's own, else the filter's."""
+    filters = [m.structured for m in existing if m.structured and m.structured.get("kind") == "filter"
+               and str(m.structured.get("op")) in _POSITIVE + _NEGATIVE and not m.structured.get("also_on")]
+    if not filters:
+        return None
+    toks = re.findall(r"[\w@&'-]+(?:\.[\w-]+)*", normalize(text))
+    grams = {" ".join(toks[i : i + n]) for n in range(1, _FRAGMENT_MAX_WORDS + 1) for i in range(len(toks) - n + 1)}
+    grams = {g for g in grams if not set(words(g)) <= STOP and not g.isdigit()}
+    hits: dict[tuple[str, str], tuple[Mapping[str, Any], list[str]]] = {}
+    for st in filters:
+        table = schema.table(str(st.get("table")))
+        column = table.column(str(st.get("column"))) if table is not None else None
+        if table is None or column is None:
+            continue
+        if lookup is not None:
+            found = [v for v in lookup(table.qualified_name, column.name, sorted(grams)).values() if v]
+        else:
+            hints = {str(h).lower(): str(h) for h in column.value_hints}
+            found = [hints[g] for g in grams if g in hints]
+        found = list(dict.fromkeys(found))
+        if found:
+            hits[(table.qualified_name, column.name)] = (st, found)
+    if len(hits) != 1:
+        return None
+    (table_name, column_name), (st, found) = next(iter(hits.items()))
+    negated = bool(set(words(text)) & NEGATION)
+    positive = bool(RESTRICTIVE.search(text)) or not negated and str(st.get("op")) in _POSITIVE
+    op = ("IN" if len(found) > 1 else "=") if positive and not negated else ("NOT IN" if len(found) > 1 else "<>")
+    return filter_spec(table_name, column_name, op, found if len(found) > 1 else found[0], schema.dialect)
