@@ -104,7 +104,7 @@ class Assistant:
 
     def route(self, user: str, message: str) -> Route:
         try:
-            has_history = self.conversation.has_history(user)
+            has_history = self.conversation.has_history(user, self.database_id)
         except CairnError as exc:  # an unreadable store must not stop the person asking questions
             logger.warning("conversation history unreadable: %s", exc)
             has_history = False
@@ -263,7 +263,7 @@ class Assistant:
         if sql:
             self._last_sql_run[user] = sql
         try:
-            self.conversation.record(user, message, answer_text=text, sql=sql)
+            self.conversation.record(user, message, answer_text=text, sql=sql, database_id=self.database_id)
         except CairnError as exc:
             notes.append(f"The conversation could not be saved: {exc}")
 
@@ -300,7 +300,7 @@ class Assistant:
         conversation: list[str] = []
         if route.kind == "follow_up":
             try:
-                conversation = self.conversation.prompt_lines(user)
+                conversation = self.conversation.prompt_lines(user, database_id=self.database_id)
             except CairnError as exc:
                 notes.append(f"Earlier turns could not be read: {exc}")
         answer = self.pipeline.ask(message, cancel=cancel, on_stage=on_stage, recall=recall,
@@ -358,7 +358,8 @@ class Assistant:
             for r in recall.memories
         ]
         schema = self.pipeline.load_schema()
-        conversation = self.conversation.prompt_lines(user) if route.kind == "follow_up" else []
+        conversation = (self.conversation.prompt_lines(user, database_id=self.database_id)
+                        if route.kind == "follow_up" else [])  # fmt: skip
         prompt = build_sql_prompt(message, schema, today=self.pipeline._today(),
                                   num_ctx=self.pipeline.settings.num_ctx,
                                   context_lines=recall.context_lines(), conversation=conversation)

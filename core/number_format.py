@@ -40,7 +40,9 @@ class NumberFormat:
         """From ``Recall.display()`` / ``Answer.display``; values that make no sense are ignored."""
         settings = settings or {}
         currency = settings.get("currency")
-        currency = str(currency).upper() if isinstance(currency, str) and re.fullmatch(r"[A-Za-z]{3}", currency) else None
+        if not (isinstance(currency, str) and re.fullmatch(r"[A-Za-z]{3}", currency)):
+            currency = None
+        currency = currency.upper() if currency else None
         decimals = settings.get("decimals")
         if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= _MAX_DECIMALS:
             decimals = None

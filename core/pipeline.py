@@ -85,6 +85,11 @@ class _Run:
         self.rejected_reason = reason
 
 
+# Presentation preferences that do not apply for an obvious reason: the answer is one value, or the question
+# chose its own order or row count. Other reasons are shown in a note.
+_EXPECTED_SKIPS = ("the answer is a single", "the answer sets its own", "the answer is not a plain query")
+
+
 class AskPipeline:
     """Answers questions about one database with one model. ``llm`` may be None (no Ollama): fallback only."""
 
@@ -248,6 +253,11 @@ class AskPipeline:
         shaped = apply_presentation(outcome.expression, [spec for _, spec in shown], schema.dialect)
         for index in shaped.applied:
             applied_ids.add(shown[index][0].memory.id)
+        unexpected = [(shown[index][0].memory.content, reason) for index, reason in shaped.skipped
+                      if not reason.startswith(_EXPECTED_SKIPS)]  # fmt: skip
+        if unexpected:  # a list answer the saved sort, limit or columns could not shape: say why
+            run.notes.append("Saved preferences not applied to this answer: " + "; ".join(
+                f'"{content}" ({reason})' for content, reason in unexpected) + ".")
         run.applied = [
             AppliedMemory(r.memory.id, r.memory.category, r.memory.content, r.similarity, r.reason)
             for r in recall.memories

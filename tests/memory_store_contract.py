@@ -143,6 +143,19 @@ class MemoryStoreContract:
         assert [m.content for m in again.recent_messages("ann", limit=3)] == ["m22", "m23", "m24"]
         assert [m.content for m in again.recent_messages("bob")] == ["bob's"]
 
+    def test_follow_ups_read_only_the_turns_about_this_database(self, store: Any) -> None:
+        from core.memory._conversation import Conversation
+
+        talk = Conversation(store)
+        talk.record("ann", "orders last week?", answer_text="12 rows", sql="SELECT * FROM orders", database_id="shop")
+        talk.record("ann", "tracks per genre?", answer_text="25 rows", sql="SELECT * FROM Track", database_id="music")
+        assert [m.database_id for m in store.recent_messages("ann")] == ["shop", "shop", "music", "music"]
+        assert talk.prompt_lines("ann", database_id="shop") == ["Q: orders last week? -> SQL: SELECT * FROM orders"]
+        assert talk.prompt_lines("ann", database_id="music") == ["Q: tracks per genre? -> SQL: SELECT * FROM Track"]
+        assert talk.has_history("ann", "music") and not talk.has_history("ann", "hr")
+        store.append_message("ann", Message(role="user", content="older turn, no database"))
+        assert talk.has_history("ann", "hr")  # a turn that recorded no database may be about any
+
     def test_keep_smaller_than_default(self, store: Any) -> None:
         for i in range(5):
             store.append_message("ann", Message(role="user", content=f"m{i}"), keep=2)

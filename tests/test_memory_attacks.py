@@ -576,3 +576,22 @@ def test_injection_words_in_a_chat_preference_store_only_the_real_filter(tmp_pat
     assert all("DROP" not in str((f or {}).get("sql", "")).upper() for f in forms)
 
 
+
+
+def test_saved_display_and_presentation_reach_the_answer_with_reasons(tmp_path: Path, shop_path: Path,
+                                                                      bots) -> None:
+    """Currency and decimals come back on the answer (formatting, not SQL); a list answer gets the saved columns;
+    a columns preference that cannot apply to a list says why in a note."""
+    sql = "SELECT c.name, o.total_amount FROM orders o JOIN customers c ON c.customer_id = o.customer_id"
+    llm = ScriptedLLM(sql, "NONE", "SELECT DISTINCT name FROM customers", "NONE")
+    bot = bot_for(bots, tmp_path, shop_path, llm=llm, kind="question")
+    bot.bank.add("ria", "preference", "Show all money amounts in INR with 2 decimals.")
+    bot.bank.add("ria", "preference", "Whenever a customer's name is shown, put their email right next to it.")
+    answer = bot.handle("ria", "list the orders with customer names").answer
+    assert answer is not None and answer.ok
+    assert dict(answer.display) == {"currency": "INR", "decimals": 2}
+    assert "INR" not in (answer.sql or "")  # formatting only
+    assert "email" in (answer.sql or "") and len(answer.columns) == 3
+    answer = bot.handle("ria", "list the customers").answer
+    assert answer is not None and answer.ok
+    assert any("not applied" in note and "distinct rows" in note for note in answer.notes), answer.notes

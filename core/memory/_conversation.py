@@ -19,7 +19,8 @@ class Conversation:
     def __init__(self, store: ConversationStore) -> None:
         self.store = store
 
-    def record(self, user: str, question: str, *, answer_text: str, sql: str | None) -> None:
+    def record(self, user: str, question: str, *, answer_text: str, sql: str | None,
+               database_id: str | None = None) -> None:
         """Append one exchange; what falls out of the last 20 messages is folded into the summary."""
         before = self.store.recent_messages(user, limit=KEEP_MESSAGES)
         overflow = max(0, len(before) + 2 - KEEP_MESSAGES)
@@ -27,8 +28,9 @@ class Conversation:
             folded = [m for m in before[:overflow] if m.role == "user"]
             if folded:
                 self._fold(user, folded)
-        self.store.append_message(user, Message("user", question), keep=KEEP_MESSAGES)
-        self.store.append_message(user, Message("assistant", answer_text, sql=sql), keep=KEEP_MESSAGES)
+        self.store.append_message(user, Message("user", question, database_id=database_id), keep=KEEP_MESSAGES)
+        self.store.append_message(user, Message("assistant", answer_text, sql=sql, database_id=database_id),
+                                  keep=KEEP_MESSAGES)  # fmt: skip
 
     def _fold(self, user: str, messages: list[Message]) -> None:
         summary = self.store.summary(user)
@@ -38,9 +40,12 @@ class Conversation:
             merged = "Earlier questions: …" + merged[-(SUMMARY_CHARS - 22):]
         self.store.set_summary(user, merged)
 
-    def prompt_lines(self, user: str, *, turns: int = 3) -> list[str]:
-        """The last few exchanges as 'Q: ... -> SQL: ...' lines (oldest first), after the summary if any."""
-        messages = self.store.recent_messages(user, limit=KEEP_MESSAGES)
+    def prompt_lines(self, user: str, *, turns: int = 3, database_id: str | None = None) -> list[str]:
+        """The last few exchanges as 'Q: ... -> SQL: ...' lines (oldest first), after the summary if any.
+        With ``database_id`` only the turns about that database (and older turns that did not record one):
+        SQL written for another database is no context for this one."""
+        messages = [m for m in self.store.recent_messages(user, limit=KEEP_MESSAGES)
+                    if database_id is None or m.database_id in (None, database_id)]  # fmt: skip
         lines: list[str] = []
         pending: str | None = None
         for m in messages:
@@ -53,5 +58,6 @@ class Conversation:
         summary = self.store.summary(user)
         return ([summary] if summary else []) + lines
 
-    def has_history(self, user: str) -> bool:
-        return bool(self.store.recent_messages(user, limit=1))
+    def has_history(self, user: str, database_id: str | None = None) -> bool:
+        recent = self.store.recent_messages(user, limit=2)
+        return any(database_id is None or m.database_id in (None, database_id) for m in recent)

@@ -189,6 +189,7 @@ class Message:
     content: str
     sql: str | None = None
     created_at: float = field(default_factory=time.time)
+    database_id: str | None = None  # the database the turn was about; None: not recorded (older turns)
 
     @classmethod
     def from_json(cls, data: Any) -> Message | None:
@@ -200,5 +201,6 @@ class Message:
             return None
         if isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at):
             at = 0.0
+        db = data.get("database_id")
         return cls(role=data["role"], content=content, sql=sql if isinstance(sql, str) else None,
-                   created_at=float(at))
+                   created_at=float(at), database_id=db if isinstance(db, str) else None)

@@ -36,7 +36,8 @@ _LIMIT_RES = (
     re.compile(r"\brow\s+limit\s*(?:of|is|=|:|to)?\s*(?P<n>\d+)\b", re.IGNORECASE),
 )
 _DESC = re.compile(r"\b(?:newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|most\s+expensive|"
-                   r"descending|desc|de?s?cending|decen?ding|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b", re.IGNORECASE)
+                   r"descending|desc|de?s?cending|decen?ding|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b",
+                   re.IGNORECASE)
 _ASC = re.compile(r"\b(?:oldest|earliest|lowest|smallest|cheapest|ascending|asc|alphabetical(?:ly)?|"
                   r"a\s*(?:-|to)\s*z|purane)\b", re.IGNORECASE)
 _SORT_CUE = re.compile(r"\b(?:first|sort\w*|order(?:ed)?\s+by|rank\w*|arrange\w*|top|upar)\b", re.IGNORECASE)
@@ -49,8 +50,8 @@ _DECIMALS = re.compile(r"\b(?P<n>\d+|one|two|three|four|zero|no)\s+(?:decimal(?:
                        r"no\s+decimals|without\s+decimals|integers?\s+only)\b", re.IGNORECASE)  # fmt: skip
 _PAIR = re.compile(r"\b(?:next\s+to|alongside|along\s+with|together\s+with|beside|besides|with|saath|sath)\b",
                    re.IGNORECASE)
-_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|when(?:ever)?\s+(?:you\s+|i\s+)?(?:show|list|display|see)\w*)\b",
-                       re.IGNORECASE)
+_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|when(?:ever)?\s+(?:you\s+|i\s+)?(?:show|list|display|see)\w*)"
+                       r"\b", re.IGNORECASE)
 
 
 def _n(text: str) -> int:
@@ -119,8 +120,9 @@ def limit_form(text: str) -> dict[str, Any] | None:
         # "more than 20 rows" is a row limit; "more than 20 orders" or "over 500" is a condition
         of_rows = bool(m) and re.match(r"\s*(?:rows?|results?|records?|lines?|entries)\b", text[m.end("n") :],
                                        re.IGNORECASE) is not None  # fmt: skip
-        guard = (r"[$€£₹]|\b(?:amount|total|price|days?|weeks?|months?|years?|decimals?)\b" if of_rows else
-                 r"[$€£₹]|\b(?:amount|total|price|over|above|under|below|than|days?|weeks?|months?|years?|decimals?)\b")
+        units = r"amount|total|price|days?|weeks?|months?|years?|decimals?"
+        words_ = units if of_rows else units + "|over|above|under|below|than"
+        guard = rf"[$€£₹]|\b(?:{words_})\b"
         if m and not re.search(guard, text[max(0, m.start() - 12) : m.end() + 12], re.IGNORECASE):
             n = int(m.group("n"))
             negative = text[max(0, m.start("n") - 1) : m.start("n")] in ("-", "−")

@@ -33,8 +33,8 @@ _LIST = re.compile(
 )
 # One number: counts, totals, averages, shares.
 _VALUE = re.compile(
-    r"\b(?:how\s+(?:many|much|long|big)|kitn[aeiy]|count|number\s+of|no\.?\s+of|total|totl|sum|summed|average|avg|"
-    r"mean|median|percentage|percent|pct|share|fraction|ratio|rate|proportion|kul|is\s+there|are\s+there|"
+    r"\b(?:how\s+(?:many|much|long|big)|kitn[aeiy]|count|number\s+of|no\.?\s+of|total|totl|sum|summed|"
+    r"average|avg|mean|median|percentage|percent|pct|share|fraction|ratio|rate|proportion|kul|is\s+there|are\s+there|"
     r"revenue|sales|turnover|spend|spent|earnings|bikri|kamai|"
     r"what(?:'s|\s+is|\s+was|s)\s+(?:the|our|my))s?\b|%",
     re.IGNORECASE,
@@ -42,7 +42,8 @@ _VALUE = re.compile(
 # "show me customers in Delhi": a plural noun shown outright is a list, whatever follows it.
 _SHOW_PLURAL = re.compile(
     r"\b(?:show|dikhao|display|give|get|find|fetch|pull)\s+(?:me\s+|us\s+)?(?:all\s+|the\s+|our\s+|my\s+)?"
-    r"(?!(?:total|average|sum|count|number|share|rate|ratio|percentage|revenue|sales)\b)[a-z]+s\b(?!\s+(?:count|total|number|share))",
+    r"(?!(?:total|average|sum|count|number|share|rate|ratio|percentage|revenue|sales)\b)[a-z]+s\b"
+    r"(?!\s+(?:count|total|number|share))",
     re.IGNORECASE,
 )
 _RATE_PER = re.compile(r"\b(?:average|avg|mean|rate|ratio)\b[^?.!]*\bper\b", re.IGNORECASE)

@@ -411,7 +411,7 @@ class JsonMemoryStore:
 
     def append_message(self, user: str, message: Message, *, keep: int = 20) -> None:
         item = {"role": message.role, "content": message.content, "sql": message.sql,
-                "created_at": message.created_at}  # fmt: skip
+                "created_at": message.created_at, "database_id": message.database_id}  # fmt: skip
 
         def action(doc: Doc, _path: Path) -> tuple[Doc, None]:
             messages = [*doc.messages, item][-keep:] if keep > 0 else []

@@ -67,6 +67,8 @@ def _migration_1(dims: int) -> list[str]:
                 sql text,
                 created_at double precision NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS recent_messages_user_idx ON recent_messages (user_id, id)",
+        # which database a turn was about (follow-ups read only that database's turns); null for older rows
+        "ALTER TABLE recent_messages ADD COLUMN IF NOT EXISTS database_id text",
     ]
 
 
@@ -390,8 +392,9 @@ class PgVectorMemoryStore:
     def append_message(self, user: str, message: Message, *, keep: int = 20) -> None:
         def work(conn: Any) -> None:
             conn.execute(
-                "INSERT INTO recent_messages (user_id, role, content, sql, created_at) VALUES (%s, %s, %s, %s, %s)",
-                (user, message.role, message.content, message.sql, message.created_at),
+                "INSERT INTO recent_messages (user_id, role, content, sql, created_at, database_id) "
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                (user, message.role, message.content, message.sql, message.created_at, message.database_id),
             )
             conn.execute(
                 "DELETE FROM recent_messages WHERE user_id = %(u)s AND id NOT IN "
@@ -405,9 +408,10 @@ class PgVectorMemoryStore:
         if limit <= 0:
             return []
         rows = self._run(lambda conn: conn.execute(
-            "SELECT role, content, sql, created_at FROM recent_messages WHERE user_id = %s "
+            "SELECT role, content, sql, created_at, database_id FROM recent_messages WHERE user_id = %s "
             "ORDER BY id DESC LIMIT %s", (user, limit)).fetchall())  # fmt: skip
-        return [Message(role=r[0], content=r[1], sql=r[2], created_at=float(r[3])) for r in reversed(rows)]
+        return [Message(role=r[0], content=r[1], sql=r[2], created_at=float(r[3]), database_id=r[4])
+                for r in reversed(rows)]  # fmt: skip
 
     def summary(self, user: str) -> str:
         row = self._run(lambda conn: conn.execute(
