@@ -74,7 +74,6 @@ def test_preference_maps_to_a_filter(text: str, column: str, op: str, value: obj
 @pytest.mark.parametrize(
     "text",
     [
-        "orders over 500",  # no column named: amount? count? not confident
         "show me more detail",
         "use a friendly tone",
         "only the important ones",
@@ -82,6 +81,15 @@ def test_preference_maps_to_a_filter(text: str, column: str, op: str, value: obj
 )
 def test_preference_without_a_confident_mapping_is_none(text: str) -> None:
     assert pref(text) is None
+
+
+def test_a_number_on_a_named_table_reads_its_one_measure_column() -> None:
+    """"Only orders above 1000 matter to me": orders has one numeric measure (ids are not measures), the same
+    inference a term gets ("a big order is any order over 5000"); with two measures it stays unmapped."""
+    st = pref("only orders above 1000 matter to me")
+    assert st is not None and (st["column"], st["op"], st["value"]) == ("total_amount", ">", 1000)
+    two = Table("orders", (*ORDERS.columns, Column("shipping_fee", "numeric(8,2)")))
+    assert pref("only orders above 1000 matter to me", Schema("postgres", (CUSTOMERS, two))) is None
 
 
 def test_value_in_two_tables_needs_the_table_named() -> None:

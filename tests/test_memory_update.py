@@ -473,3 +473,10 @@ def test_more_than_n_rows_is_a_row_limit(minilm: CachedEmbedder, tmp_path: Path)
     report, mems = _cycle(minilm, tmp_path, ("preference", "Never show more than 20 rows."),
                           ("preference", "max 20 rows pls"))
     assert report.operation == "NOOP" and (mems[0].structured or {}) == {"kind": "limit", "value": 20}
+
+
+def test_including_several_values_again_lifts_each_from_the_exclusion(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("preference", "Exclude cancelled and returned orders."),
+                          ("preference", "go ahead and include cancelled and returned orders again from now on"))
+    assert report.operation == "DELETE" and len(mems) == 1
+    assert (mems[0].structured or {}).get("kind") == "include"  # nothing excluded any more

@@ -114,7 +114,7 @@ def include_from_text(text: str, schema: Schema, lookup: Lookup | None = None) -
     if not double_negative and (set(words(flat)) & NEGATION):
         return None
     cond = parse_condition(flat, schema, lookup, infer=False)
-    if cond is None or cond.leftover:
+    if cond is None or any(any(ch.isdigit() for ch in w) for w in cond.leftover):  # words around it are fine
         return None
     cols = {(a.table.qualified_name, a.column.name) for a in cond.atoms if a.column is not None}
     if len(cols) != 1 or len(cond.atoms) != 1 or cond.atoms[0].op not in ("=", "IN", "<>", "NOT IN"):
@@ -133,7 +133,7 @@ def filter_from_text(text: str, schema: Schema, lookup: Lookup | None = None) ->
     sql_form = _from_sql(text, schema)
     if sql_form is not None:
         return sql_form
-    cond = parse_condition(text, schema, lookup, infer=False)
+    cond = parse_condition(text, schema, lookup, infer=True)
     # A preference is mostly words around one condition ("matter to me", "har jagah"); a number left over is
     # a condition not understood, and then no filter is better than half of one.
     if cond is None or any(any(ch.isdigit() for ch in w) for w in cond.leftover):

@@ -363,23 +363,26 @@ def _include(
 ) -> UpdateReport:
     """"Include X in all results" against a standing filter on the same column: an exclusion of X loses X."""
     new_st = new.structured or {}
-    value = value_key(new_st.get("value"))
+    wanted = as_list(new_st.get("value"))  # "include cash and upi orders again": one or several values
+    keys = {value_key(v) for v in wanted}
+    shown = ", ".join(str(v) for v in wanted)
     op = str(old_st.get("op"))
     old_vals = as_list(old_st.get("value"))
-    if op in _NEGATIVE and value in {value_key(v) for v in old_vals}:
-        kept = [v for v in old_vals if value_key(v) != value]
+    old_keys = {value_key(v) for v in old_vals}
+    if op in _NEGATIVE and keys & old_keys:
+        kept = [v for v in old_vals if value_key(v) not in keys]
         if not kept:
             return _replace(old, new, store, "the exclusion is lifted")
         spec = filter_spec(str(old_st["table"]), str(old_st["column"]), "<>" if len(kept) == 1 else "NOT IN",
                            kept[0] if len(kept) == 1 else kept, dialect)
         return _update(old, _merge_text(old.content, new.content), spec, store, embedder,
-                       f"{new_st.get('value')} is no longer excluded")
-    if op in _POSITIVE and value not in {value_key(v) for v in old_vals}:
-        spec = filter_spec(str(old_st["table"]), str(old_st["column"]), "IN", [*old_vals, new_st.get("value")],
-                           dialect)
+                       f"{shown} no longer excluded")
+    if op in _POSITIVE and keys - old_keys:
+        spec = filter_spec(str(old_st["table"]), str(old_st["column"]), "IN",
+                           [*old_vals, *(v for v in wanted if value_key(v) not in old_keys)], dialect)
         return _update(old, _merge_text(old.content, new.content), spec, store, embedder,
-                       f"{new_st.get('value')} is added to the filter")
-    return _noop(old, f"{new_st.get('value')} is already included")
+                       f"{shown} added to the filter")
+    return _noop(old, f"{shown} already included")
 
 
 def _describe(st: Mapping[str, Any]) -> str:
