@@ -80,6 +80,13 @@ def value(conn: sqlite3.Connection, sql: str) -> float:
          "1.0 * COUNT(*) / COUNT(DISTINCT customer_id)"),
         ("average delivered order value is the average total amount of delivered orders",
          "AVG(CASE WHEN status = 'delivered' THEN total_amount END)"),
+        # written as SQL, with the table named or implied by its columns
+        ("revenue always means SUM(total_amount) over orders", "SUM(total_amount)"),
+        ("big share = SUM(total_amount) / COUNT(DISTINCT customer_id)", "SUM(total_amount) / COUNT(DISTINCT customer_id)"),
+        # a part of a whole: the whole is the table the words start with
+        ("upi share = % of orders paid via upi", "100.0 * SUM(CASE WHEN payment_method = 'upi' THEN 1 ELSE 0 END) / COUNT(*)"),
+        ("Please always compute return rate as returned orders over shipped orders.",
+         "1.0 * SUM(CASE WHEN status = 'returned' THEN 1 ELSE 0 END) / SUM(CASE WHEN status = 'shipped' THEN 1 ELSE 0 END)"),
     ],
 )  # fmt: skip
 def test_metric_is_an_expression_with_its_conditions_inside(shop, text: str, gold: str) -> None:
@@ -95,6 +102,9 @@ def test_metric_is_an_expression_with_its_conditions_inside(shop, text: str, gol
         "refund rate is returned orders from last quarter divided by all orders",  # "last quarter" is not mapped
         "churn is lost customers divided by active customers",
         "velocity means sum of the gizmo score",
+        "revenue = SUM(total_amount) + pg_sleep(1)",  # not SQL Cairn reads: a function outside the short list
+        "x = SUM(total_amount) FROM orders WHERE 1=1",  # a clause, not an expression
+        "y = (SELECT 1)",
     ],
 )
 def test_metric_with_unmapped_parts_has_no_sql_and_never_becomes_a_filter(shop, text: str) -> None:

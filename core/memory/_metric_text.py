@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from core.memory._atom_text import FILLER, _fk
 from core.memory._condition_text import parse_condition
+from core.memory._metric_sql import metric_from_sql
 from core.memory._schema_match import Lookup, column_expr, is_numeric, mentioned_tables, named_columns, pick_column
 from core.memory._words import GENERIC_COL_WORDS, normalize, words
 from core.schema import Column, Schema, Table
@@ -168,15 +169,46 @@ def _anchor(texts: list[str], schema: Schema) -> Table | None:
     return None
 
 
+_PART_OF = re.compile(r"^(?:the\s+)?(?:share|percentage|percent|%|fraction|proportion|pct)\s+of\s+(?:all\s+)?"
+                      r"(?P<rest>.+)$", re.IGNORECASE)
+_PART_WORDS = 4
+
+
+def _part_of_whole(text: str, schema: Schema) -> tuple[str, str, str] | None:
+    """"% of orders paid via upi", "percentage of invoice totals billed to USA or Canada": the whole is the
+    first words that name a table (and a measure right after it), the part is the whole with the rest."""
+    m = _PART_OF.match(text)
+    if not m:
+        return None
+    rest = m.group("rest").split()
+    for k in range(1, min(_PART_WORDS, len(rest) - 1) + 1):
+        whole = " ".join(rest[:k])
+        if mentioned_tables(words(whole), schema):
+            nxt = rest[k] if k < len(rest) else ""
+            if nxt and named_columns(words(nxt), schema, numeric=True):
+                whole = f"{whole} {nxt}"
+            part = " ".join(rest)
+            if not _MONEY.search(whole) and not named_columns(words(whole), schema, numeric=True):
+                part = _MONEY.sub(" ", part)  # a count of orders: "paid via upi" says which, not how much
+            return part, whole, "ratio"
+    return None
+
+
 def metric_from_text(definition: str, schema: Schema, lookup: Lookup | None = None) -> Metric | None:
+    typed = metric_from_sql(definition, schema)  # written as SQL: "SUM(UnitPrice * Quantity) over InvoiceLine"
+    if typed is not None:
+        return Metric(typed[0], typed[1], typed[2], [])
     text = normalize(definition).strip(" .")
     percent = bool(_PERCENT.search(text)) or bool(re.search(r"\bas\s+(?:a\s+)?(?:percentage|percent|%)\s+of\b",
-                                                                text, re.IGNORECASE)) or bool(re.match(r"^(?:the\s+)?(?:percentage|percent|%|pct)\b", text,
+                                                                text, re.IGNORECASE)) or bool(re.match(r"^(?:the\s+)?(?:(?:percentage|percent|pct)\b|%)", text,
                                                            re.IGNORECASE))  # fmt: skip
     text = _PERCENT.sub(" ", text).strip(" .,")
     share = _SHARE_OF.match(text)
+    part = None if share else _part_of_whole(text, schema)
     if share:
         a_text, b_text, how = f"{share.group('b')} {share.group('a')}", share.group("b"), "ratio"
+    elif part is not None:
+        a_text, b_text, how = part
     else:
         how, a_text, b_text = "", text, ""
         for name, rx in _BINARY:

@@ -41,6 +41,9 @@ _DEF_PATTERNS = (
     re.compile(r"^(?P<def>.+?)\s+(?:is|are)\s+what\s+(?:i|we|you)\s+(?:call|mean\s+by)\s+(?P<name>.+)$",
                re.IGNORECASE),
     re.compile(r"^(?:please\s+)?define\s+(?P<name>.+?)\s+as\s+(?P<def>.+)$", re.IGNORECASE),
+    # "please always compute return rate as returned orders over shipped orders"
+    re.compile(r"^(?:please\s+)?(?:always\s+|from\s+now\s+on,?\s+)?(?:compute|calculate|measure|work\s+out|"
+               r"treat|count)\s+(?P<name>.+?)\s+as\s+(?P<def>.+)$", re.IGNORECASE),
     re.compile(r"^(?:we\s+|i\s+)?call\s+(?P<name>.+?)\s*(?:when|if|where|whenever|for|:)\s+(?P<def>.+)$",
                re.IGNORECASE),
     re.compile(r"^(?:we\s+|i\s+)?call\s+(?P<def>.+?)\s+[\"'“](?P<name>[^\"'”]+)[\"'”]$", re.IGNORECASE),
