@@ -284,3 +284,14 @@ def test_a_lookup_table_filter_scoped_to_a_referencing_table_reaches_its_queries
     assert own.added == () and own.overridden == (0,)  # the question sets the media type itself
     plain = structure(Fact("preference", "Skip the video files (media type 'Protected MPEG-4 video file')"), schema)
     assert plain is not None and "also_on" not in plain  # no referencing table named: the lookup table alone
+
+
+def test_a_value_with_an_ampersand_stays_one_value() -> None:
+    """"Alternative & Punk" is one genre; "Rock and Metal" are two."""
+    genre = Table("Genre", (Column("GenreId", "integer"), Column("Name", "text", value_hints=(
+        "Rock", "Metal", "Heavy Metal", "Alternative & Punk", "Alternative", "Jazz"))), primary_key=("GenreId",))
+    schema = Schema("sqlite", (genre,))
+    st = structure(Fact("terminology", "Heavy genres are Rock, Metal, Heavy Metal and Alternative & Punk."), schema)
+    assert st is not None and st["sql"] == "Genre.Name IN ('Rock', 'Metal', 'Heavy Metal', 'Alternative & Punk')"
+    st = structure(Fact("terminology", "Loud genres means Rock and Metal."), schema)
+    assert st is not None and st["sql"] == "Genre.Name IN ('Rock', 'Metal')"

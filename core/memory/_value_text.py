@@ -82,6 +82,8 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
             target = _probe(schema, lookup, scope, tw + context, texts)
         if target is None:
             continue
+        if len(g) > 1:
+            texts = _joined(t, g, texts, target, lookup)
         resolved = resolve_values(target[0], target[1], texts, lookup)
         if resolved is None:
             continue
@@ -91,6 +93,33 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
         atom = _col_atom(target[0], target[1], "IN", values, span, d, unknown)
         atoms.append(atom)
     return atoms
+
+
+def _joined(t: _Text, g: list[tuple[int, int]], texts: list[str], target: tuple[Table, Column],
+            lookup: Lookup | None) -> list[str]:
+    """"Alternative & Punk" and "Research and Development" are one value when the column holds them so: two
+    neighbouring items joined by "&" or "and" are merged where the joined words are a value of the column."""
+    hints = {str(h).lower() for h in target[1].value_hints}
+    spans = [(t.toks[a][1], t.toks[b - 1][2]) for a, b in g]
+    out: list[str] = []
+    i = 0
+    while i < len(texts):
+        if i + 1 < len(texts) and re.fullmatch(r"\s*(?:&|and)\s*", t.text[spans[i][1] : spans[i + 1][0]],
+                                              re.IGNORECASE):  # fmt: skip
+            both = t.text[spans[i][0] : spans[i + 1][1]]
+            known = both.lower() in hints
+            if not known and lookup is not None:
+                try:
+                    known = lookup(target[0].qualified_name, target[1].name, [both]).get(both) is not None
+                except Exception:  # noqa: BLE001 - a failing lookup finds nothing
+                    known = False
+            if known:
+                out.append(both)
+                i += 2
+                continue
+        out.append(texts[i])
+        i += 1
+    return out
 
 
 def _probe(schema: Schema, lookup: Lookup, scope: list[Table], tw: list[str],
