@@ -295,3 +295,16 @@ def test_a_value_with_an_ampersand_stays_one_value() -> None:
     assert st is not None and st["sql"] == "Genre.Name IN ('Rock', 'Metal', 'Heavy Metal', 'Alternative & Punk')"
     st = structure(Fact("terminology", "Loud genres means Rock and Metal."), schema)
     assert st is not None and st["sql"] == "Genre.Name IN ('Rock', 'Metal')"
+
+
+@pytest.mark.parametrize(("text", "sql"), [
+    ("a long track is one longer than 6 minutes", "Track.Milliseconds > 360000"),
+    ("A long track is anything over 6 minutes (360000 ms).", "Track.Milliseconds > 360000"),
+    ("short tracks are under 90 seconds", "Track.Milliseconds < 90000"),
+    ("long track = more than 360000 milliseconds", "Track.Milliseconds > 360000"),
+])  # fmt: skip
+def test_a_duration_is_converted_to_the_unit_its_column_is_kept_in(text: str, sql: str) -> None:
+    track = Table("Track", (Column("TrackId", "integer"), Column("Name", "text"), Column("Milliseconds", "integer"),
+                            Column("Bytes", "integer"), Column("UnitPrice", "numeric(10,2)")), primary_key=("TrackId",))
+    st = structure(Fact("terminology", text), Schema("sqlite", (track,)))
+    assert st is not None and st.get("sql") == sql, st

@@ -23,7 +23,7 @@ CMP_OPS: dict[str, str] = {
     "larger than": ">", "bigger than": ">", "exceeding": ">", "exceeds": ">", "exceed": ">", "over": ">",
     "above": ">", "beyond": ">", "less than": "<", "fewer than": "<", "lower than": "<", "smaller than": "<",
     "under": "<", "below": "<", "equal to": "=", "equals": "=", "exactly": "=", "<>": "<>", "!=": "<>",
-    ">": ">", "<": "<", "=": "=",
+    ">": ">", "<": "<", "=": "=", "longer than": ">", "longr than": ">", "shorter than": "<",
 }  # fmt: skip
 NUM = r"[$€£₹]?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<mult>k|m|thousand|million|lakhs?|crores?)?\b"
 CMP_RE = re.compile(
@@ -58,6 +58,7 @@ FILLER = STOP | {singular(w) for w in {
     "focus", "care", "about", "restrict", "limit", "keep", "leave", "interested", "anymore", "longer", "mat",
     "nahi", "karna", "karo", "kabhi", "hai", "ho", "ka", "ki", "ke", "mein", "se", "chahiye", "do", "sirf",
     "bhi", "ye", "yeh", "woh", "wo", "hum", "mujhe", "exclusively", "instead", "rather", "now", "on", "anyone",
+    "anything", "something", "someone", "whatever", "anybody",
     "period", "call", "called", "refer", "defined", "define", "where", "whereas", "i", "we", "our", "us",
     "who", "ever", "either", "neither", "nor", "both", "also", "too", "still", "yet", "should", "must", "can",
     "will", "would", "could", "may", "might", "get", "got", "see", "look", "looking", "list", "paid", "pay",

@@ -147,6 +147,50 @@ def _numeric_column(t: _Text, schema: Schema, lo: int, hi: int, scope: list[Tabl
     return None
 
 
+_SECONDS = {"ms": 0.001, "millisecond": 0.001, "milli": 0.001, "msec": 0.001, "second": 1, "sec": 1, "s": 1,
+            "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "h": 3600, "day": 86400}
+_UNIT_AFTER = re.compile(r"\s*(?P<u>milliseconds?|millis|msecs?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b",
+                         re.IGNORECASE)
+
+
+_RESTATED = re.compile(r"\s*\(\s*(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?P<u>milliseconds?|millis|msecs?|ms|seconds?|secs?|minutes?|"
+                       r"mins?|hours?|hrs?)\s*\)", re.IGNORECASE)
+
+
+def _unit_seconds(word: str) -> float | None:
+    w = word.lower()
+    return _SECONDS.get(w) or _SECONDS.get(w.rstrip("s")) or (0.001 if w == "millis" else None)
+
+
+def _duration(t: _Text, at: int, schema: Schema, scope: list[Table],
+              number: float) -> tuple[tuple[Table, Column], float, int] | None:  # fmt: skip
+    """A number followed by a time unit, on the one numeric column whose name gives a time unit, converted to
+    that unit ("6 minutes" on Milliseconds -> 360000). None when no unit follows or no such column is clear."""
+    unit = _UNIT_AFTER.match(t.text, at)
+    if unit is None:
+        return None
+    said = _unit_seconds(unit.group("u"))
+    owned = []
+    for table in scope or list(schema.tables):
+        for col in table.columns:
+            if not is_numeric(col):
+                continue
+            parts = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", col.name).lower())
+            units = [u for u in (_unit_seconds(p) for p in parts if p not in ("s", "h", "min")) if u]
+            if units:
+                owned.append((table, col, units[-1]))
+    if said is None or len(owned) != 1:
+        return None
+    table, col, per = owned[0]
+    value = number * said / per
+    end = unit.end()
+    restated = _RESTATED.match(t.text, end)  # "over 6 minutes (360000 ms)": the same bound said twice
+    if restated and _unit_seconds(restated.group("u")) and float(restated.group("n").replace(",", "")) * (
+            _unit_seconds(restated.group("u")) or 0) == number * said:  # fmt: skip
+        end = restated.end()
+    return (table, col), int(value) if float(value).is_integer() else value, end
+
+
 def parse_condition(text: str, schema: Schema, lookup: Lookup | None = None, *, anchor: str | None = None,
                     infer: bool = True, context: str = "") -> Condition | None:  # fmt: skip
     """Atoms of ``text`` combined on one table (the anchor: named by the caller, else the one mentioned).
@@ -235,10 +279,15 @@ def parse_condition(text: str, schema: Schema, lookup: Lookup | None = None, *, 
             if atom is not None:
                 atom.span = (span[0], _end_of(tw, child, span[1]))
         else:
-            picked = named or _numeric_column(t, schema, lo, hi, scope, infer)
-            if picked is None:
-                return None
-            atom = _col_atom(picked[0], picked[1], op, number, span, d)
+            duration = _duration(t, m.end(), schema, scope, number) if named is None else None
+            if duration is not None:  # "longer than 6 minutes" on Track.Milliseconds: 360000
+                (dt, dc), number, end = duration
+                atom = _col_atom(dt, dc, op, number, t.tok_span(m.start(), end), d)
+            else:
+                picked = named or _numeric_column(t, schema, lo, hi, scope, infer)
+                if picked is None:
+                    return None
+                atom = _col_atom(picked[0], picked[1], op, number, span, d)
         if atom is None:
             return None
         atoms.append(atom)
