@@ -75,21 +75,25 @@ def load_json(path: Path) -> Any:
 
 
 def sets(stem: str, which: str) -> list[tuple[str, Path]]:
-    """[(label, path)] of the dev and/or held-out file named ``stem`` (held-out only when it exists)."""
+    """[(label, path)] of the files for ``stem``: dev (tests/data/<stem>_dev.json), seen (tests/heldout/<stem>.json,
+    the first held-out set: its aggregate figures were looked at and changes followed, so it is development data
+    now) and heldout (tests/heldout/<stem>_fresh.json, written later by another helper and never looked at)."""
     out = []
     if which in ("dev", "all"):
         out.append(("dev", DEV / f"{stem}_dev.json"))
-    if which in ("heldout", "all") and (HELDOUT / f"{stem}.json").exists():
-        out.append(("heldout", HELDOUT / f"{stem}.json"))
+    if which in ("seen", "all") and (HELDOUT / f"{stem}.json").exists():
+        out.append(("seen", HELDOUT / f"{stem}.json"))
+    if which in ("heldout", "all") and (HELDOUT / f"{stem}_fresh.json").exists():
+        out.append(("heldout", HELDOUT / f"{stem}_fresh.json"))
     return out
 
 
 def bench_main(stem: str, run: Callable[[Path, Any, bool], Any], doc: str | None, argv: list[str] | None) -> int:
-    """The command line every memory bench shares: --set dev|heldout|all, --errors (development set only)."""
+    """The command line every memory bench shares: --set dev|seen|heldout|all, --errors (development set only)."""
     import argparse
 
     ap = argparse.ArgumentParser(description=doc)
-    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="all")
+    ap.add_argument("--set", choices=["dev", "seen", "heldout", "all"], default="all")
     ap.add_argument("--errors", action="store_true", help="list misses (development set only)")
     args = ap.parse_args(argv)
     from core.memory import MiniLMEmbedder

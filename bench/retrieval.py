@@ -1,14 +1,16 @@
 """Bench: which memories reach a question — recall of the memories each question needs, and wrong inclusions.
 
-Run from the repository root: ``.venv/bin/python -m bench.retrieval [--set dev|heldout|all] [--errors]``.
-Data: tests/data/retrieval_dev.json (development) and tests/heldout/retrieval.json (held-out, written by someone
+Run from the repository root: ``.venv/bin/python -m bench.retrieval [--set dev|seen|heldout|all] [--errors]``.
+Data: tests/data/retrieval_dev.json (development), tests/heldout/retrieval.json ("seen": the first held-out set,
+its aggregates were looked at) and tests/heldout/retrieval_fresh.json (held-out, written by someone
 who never read the code; --errors never prints it). Each bank's memories go in through the one path a person's
 statements take (``apply_fact`` with the statement understood against the real schema and data), then every
 question is recalled with the real MiniLM embedder.
 
 A memory counts as *included* when it would influence the SQL: a standing filter or time window only when the
-question reads its table (or a table it is also enforced on through a foreign key) (that is where it is enforced), a currency or decimals preference never (it formats
-the answer's numbers, see ``Recall.display``), everything else when it is recalled.
+question reads its table or a table it is also enforced on through a foreign key (that is where it is enforced),
+a currency or decimals preference never (it formats the answer's numbers, see ``Recall.display``), everything
+else when it is recalled.
 Prints recall (needed memories included / needed) and wrong inclusions (included but not needed / included),
 overall and per memory category and form kind.
 """

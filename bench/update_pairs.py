@@ -1,7 +1,8 @@
 """Bench: the memory update cycle on labelled pairs — what a new statement does to the memories already there.
 
-Run from the repository root: ``.venv/bin/python -m bench.update_pairs [--set dev|heldout|all] [--errors]``.
-Data: tests/data/update_pairs_dev.json and tests/heldout/update_pairs.json (held-out; --errors never prints it).
+Run from the repository root: ``.venv/bin/python -m bench.update_pairs [--set dev|seen|heldout|all] [--errors]``.
+Data: tests/data/update_pairs_dev.json, tests/heldout/update_pairs.json ("seen": its aggregates were looked at)
+and tests/heldout/update_pairs_fresh.json (held-out; --errors never prints either).
 For each pair the existing memories go in through ``apply_fact``, then the new statement; scored on the
 operation (ADD / UPDATE / DELETE / NOOP) and on the number of memories left, with no model (the rules and the
 structured forms alone: the worst case, what a person without Ollama gets).
