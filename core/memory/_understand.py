@@ -91,7 +91,11 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
         return (f"Whenever {form.get('table')}.{form.get('when')} is shown, "
                 f"{', '.join(map(str, form.get('add') or []))} is shown too.")
     if kind == "display":
-        return f"Display setting: {form.get('setting')} = {form.get('value')}."
+        both = "decimals" in form and form.get("setting") != "decimals"
+        extra = f", decimals = {form.get('decimals')}" if both else ""
+        how = ("formats the numbers of every answer" if form.get("setting") in ("currency", "decimals")
+               else "context for trend questions")  # fmt: skip
+        return f"Display setting: {form.get('setting')} = {form.get('value')}{extra} ({how})."
     if kind in ("term", "metric"):
         if form.get("sql"):
             what = "computed as" if kind == "metric" else "means"
@@ -99,5 +103,5 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
         return f"Definition of \"{form.get('name')}\" used as context only: the words did not map onto columns."
     if kind == "entity":
         parts = [*(form.get("tables") or []), *(form.get("columns") or []), *map(str, form.get("values") or [])]
-        return "About: " + ", ".join(parts) + " (context when a question mentions them)."
+        return "About: " + ", ".join(parts) + " (context when a question refers to it by name)."
     return "Used as context only."

@@ -402,7 +402,7 @@ def _ask(llm: LLM | None, existing: str, new: str) -> Operation | None:
     try:
         reply = llm.chat(DECISION_SYSTEM, decision_prompt(existing, new), options=DECISION_OPTIONS)
     except LLMError as exc:
-        logger.warning("memory update verdict unavailable: %s", exc)
+        logger.info("memory update verdict unavailable: %s", exc)  # the reply already says the model is away
         return None
     return parse_decision(reply)
 
