@@ -10,6 +10,7 @@ passes them in; nothing here reaches for globals.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,8 +18,10 @@ from typing import Any
 from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
-from core.memory import BankChange, Memory, MemoryBank, describe_form
-from core.memory import MEMORY_KINDS, Route, classify, is_memory_statement, router_applies
+from core.memory import BankChange, Grounding, Memory, MemoryBank, describe_form
+from core.memory import PENDING_SOURCE
+from core.memory import MEMORY_KINDS, TALK_KINDS, Route, classify, is_memory_statement, router_applies
+from core.memory import names_term, recall_words
 from core.memory import Conversation
 from core.memory import Embedder
 from core.memory import Fact, extract_facts, rule_based_facts
@@ -82,6 +85,11 @@ class Reply:
         return data
 
 
+# "what does revenue mean?", "which definitions have I saved?": about the memory itself, a meta question
+_ASKS_ABOUT_MEMORY = re.compile(r"\b(?:mean|means|meaning|definition|defined|define|remember|saved|memor\w*|"
+                                r"preferences?|explain|matlab)\b", re.IGNORECASE)
+
+
 @dataclass
 class Assistant:
     pipeline: AskPipeline
@@ -102,6 +110,16 @@ class Assistant:
     def database_id(self) -> str:
         return self.pipeline.database.id
 
+    def _ground_imported(self, user: str) -> None:
+        """Memories imported for this database while another was open get their forms now."""
+        try:
+            if any(m.source == PENDING_SOURCE for m in self.store.list(user, database_id=self.database_id)):
+                grounding = Grounding(schema=self.pipeline.load_schema(), lookup=self.pipeline.lookup_values,
+                                      database_id=self.database_id)  # fmt: skip
+                self.bank.ground_pending(user, grounding)
+        except CairnError as exc:  # never in the way of the answer: they stay words until next time
+            logger.warning("imported memories not understood yet: %s", exc)
+
     def route(self, user: str, message: str) -> Route:
         try:
             has_history = self.conversation.has_history(user, self.database_id)
@@ -111,7 +129,24 @@ class Assistant:
         # The model is asked only where the learned router says it is unsure (the rules' own unsure cases
         # were measured better settled without it).
         llm = self.pipeline.llm if router_applies(self.embedder) else None
-        return self.classifier(message, embedder=self.embedder, llm=llm, has_history=has_history)
+        route = self.classifier(message, embedder=self.embedder, llm=llm, has_history=has_history)
+        if route.kind in TALK_KINDS and not _ASKS_ABOUT_MEMORY.search(message):
+            named = self._names_saved_definition(user, message)
+            if named is not None:  # "what is the revenue" with revenue defined: a number to compute
+                return Route("question", route.uncertain, (*route.reasons, f'names your saved "{named}"'))
+        return route
+
+    def _names_saved_definition(self, user: str, message: str) -> str | None:
+        try:
+            mine = self.store.list(user, database_id=self.database_id)
+        except CairnError:
+            return None
+        said = recall_words(message)
+        for m in mine:
+            name = str((m.structured or {}).get("name") or "")
+            if m.category in ("terminology", "metric") and name and names_term(said, name):
+                return name
+        return None
 
     def handle(
         self,
@@ -128,6 +163,7 @@ class Assistant:
         except CairnError as exc:
             answer = self.pipeline.ask(message)
             return Reply(message, Route("question", False, ()), answer=answer, error=str(exc), hint=exc.hint)
+        self._ground_imported(user)
         route = self.route(user, message)
         if route.kind == "chat":
             return self._talk(user, message, route, chat_reply(message))
@@ -306,7 +342,8 @@ class Assistant:
         answer = self.pipeline.ask(message, cancel=cancel, on_stage=on_stage, recall=recall,
                                    conversation=conversation)
         if route.uncertain and route.alternative in MEMORY_KINDS:
-            notes.append(f'I answered this as a one-off question. To keep it as a standing {route.alternative}, '
+            did = "answered this" if answer.ok else "took this"
+            notes.append(f'I {did} as a one-off question. To keep it as a standing {route.alternative}, '
                          f'say: "remember: {_clip(message, 120)}".')
         changes: list[UpdateReport] = []
         if answer.ok and self.learn_after_answer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,13 @@ class NumberFormat:
 
     def __bool__(self) -> bool:
         return self.currency is not None or self.decimals is not None
+
+    def touches(self, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, sample: int = 200) -> bool:
+        """True when this format changes something in these rows: a money column to label, or a fractional
+        number to round (the first ``sample`` rows looked at). A count alone is left as it is."""
+        if self.currency and any(self.is_money(c) for c in columns):
+            return True
+        return self.decimals is not None and any(self.number(v) is not None for row in rows[:sample] for v in row)
 
     def is_money(self, column: str) -> bool:
         return bool(_MONEY.search(_words(column)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +36,7 @@ from core.errors import (
 from core.fallback import fallback_sql
 from core.llm import LLM
 from core.memory import apply_presentation, enforce_filters
+from core.number_format import NumberFormat
 from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
@@ -284,8 +285,31 @@ class AskPipeline:
                     f"{spec.get('table')}.{missing[0] if missing else spec.get('column')}."
                 )
                 continue
+            if "also_on" in spec:
+                spec = {**spec, "also_on": AskPipeline._valid_links(run, recalled, spec, table, schema)}
             usable.append((recalled, spec))
         return usable
+
+    @staticmethod
+    def _valid_links(run: _Run, recalled: Any, spec: dict[str, Any], table: Any, schema: Schema) -> list[Any]:
+        """The ``also_on`` links that hold in this schema (a table referencing the filter's table by a column
+        and key that exist); a bad one (a hand-edited memory file) is dropped with a note naming the memory."""
+        raw = spec.get("also_on")
+        links = raw if isinstance(raw, list) else []
+        good = []
+        for link in links:
+            if isinstance(link, Mapping):
+                other = schema.table(str(link.get("table") or ""))
+                if (other is not None and table is not None and other.column(str(link.get("column") or ""))
+                        and table.column(str(link.get("key") or ""))):  # fmt: skip
+                    good.append(link)
+                    continue
+            run.notes.append(f"Part of your saved preference \"{recalled.memory.content}\" was not applied: it "
+                             f"names a link this database does not have ({str(link)[:80]}). Edit or re-add it.")
+        if not isinstance(raw, list) and raw:
+            run.notes.append(f"Part of your saved preference \"{recalled.memory.content}\" was not applied: its "
+                             "links to other tables are unreadable. Edit or re-add it.")
+        return good
 
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):
@@ -389,6 +413,10 @@ class AskPipeline:
             run.notes.append(result.note)
         elif result.truncated:
             run.notes.append(f"Showing the first {len(result.rows):,} rows; the query returned more.")
+        display = run.recall.display() if run.recall is not None else {}
+        if display and not NumberFormat.of(display).touches(result.columns, result.rows):
+            shown_ids = {r.memory.id for r in run.recall.memories if r.kind == "display"} if run.recall else set()
+            run.applied = [m for m in run.applied if m.id not in shown_ids]  # nothing here to format
         if run.applied:
             run.notes.append(
                 "Applied your memories: " + "; ".join(m.content for m in run.applied) + "."
@@ -405,7 +433,7 @@ class AskPipeline:
             rejected_sql=run.rejected_sql,
             rejected_reason=run.rejected_reason,
             memories=tuple(run.applied),
-            display=run.recall.display() if run.recall is not None else {},
+            display=display,
         )
 
     def _failed(self, run: _Run, exc: CairnError) -> Answer:

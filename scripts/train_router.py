@@ -29,6 +29,9 @@ OUT = ROOT / "core" / "memory" / "data" / "router.npz"
 C_GRID = (10.0, 30.0)
 
 
+_NEEDS_HISTORY = ("follow_up", "refine")
+
+
 def load(path: Path = DATA) -> tuple[list[str], list[str], list[bool]]:
     with path.open(newline="", encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh) if r.get("message", "").strip() and r.get("label") in LABELS]
@@ -53,18 +56,29 @@ def main(argv: list[str] | None = None) -> int:
         print("router.npz matches routing_train.csv" if ok else "router.npz is STALE: retrain")
         return 0 if ok else 1
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.model_selection import StratifiedGroupKFold, cross_val_score
 
     messages, labels, history = load()
     t0 = time.perf_counter()
+    # A self-contained message keeps its kind whether or not a conversation came before it ("how many long
+    # tracks are there" is a question after any turn): each such row written without history is also learned
+    # with it, so history alone never reads as "follow-up". Twins share a group: they never straddle folds.
+    groups = list(range(len(messages)))
+    for i in range(len(messages)):
+        if not history[i] and labels[i] not in _NEEDS_HISTORY:
+            messages.append(messages[i])
+            labels.append(labels[i])
+            history.append(True)
+            groups.append(i)
     x = matrix(messages, history)
     y = np.asarray([LABELS.index(lbl) for lbl in labels])
-    print(f"{len(messages)} messages, {x.shape[1]} features, embedded in {time.perf_counter() - t0:.1f} s")
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
+    print(f"{len(messages)} rows ({len(set(groups))} messages), {x.shape[1]} features, embedded in "
+          f"{time.perf_counter() - t0:.1f} s")
+    folds = StratifiedGroupKFold(n_splits=5, shuffle=True, random_state=7)
     best_c, best = C_GRID[0], -1.0
     for c in C_GRID:
         clf = LogisticRegression(C=c, max_iter=3000, class_weight="balanced")
-        acc = float(np.mean(cross_val_score(clf, x, y, cv=folds)))
+        acc = float(np.mean(cross_val_score(clf, x, y, cv=folds, groups=groups)))
         print(f"C={c:<5} 5-fold accuracy {acc:.3f}")
         if acc > best:
             best_c, best = c, acc

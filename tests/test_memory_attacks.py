@@ -595,3 +595,65 @@ def test_saved_display_and_presentation_reach_the_answer_with_reasons(tmp_path: 
     answer = bot.handle("ria", "list the customers").answer
     assert answer is not None and answer.ok
     assert any("not applied" in note and "distinct rows" in note for note in answer.notes), answer.notes
+
+
+def test_an_import_for_another_database_is_understood_against_that_database(tmp_path: Path, shop_path: Path,
+                                                                              bots) -> None:
+    """An export made on Chinook imported while the shop is open: "customers from Germany" must not become a
+    filter on the shop's customers.country; it waits as words and is understood when Chinook is used."""
+    from core.memory import PENDING_SOURCE
+    from core.schema import Column, Schema, Table
+
+    bot = bot_for(bots, tmp_path, shop_path)
+    from core.memory._bank import EXPORT_FORMAT
+
+    added = bot.bank.import_("imp", {"format": EXPORT_FORMAT, "memories": [
+        {"category": "preference", "content": "Show customers from Germany", "database_id": "music-db"},
+        {"category": "preference", "content": "Show customers from India", "database_id": bot.database_id},
+    ]})
+    by_db = {m.database_id: m for m in added}
+    assert by_db["music-db"].structured is None and by_db["music-db"].source == PENDING_SOURCE
+    assert (by_db[bot.database_id].structured or {}).get("table") == "customers"
+    music = Schema("sqlite", (Table("Customer", (Column("CustomerId", "integer"),
+                                                 Column("Country", "text", value_hints=("Germany", "USA")))),))
+    assert bot.bank.ground_pending("imp", Grounding(schema=music, database_id="music-db")) == 1
+    form = next(m for m in bot.bank.list("imp") if m.database_id == "music-db").structured or {}
+    assert (form.get("table"), form.get("column"), form.get("value")) == ("Customer", "Country", "Germany")
+
+
+def test_a_talk_route_that_names_a_saved_metric_is_a_question(tmp_path: Path, shop_path: Path, bots) -> None:
+    """"What is the revenue" was answered with the help text although revenue is a saved metric; "what does
+    revenue mean?" stays a question about the memory."""
+    bot = bot_for(bots, tmp_path, shop_path, kind="meta")  # the router's own (wrong) verdict, fixed for the test
+    bot.bank.add("m1", "metric", "Revenue is the sum of total_amount over delivered orders")
+    route = bot.route("m1", "What is the revenue")
+    assert route.kind == "question" and any("revenue" in r for r in route.reasons)
+    assert bot.route("m1", "what does revenue mean?").kind == "meta"
+    assert bot.route("m1", "which tables are there?").kind == "meta"
+
+
+def test_a_count_is_not_said_to_apply_the_currency(tmp_path: Path, shop_path: Path, bots) -> None:
+    llm = ScriptedLLM("SELECT COUNT(*) AS n FROM orders", "NONE", "SELECT SUM(total_amount) AS revenue FROM orders",
+                      "NONE")
+    bot = bot_for(bots, tmp_path, shop_path, llm=llm, kind="question")
+    bot.bank.add("ria", "preference", "Show all money amounts in INR.")
+    count = bot.handle("ria", "how many orders are there").answer
+    assert count is not None and count.ok and not count.memories  # nothing to label: not listed as applied
+    revenue = bot.handle("ria", "total revenue").answer
+    assert revenue is not None and [m.content for m in revenue.memories] == ["Show all money amounts in INR."]
+
+
+@pytest.mark.parametrize("links", [[{"table": "orders", "column": "nope", "key": "customer_id"}],
+                                   [{"table": "orders", "column": 'customer_id"); DROP TABLE orders; --',
+                                     "key": "customer_id"}],
+                                   "orders", [1, None, "x"]])
+def test_a_forged_link_is_dropped_with_a_note_and_the_filter_still_holds(tmp_path: Path, shop_path: Path, bots,
+                                                                          links: Any) -> None:
+    sql = "SELECT COUNT(*) AS n FROM customers"
+    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM(sql, "NONE"), kind="question")
+    memory = bot.bank.add("mal", "preference", "Only customers from India")
+    bot.bank.edit("mal", memory.id, structured={**(memory.structured or {}), "also_on": links})
+    answer = bot.handle("mal", "how many customers").answer
+    assert answer is not None and answer.ok, (answer.error if answer else None)
+    assert "India" in (answer.sql or "")  # the filter on its own table still holds
+    assert any("was not applied" in note and "Only customers from India" in note for note in answer.notes)

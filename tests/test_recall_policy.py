@@ -82,6 +82,12 @@ def test_columns_preference_only_when_the_rows_are_that_table(recall) -> None:  
     assert "email" not in recall("List the orders placed yesterday")[0]
 
 
+def test_presentation_for_another_tables_list_stays_out(recall) -> None:  # type: ignore[no-untyped-def]
+    assert "sort" not in recall("List the customers in Pune")[0]  # the saved sort is on orders' amount
+    assert "email" not in recall("Which countries have more than 3 customers?")[0]  # a list of countries
+    assert "email" not in recall("customer count per city")[0]
+
+
 def test_currency_and_decimals_format_the_answer_and_stay_out_of_the_prompt(recall) -> None:  # type: ignore[no-untyped-def]
     kinds, got = recall("How many orders did we get last month?")
     assert kinds.get("inr") == "display" and kinds.get("dp") == "display"

@@ -118,7 +118,9 @@ def reply_json(reply: Any) -> dict[str, Any]:
     """The --json object for --user: the answer's fields (null for a memory statement) plus route and changes."""
     base = (reply.answer or Answer(question=reply.message)).to_json()
     extra = reply.to_json()
-    base.update({k: v for k, v in extra.items() if k not in ("answer", "message")})
+    # the reply's own error and hint only when it has them: an answer that failed keeps its message and hint
+    base.update({k: v for k, v in extra.items() if k not in ("answer", "message")
+                 and not (k in ("error", "hint") and v is None)})  # fmt: skip
     if reply.answer is None:
         base["error"], base["hint"] = reply.error, reply.hint
     return base

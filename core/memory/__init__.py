@@ -2,7 +2,7 @@
 recall what applies to a question, enforce standing filters; stores in pgvector or JSON files, the editable bank."""
 
 from core.memory._adopt import StrayMemories, adopt_memories, stray_memories
-from core.memory._bank import BankChange, MemoryBank
+from core.memory._bank import PENDING_SOURCE, BankChange, MemoryBank
 from core.memory._classifier import (
     DATA_KINDS,
     KINDS,
@@ -31,7 +31,8 @@ from core.memory._model import (
     ScoredMemory,
     new_memory_id,
 )
-from core.memory._recall import Recall, RecalledMemory, recall_memories
+from core.memory._recall import Recall, RecalledMemory, names_term, recall_memories
+from core.memory._recall import words as recall_words
 from core.memory._store import ConversationStore, MemoryStore
 from core.memory._store_json import JsonMemoryStore
 from core.memory._store_pgvector import PgVectorMemoryStore
@@ -65,6 +66,9 @@ __all__ = [
     "JsonMemoryStore",
     "Memory",
     "MemoryBank",
+    "names_term",
+    "recall_words",
+    "PENDING_SOURCE",
     "MemoryStore",
     "Message",
     "MiniLMEmbedder",

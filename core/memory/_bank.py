@@ -69,6 +69,9 @@ def _user_key(user: str) -> str:
     return hashlib.sha256(user.encode("utf-8")).hexdigest()[:32]
 
 
+PENDING_SOURCE = "import (waiting for its database)"
+
+
 class MemoryBank:
     """The person's memories as a list to read and change by hand (CLI, the window's bank).
 
@@ -252,16 +255,23 @@ class MemoryBank:
         if not isinstance(raw, list):
             raise InputError("The export has no list of memories.", hint="Export again with `cairn memory export`.")
         parsed: list[Memory] = []
+        here: str | None = None
         for n, item in enumerate(raw, 1):
             try:
                 m = Memory.from_json({**item, "id": "x", "user": user})
             except (KeyError, TypeError, ValueError) as exc:
                 raise InputError(f"Memory {n} of the export is malformed: {exc}.", hint="Fix the file and retry.")
-            # The form is derived from the words and this database, never taken from the file: an export is
-            # data, and a form edited by hand could enforce something other than what the bank shows.
-            form = self.understand(m.category, m.content).form
+            # The form is derived from the words and the memory's own database, never taken from the file: an
+            # export is data, and a form edited by hand could enforce something other than what the bank shows.
+            # A memory for another database keeps its words until that database is next used (ground_pending).
+            if here is None:
+                here = self._grounding().database_id or ""
+            if m.database_id in (here, ALL_DATABASES):
+                form, source = self.understand(m.category, m.content).form, m.source or "import"
+            else:
+                form, source = None, PENDING_SOURCE
             parsed.append(Memory(user=user, category=m.category, content=_content(m.content),
-                                 database_id=m.database_id, structured=form, source=m.source or "import"))
+                                 database_id=m.database_id, structured=form, source=source))
         existing = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
         fresh = [m for m in parsed if (m.category, m.content.strip().lower(), m.database_id) not in existing]
         vectors = self.embedder.embed_batch([m.content for m in fresh]) if fresh else []
@@ -271,6 +281,16 @@ class MemoryBank:
         if added:
             self.record(user, BankChange("IMPORT", (), tuple(added), time.time()))
         return added
+
+    def ground_pending(self, user: str, grounding: Grounding) -> int:
+        """Understand the imported memories of ``grounding``'s database that waited for it (see ``import_``);
+        returns how many. Called when that database is used; a memory that fails stays as words."""
+        pending = [m for m in self.store.list(user, database_id=grounding.database_id)
+                   if m.source == PENDING_SOURCE and m.database_id == grounding.database_id]  # fmt: skip
+        for m in pending:
+            form = understand(_category(m.category), m.content, grounding).form
+            self.store.put(replace(m, structured=form, source="import", updated_at=time.time()))
+        return len(pending)
 
     # -- internals ------------------------------------------------------------------------------------
 

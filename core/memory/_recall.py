@@ -187,12 +187,56 @@ _HANDLE_STOP = {
 }  # fmt: skip
 
 
-def _lists_table(q_words: set[str], st: dict[str, Any], used_tables: set[str]) -> bool:
+_LIST_HEAD = re.compile(r"^\s*(?:which|what|list|show(?:\s+me)?|give\s+me|kaun\s*se|konse|kaunse)\s+"
+                        r"(?:all\s+|the\s+|of\s+the\s+|our\s+|my\s+)?(?P<head>[a-z]+)", re.IGNORECASE)
+_GROUPED_BY = re.compile(r"\b(?:per|by|each|every|har)\s+(?:the\s+)?(?P<by>[a-z]+)|\b(?P<wise>[a-z]+)[-\s]wise\b",
+                         re.IGNORECASE)
+
+
+def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tables: set[str]) -> bool:
     """A "columns shown together" form applies when the answer lists its table's rows: the question names the
-    table or the column the form is about, or uses a term or entity defined on that table."""
+    table or the column the form is about, or uses a term or entity defined on that table, and the rows it
+    lists are not something else ("which countries have more than 3 customers", "customer count per city")."""
     table = str(st.get("table") or "").split(".")[-1]
     wanted = words(table) | words(str(st.get("when") or ""))
+
+    def ours(word: str) -> bool:
+        return any(_same_word(w, x) for w in wanted for x in words(word))
+
+    when = words(str(st.get("when") or "")) - GENERIC
+    if when and all(any(_same_word(w, q) for q in q_words) for w in when) and any(
+            _same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
+        return True  # "list the orders with customer names": the names are shown, whatever is listed
+    head = _LIST_HEAD.match(question)
+    if head and head.group("head").lower() not in _NOT_NOUNS and not ours(head.group("head")):
+        return False
+    for m in _GROUPED_BY.finditer(question):
+        by = m.group("by") or m.group("wise")
+        if by and by.lower() not in _NOT_NOUNS and not ours(by):
+            return False
     return table.lower() in used_tables or any(_same_word(w, q) for w in wanted for q in q_words)
+
+
+def _lists_another_table(question: str, q_words: set[str], st: dict[str, Any], table_names: Sequence[str]) -> bool:
+    """"List tracks" with a saved sort on invoices: the list is of another table the question names, and the
+    sort's own table is not named at all."""
+    own = words(str(st.get("table") or "").split(".")[-1]) | words(str(st.get("column") or ""))
+    if any(_same_word(w, q) for w in own for q in q_words):
+        return False
+    head = _LIST_HEAD.match(question) or _SHOW_HEAD.search(question)
+    if head is None:
+        return False
+    noun = words(head.group("head"))
+    mine = words(str(st.get("table") or "").split(".")[-1])
+    others = [words(t.split(".")[-1]) for t in table_names]
+    return any(noun and noun <= other and other != mine for other in others)
+
+
+_SHOW_HEAD = re.compile(r"\b(?:show|list|dikhao|display)\s+(?:me\s+)?(?:all\s+|the\s+|our\s+|my\s+)?(?P<head>[a-z]+)",
+                        re.IGNORECASE)
+GENERIC = {"id", "first", "last", "full"}
+_NOT_NOUNS = {"are", "is", "was", "were", "of", "do", "does", "did", "have", "has", "me", "us", "you", "can",
+              "a", "an", "one", "ones", "hain", "hai", "ke", "ki", "ka", "far", "default"}
 
 
 def _first_person_words(text: str) -> set[str]:
@@ -214,7 +258,8 @@ def _entity_handle(memory: Memory, st: dict[str, Any], context_words: set[str]) 
     for v in st.get("values") or []:
         value_words |= words(str(v))
     return {w for w in words(memory.content) - value_words - context_words - _HANDLE_STOP
-            if not w.isdigit() and len(w) > 2}  # fmt: skip
+            if not w.isdigit() and len(w) > 2 and not w.endswith("id")
+            and not any(w.startswith(c) for c in context_words if len(c) > 3)}  # fmt: skip ("employeeid")
 
 
 def _names_entity(question: str, q_words: set[str], memory: Memory, st: dict[str, Any],
@@ -399,7 +444,9 @@ def recall_memories(
                        for t in (r.memory.structured or {}).get("tables") or ()}  # fmt: skip
         for m in shown:
             st = dict(m.structured or {})
-            if st.get("kind") == "columns" and not _lists_table(q_words, st, used_tables):
+            if st.get("kind") == "columns" and not _lists_table(question, q_words, st, used_tables):
+                continue
+            if st.get("kind") == "sort" and _lists_another_table(question, q_words, st, table_names or ()):
                 continue
             pick(m, f"standing {st.get('kind')} preference for lists", "presentation")
     return Recall(tuple(chosen))
