@@ -162,6 +162,7 @@ _STRONG_STANDING = re.compile(
     r"dashboards)|from now on|from here on|going forward|moving forward|henceforth|by default|as a default|"
     r"default to|"
     r"in (the )?future|every time|each time|whenever|all the time|from today on|"
+    r"when(ever)? (i|we) (ask|query|look|search|talk|check|enquire|inquire)( \w+)? (about|for|at|into)|"
     r"unless i say otherwise|unless i ask otherwise|unless told otherwise|as a rule|"
     r"(in|for|across|on|from|to) (all|every|each|any) (of )?(my |our |the |future |later |)(\w+ )?"
     r"(queries|query|reports|report|answers|answer|questions|question|results|analyses|analysis|dashboards|charts|"
