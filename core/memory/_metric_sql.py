@@ -55,6 +55,8 @@ def metric_from_sql(definition: str, schema: Schema) -> tuple[exp.Expression, Ta
         expr = expr.this
     if not all(isinstance(node, _ALLOWED) for node in expr.walk()):
         return None
+    for node in expr.walk():  # a comment is words, not SQL: it never rides along into the prompt
+        node.comments = None
     if not isinstance(expr, _OPERATORS) and not expr.find(*_OPERATORS):
         return None  # a bare column is not a computation
     columns = list(expr.find_all(exp.Column))
