@@ -217,3 +217,15 @@ def test_filter_sql_runs_on_the_real_sample_database(sample_db_uri: str) -> None
 def test_each_clause_has_its_own_polarity(text: str, op: str, value: object) -> None:
     st = pref(text)
     assert st is not None and (st["op"], st["value"]) == (op, value)
+
+
+@pytest.mark.parametrize(("text", "op"), [
+    ("pending orders bhi exclude karna", "<>"),  # the cue after the value (Hindi-English word order)
+    ("returned orders should not be counted", "<>"),  # a passive
+    ("cancelled orders never", "<>"),
+    ("delivered orders only", "="),
+    ("returned orders kabhi include mat karna", "<>"),
+])  # fmt: skip
+def test_a_cue_after_the_value_sets_its_polarity(text: str, op: str) -> None:
+    st = pref(text)
+    assert st is not None and st["column"] == "status" and st["op"] == op, st

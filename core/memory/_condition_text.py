@@ -381,6 +381,20 @@ def _polarity(t: _Text, clause: list[int], atoms: list[Atom]) -> None:
                     found = True
             return found
 
+        def state_after(pos: int) -> bool | None:
+            """The first cue after token ``pos`` in this clause ("pending orders bhi exclude karna",
+            "returned orders should not be counted"): True negative, False positive, None none."""
+            for i in idx:
+                if i < pos:
+                    continue
+                w = tw[i]
+                low = " " + " ".join(tw[i : i + 2]) + " "
+                if w in _POSITIVE:
+                    return False
+                if w in NEGATION or any(low.startswith(p) for p in _NEG_PHRASES):
+                    return True
+            return None
+
         post = any(tw[i] in _POST_NEGATION for i in idx) or (" nahi chahiye" in " " + " ".join(tw[i] for i in idx))
         end_state = state_at(idx[-1] + 1, False)
         if not group:
@@ -391,6 +405,8 @@ def _polarity(t: _Text, clause: list[int], atoms: list[Atom]) -> None:
             continue
         for a in group:
             s = state_at(a.span[0], True)
+            if s is None and a is group[-1]:  # the cue may follow the value (SOV, passives)
+                s = state_after(a.span[1])
             if s is None:
                 if post:
                     s = True
