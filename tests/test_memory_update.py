@@ -480,3 +480,16 @@ def test_including_several_values_again_lifts_each_from_the_exclusion(minilm: Ca
                           ("preference", "go ahead and include cancelled and returned orders again from now on"))
     assert report.operation == "DELETE" and len(mems) == 1
     assert (mems[0].structured or {}).get("kind") == "include"  # nothing excluded any more
+
+
+def test_more_values_for_a_saved_list_term_extend_it(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    schema_cities = Schema("postgres", (Table("customers", (
+        Column("customer_id", "integer"),
+        Column("city", "text", value_hints=("Mumbai", "Delhi", "Kolkata", "Pune", "Berlin")))),))  # fmt: skip
+    store = JsonMemoryStore(tmp_path / "terms")
+    for text in ("Metro cities are Mumbai and Delhi.", "Kolkata should also count as a metro city."):
+        report = apply_fact(Fact("terminology", text), user=USER, database_id=DB, store=store, embedder=minilm,
+                            llm=None, schema=schema_cities, source="test")
+    mems = store.list(USER, database_id=DB)
+    assert report.operation == "UPDATE" and len(mems) == 1
+    assert (mems[0].structured or {})["sql"] == "customers.city IN ('Mumbai', 'Delhi', 'Kolkata')"

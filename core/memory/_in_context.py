@@ -11,13 +11,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+
 from core.memory._extraction import Fact
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._model import Memory
 from core.memory._schema_match import filter_spec
 from core.memory._structured import ValueLookup, structure
-from core.memory._words import NEGATION, RESTRICTIVE, STOP, normalize, words
+from core.memory._recall import names_term
+from core.memory._recall import words as recall_words
+from core.memory._words import NEGATION, RESTRICTIVE, STOP, is_additive, normalize, words
 from core.schema import Schema
 
 __all__ = ["in_context"]
@@ -25,12 +30,70 @@ __all__ = ["in_context"]
 
 
 def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: ValueLookup | None) -> dict[str, Any] | None:
-    """The form ``fact`` has next to ``existing`` memories, or None. Only for preferences."""
+    """The form ``fact`` has next to ``existing`` memories, or None (preferences and terms)."""
+    if fact.category == "terminology":
+        return _values_for_a_saved_term(fact.content, existing, schema, lookup)
     if fact.category != "preference":
         return None
-    return _fragment_on_a_standing_filter(fact.content, existing, schema, lookup) or _window_on_a_standing_window(
-        fact, existing, schema
-    )
+    return (_fragment_on_a_standing_filter(fact.content, existing, schema, lookup)
+            or _window_on_a_standing_window(fact, existing, schema)
+            or _values_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
+
+
+def listed_values(form: Mapping[str, Any], dialect: str) -> tuple[str, list[Any]] | None:
+    """("Genre.Name", ["Rock", "Metal"]) when a term's SQL is one column kept to a list of values, else None."""
+    try:
+        cond = sqlglot.parse_one(str(form.get("sql") or ""), read=dialect)
+    except (sqlglot.errors.SqlglotError, ValueError):
+        return None
+    if isinstance(cond, exp.In) and isinstance(cond.this, exp.Column) and cond.expressions and all(
+            isinstance(e, exp.Literal) for e in cond.expressions):  # fmt: skip
+        return cond.this.sql(), [e.to_py() for e in cond.expressions]
+    if isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal):
+        return cond.this.sql(), [cond.expression.to_py()]
+    return None
+
+
+def _values_for_a_saved_term(
+    text: str, existing: list[Memory], schema: Schema, lookup: ValueLookup | None
+) -> dict[str, Any] | None:
+    """"Kolkata should also count as a metro city", "heavy genres mein Heavy Metal bhi count karo": a saved term
+    that is a list of values, named again with more values of its column and an additive cue. The form is the
+    term with the longer list (the update cycle then keeps one memory)."""
+    if not is_additive(text) and not re.search(r"\b(?:add|include|count)\b", text, re.IGNORECASE):
+        return None
+    said = recall_words(text)
+    for m in existing:
+        st = m.structured or {}
+        listed = listed_values(st, schema.dialect) if st.get("kind") == "term" else None
+        if listed is None or not names_term(said, str(st.get("name") or "")):
+            continue
+        table = schema.table(str((st.get("tables") or [""])[0]))
+        column = table.column(listed[0].split(".")[-1].strip('"')) if table is not None else None
+        if table is None or column is None:
+            continue
+        found = _values_in(text, table.qualified_name, column, lookup)
+        have = {str(v).lower() for v in listed[1]}
+        more = [v for v in found if v.lower() not in have]
+        if not more:
+            continue
+        values = [*listed[1], *more]
+        spec = filter_spec(table.qualified_name, column.name, "IN", values, schema.dialect)
+        return {**st, "sql": spec["sql"], "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}
+    return None
+
+
+def _values_in(text: str, table: str, column: Any, lookup: ValueLookup | None) -> list[str]:
+    """The values of ``table.column`` that ``text`` names (the data through ``lookup``, else cached hints)."""
+    toks = re.findall(r"[\w@&'-]+(?:\.[\w-]+)*", normalize(text))
+    grams = {" ".join(toks[i : i + n]) for n in range(1, _FRAGMENT_MAX_WORDS + 1) for i in range(len(toks) - n + 1)}
+    grams = {g for g in grams if not set(words(g)) <= STOP and not g.isdigit()}
+    if lookup is not None:
+        found = [v for v in lookup(table, column.name, sorted(grams)).values() if v]
+    else:
+        hints = {str(h).lower(): str(h) for h in column.value_hints}
+        found = [hints[g.lower()] for g in grams if g.lower() in hints]
+    return list(dict.fromkeys(found))
 
 
 _FRAGMENT_MAX_WORDS = 3
@@ -58,21 +121,13 @@ def _fragment_on_a_standing_filter(
                and str(m.structured.get("op")) in _POSITIVE + _NEGATIVE and not m.structured.get("also_on")]
     if not filters:
         return None
-    toks = re.findall(r"[\w@&'-]+(?:\.[\w-]+)*", normalize(text))
-    grams = {" ".join(toks[i : i + n]) for n in range(1, _FRAGMENT_MAX_WORDS + 1) for i in range(len(toks) - n + 1)}
-    grams = {g for g in grams if not set(words(g)) <= STOP and not g.isdigit()}
     hits: dict[tuple[str, str], tuple[Mapping[str, Any], list[str]]] = {}
     for st in filters:
         table = schema.table(str(st.get("table")))
         column = table.column(str(st.get("column"))) if table is not None else None
         if table is None or column is None:
             continue
-        if lookup is not None:
-            found = [v for v in lookup(table.qualified_name, column.name, sorted(grams)).values() if v]
-        else:
-            hints = {str(h).lower(): str(h) for h in column.value_hints}
-            found = [hints[g] for g in grams if g in hints]
-        found = list(dict.fromkeys(found))
+        found = _values_in(text, table.qualified_name, column, lookup)
         if found:
             hits[(table.qualified_name, column.name)] = (st, found)
     if len(hits) != 1:

@@ -33,7 +33,7 @@ from core.memory._store import MemoryStore
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._filter_merge import as_list, merge_filters, value_key
-from core.memory._in_context import in_context
+from core.memory._in_context import in_context, listed_values
 from core.memory._schema_match import filter_spec
 from core.memory._structured import ValueLookup, structure
 from core.memory._words import NEGATION, RESTRICTIVE, is_additive, name_key, words
@@ -237,9 +237,10 @@ def _apply_fact(
             hint="State the preference or definition in one short sentence.",
         )
     new_st = dict(form) if form is not None else structure(fact, schema, lookup=lookup)
-    if not new_st and form is None and fact.category == "preference" and schema is not None:
+    unmapped = not new_st or (new_st.get("kind") == "term" and not new_st.get("sql"))
+    if unmapped and form is None and fact.category in ("preference", "terminology") and schema is not None:
         mine = store.list(user, database_id=database_id)
-        new_st = in_context(fact, mine, schema, lookup)
+        new_st = in_context(fact, mine, schema, lookup) or new_st
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,
@@ -344,6 +345,11 @@ def _decide_structured(
             return _noop(old, f"the same {what} is already remembered")
         return _update(old, _merge_text(old.content, new.content), {**old_st, "add": have + more}, store,
                        embedder, f"adds columns to the same {what}")  # fmt: skip
+    if new_st.get("kind") == "term" and old_st and listed_values(old_st, dialect) is not None:
+        before, after = listed_values(old_st, dialect), listed_values(new_st, dialect)
+        if after is not None and before is not None and after[0] == before[0] and set(before[1]) < set(after[1]):
+            return _update(old, _merge_text(old.content, new.content), new_st, store, embedder,
+                           f"adds values to the same {what}")  # "add Pune to the metro cities"
     return _replace(old, new, store, f"a new definition for the same {what}")
 
 
