@@ -229,3 +229,12 @@ def test_each_clause_has_its_own_polarity(text: str, op: str, value: object) -> 
 def test_a_cue_after_the_value_sets_its_polarity(text: str, op: str) -> None:
     st = pref(text)
     assert st is not None and st["column"] == "status" and st["op"] == op, st
+
+
+def test_a_list_named_first_is_the_definition_not_the_name() -> None:
+    from core.memory._structured import parse_definition
+
+    assert parse_definition("Chennai, Kolkata, Delhi and Mumbai are the metros.") == (
+        "metros", "Chennai, Kolkata, Delhi and Mumbai")
+    assert parse_definition("Tier-1 cities are Mumbai, Delhi and Bengaluru") == (
+        "tier-1 cities", "Mumbai, Delhi and Bengaluru")

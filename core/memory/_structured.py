@@ -65,10 +65,14 @@ def parse_definition(text: str) -> tuple[str, str] | None:
         m = pattern.match(flat)
         if not m:
             continue
-        name = re.sub(r"^it\s+", "", m.group("name").strip(" \"'“”`"), flags=re.IGNORECASE)
+        raw_name, raw_def = m.group("name"), m.group("def")
+        if pattern is _DEF_PATTERNS[-1] and re.search(r",|\s(?:and|&)\s", raw_name) and len(raw_def.split()) <= 3 \
+                and not re.search(r",|\s(?:and|&)\s", raw_def):  # "Chennai, Kolkata and Delhi are the metros"
+            raw_name, raw_def = raw_def, raw_name
+        name = re.sub(r"^it\s+", "", raw_name.strip(" \"'“”`"), flags=re.IGNORECASE)
         name = _NAME_NOISE.sub("", name).strip(" \"'“”`,").lower()
         name = _NAME_TAIL.sub("", name).strip() or name
-        definition = m.group("def").strip(" \"'“”`")
+        definition = raw_def.strip(" \"'“”`")
         if name and definition and len(name.split()) <= 6:
             return name, definition
     return None

@@ -173,6 +173,15 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
     return dict(a) == dict(b)
 
 
+def _same_definition(a: Mapping[str, Any], b: Mapping[str, Any], dialect: str) -> bool:
+    """The same SQL, or the same column kept to the same values in another order."""
+    if _norm(a.get("sql")) == _norm(b.get("sql")):
+        return True
+    la, lb = listed_values(a, dialect), listed_values(b, dialect)
+    return la is not None and lb is not None and la[0] == lb[0] and {str(v).lower() for v in la[1]} == {
+        str(v).lower() for v in lb[1]}
+
+
 def _structured_of(memory: Memory, schema: Schema | None) -> Mapping[str, Any] | None:
     """A memory's form, worked out now for one stored before the schema was known."""
     if memory.structured:
@@ -253,7 +262,7 @@ def _apply_fact(
     forms = {m.id: _structured_of(m, schema) for m in existing}
     if new_st and new_st.get("kind") in ("term", "metric") and new_st.get("sql"):
         twin = next((m for m in existing if (forms[m.id] or {}).get("kind") == new_st["kind"]
-                     and _norm((forms[m.id] or {}).get("sql")) == _norm(new_st["sql"])), None)  # fmt: skip
+                     and _same_definition(forms[m.id] or {}, new_st, dialect)), None)  # fmt: skip
         if twin is not None:  # "average order value means total sales / order count" after "AOV = …"
             return _noop(twin, f"the same {new_st['kind']} is already remembered as {forms[twin.id].get('name')!r}")
     if new_st:
