@@ -3,9 +3,11 @@
 Run from the repository root: ``.venv/bin/python -m bench.update_pairs [--set dev|seen|heldout|all] [--errors]``.
 Data: tests/data/update_pairs_dev.json, tests/heldout/update_pairs.json ("seen": its aggregates were looked at)
 and tests/heldout/update_pairs_fresh.json (held-out; --errors never prints either).
-For each pair the existing memories go in through ``apply_fact``, then the new statement; scored on the
-operation (ADD / UPDATE / DELETE / NOOP) and on the number of memories left, with no model (the rules and the
-structured forms alone: the worst case, what a person without Ollama gets).
+For each pair the existing memories go in, then the new statement, each the way a person's message goes (the
+router; a withdrawal to ``forget``, anything else through ``apply_fact`` with the pair's category); scored on the
+operation (ADD / UPDATE / DELETE / NOOP, in the labels' own meaning: see ``_WITHDRAW_SEMANTICS``) and on the
+number of memories left, with no model (the rules and the structured forms alone: the worst case, what a person
+without Ollama gets).
 """
 
 from __future__ import annotations
@@ -23,8 +25,22 @@ from bench._memory_fixtures import bench_main, fresh_store, grounding, load_json
 USER = "bench"
 
 
+# What the labels mean. The first sets (dev, seen) follow the seed: a contradiction *replaces* the old memory and
+# is labelled DELETE (old deleted, new added). The fresh set's brief defined UPDATE as "changed, refined or
+# replaced" and DELETE as "the statement withdraws a memory" ("stop filtering to India"). Cairn's own words are
+# the seed's, so for that file a replace is scored as UPDATE and a removal by the forget path as DELETE.
+_WITHDRAW_SEMANTICS = {"update_pairs_fresh.json"}
+
+
+def _scored_op(report: object, path: Path) -> str:
+    op = str(report.operation)  # type: ignore[attr-defined]
+    if path.name in _WITHDRAW_SEMANTICS and op == "DELETE":
+        return "UPDATE" if report.after else "DELETE"  # type: ignore[attr-defined]
+    return op
+
+
 def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
-    from core.memory import Fact, apply_fact
+    from core.memory import Fact, apply_fact, classify, forget
 
     pairs = load_json(path)
     op_ok = count_ok = both = 0
@@ -34,10 +50,16 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
         store = fresh_store()
 
         def put(m: dict, store: object = store, g: object = g) -> str:
-            report = apply_fact(Fact(m["category"], m["content"]), user=USER, database_id=g.database_id,  # type: ignore[attr-defined]
-                                store=store, embedder=embedder, llm=None, schema=g.schema,  # type: ignore[attr-defined]
-                                source="bench", lookup=g.lookup)  # type: ignore[attr-defined]
-            return report.operation
+            # The path a person's message takes: a withdrawal goes to forget, anything else through the update
+            # cycle with the category the pair gives.
+            if classify(m["content"], embedder=embedder, has_history=False).kind == "forget":  # type: ignore[arg-type]
+                report = forget(m["content"], user=USER, database_id=g.database_id, store=store,  # type: ignore[attr-defined]
+                                embedder=embedder, schema=g.schema)  # type: ignore[attr-defined,arg-type]
+            else:
+                report = apply_fact(Fact(m["category"], m["content"]), user=USER, database_id=g.database_id,  # type: ignore[attr-defined]
+                                    store=store, embedder=embedder, llm=None, schema=g.schema,  # type: ignore[attr-defined]
+                                    source="bench", lookup=g.lookup)  # type: ignore[attr-defined]
+            return _scored_op(report, path)
 
         for m in pair.get("existing") or []:
             put(m)
