@@ -186,7 +186,8 @@ def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
 
 def _label_column(add_text: str, when_text: str, schema: Schema) -> tuple[Table, Column] | None:
     """"When listing customers, include their email next to the name": the rows are named by a table alone;
-    the column they are shown by is the one named after "next to"/"beside", else the table's first name column."""
+    the column they are shown by is the one named after "next to"/"beside", else the table's first name column,
+    else its one-column primary key."""
     tables = [t for t in schema.tables if t.qualified_name in mentioned_tables(words(when_text), schema)]
     if len(tables) != 1:
         return None
@@ -198,7 +199,10 @@ def _label_column(add_text: str, when_text: str, schema: Schema) -> tuple[Table,
         if found:  # "the name" of a table with FirstName and LastName: the first, as the table lists them
             return found[0]
     names = [c for c in table.columns if re.search(r"name|title", c.name, re.IGNORECASE)]
-    return (table, names[0]) if names else None
+    if names:
+        return table, names[0]
+    key = table.column(table.primary_key[0]) if len(table.primary_key) == 1 else None
+    return (table, key) if key is not None else None  # "whenever orders are listed": by their id
 
 
 def display_form(text: str) -> dict[str, Any] | None:
