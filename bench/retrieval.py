@@ -8,7 +8,7 @@ statements take (``apply_fact`` with the statement understood against the real s
 question is recalled with the real MiniLM embedder.
 
 A memory counts as *included* when it would influence the SQL: a standing filter or time window only when the
-question reads its table or a table it is also enforced on through a foreign key (that is where it is enforced),
+question reads its table or a table that references it (where it is enforced, through the foreign key),
 a currency or decimals preference when the answer shows money or a fractional number (it formats the answer,
 never the SQL: see ``Recall.display`` and ``NumberFormat.touches``), everything else when it is recalled.
 Prints recall (needed memories included / needed) and wrong inclusions (included but not needed / included),
@@ -63,7 +63,7 @@ def _stored(bank: dict, g: object, embedder: object) -> tuple[object, dict[str, 
 
 
 def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
-    from core.memory import recall_memories
+    from core.memory import recall_memories, referencing_links
 
     data = load_json(path)
     needed = included_needed = included = wrong = 0
@@ -85,8 +85,9 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
                 st = forms.get(bid) or {}
                 if r.kind == "display" and not _formats(q["q"], st):  # formatting only: counted where it shows
                     continue
-                enforced_on = {str(t).split(".")[-1].lower()
-                               for t in [st.get("table", ""), *(link.get("table") for link in st.get("also_on") or ())]}
+                links = [*(st.get("also_on") or ()), *referencing_links(g.schema, str(st.get("table") or ""))]
+                enforced_on = {str(t).split(".")[-1].lower() for t in [st.get("table", ""),
+                                                                      *(link.get("table") for link in links)]}
                 if r.kind == "filter" and not enforced_on & q_tables:
                     continue
                 got.add(bid)

@@ -35,7 +35,7 @@ from core.errors import (
 )
 from core.fallback import fallback_sql
 from core.llm import LLM
-from core.memory import apply_presentation, enforce_filters
+from core.memory import apply_presentation, enforce_filters, referencing_links
 from core.number_format import NumberFormat
 from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
@@ -287,6 +287,13 @@ class AskPipeline:
                 continue
             if "also_on" in spec:
                 spec = {**spec, "also_on": AskPipeline._valid_links(run, recalled, spec, table, schema)}
+            if spec.get("kind") in ("filter", "window") and table is not None:
+                # A standing filter on invoices holds for their lines too: a query reading only the rows that
+                # belong to the filtered table (one foreign key away) gets it through the key.
+                linked = {str(link.get("table")) for link in spec.get("also_on") or () if isinstance(link, Mapping)}
+                more = [link for link in referencing_links(schema, table.qualified_name) if link["table"] not in linked]
+                if more:
+                    spec = {**spec, "also_on": [*(spec.get("also_on") or []), *more]}
             usable.append((recalled, spec))
         return usable
 

@@ -657,3 +657,21 @@ def test_a_forged_link_is_dropped_with_a_note_and_the_filter_still_holds(tmp_pat
     assert answer is not None and answer.ok, (answer.error if answer else None)
     assert "India" in (answer.sql or "")  # the filter on its own table still holds
     assert any("was not applied" in note and "Only customers from India" in note for note in answer.notes)
+
+
+def test_a_standing_filter_holds_for_the_rows_that_belong_to_its_table(tmp_path: Path, shop_path: Path,
+                                                                        bots) -> None:
+    """"Only customers from India", then "how many orders": the orders are the Indian customers' orders."""
+    llm = ScriptedLLM("SELECT COUNT(*) AS n FROM orders", "NONE")
+    bot = bot_for(bots, tmp_path, shop_path, llm=llm, kind="question")
+    bot.bank.add("ria", "preference", "Only customers from India")
+    answer = bot.handle("ria", "how many orders").answer
+    assert answer is not None and answer.ok
+    assert "customer_id IN (SELECT" in (answer.sql or "") and "'India'" in (answer.sql or "")
+    conn = sqlite3.connect(shop_path)
+    try:
+        indian = conn.execute("SELECT COUNT(*) FROM orders o JOIN customers c ON c.customer_id = o.customer_id "
+                              "WHERE c.country = 'India'").fetchone()[0]
+    finally:
+        conn.close()
+    assert answer.rows == ((indian,),)

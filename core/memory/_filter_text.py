@@ -13,6 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from core.memory._condition_text import Atom, parse_condition
+from core.memory._filters import referencing_links
 from core.memory._schema_match import Lookup, filter_spec, mentioned_tables
 from core.memory._words import INCLUDE_CUES, NEGATION, RESTRICTIVE, normalize, words
 from core.schema import Column, Schema, Table
@@ -163,7 +164,5 @@ def _through_referrer(form: dict[str, Any], text: str, schema: Schema) -> dict[s
     if lookup_table is None:
         return form
     named = mentioned_tables(words(text), schema) - {lookup_table.qualified_name}
-    links = [{"table": t.qualified_name, "column": fk.columns[0], "key": fk.ref_columns[0]}
-             for t in schema.tables if t.qualified_name in named for fk in t.foreign_keys
-             if fk.ref_table == lookup_table.qualified_name and len(fk.columns) == 1 and len(fk.ref_columns) == 1]
+    links = [link for link in referencing_links(schema, lookup_table.qualified_name) if link["table"] in named]
     return {**form, "also_on": links} if links else form

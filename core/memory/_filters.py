@@ -158,6 +158,17 @@ def filter_condition(
     return builder(this=col, expression=sql_literal(value))
 
 
+def referencing_links(schema: Any, table: str) -> list[dict[str, str]]:
+    """{table, column, key} of every other table that references ``table`` by a one-column foreign key: the
+    rows that belong to ``table``'s rows (Invoice's lines, Customer's invoices, MediaType's tracks)."""
+    target = schema.table(table)
+    if target is None:
+        return []
+    return [{"table": t.qualified_name, "column": fk.columns[0], "key": fk.ref_columns[0]}
+            for t in schema.tables if t is not target for fk in t.foreign_keys
+            if fk.ref_table == target.qualified_name and len(fk.columns) == 1 and len(fk.ref_columns) == 1]
+
+
 def referrer_condition(
     spec: Mapping[str, Any], link: Mapping[str, Any], qualifier: exp.Identifier | str | None, *,
     dialect: str | None = None, today: datetime.date | None = None,
