@@ -210,7 +210,9 @@ def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tabl
     head = _LIST_HEAD.match(question)
     if head and head.group("head").lower() not in _NOT_NOUNS and not ours(head.group("head")):
         return False
-    for m in _GROUPED_BY.finditer(question):
+    ranked = re.search(r"\b(?:top|bottom|rank\w*|sort\w*|order(?:ed)?\s+by|highest|lowest|most|least)\b", question,
+                       re.IGNORECASE)  # "top customers by spend": "by" orders the list, it does not group it
+    for m in () if ranked else _GROUPED_BY.finditer(question):
         by = m.group("by") or m.group("wise")
         if by and by.lower() not in _NOT_NOUNS and not ours(by):
             return False
@@ -424,7 +426,7 @@ def recall_memories(
                 if m.category == "metric":
                     named.append(name)
                 continue
-        if m.category == "entity" and st.get("kind") == "entity":
+        if m.category == "entity" and st.get("kind") in ("entity", None):  # with or without a form
             context = table_words | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
             handle = _names_entity(question, q_words, m, st, context)
             if handle is not None:
