@@ -238,3 +238,13 @@ def test_a_list_named_first_is_the_definition_not_the_name() -> None:
         "metros", "Chennai, Kolkata, Delhi and Mumbai")
     assert parse_definition("Tier-1 cities are Mumbai, Delhi and Bengaluru") == (
         "tier-1 cities", "Mumbai, Delhi and Bengaluru")
+
+
+@pytest.mark.parametrize(("text", "form"), [
+    ("Don't count orders under $2.", {"kind": "filter", "op": ">="}),  # an amount in dollars, not a display
+    ("Money in INR, rounded to whole rupees.", {"kind": "display", "value": "INR", "decimals": 0}),
+    ("Show amounts in USD with two decimals.", {"kind": "display", "value": "USD", "decimals": 2}),
+])  # fmt: skip
+def test_a_currency_sign_on_a_number_is_an_amount(text: str, form: dict) -> None:
+    st = pref(text)
+    assert st is not None and all(st.get(k) == v for k, v in form.items()), st

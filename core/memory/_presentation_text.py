@@ -46,7 +46,9 @@ _BUCKETS = {"day": r"daily|per\s+day|by\s+day|day[-\s]wise|roz", "week": r"weekl
             "quarter": r"quarterly|per\s+quarter|by\s+quarter|quarter[-\s]wise",
             "year": r"yearly|annually|annual|per\s+year|by\s+year|year[-\s]wise"}  # fmt: skip
 _DECIMALS = re.compile(r"\b(?P<n>\d+|one|two|three|four|zero|no)\s+(?:decimal(?:\s+places?|\s+points?|s)?|"
-                       r"dp)\b|\bdecimals?\s*(?:places?)?\s*(?:to|=|:|of)?\s*(?P<m>\d)\b|\b(?P<w>whole\s+numbers|"
+                       r"dp)\b|\bdecimals?\s*(?:places?)?\s*(?:to|=|:|of)?\s*(?P<m>\d)\b|\b(?P<w>whole\s+(?:numbers|rupees|dollars|"
+                       r"euros|pounds|units|amounts)|round(?:ed)?\s+(?:off\s+)?to\s+(?:the\s+)?(?:whole|nearest)\s+"
+                       r"(?:rupee|dollar|euro|pound|unit|number)s?|"
                        r"no\s+decimals|without\s+decimals|integers?\s+only)\b", re.IGNORECASE)  # fmt: skip
 _PAIR = re.compile(r"\b(?:next\s+to|alongside|along\s+with|together\s+with|beside|besides|with|saath|sath)\b",
                    re.IGNORECASE)
@@ -205,9 +207,18 @@ def _label_column(add_text: str, when_text: str, schema: Schema) -> tuple[Table,
     return (table, key) if key is not None else None  # "whenever orders are listed": by their id
 
 
+_AMOUNT = re.compile(r"[$€£₹¥]\s*\d|\d[\d,.]*\s*(?:k\s+)?(?:dollars?|usd|eur|euros?|rupees?|rs\.?|inr|pounds?|gbp|yen)\b|"
+                     r"\b(?:rs\.?|inr|usd|eur|gbp)\s*\d", re.IGNORECASE)
+_DISPLAY_CUE = re.compile(r"\b(?:show|display|format|express|convert|currency|amounts?\s+in|money\s+in|"
+                          r"values?\s+in|figures?\s+in|numbers?\s+in|report\s+in|in\s+(?:indian\s+)?(?:rupees|dollars|"
+                          r"euros|pounds))\b", re.IGNORECASE)
+
+
 def display_form(text: str) -> dict[str, Any] | None:
     code = currency_code(text)
     m = _DECIMALS.search(text)
+    if code and _AMOUNT.search(text) and not _DISPLAY_CUE.search(text):
+        code = None  # "don't count invoices under $2": an amount in a currency, not how money is shown
     if code:
         form: dict[str, Any] = {"kind": "display", "setting": "currency", "value": code}
         if m:  # "INR with 2 decimals": both settings in one memory

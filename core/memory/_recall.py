@@ -250,6 +250,10 @@ def _first_person_words(text: str) -> set[str]:
             out |= words(word)
     for m in re.finditer(r"\b(?:my|mere|meri|mera|apne|apni|apna)\s+([a-z]+)", text.lower()):
         out |= words(m.group(1)) - _HANDLE_STOP
+    # "I manage Jane Peacock's customers": what comes after a verb of looking after is the person's own
+    for m in re.finditer(r"\b(?:i|we)\s+(?:manage|handle|look\s+after|cover|own|support|run|lead|oversee)\s+"
+                         r"((?:[\w']+\s+){0,3}[\w']+)", text.lower()):
+        out |= words(m.group(1).replace("'s", "")) - _HANDLE_STOP
     return out
 
 
