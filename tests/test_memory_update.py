@@ -493,3 +493,15 @@ def test_more_values_for_a_saved_list_term_extend_it(minilm: CachedEmbedder, tmp
     mems = store.list(USER, database_id=DB)
     assert report.operation == "UPDATE" and len(mems) == 1
     assert (mems[0].structured or {})["sql"] == "customers.city IN ('Mumbai', 'Delhi', 'Kolkata')"
+
+
+def test_the_same_window_in_other_units_is_a_noop(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("preference", "Default period: orders from the last 90 days."),
+                          ("preference", "Use the past 3 months of orders as the default window."))
+    assert report.operation == "NOOP" and len(mems) == 1
+
+
+def test_an_unreadable_restatement_keeps_the_understood_definition(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("metric", "Cancellation rate = cancelled orders / all orders."),
+                          ("metric", "cancellation rate matlab total orders mein se cancelled ka ratio"))
+    assert report.operation == "NOOP" and len(mems) == 1 and (mems[0].structured or {}).get("sql")

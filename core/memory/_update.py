@@ -163,6 +163,10 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
     if kind == "display":
         return a.get("setting") == b.get("setting") and a.get("value") == b.get("value") and \
             a.get("decimals") == b.get("decimals")
+    if kind == "window" and _norm(a.get("table")) == _norm(b.get("table")) and _norm(a.get("column")) == _norm(
+            b.get("column")):  # fmt: skip
+        da, db = _window_days(a), _window_days(b)  # "the last 90 days" and "the past 3 months": the same window
+        return da is not None and db is not None and abs(da - db) <= 0.05 * max(da, db)
     if kind in ("sort", "limit", "window", "columns", "include"):
         keys = {"sort": ("table", "column", "direction"), "limit": ("value",),
                 "window": ("table", "column", "amount", "unit"), "columns": ("table", "when", "add"),
@@ -171,6 +175,16 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
     if kind == "entity":
         return all(sorted(a.get(k) or []) == sorted(b.get(k) or []) for k in ("tables", "columns", "values"))
     return dict(a) == dict(b)
+
+
+_DAYS = {"day": 1, "week": 7, "month": 30.44, "quarter": 91.3, "year": 365.25}
+
+
+def _window_days(form: Mapping[str, Any]) -> float | None:
+    try:
+        return float(form.get("amount")) * _DAYS[str(form.get("unit") or "").lower().rstrip("s")]  # type: ignore[arg-type]
+    except (TypeError, ValueError, KeyError):
+        return None
 
 
 def _same_definition(a: Mapping[str, Any], b: Mapping[str, Any], dialect: str) -> bool:
@@ -354,6 +368,11 @@ def _decide_structured(
             return _noop(old, f"the same {what} is already remembered")
         return _update(old, _merge_text(old.content, new.content), {**old_st, "add": have + more}, store,
                        embedder, f"adds columns to the same {what}")  # fmt: skip
+    if new_st.get("kind") in ("term", "metric") and old_st and old_st.get("sql") and not new_st.get("sql") and \
+            not _REPLACES.search(new.content) and not re.search(r"\b(?:should|now|changed?|redefine)\b", new.content,
+                                                                re.IGNORECASE):  # fmt: skip
+        # the same name said again in words Cairn cannot read: the understood definition stays
+        return _noop(old, f"the same {what} is already remembered, with its SQL")
     if new_st.get("kind") == "term" and old_st and listed_values(old_st, dialect) is not None:
         before, after = listed_values(old_st, dialect), listed_values(new_st, dialect)
         if after is not None and before is not None and after[0] == before[0] and set(before[1]) < set(after[1]):
