@@ -75,6 +75,18 @@ def test_unsure_between_remembering_and_answering_answers_without_a_model() -> N
     assert route.kind == "question" and route.uncertain and route.alternative == "preference"
 
 
+def test_an_unsure_forget_never_deletes_on_a_guess() -> None:
+    """"also leave out bank_transfer orders" read as forget 0.37 / preference 0.30 deleted the paypal exclusion."""
+    from core.memory._classifier import _decide
+    from core.memory._classify_rules import classify_rules
+
+    text = "also leave out bank_transfer orders"
+    route = _decide(text, _probs(forget=0.37, preference=0.30), classify_rules(text), None, False)
+    assert route.kind == "preference" and route.uncertain and route.alternative == "forget"
+    route = _decide(text, _probs(forget=0.40, question=0.35), classify_rules(text), None, False)
+    assert route.kind == "question"
+
+
 def test_sure_router_never_asks_the_model() -> None:
     from core.memory._classifier import _decide
     from core.memory._classify_rules import classify_rules

@@ -226,6 +226,9 @@ def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | 
         voted = _llm_vote(message, RuleResult(top, True, why, options), llm)
         if not voted.uncertain:
             return Route(voted.kind, False, voted.reasons, alternative=second)  # type: ignore[arg-type]
+    if top == "forget":  # forgetting destroys what the person saved: never on a guess
+        top, second = second, top
+        why = (*why, "unsure whether this withdraws a memory: not forgotten")
     if route_group(top) == "memory" and route_group(second) == "data":
         return Route(second, True, (*why, "unsure between remembering and answering: answered"),  # type: ignore[arg-type]
                      alternative=top)
@@ -251,4 +254,6 @@ def _by_rules(message: str, rule: RuleResult, embedder: Embedder | None, llm: LL
     if result.uncertain and llm is not None and message.strip():
         result = _llm_vote(message, result, llm)
     kind = result.kind if result.kind in KINDS else "question"
+    if kind == "forget" and result.uncertain:  # forgetting destroys what the person saved: never on a guess
+        kind = next((k for k in result.options if k in KINDS and k != "forget"), "question")
     return Route(kind=kind, uncertain=result.uncertain, reasons=result.reasons)  # type: ignore[arg-type]
