@@ -505,3 +505,15 @@ def test_an_unreadable_restatement_keeps_the_understood_definition(minilm: Cache
     report, mems = _cycle(minilm, tmp_path, ("metric", "Cancellation rate = cancelled orders / all orders."),
                           ("metric", "cancellation rate matlab total orders mein se cancelled ka ratio"))
     assert report.operation == "NOOP" and len(mems) == 1 and (mems[0].structured or {}).get("sql")
+
+
+def test_an_entity_said_again_by_its_handle_is_one_memory(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("entity", "My key accounts are Aarav Shah and Priya Nair."),
+                          ("entity", "Rohan Mehta is also one of my key accounts."))
+    assert report.operation == "UPDATE" and len(mems) == 1 and "Rohan Mehta" in mems[0].content
+    report, mems = _cycle(minilm, tmp_path / "b", ("entity", "My key accounts are customers 17, 42 and 108."),
+                          ("entity", "my key accounts: customer ids 17, 42 & 108"))
+    assert report.operation == "NOOP" and len(mems) == 1
+    report, mems = _cycle(minilm, tmp_path / "c", ("entity", "My key accounts are Aarav Shah and Priya Nair."),
+                          ("entity", "I look after the Pune territory."))
+    assert report.operation == "ADD" and len(mems) == 2  # another entity

@@ -34,7 +34,7 @@ from core.memory._store import MemoryStore
 from core.memory._understand import describe_form
 from core.memory._shape import asks_for_rows
 
-__all__ = ["Recall", "RecalledMemory", "recall_memories"]
+__all__ = ["Recall", "RecalledMemory", "entity_named_by", "recall_memories"]
 
 logger = logging.getLogger(__name__)
 
@@ -266,6 +266,13 @@ def _entity_handle(memory: Memory, st: dict[str, Any], context_words: set[str]) 
     return {w for w in words(memory.content) - value_words - context_words - _HANDLE_STOP
             if not w.isdigit() and len(w) > 2 and not w.endswith("id")
             and not any(w.startswith(c) for c in context_words if len(c) > 3)}  # fmt: skip ("employeeid")
+
+
+def entity_named_by(text: str, memory: Memory, table_names: Sequence[str]) -> bool:
+    """True when ``text`` calls the entity ``memory`` is about by its handle (see ``_names_entity``)."""
+    st = dict(memory.structured or {})
+    context = _table_words(table_names) | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
+    return _names_entity(text, words(text), memory, st, context) is not None
 
 
 def _names_entity(question: str, q_words: set[str], memory: Memory, st: dict[str, Any],

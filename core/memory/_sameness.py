@@ -1,0 +1,107 @@
+"""When two memory forms are about the same thing (their *slot*) and when they say the same thing.
+
+A slot is what a form is about: a filter's table and column, a term's or metric's name, a display setting, a
+window's table, the one default sort or limit. Two forms in one slot cannot both stand unless they agree; the
+update cycle (``_update``) decides which wins. "Say the same thing" folds spellings: "= India" and
+"IN ('india')", a list in another order, "the last 90 days" and "the past 3 months".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.memory._filter_merge import NEGATIVE as _NEGATIVE
+from core.memory._filter_merge import POSITIVE as _POSITIVE
+from core.memory._in_context import listed_values
+from core.memory._words import name_key
+
+__all__ = ["norm", "same_definition", "same_structure", "slot_key"]
+
+_NUMBER_FORMAT = ("currency", "decimals")  # one memory says how numbers look: "EUR", then "with two decimals"
+
+
+def slot_key(st: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+    """What a structured form is *about*: two forms with one slot cannot both stand unless they agree."""
+    if not st:
+        return None
+    kind = st.get("kind")
+    if kind == "filter" and st.get("table") and st.get("column"):
+        return ("filter", str(st["table"]).lower(), str(st["column"]).lower())
+    if kind in ("term", "metric") and st.get("name"):
+        return ("name", name_key(str(st["name"])))
+    if kind == "display" and st.get("setting"):
+        setting = str(st["setting"])
+        return ("display", "number format" if setting in _NUMBER_FORMAT else setting)
+    if kind == "include" and st.get("table") and st.get("column"):
+        return ("filter", str(st["table"]).lower(), str(st["column"]).lower())
+    if kind == "window" and st.get("table"):
+        return ("window", str(st["table"]).lower())
+    if kind in ("sort", "limit"):
+        return (str(kind),)
+    if kind == "columns" and st.get("table") and st.get("when"):
+        return ("columns", str(st["table"]).lower(), str(st["when"]).lower())
+    return None
+
+
+def _values(st: Mapping[str, Any]) -> frozenset[Any]:
+    raw = st.get("value")
+    items = raw if isinstance(raw, (list, tuple)) else [raw]
+    return frozenset(v.lower() if isinstance(v, str) else v for v in items)
+
+
+def norm(text: Any) -> str:
+    return " ".join(str(text or "").lower().split())
+
+
+def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    """Equal meaning: "= India" and "IN ('india')" agree; a term with the same SQL (or wording) agrees."""
+    if not a or not b or a.get("kind") != b.get("kind") and {a.get("kind"), b.get("kind")} != {"term", "metric"}:
+        return False
+    kind = a.get("kind")
+    if kind == "filter":
+        if slot_key(a) != slot_key(b):
+            return False
+        oa, ob = str(a.get("op")), str(b.get("op"))
+        for group in (_POSITIVE, _NEGATIVE):
+            if oa in group and ob in group:
+                return _values(a) == _values(b)
+        return oa == ob and _values(a) == _values(b)
+    if kind in ("term", "metric"):
+        if a.get("sql") and b.get("sql"):
+            return norm(a["sql"]) == norm(b["sql"])
+        return name_key(str(a.get("definition", ""))) == name_key(str(b.get("definition", "")))
+    if kind == "display":
+        return a.get("setting") == b.get("setting") and a.get("value") == b.get("value") and \
+            a.get("decimals") == b.get("decimals")
+    if kind == "window" and norm(a.get("table")) == norm(b.get("table")) and norm(a.get("column")) == norm(
+            b.get("column")):  # fmt: skip
+        da, db = _window_days(a), _window_days(b)  # "the last 90 days" and "the past 3 months": the same window
+        return da is not None and db is not None and abs(da - db) <= 0.05 * max(da, db)
+    if kind in ("sort", "limit", "window", "columns", "include"):
+        keys = {"sort": ("table", "column", "direction"), "limit": ("value",),
+                "window": ("table", "column", "amount", "unit"), "columns": ("table", "when", "add"),
+                "include": ("table", "column", "value")}[str(kind)]
+        return all(norm(a.get(k)) == norm(b.get(k)) for k in keys)
+    if kind == "entity":
+        return all(sorted(a.get(k) or []) == sorted(b.get(k) or []) for k in ("tables", "columns", "values"))
+    return dict(a) == dict(b)
+
+
+_DAYS = {"day": 1, "week": 7, "month": 30.44, "quarter": 91.3, "year": 365.25}
+
+
+def _window_days(form: Mapping[str, Any]) -> float | None:
+    try:
+        return float(form.get("amount")) * _DAYS[str(form.get("unit") or "").lower().rstrip("s")]  # type: ignore[arg-type]
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def same_definition(a: Mapping[str, Any], b: Mapping[str, Any], dialect: str) -> bool:
+    """The same SQL, or the same column kept to the same values in another order."""
+    if norm(a.get("sql")) == norm(b.get("sql")):
+        return True
+    la, lb = listed_values(a, dialect), listed_values(b, dialect)
+    return la is not None and lb is not None and la[0] == lb[0] and {str(v).lower() for v in la[1]} == {
+        str(v).lower() for v in lb[1]}
