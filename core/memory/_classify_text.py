@@ -182,6 +182,11 @@ def standing_cue(t: Text) -> str | None:
     m = _STRONG_STANDING.search(t.s)
     if m:
         return m.group(1)
+    # "From today, only delivered orders count" / "… billed to USA and Canada from now": a rule from a moment on
+    # ("orders from today" at the end is a date, not a rule)
+    m = re.match(r" (from (?:now|today)(?: on| onwards?)?) ", t.s) or re.search(r" (from now(?: on| onwards?)?) $", t.s)
+    if m:
+        return m.group(1)
     w = t.words
     for i, tok in enumerate(w):
         if tok not in {"always", "never", "anymore"}:
