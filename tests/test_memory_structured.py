@@ -248,3 +248,14 @@ def test_a_list_named_first_is_the_definition_not_the_name() -> None:
 def test_a_currency_sign_on_a_number_is_an_amount(text: str, form: dict) -> None:
     st = pref(text)
     assert st is not None and all(st.get(k) == v for k, v in form.items()), st
+
+
+@pytest.mark.parametrize(("text", "op", "value"), [
+    ("Please keep wholesale customers out of my numbers.", "<>", "wholesale"),
+    ("pending aur processing orders hata do", "NOT IN", ["pending", "processing"]),
+    ("cancelled and returned orders should not be counted", "NOT IN", ["cancelled", "returned"]),
+    ("India ke alawa koi country nahi chahiye", "=", "India"),  # nothing other than India: only India
+])  # fmt: skip
+def test_exclusions_said_in_other_orders(text: str, op: str, value: object) -> None:
+    st = pref(text)
+    assert st is not None and st["kind"] == "filter" and (st["op"], st["value"]) == (op, value), st

@@ -87,6 +87,17 @@ def test_an_unsure_forget_never_deletes_on_a_guess() -> None:
     assert route.kind == "question"
 
 
+def test_a_withdrawal_with_a_replacement_keeps_the_new_value() -> None:
+    from core.memory._classifier import _decide
+    from core.memory._classify_rules import classify_rules
+
+    text = "Switch the country filter from India to Japan."
+    route = _decide(text, _probs(forget=0.90, preference=0.05), classify_rules(text), None, False)
+    assert route.kind == "preference"
+    text = "forget my India filter"
+    assert _decide(text, _probs(forget=0.90, preference=0.05), classify_rules(text), None, False).kind == "forget"
+
+
 def test_sure_router_never_asks_the_model() -> None:
     from core.memory._classifier import _decide
     from core.memory._classify_rules import classify_rules

@@ -211,6 +211,10 @@ def classify(
     return _by_rules(message, rule, embedder, llm)
 
 
+_REPLACEMENT = re.compile(r"\b(?:switch|change|replace|swap|move|update)\w*\b.*\bto\s+\w|\bfrom\s+[\w' -]+?\s+to\s+\w|"
+                          r"\b(?:instead|ki\s+jagah)\b", re.IGNORECASE)
+
+
 def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | None, has_history: bool) -> Route:
     if not has_history:  # nothing to edit or lean on: a follow-up or an edit is then a question of its own
         moved = sum(p for k, p in probs.items() if k in NEEDS_HISTORY)
@@ -219,6 +223,9 @@ def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | 
     ranked = sorted(probs.items(), key=lambda kv: kv[1], reverse=True)
     (top, p1), (second, p2) = ranked[0], ranked[1]
     why = (f"router: {top} {p1:.2f}, {second} {p2:.2f}", *rule.reasons)
+    if top == "forget" and _REPLACEMENT.search(message):  # "switch the country filter from India to Japan"
+        return Route("preference", False, (*why, "a withdrawal with a replacement: the new value is kept"),
+                     alternative="forget")
     if p1 >= CONFIDENT and p1 - p2 >= MARGIN:
         return Route(top, False, why)  # type: ignore[arg-type]
     options = tuple(k for k, p in ranked[:3] if p >= 0.08)

@@ -348,6 +348,7 @@ def _end_of(tw: list[str], table: Table, start: int) -> int:
 _POST_NEGATION = {"mat", "nahi", "nahin", "hata", "hatao", "chhod", "chhodo"}
 _NEG_PHRASES = (" other than ", " leave out ", " filter out ", " no more ", " not interested ", " any more ",
                 " forget ", " drop ", " no longer ")
+_KEEP_OUT = {"keep", "kept", "take", "hold", "leave"}
 _POSITIVE = {"only", "just", "focus", "exclusively", "restrict", "sirf", "keval", "care", "instead"}
 
 
@@ -382,17 +383,20 @@ def _polarity(t: _Text, clause: list[int], atoms: list[Atom]) -> None:
             return found
 
         def state_after(pos: int) -> bool | None:
-            """The first cue after token ``pos`` in this clause ("pending orders bhi exclude karna",
-            "returned orders should not be counted"): True negative, False positive, None none."""
-            for i in idx:
-                if i < pos:
-                    continue
+            """The first cue after token ``pos`` in the clause the value ends in ("pending orders bhi exclude
+            karna", "returned orders should not be counted"): True negative, False positive, None none."""
+            end_clause = clause[min(max(pos - 1, 0), len(clause) - 1)]
+            for i in range(pos, len(tw)):
+                if clause[i] != end_clause:
+                    break
                 w = tw[i]
                 low = " " + " ".join(tw[i : i + 2]) + " "
                 if w in _POSITIVE:
                     return False
                 if w in NEGATION or any(low.startswith(p) for p in _NEG_PHRASES):
                     return True
+                if w == "out" and any(tw[j] in _KEEP_OUT for j in range(max(0, pos - 6), pos)):
+                    return True  # "keep wholesale customers out of my numbers"
             return None
 
         post = any(tw[i] in _POST_NEGATION for i in idx) or (" nahi chahiye" in " " + " ".join(tw[i] for i in idx))

@@ -109,8 +109,8 @@ def include_from_text(text: str, schema: Schema, lookup: Lookup | None = None) -
     """"include cancelled orders in all results" / "don't exclude returns": lifts an exclusion, never a filter."""
     flat = re.sub(r"n't\b", " not", normalize(text))
     cue = INCLUDE_CUES.search(flat)
-    if cue is None or RESTRICTIVE.search(flat):
-        return None
+    if cue is None or RESTRICTIVE.search(flat) or re.search(r"\b(?:keep|kept|take|hold)\b.*\bout\b", flat, re.I):
+        return None  # "keep wholesale customers out of my numbers" excludes
     double_negative = bool(re.match(r"(?:do\s+not|never|stop)\s", cue.group(), re.IGNORECASE))
     if not double_negative and (set(words(flat)) & NEGATION):
         return None

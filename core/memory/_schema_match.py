@@ -16,7 +16,7 @@ from sqlglot import exp
 from sqlglot.tokens import Tokenizer
 
 from core.memory._filters import sql_literal as _literal
-from core.memory._words import GENERIC_COL_WORDS, STOP, demonym_of, find_seq, words
+from core.memory._words import GENERIC_COL_WORDS, STOP, demonym_of, find_seq, place_candidates, words
 from core.schema import Column, Schema, Table
 
 __all__ = [
@@ -162,6 +162,24 @@ def text_columns(table: Table) -> list[Column]:
             and not any(k in c.type.lower() for k in ("date", "time", "bool"))]  # fmt: skip
 
 
+def _by_demonym(table: Table, column: Column, found: dict[str, str | None], lookup: Lookup) -> dict[str, str | None]:
+    """Values the column lacks as written that name a place it holds ("Indian" for India): looked up once."""
+    tries = {w: place_candidates(w) for w, v in found.items() if v is None}
+    wanted = sorted({c for cs in tries.values() for c in cs})
+    if not wanted:
+        return found
+    try:
+        answer = lookup(table.qualified_name, column.name, wanted)
+    except Exception:  # noqa: BLE001 - a lookup that fails finds nothing
+        return found
+    out = dict(found)
+    for w, cands in tries.items():
+        hits = list(dict.fromkeys(answer[c] for c in cands if answer.get(c)))
+        if len(hits) == 1:
+            out[w] = hits[0]
+    return out
+
+
 def resolve_values(
     table: Table, column: Column, written: Sequence[str], lookup: Lookup | None
 ) -> tuple[list[str], list[str]] | None:
@@ -184,6 +202,8 @@ def resolve_values(
     if not found:
         complete = bool(column.value_hints)
         found = {w: by_lower.get(w.lower(), None if complete else w) for w in written}
+    if lookup is not None and found and any(v is None for v in found.values()):
+        found = _by_demonym(table, column, found, lookup)
     values, unknown = [], []
     for w in written:
         spelled = found.get(w)

@@ -23,6 +23,7 @@ __all__ = [
     "mentions_value",
     "name_key",
     "normalize",
+    "place_candidates",
     "singular",
     "words",
 ]
@@ -49,6 +50,9 @@ INCLUDE_CUES = re.compile(
     r"drop|remov|ignor|skip)\w*", re.IGNORECASE)
 # Hindi-English words mapped onto the English the parsers read; SOV order ("10 se zyada") turned around.
 _HINGLISH: tuple[tuple[str, str], ...] = (
+    # "UPI ke alawa kuch mat dikhao" (nothing other than UPI): only UPI
+    (r"^(.+?)\s+ke\s+(?:alawa|alava|allawa|siva|siwa|sivay|sivaay|sivaa)\s+(?:kuch|kuchh|koi|kisi)(?:\s+\w+){0,2}?\s+"
+     r"(?:mat|nahi|nahin|na)\b.*$", r"only \1"),
     (r"(\d[\d,.]*\s*(?:k|lakhs?|crores?)?)\s+se\s+(?:zyada|jyada|zayada|adhik|upar|jada)", r"more than \1"),
     (r"(\d[\d,.]*\s*(?:k|lakhs?|crores?)?)\s+se\s+(?:kam|neeche|niche)", r"less than \1"),
     (r"(\d[\d,.]*\s*(?:k|lakhs?|crores?)?)\s+(?:ya|or)\s+(?:usse\s+)?(?:zyada|jyada)", r"\1 or more"),
@@ -167,6 +171,20 @@ def mentions_value(text: str, value: Any) -> bool:
     if find_seq(toks, vw) is not None:
         return True
     return len(vw) == 1 and any(demonym_of(w, vw[0]) for w in toks)
+
+
+def place_candidates(word: str) -> list[str]:
+    """The places a demonym may name, to look up in the data: "Indian" -> India, "Singaporean" -> Singapore,
+    "Brazilian" -> Brazil, "Japanese" -> Japan, "Canadian" -> Canada, "German" -> Germany."""
+    w = word.strip().lower()
+    if " " in w or len(w) < 4:
+        return []
+    out = [_DEMONYMS[w]] if w in _DEMONYMS else []
+    for suffix in ("ean", "ian", "ese", "ish", "an", "n", "i"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            stem = w[: -len(suffix)]
+            out += [stem, stem + "a", stem + "y", stem + "e"]
+    return [c.title() for c in dict.fromkeys(out) if c != w]
 
 
 def demonym_of(word: str, hint: str) -> bool:
