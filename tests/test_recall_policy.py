@@ -124,3 +124,29 @@ def test_number_format() -> None:
     assert fmt.number(1234.5) == "1,234.50" and fmt.number(12) is None and fmt.number(True) is None
     assert NumberFormat.of({"currency": "rupees!", "decimals": 99}) == NumberFormat()
     assert not NumberFormat.of(None)
+
+
+def test_a_standing_preference_kept_as_words_still_reaches_its_questions(tmp_path: Path) -> None:
+    """A preference Cairn could not type is still a standing instruction: quoted for every question on the
+    tables it names, and one about lists only for list answers."""
+    embedder = MiniLMEmbedder()
+    store = JsonMemoryStore(tmp_path / "memory")
+    texts = {"vibe": "Treat orders from the Diwali week as festive when you explain results.",
+             "lists": "List things in alphabetical order unless I say otherwise."}
+    key_of = {}
+    for key, text in texts.items():
+        vec = embedder.embed_batch([text])[0]
+        memory = Memory(user="u", category="preference", content=text, database_id="shop", structured=None,
+                        embedding=tuple(float(x) for x in vec))
+        key_of[memory.id] = key
+        store.put(memory)
+
+    def got(question: str) -> set[str]:
+        rec = recall_memories(question, user="u", database_id="shop", store=store, embedder=embedder,
+                              table_names=["customers", "orders"])
+        return {key_of[r.memory.id] for r in rec.memories}
+
+    assert got("How many orders last week?") == {"vibe"}
+    assert got("How many customers are in Pune?") == set()  # another table than the one it names
+    assert got("List the orders placed yesterday") == {"vibe", "lists"}
+    store.close()

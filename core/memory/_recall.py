@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 TOP_K = 3
 MIN_RELEVANCE = 0.40  # a pick by similarity: cosine beyond the table directions (see _table_basis)
 RELEVANCE_MARGIN = 0.03  # ... and this far ahead of the next memory, or it is a coin toss between them
+_ABOUT_LISTS = re.compile(r"\b(?:list|lists|listing|listed|sort|sorted|order(?:ed)?\s+by|alphabetic\w*|first|top|"
+                          r"rows?|newest|oldest|latest|biggest|smallest|ascending|descending|column|columns)\b",
+                          re.IGNORECASE)  # fmt: skip
 PRESENTATION_KINDS = ("sort", "limit", "columns")
 DISPLAY_SETTINGS = ("currency", "decimals")  # how numbers are shown: the answer's formatting, never the SQL
 _MAX_BASIS_TABLES = 8
@@ -407,6 +410,7 @@ def recall_memories(
     rest: list[Memory] = []
     shown: list[Memory] = []  # sort / limit / columns: only for a question whose answer is a list
     named: list[str] = []  # metric names the question uses: a metric asked for is one value
+    unstructured: list[Memory] = []  # standing preferences kept as words
 
     def pick(m: Memory, reason: str, kind: str) -> None:
         chosen.append(RecalledMemory(m, scores.similarity.get(m.id, 0.0), reason, kind,
@@ -443,6 +447,13 @@ def recall_memories(
             if handle is not None:
                 pick(m, f'the question says "{handle}"', "context")
                 continue
+        if m.category == "preference" and not st:
+            # A standing instruction Cairn could not type is still a standing instruction: it reaches every
+            # question on the tables it names (as quoted words), and one about lists only list answers.
+            named_tables = words(m.content) & table_words
+            if not named_tables or named_tables & q_words:
+                unstructured.append(m)
+                continue
         rest.append(m)
     ranked = sorted(rest, key=lambda m: scores.relevance.get(m.id, 0.0), reverse=True)
     for i, m in enumerate(ranked[:k]):
@@ -452,7 +463,11 @@ def recall_memories(
             break
         kind = "definition" if m.category in ("terminology", "metric") else "context"
         pick(m, f"close to the question ({rel:.2f})", kind)
-    if shown and asks_for_rows(question, names=tuple(named)):
+    rows = asks_for_rows(question, names=tuple(named))
+    for m in unstructured:
+        if rows or not _ABOUT_LISTS.search(m.content):
+            pick(m, "standing preference, kept as your words", "context")
+    if shown and rows:
         used_tables = {str(t).split(".")[-1].lower() for r in chosen if r.kind in ("definition", "context")
                        for t in (r.memory.structured or {}).get("tables") or ()}  # fmt: skip
         for m in shown:
