@@ -259,3 +259,18 @@ def test_a_currency_sign_on_a_number_is_an_amount(text: str, form: dict) -> None
 def test_exclusions_said_in_other_orders(text: str, op: str, value: object) -> None:
     st = pref(text)
     assert st is not None and st["kind"] == "filter" and (st["op"], st["value"]) == (op, value), st
+
+
+@pytest.mark.parametrize(("text", "op", "value"), [
+    ("pls dont show pendng orders", "<>", "pending"),  # one slip in a long value; "dont" without apostrophe
+    ("only customers from Germny", "=", "Germany"),
+])  # fmt: skip
+def test_a_typo_in_a_long_value_is_read_as_that_value(text: str, op: str, value: str) -> None:
+    st = pref(text)
+    assert st is not None and (st["op"], st["value"]) == (op, value), st
+
+
+def test_a_short_word_one_letter_from_a_value_is_not_that_value() -> None:
+    assert pref("show me the detail of corporate customers") is not None  # not "retail"
+    st = pref("show me the detail of corporate customers")
+    assert st["value"] == "corporate"

@@ -151,9 +151,33 @@ def value_hits(toks: list[str], schema: Schema, masked: set[int]) -> list[Hit]:
                         if demonym_of(w, hw[0]):
                             span = (i, i + 1)
                             break
+                if span is None and len(hw) == 1 and len(hw[0]) >= _TYPO_MIN:
+                    span = _typo_of(toks, hw[0])
                 if span is not None and not any(i in masked for i in range(*span)):
                     hits.append(Hit(t, c, hint, span))
     return hits
+
+
+_TYPO_MIN = 6  # "pendng" for "pending", "Germny" for "Germany": one slip in a long value
+
+
+def _typo_of(toks: list[str], value: str) -> tuple[int, int] | None:
+    """The one token that is ``value`` with one letter dropped, added, changed or two swapped (same first
+    letter, so "retail" never reads "detail")."""
+    found = [i for i, w in enumerate(toks) if len(w) >= _TYPO_MIN - 1 and w[0] == value[0] and w != value
+             and _one_edit(w, value)]  # fmt: skip
+    return (found[0], found[0] + 1) if len(found) == 1 else None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])  # fmt: skip
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def text_columns(table: Table) -> list[Column]:

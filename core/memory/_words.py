@@ -40,6 +40,7 @@ NEGATION = {
     "ignore", "ignoring", "skip", "skipping", "not", "no", "stop", "remove", "drop", "non",
 }  # fmt: skip
 NEGATION |= {"mat", "nahi", "nahin", "hata", "hatao", "chhod", "chhodo", "bina", "leave"}
+NEGATION |= {"dont", "doesnt", "didnt", "shouldnt", "wont", "cant", "mustnt", "neednt"}  # typed without apostrophes
 POSITIVE_CUES = {"only", "show", "include", "just", "keep", "want", "prefer", "focus", "exclusively", "restrict",
                  "limit", "sirf", "keval", "bas", "care"}  # fmt: skip
 RESTRICTIVE = re.compile(
