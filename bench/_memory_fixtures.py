@@ -74,17 +74,22 @@ def load_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+# Held-out sets, oldest first, each written by a helper who never read the code. Only the newest is "heldout";
+# the earlier ones had their aggregate figures looked at and changes followed, so they are development data now.
+FRESH_SUFFIXES = ("", "_fresh", "_fresh2", "_fresh3")
+
+
 def sets(stem: str, which: str) -> list[tuple[str, Path]]:
-    """[(label, path)] of the files for ``stem``: dev (tests/data/<stem>_dev.json), seen (tests/heldout/<stem>.json,
-    the first held-out set: its aggregate figures were looked at and changes followed, so it is development data
-    now) and heldout (tests/heldout/<stem>_fresh.json, written later by another helper and never looked at)."""
+    """[(label, path)] of the files for ``stem``: dev (tests/data/<stem>_dev.json), seen (the earlier held-out
+    sets) and heldout (the newest one, measured once)."""
     out = []
     if which in ("dev", "all"):
         out.append(("dev", DEV / f"{stem}_dev.json"))
-    if which in ("seen", "all") and (HELDOUT / f"{stem}.json").exists():
-        out.append(("seen", HELDOUT / f"{stem}.json"))
-    if which in ("heldout", "all") and (HELDOUT / f"{stem}_fresh.json").exists():
-        out.append(("heldout", HELDOUT / f"{stem}_fresh.json"))
+    present = [path for path in (HELDOUT / f"{stem}{suffix}.json" for suffix in FRESH_SUFFIXES) if path.exists()]
+    if which in ("seen", "all"):
+        out += [("seen", path) for path in present[:-1]]
+    if which in ("heldout", "all") and present:
+        out.append(("heldout", present[-1]))
     return out
 
 

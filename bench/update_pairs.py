@@ -26,10 +26,10 @@ USER = "bench"
 
 
 # What the labels mean. The first sets (dev, seen) follow the seed: a contradiction *replaces* the old memory and
-# is labelled DELETE (old deleted, new added). The fresh set's brief defined UPDATE as "changed, refined or
+# is labelled DELETE (old deleted, new added). The fresh sets' briefs defined UPDATE as "changed, refined or
 # replaced" and DELETE as "the statement withdraws a memory" ("stop filtering to India"). Cairn's own words are
-# the seed's, so for that file a replace is scored as UPDATE and a removal by the forget path as DELETE.
-_WITHDRAW_SEMANTICS = {"update_pairs_fresh.json"}
+# the seed's, so for those files a replace is scored as UPDATE and a removal by the forget path as DELETE.
+_WITHDRAW_SEMANTICS = {"update_pairs_fresh.json", "update_pairs_fresh2.json", "update_pairs_fresh3.json"}
 
 
 def _scored_op(report: object, path: Path) -> str:
