@@ -517,3 +517,17 @@ def test_an_entity_said_again_by_its_handle_is_one_memory(minilm: CachedEmbedder
     report, mems = _cycle(minilm, tmp_path / "c", ("entity", "My key accounts are Aarav Shah and Priya Nair."),
                           ("entity", "I look after the Pune territory."))
     assert report.operation == "ADD" and len(mems) == 2  # another entity
+
+
+def test_an_added_condition_for_a_saved_term_is_anded_in(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("terminology", "A big order is any order with total_amount above 5000."),
+                          ("terminology", "Big orders should also leave out cancelled ones."))
+    assert report.operation == "UPDATE" and len(mems) == 1
+    assert (mems[0].structured or {})["sql"] == (
+        "(orders.total_amount > 5000) AND (orders.status <> 'cancelled')")
+
+
+def test_a_metric_redefined_with_should_be_replaces_it(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("metric", "AOV = total revenue divided by the number of orders."),
+                          ("metric", "AOV should be total revenue divided by the number of delivered orders."))
+    assert report.operation == "DELETE" and len(mems) == 1 and "delivered" in (mems[0].structured or {}).get("sql", "")

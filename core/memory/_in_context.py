@@ -14,6 +14,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from core.memory._condition_text import parse_condition
 from core.memory._extraction import Fact
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
@@ -32,7 +33,8 @@ __all__ = ["in_context"]
 def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: ValueLookup | None) -> dict[str, Any] | None:
     """The form ``fact`` has next to ``existing`` memories, or None (preferences and terms)."""
     if fact.category == "terminology":
-        return _values_for_a_saved_term(fact.content, existing, schema, lookup)
+        return (_values_for_a_saved_term(fact.content, existing, schema, lookup)
+                or _condition_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
     if fact.category != "preference":
         return None
     return (_fragment_on_a_standing_filter(fact.content, existing, schema, lookup)
@@ -80,6 +82,30 @@ def _values_for_a_saved_term(
         values = [*listed[1], *more]
         spec = filter_spec(table.qualified_name, column.name, "IN", values, schema.dialect)
         return {**st, "sql": spec["sql"], "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}
+    return None
+
+
+def _condition_for_a_saved_term(
+    text: str, existing: list[Memory], schema: Schema, lookup: ValueLookup | None
+) -> dict[str, Any] | None:
+    """"Big orders should also leave out cancelled ones": a saved term named again with "also" and one more
+    condition on its table; the form is the term with both conditions (ANDed)."""
+    if not is_additive(text):
+        return None
+    said = recall_words(text)
+    for m in existing:
+        st = m.structured or {}
+        name = str(st.get("name") or "")
+        tables = st.get("tables") or []
+        if st.get("kind") != "term" or not st.get("sql") or len(tables) != 1 or not names_term(said, name):
+            continue
+        rest = re.sub(r"\b(?:" + "|".join(re.escape(w) for w in name.split()) + r")\w*\b", " ", text, flags=re.I)
+        cond = parse_condition(rest, schema, lookup, anchor=str(tables[0]), infer=False)
+        if cond is None or cond.leftover or cond.table.qualified_name != tables[0]:
+            continue
+        added = cond.sql(schema.dialect)
+        return {**st, "sql": f"({st['sql']}) AND ({added})", "columns": sorted({*(st.get("columns") or []),
+                *cond.columns}), "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}  # fmt: skip
     return None
 
 

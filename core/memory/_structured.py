@@ -48,6 +48,9 @@ _DEF_PATTERNS = (
                re.IGNORECASE),
     re.compile(r"^(?:we\s+|i\s+)?call\s+(?P<def>.+?)\s+[\"'“](?P<name>[^\"'”]+)[\"'”]$", re.IGNORECASE),
     re.compile(r"^(?P<name>.+?)\s+(?:is|are)\s+defined\s+as\s+(?P<def>.+)$", re.IGNORECASE),
+    # "AOV should be delivered revenue divided by delivered orders": a (re)definition
+    re.compile(r"^(?P<name>.+?)\s+(?:should|must|ought\s+to|has\s+to|have\s+to)\s+(?:now\s+)?(?:be|mean)\s+"
+               r"(?:computed\s+as\s+|calculated\s+as\s+)?(?P<def>.+)$", re.IGNORECASE),
     re.compile(r"^(?P<name>.+?)\s+(?:means|mean|refers\s+to|refer\s+to|stands\s+for|is\s+short\s+for|"
                r"is\s+equal\s+to|equals)\s+(?P<def>.+)$", re.IGNORECASE),
     re.compile(r"^(?P<name>[^=:<>!]+?)\s*(?::=|=|:|->|=>)\s*(?P<def>.+)$"),

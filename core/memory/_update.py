@@ -318,6 +318,10 @@ def _decide_structured(
                                                                 re.IGNORECASE):  # fmt: skip
         # the same name said again in words Cairn cannot read: the understood definition stays
         return _noop(old, f"the same {what} is already remembered, with its SQL")
+    if new_st.get("kind") == "term" and old_st and old_st.get("sql") and _norm(new_st.get("sql")).startswith(
+            f"({_norm(old_st['sql'])}) and"):  # fmt: skip
+        return _update(old, _merge_text(old.content, new.content), new_st, store, embedder,
+                       f"adds a condition to the same {what}")  # "big orders should also leave out cancelled"
     if new_st.get("kind") == "term" and old_st and listed_values(old_st, dialect) is not None:
         before, after = listed_values(old_st, dialect), listed_values(new_st, dialect)
         if after is not None and before is not None and after[0] == before[0] and set(before[1]) < set(after[1]):
