@@ -86,8 +86,8 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
                 if r.kind == "display" and not _formats(q["q"], st):  # formatting only: counted where it shows
                     continue
                 links = [*(st.get("also_on") or ()), *referencing_links(g.schema, str(st.get("table") or ""))]
-                enforced_on = {str(t).split(".")[-1].lower() for t in [st.get("table", ""),
-                                                                      *(link.get("table") for link in links)]}
+                own = [] if st.get("only_through") else [st.get("table", "")]
+                enforced_on = {str(t).split(".")[-1].lower() for t in [*own, *(link.get("table") for link in links)]}
                 if r.kind == "filter" and not enforced_on & q_tables:
                     continue
                 got.add(bid)

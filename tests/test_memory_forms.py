@@ -276,11 +276,14 @@ def test_a_lookup_table_filter_scoped_to_a_referencing_table_reaches_its_queries
                                         "'Protected MPEG-4 video file')."), schema)
     assert form is not None and form["table"] == "MediaType" and form["op"] == "<>"
     assert form["also_on"] == [{"table": "Track", "column": "MediaTypeId", "key": "MediaTypeId"}]
+    assert form.get("only_through") is True  # "when I ask about tracks": a rule for tracks, not for media types
     out = enforce_filters(sqlglot.parse_one("SELECT COUNT(*) FROM Track", read="sqlite"), [form], "sqlite")
     assert out.added == (0,) and "IN (SELECT" in out.expression.sql("sqlite")
     joined = "SELECT COUNT(*) FROM Track t JOIN MediaType m ON m.MediaTypeId = t.MediaTypeId"
     sql = enforce_filters(sqlglot.parse_one(joined, read="sqlite"), [form], "sqlite").expression.sql("sqlite")
-    assert "IN (SELECT" not in sql and "m.\"Name\" <> 'Protected MPEG-4 video file'" in sql  # read directly
+    assert "t.\"MediaTypeId\" IN (SELECT" in sql  # on the tracks, through their key
+    alone = enforce_filters(sqlglot.parse_one("SELECT Name FROM MediaType", read="sqlite"), [form], "sqlite")
+    assert alone.added == ()  # "list all media types" still lists the video type
     own = enforce_filters(sqlglot.parse_one("SELECT * FROM Track WHERE MediaTypeId = 3", read="sqlite"), [form],
                           "sqlite")
     assert own.added == () and own.overridden == (0,)  # the question sets the media type itself

@@ -165,4 +165,13 @@ def _through_referrer(form: dict[str, Any], text: str, schema: Schema) -> dict[s
         return form
     named = mentioned_tables(words(text), schema) - {lookup_table.qualified_name}
     links = [link for link in referencing_links(schema, lookup_table.qualified_name) if link["table"] in named]
-    return {**form, "also_on": links} if links else form
+    if not links:
+        return form
+    scope = _SCOPE.search(text)  # "when I ask about tracks, …": the rule is for tracks, not for media types
+    scoped = scope is not None and bool(mentioned_tables(words(scope.group("what")), schema) & {
+        str(link["table"]) for link in links})  # fmt: skip
+    return {**form, "also_on": links, **({"only_through": True} if scoped else {})}
+
+
+_SCOPE = re.compile(r"\b(?:when(?:ever)?|if)\s+(?:i|we)\s+(?:ask|look|query|talk|search|check)\w*\s+(?:about|at|for|"
+                    r"into)\s+(?P<what>[^,.;]+)", re.IGNORECASE)

@@ -277,9 +277,10 @@ def enforce_filters(
             continue
         links = {_bare(str(link.get("table") or "")): link for link in spec.get("also_on") or ()
                  if isinstance(link, Mapping)}  # fmt: skip
+        only_through = bool(spec.get("only_through")) and bool(links)  # scoped to the referencing tables
         for select in list(tree.find_all(exp.Select)):
             sources = _direct_tables(select)
-            if links and not any(s.name.lower() == table for s in sources):
+            if links and (only_through or not any(s.name.lower() == table for s in sources)):
                 _enforce_on_referrer(select, sources, spec, links, index, dialect, day, added, overridden)
                 continue
             for source in sources:

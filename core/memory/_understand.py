@@ -74,7 +74,8 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
     if kind == "filter":
         also = [f"{link.get('table')} (through {link.get('column')})" for link in form.get("also_on") or ()
                 if isinstance(link, Mapping)]  # fmt: skip
-        where = f"{form.get('table')}" + (f" or {', '.join(also)}" if also else "")
+        where = (", ".join(also) if form.get("only_through") and also
+                 else f"{form.get('table')}" + (f" or {', '.join(also)}" if also else ""))
         return f"Enforced on every query reading {where}: {form.get('sql')}"
     if kind == "window":
         return (f"Default time range on {form.get('table')}.{form.get('column')}: the last {form.get('amount')} "
