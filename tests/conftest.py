@@ -6,6 +6,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,6 +48,16 @@ def sample_db_uri(embedded_pg: EmbeddedPostgres) -> str:
     from core.databases import ensure_sample_database
 
     return ensure_sample_database(embedded_pg)
+
+
+@pytest.fixture
+def db(sample_db_uri: str) -> Iterator[Any]:
+    """The embedded sample database, opened for one test."""
+    from core.databases import open_database
+
+    database = open_database(sample_db_uri)
+    yield database
+    database.close()
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ import pytest
 
 from core.assistant import Assistant
 from core.config import Settings
-from core.databases import open_database
 from core.memory import MemoryBank
 from core.memory import JsonMemoryStore
 from core.memory import PgVectorMemoryStore
@@ -37,13 +36,6 @@ def store(request, embedded_pg, tmp_path: Path) -> Iterator[Any]:
     s = PgVectorMemoryStore(embedded_pg.uri(name))
     yield s
     s.close()
-
-
-@pytest.fixture
-def db(sample_db_uri: str):
-    database = open_database(sample_db_uri)
-    yield database
-    database.close()
 
 
 def make(db, store, tmp_path: Path, llm: ScriptedLLM) -> Assistant:

@@ -45,13 +45,6 @@ def _clean(proc: subprocess.CompletedProcess[str]) -> None:
     assert "Hint:" in proc.stderr, proc.stderr
 
 
-@pytest.fixture
-def db(sample_db_uri: str) -> Iterator[Database]:
-    database = open_database(sample_db_uri)
-    yield database
-    database.close()
-
-
 def _pipe(db: Database, llm: ScriptedLLM, **settings: object) -> AskPipeline:
     return AskPipeline(db, llm, Settings(repair_rounds=0, **settings))  # type: ignore[arg-type]
 

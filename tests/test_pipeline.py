@@ -11,20 +11,12 @@ import pytest
 
 from core.cancellation import Cancellation
 from core.config import Settings
-from core.databases import open_database
 from core.errors import LLMUnavailable
 from core.llm import OllamaLLM
 from core.pipeline import AskPipeline
 from tests.fakes.scripted_llm import ScriptedLLM
 
 TODAY = dt.date.today()
-
-
-@pytest.fixture
-def db(sample_db_uri: str):
-    database = open_database(sample_db_uri)
-    yield database
-    database.close()
 
 
 def make(db, *replies, **settings) -> tuple[AskPipeline, ScriptedLLM]:

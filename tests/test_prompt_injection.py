@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,13 +118,6 @@ def assert_refused(answer: Answer, replies: tuple[str, str, str]) -> None:
 
 def pipeline(db: Any, llm: ScriptedLLM) -> AskPipeline:
     return AskPipeline(db, llm, Settings(repair_rounds=2), today=lambda: TODAY)
-
-
-@pytest.fixture
-def db(sample_db_uri: str) -> Iterator[Any]:
-    database = open_database(sample_db_uri)
-    yield database
-    database.close()
 
 
 # --- the question itself ------------------------------------------------------------------------------------

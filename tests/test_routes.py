@@ -13,7 +13,6 @@ import pytest
 
 from core.assistant import Assistant
 from core.config import Settings
-from core.databases import open_database
 from core.memory import JsonMemoryStore, MemoryBank, Route, classify
 from core.pipeline import AskPipeline
 from core.replies import MetaContext, meta_reply, refine_by_rules
@@ -21,13 +20,6 @@ from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.scripted_llm import ScriptedLLM
 
 TODAY = dt.date.today()
-
-
-@pytest.fixture
-def db(sample_db_uri: str):
-    database = open_database(sample_db_uri)
-    yield database
-    database.close()
 
 
 def make(db, tmp_path: Path, llm=None, kind: str | None = None) -> Assistant:

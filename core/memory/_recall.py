@@ -206,7 +206,7 @@ def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tabl
     def ours(word: str) -> bool:
         return any(_same_word(w, x) for w in wanted for x in words(word))
 
-    when = words(str(st.get("when") or "")) - GENERIC
+    when = words(str(st.get("when") or "")) - _NAME_PARTS
     if when and all(any(_same_word(w, q) for q in q_words) for w in when) and any(
             _same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
         return True  # "list the orders with customer names": the names are shown, whatever is listed
@@ -239,7 +239,7 @@ def _lists_another_table(question: str, q_words: set[str], st: dict[str, Any], t
 
 _SHOW_HEAD = re.compile(r"\b(?:show|list|dikhao|display)\s+(?:me\s+)?(?:all\s+|the\s+|our\s+|my\s+)?(?P<head>[a-z]+)",
                         re.IGNORECASE)
-GENERIC = {"id", "first", "last", "full"}
+_NAME_PARTS = {"id", "first", "last", "full"}  # "FirstName": the column is a name
 _NOT_NOUNS = {"are", "is", "was", "were", "of", "do", "does", "did", "have", "has", "me", "us", "you", "can",
               "a", "an", "one", "ones", "hain", "hai", "ke", "ki", "ka", "far", "default"}
 
@@ -274,8 +274,12 @@ def _entity_handle(memory: Memory, st: dict[str, Any], context_words: set[str]) 
 def entity_named_by(text: str, memory: Memory, table_names: Sequence[str]) -> bool:
     """True when ``text`` calls the entity ``memory`` is about by its handle (see ``_names_entity``)."""
     st = dict(memory.structured or {})
-    context = _table_words(table_names) | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
-    return _names_entity(text, words(text), memory, st, context) is not None
+    return _names_entity(text, words(text), memory, st, _entity_context(st, _table_words(table_names))) is not None
+
+
+def _entity_context(st: dict[str, Any], table_words: set[str]) -> set[str]:
+    """Schema nouns that never name an entity: the tables, and the columns its form is about."""
+    return table_words | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
 
 
 def _names_entity(question: str, q_words: set[str], memory: Memory, st: dict[str, Any],
@@ -442,8 +446,7 @@ def recall_memories(
                     named.append(name)
                 continue
         if m.category == "entity" and st.get("kind") in ("entity", None):  # with or without a form
-            context = table_words | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
-            handle = _names_entity(question, q_words, m, st, context)
+            handle = _names_entity(question, q_words, m, st, _entity_context(st, table_words))
             if handle is not None:
                 pick(m, f'the question says "{handle}"', "context")
                 continue

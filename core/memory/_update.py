@@ -24,6 +24,8 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 from core.errors import LLMError
 from core.llm import LLM, SQL_OPTIONS
 from core.memory._embedder import Embedder, embed_one
@@ -261,10 +263,9 @@ ENTITY_SAME = 0.85  # "my key accounts: customer ids 17, 42 & 108" after "… ar
 def _cosine(a: Memory, b: Memory) -> float:
     if not a.embedding or not b.embedding or len(a.embedding) != len(b.embedding):
         return 0.0
-    dot = sum(x * y for x, y in zip(a.embedding, b.embedding, strict=True))
-    na = sum(x * x for x in a.embedding) ** 0.5
-    nb = sum(y * y for y in b.embedding) ** 0.5
-    return dot / (na * nb) if na and nb else 0.0
+    x, y = np.asarray(a.embedding), np.asarray(b.embedding)
+    norms = float(np.linalg.norm(x) * np.linalg.norm(y))
+    return float(x @ y) / norms if norms else 0.0
 
 
 def _decide_structured(
