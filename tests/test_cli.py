@@ -167,3 +167,16 @@ def test_doctor_reports_each_piece(fake_ollama, embedded_pg) -> None:
     down = cairn("doctor", env_extra={"CAIRN_DATA_DIR": str(embedded_pg.root), "OLLAMA_HOST": "http://127.0.0.1:9"},
                  timeout=120)
     assert "not reachable" in down.stdout and "ollama serve" in down.stdout
+
+
+def test_json_of_a_failed_answer_keeps_its_error_and_hint() -> None:
+    """--json printed error and hint as null when the answer failed and the reply itself had none."""
+    from core.answer import Answer
+    from core.assistant import Reply
+    from core.cli._output import reply_json
+    from core.memory import Route
+
+    answer = Answer(question="q", error="Cairn could not answer this question.", error_kind="NoAnswer",
+                    hint="Rephrase with the table or column names.")
+    data = reply_json(Reply("q", Route("question", False, ()), answer=answer))
+    assert data["error"] == "Cairn could not answer this question." and data["hint"].startswith("Rephrase")

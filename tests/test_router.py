@@ -40,6 +40,14 @@ def test_routes_by_group(minilm, message: str, group: str) -> None:
     assert route_group(classify(message, embedder=minilm).kind) == group
 
 
+def test_findings_of_the_attack_route_as_meant(minilm) -> None:
+    """A scoped standing rule was answered as a question; a complete question after earlier turns was taken
+    for a follow-up (history alone read as "follow-up")."""
+    rule = "When I ask about tracks, skip the video files (media type 'Protected MPEG-4 video file')"
+    assert classify(rule, embedder=minilm).kind == "preference"
+    assert classify("How many long tracks are there", embedder=minilm, has_history=True).kind == "question"
+
+
 def test_edit_of_the_last_query_needs_history(minilm) -> None:
     with_history = classify("take the country filter off and run it again", embedder=minilm, has_history=True)
     assert with_history.kind == "refine"
