@@ -188,7 +188,6 @@ KNOWN_MISSES: dict[str, str] = {
     "How many returning customers do we have?": "'returning' vs 'repeat': 0.33, a near tie with clv (0.32)",
     "Which customers have we lost recently?": "'lost' vs 'churned': 0.30",
     "How much did we earn last month?": "'earn' vs 'revenue': 0.34",
-    "What were total sales by city in 2024?": "'total sales' vs 'revenue': 0.31",
     "What percentage of orders were called off each month?": "'called off' vs 'cancellation rate': 0.36, second",
     "Rank customers by total spend across all time": "'total spend' vs 'lifetime value': 0.38",
     "Which churned customers spent the most over their lifetime?": "clv second at 0.39",
@@ -198,6 +197,19 @@ KNOWN_MISSES: dict[str, str] = {
     "List corporate segment customers with pending orders": "names a value of the key accounts entity",
     "Lifetime value of corporate customers": "names a value of the key accounts entity",
     "Revenue per payment method": "names the column the pay_method entity is about",
+    # Since the fifth helper-written set: a term, metric or entity with a name applies only when the question
+    # names it (spellings, typos, acronyms and Hindi-English folded: _word_match); similarity alone never picks
+    # it. Across the development and seen sets similarity picks were right 31 times and wrong 175 times, and
+    # neither a threshold nor a lead separated the two. These paraphrases name nothing the memory is called.
+    "List orders worth more than ten thousand": "states the threshold itself; never says 'high value'",
+    "Show me customers who came back and ordered again": "paraphrase of 'repeat customers'",
+    "How much was paid through e-wallets last month?": "'e-wallets' vs 'digital wallet payments'",
+    "List customers who stopped ordering": "paraphrase of 'churned customers'",
+    "How much is each customer worth over their whole history?": "paraphrase of 'customer lifetime value'",
+    "Compare order counts between Mumbai and Bangalore": "names values of the flagship entity, not the entity",
+    "Top customers in Bangalore by spend": "names a value of the flagship entity, not the entity",
+    "Which payment methods are most popular?": "names the column the pay_method entity is about",
+    "Break down orders by how customers paid": "paraphrase of the column the pay_method entity is about",
 }
 
 
@@ -363,9 +375,10 @@ def test_figures(bank: Bank) -> None:
     held = _figures(bank, HELD_OUT_RELATED, HELD_OUT_UNRELATED)
     for name, fig in (("written-with", dev), ("held-out", held)):
         print(f"\n{name}: " + ", ".join(f"{k}={v:.2f}" for k, v in fig.items()))
-    # Measured (precision-first recall): written-with recall 0.57, precision 0.89, unrelated clean 1.00;
-    # held-out recall 0.82, precision 0.82, unrelated clean 1.00. Before it: 0.83/0.60/0.88 and 0.88/0.54/0.62;
-    # the seed's plain top-3: 0.80/0.45/0.31 and 0.88/0.50/0.38. bench.retrieval measures the same trade on
-    # helper-written banks with near misses (recall 0.94, wrong inclusions 0.09 on its development set).
-    assert dev["recall"] >= 0.55 and dev["precision"] >= 0.85 and dev["unrelated_clean"] >= 0.95
-    assert held["recall"] >= 0.75 and held["unrelated_clean"] >= 0.9
+    # This bank's "related" questions are mostly paraphrases that never name the memory; since recall picks a
+    # named memory only when the question names it (see KNOWN_MISSES), paraphrase recall is low by design:
+    # written-with recall 0.30, precision 0.90, unrelated clean 1.00; held-out 0.29 / 0.62 / 1.00. Before: 0.57 /
+    # 0.89 / 1.00 and 0.82 / 0.82 / 1.00 (similarity picks); the seed's plain top-3: 0.80/0.45/0.31. The trade is
+    # measured where it matters, on helper-written banks with near misses: bench.retrieval.
+    assert dev["recall"] >= 0.25 and dev["precision"] >= 0.85 and dev["unrelated_clean"] >= 0.95
+    assert held["recall"] >= 0.25 and held["unrelated_clean"] >= 0.9

@@ -134,6 +134,22 @@ def filter_from_text(text: str, schema: Schema, lookup: Lookup | None = None) ->
     sql_form = _from_sql(text, schema)
     if sql_form is not None:
         return sql_form
+    found = _filter_from_words(text, schema, lookup)
+    if found is None:
+        cut = _REASON.search(text)  # "leave out invoices billed to the USA - another team owns those"
+        if cut is not None and cut.start() > 0 and not re.search(r"\d", text[cut.end() :]):
+            reason = parse_condition(text[cut.end() :], schema, lookup, infer=False)
+            if reason is None or not any(a.column is not None for a in reason.atoms):
+                found = _filter_from_words(text[: cut.start()], schema, lookup)
+    return found
+
+
+# a justification after the rule: it names no value, so the rule is read without it
+_REASON = re.compile(r"\s+[-–—]+\s+|\s*;\s*|\s+(?:because|kyunki|coz|cause)\s+|"
+                     r"\s+as\s+(?=(?:they|those|these|we|i|another|the\s+other|that)\b)", re.IGNORECASE)
+
+
+def _filter_from_words(text: str, schema: Schema, lookup: Lookup | None) -> dict[str, Any] | None:
     cond = parse_condition(text, schema, lookup, infer=True)
     # A preference is mostly words around one condition ("matter to me", "har jagah"); a number left over is
     # a condition not understood, and then no filter is better than half of one.

@@ -79,6 +79,8 @@ def _date_literal(day: datetime.date, dialect: str | None) -> exp.Expression:
 def _window_condition(
     spec: Mapping[str, Any], col: exp.Column, dialect: str | None, today: datetime.date | None
 ) -> exp.Expression | None:
+    if spec.get("start") or spec.get("end"):
+        return _fixed_window_condition(spec, col, dialect)
     amount = spec.get("amount")
     unit = str(spec.get("unit") or "").lower().rstrip("s")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0 or unit not in _UNITS:
@@ -336,3 +338,21 @@ def _has_condition(select: exp.Select, cond: exp.Expression, dialect: str) -> bo
         return False
     wanted = _normalised(cond, dialect)
     return any(_normalised(node, dialect) == wanted for node in where.walk() if isinstance(node, exp.Expression))
+
+
+def _fixed_window_condition(spec: Mapping[str, Any], col: exp.Column, dialect: str | None) -> exp.Expression | None:
+    """``col >= start AND col < end`` of a window with fixed bounds (either may be open); None when a bound is
+    not an ISO day (a hand-edited memory) or the range is empty."""
+    try:
+        start = datetime.date.fromisoformat(str(spec["start"])) if spec.get("start") else None
+        end = datetime.date.fromisoformat(str(spec["end"])) if spec.get("end") else None
+    except ValueError:
+        return None
+    if start is not None and end is not None and end <= start:
+        return None
+    parts: list[exp.Expression] = []
+    if start is not None:
+        parts.append(exp.GTE(this=col.copy(), expression=_date_literal(start, dialect)))
+    if end is not None:
+        parts.append(exp.LT(this=col.copy(), expression=_date_literal(end, dialect)))
+    return exp.and_(*parts) if len(parts) > 1 else parts[0]

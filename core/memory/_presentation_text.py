@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.memory._filters import filter_condition
+from core.memory._period_text import period_from_text
 from core.memory._schema_match import column_expr, is_numeric, mentioned_tables, named_columns
 from core.memory._words import currency_code, normalize, words
 from core.schema import Column, Schema, Table
@@ -88,18 +90,14 @@ _DAYS_PER = {"day": 1, "week": 7, "month": 31, "year": 366}
 def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     m = _WINDOW_RE.search(text)
     if not m:
-        return None
+        return fixed_window_form(text, schema)
     amount = _n(m.group("n") or m.group("n2") or "1")
     unit = _UNITS[(m.group("unit") or m.group("unit2")).lower()]
     if unit == "quarter":
         amount, unit = amount * 3, "month"
     if not 0 < amount * _DAYS_PER[unit] <= MAX_WINDOW_DAYS:  # "last 0 days", "last 5000 years": no window
         return None
-    scope = _scope(text, schema)
-    rest = text[: m.start()] + text[m.end() :]
-    picked = _named(rest, schema, scope, None)
-    if picked is None or not _date_columns(picked[0]) or picked[1] not in _date_columns(picked[0]):
-        picked = _one([(t, c) for t in scope for c in _date_columns(t)])
+    picked = _date_column(text, (m.start(), m.end()), schema)
     if picked is None:
         return None
     t, c = picked
@@ -111,6 +109,38 @@ def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
         sql = f"{col} >= CURRENT_DATE - INTERVAL '{amount} {unit}'"
     return {"kind": "window", "table": t.qualified_name, "column": c.name, "amount": amount, "unit": unit,
             "sql": sql}  # fmt: skip
+
+
+def fixed_window_form(text: str, schema: Schema) -> dict[str, Any] | None:
+    """"Only invoices from 2023 onwards", "calendar year 2025 only": a default time range with fixed bounds
+    (``start`` the first day inside, ``end`` the first day after; either may be open)."""
+    period = period_from_text(text)
+    if period is None:
+        return None
+    picked = _date_column(text, period.span, schema)
+    if picked is None:
+        return None
+    t, c = picked
+    form: dict[str, Any] = {"kind": "window", "table": t.qualified_name, "column": c.name}
+    if period.start is not None:
+        form["start"] = period.start.isoformat()
+    if period.end is not None:
+        form["end"] = period.end.isoformat()
+    cond = filter_condition(form, t.name, dialect=schema.dialect)
+    if cond is None:
+        return None
+    return {**form, "sql": cond.sql(dialect=schema.dialect)}
+
+
+def _date_column(text: str, span: tuple[int, int], schema: Schema) -> tuple[Table, Column] | None:
+    """The one date column a time range is about: named, else the only one of the tables named, else the only
+    one in the schema."""
+    scope = _scope(text, schema)
+    rest = text[: span[0]] + text[span[1] :]
+    picked = _named(rest, schema, scope, None)
+    if picked is None or picked[1] not in _date_columns(picked[0]):
+        picked = _one([(t, c) for t in scope for c in _date_columns(t)])
+    return picked
 
 
 def limit_form(text: str) -> dict[str, Any] | None:

@@ -6,12 +6,16 @@ definition sits at ~0.45-0.53 from "names of customers starting with A"), so sim
   - preferences with a structured filter apply to every question on their database (the pipeline adds the
     filter to each SELECT that reads the table; the prompt asks the model for it too); display preferences
     (currency) apply to every question too;
-  - terms and metrics apply when the question names them (the name's words other than table nouns, any
-    order, plurals and endings folded: "churn" names "churned customers") or is similar enough to the
-    whole definition or to the name alone (the name is what a question paraphrases: "returning customers");
-  - entity memories apply when the question mentions one of their values ("Bangalore"), or, for an entity
-    about a column, that column;
-  - everything else by top-k *relevance*: cosine measured after removing the directions of the table names
+  - terms and metrics with a name apply when, and only when, the question names them: the name's words
+    other than table nouns, in any order, with plurals, endings, typos, abbreviations, acronyms and
+    Hindi-English spellings folded (``_word_match``: "churn" names "churned customers", "% of orders paid via
+    upi" names "upi share", "avg order value" names "aov"). Similarity never picks them: on the development
+    and seen sets its picks were wrong 175 times and right 31, and no threshold or lead told them apart
+    ("total revenue" sits as close to "revenue per customer" as to "net revenue");
+  - entity memories apply when the question calls them by their handle ("my key accounts"), never because
+    it names one of their values ("Bangalore");
+  - memories with nothing to name them by (an unstructured preference, a term kept without a name) by top-k
+    *relevance*: cosine measured after removing the directions of the table names
     the question or memories mention (so sharing "customers" no longer counts), above a minimum and within
     a small margin of the best pick. On a 14-memory bank this cut unrelated-question noise from 0.81 to
     0.12 memories per question (held-out: 0.88 -> 0.38) at equal or better recall (tests/test_memory_retrieval).
@@ -31,8 +35,9 @@ import numpy as np
 from core.memory._embedder import Embedder
 from core.memory._model import Memory
 from core.memory._store import MemoryStore
-from core.memory._understand import describe_form
+from core.memory._understand import describe_form, window_words
 from core.memory._shape import asks_for_rows
+from core.memory._word_match import acronyms, canonical, same_word
 
 __all__ = ["Recall", "RecalledMemory", "entity_named_by", "recall_memories"]
 
@@ -48,7 +53,6 @@ PRESENTATION_KINDS = ("sort", "limit", "columns")
 DISPLAY_SETTINGS = ("currency", "decimals")  # how numbers are shown: the answer's formatting, never the SQL
 _MAX_BASIS_TABLES = 8
 _WORD = re.compile(r"[a-z0-9]+")
-_PREFIX = 5
 _STOP = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "with", "by", "me", "my"}
 
 
@@ -113,8 +117,8 @@ class Recall:
             if r.kind == "display":
                 continue
             if r.kind == "filter" and st.get("kind") == "window":
-                line = (f"Unless the question gives dates, only the last {_flat(st.get('amount'), 10)} "
-                        f"{_flat(st.get('unit'), 10)}(s) of {_flat(st.get('table'), 80)}.{_flat(st.get('column'), 80)}")
+                line = (f"Unless the question gives dates, only {_flat(window_words(st), 80)} on "
+                        f"{_flat(st.get('table'), 80)}.{_flat(st.get('column'), 80)}")
             elif r.kind == "filter":
                 line = f"Whenever the query reads {_flat(st.get('table'), 80)}, filter: {_flat(st.get('sql'), 400)}"
             elif r.kind == "presentation" or st.get("kind") in ("display", "include"):
@@ -151,24 +155,35 @@ def _stem(word: str) -> str:
 
 
 def words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.replace("_", " ").lower()) if w not in _STOP}
+    """The words recall compares: lower case, singular, small words dropped, spellings folded ("avg" ->
+    "average", "songs" -> "track", "%" -> "rate"; see ``_word_match``)."""
+    text = text.replace("_", " ").replace("%", " percent ").lower()
+    return {canonical(_stem(w)) for w in _WORD.findall(text) if w not in _STOP}
 
 
-def _same_word(a: str, b: str) -> bool:
-    """Equal, or sharing a 5-letter start: "churn"/"churned", "cancel"/"cancellation", not "value"/"valuable"."""
-    return a == b or (len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX])
+_same_word = same_word
 
 
-def names_term(question_words: set[str], name: str, table_words: Iterable[str] = ()) -> bool:
+def names_term(question_words: set[str], name: str, table_words: Iterable[str] = (),
+               question_acronyms: Iterable[str] = ()) -> bool:
     """The question names the term: every word of ``name`` other than table nouns occurs in it (any order,
-    plurals and endings folded). "Churned customers" is named by "which accounts churned"; a name made only
-    of table nouns needs all its words."""
+    plurals, endings, typos and spellings folded). "Churned customers" is named by "which accounts churned",
+    "upi share" by "% of orders paid via upi"; a name made only of table nouns needs all its words. An
+    acronym names its words and the other way round ("aov" / "avg order value"), given the question's
+    ``question_acronyms`` (see ``_word_match.acronyms``)."""
     alias = re.fullmatch(r"\s*(.+?)\s*\((.+)\)\s*", name)  # "aov (average order value)": either names it
     if alias:
-        return any(names_term(question_words, part, table_words) for part in alias.groups())
+        return any(names_term(question_words, part, table_words, question_acronyms) for part in alias.groups())
+    name = name.strip(" '\"`")
     wanted = words(name)
     distinctive = wanted - set(table_words) or wanted
-    return bool(distinctive) and all(any(_same_word(w, q) for q in question_words) for w in distinctive)
+    if distinctive and all(any(_same_word(w, q) for q in question_words) for w in distinctive):
+        return True
+    compact = re.sub(r"[^a-z]", "", name.lower())
+    if 3 <= len(compact) <= 5 and len(wanted) == 1 and compact in set(question_acronyms):
+        return True  # the question spells out the acronym the term is saved as
+    tokens = [t for t in re.findall(r"[a-z0-9]+", name.lower()) if t not in _STOP and t != "per"]
+    return len(tokens) >= 3 and "".join(t[0] for t in tokens) in question_words  # "aov" names "average order value"
 
 
 def _table_words(table_names: Sequence[str] | None) -> set[str]:
@@ -410,6 +425,7 @@ def recall_memories(
         if embedder is not None else _Scores({}, {})
     )  # fmt: skip
     q_words = words(question)
+    q_acronyms = acronyms(question)
     chosen: list[RecalledMemory] = []
     rest: list[Memory] = []
     shown: list[Memory] = []  # sort / limit / columns: only for a question whose answer is a list
@@ -440,15 +456,18 @@ def recall_memories(
             continue
         if m.category in ("terminology", "metric"):
             name = str(st.get("name") or "")
-            if name and names_term(q_words, name, table_words):
+            if name and names_term(q_words, name, table_words, q_acronyms):
                 pick(m, f'the question says "{name}"', "definition")
                 if m.category == "metric":
                     named.append(name)
-                continue
+            if name:
+                continue  # a named definition applies when the question names it, never by similarity alone
         if m.category == "entity" and st.get("kind") in ("entity", None):  # with or without a form
-            handle = _names_entity(question, q_words, m, st, _entity_context(st, table_words))
+            context = _entity_context(st, table_words)
+            handle = _names_entity(question, q_words, m, st, context)
             if handle is not None:
                 pick(m, f'the question says "{handle}"', "context")
+            if handle is not None or _entity_handle(m, st, context):
                 continue
         if m.category == "preference" and not st:
             # A standing instruction Cairn could not type is still a standing instruction: it reaches every

@@ -76,6 +76,8 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
             a.get("decimals") == b.get("decimals")
     if kind == "window" and norm(a.get("table")) == norm(b.get("table")) and norm(a.get("column")) == norm(
             b.get("column")):  # fmt: skip
+        if a.get("start") or a.get("end") or b.get("start") or b.get("end"):  # fixed bounds: the same days
+            return norm(a.get("start")) == norm(b.get("start")) and norm(a.get("end")) == norm(b.get("end"))
         da, db = _window_days(a), _window_days(b)  # "the last 90 days" and "the past 3 months": the same window
         return da is not None and db is not None and abs(da - db) <= 0.05 * max(da, db)
     if kind in ("sort", "limit", "window", "columns", "include"):

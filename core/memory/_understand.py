@@ -18,7 +18,7 @@ from core.memory._model import Category
 from core.memory._structured import ValueLookup, structure
 from core.schema import Schema
 
-__all__ = ["Grounding", "Understanding", "describe_form", "understand"]
+__all__ = ["Grounding", "Understanding", "describe_form", "understand", "window_words"]
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +78,8 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
                  else f"{form.get('table')}" + (f" or {', '.join(also)}" if also else ""))
         return f"Enforced on every query reading {where}: {form.get('sql')}"
     if kind == "window":
-        return (f"Default time range on {form.get('table')}.{form.get('column')}: the last {form.get('amount')} "
-                f"{form.get('unit')}(s), unless a question sets its own dates.")
+        return (f"Default time range on {form.get('table')}.{form.get('column')}: {window_words(form)}, unless a "
+                "question sets its own dates.")
     if kind == "include":
         return (f"Includes {form.get('column')} = {form.get('value')!r}: lifts any standing exclusion of it "
                 "(not a filter).")
@@ -106,3 +106,15 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
         parts = [*(form.get("tables") or []), *(form.get("columns") or []), *map(str, form.get("values") or [])]
         return "About: " + ", ".join(parts) + " (context when a question refers to it by name)."
     return "Used as context only."
+
+
+def window_words(form: Mapping[str, Any]) -> str:
+    """"the last 90 day(s)", "from 2023-01-01", "before 2024-01-01", "2025-01-01 up to 2026-01-01"."""
+    start, end = form.get("start"), form.get("end")
+    if start and end:
+        return f"from {start} up to (not including) {end}"
+    if start:
+        return f"from {start} on"
+    if end:
+        return f"before {end}"
+    return f"the last {form.get('amount')} {form.get('unit')}(s)"

@@ -88,6 +88,16 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
         if resolved is None:
             continue
         values, unknown = resolved
+        if unknown and ghits and lookup is not None:
+            # The cached hints cover few columns (short value lists): "Canada" is hinted in Employee.Country,
+            # "USA" nowhere. A column whose data holds more of the values named is the one meant.
+            holders = _holders(schema, lookup, scope or list(schema.tables), tw + context, texts)
+            if holders and holders[0][0] > len(texts) - len(unknown):
+                better = _probe(schema, lookup, scope or list(schema.tables), tw + context, texts)
+                again = resolve_values(better[0], better[1], texts, lookup) if better else None
+                if better is None or again is None:
+                    continue  # columns that hold more of the values tie: no column is meant with confidence
+                target, (values, unknown) = better, again
         if ghits and len(g) == 1 and not unknown:
             values = [str(ghits[0].value)]
         atom = _col_atom(target[0], target[1], "IN", values, span, d, unknown)
@@ -122,9 +132,10 @@ def _joined(t: _Text, g: list[tuple[int, int]], texts: list[str], target: tuple[
     return out
 
 
-def _probe(schema: Schema, lookup: Lookup, scope: list[Table], tw: list[str],
-           texts: list[str]) -> tuple[Table, Column] | None:  # fmt: skip
-    """The one text column (named ones first, then the scope's, then their parents') that holds these words."""
+def _holders(schema: Schema, lookup: Lookup, scope: list[Table], tw: list[str],
+             texts: list[str]) -> list[tuple[int, Table, Column]]:  # fmt: skip
+    """(values found, table, column) of the text columns that hold any of ``texts`` in their data, most
+    first: the columns the words name, else those of ``scope`` and the tables it points at."""
     tables = list(scope)
     for s in scope:
         for fk in s.foreign_keys:
@@ -142,12 +153,32 @@ def _probe(schema: Schema, lookup: Lookup, scope: list[Table], tw: list[str],
         n = sum(1 for v in found.values() if v is not None)
         if n:
             best.append((n, s, c))
+    best.sort(key=lambda x: -x[0])
+    return best
+
+
+def _probe(schema: Schema, lookup: Lookup, scope: list[Table], tw: list[str],
+           texts: list[str]) -> tuple[Table, Column] | None:  # fmt: skip
+    """The one text column (named ones first, then the scope's, then their parents') that holds these words."""
+    best = _holders(schema, lookup, scope, tw, texts)
     if not best:
         return None
-    best.sort(key=lambda x: -x[0])
     if len(best) > 1 and best[0][0] == best[1][0] and best[0][1] is not best[1][1]:
-        own = [b for b in best if b[0] == best[0][0] and scope and b[1] is scope[0]]
+        tied = [b for b in best if b[0] == best[0][0]]
+        own = [b for b in tied if scope and b[1] is scope[0]]
+        if len(own) != 1:  # "billed to the USA": the column whose name shares a stem with the words
+            own = [b for b in tied if _stem_named(b[2], tw)]
         if len(own) != 1:
             return None
         return own[0][1], own[0][2]
     return best[0][1], best[0][2]
+
+
+def _stem_named(column: Column, tw: list[str]) -> bool:
+    """A word of the text shares its first four letters with a word of the column's name ("billed" /
+    "BillingCountry"), other than the words every such column has ("name", "country" are the values' kind)."""
+    said = {w[:4] for w in tw if len(w) >= 4}
+    return any(w[:4] in said for w in _name_words(column.name) if len(w) >= 4 and w not in _KIND_WORDS)
+
+
+_KIND_WORDS = {"name", "names", "country", "city", "state", "type", "code", "title", "status"}
