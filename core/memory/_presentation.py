@@ -10,6 +10,7 @@ answer can say why a saved preference did not show.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -176,6 +177,8 @@ def _apply_sort(root: exp.Expression, form: Mapping[str, Any], dialect: str) -> 
     """
     column = str(form.get("column") or "")
     table = str(form.get("table") or "")
+    if not table and (form.get("by") or column):
+        return _apply_output_sort(root, form)
     if not column or not table:
         raise _Skip("the saved sort names no column")
     desc = _direction(form)
@@ -192,6 +195,74 @@ def _apply_sort(root: exp.Expression, form: Mapping[str, Any], dialect: str) -> 
         target = _select_sort_target(root, form)
     root.set("order", exp.Order(expressions=[exp.Ordered(this=target, desc=desc, nulls_first=False)]))
     return True
+
+
+# -- a sort for every list, whatever its table: "newest first", "alphabetical", "highest sales first" ----------
+
+_MEASURE_NAME = re.compile(r"total|sum|count|revenue|sales|amount|spend|value|price|cost|avg|average|num|qty|"
+                           r"quantity|share|rate|pct|percent|profit|income|volume", re.IGNORECASE)  # fmt: skip
+_DATE_NAME = re.compile(r"date|time|day|month|year|week|quarter|_at$|created|updated", re.IGNORECASE)
+_NAME_NAME = re.compile(r"name|title|label", re.IGNORECASE)
+
+
+def _apply_output_sort(root: exp.Expression, form: Mapping[str, Any]) -> bool:
+    """ORDER BY the output column a table-free sort is about, by its position (valid for SELECT, DISTINCT and
+    UNION alike): ``by`` "date" the first date-like column, "name" the first name-like one, "measure" the first
+    aggregate (or measure-named column); a ``column`` name, the output column of that name."""
+    desc = _direction(form)
+    if root.args.get("order") is not None:
+        raise _Skip("the answer sets its own order")
+    _check_rows(root)
+    first = _union_parts(root)[0] if isinstance(root, exp.SetOperation) else root
+    if not isinstance(first, exp.Select):
+        raise _Skip("the answer is not a plain query")
+    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
+           for p in first.expressions):  # fmt: skip
+        raise _Skip("the answer lists every column (*), so its columns are not known here")
+    position = _output_position(first, form)
+    if position is None:
+        wanted = form.get("column") or {"date": "date", "name": "name", "measure": "number"}.get(str(form.get("by")))
+        raise _Skip(f"the answer shows no {wanted} column to sort by")
+    root.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Literal.number(position), desc=desc,
+                                                         nulls_first=False)]))  # fmt: skip
+    return True
+
+
+def _output_position(select: exp.Select, form: Mapping[str, Any]) -> int | None:
+    """1-based position of the output column the form sorts by, or None."""
+    outputs = []
+    for projection in select.expressions:
+        inner = projection.this if isinstance(projection, exp.Alias) else projection
+        source = inner.name if isinstance(inner, exp.Column) else ""
+        outputs.append((projection.alias_or_name or "", source, _aggregates(inner)))
+    column = str(form.get("column") or "").lower()
+    if column:
+        hits = [i for i, (name, source, _agg) in enumerate(outputs) if column in (name.lower(), source.lower())]
+        return hits[0] + 1 if hits else None
+    by = str(form.get("by") or "")
+    if by == "measure":
+        hits = [i for i, (_n, _s, agg) in enumerate(outputs) if agg] or [
+            i for i, (name, source, _agg) in enumerate(outputs) if _MEASURE_NAME.search(name or source)
+            and not re.search(r"(?:^|_)id$|Id$", name or source)]  # fmt: skip
+    elif by == "date":
+        hits = [i for i, (name, source, agg) in enumerate(outputs) if not agg and _DATE_NAME.search(name or source)]
+    elif by == "name":
+        hits = [i for i, (name, source, agg) in enumerate(outputs) if not agg and _NAME_NAME.search(name or source)]
+    else:
+        hits = []
+    return hits[0] + 1 if hits else None
+
+
+def _aggregates(node: exp.Expression) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, exp.AggFunc):
+            return True
+        if isinstance(current, (exp.Window, exp.Subquery, exp.Query)):
+            continue
+        stack.extend(current.iter_expressions())
+    return False
 
 
 def _orders_by(order: exp.Order, column: str, desc: bool) -> bool:

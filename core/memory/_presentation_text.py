@@ -184,8 +184,36 @@ def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
         elif "alpha" in cue or "z" in cue:
             picked = _one([(t, c) for t in scope[:1] for c in t.columns if "name" in c.name.lower()])
     if picked is None:
-        return None
+        return _output_sort(text, m.group("col") if m else "", cue, direction, schema)
     return {"kind": "sort", "table": picked[0].qualified_name, "column": picked[1].name, "direction": direction}
+
+
+_MEASURE_WORDS = re.compile(r"\b(?:sales|revenue|spend|amount|value|total|count|numbers?|price|biggest|highest|"
+                            r"largest|smallest|lowest|most|least|bikri)\b", re.IGNORECASE)  # fmt: skip
+
+
+def _output_sort(text: str, col_text: str, cue: str, direction: str, schema: Schema) -> dict[str, Any] | None:
+    """A sort for every list, with no one table: "newest first" (by the answer's date column), "alphabetical"
+    (its name column), "highest sales first" / "descending" (its number), "by last name" (that column, where
+    several tables have it). Applied to the answer's own columns (``_presentation._apply_output_sort``).
+    "Top 10 rows by default" is a row limit, not a sort."""
+    if limit_form(text) is not None:
+        return None
+    named = named_columns(words(col_text), schema, numeric=None) if col_text else []
+    best = max((s for _t, _c, s in named), default=0)
+    names = {c.name for _t, c, s in named if s == best and s == 2}
+    if len(names) == 1:  # "by last name": LastName of whichever table the answer lists
+        return {"kind": "sort", "column": names.pop(), "direction": direction}
+    if re.search(r"new|lat|recent|old|earl|naye|nayi|purane", cue):
+        by = "date"
+    elif "alpha" in cue or re.search(r"\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b", text, re.IGNORECASE):
+        by = "name"
+    elif re.search(r"high|larg|big|expens|low|small|cheap", cue) or _MEASURE_WORDS.search(text) or re.search(
+            r"\b(?:de?s?cending|ascending|asc|desc)\b", text, re.IGNORECASE):  # fmt: skip
+        by = "measure"
+    else:
+        return None
+    return {"kind": "sort", "by": by, "direction": direction}
 
 
 def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:

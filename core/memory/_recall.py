@@ -37,7 +37,16 @@ from core.memory._model import Memory
 from core.memory._store import MemoryStore
 from core.memory._understand import describe_form, window_words
 from core.memory._shape import asks_for_rows
-from core.memory._word_match import acronyms, canonical, same_word
+from core.memory._naming import (
+    entity_context,
+    entity_handle,
+    entity_named_by,
+    names_entity,
+    names_term,
+    table_words,
+    words,
+)
+from core.memory._word_match import acronyms, same_word
 
 __all__ = ["Recall", "RecalledMemory", "entity_named_by", "recall_memories"]
 
@@ -52,8 +61,6 @@ _ABOUT_LISTS = re.compile(r"\b(?:list|lists|listing|listed|sort|sorted|order(?:e
 PRESENTATION_KINDS = ("sort", "limit", "columns")
 DISPLAY_SETTINGS = ("currency", "decimals")  # how numbers are shown: the answer's formatting, never the SQL
 _MAX_BASIS_TABLES = 8
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "with", "by", "me", "my"}
 
 
 @dataclass(frozen=True)
@@ -146,65 +153,6 @@ def _clip(text: object, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def words(text: str) -> set[str]:
-    """The words recall compares: lower case, singular, small words dropped, spellings folded ("avg" ->
-    "average", "songs" -> "track", "%" -> "rate"; see ``_word_match``)."""
-    text = text.replace("_", " ").replace("%", " percent ").lower()
-    return {canonical(_stem(w)) for w in _WORD.findall(text) if w not in _STOP}
-
-
-_same_word = same_word
-
-
-def names_term(question_words: set[str], name: str, table_words: Iterable[str] = (),
-               question_acronyms: Iterable[str] = ()) -> bool:
-    """The question names the term: every word of ``name`` other than table nouns occurs in it (any order,
-    plurals, endings, typos and spellings folded). "Churned customers" is named by "which accounts churned",
-    "upi share" by "% of orders paid via upi"; a name made only of table nouns needs all its words. An
-    acronym names its words and the other way round ("aov" / "avg order value"), given the question's
-    ``question_acronyms`` (see ``_word_match.acronyms``)."""
-    alias = re.fullmatch(r"\s*(.+?)\s*\((.+)\)\s*", name)  # "aov (average order value)": either names it
-    if alias:
-        return any(names_term(question_words, part, table_words, question_acronyms) for part in alias.groups())
-    name = name.strip(" '\"`")
-    wanted = words(name)
-    distinctive = wanted - set(table_words) or wanted
-    if distinctive and all(any(_same_word(w, q) for q in question_words) for w in distinctive):
-        return True
-    compact = re.sub(r"[^a-z]", "", name.lower())
-    if 3 <= len(compact) <= 5 and len(wanted) == 1 and compact in set(question_acronyms):
-        return True  # the question spells out the acronym the term is saved as
-    tokens = [t for t in re.findall(r"[a-z0-9]+", name.lower()) if t not in _STOP and t != "per"]
-    return len(tokens) >= 3 and "".join(t[0] for t in tokens) in question_words  # "aov" names "average order value"
-
-
-def _table_words(table_names: Sequence[str] | None) -> set[str]:
-    out: set[str] = set()
-    for t in table_names or ():
-        out |= words(t.split(".")[-1])
-    return out
-
-
-_FIRST_PERSON = re.compile(r"\b(?:my|mere|meri|mera|apne|apni|apna)\s+(?:[a-z]+\s+)?([a-z]+)|"
-                           r"\b([a-z]+)\s+(?:that\s+|which\s+|do\s+|did\s+)?i\s+(?:[a-z]+)", re.IGNORECASE)
-_HANDLE_STOP = {
-    "is", "are", "was", "were", "am", "be", "mean", "means", "meaning", "look", "looks", "after", "run", "runs",
-    "manage", "managed", "handle", "handles", "cover", "covers", "support", "supports", "own", "owns", "one",
-    "ones", "im", "i", "we", "our", "us", "called", "call", "refer", "refers", "these", "those", "they", "them",
-    "their", "which", "who", "whose", "jo", "hai", "hain", "ka", "ki", "ke", "mera", "meri", "mere", "apne",
-    "that", "this", "it", "as", "at", "all", "also", "just", "only", "when", "say", "said", "talk", "about",
-    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "main", "some", "few",
-}  # fmt: skip
-
-
 _LIST_HEAD = re.compile(r"^\s*(?:which|what|list|show(?:\s+me)?|give\s+me|kaun\s*se|konse|kaunse)\s+"
                         r"(?:all\s+|the\s+|of\s+the\s+|our\s+|my\s+)?(?P<head>[a-z]+)", re.IGNORECASE)
 _GROUPED_BY = re.compile(r"\b(?:per|by|each|every|har)\s+(?:the\s+)?(?P<by>[a-z]+)|\b(?P<wise>[a-z]+)[-\s]wise\b",
@@ -219,11 +167,11 @@ def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tabl
     wanted = words(table) | words(str(st.get("when") or ""))
 
     def ours(word: str) -> bool:
-        return any(_same_word(w, x) for w in wanted for x in words(word))
+        return any(same_word(w, x) for w in wanted for x in words(word))
 
     when = words(str(st.get("when") or "")) - _NAME_PARTS
-    if when and all(any(_same_word(w, q) for q in q_words) for w in when) and any(
-            _same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
+    if when and all(any(same_word(w, q) for q in q_words) for w in when) and any(
+            same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
         return True  # "list the orders with customer names": the names are shown, whatever is listed
     head = _LIST_HEAD.match(question)
     if head and head.group("head").lower() not in _NOT_NOUNS and not ours(head.group("head")):
@@ -234,14 +182,16 @@ def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tabl
         by = m.group("by") or m.group("wise")
         if by and by.lower() not in _NOT_NOUNS and not ours(by):
             return False
-    return table.lower() in used_tables or any(_same_word(w, q) for w in wanted for q in q_words)
+    return table.lower() in used_tables or any(same_word(w, q) for w in wanted for q in q_words)
 
 
 def _lists_another_table(question: str, q_words: set[str], st: dict[str, Any], table_names: Sequence[str]) -> bool:
     """"List tracks" with a saved sort on invoices: the list is of another table the question names, and the
     sort's own table is not named at all."""
+    if not st.get("table"):
+        return False  # a sort for every list ("newest first")
     own = words(str(st.get("table") or "").split(".")[-1]) | words(str(st.get("column") or ""))
-    if any(_same_word(w, q) for w in own for q in q_words):
+    if any(same_word(w, q) for w in own for q in q_words):
         return False
     head = _LIST_HEAD.match(question) or _SHOW_HEAD.search(question)
     if head is None:
@@ -257,62 +207,6 @@ _SHOW_HEAD = re.compile(r"\b(?:show|list|dikhao|display)\s+(?:me\s+)?(?:all\s+|t
 _NAME_PARTS = {"id", "first", "last", "full"}  # "FirstName": the column is a name
 _NOT_NOUNS = {"are", "is", "was", "were", "of", "do", "does", "did", "have", "has", "me", "us", "you", "can",
               "a", "an", "one", "ones", "hain", "hai", "ke", "ki", "ka", "far", "default"}
-
-
-def _first_person_words(text: str) -> set[str]:
-    """Nouns the text makes its own: "my artists", "meri territory", "the customers I look after"."""
-    out: set[str] = set()
-    for m in _FIRST_PERSON.finditer(text.lower()):
-        word = m.group(1) or m.group(2)
-        if word and word not in _HANDLE_STOP:
-            out |= words(word)
-    for m in re.finditer(r"\b(?:my|mere|meri|mera|apne|apni|apna)\s+([a-z]+)", text.lower()):
-        out |= words(m.group(1)) - _HANDLE_STOP
-    # "I manage Jane Peacock's customers": what comes after a verb of looking after is the person's own
-    for m in re.finditer(r"\b(?:i|we)\s+(?:manage|handle|look\s+after|cover|own|support|run|lead|oversee)\s+"
-                         r"((?:[\w']+\s+){0,3}[\w']+)", text.lower()):
-        out |= words(m.group(1).replace("'s", "")) - _HANDLE_STOP
-    return out
-
-
-def _entity_handle(memory: Memory, st: dict[str, Any], context_words: set[str]) -> set[str]:
-    """The words that name an entity memory ("key accounts", "franchise partner", "territory"): its words
-    other than its values, the schema's table and column nouns, and verbs of belonging."""
-    value_words: set[str] = set()
-    for v in st.get("values") or []:
-        value_words |= words(str(v))
-    return {w for w in words(memory.content) - value_words - context_words - _HANDLE_STOP
-            if not w.isdigit() and len(w) > 2 and not w.endswith("id")
-            and not any(w.startswith(c) for c in context_words if len(c) > 3)}  # fmt: skip ("employeeid")
-
-
-def entity_named_by(text: str, memory: Memory, table_names: Sequence[str]) -> bool:
-    """True when ``text`` calls the entity ``memory`` is about by its handle (see ``_names_entity``)."""
-    st = dict(memory.structured or {})
-    return _names_entity(text, words(text), memory, st, _entity_context(st, _table_words(table_names))) is not None
-
-
-def _entity_context(st: dict[str, Any], table_words: set[str]) -> set[str]:
-    """Schema nouns that never name an entity: the tables, and the columns its form is about."""
-    return table_words | {w for c in st.get("columns") or [] for w in words(str(c).split(".")[-1])}
-
-
-def _names_entity(question: str, q_words: set[str], memory: Memory, st: dict[str, Any],
-                  context_words: set[str]) -> str | None:
-    """The words by which the question refers to an entity memory, or None.
-
-    An entity is used when the question calls it by its handle (at least two of its words, or its only one)
-    or makes the same noun its own ("my artists" for "the artists I manage"). Naming one of its values is not
-    enough: "customers in Germany" does not mean "my EMEA countries are UK, Germany and France".
-    """
-    handle = _entity_handle(memory, st, context_words)
-    hits = {w for w in handle if any(_same_word(w, q) for q in q_words)}
-    if handle and len(hits) >= min(2, len(handle)):
-        return " ".join(sorted(hits))
-    shared = _first_person_words(question) & _first_person_words(memory.content)
-    if shared:
-        return "my " + " ".join(sorted(shared))
-    return None
 
 
 _vector_cache: weakref.WeakKeyDictionary[Any, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
@@ -418,7 +312,7 @@ def recall_memories(
     if not mine:
         return Recall()
     known_tables = {t.split(".")[-1].lower() for t in table_names} if table_names is not None else None
-    table_words = _table_words(table_names)
+    tw = table_words(table_names)
     scores = (
         _score(question, mine, user=user, database_id=database_id, store=store, embedder=embedder,
                table_names=table_names)
@@ -456,23 +350,23 @@ def recall_memories(
             continue
         if m.category in ("terminology", "metric"):
             name = str(st.get("name") or "")
-            if name and names_term(q_words, name, table_words, q_acronyms):
+            if name and names_term(q_words, name, tw, q_acronyms):
                 pick(m, f'the question says "{name}"', "definition")
                 if m.category == "metric":
                     named.append(name)
             if name:
                 continue  # a named definition applies when the question names it, never by similarity alone
         if m.category == "entity" and st.get("kind") in ("entity", None):  # with or without a form
-            context = _entity_context(st, table_words)
-            handle = _names_entity(question, q_words, m, st, context)
+            context = entity_context(st, tw)
+            handle = names_entity(question, q_words, m, st, context)
             if handle is not None:
                 pick(m, f'the question says "{handle}"', "context")
-            if handle is not None or _entity_handle(m, st, context):
+            if handle is not None or entity_handle(m, st, context):
                 continue
         if m.category == "preference" and not st:
             # A standing instruction Cairn could not type is still a standing instruction: it reaches every
             # question on the tables it names (as quoted words), and one about lists only list answers.
-            named_tables = words(m.content) & table_words
+            named_tables = words(m.content) & tw
             if not named_tables or named_tables & q_words:
                 unstructured.append(m)
                 continue

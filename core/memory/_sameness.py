@@ -81,7 +81,7 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
         da, db = _window_days(a), _window_days(b)  # "the last 90 days" and "the past 3 months": the same window
         return da is not None and db is not None and abs(da - db) <= 0.05 * max(da, db)
     if kind in ("sort", "limit", "window", "columns", "include"):
-        keys = {"sort": ("table", "column", "direction"), "limit": ("value",),
+        keys = {"sort": ("table", "column", "by", "direction"), "limit": ("value",),
                 "window": ("table", "column", "amount", "unit"), "columns": ("table", "when", "add"),
                 "include": ("table", "column", "value")}[str(kind)]
         return all(norm(a.get(k)) == norm(b.get(k)) for k in keys)

@@ -83,6 +83,10 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
     if kind == "include":
         return (f"Includes {form.get('column')} = {form.get('value')!r}: lifts any standing exclusion of it "
                 "(not a filter).")
+    if kind == "sort" and not form.get("table"):
+        by = form.get("column") or {"date": "their date", "name": "their name", "measure": "their number"}.get(
+            str(form.get("by")), "?")  # fmt: skip
+        return f"Every list is sorted by {by} {form.get('direction', 'ASC')} when the question sets no order."
     if kind == "sort":
         return f"Lists are sorted by {form.get('table')}.{form.get('column')} {form.get('direction', 'ASC')} " \
                "when the question sets no order."

@@ -1,0 +1,224 @@
+"""Naming, fixed periods and table-free sorts: the memory forms and recall rules added for the fifth
+helper-written set (each test names the failure it guards against).
+
+- a term or metric applies when the question names it, in whatever spelling (abbreviation, typo, acronym,
+  Hindi-English, "%" for "rate"), and never because a question merely shares its topic;
+- "from 2023 onwards" / "calendar year 2025 only" is a default time range with fixed bounds, enforced on SQL
+  that runs on SQLite and PostgreSQL, and it yields to a question's own dates;
+- "newest first" / "alphabetical" / "highest sales first" with no table sorts every list by its own columns;
+- a value list hinted in one column but held by another column in the data goes to the column holding it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from core.memory import Grounding, understand
+from core.memory._filters import enforce_filters
+from core.memory._period_text import period_from_text
+from core.memory._presentation import apply_presentation
+from core.memory._recall import names_term, words
+from core.memory._word_match import acronyms, canonical, one_edit, same_word
+from tests.conftest import shared_data_path
+
+# -- naming -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("what % of orders were paid via UPI", "upi share"),
+    ("what fraction of orders end up cancelled", "cancellation rate"),
+    ("net revnue by month for 2024 pls", "net revenue"),  # one typo in a long word
+    ("rev per cust for wholesale", "revenue per customer"),  # business abbreviations
+    ("whats our avg ticket size", "average ticket"),
+    ("average order value this quarter", "aov"),  # the question spells out the acronym
+    ("aov by segment", "average order value"),  # the acronym names the spelled-out metric
+    ("lambe tracks kitne hain Rock mein", "long tracks"),  # Hindi-English
+    ("net sales after returns", "net revenue"),  # sales and revenue are one word for money in
+    ("how many repeat buyers do we have", "repeat customers"),
+])  # fmt: skip
+def test_a_question_names_the_term_in_its_own_spelling(question: str, name: str) -> None:
+    assert names_term(words(question), name, {"order", "customer", "track"}, acronyms(question))
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("total revenue", "revenue per customer"),  # the head noun without the rest is another measure
+    ("revenue by segment", "net revenue"),
+    ("how many tracks are longer than 10 minutes", "long tracks"),  # states its own threshold
+    ("customers per rep", "repeat customers"),  # "rep" is not "repeat"
+    ("upi sales", "us customers"),  # two-letter initials are not an acronym
+    ("largest invoice total ever", "big invoice"),
+])  # fmt: skip
+def test_a_near_miss_does_not_name_the_term(question: str, name: str) -> None:
+    assert not names_term(words(question), name, {"order", "customer", "track", "invoice"}, acronyms(question))
+
+
+def test_word_folding_is_symmetric_and_bounded() -> None:
+    assert canonical("avg") == canonical("average") == "average"
+    assert same_word("songs"[:-1], "track") and same_word("custmers", "customers")
+    assert not same_word("value", "valuable") and not same_word("sales", "scales")  # short words: no typo slack
+    assert one_edit("revnue", "revenue") and one_edit("form", "from") and not one_edit("return", "retain")
+    assert "aov" in acronyms("average order value last month") and "ov" not in acronyms("order value")
+
+
+# -- fixed periods ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("Only count invoices from 2023 onwards; older sales don't matter to me.", "2023-01-01", None),
+    ("Unless I say otherwise, only look at orders placed in 2025.", "2025-01-01", "2026-01-01"),
+    ("Unless I mention dates, assume I'm talking about calendar year 2025 only.", "2025-01-01", "2026-01-01"),
+    ("ignore invoices before 2023", "2023-01-01", None),  # a negated upper bound keeps the other side
+    ("only orders since March 2024", "2024-03-01", None),
+    ("2023 ke baad ke orders", "2024-01-01", None),
+    ("2024 se pehle ka data mat dikhao", "2024-01-01", None),
+    ("between Jan 2024 and June 2024", "2024-01-01", "2024-07-01"),
+    ("Q3 2024 only", "2024-07-01", "2024-10-01"),
+    ("till 2023", None, "2024-01-01"),
+])  # fmt: skip
+def test_a_fixed_period_is_read_with_both_bounds(text: str, start: str | None, end: str | None) -> None:
+    period = period_from_text(text)
+    assert period is not None
+    assert (period.start and period.start.isoformat(), period.end and period.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize("text", [
+    "orders over 2000 only", "orders from 2000 to 5000 only", "2023 se zyada amount", "exclude orders in 2024",
+    "show amounts in USD", "Default time range is the last 12 months.",
+])  # fmt: skip
+def test_amounts_and_two_sided_negations_are_not_periods(text: str) -> None:
+    assert period_from_text(text) is None
+
+
+@pytest.fixture(scope="module")
+def chinook() -> Iterator[tuple[Grounding, Path]]:
+    """Chinook through Cairn's own read-only SQLite backend and the pipeline's value look-up (in the data)."""
+    path = shared_data_path("chinook", "Chinook_Sqlite.sqlite")
+    if not path.exists():
+        pytest.skip("Chinook is not in ../shared/data")
+    from core.databases import SqliteDatabase
+    from core.pipeline import AskPipeline
+
+    database = SqliteDatabase(path)
+    pipeline = AskPipeline(database, None)
+    yield Grounding(schema=pipeline.load_schema(), lookup=pipeline.lookup_values, database_id=database.id), path
+    database.close()
+
+
+def test_a_period_preference_is_a_default_time_range_enforced_on_real_sql(chinook: tuple[Grounding, Path]) -> None:
+    grounding, path = chinook
+    u = understand("preference", "Only count invoices from 2023 onwards; older sales don't matter to me.", grounding)
+    assert u.use == "enforced" and u.form is not None
+    assert {k: u.form[k] for k in ("kind", "table", "column", "start")} == {
+        "kind": "window", "table": "Invoice", "column": "InvoiceDate", "start": "2023-01-01"}
+    assert "from 2023-01-01 on" in u.description
+    sql = enforce_filters(sqlglot.parse_one("SELECT COUNT(*) FROM Invoice", read="sqlite"), [u.form], "sqlite")
+    text = sql.expression.sql(dialect="sqlite")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        got = conn.execute(text).fetchone()[0]
+        want = conn.execute("SELECT COUNT(*) FROM Invoice WHERE InvoiceDate >= '2023-01-01'").fetchone()[0]
+        total = conn.execute("SELECT COUNT(*) FROM Invoice").fetchone()[0]
+    finally:
+        conn.close()
+    assert got == want and 0 < got < total
+    pg = enforce_filters(sqlglot.parse_one("SELECT COUNT(*) FROM invoice", read="postgres"),
+                         [{**u.form, "table": "invoice", "column": "invoicedate"}], "postgres")  # fmt: skip
+    assert "invoicedate >= CAST('2023-01-01' AS DATE)" in pg.expression.sql(dialect="postgres")
+
+
+def test_a_question_with_its_own_dates_overrides_the_fixed_range() -> None:
+    form = {"kind": "window", "table": "orders", "column": "order_date", "start": "2025-01-01", "end": "2026-01-01"}
+    own = "SELECT COUNT(*) FROM orders WHERE order_date >= '2021-01-01'"
+    outcome = enforce_filters(sqlglot.parse_one(own, read="sqlite"), [form], "sqlite")
+    assert outcome.added == () and outcome.overridden == (0,)
+    plain = enforce_filters(sqlglot.parse_one("SELECT COUNT(*) FROM orders", read="sqlite"), [form], "sqlite")
+    assert plain.expression.sql(dialect="sqlite").endswith(
+        "WHERE orders.order_date >= '2025-01-01' AND orders.order_date < '2026-01-01'")
+
+
+def test_a_hinted_column_missing_a_value_gives_way_to_the_column_holding_all(chinook: tuple[Grounding, Path]) -> None:
+    grounding, _ = chinook
+    u = understand("preference", "Only look at sales billed to the USA and Canada.", grounding)
+    assert u.form is not None and (u.form["table"], u.form["column"]) == ("Invoice", "BillingCountry")
+    assert sorted(u.form["value"]) == ["Canada", "USA"] and not u.form.get("unknown_values")
+
+
+def test_a_reason_after_the_rule_does_not_hide_it(chinook: tuple[Grounding, Path]) -> None:
+    grounding, _ = chinook
+    u = understand("preference", "Leave out invoices billed to the USA - another team owns those.", grounding)
+    assert u.form is not None and u.form["sql"] == "Invoice.BillingCountry <> 'USA'"
+
+
+# -- sorts for every list --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "by", "direction"), [
+    ("Newest first by default.", "date", "DESC"),
+    ("Sort lists alphabetically (A to Z) by default.", "name", "ASC"),
+    ("Default sort: highest sales first.", "measure", "DESC"),
+    ("Always sort results in descending order.", "measure", "DESC"),
+    ("Default sort is ascending, smallest first - I'm usually hunting for laggards.", "measure", "ASC"),
+])  # fmt: skip
+def test_a_sort_with_no_table_is_kept_for_every_list(chinook: tuple[Grounding, Path], text: str, by: str,
+                                                     direction: str) -> None:  # fmt: skip
+    u = understand("preference", text, chinook[0])
+    assert u.form == {"kind": "sort", "by": by, "direction": direction}
+    assert u.use == "presentation" and "Every list is sorted" in u.description
+
+
+def test_a_row_limit_with_top_is_not_a_sort(chinook: tuple[Grounding, Path]) -> None:
+    assert understand("preference", "Top 10 rows by default", chinook[0]).form == {"kind": "limit", "value": 10}
+
+
+@pytest.mark.parametrize(("by", "sql", "ordered"), [
+    ("measure", "SELECT c.FirstName, SUM(i.Total) AS spend FROM Customer c JOIN Invoice i "
+                "ON i.CustomerId = c.CustomerId GROUP BY 1", "ORDER BY 2 DESC"),
+    ("date", "SELECT InvoiceId, InvoiceDate, Total FROM Invoice", "ORDER BY 2 DESC"),
+    ("name", "SELECT Name, Milliseconds FROM Track", "ORDER BY 1 DESC"),
+])  # fmt: skip
+def test_a_table_free_sort_orders_the_answer_by_its_own_column(chinook: tuple[Grounding, Path], by: str, sql: str,
+                                                               ordered: str) -> None:  # fmt: skip
+    outcome = apply_presentation(sqlglot.parse_one(sql, read="sqlite"), [{"kind": "sort", "by": by,
+                                                                         "direction": "DESC"}], "sqlite")  # fmt: skip
+    text = outcome.expression.sql(dialect="sqlite")
+    assert outcome.applied == (0,) and ordered in text
+    conn = sqlite3.connect(f"file:{chinook[1]}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(text).fetchall()
+    finally:
+        conn.close()
+    column = int(ordered.split()[2]) - 1
+    keys = [r[column] for r in rows if r[column] is not None]
+    assert keys == sorted(keys, reverse=True)
+
+
+@pytest.mark.parametrize(("sql", "reason"), [
+    ("SELECT * FROM Track", "every column"),
+    ("SELECT COUNT(*) FROM Track", "single aggregate row"),
+    ("SELECT Name FROM Track", "no date column"),
+    ("SELECT Name FROM Track ORDER BY Milliseconds", "its own order"),
+])  # fmt: skip
+def test_a_table_free_sort_that_cannot_apply_says_why(sql: str, reason: str) -> None:
+    outcome = apply_presentation(sqlglot.parse_one(sql, read="sqlite"), [{"kind": "sort", "by": "date",
+                                                                         "direction": "DESC"}], "sqlite")  # fmt: skip
+    assert outcome.applied == () and reason in outcome.skipped[0][1]
+
+
+def test_two_table_free_sorts_on_different_columns_are_not_the_same_memory() -> None:
+    from core.memory._sameness import same_structure
+
+    newest = {"kind": "sort", "by": "date", "direction": "DESC"}
+    assert same_structure(newest, dict(newest))
+    assert not same_structure(newest, {"kind": "sort", "by": "measure", "direction": "DESC"})
+
+
+def test_today_is_not_needed_for_a_fixed_range() -> None:
+    form = {"kind": "window", "table": "orders", "column": "order_date", "start": "2024-02-30"}
+    assert enforce_filters(sqlglot.parse_one("SELECT 1 FROM orders"), [form], "sqlite").added == ()  # bad date
+    assert datetime.date.fromisoformat("2024-02-29")  # leap day is a real bound
