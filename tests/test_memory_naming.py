@@ -222,3 +222,94 @@ def test_today_is_not_needed_for_a_fixed_range() -> None:
     form = {"kind": "window", "table": "orders", "column": "order_date", "start": "2024-02-30"}
     assert enforce_filters(sqlglot.parse_one("SELECT 1 FROM orders"), [form], "sqlite").added == ()  # bad date
     assert datetime.date.fromisoformat("2024-02-29")  # leap day is a real bound
+
+
+# -- the update cycle on these forms ------------------------------------------------------------------------
+
+
+_REPLACED = ("UPDATE", "DELETE")  # changed in place, or deleted and replaced by the new statement
+
+
+def _apply_all(grounding: Grounding, texts: list[str]) -> list[object]:
+    """Each statement through the one path a person's statements take; returns the reports."""
+    from core.memory import Fact, JsonMemoryStore, apply_fact
+    from tests.fakes.fake_embedder import FakeEmbedder
+
+    import tempfile
+
+    store = JsonMemoryStore(Path(tempfile.mkdtemp(prefix="cairn-naming-")))
+    reports = [apply_fact(Fact("preference", t), user="u", database_id=grounding.database_id, store=store,
+                          embedder=FakeEmbedder(), llm=None, schema=grounding.schema, source="chat",
+                          lookup=grounding.lookup) for t in texts]  # fmt: skip
+    return [reports, store.list("u", database_id=grounding.database_id)]
+
+
+@pytest.mark.parametrize(("first", "second", "value"), [
+    ("Limit results to 10 rows.", "10 is too few, give me 30", 30),  # the number that is not the saved one
+    ("Show up to 50 rows.", "show 25 at a time instead of 50", 25),
+    ("Show 10 rows by default.", "default row count: 12", 12),
+    ("Never show more than 30 rows.", "cut the default row limit down to 8", 8),
+])  # fmt: skip
+def test_a_changed_row_limit_replaces_the_saved_one(chinook: tuple[Grounding, Path], first: str, second: str,
+                                                    value: int) -> None:  # fmt: skip
+    reports, left = _apply_all(chinook[0], [first, second])  # type: ignore[misc]
+    assert reports[1].operation in _REPLACED  # DELETE is delete-and-replace
+    assert [m.structured for m in left] == [{"kind": "limit", "value": value}]
+
+
+@pytest.mark.parametrize(("first", "second", "operation", "count"), [
+    ("Sort lists alphabetically by name.", "default sort should be revenue, high to low", "UPDATE", 1),
+    ("Sort tracks by composer.", "sort tracks by name instead of composer", "UPDATE", 1),
+    ("Sort tracks by name.", "Sort invoices by date, newest first.", "ADD", 2),  # one default order per table
+    ("Newest first by default.", "Sort tracks by name.", "UPDATE", 1),  # a sort for every list meets every table
+])  # fmt: skip
+def test_sorts_replace_each_other_per_table(chinook: tuple[Grounding, Path], first: str, second: str,
+                                           operation: str, count: int) -> None:  # fmt: skip
+    reports, left = _apply_all(chinook[0], [first, second])  # type: ignore[misc]
+    assert (reports[1].operation in _REPLACED if operation == "UPDATE" else reports[1].operation == operation)
+    assert len(left) == count
+
+
+@pytest.mark.parametrize(("first", "second", "form"), [
+    ("Default window for invoices: this quarter.", "make the default window year-to-date", {"current": "year"}),
+    ("Only look at invoices from 2025 by default.", "Default to this calendar year.", {"current": "year"}),
+    ("Default time range for invoices: last 30 days.", "only invoices from 2023 onwards", {"start": "2023-01-01"}),
+])  # fmt: skip
+def test_a_new_default_period_replaces_the_saved_one(chinook: tuple[Grounding, Path], first: str, second: str,
+                                                    form: dict[str, str]) -> None:  # fmt: skip
+    reports, left = _apply_all(chinook[0], [first, second])  # type: ignore[misc]
+    assert reports[1].operation in _REPLACED and len(left) == 1
+    assert all(left[0].structured.get(k) == v for k, v in form.items())
+
+
+def test_a_current_period_window_starts_at_the_period_start() -> None:
+    from core.memory._filters import current_start
+
+    today = datetime.date(2026, 2, 15)
+    assert current_start("year", today) == datetime.date(2026, 1, 1)
+    assert current_start("quarter", today) == datetime.date(2026, 1, 1)
+    assert current_start("month", today) == datetime.date(2026, 2, 1)
+    assert current_start("year", today, 4) == datetime.date(2025, 4, 1)  # a financial year from April
+    assert current_start("year", today, 13) is None and current_start("decade", today) is None
+    form = {"kind": "window", "table": "orders", "column": "order_date", "current": "quarter"}
+    out = enforce_filters(sqlglot.parse_one("SELECT COUNT(*) FROM orders"), [form], "sqlite", today=today)
+    assert out.expression.sql(dialect="sqlite").endswith("WHERE orders.order_date >= '2026-01-01'")
+
+
+def test_another_excluded_value_joins_the_standing_filter_column(chinook: tuple[Grounding, Path]) -> None:
+    """"leave Canada out too" names no table; Canada is hinted in Employee.Country but the person filters
+    Customer.Country: their standing filter's column is the one meant, and the exclusions combine."""
+    reports, left = _apply_all(chinook[0], ["Don't include customers from the USA.", "leave Canada out too"])  # type: ignore[misc]
+    assert reports[1].operation == "UPDATE" and len(left) == 1
+    st = left[0].structured
+    assert (st["table"], st["column"], st["op"], sorted(st["value"])) == ("Customer", "Country", "NOT IN",
+                                                                          ["Canada", "USA"])  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Exclude the TV Shows genre.", "TV Shows"),  # "shows" is a small word inside the value
+    ("drop Sci Fi & Fantasy too", "Sci Fi & Fantasy"),  # one value with "&", no table named
+])  # fmt: skip
+def test_a_value_with_small_words_is_found_in_the_data(chinook: tuple[Grounding, Path], text: str, value: str) -> None:
+    u = understand("preference", text, chinook[0])
+    assert u.form is not None and (u.form["table"], u.form["column"], u.form["value"]) == ("Genre", "Name", value)

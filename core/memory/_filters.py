@@ -64,6 +64,21 @@ def window_start(amount: int, unit: str, today: datetime.date) -> datetime.date:
     return datetime.date(year, month0 + 1, day)
 
 
+def current_start(unit: str, today: datetime.date, first_month: object = 1) -> datetime.date | None:
+    """The first day of the current ``unit`` ("year", "quarter", "month") on ``today``; a year may start in
+    another month (a financial year from April: ``first_month`` 4). None for anything else."""
+    if isinstance(first_month, bool) or not isinstance(first_month, int) or not 1 <= first_month <= 12:
+        return None
+    if unit == "month":
+        return today.replace(day=1)
+    if unit == "quarter":
+        return datetime.date(today.year, 3 * ((today.month - 1) // 3) + 1, 1)
+    if unit == "year":
+        year = today.year if today.month >= first_month else today.year - 1
+        return datetime.date(year, first_month, 1)
+    return None
+
+
 def _date_literal(day: datetime.date, dialect: str | None) -> exp.Expression:
     """A date constant that compares correctly with the dialect's date columns.
 
@@ -81,6 +96,9 @@ def _window_condition(
 ) -> exp.Expression | None:
     if spec.get("start") or spec.get("end"):
         return _fixed_window_condition(spec, col, dialect)
+    if spec.get("current"):
+        start = current_start(str(spec["current"]), today or datetime.date.today(), spec.get("first_month") or 1)
+        return None if start is None else exp.GTE(this=col, expression=_date_literal(start, dialect))
     amount = spec.get("amount")
     unit = str(spec.get("unit") or "").lower().rstrip("s")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0 or unit not in _UNITS:

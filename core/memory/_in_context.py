@@ -19,7 +19,7 @@ from core.memory._extraction import Fact
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._model import Memory
-from core.memory._schema_match import filter_spec
+from core.memory._schema_match import filter_spec, mentioned_tables
 from core.memory._structured import ValueLookup, structure
 from core.memory._recall import names_term
 from core.memory._recall import words as recall_words
@@ -39,7 +39,28 @@ def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: Value
         return None
     return (_fragment_on_a_standing_filter(fact.content, existing, schema, lookup)
             or _window_on_a_standing_window(fact, existing, schema)
+            or _limit_on_a_standing_limit(fact.content, existing, schema)
             or _values_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
+
+
+_NUMBER_WORDS = {"five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40,
+                 "fifty": 50, "hundred": 100}  # fmt: skip
+
+
+def _limit_on_a_standing_limit(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
+    """"10 is too few, give me 30" next to a saved row limit of 10: the one number that is not the saved one is
+    the new limit. Only for a statement that names no table, no column and no money."""
+    limits = [m.structured for m in existing if m.structured and m.structured.get("kind") == "limit"]
+    if len(limits) != 1 or re.search(r"[$€£₹%]", text) or mentioned_tables(words(text), schema):
+        return None
+    old = limits[0].get("value")
+    found = [int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", text)]
+    found += [v for w, v in _NUMBER_WORDS.items() if re.search(rf"\b{w}\b", text, re.IGNORECASE)]
+    new = {n for n in found if n != old}
+    if len(new) != 1:
+        return None
+    value = new.pop()
+    return {"kind": "limit", "value": value} if 0 < value <= 100_000 else None
 
 
 def listed_values(form: Mapping[str, Any], dialect: str) -> tuple[str, list[Any]] | None:

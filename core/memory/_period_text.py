@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.memory._words import NEGATION, words
 
-__all__ = ["Period", "period_from_text"]
+__all__ = ["Period", "current_period", "period_from_text"]
 
 _MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10,
            "nov": 11, "dec": 12}  # fmt: skip
@@ -32,9 +32,9 @@ _RANGE = re.compile(rf"\b(?:from|between)\s+{_A}\s*(?:to|and|-|–|till|until|th
 _LOWER = re.compile(rf"\b(?:from|since|starting(?:\s+(?:from|in|with))?|beginning(?:\s+(?:in|with))?|as\s+of)\s+"
                     rf"{_A}(?:\s+(?:onwards?|on|forward|and\s+(?:later|after|beyond)))?\b|"
                     rf"\b{_B}\s+(?:onwards?|and\s+(?:later|after|beyond)|or\s+later|"
-                    r"se\b(?!\s+(?:pehle|pahle|zyada|jyada|kam|upar|neeche|niche|adhik)))", re.IGNORECASE)
+                    r"se\b(?!\s+(?:pehle|pahle|first|zyada|jyada|kam|upar|neeche|niche|adhik)))", re.IGNORECASE)
 _AFTER = re.compile(rf"\b(?:after|later\s+than|post)\s+{_A}\b|\b{_B}\s+(?:ke\s+)?baad\b", re.IGNORECASE)
-_UPPER = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+{_A}\b|\b{_B}\s+se\s+pehle\b",
+_UPPER = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+{_A}\b|\b{_B}\s+se\s+(?:pehle|pahle|first)\b",
                     re.IGNORECASE)
 _THROUGH = re.compile(rf"\b(?:until|till|through|thru|up\s*to|by\s+the\s+end\s+of)\s+{_A}\b", re.IGNORECASE)
 _IN = re.compile(rf"\b(?:in|during|for|of|within|only|sirf|just|year)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
@@ -136,3 +136,25 @@ def _other_numbers(clause: str, m: re.Match[str]) -> bool:
     """A number outside the period's own words ("orders from 2000 to 5000 only"): an amount, not a date."""
     rest = clause[: m.start()] + " " + clause[m.end() :]
     return bool(re.search(r"\d", rest))
+
+
+_CURRENT = re.compile(r"\b(?:(?:this|current|the\s+current|is)\s+(?:calendar\s+|financial\s+|fiscal\s+)?"
+                      r"(?P<unit>year|quarter|month)|(?P<todate>year|quarter|month)[-\s]+to[-\s]+date|"
+                      r"(?P<abbr>ytd|qtd|mtd))\b", re.IGNORECASE)  # fmt: skip
+_FISCAL_START = re.compile(r"\b(?:financial|fiscal)\s+year\b.*?\b(?:from\s+|starting\s+(?:in\s+)?|\()?(?P<mon>" + _MONTH
+                           + r")\b", re.IGNORECASE)  # fmt: skip
+
+
+def current_period(text: str) -> tuple[str, int] | None:
+    """("year", 1) for "this year" / "year to date", ("quarter", 1), ("month", 1); a financial year that starts
+    in another month gives its first month ("current financial year (April to March)" -> ("year", 4))."""
+    m = _CURRENT.search(text)
+    if m is None:
+        return None
+    unit = (m.group("unit") or m.group("todate") or {"ytd": "year", "qtd": "quarter", "mtd": "month"}.get(
+        (m.group("abbr") or "").lower(), "")).lower()  # fmt: skip
+    if not unit:
+        return None
+    fiscal = _FISCAL_START.search(text)
+    first_month = _MONTHS[fiscal.group("mon")[:3].lower()] if fiscal and unit == "year" else 1
+    return unit, first_month

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from core.memory._filters import filter_condition
-from core.memory._period_text import period_from_text
+from core.memory._period_text import current_period, period_from_text
 from core.memory._schema_match import column_expr, is_numeric, mentioned_tables, named_columns
 from core.memory._words import currency_code, normalize, words
 from core.schema import Column, Schema, Table
@@ -35,12 +35,16 @@ _LIMIT_RES = (
     re.compile(r"\b(?:top|first|only|just|max(?:imum)?(?:\s+of)?|at\s+most|upto|up\s+to)\s+(?P<n>\d+)\s*"
                + _ROWS + r"?\b", re.IGNORECASE),
     re.compile(r"\b(?P<n>\d+)\s+" + _ROWS + r"\b", re.IGNORECASE),
-    re.compile(r"\brow\s+limit\s*(?:of|is|=|:|to)?\s*(?P<n>\d+)\b", re.IGNORECASE),
+    re.compile(r"\brows?\s+(?:limit|count|cap)\s*(?:of|is|=|:|to|should\s+be)?\s*(?:(?:down|up)\s+to\s+|at\s+)?"
+               r"(?P<n>\d+)\b", re.IGNORECASE),  # fmt: skip
+    re.compile(r"\b(?P<n>\d+)\s+(?:at\s+a\s+time|per\s+page|ek\s+baar\s+mein)\b", re.IGNORECASE),
 )
-_DESC = re.compile(r"\b(?:newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|most\s+expensive|"
+_DESC = re.compile(r"\b(?:high(?:est)?\s+to\s+low(?:est)?|large(?:st)?\s+to\s+small(?:est)?|zyada\s+(?:wale\s+)?upar|"
+                   r"newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|most\s+expensive|"
                    r"descending|desc|de?s?cending|decen?ding|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b",
                    re.IGNORECASE)
-_ASC = re.compile(r"\b(?:oldest|earliest|lowest|smallest|cheapest|ascending|asc|alphabetical(?:ly)?|"
+_ASC = re.compile(r"\b(?:low(?:est)?\s+to\s+high(?:est)?|small(?:est)?\s+to\s+(?:large|big)(?:st|gest)?|kam\s+(?:wale\s+)?upar|"
+                  r"oldest|earliest|lowest|smallest|cheapest|ascending|asc|alphabetical(?:ly)?|"
                   r"a\s*(?:-|to)\s*z|purane)\b", re.IGNORECASE)
 _SORT_CUE = re.compile(r"\b(?:first|sort\w*|order(?:ed)?\s+by|rank\w*|arrange\w*|top|upar)\b", re.IGNORECASE)
 _BUCKETS = {"day": r"daily|per\s+day|by\s+day|day[-\s]wise|roz", "week": r"weekly|per\s+week|by\s+week|week[-\s]wise",
@@ -115,16 +119,21 @@ def fixed_window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     """"Only invoices from 2023 onwards", "calendar year 2025 only": a default time range with fixed bounds
     (``start`` the first day inside, ``end`` the first day after; either may be open)."""
     period = period_from_text(text)
-    if period is None:
+    current = current_period(text) if period is None else None
+    if period is None and current is None:
         return None
-    picked = _date_column(text, period.span, schema)
+    picked = _date_column(text, period.span if period else (0, 0), schema)
     if picked is None:
         return None
     t, c = picked
     form: dict[str, Any] = {"kind": "window", "table": t.qualified_name, "column": c.name}
-    if period.start is not None:
+    if current is not None:  # "this year", "quarter to date": from the start of the current period
+        form["current"] = current[0]
+        if current[1] != 1:
+            form["first_month"] = current[1]
+    if period is not None and period.start is not None:
         form["start"] = period.start.isoformat()
-    if period.end is not None:
+    if period is not None and period.end is not None:
         form["end"] = period.end.isoformat()
     cond = filter_condition(form, t.name, dialect=schema.dialect)
     if cond is None:
@@ -144,8 +153,10 @@ def _date_column(text: str, span: tuple[int, int], schema: Schema) -> tuple[Tabl
 
 
 def limit_form(text: str) -> dict[str, Any] | None:
+    text = re.sub(r"\b(" + "|".join(w for w in _NUMBER_WORDS if len(w) > 2) + r")\b(?=\s+" + _ROWS + r"\b)",
+                  lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text, flags=re.IGNORECASE)  # "ten rows"
     if not re.search(r"\b(?:rows?|results?|records?|lines?|entries|limit|by\s+default|default|top|at\s+most|"
-                     r"max(?:imum)?|cap)\b", text, re.IGNORECASE):  # fmt: skip
+                     r"max(?:imum)?|cap|at\s+a\s+time|per\s+page)\b", text, re.IGNORECASE):  # fmt: skip
         return None
     for rx in _LIMIT_RES:
         m = rx.search(text)
@@ -165,7 +176,8 @@ def limit_form(text: str) -> dict[str, Any] | None:
 
 def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
     desc, asc = _DESC.search(text), _ASC.search(text)
-    if not (desc or asc) and not re.search(r"\b(?:sort|order)\w*\s+by\b", text, re.IGNORECASE):
+    if not (desc or asc) and not re.search(r"\b(?:sort|order)\w*\s+(?:\w+\s+){0,2}(?:by|ke\s+hisaab)\b", text,
+                                           re.IGNORECASE):  # fmt: skip
         return None
     if not _SORT_CUE.search(text) and not re.search(r"\b(?:ascending|descending|alphabetical)", text, re.IGNORECASE):
         return None

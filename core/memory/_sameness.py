@@ -16,7 +16,7 @@ from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._in_context import listed_values
 from core.memory._words import name_key
 
-__all__ = ["norm", "same_definition", "same_structure", "slot_key"]
+__all__ = ["norm", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
 _NUMBER_FORMAT = ("currency", "decimals")  # one memory says how numbers look: "EUR", then "with two decimals"
 
@@ -37,11 +37,20 @@ def slot_key(st: Mapping[str, Any] | None) -> tuple[str, ...] | None:
         return ("filter", str(st["table"]).lower(), str(st["column"]).lower())
     if kind == "window" and st.get("table"):
         return ("window", str(st["table"]).lower())
-    if kind in ("sort", "limit"):
-        return (str(kind),)
+    if kind == "sort":  # one default order per table; a sort for every list ("*") meets every table's
+        return ("sort", str(st.get("table") or "*").lower())
+    if kind == "limit":
+        return ("limit",)
     if kind == "columns" and st.get("table") and st.get("when"):
         return ("columns", str(st["table"]).lower(), str(st["when"]).lower())
     return None
+
+
+def slots_clash(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
+    """Two forms about the same slot: equal slots, or two sorts of which one is for every list."""
+    if a is None or b is None:
+        return False
+    return a == b or (a[0] == b[0] == "sort" and "*" in (a[1], b[1]))
 
 
 def _values(st: Mapping[str, Any]) -> frozenset[Any]:
@@ -76,8 +85,8 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
             a.get("decimals") == b.get("decimals")
     if kind == "window" and norm(a.get("table")) == norm(b.get("table")) and norm(a.get("column")) == norm(
             b.get("column")):  # fmt: skip
-        if a.get("start") or a.get("end") or b.get("start") or b.get("end"):  # fixed bounds: the same days
-            return norm(a.get("start")) == norm(b.get("start")) and norm(a.get("end")) == norm(b.get("end"))
+        if any(f.get(k) for f in (a, b) for k in ("start", "end", "current")):  # fixed or calendar bounds
+            return all(norm(a.get(k)) == norm(b.get(k)) for k in ("start", "end", "current", "first_month"))
         da, db = _window_days(a), _window_days(b)  # "the last 90 days" and "the past 3 months": the same window
         return da is not None and db is not None and abs(da - db) <= 0.05 * max(da, db)
     if kind in ("sort", "limit", "window", "columns", "include"):

@@ -115,6 +115,9 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
 def window_words(form: Mapping[str, Any]) -> str:
     """"the last 90 day(s)", "from 2023-01-01", "before 2024-01-01", "2025-01-01 up to 2026-01-01"."""
     start, end = form.get("start"), form.get("end")
+    if form.get("current"):
+        first = form.get("first_month")
+        return f"the current {form.get('current')}" + (f" (starting in month {first})" if first else "") + " to date"
     if start and end:
         return f"from {start} up to (not including) {end}"
     if start:

@@ -39,8 +39,8 @@ from core.memory._in_context import in_context, listed_values
 from core.memory._recall import entity_named_by
 from core.memory._sameness import norm as _norm
 from core.memory._sameness import same_definition as _same_definition
-from core.memory._sameness import same_structure, slot_key
-from core.memory._schema_match import filter_spec
+from core.memory._sameness import same_structure, slot_key, slots_clash
+from core.memory._schema_match import filter_spec, mentioned_tables
 from core.memory._structured import ValueLookup, structure
 from core.memory._words import NEGATION, RESTRICTIVE, is_additive, words
 from core.schema import Schema
@@ -183,6 +183,13 @@ def _apply_fact(
     if unmapped and form is None and fact.category in ("preference", "terminology") and schema is not None:
         mine = store.list(user, database_id=database_id)
         new_st = in_context(fact, mine, schema, lookup) or new_st
+    elif form is None and new_st and new_st.get("kind") == "filter" and schema is not None and not mentioned_tables(
+            words(fact.content), schema):  # fmt: skip
+        # "leave Canada out too" names no table: Canada is a value of Employee.Country (hinted) and of the
+        # Customer.Country the person already filters; the column of their standing filter is the one meant.
+        ctx = in_context(fact, store.list(user, database_id=database_id), schema, lookup)
+        if ctx and ctx.get("kind") == "filter":
+            new_st = ctx
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,
@@ -203,7 +210,7 @@ def _apply_fact(
             twin = next((m for m in existing if same_structure(forms[m.id], new_st)), None)
             if twin is not None:
                 return _noop(twin, "the same tables, columns and values are already remembered")
-        same_slot = [m for m in existing if slot is not None and slot_key(forms[m.id]) == slot]
+        same_slot = [m for m in existing if slots_clash(slot_key(forms[m.id]), slot)]
         if same_slot:
             old = max(same_slot, key=lambda m: m.updated_at)
             return _decide_structured(old, forms[old.id], new, store, embedder, dialect)
@@ -221,7 +228,7 @@ def _apply_fact(
     best_hit = hits[0]
     old = best_hit.memory
     old_slot = slot_key(forms.get(old.id))
-    if slot is not None and old_slot is not None and old_slot != slot:
+    if slot is not None and old_slot is not None and not slots_clash(old_slot, slot):
         return _add(new, store, f"about a different {slot[0]} than the closest memory ({best_hit.similarity:.2f})")
     if best_hit.similarity > SIMILARITY_NOOP:
         return _noop(old, f"says the same as an existing memory (similarity {best_hit.similarity:.2f})")

@@ -79,7 +79,13 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
                 texts = [str(ghits[0].value)]
                 span = ghits[0].span
         elif lookup is not None:
-            target = _probe(schema, lookup, scope, tw + context, texts)
+            target = _probe(schema, lookup, scope or list(schema.tables), tw + context, texts)
+            if target is None:  # "TV Shows" ("shows" is a small word), "Sci Fi & Fantasy" (one value with "&")
+                for wide, wide_span in _wider(t, g, schema):
+                    target = _probe(schema, lookup, scope or list(schema.tables), tw + context, [wide])
+                    if target is not None:
+                        g, texts, span = [wide_span], [wide], wide_span
+                        break
         if target is None:
             continue
         if len(g) > 1:
@@ -103,6 +109,24 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
         atom = _col_atom(target[0], target[1], "IN", values, span, d, unknown)
         atoms.append(atom)
     return atoms
+
+
+def _wider(t: _Text, g: list[tuple[int, int]], schema: Schema) -> list[tuple[str, tuple[int, int]]]:
+    """Other readings of a group of words that named no value: the whole group as one value, and a single run
+    widened over one small neighbouring word on either side (never a negation, a table or column noun)."""
+    table_words = {w for s in schema.tables for w in _name_words(s.name)}
+    col_words = {w for s in schema.tables for c in s.columns for w in _name_words(c.name)}
+
+    def small(i: int) -> bool:
+        return (0 <= i < len(t.toks) and t.toks[i][0] in FILLER and t.toks[i][0] not in NEGATION
+                and t.toks[i][0] not in table_words | col_words and not t.toks[i][0].isdigit())  # fmt: skip
+
+    lo, hi = g[0][0], g[-1][1]
+    spans = [(lo, hi)] if len(g) > 1 else []
+    if len(g) == 1:
+        spans += [(a, b) for a, b in ((lo, hi + 1), (lo - 1, hi), (lo - 1, hi + 1))
+                  if all(small(i) for i in range(a, lo)) and all(small(i) for i in range(hi, b))]  # fmt: skip
+    return [(t.text[t.toks[a][1] : t.toks[b - 1][2]], (a, b)) for a, b in spans if 0 <= a < b <= len(t.toks)]
 
 
 def _joined(t: _Text, g: list[tuple[int, int]], texts: list[str], target: tuple[Table, Column],
