@@ -313,3 +313,70 @@ def test_another_excluded_value_joins_the_standing_filter_column(chinook: tuple[
 def test_a_value_with_small_words_is_found_in_the_data(chinook: tuple[Grounding, Path], text: str, value: str) -> None:
     u = understand("preference", text, chinook[0])
     assert u.form is not None and (u.form["table"], u.form["column"], u.form["value"]) == ("Genre", "Name", value)
+
+
+# -- list answers and list presentation ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("question", "rows"), [
+    ("wholesale vs retail order count", True),  # a comparison is one row per side
+    ("return rate by city pls", True),  # a named metric grouped by a column
+    ("return rate overall", False),
+    ("how many orders", False),
+])  # fmt: skip
+def test_comparisons_and_grouped_metrics_are_lists(question: str, rows: bool) -> None:
+    from core.memory._shape import asks_for_rows
+
+    assert asks_for_rows(question, names=("return rate",) if "return rate" in question else ()) is rows
+
+
+def test_when_i_say_x_i_mean_y_names_x(chinook: tuple[Grounding, Path]) -> None:
+    u = understand("terminology", "When I say 'heavy stuff' I mean the Metal and Heavy Metal genres.", chinook[0])
+    assert u.form is not None and u.form["name"] == "heavy stuff"
+    assert u.form["sql"] == "Genre.Name IN ('Metal', 'Heavy Metal')"
+
+
+def _bank(texts: list[tuple[str, str]]) -> tuple[object, list[object]]:
+    """A JSON store with these (category, content) memories understood against the sample shop's schema."""
+    import tempfile
+
+    from core.memory import Fact, JsonMemoryStore, MiniLMEmbedder, apply_fact
+    from core.schema import Column, Schema, Table
+
+    schema = Schema("sqlite", (
+        Table("customers", (Column("customer_id", "integer"), Column("name", "text"), Column("email", "text"),
+                            Column("segment", "text", value_hints=("retail", "wholesale", "corporate"))),
+              primary_key=("customer_id",)),
+        Table("tracks", (Column("track_id", "integer"), Column("name", "text"), Column("milliseconds", "integer")),
+              primary_key=("track_id",)),
+    ), database_id="t")  # fmt: skip
+    store = JsonMemoryStore(Path(tempfile.mkdtemp(prefix="cairn-naming-")))
+    embedder = MiniLMEmbedder()
+    for category, content in texts:
+        apply_fact(Fact(category, content), user="u", database_id="t", store=store, embedder=embedder, llm=None,
+                   schema=schema, source="chat")  # fmt: skip
+    return store, [t.name for t in schema.tables]
+
+
+def _recalled(store: object, tables: list[object], question: str) -> set[str]:
+    from core.memory import MiniLMEmbedder, recall_memories
+
+    got = recall_memories(question, user="u", database_id="t", store=store, embedder=MiniLMEmbedder(),  # type: ignore[arg-type]
+                          table_names=tables)  # type: ignore[arg-type]  # fmt: skip
+    return {r.memory.content for r in got.memories}
+
+
+def test_columns_shown_together_follow_the_noun_the_list_is_of() -> None:
+    pytest.importorskip("sentence_transformers")
+    rule = "Always show email alongside a customer's name."
+    store, tables = _bank([("preference", rule)])
+    assert rule in _recalled(store, tables, "list all corporate customers")  # adjectives before the noun
+    assert rule not in _recalled(store, tables, "which segments have more than 3 customers")
+
+
+def test_a_formatting_preference_kept_as_words_reaches_row_answers_only() -> None:
+    pytest.importorskip("sentence_transformers")
+    rule = "Show durations as minutes:seconds, not milliseconds."
+    store, tables = _bank([("preference", rule)])
+    assert rule in _recalled(store, tables, "list the longest tracks")
+    assert rule not in _recalled(store, tables, "how many tracks are there")

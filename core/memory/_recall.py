@@ -58,6 +58,9 @@ RELEVANCE_MARGIN = 0.03  # ... and this far ahead of the next memory, or it is a
 _ABOUT_LISTS = re.compile(r"\b(?:list|lists|listing|listed|sort|sorted|order(?:ed)?\s+by|alphabetic\w*|first|top|"
                           r"rows?|newest|oldest|latest|biggest|smallest|ascending|descending|column|columns)\b",
                           re.IGNORECASE)  # fmt: skip
+# "show durations as minutes:seconds", "format dates as DD/MM": how shown rows look, for answers that are rows
+_FORMATS = re.compile(r"\b(?:show|display|write|print|render)\w*\s+(?:\w+\s+){1,3}(?:as|in)\s+(?!a\s+list)|"
+                      r"\bformat\w*\b", re.IGNORECASE)  # fmt: skip
 PRESENTATION_KINDS = ("sort", "limit", "columns")
 DISPLAY_SETTINGS = ("currency", "decimals")  # how numbers are shown: the answer's formatting, never the SQL
 _MAX_BASIS_TABLES = 8
@@ -174,7 +177,7 @@ def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tabl
             same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
         return True  # "list the orders with customer names": the names are shown, whatever is listed
     head = _LIST_HEAD.match(question)
-    if head and head.group("head").lower() not in _NOT_NOUNS and not ours(head.group("head")):
+    if head and head.group("head").lower() not in _NOT_NOUNS and not ours(_head_noun(question, head)):
         return False
     ranked = re.search(r"\b(?:top|bottom|rank\w*|sort\w*|order(?:ed)?\s+by|highest|lowest|most|least)\b", question,
                        re.IGNORECASE)  # "top customers by spend": "by" orders the list, it does not group it
@@ -183,6 +186,20 @@ def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tabl
         if by and by.lower() not in _NOT_NOUNS and not ours(by):
             return False
     return table.lower() in used_tables or any(same_word(w, q) for w in wanted for q in q_words)
+
+
+_PHRASE_END = re.compile(r"\b(?:with|from|in|of|by|per|for|who|which|that|whose|where|have|has|had|are|is|was|were|"
+                         r"do|does|did|placed|made|and|or|ke|ki|ka|jo|jinke|jinhone|se|mein)\b|[,?.!;:]",
+                         re.IGNORECASE)  # fmt: skip
+
+
+def _head_noun(question: str, head: re.Match[str]) -> str:
+    """The noun a list is of: the last word of the phrase after "list"/"which" ("list all corporate customers"
+    -> "customers"), at most three words and never past a preposition or verb."""
+    rest = question[head.start("head") :]
+    stop = _PHRASE_END.search(rest)
+    phrase = (rest[: stop.start()] if stop else rest).split()[:3]
+    return phrase[-1] if phrase else head.group("head")
 
 
 def _lists_another_table(question: str, q_words: set[str], st: dict[str, Any], table_names: Sequence[str]) -> bool:
@@ -381,7 +398,7 @@ def recall_memories(
         pick(m, f"close to the question ({rel:.2f})", kind)
     rows = asks_for_rows(question, names=tuple(named))
     for m in unstructured:
-        if rows or not _ABOUT_LISTS.search(m.content):
+        if rows or not (_ABOUT_LISTS.search(m.content) or _FORMATS.search(m.content)):
             pick(m, "standing preference, kept as your words", "context")
     if shown and rows:
         used_tables = {str(t).split(".")[-1].lower() for r in chosen if r.kind in ("definition", "context")

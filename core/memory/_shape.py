@@ -14,10 +14,11 @@ import re
 
 __all__ = ["asks_for_rows"]
 
-# "per X" / "by X" / "each X" / "har X" / "X-wise": one row per group.
+# "per X" / "by X" / "each X" / "har X" / "X-wise" / "A vs B": one row per group.
 _GROUPING = re.compile(
     r"\b(?:per|each|every|har|across|breakdown|broken\s+down|split|grouped|group\s+by|wise|"
-    r"monthly|weekly|daily|yearly|quarterly|trend|over\s+time|month\s+by\s+month|year\s+by\s+year)\b|"
+    r"monthly|weekly|daily|yearly|quarterly|trend|over\s+time|month\s+by\s+month|year\s+by\s+year|"
+    r"vs|versus|compared\s+(?:to|with))\b|"
     r"\w+-wise\b|\bfor\s+(?:all|every)\b",
     re.IGNORECASE,
 )
@@ -65,7 +66,7 @@ def asks_for_rows(question: str, *, names: tuple[str, ...] = ()) -> bool:
     text = question.replace("_", " ")
     for name in names:
         if name:
-            text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+            text = re.sub(re.escape(name), " metric ", text, flags=re.IGNORECASE)  # "<metric> by city" groups
     if _LIST.search(text) or _SHOW_PLURAL.search(text) or _groups(text):
         return True
     return not (names or _VALUE.search(text))

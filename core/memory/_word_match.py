@@ -30,7 +30,7 @@ _CLASSES: dict[str, str] = {
     "amount": "amount amt",
     "price": "price keemat kimat daam dam",
     # people and things analysts name loosely
-    "customer": "customer cust buyer client shopper grahak",
+    "customer": "customer cust buyer client shopper spender purchaser grahak",
     "track": "track song gana gaana",
     "employee": "employee emp staff",
     "representative": "representative rep",
