@@ -380,3 +380,43 @@ def test_a_formatting_preference_kept_as_words_reaches_row_answers_only() -> Non
     store, tables = _bank([("preference", rule)])
     assert rule in _recalled(store, tables, "list the longest tracks")
     assert rule not in _recalled(store, tables, "how many tracks are there")
+
+
+def _apply_facts(grounding: Grounding, facts: list[tuple[str, str]]) -> tuple[list[object], list[object]]:
+    from core.memory import Fact, JsonMemoryStore, apply_fact
+    from tests.fakes.fake_embedder import FakeEmbedder
+
+    import tempfile
+
+    store = JsonMemoryStore(Path(tempfile.mkdtemp(prefix="cairn-naming-")))
+    reports = [apply_fact(Fact(c, t), user="u", database_id=grounding.database_id, store=store,  # type: ignore[arg-type]
+                          embedder=FakeEmbedder(), llm=None, schema=grounding.schema, source="chat",
+                          lookup=grounding.lookup) for c, t in facts]  # fmt: skip
+    return reports, store.list("u", database_id=grounding.database_id)
+
+
+@pytest.mark.parametrize(("first", "second", "literal"), [
+    ("Big invoices are invoices with a Total of 15 or more.", "big invoice threshold is 20 now, not 15", "20"),
+    ("Long tracks are over 6 minutes.", "long track ab 8 minute se zyada wala maana jaaye", "480000"),  # in ms
+])  # fmt: skip
+def test_a_new_threshold_for_a_saved_term_replaces_its_number(chinook: tuple[Grounding, Path], first: str,
+                                                             second: str, literal: str) -> None:  # fmt: skip
+    reports, left = _apply_facts(chinook[0], [("terminology", first), ("terminology", second)])
+    assert reports[1].operation in _REPLACED and len(left) == 1  # type: ignore[attr-defined]
+    assert literal in left[0].structured["sql"]  # type: ignore[attr-defined]
+
+
+def test_another_word_defined_with_a_number_is_not_a_threshold_change(chinook: tuple[Grounding, Path]) -> None:
+    reports, left = _apply_facts(chinook[0], [
+        ("terminology", "Big invoice = total of 15 or more."),
+        ("terminology", "A big spender is a customer whose invoices add up to 40 or more.")])  # fmt: skip
+    assert len(left) == 2 and "15" in next(m.structured["sql"] for m in left  # type: ignore[attr-defined]
+                                           if m.structured.get("name") == "big invoice")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("text", "direction"), [("Sort tracks by length.", "ASC"),
+                                                 ("Sort tracks by duration, longest first.", "DESC")])
+def test_a_sort_by_length_uses_the_column_kept_in_a_time_unit(chinook: tuple[Grounding, Path], text: str,
+                                                              direction: str) -> None:  # fmt: skip
+    assert understand("preference", text, chinook[0]).form == {"kind": "sort", "table": "Track",
+                                                               "column": "Milliseconds", "direction": direction}

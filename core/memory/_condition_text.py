@@ -47,7 +47,7 @@ from core.memory._value_text import value_atoms
 from core.memory._words import GENERIC_COL_WORDS, NEGATION, currency_spans, singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["Condition", "lift", "parse_condition"]
+__all__ = ["Condition", "duration_columns", "lift", "parse_condition"]
 
 
 @dataclass
@@ -162,14 +162,8 @@ def _unit_seconds(word: str) -> float | None:
     return _SECONDS.get(w) or _SECONDS.get(w.rstrip("s")) or (0.001 if w == "millis" else None)
 
 
-def _duration(t: _Text, at: int, schema: Schema, scope: list[Table],
-              number: float) -> tuple[tuple[Table, Column], float, int] | None:  # fmt: skip
-    """A number followed by a time unit, on the one numeric column whose name gives a time unit, converted to
-    that unit ("6 minutes" on Milliseconds -> 360000). None when no unit follows or no such column is clear."""
-    unit = _UNIT_AFTER.match(t.text, at)
-    if unit is None:
-        return None
-    said = _unit_seconds(unit.group("u"))
+def duration_columns(schema: Schema, scope: list[Table]) -> list[tuple[Table, Column, float]]:
+    """(table, column, seconds per unit) of the numeric columns whose name gives a time unit (Milliseconds)."""
     owned = []
     for table in scope or list(schema.tables):
         for col in table.columns:
@@ -179,6 +173,18 @@ def _duration(t: _Text, at: int, schema: Schema, scope: list[Table],
             units = [u for u in (_unit_seconds(p) for p in parts if p not in ("s", "h", "min")) if u]
             if units:
                 owned.append((table, col, units[-1]))
+    return owned
+
+
+def _duration(t: _Text, at: int, schema: Schema, scope: list[Table],
+              number: float) -> tuple[tuple[Table, Column], float, int] | None:  # fmt: skip
+    """A number followed by a time unit, on the one numeric column whose name gives a time unit, converted to
+    that unit ("6 minutes" on Milliseconds -> 360000). None when no unit follows or no such column is clear."""
+    unit = _UNIT_AFTER.match(t.text, at)
+    if unit is None:
+        return None
+    said = _unit_seconds(unit.group("u"))
+    owned = duration_columns(schema, scope)
     if said is None or len(owned) != 1:
         return None
     table, col, per = owned[0]

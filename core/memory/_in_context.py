@@ -14,13 +14,14 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from core.memory._atom_text import NUM, number_of
 from core.memory._condition_text import parse_condition
 from core.memory._extraction import Fact
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._model import Memory
 from core.memory._schema_match import filter_spec, mentioned_tables
-from core.memory._structured import ValueLookup, structure
+from core.memory._structured import ValueLookup, parse_definition, structure
 from core.memory._recall import names_term
 from core.memory._recall import words as recall_words
 from core.memory._words import NEGATION, RESTRICTIVE, STOP, is_additive, normalize, words
@@ -34,7 +35,8 @@ def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: Value
     """The form ``fact`` has next to ``existing`` memories, or None (preferences and terms)."""
     if fact.category == "terminology":
         return (_values_for_a_saved_term(fact.content, existing, schema, lookup)
-                or _condition_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
+                or _condition_for_a_saved_term(fact.content, existing, schema, lookup)
+                or _threshold_for_a_saved_term(fact.content, existing, schema))  # fmt: skip
     if fact.category != "preference":
         return None
     return (_fragment_on_a_standing_filter(fact.content, existing, schema, lookup)
@@ -127,6 +129,43 @@ def _condition_for_a_saved_term(
         added = cond.sql(schema.dialect)
         return {**st, "sql": f"({st['sql']}) AND ({added})", "columns": sorted({*(st.get("columns") or []),
                 *cond.columns}), "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}  # fmt: skip
+    return None
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(number_of(m)) for m in re.finditer(NUM, normalize(text), re.IGNORECASE)]
+
+
+def _threshold_for_a_saved_term(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
+    """"Whale threshold is 50000 now, not 20000", "long track ab 8 minute se zyada": a saved term whose SQL has
+    one number, named again with one other number. The new number takes the old one's place, in the unit the
+    SQL keeps it in (6 minutes saved as 360000 ms: 8 minutes becomes 480000)."""
+    said = recall_words(text)
+    own = parse_definition(normalize(text))  # "a big spender is …" defines another word than "big invoice"
+    for m in existing:
+        st = m.structured or {}
+        name = str(st.get("name") or "")
+        if st.get("kind") != "term" or not st.get("sql") or not name or not names_term(said, name):
+            continue
+        if own is not None and not names_term(recall_words(own[0]), name):
+            continue
+        try:
+            tree = sqlglot.parse_one(str(st["sql"]), read=schema.dialect)
+        except (sqlglot.errors.SqlglotError, ValueError):
+            continue
+        literals = [lit for lit in tree.find_all(exp.Literal) if not lit.is_string]
+        if len(literals) != 1:
+            continue
+        old_sql = float(literals[0].to_py())
+        old_said = _numbers(m.content)
+        factor = old_sql / old_said[0] if len(old_said) == 1 and old_said[0] else 1.0
+        new = {n for n in _numbers(text) if n * factor != old_sql and n not in old_said}
+        if len(new) != 1:
+            continue
+        value = new.pop() * factor
+        literals[0].replace(exp.Literal.number(int(value) if float(value).is_integer() else value))
+        return {**st, "sql": tree.sql(dialect=schema.dialect),
+                "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}  # fmt: skip
     return None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.memory._condition_text import duration_columns
 from core.memory._filters import filter_condition
 from core.memory._period_text import current_period, period_from_text
 from core.memory._schema_match import column_expr, is_numeric, mentioned_tables, named_columns
@@ -40,11 +41,11 @@ _LIMIT_RES = (
     re.compile(r"\b(?P<n>\d+)\s+(?:at\s+a\s+time|per\s+page|ek\s+baar\s+mein)\b", re.IGNORECASE),
 )
 _DESC = re.compile(r"\b(?:high(?:est)?\s+to\s+low(?:est)?|large(?:st)?\s+to\s+small(?:est)?|zyada\s+(?:wale\s+)?upar|"
-                   r"newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|most\s+expensive|"
+                   r"newest|latest|most\s+recent|recent\s+ones|highest|largest|biggest|longest|most\s+expensive|"
                    r"descending|desc|de?s?cending|decen?ding|top|naye|nayi|z\s*(?:-|to)\s*a|big(?:gest)?\s+ones)\b",
                    re.IGNORECASE)
 _ASC = re.compile(r"\b(?:low(?:est)?\s+to\s+high(?:est)?|small(?:est)?\s+to\s+(?:large|big)(?:st|gest)?|kam\s+(?:wale\s+)?upar|"
-                  r"oldest|earliest|lowest|smallest|cheapest|ascending|asc|alphabetical(?:ly)?|"
+                  r"oldest|earliest|lowest|smallest|shortest|cheapest|ascending|asc|alphabetical(?:ly)?|"
                   r"a\s*(?:-|to)\s*z|purane)\b", re.IGNORECASE)
 _SORT_CUE = re.compile(r"\b(?:first|sort\w*|order(?:ed)?\s+by|rank\w*|arrange\w*|top|upar)\b", re.IGNORECASE)
 _BUCKETS = {"day": r"daily|per\s+day|by\s+day|day[-\s]wise|roz", "week": r"weekly|per\s+week|by\s+week|week[-\s]wise",
@@ -187,6 +188,10 @@ def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
                   re.IGNORECASE)  # fmt: skip
     picked = _named(m.group("col") if m else text, schema, scope, None)
     cue = (desc or asc).group().lower() if (desc or asc) else ""
+    if picked is None and re.search(r"\b(?:length|duration|long(?:est)?|short(?:est)?|running\s+time|lamba\w*)\b",
+                                    m.group("col") if m else text, re.IGNORECASE):  # fmt: skip
+        timed = duration_columns(schema, scope)  # "sort tracks by length": the one column kept in a time unit
+        picked = (timed[0][0], timed[0][1]) if len(timed) == 1 else None
     if picked is None:
         if re.search(r"new|lat|recent|old|earl|naye|nayi|purane", cue):
             picked = _one([(t, c) for t in scope for c in _date_columns(t)])

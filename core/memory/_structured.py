@@ -59,7 +59,8 @@ _DEF_PATTERNS = (
     re.compile(r"^(?P<name>[^=:<>!]+?)\s*(?::=|=|:|->|=>)\s*(?P<def>.+)$"),
     re.compile(r"^(?P<name>.+?)\s+(?:is|are)\s+(?P<def>.+)$", re.IGNORECASE),
 )
-_NAME_TAIL = re.compile(r"(?:\s+(?:always|usually|generally|basically|simply|just|actually|really|now|here|"
+_NAME_TAIL = re.compile(r"(?:\s+(?:always|usually|generally|basically|simply|just|actually|really|now|here|ab|abhi|"
+                        r"threshold|cutoff|cut-off|definition|"
                         r"(?:for|to|with(?:in)?|at)\s+(?:us|me|our\s+team|our\s+company|the\s+team)))+$",
                         re.IGNORECASE)  # "revenue always means ...", "Europe for us means ...": the name is before
 _NAME_NOISE = re.compile(r"^(?:(?:the|a|an|term|word|phrase|metric|kpi|my|our)\s+)+", re.IGNORECASE)
