@@ -420,3 +420,27 @@ def test_a_sort_by_length_uses_the_column_kept_in_a_time_unit(chinook: tuple[Gro
                                                               direction: str) -> None:  # fmt: skip
     assert understand("preference", text, chinook[0]).form == {"kind": "sort", "table": "Track",
                                                                "column": "Milliseconds", "direction": direction}
+
+
+@pytest.mark.parametrize(("first", "second", "operation"), [
+    ("A whale is a customer who spent over 20000.", "whales = customers with total spend above 20k", "NOOP"),
+    ("A whale is a customer who spent over 20000.", "whale now means over 50000 lifetime", "UPDATE"),
+    ("A whale is a customer who spent over 20000.", "a whale is a customer who spent over 20000 excluding refunds",
+     "UPDATE"),
+])  # fmt: skip
+def test_a_term_kept_as_words_restated_with_the_same_numbers_is_known(chinook: tuple[Grounding, Path], first: str,
+                                                                     second: str, operation: str) -> None:  # fmt: skip
+    reports, left = _apply_facts(chinook[0], [("terminology", first), ("terminology", second)])
+    assert (reports[1].operation == "NOOP") is (operation == "NOOP") and len(left) == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("second", "operation"), [
+    ("mere key accounts 17 aur 42 hain", "NOOP"),  # Hindi-English, the same ids
+    ("key accts = 42 and 17", "NOOP"),
+    ("customer 108 is also one of my key accounts", "UPDATE"),
+])  # fmt: skip
+def test_an_entity_restated_with_the_same_ids_is_known(chinook: tuple[Grounding, Path], second: str,
+                                                      operation: str) -> None:  # fmt: skip
+    reports, left = _apply_facts(chinook[0], [("entity", "My key accounts are customers 17 and 42."),
+                                              ("entity", second)])  # fmt: skip
+    assert reports[1].operation == operation and len(left) == 1  # type: ignore[attr-defined]

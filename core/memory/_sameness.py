@@ -8,13 +8,15 @@ update cycle (``_update``) decides which wins. "Say the same thing" folds spelli
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._in_context import listed_values
-from core.memory._words import name_key
+from core.memory._atom_text import NUM, number_of
+from core.memory._words import name_key, normalize
 
 __all__ = ["norm", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
@@ -44,6 +46,13 @@ def slot_key(st: Mapping[str, Any] | None) -> tuple[str, ...] | None:
     if kind == "columns" and st.get("table") and st.get("when"):
         return ("columns", str(st["table"]).lower(), str(st["when"]).lower())
     return None
+
+
+_CONDITION_WORDS = re.compile(r"\b(?:not|no|never|except|excluding|without|only|minus|plus|divided|per|times)\b")
+
+
+def _numbers(text: str) -> list[float]:
+    return sorted(float(number_of(m)) for m in re.finditer(NUM, normalize(text), re.IGNORECASE))
 
 
 def slots_clash(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
@@ -79,7 +88,14 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
     if kind in ("term", "metric"):
         if a.get("sql") and b.get("sql"):
             return norm(a["sql"]) == norm(b["sql"])
-        return name_key(str(a.get("definition", ""))) == name_key(str(b.get("definition", "")))
+        da, db = str(a.get("definition", "")), str(b.get("definition", ""))
+        if name_key(da) == name_key(db):
+            return True
+        # Kept as words: "a customer who spent over 20000" and "customers with total spend above 20k" state the
+        # same numbers and no other condition word; a redefinition changes a number or adds a condition.
+        na, nb = _numbers(da), _numbers(db)
+        return bool(na) and na == nb and not (_CONDITION_WORDS.findall(da.lower()) != _CONDITION_WORDS.findall(
+            db.lower()))  # fmt: skip
     if kind == "display":
         return a.get("setting") == b.get("setting") and a.get("value") == b.get("value") and \
             a.get("decimals") == b.get("decimals")

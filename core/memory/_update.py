@@ -260,8 +260,17 @@ def _same_entity(old: Memory, new: Memory, store: MemoryStore, embedder: Embedde
         return _replace(old, new, store, "a new statement about the same entity")
     if set(words(new.content)) <= set(words(old.content)) or _cosine(old, new) >= ENTITY_SAME:
         return _noop(old, "the same entity is already remembered")
+    said, known = _value_tokens(new.content), _value_tokens(old.content)
+    if said and said <= known:  # "mere key accounts 17 aur 42 hain", "I look after Priya Nair and Aarav Shah"
+        return _noop(old, "the same entity is already remembered (the same ids and names)")
     return _update(old, _merge_text(old.content, new.content), new.structured or old.structured, store, embedder,
                    "adds to the same entity")
+
+
+def _value_tokens(text: str) -> set[str]:
+    """The numbers and capitalised names of a statement (not its first word): what an entity is made of."""
+    toks = re.findall(r"[A-Za-z][\w'-]*|\d+", text)
+    return {t.lower() for i, t in enumerate(toks) if t.isdigit() or (i > 0 and t[0].isupper() and t not in ("I", "I'm"))}
 
 
 ENTITY_SAME = 0.85  # "my key accounts: customer ids 17, 42 & 108" after "… are customers 17, 42 and 108"
