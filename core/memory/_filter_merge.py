@@ -54,15 +54,22 @@ def merge_filters(
             return "NOOP", None, "the values are already part of the filter"
         positive = oa in _POSITIVE
         spec = filter_spec(str(old["table"]), str(old["column"]), "IN" if positive else "NOT IN", merged, dialect)
-        return "UPDATE", spec, "adds values to the same filter"
+        return "UPDATE", _scoped(old, spec), "adds values to the same filter"
     if oa in _POSITIVE and ob in _NEGATIVE and len(old_vals) > 1:
         dropped = {value_key(v) for v in new_vals}
         kept = [v for v in old_vals if value_key(v) not in dropped]
         if kept and len(kept) < len(old_vals):
             op, value = ("=", kept[0]) if len(kept) == 1 else ("IN", kept)
             spec = filter_spec(str(old["table"]), str(old["column"]), op, value, dialect)
-            return "UPDATE", spec, "removes values from the same filter"
+            return "UPDATE", _scoped(old, spec), "removes values from the same filter"
     return "DELETE", None, "a new condition on the same column replaces the old one"
+
+
+_SCOPE_KEYS = ("also_on", "only_through")  # "when I ask about tracks, …": where the rule holds, kept by merges
+
+
+def _scoped(old: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    return {**spec, **{k: old[k] for k in _SCOPE_KEYS if k in old}}
 
 
 def as_list(value: Any) -> list[Any]:

@@ -145,10 +145,19 @@ def _threshold_for_a_saved_term(text: str, existing: list[Memory], schema: Schem
     for m in existing:
         st = m.structured or {}
         name = str(st.get("name") or "")
-        if st.get("kind") != "term" or not st.get("sql") or not name or not names_term(said, name):
+        if st.get("kind") != "term" or not name or not names_term(said, name):
             continue
         if own is not None and not names_term(recall_words(own[0]), name):
             continue
+        if own is not None and recall_words(own[1]) - recall_words(m.content) - _THRESHOLD_WORDS - {
+                w for w in recall_words(own[1]) if any(ch.isdigit() for ch in w)}:  # fmt: skip
+            continue  # "VIP now means total spend over 1 lakh": a new definition, not a new number
+        if not st.get("sql"):  # a term kept as words: its one number is rewritten in its own words
+            reworded = _renumbered(m.content, text)
+            if reworded is None:
+                continue
+            return {**st, "definition": _renumbered(str(st.get("definition") or ""), text) or reworded,
+                    RESTATED: reworded}  # fmt: skip
         try:
             tree = sqlglot.parse_one(str(st["sql"]), read=schema.dialect)
         except (sqlglot.errors.SqlglotError, ValueError):
@@ -164,9 +173,36 @@ def _threshold_for_a_saved_term(text: str, existing: list[Memory], schema: Schem
             continue
         value = new.pop() * factor
         literals[0].replace(exp.Literal.number(int(value) if float(value).is_integer() else value))
-        return {**st, "sql": tree.sql(dialect=schema.dialect),
-                "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}  # fmt: skip
+        reworded = _renumbered(m.content, text)
+        out = {**st, "sql": tree.sql(dialect=schema.dialect),
+               "definition": f"{st.get('definition') or ''}; {text}".strip("; ")}  # fmt: skip
+        return {**out, RESTATED: reworded} if reworded else out
     return None
+
+
+_THRESHOLD_WORDS = {"now", "not", "no", "longer", "ab", "abhi", "se", "zyada", "kam", "upar", "is", "should", "be",
+                    "instead", "over", "above", "under", "below", "more", "less", "than", "at", "least", "most",
+                    "threshold", "cutoff", "k", "lakh", "crore", "thousand", "million", "minute", "second", "hour",
+                    "day", "wala", "wale", "hai", "hain", "maana", "jaaye", "it", "make", "change", "to"}  # fmt: skip
+RESTATED = "_restated"  # a form key: the memory's new wording, when the statement only changed a number
+
+
+def _renumbered(old: str, text: str) -> str | None:
+    """``old`` with its one number replaced by the one other number ``text`` names, as ``text`` writes it
+    ("A whale is a customer who spent over 20000." + "whale threshold is 50000 now, not 20000")."""
+    olds = list(re.finditer(NUM, old, re.IGNORECASE))
+    if len(olds) != 1:
+        return None
+    before = float(number_of(olds[0]))
+    news = [m for m in re.finditer(NUM, normalize(text), re.IGNORECASE) if float(number_of(m)) != before]
+    if len({float(number_of(m)) for m in news}) != 1:
+        return None
+    flat = normalize(text)
+
+    def end(m: re.Match[str]) -> int:
+        return m.end("mult") if m.group("mult") else m.end("num")
+
+    return old[: olds[0].start("num")] + flat[news[0].start("num") : end(news[0])] + old[end(olds[0]) :]
 
 
 def _values_in(text: str, table: str, column: Any, lookup: ValueLookup | None) -> list[str]:

@@ -47,7 +47,9 @@ def names_term(question_words: set[str], name: str, table_words: Iterable[str] =
         return any(names_term(question_words, part, table_words, question_acronyms) for part in alias.groups())
     name = name.strip(" '\"`")
     wanted = words(name)
-    distinctive = wanted - set(table_words) or wanted
+    # "revenue per customer": the noun after "per" says what the ratio is over, table noun or not
+    per = {canonical(_stem(w)) for w in re.findall(r"\bper\s+([a-z]+)", name.lower())}
+    distinctive = (wanted - set(table_words)) | (per & wanted) or wanted
     if distinctive and all(any(same_word(w, q) for q in question_words) for w in distinctive):
         return True
     compact = re.sub(r"[^a-z]", "", name.lower())

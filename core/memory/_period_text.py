@@ -29,15 +29,16 @@ _WHEN = (rf"(?:(?P<{{p}}iso>{_YEAR}-\d\d-\d\d)|(?P<{{p}}mon>{_MONTH})\.?,?\s+(?P
          rf"(?:(?:calendar|fiscal|financial)\s+)?(?:year\s+)?(?P<{{p}}y>{_YEAR}))")
 _A, _B = _WHEN.format(p="a"), _WHEN.format(p="b")
 _RANGE = re.compile(rf"\b(?:from|between)\s+{_A}\s*(?:to|and|-|–|till|until|through|thru)\s*{_B}\b", re.IGNORECASE)
-_LOWER = re.compile(rf"\b(?:from|since|starting(?:\s+(?:from|in|with))?|beginning(?:\s+(?:in|with))?|as\s+of)\s+"
+_LOWER = re.compile(rf"\b(?:since|starting(?:\s+(?:from|in|with))?|beginning(?:\s+(?:in|with))?|as\s+of)\s+"
                     rf"{_A}(?:\s+(?:onwards?|on|forward|and\s+(?:later|after|beyond)))?\b|"
+                    rf"\bfrom\s+{_WHEN.format(p='d')}\s+(?:onwards?|on|forward|and\s+(?:later|after|beyond))\b|"
                     rf"\b{_B}\s+(?:onwards?|and\s+(?:later|after|beyond)|or\s+later|"
                     r"se\b(?!\s+(?:pehle|pahle|first|zyada|jyada|kam|upar|neeche|niche|adhik)))", re.IGNORECASE)
 _AFTER = re.compile(rf"\b(?:after|later\s+than|post)\s+{_A}\b|\b{_B}\s+(?:ke\s+)?baad\b", re.IGNORECASE)
 _UPPER = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+{_A}\b|\b{_B}\s+se\s+(?:pehle|pahle|first)\b",
                     re.IGNORECASE)
 _THROUGH = re.compile(rf"\b(?:until|till|through|thru|up\s*to|by\s+the\s+end\s+of)\s+{_A}\b", re.IGNORECASE)
-_IN = re.compile(rf"\b(?:in|during|for|of|within|only|sirf|just|year)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
+_IN = re.compile(rf"\b(?:in|during|for|of|from|within|only|sirf|just|year)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
                  rf"wale|wali)\b|^\s*{_WHEN.format(p='c')}\s*$", re.IGNORECASE)
 _MONEY = re.compile(r"[$€£₹]|\b(?:amount|total|value|price|spend|revenue|sales?\s+of|over|above|under|below|more\s+than|"
                     r"less\s+than|at\s+least|at\s+most|rs|inr|usd|eur|rupees?|dollars?|units?|rows?|minutes?|"
@@ -102,7 +103,6 @@ def _clauses(text: str) -> list[tuple[str, int]]:
 def _in_clause(clause: str, offset: int) -> Period | None:
     if _MONEY.search(clause):
         return None
-    negated = bool(set(words(clause)) & NEGATION)
     for rx, side in ((_RANGE, "range"), (_AFTER, "after"), (_LOWER, "lower"), (_UPPER, "upper"),
                      (_THROUGH, "through"), (_IN, "in")):  # fmt: skip
         m = rx.search(clause)
@@ -110,14 +110,18 @@ def _in_clause(clause: str, offset: int) -> Period | None:
             continue
         if _other_numbers(clause, m):
             return None
-        a = _point(m, "a") or _point(m, "b") or _point(m, "c")
+        # a negation before the period ("ignore invoices before 2023"), or a Hindi one after it ("… mat dikhao");
+        # "from 2023 onwards and no Brazil" negates Brazil, not the period
+        negated = bool(set(words(clause[: m.start()])) & NEGATION) or bool(
+            re.search(r"\b(?:mat|nahi|nahin|na)\b", clause[m.end() :], re.IGNORECASE))  # fmt: skip
+        a = _point(m, "a") or _point(m, "b") or _point(m, "c") or _point(m, "d")
         if a is None:
             return None
         if side == "range":
             b = _point(m, "b")
-            if b is None or b[1] <= a[0] or negated:
+            if b is None or negated:
                 return None
-            start, end = a[0], b[1]
+            start, end = min(a[0], b[0]), max(a[1], b[1])  # "from 2024 to 2023" is the same two years
         elif side in ("lower", "after"):
             bound = a[0] if side == "lower" else a[1]
             start, end = (None, bound) if negated else (bound, None)

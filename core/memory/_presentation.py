@@ -199,10 +199,10 @@ def _apply_sort(root: exp.Expression, form: Mapping[str, Any], dialect: str) -> 
 
 # -- a sort for every list, whatever its table: "newest first", "alphabetical", "highest sales first" ----------
 
-_MEASURE_NAME = re.compile(r"total|sum|count|revenue|sales|amount|spend|value|price|cost|avg|average|num|qty|"
-                           r"quantity|share|rate|pct|percent|profit|income|volume", re.IGNORECASE)  # fmt: skip
-_DATE_NAME = re.compile(r"date|time|day|month|year|week|quarter|_at$|created|updated", re.IGNORECASE)
-_NAME_NAME = re.compile(r"name|title|label", re.IGNORECASE)
+_MEASURE_NAME = re.compile(r"\b(?:total|sum|count|cnt|revenue|sales|amount|spend|spent|value|price|cost|avg|average|"
+                           r"num|qty|quantity|share|rate|pct|percent|profit|income|volume|n)\b")  # fmt: skip
+_DATE_NAME = re.compile(r"\b(?:date|time|day|month|year|week|quarter|at|created|updated|timestamp)\b")
+_NAME_NAME = re.compile(r"\b(?:name|title|label)\b")
 
 
 def _apply_output_sort(root: exp.Expression, form: Mapping[str, Any]) -> bool:
@@ -222,6 +222,9 @@ def _apply_output_sort(root: exp.Expression, form: Mapping[str, Any]) -> bool:
     position = _output_position(first, form)
     if position is None:
         wanted = form.get("column") or {"date": "date", "name": "name", "measure": "number"}.get(str(form.get("by")))
+        if wanted is None:
+            raise _Skip(f"the saved sort's kind {str(form.get('by'))[:40]!r} is not one Cairn knows (date, name or "
+                        "number): edit the memory")
         raise _Skip(f"the answer shows no {wanted} column to sort by")
     root.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Literal.number(position), desc=desc,
                                                          nulls_first=False)]))  # fmt: skip
@@ -234,16 +237,16 @@ def _output_position(select: exp.Select, form: Mapping[str, Any]) -> int | None:
     for projection in select.expressions:
         inner = projection.this if isinstance(projection, exp.Alias) else projection
         source = inner.name if isinstance(inner, exp.Column) else ""
-        outputs.append((projection.alias_or_name or "", source, _aggregates(inner)))
-    column = str(form.get("column") or "").lower()
+        outputs.append((_name_words(projection.alias_or_name or ""), _name_words(source), _aggregates(inner)))
+    column = _name_words(str(form.get("column") or ""))
     if column:
-        hits = [i for i, (name, source, _agg) in enumerate(outputs) if column in (name.lower(), source.lower())]
+        hits = [i for i, (name, source, _agg) in enumerate(outputs) if column in (name, source)]
         return hits[0] + 1 if hits else None
     by = str(form.get("by") or "")
     if by == "measure":
         hits = [i for i, (_n, _s, agg) in enumerate(outputs) if agg] or [
             i for i, (name, source, _agg) in enumerate(outputs) if _MEASURE_NAME.search(name or source)
-            and not re.search(r"(?:^|_)id$|Id$", name or source)]  # fmt: skip
+            and not (name or source).endswith(" id")]  # fmt: skip
     elif by == "date":
         hits = [i for i, (name, source, agg) in enumerate(outputs) if not agg and _DATE_NAME.search(name or source)]
     elif by == "name":
@@ -251,6 +254,11 @@ def _output_position(select: exp.Select, form: Mapping[str, Any]) -> int | None:
     else:
         hits = []
     return hits[0] + 1 if hits else None
+
+
+def _name_words(name: str) -> str:
+    """"BillingCountry" -> "billing country", "total_amount" -> "total amount": words, matched whole."""
+    return " ".join(re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower()))
 
 
 def _aggregates(node: exp.Expression) -> bool:

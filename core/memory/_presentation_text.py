@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.memory._condition_text import duration_columns
+from core.memory._condition_text import duration_columns, parse_condition
+from core.memory._filter_text import filter_from_text
 from core.memory._filters import filter_condition
 from core.memory._period_text import current_period, period_from_text
-from core.memory._schema_match import column_expr, is_numeric, mentioned_tables, named_columns
+from core.memory._schema_match import Lookup, column_expr, is_numeric, mentioned_tables, named_columns
 from core.memory._words import currency_code, normalize, words
 from core.schema import Column, Schema, Table
 
-__all__ = ["presentation_from_text"]
+__all__ = ["presentation_from_text", "states_time_range"]
 
 _UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
           "year": "year", "years": "year", "quarter": "quarter", "quarters": "quarter"}  # fmt: skip
@@ -92,7 +93,44 @@ MAX_WINDOW_DAYS = 100 * 366  # a default time range longer than a century is no 
 _DAYS_PER = {"day": 1, "week": 7, "month": 31, "year": 366}
 
 
-def window_form(text: str, schema: Schema) -> dict[str, Any] | None:
+def window_form(text: str, schema: Schema, lookup: Lookup | None = None) -> dict[str, Any] | None:
+    """A default time range, or None. A statement that also states a filter ("current financial year and also
+    exclude cancelled orders") is two rules: no one form says it, so it is kept as words."""
+    found = _window_form(text, schema)
+    if found is None:
+        return None
+    span = _period_span(text)
+    rest = text[: span[0]] + " " + text[span[1] :] if span else text
+    if filter_from_text(rest, schema, lookup) is not None:
+        return None
+    cond = parse_condition(rest, schema, lookup, infer=False)  # "… and no Brazil": a value is another rule
+    if cond is not None and any(a.column is not None for a in cond.atoms):
+        return None
+    return found
+
+
+def states_time_range(text: str, schema: Schema) -> bool:
+    """True when ``text`` states a default time range (relative, fixed or calendar), whatever else it says."""
+    return _window_form(text, schema) is not None
+
+
+def _period_span(text: str) -> tuple[int, int] | None:
+    m = _WINDOW_RE.search(text)
+    if m:
+        return m.start(), m.end()
+    period = period_from_text(text)
+    if period is not None:
+        return period.span
+    current = _CURRENT_WORDS.search(text)
+    return (current.start(), current.end()) if current else None
+
+
+_CURRENT_WORDS = re.compile(r"\b(?:this|current|the\s+current)\s+(?:calendar\s+|financial\s+|fiscal\s+)?"
+                            r"(?:year|quarter|month)(?:\s*\([^)]*\))?|\b(?:year|quarter|month)[-\s]+to[-\s]+date\b",
+                            re.IGNORECASE)  # fmt: skip
+
+
+def _window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     m = _WINDOW_RE.search(text)
     if not m:
         return fixed_window_form(text, schema)
@@ -317,14 +355,17 @@ _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|not)\s+[
                       r"order|trends?))?\b", re.IGNORECASE)
 
 
-def presentation_from_text(text: str, schema: Schema | None) -> dict[str, Any] | None:
+def presentation_from_text(text: str, schema: Schema | None, lookup: Lookup | None = None) -> dict[str, Any] | None:
     """The one presentation form ``text`` states, or None (then it may still be a filter or include).
     "Monthly trends instead of weekly": what is replaced is not what is asked for."""
     text = _INSTEAD.sub(" ", normalize(text))
     found = display_form(text)
     if found is not None or schema is None:
         return found
-    for finder in (window_form, sort_form, columns_form):
+    found = window_form(text, schema, lookup)
+    if found is not None:
+        return found
+    for finder in (sort_form, columns_form):
         found = finder(text, schema)
         if found is not None:
             return found

@@ -85,8 +85,10 @@ class Recall:
         return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "filter"]
 
     def presentation(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
-        """Default sort, row limit and columns shown together: applied to the outermost query."""
-        return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "presentation"]
+        """Default sort, row limit and columns shown together: applied to the outermost query, a table's own
+        sort before a sort for every list (the first sort that applies wins)."""
+        shown = [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "presentation"]
+        return sorted(shown, key=lambda pair: pair[1].get("kind") == "sort" and not pair[1].get("table"))
 
     def display(self) -> dict[str, Any]:
         """How numbers are shown ({"currency": "INR", "decimals": 2}): formatting of the answer, not SQL.

@@ -56,7 +56,9 @@ def _numbers(text: str) -> list[float]:
 
 
 def slots_clash(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
-    """Two forms about the same slot: equal slots, or two sorts of which one is for every list."""
+    """Two forms about the same slot: equal slots, or two default sorts of which one is for every list. People
+    keep one default order: "oldest first from now" after "newest invoices first" changes it (the labelled
+    pairs agree), while default sorts for two different tables both stay."""
     if a is None or b is None:
         return False
     return a == b or (a[0] == b[0] == "sort" and "*" in (a[1], b[1]))

@@ -19,7 +19,7 @@ from core.memory._condition_text import parse_condition
 from core.memory._extraction import Fact
 from core.memory._filter_text import filter_from_text, include_from_text
 from core.memory._metric_text import metric_from_text
-from core.memory._presentation_text import display_form, presentation_from_text
+from core.memory._presentation_text import display_form, presentation_from_text, states_time_range
 from core.memory._schema_match import mentioned_tables, named_columns, value_hits
 from core.memory._words import normalize, words
 from core.schema import Schema
@@ -155,8 +155,13 @@ def _structure(fact: Fact, schema: Schema | None, lookup: ValueLookup | None) ->
     if fact.category == "preference":
         if schema is None:
             return display_form(normalize(text))
-        return (presentation_from_text(text, schema) or include_from_text(text, schema, lookup)
-                or filter_from_text(normalize(text), schema, lookup))  # fmt: skip
+        found = presentation_from_text(text, schema, lookup) or include_from_text(text, schema, lookup)
+        if found is not None:
+            return found
+        found = filter_from_text(normalize(text), schema, lookup)
+        if found is not None and states_time_range(normalize(text), schema):
+            return None  # a time range and a filter in one statement: two rules, kept as words (see window_form)
+        return found
     if fact.category in ("terminology", "metric"):
         return _definition_form(fact.category, text, schema, lookup)
     if fact.category == "entity" and schema is not None:

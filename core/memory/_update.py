@@ -35,7 +35,7 @@ from core.memory._store import MemoryStore
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._filter_merge import as_list, merge_filters, value_key
-from core.memory._in_context import in_context, listed_values
+from core.memory._in_context import RESTATED, in_context, listed_values
 from core.memory._recall import entity_named_by
 from core.memory._sameness import norm as _norm
 from core.memory._sameness import same_definition as _same_definition
@@ -183,13 +183,16 @@ def _apply_fact(
     if unmapped and form is None and fact.category in ("preference", "terminology") and schema is not None:
         mine = store.list(user, database_id=database_id)
         new_st = in_context(fact, mine, schema, lookup) or new_st
-    elif form is None and new_st and new_st.get("kind") == "filter" and schema is not None and not mentioned_tables(
+    elif new_st and new_st.get("kind") == "filter" and schema is not None and not mentioned_tables(
             words(fact.content), schema):  # fmt: skip
         # "leave Canada out too" names no table: Canada is a value of Employee.Country (hinted) and of the
         # Customer.Country the person already filters; the column of their standing filter is the one meant.
         ctx = in_context(fact, store.list(user, database_id=database_id), schema, lookup)
         if ctx and ctx.get("kind") == "filter":
             new_st = ctx
+    if new_st and RESTATED in new_st:  # "whale threshold is 50000 now": the saved wording with the new number
+        new_st = dict(new_st)
+        fact = Fact(fact.category, str(new_st.pop(RESTATED)))
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,

@@ -94,6 +94,13 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
         if resolved is None:
             continue
         values, unknown = resolved
+        if not unknown and ghits and lookup is not None and not scope:
+            # Hinted in one column, named with no table: "only Canada" is Employee.Country in the hints, and also
+            # Customer.Country and Invoice.BillingCountry in the data. No column is meant with confidence.
+            holders = _holders(schema, lookup, list(schema.tables), tw + context, texts)
+            if any(n >= len(values) and (s.qualified_name, c.name) != (target[0].qualified_name, target[1].name)
+                   for n, s, c in holders):  # fmt: skip
+                continue
         if unknown and ghits and lookup is not None:
             # The cached hints cover few columns (short value lists): "Canada" is hinted in Employee.Country,
             # "USA" nowhere. A column whose data holds more of the values named is the one meant.

@@ -84,15 +84,37 @@ def one_edit(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1:]
 
 
+_SUFFIXES = ("s", "es", "d", "ed", "ing", "er", "ers", "ion", "ions", "ation", "ations", "lation", "led", "ling",
+             "ly", "al", "ally", "ment", "ments", "ity", "y", "ies", "ied", "ness", "ive")  # fmt: skip
+
+
 def same_word(a: str, b: str) -> bool:
-    """Equal after folding spellings, sharing a five-letter start ("cancelled"/"cancellation", not
-    "value"/"valuable"), or one typo apart in words of six letters or more."""
+    """Equal after folding spellings; one the other plus an ending ("churn"/"churned", "digital"/"digitally",
+    not "count"/"country"); sharing a long start ("cancelled"/"cancellation"); or one slip apart: a letter
+    missing or extra in words of six letters or more ("revnue"), a letter changed or two swapped only in words
+    of eight or more ("detail" is not "retail")."""
     a, b = canonical(a), canonical(b)
     if a == b:
         return True
-    if len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX]:
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    if len(short) >= _PREFIX and long_.startswith(short):
+        return long_[len(short):] in _SUFFIXES
+    common = len(_common_prefix(a, b))
+    if common >= _PREFIX + 1 and min(len(a), len(b)) >= _PREFIX + 1:
         return True
-    return min(len(a), len(b)) >= _TYPO_MIN and one_edit(a, b)
+    if len(a) != len(b):
+        return len(short) >= _TYPO_MIN and one_edit(a, b)
+    return len(short) >= _SWAP_MIN and one_edit(a, b)
+
+
+_SWAP_MIN = 8
+
+
+def _common_prefix(a: str, b: str) -> str:
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return a[:i]
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
