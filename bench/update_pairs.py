@@ -5,7 +5,7 @@ Data: tests/data/update_pairs_dev.json, tests/heldout/update_pairs.json ("seen":
 and tests/heldout/update_pairs_fresh.json (held-out; --errors never prints either).
 For each pair the existing memories go in, then the new statement, each the way a person's message goes (the
 router; a withdrawal to ``forget``, anything else through ``apply_fact`` with the pair's category); scored on the
-operation (ADD / UPDATE / DELETE / NOOP, in the labels' own meaning: see ``_WITHDRAW_SEMANTICS``) and on the
+operation (ADD / UPDATE / DELETE / NOOP, in the labels' own meaning: see ``_withdraw_semantics``) and on the
 number of memories left, with no model (the rules and the structured forms alone: the worst case, what a person
 without Ollama gets).
 """
@@ -29,12 +29,14 @@ USER = "bench"
 # is labelled DELETE (old deleted, new added). The fresh sets' briefs defined UPDATE as "changed, refined or
 # replaced" and DELETE as "the statement withdraws a memory" ("stop filtering to India"). Cairn's own words are
 # the seed's, so for those files a replace is scored as UPDATE and a removal by the forget path as DELETE.
-_WITHDRAW_SEMANTICS = {"update_pairs_fresh.json", "update_pairs_fresh2.json", "update_pairs_fresh3.json"}
+def _withdraw_semantics(path: Path) -> bool:
+    """Every set written from the fresh briefs (update_pairs_fresh*.json) uses their meaning of the labels."""
+    return path.name.startswith("update_pairs_fresh")
 
 
 def _scored_op(report: object, path: Path) -> str:
     op = str(report.operation)  # type: ignore[attr-defined]
-    if path.name in _WITHDRAW_SEMANTICS and op == "DELETE":
+    if _withdraw_semantics(path) and op == "DELETE":
         return "UPDATE" if report.after else "DELETE"  # type: ignore[attr-defined]
     return op
 
