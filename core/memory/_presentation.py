@@ -117,16 +117,7 @@ def _has_aggregate(select: exp.Select) -> bool:
     """True when a projection aggregates rows (not inside a window function or a subquery)."""
     if select.args.get("having") is not None:
         return True
-    for projection in select.expressions:
-        stack: list[exp.Expression] = [projection]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, exp.AggFunc):
-                return True
-            if isinstance(node, (exp.Window, exp.Subquery, exp.Query)):
-                continue
-            stack.extend(child for child in node.iter_expressions())
-    return False
+    return any(_aggregates(projection) for projection in select.expressions)
 
 
 def _check_rows(root: exp.Expression) -> None:
@@ -262,6 +253,7 @@ def _name_words(name: str) -> str:
 
 
 def _aggregates(node: exp.Expression) -> bool:
+    """True when ``node`` aggregates rows (not inside a window function or a subquery)."""
     stack = [node]
     while stack:
         current = stack.pop()
