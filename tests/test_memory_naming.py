@@ -529,3 +529,11 @@ def test_a_merged_exclusion_keeps_the_scope_of_the_rule() -> None:
 ])  # fmt: skip
 def test_attack_near_misses_do_not_name_the_term(question: str, name: str) -> None:
     assert not names_term(words(question), name, {"order", "customer"}, acronyms(question))
+
+
+def test_a_reason_after_a_comma_is_not_a_value_but_an_unknown_value_is_kept(chinook: tuple[Grounding, Path]) -> None:
+    g = chinook[0]
+    reason = understand("preference", "leave out invoices billed to Brazil, another team owns those", g).form
+    assert reason is not None and reason["value"] == "Brazil" and not reason.get("unknown_values")
+    odd = understand("preference", "only customers from Brazil, Portugal and Narnia", g).form
+    assert odd is not None and odd["value"] == ["Brazil", "Portugal", "Narnia"] and odd["unknown_values"] == ["Narnia"]

@@ -94,6 +94,10 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
         if resolved is None:
             continue
         values, unknown = resolved
+        clauses = [u for u in unknown if _is_clause(u)]  # "Brazil, another team owns those": a reason, not a value
+        if clauses and len(clauses) < len(values):
+            values = [v for v in values if v not in clauses]
+            unknown = [u for u in unknown if u not in clauses]
         if not unknown and ghits and lookup is not None and not scope:
             # Hinted in one column, named with no table: "only Canada" is Employee.Country in the hints, and also
             # Customer.Country and Invoice.BillingCountry in the data. No column is meant with confidence.
@@ -116,6 +120,17 @@ def value_atoms(t: _Text, schema: Schema, lookup: Lookup | None, scope: list[Tab
         atom = _col_atom(target[0], target[1], "IN", values, span, d, unknown)
         atoms.append(atom)
     return atoms
+
+
+_CLAUSE_WORDS = {"they", "them", "those", "these", "their", "we", "our", "us", "i", "you", "another", "because", "since",
+                 "owns", "own", "handles", "handle", "is", "are", "was", "were", "has", "have", "does", "do", "team",
+                 "matter", "matters", "wala", "hai", "hain"}  # fmt: skip
+
+
+def _is_clause(text: str) -> bool:
+    """Three or more words with a pronoun or a verb among them: a sentence, not a value a column holds."""
+    said = re.findall(r"[a-z']+", text.lower())
+    return len(said) >= 3 and bool(set(said) & _CLAUSE_WORDS)
 
 
 def _wider(t: _Text, g: list[tuple[int, int]], schema: Schema) -> list[tuple[str, tuple[int, int]]]:
