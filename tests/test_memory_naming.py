@@ -537,3 +537,29 @@ def test_a_reason_after_a_comma_is_not_a_value_but_an_unknown_value_is_kept(chin
     assert reason is not None and reason["value"] == "Brazil" and not reason.get("unknown_values")
     odd = understand("preference", "only customers from Brazil, Portugal and Narnia", g).form
     assert odd is not None and odd["value"] == ["Brazil", "Portugal", "Narnia"] and odd["unknown_values"] == ["Narnia"]
+
+
+@pytest.mark.parametrize(("saved", "message"), [
+    ({"kind": "limit", "value": 20}, "no row limit anymore, show everything"),
+    ({"kind": "window", "table": "Invoice", "column": "InvoiceDate", "start": "2023-01-01"},
+     "I no longer want the 2023 cutoff"),
+    ({"kind": "window", "table": "Invoice", "column": "InvoiceDate", "amount": 90, "unit": "day"},
+     "forget the default date range"),
+    ({"kind": "sort", "by": "date", "direction": "DESC"}, "drop the default sort"),
+    ({"kind": "filter", "table": "MediaType", "column": "Name", "op": "<>", "value": "Protected MPEG-4 video file"},
+     "videos wala filter hata do"),
+])  # fmt: skip
+def test_a_withdrawal_finds_the_setting_it_names(saved: dict[str, object], message: str) -> None:
+    from core.memory._forget import _structural_match, retraction_object
+
+    assert _structural_match(retraction_object(message), saved, "sqlite") is True
+
+
+@pytest.mark.parametrize("message", ["stop excluding cancelled orders", "forget the file export", "forget India"])
+def test_a_withdrawal_of_something_else_leaves_settings_alone(message: str) -> None:
+    from core.memory._forget import _structural_match, retraction_object
+
+    for saved in ({"kind": "limit", "value": 20}, {"kind": "sort", "by": "date", "direction": "DESC"},
+                  {"kind": "filter", "table": "MediaType", "column": "Name", "op": "<>",
+                   "value": "Protected MPEG-4 video file"}):  # fmt: skip
+        assert _structural_match(retraction_object(message), saved, "sqlite") is False

@@ -136,6 +136,12 @@ def _structural_match(obj: str, st: Mapping[str, Any] | None, dialect: str) -> b
     if kind == "display":
         code = currency_code(obj)
         return (code is not None and code == st.get("value")) or str(st.get("setting")) in words(obj)
+    if kind in _SETTING_WORDS:  # "no row limit anymore", "the 2023 cutoff", "drop the default sort"
+        said = f" {' '.join(words(obj))} "
+        if any(f" {w} " in said for w in _SETTING_WORDS[str(kind)]):
+            return True
+        years = {str(st.get(k) or "")[:4] for k in ("start", "end")} - {""}
+        return kind == "window" and bool(years & set(re.findall(r"\b(?:19|20)\d\d\b", obj)))
     if kind != "filter":
         return False
     column = str(st.get("column") or "")
@@ -145,7 +151,7 @@ def _structural_match(obj: str, st: Mapping[str, Any] | None, dialect: str) -> b
         return True  # "stop filtering by country"
     values = st.get("value")
     items = list(values) if isinstance(values, (list, tuple)) else [values]
-    named = [v for v in items if mentions_value(obj, v)]
+    named = [v for v in items if mentions_value(obj, v) or _names_a_value_word(obj, v)]
     if not named:
         return False
     kept = [v for v in items if v not in named]
@@ -154,6 +160,22 @@ def _structural_match(obj: str, st: Mapping[str, Any] | None, dialect: str) -> b
     positive = st.get("op") == "IN"
     op, value = (("=" if positive else "<>"), kept[0]) if len(kept) == 1 else (str(st.get("op")), kept)
     return filter_spec(str(st.get("table") or table), column, op, value, dialect)
+
+
+# the words by which people name a setting that has no value of its own (singular: ``words`` folds plurals)
+_SETTING_WORDS = {
+    "window": ("date range", "time range", "default range", "window", "time window", "period", "default period",
+               "cutoff", "cut off", "date filter", "time filter", "date limit", "year filter"),
+    "limit": ("row limit", "limit", "row cap", "cap", "max row", "row count"),
+    "sort": ("sort", "sorting", "default sort", "ordering", "sort order", "default order"),
+    "columns": ("extra column", "shown together", "column rule"),
+}  # fmt: skip
+
+
+def _names_a_value_word(obj: str, value: object) -> bool:
+    """"videos wala filter" names "Protected MPEG-4 video file": a long word of the value, plural folded."""
+    said = set(words(obj))
+    return isinstance(value, str) and any(len(w) >= 5 and w in said for w in words(value))
 
 
 def _narrowed_text(content: str, spec: Mapping[str, Any]) -> str:
