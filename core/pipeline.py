@@ -35,7 +35,7 @@ from core.errors import (
 )
 from core.fallback import fallback_sql
 from core.llm import LLM
-from core.memory import apply_presentation, enforce_filters, referencing_links
+from core.memory import apply_presentation, enforce_filters, filter_condition, referencing_links
 from core.number_format import NumberFormat
 from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
@@ -283,6 +283,13 @@ class AskPipeline:
                 run.notes.append(
                     f"Your saved preference \"{recalled.memory.content}\" was not applied: this database has no "
                     f"{spec.get('table')}.{missing[0] if missing else spec.get('column')}."
+                )
+                continue
+            if spec.get("kind") in ("filter", "window") and table is not None and filter_condition(
+                    spec, table.name, dialect=schema.dialect) is None:  # fmt: skip
+                run.notes.append(
+                    f"Your saved preference \"{recalled.memory.content}\" was not applied: its saved rule cannot be "
+                    "read (an impossible date, an unknown period or operator). Edit or re-add it."
                 )
                 continue
             if "also_on" in spec:

@@ -675,3 +675,22 @@ def test_a_standing_filter_holds_for_the_rows_that_belong_to_its_table(tmp_path:
     finally:
         conn.close()
     assert answer.rows == ((indian,),)
+
+
+@pytest.mark.parametrize("broken", [
+    {"kind": "window", "table": "orders", "column": "order_date", "start": "2024-02-30"},  # no such day
+    {"kind": "window", "table": "orders", "column": "order_date", "current": "year", "first_month": 13},
+    {"kind": "window", "table": "orders", "column": "order_date", "current": "decade"},
+    {"kind": "filter", "table": "orders", "column": "status", "op": "SOUNDS LIKE", "value": "x"},
+])  # fmt: skip
+def test_a_hand_edited_unreadable_rule_is_skipped_with_a_note(tmp_path: Path, shop_path: Path, bots,
+                                                               broken: dict[str, Any]) -> None:
+    """A saved rule whose form cannot be expressed was skipped without a word (attack 4, finding 15)."""
+    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM("SELECT COUNT(*) AS n FROM orders", "NONE"),
+                  kind="question")  # fmt: skip
+    memory = bot.bank.add("ed", "preference", "Only count orders from 2024 onwards")
+    bot.bank.edit("ed", memory.id, structured={**broken, "sql": "x"})
+    answer = bot.handle("ed", "how many orders").answer
+    assert answer is not None and answer.ok, (answer.error if answer else None)
+    assert "2024" not in (answer.sql or "")
+    assert any("was not applied" in note and "cannot be read" in note for note in answer.notes), answer.notes

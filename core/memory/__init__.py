@@ -18,7 +18,7 @@ from core.memory._classifier import (
 from core.memory._conversation import Conversation
 from core.memory._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one
 from core.memory._extraction import Fact, extract_facts, rule_based_facts
-from core.memory._filters import FilterOutcome, enforce_filters, referencing_links
+from core.memory._filters import FilterOutcome, enforce_filters, filter_condition, referencing_links
 from core.memory._forget import forget
 from core.memory._presentation import PresentationOutcome, apply_presentation
 from core.memory._model import (
@@ -91,6 +91,7 @@ __all__ = [
     "describe_form",
     "embed_one",
     "enforce_filters",
+    "filter_condition",
     "extract_facts",
     "forget",
     "is_memory_statement",
