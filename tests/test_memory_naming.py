@@ -230,18 +230,22 @@ def test_today_is_not_needed_for_a_fixed_range() -> None:
 _REPLACED = ("UPDATE", "DELETE")  # changed in place, or deleted and replaced by the new statement
 
 
-def _apply_all(grounding: Grounding, texts: list[str]) -> list[object]:
-    """Each statement through the one path a person's statements take; returns the reports."""
+def _apply_all(grounding: Grounding, texts: list[str]) -> tuple[list[object], list[object]]:
+    """Preferences through the one path a person's statements take; returns the reports and what is left."""
+    return _apply_facts(grounding, [("preference", t) for t in texts])
+
+
+def _apply_facts(grounding: Grounding, facts: list[tuple[str, str]]) -> tuple[list[object], list[object]]:
     from core.memory import Fact, JsonMemoryStore, apply_fact
     from tests.fakes.fake_embedder import FakeEmbedder
 
     import tempfile
 
     store = JsonMemoryStore(Path(tempfile.mkdtemp(prefix="cairn-naming-")))
-    reports = [apply_fact(Fact("preference", t), user="u", database_id=grounding.database_id, store=store,
+    reports = [apply_fact(Fact(c, t), user="u", database_id=grounding.database_id, store=store,  # type: ignore[arg-type]
                           embedder=FakeEmbedder(), llm=None, schema=grounding.schema, source="chat",
-                          lookup=grounding.lookup) for t in texts]  # fmt: skip
-    return [reports, store.list("u", database_id=grounding.database_id)]
+                          lookup=grounding.lookup) for c, t in facts]  # fmt: skip
+    return reports, store.list("u", database_id=grounding.database_id)
 
 
 @pytest.mark.parametrize(("first", "second", "value"), [
@@ -380,19 +384,6 @@ def test_a_formatting_preference_kept_as_words_reaches_row_answers_only() -> Non
     store, tables = _bank([("preference", rule)])
     assert rule in _recalled(store, tables, "list the longest tracks")
     assert rule not in _recalled(store, tables, "how many tracks are there")
-
-
-def _apply_facts(grounding: Grounding, facts: list[tuple[str, str]]) -> tuple[list[object], list[object]]:
-    from core.memory import Fact, JsonMemoryStore, apply_fact
-    from tests.fakes.fake_embedder import FakeEmbedder
-
-    import tempfile
-
-    store = JsonMemoryStore(Path(tempfile.mkdtemp(prefix="cairn-naming-")))
-    reports = [apply_fact(Fact(c, t), user="u", database_id=grounding.database_id, store=store,  # type: ignore[arg-type]
-                          embedder=FakeEmbedder(), llm=None, schema=grounding.schema, source="chat",
-                          lookup=grounding.lookup) for c, t in facts]  # fmt: skip
-    return reports, store.list("u", database_id=grounding.database_id)
 
 
 @pytest.mark.parametrize(("first", "second", "literal"), [

@@ -14,7 +14,7 @@ from core.memory._schema_match import OP_BUILDERS, column_expr, is_numeric
 from core.memory._words import STOP, normalize, singular
 from core.schema import Column, Table
 
-__all__ = ["CMP_OPS", "CMP_RE", "FILLER", "INVERT", "Atom", "number_of"]
+__all__ = ["CMP_OPS", "CMP_RE", "FILLER", "INVERT", "Atom", "number_of", "numbers_in"]
 
 CMP_OPS: dict[str, str] = {
     "no less than": ">=", "not less than": ">=", "at least": ">=", "minimum of": ">=", "min": ">=",
@@ -92,6 +92,11 @@ class Atom:
 def number_of(m: re.Match[str], num: str = "num", mult: str = "mult") -> int | float:
     value = float(m.group(num).replace(",", "")) * _MULT.get((m.group(mult) or "").lower(), 1.0)
     return int(value) if value.is_integer() else value
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number ``text`` names, multipliers applied ("20k", "1 lakh", "10 se zyada"), in order."""
+    return [float(number_of(m)) for m in re.finditer(NUM, normalize(text), re.IGNORECASE)]
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from core.memory._atom_text import NUM, number_of
+from core.memory._atom_text import NUM, number_of, numbers_in
 from core.memory._condition_text import parse_condition
 from core.memory._extraction import Fact
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
@@ -24,7 +24,7 @@ from core.memory._schema_match import filter_spec, mentioned_tables
 from core.memory._structured import ValueLookup, parse_definition, structure
 from core.memory._recall import names_term
 from core.memory._recall import words as recall_words
-from core.memory._words import NEGATION, RESTRICTIVE, STOP, is_additive, normalize, words
+from core.memory._words import NEGATION, NUMBER_WORDS, RESTRICTIVE, STOP, is_additive, normalize, words
 from core.schema import Schema
 
 __all__ = ["in_context"]
@@ -45,8 +45,7 @@ def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: Value
             or _values_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
 
 
-_NUMBER_WORDS = {"five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40,
-                 "fifty": 50, "hundred": 100}  # fmt: skip
+_NUMBER_WORDS = {w: v for w, v in NUMBER_WORDS.items() if len(w) > 2}  # "a"/"an"/"one" say no number here
 
 
 def _limit_on_a_standing_limit(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
@@ -132,10 +131,6 @@ def _condition_for_a_saved_term(
     return None
 
 
-def _numbers(text: str) -> list[float]:
-    return [float(number_of(m)) for m in re.finditer(NUM, normalize(text), re.IGNORECASE)]
-
-
 def _threshold_for_a_saved_term(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
     """"Whale threshold is 50000 now, not 20000", "long track ab 8 minute se zyada": a saved term whose SQL has
     one number, named again with one other number. The new number takes the old one's place, in the unit the
@@ -166,9 +161,9 @@ def _threshold_for_a_saved_term(text: str, existing: list[Memory], schema: Schem
         if len(literals) != 1:
             continue
         old_sql = float(literals[0].to_py())
-        old_said = _numbers(m.content)
+        old_said = numbers_in(m.content)
         factor = old_sql / old_said[0] if len(old_said) == 1 and old_said[0] else 1.0
-        new = {n for n in _numbers(text) if n * factor != old_sql and n not in old_said}
+        new = {n for n in numbers_in(text) if n * factor != old_sql and n not in old_said}
         if len(new) != 1:
             continue
         value = new.pop() * factor

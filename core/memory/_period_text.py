@@ -149,9 +149,10 @@ _FISCAL_START = re.compile(r"\b(?:financial|fiscal)\s+year\b.*?\b(?:from\s+|star
                            + r")\b", re.IGNORECASE)  # fmt: skip
 
 
-def current_period(text: str) -> tuple[str, int] | None:
-    """("year", 1) for "this year" / "year to date", ("quarter", 1), ("month", 1); a financial year that starts
-    in another month gives its first month ("current financial year (April to March)" -> ("year", 4))."""
+def current_period(text: str) -> tuple[str, int, tuple[int, int]] | None:
+    """("year", 1, span) for "this year" / "year to date", ("quarter", 1, span), ("month", 1, span); a financial
+    year that starts in another month gives its first month ("current financial year (April to March)" ->
+    ("year", 4, span)). ``span``: where its words are in ``text``, a bracket right after them included."""
     m = _CURRENT.search(text)
     if m is None:
         return None
@@ -161,4 +162,5 @@ def current_period(text: str) -> tuple[str, int] | None:
         return None
     fiscal = _FISCAL_START.search(text)
     first_month = _MONTHS[fiscal.group("mon")[:3].lower()] if fiscal and unit == "year" else 1
-    return unit, first_month
+    bracket = re.match(r"\s*\([^)]*\)", text[m.end() :])
+    return unit, first_month, (m.start(), m.end() + (bracket.end() if bracket else 0))

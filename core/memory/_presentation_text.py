@@ -15,16 +15,14 @@ from core.memory._filter_text import filter_from_text
 from core.memory._filters import filter_condition
 from core.memory._period_text import current_period, period_from_text
 from core.memory._schema_match import Lookup, column_expr, is_numeric, mentioned_tables, named_columns
-from core.memory._words import currency_code, normalize, words
+from core.memory._words import NUMBER_WORDS, currency_code, normalize, words
 from core.schema import Column, Schema, Table
 
 __all__ = ["presentation_from_text", "states_time_range"]
 
 _UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
           "year": "year", "years": "year", "quarter": "quarter", "quarters": "quarter"}  # fmt: skip
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                 "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
-                 "hundred": 100, "a": 1, "an": 1}  # fmt: skip
+_NUMBER_WORDS = NUMBER_WORDS
 _NUMW = r"(?P<n>\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
 _WINDOW_RE = re.compile(r"\b(?:last|past|previous|recent|trailing|rolling)\s+(?:" + _NUMW + r"\s+)?"
                         r"(?P<unit>days?|weeks?|months?|quarters?|years?)\b|"
@@ -121,13 +119,8 @@ def _period_span(text: str) -> tuple[int, int] | None:
     period = period_from_text(text)
     if period is not None:
         return period.span
-    current = _CURRENT_WORDS.search(text)
-    return (current.start(), current.end()) if current else None
-
-
-_CURRENT_WORDS = re.compile(r"\b(?:this|current|the\s+current)\s+(?:calendar\s+|financial\s+|fiscal\s+)?"
-                            r"(?:year|quarter|month)(?:\s*\([^)]*\))?|\b(?:year|quarter|month)[-\s]+to[-\s]+date\b",
-                            re.IGNORECASE)  # fmt: skip
+    current = current_period(text)
+    return current[2] if current else None
 
 
 def _window_form(text: str, schema: Schema) -> dict[str, Any] | None:

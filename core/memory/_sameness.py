@@ -15,8 +15,8 @@ from typing import Any
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._in_context import listed_values
-from core.memory._atom_text import NUM, number_of
-from core.memory._words import name_key, normalize
+from core.memory._atom_text import numbers_in
+from core.memory._words import name_key
 
 __all__ = ["norm", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
@@ -49,10 +49,6 @@ def slot_key(st: Mapping[str, Any] | None) -> tuple[str, ...] | None:
 
 
 _CONDITION_WORDS = re.compile(r"\b(?:not|no|never|except|excluding|without|only|minus|plus|divided|per|times)\b")
-
-
-def _numbers(text: str) -> list[float]:
-    return sorted(float(number_of(m)) for m in re.finditer(NUM, normalize(text), re.IGNORECASE))
 
 
 def slots_clash(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
@@ -95,7 +91,7 @@ def same_structure(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
             return True
         # Kept as words: "a customer who spent over 20000" and "customers with total spend above 20k" state the
         # same numbers and no other condition word; a redefinition changes a number or adds a condition.
-        na, nb = _numbers(da), _numbers(db)
+        na, nb = sorted(numbers_in(da)), sorted(numbers_in(db))
         return bool(na) and na == nb and not (_CONDITION_WORDS.findall(da.lower()) != _CONDITION_WORDS.findall(
             db.lower()))  # fmt: skip
     if kind == "display":

@@ -144,10 +144,24 @@ def structure(fact: Fact, schema: Schema | None, *, lookup: ValueLookup | None =
     it the schema's cached value hints answer (see ``_schema_match.resolve_values``).
     """
     try:
-        return _structure(fact, schema, lookup)
+        return _structure(fact, schema, _remembering(lookup) if lookup is not None else None)
     except (sqlglot.errors.SqlglotError, ValueError, KeyError) as exc:  # never lose the memory over its form
         logger.warning("could not structure memory %r: %s", fact.content[:80], exc)
         return None
+
+
+def _remembering(lookup: ValueLookup) -> ValueLookup:
+    """``lookup`` answering each (table, column, values) once: one statement is read several ways (a window and
+    the filter beside it, a value hinted in one column and probed in the others), each asking the same."""
+    seen: dict[tuple[str, str, tuple[str, ...]], Mapping[str, str | None]] = {}
+
+    def ask(table: str, column: str, values: Sequence[str]) -> Mapping[str, str | None]:
+        key = (table, column, tuple(values))
+        if key not in seen:
+            seen[key] = lookup(table, column, values)
+        return seen[key]
+
+    return ask
 
 
 def _structure(fact: Fact, schema: Schema | None, lookup: ValueLookup | None) -> dict[str, Any] | None:

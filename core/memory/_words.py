@@ -12,6 +12,7 @@ __all__ = [
     "GENERIC_COL_WORDS",
     "INCLUDE_CUES",
     "NEGATION",
+    "NUMBER_WORDS",
     "POSITIVE_CUES",
     "RESTRICTIVE",
     "STOP",
@@ -29,6 +30,10 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"[a-z0-9]+")
+# numbers written as words ("the last three months", "ten rows", "give me thirty"); "a"/"an" are one
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30,
+                "forty": 40, "fifty": 50, "hundred": 100, "a": 1, "an": 1}  # fmt: skip
 STOP = {
     "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "me", "my", "i", "we",
     "show", "only", "all", "with", "from", "by", "that", "this", "it", "as", "at", "any", "yes", "no", "none",
