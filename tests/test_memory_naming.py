@@ -554,3 +554,21 @@ def test_a_withdrawal_of_something_else_leaves_settings_alone(message: str) -> N
                   {"kind": "filter", "table": "MediaType", "column": "Name", "op": "<>",
                    "value": "Protected MPEG-4 video file"}):  # fmt: skip
         assert _structural_match(retraction_object(message), saved, "sqlite") is False
+
+
+# -- attack findings not fixed yet: strict xfails, so a fix shows up -------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="attack 4, finding 8: a bare new number routes as a question; it only means "
+                                       "a new row limit next to a saved one, which the router cannot see")
+def test_a_bare_new_row_limit_said_mid_conversation_is_remembered() -> None:
+    from core.memory import MiniLMEmbedder, classify
+
+    route = classify("10 is too few, give me 30", embedder=MiniLMEmbedder(), has_history=True)
+    assert route.kind == "preference"
+
+
+@pytest.mark.xfail(strict=True, reason="attack 4, finding 13: an impossible date is kept as words with no warning")
+def test_an_impossible_date_in_a_statement_is_named_in_a_warning(chinook: tuple[Grounding, Path]) -> None:
+    u = understand("preference", "only invoices from 2024-02-30 onwards", chinook[0])
+    assert any("2024-02-30" in w for w in u.warnings)
