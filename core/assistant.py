@@ -86,6 +86,9 @@ class Reply:
 
 
 # "what does revenue mean?", "which definitions have I saved?": about the memory itself, a meta question
+# a message that starts the way a request for rows does ("show …", "list …", "dikhao …")
+_ASKS_FOR_DATA = re.compile(r"\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:show|list|give|get|find|display|pull|"
+                            r"fetch|what|which|how|who|when|where|dikhao|dikha|batao|bata)\b", re.IGNORECASE)
 _ASKS_ABOUT_MEMORY = re.compile(r"\b(?:mean|means|meaning|definition|defined|define|remember|saved|memor\w*|"
                                 r"preferences?|explain|matlab)\b", re.IGNORECASE)
 
@@ -136,6 +139,15 @@ class Assistant:
                 return Route("question", route.uncertain, (*route.reasons, f'names your saved "{named}"'))
         return route
 
+    def _withdraws(self, user: str, message: str) -> bool:
+        """Whether ``message`` names a saved memory to withdraw (nothing is changed to find out)."""
+        try:
+            report = forget(message, user=user, database_id=self.database_id, store=self.store,
+                            embedder=self.embedder, schema=self.pipeline.load_schema(), dry_run=True)
+        except CairnError:
+            return True  # the forget path then says what went wrong
+        return report.operation != "NOOP"
+
     def _names_saved_definition(self, user: str, message: str) -> str | None:
         try:
             mine = self.store.list(user, database_id=self.database_id)
@@ -174,6 +186,9 @@ class Assistant:
             if reply is not None:
                 return reply
             route = Route("follow_up", True, (*route.reasons, "no previous query to edit: asked as a question"))
+        if route.kind == "forget" and _ASKS_FOR_DATA.match(message) and not self._withdraws(user, message):
+            # "show returned orders again" with nothing saved about returned orders: a request for rows
+            route = Route("question", True, (*route.reasons, "nothing saved to withdraw: answered as a question"))
         if is_memory_statement(route):
             return self._remember(user, message, route)
         return self._answer(user, message, route, cancel=cancel, on_stage=on_stage, exclude=exclude)

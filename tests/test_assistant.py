@@ -153,3 +153,10 @@ def test_dry_run_calls_neither_model_nor_database(db, store, tmp_path: Path) -> 
     assert mem["applied_as"] == "filter" and "standing preference" in mem["why"]
     assert "customers.country = 'India'" in report["prompt"]["user"]
     assert bot.dry_run("zed", "Stop showing cancelled orders")["route"] == "preference"
+
+
+def test_a_request_to_see_rows_again_with_nothing_saved_is_answered(db, store, tmp_path: Path) -> None:
+    llm = ScriptedLLM("SELECT count(*) FROM orders WHERE status = 'returned'", "NONE")
+    reply = make(db, store, tmp_path, llm).handle("ivo", "show returned orders again")
+    assert reply.route.kind == "question" and reply.answer is not None and reply.answer.ok
+    assert "nothing saved to withdraw" in " ".join(reply.route.reasons)

@@ -531,3 +531,92 @@ def test_a_metric_redefined_with_should_be_replaces_it(minilm: CachedEmbedder, t
     report, mems = _cycle(minilm, tmp_path, ("metric", "AOV = total revenue divided by the number of orders."),
                           ("metric", "AOV should be total revenue divided by the number of delivered orders."))
     assert report.operation == "DELETE" and len(mems) == 1 and "delivered" in (mems[0].structured or {}).get("sql", "")
+
+
+# --- a second statement about one saved definition (no model: the rules alone) -------------------------------
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("A whale spends over 20000 in total.", "whale now means over 50000 lifetime"),
+    ("A lapsed customer has no order in 6 months.", "lapsed should be 12 months without an order"),
+    ("Basket size = average orders.total_amount.", "Basket size means number of orders per customer, not the amount."),
+])  # fmt: skip
+def test_a_new_definition_of_a_saved_name_replaces_it(minilm: CachedEmbedder, tmp_path: Path, old: str,
+                                                       new: str) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("terminology", old), ("terminology", new))
+    assert report.operation == "DELETE" and [m.content for m in mems] == [new]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("AOV = average total_amount over delivered orders.", "AOV matlab delivered orders ka average total_amount"),
+    ("VIP = customer with 10+ orders.", "VIP matlab jinke 10 se zyada orders"),
+    ("Nordics means Norway, Sweden, Denmark and Finland.", "When I say Nordics: Denmark, Finland, Norway, Sweden."),
+])  # fmt: skip
+def test_a_definition_said_again_in_other_words_is_one_memory(minilm: CachedEmbedder, tmp_path: Path, old: str,
+                                                               new: str) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("terminology", old), ("terminology", new))
+    assert report.operation == "NOOP" and [m.content for m in mems] == [old]
+
+
+def test_a_detail_for_a_saved_term_is_kept_with_it_as_words(minilm: CachedEmbedder, tmp_path: Path) -> None:
+    report, mems = _cycle(minilm, tmp_path, ("terminology", "A whale is a customer whose orders total over 50000."),
+                          ("terminology", "for whales only count delivered orders toward the 50000"))
+    assert report.operation == "UPDATE" and len(mems) == 1
+    assert "delivered" in mems[0].content and "over 50000" in mems[0].content
+    assert not (mems[0].structured or {}).get("sql")  # the saved SQL no longer says all of it: used as context
+
+
+@pytest.mark.parametrize(("old", "new", "same"), [
+    ("VIP = 10+ orders.", "VIP means under 10 orders", False),
+    ("Revenue = SUM(UnitPrice * Quantity).", "revenue matlab UnitPrice times Quantity ka sum", True),
+    ("Long track = over 6 minutes.", "long track = over 6 minutes and not a video", False),
+    ("Long track = over 6 minutes.", "long track should be over 6 minutes", False),
+])  # fmt: skip
+def test_restates_compares_numbers_words_and_comparisons(old: str, new: str, same: bool) -> None:
+    from core.memory._sameness import restates
+
+    assert restates(old, new, "x") is same
+
+
+# --- withdrawals in everyday words ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("message", [
+    "videos wala filter hata do",
+    "you can include videos again, drop that rule",
+    "forget my artists list, I'm not on that roster anymore",
+])  # fmt: skip
+def test_a_withdrawal_finds_a_words_only_memory_past_its_verbs(message: str) -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    kept = apply(Fact("preference", "Round money to whole dollars."), store, emb, schema=None)
+    for text in ("Ignore video tracks.", "My artists are Iron Maiden and Metallica."):
+        apply(Fact("preference", text), store, emb, schema=None)
+    report = forget(message, user=USER, database_id=DB, store=store, embedder=emb, schema=None)
+    assert report.operation == "DELETE" and len(report.before) == 1
+    assert kept.after[0].id in {m.id for m in store.list(USER)} and len(store.list(USER)) == 2
+
+
+def test_a_withdrawal_that_names_two_memories_equally_forgets_neither() -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    for text in ("Ignore video tracks.", "Show video durations in minutes."):
+        apply(Fact("preference", text), store, emb, schema=None)
+    report = forget("videos wala rule hata do", user=USER, database_id=DB, store=store, embedder=emb,
+                    schema=None)  # fmt: skip
+    assert report.operation == "NOOP" and len(store.list(USER)) == 2
+
+
+def test_no_decimals_any_more_is_a_new_setting_not_none(minilm: CachedEmbedder) -> None:
+    store = InMemoryStore()
+    apply(Fact("preference", "Show amounts with 2 decimals."), store, minilm, schema=SCHEMA)
+    report = forget("no decimals anymore, round everything", user=USER, database_id=DB, store=store,
+                    embedder=minilm, schema=SCHEMA)  # fmt: skip
+    [m] = store.list(USER)
+    assert report.operation == "DELETE" and report.after and (m.structured or {}).get("value") == 0
+
+
+def test_a_dry_run_forgets_nothing() -> None:
+    store, emb = InMemoryStore(), FakeEmbedder()
+    apply(Fact("preference", "only customers from India"), store, emb)
+    report = forget("I no longer care about India", user=USER, database_id=DB, store=store, embedder=emb,
+                    schema=SCHEMA, dry_run=True)  # fmt: skip
+    assert report.operation == "DELETE" and len(store.list(USER)) == 1

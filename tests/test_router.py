@@ -113,3 +113,23 @@ def test_sure_router_never_asks_the_model() -> None:
     llm = ScriptedLLM()
     route = _decide("Newest orders first", _probs(preference=0.9), classify_rules("x"), llm, True)
     assert route.kind == "preference" and not llm.history
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("no need for the top-10 cap anymore", "forget"),
+    ("we're fine seeing returned orders again", "forget"),
+    ("I don't have key accounts any more, drop that", "forget"),
+    ("VIP wali definition bhool jao", "forget"),
+    ("customers with no orders any more", "question"),
+])  # fmt: skip
+def test_withdrawals_in_everyday_words(minilm, message: str, kind: str) -> None:
+    assert classify(message, embedder=minilm).kind == kind
+
+
+@pytest.mark.parametrize("message", ["Skip video tracks (media type 'Protected MPEG-4 video file').",
+                                     "cancelled wale orders mat gino"])
+def test_a_rule_with_no_words_that_take_back_is_never_a_withdrawal(minilm, message: str) -> None:
+    from core.memory._classifier import withdraws
+
+    assert not withdraws(message)
+    assert classify(message, embedder=minilm).kind != "forget"

@@ -215,6 +215,27 @@ _REPLACEMENT = re.compile(r"\b(?:switch|change|replace|swap|move|update)\w*\b.*\
                           r"\b(?:instead|ki\s+jagah)\b", re.IGNORECASE)
 
 
+# A withdrawal says so: a verb of removing, "no longer", "any more", "again", "no need", Hindi-English "hatao",
+# "band karo", "khatam", "wapas". Without one, "skip video tracks" or "cancelled wale orders mat gino" states a
+# rule (forgetting destroys what the person saved, so it is never done on the router's word alone).
+_WITHDRAW_CUE = re.compile(
+    r"\b(?:forg[eo]?t\w*|unlearn|unremember|never\s*mind|bh[uo]o?l\w*|wipe|(?:nahi|nahin|na)\s+chahiye|"
+    r"zaru?rat\s+nahi\w*|disregard|drop|dropp\w*|remove|delete|clear|reset|undo|scrap|"
+    r"discard|cancel|disable|turn\s+off|get\s+rid|erase|revert|unset|lift|stop|quit|no\s+longer|any\s*more|"
+    r"any\s+longer|again|no\s+need|not\s+needed|need\s+not|don'?t\s+need|can\s+go|back\s+to|hata\w*|"
+    r"band\s+kar\w*|khatam|wapas|over\s+now|isn'?t|aren'?t|not\s+(?:my|our|mine)|ignore\s+what|withdraw\w*|"
+    r"retract\w*|discontinue|ditch|nix|toss|bin|rid|done\s+with|obsolete|outdated|temporary|no\s+more)\b",
+    re.IGNORECASE)
+
+
+SURE_WITHDRAWAL = 0.9  # the router is this sure: a withdrawal even in words the cue list does not know
+
+
+def withdraws(message: str) -> bool:
+    """The message has words that take something back (see ``_WITHDRAW_CUE``)."""
+    return bool(_WITHDRAW_CUE.search(message))
+
+
 def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | None, has_history: bool) -> Route:
     if not has_history:  # nothing to edit or lean on: a follow-up or an edit is then a question of its own
         moved = sum(p for k, p in probs.items() if k in NEEDS_HISTORY)
@@ -223,6 +244,9 @@ def _decide(message: str, probs: dict[str, float], rule: RuleResult, llm: LLM | 
     ranked = sorted(probs.items(), key=lambda kv: kv[1], reverse=True)
     (top, p1), (second, p2) = ranked[0], ranked[1]
     why = (f"router: {top} {p1:.2f}, {second} {p2:.2f}", *rule.reasons)
+    if top == "forget" and p1 < SURE_WITHDRAWAL and not withdraws(message):
+        (top, p1), (second, p2) = ranked[1], ranked[0]
+        why = (*why, "no words that take something back: not a withdrawal")
     if top == "forget" and _REPLACEMENT.search(message):  # "switch the country filter from India to Japan"
         return Route("preference", False, (*why, "a withdrawal with a replacement: the new value is kept"),
                      alternative="forget")
@@ -261,6 +285,6 @@ def _by_rules(message: str, rule: RuleResult, embedder: Embedder | None, llm: LL
     if result.uncertain and llm is not None and message.strip():
         result = _llm_vote(message, result, llm)
     kind = result.kind if result.kind in KINDS else "question"
-    if kind == "forget" and result.uncertain:  # forgetting destroys what the person saved: never on a guess
+    if kind == "forget" and (result.uncertain or not withdraws(message)):  # never on a guess
         kind = next((k for k in result.options if k in KINDS and k != "forget"), "question")
     return Route(kind=kind, uncertain=result.uncertain, reasons=result.reasons)  # type: ignore[arg-type]

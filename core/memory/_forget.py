@@ -18,8 +18,11 @@ from core.memory._model import Memory
 from core.memory._store import MemoryStore
 from core.memory._schema_match import filter_spec
 from core.memory._structured import structure
+from core.memory._word_match import same_word
 from core.memory._words import currency_code, mentions_value, name_key, words
+from core.memory._sameness import same_structure, slot_key, slots_clash
 from core.memory._update import UpdateReport
+from core.memory._update import _replace as replace_memory
 from core.schema import Schema
 
 __all__ = ["FORGET_MIN_SIMILARITY", "forget", "retraction_object"]
@@ -77,8 +80,10 @@ def forget(
     store: MemoryStore,
     embedder: Embedder,
     schema: Schema | None,
+    dry_run: bool = False,
 ) -> UpdateReport:
-    """Delete (or narrow) the memory ``message`` retracts; NOOP with a reason when nothing matches."""
+    """Delete (or narrow) the memory ``message`` retracts; NOOP with a reason when nothing matches. ``dry_run``:
+    the report only, nothing written."""
     obj = retraction_object(message)
     if not obj:
         return UpdateReport("NOOP", (), (), (), "could not tell what to forget")
@@ -97,9 +102,27 @@ def forget(
         elif isinstance(verdict, dict):
             narrowed.append((m, verdict))
     how = "by structure"
+    if not matched and not narrowed:  # "you can include videos again, drop that rule": look past the verbs
+        for phrase in _pointing_clauses(message):
+            for m in memories:
+                st = m.structured or (structure(Fact(m.category, m.content), schema) if schema is not None else None)
+                verdict = _structural_match(phrase, st, dialect)
+                if verdict is True:
+                    matched.append(m)
+                elif isinstance(verdict, dict):
+                    narrowed.append((m, verdict))
+            if matched or narrowed:
+                obj = phrase
+                break
     if not matched and not narrowed:
         matched = [m for m in memories if _names_words(obj, m.content)]
         how = "by its words"
+    if not matched and not narrowed:
+        for phrase in _pointing_clauses(message):
+            best = _best_by_words(phrase, memories)
+            if best is not None:
+                matched, obj, how = [best], phrase, "by its words"
+                break
     if not matched and not narrowed:
         hits = store.search(user, embed_one(embedder, obj), k=1, database_id=database_id)
         if hits and hits[0].similarity >= FORGET_MIN_SIMILARITY:
@@ -109,14 +132,24 @@ def forget(
             best = f"{hits[0].similarity:.2f}" if hits else "none"
             return UpdateReport("NOOP", (), (), (), f'no memory matches "{obj}" (best similarity {best})')
 
+    own = structure(Fact("preference", message), schema) if schema is not None else None
+    if matched and own and own.get("kind") == "display" and not dry_run:
+        # "no decimals anymore, round everything" after "two decimals": a new setting, not none
+        old = next((m for m in matched if slots_clash(slot_key(m.structured), slot_key(own))
+                    and not same_structure(m.structured, own)), None)  # fmt: skip
+        if old is not None:
+            new = Memory(user=user, category=old.category, content=message, database_id=database_id,
+                         structured=own, source=old.source, embedding=tuple(float(x) for x in embed_one(embedder, message)))
+            return replace_memory(old, new, store, "a new display setting replaces the old one")
     if matched:
-        store.delete(user, [m.id for m in matched])
+        if not dry_run:
+            store.delete(user, [m.id for m in matched])
         logger.info("forgot %d memorie(s) %s", len(matched), how)
         return UpdateReport(
             "DELETE", tuple(m.id for m in matched), tuple(matched), (), f'forgot "{obj}" ({how})'
         )
     after = tuple(old.edited(structured=spec, content=_narrowed_text(old.content, spec)) for old, spec in narrowed)
-    for m in after:
+    for m in after if not dry_run else ():
         store.put(m)  # same id: each is one atomic replace
     return UpdateReport(
         "UPDATE", tuple(m.id for m in after), tuple(m for m, _ in narrowed), after,
@@ -180,6 +213,49 @@ def _names_a_value_word(obj: str, value: object) -> bool:
 
 def _narrowed_text(content: str, spec: Mapping[str, Any]) -> str:
     return f"{content.rstrip(' .;')} (now: {spec.get('sql')})"
+
+
+# words that say "withdraw it" rather than what: verbs, fillers, Hindi-English helpers, kinds of memory
+_WITHDRAWING = {
+    "forget", "drop", "remove", "delete", "clear", "discard", "scrap", "undo", "cancel", "reset", "ignore", "lose",
+    "stop", "hata", "hatao", "hatado", "do", "karo", "kar", "kardo", "wala", "wale", "wali", "filter", "rule",
+    "setting", "thing", "stuff", "list", "again", "anymore", "any", "more", "longer", "need", "needed", "include",
+    "can", "could", "you", "fine", "seeing", "see", "showing", "show", "no", "not", "dont", "don", "t", "have",
+    "ha", "that", "this", "it", "please", "now", "use", "using", "all", "bother", "go", "back", "khatam", "band",
+    "mat", "nahi", "ok", "okay", "just", "want", "care", "apply", "applying", "default", "i", "im", "m", "we",
+    "re", "are", "is", "be", "was", "with", "ab", "bhi", "wapas", "dikhao", "saved", "earlier", "said", "told",
+    "what", "about", "on", "one", "those", "these", "there", "here", "get", "rid", "off", "turn", "instead",
+    "us", "me", "my", "our", "the", "a", "an", "of", "to", "for", "by", "in", "and", "or", "from", "data", "top",
+}  # fmt: skip
+_CLAUSE = re.compile(r"\s*(?:[,;]|\s-\s|\.\s|\b(?:because|since|as|but|coz|kyunki|so)\b)\s*", re.IGNORECASE)
+
+
+def _pointing_clauses(message: str) -> list[str]:
+    """The clauses of ``message`` that still name something once the withdrawing words are gone, first first:
+    "forget my artists list, I'm not on that roster anymore" -> ["artists", "roster"]."""
+    out = []
+    for clause in _CLAUSE.split(message):
+        kept = [w for w in re.findall(r"[\w'-]+", clause) if w.lower().replace("'", "") not in _WITHDRAWING]
+        if kept:
+            out.append(" ".join(kept))
+    return out
+
+
+def _best_by_words(phrase: str, memories: list[Memory]) -> Memory | None:
+    """The one memory sharing the most of ``phrase``'s words (spellings, plurals and typos folded), when it
+    shares at least half of them and no other memory shares as many."""
+    said = [w for w in words(phrase) if w not in _WEAK]
+    if not said:
+        return None
+    scored = []
+    for m in memories:
+        have = words(m.content)
+        scored.append((sum(any(same_word(w, h) for h in have) for w in said), m))
+    scored.sort(key=lambda x: x[0], reverse=True)
+    top = scored[0][0]
+    if top == 0 or 2 * top < len(said) or (len(scored) > 1 and scored[1][0] == top):
+        return None
+    return scored[0][1]
 
 
 def _names_words(obj: str, content: str) -> bool:

@@ -38,7 +38,7 @@ _AFTER = re.compile(rf"\b(?:after|later\s+than|post)\s+{_A}\b|\b{_B}\s+(?:ke\s+)
 _UPPER = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+{_A}\b|\b{_B}\s+se\s+(?:pehle|pahle|first)\b",
                     re.IGNORECASE)
 _THROUGH = re.compile(rf"\b(?:until|till|through|thru|up\s*to|by\s+the\s+end\s+of)\s+{_A}\b", re.IGNORECASE)
-_IN = re.compile(rf"\b(?:in|during|for|of|from|within|only|sirf|just|year)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
+_IN = re.compile(rf"\b(?:in|during|for|of|from|within|only|sirf|just|year|default\s+to)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
                  rf"wale|wali)\b|^\s*{_WHEN.format(p='c')}\s*$", re.IGNORECASE)
 _MONEY = re.compile(r"[$€£₹]|\b(?:amount|total|value|price|spend|revenue|sales?\s+of|over|above|under|below|more\s+than|"
                     r"less\s+than|at\s+least|at\s+most|rs|inr|usd|eur|rupees?|dollars?|units?|rows?|minutes?|"

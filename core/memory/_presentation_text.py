@@ -201,7 +201,8 @@ def limit_form(text: str) -> dict[str, Any] | None:
         if m and not re.search(guard, text[max(0, m.start() - 12) : m.end() + 12], re.IGNORECASE):
             n = int(m.group("n"))
             negative = text[max(0, m.start("n") - 1) : m.start("n")] in ("-", "−")
-            if 0 < n <= 100_000 and not negative:
+            year = not of_rows and 1900 <= n <= 2099  # "default to 2025 orders only": a year, not 2025 rows
+            if 0 < n <= 100_000 and not negative and not year:
                 return {"kind": "limit", "value": n}
     return None
 

@@ -16,9 +16,11 @@ from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._in_context import listed_values
 from core.memory._atom_text import numbers_in
+from core.memory._naming import words as _recall_words
+from core.memory._word_match import same_word
 from core.memory._words import name_key
 
-__all__ = ["norm", "same_definition", "same_structure", "slot_key", "slots_clash"]
+__all__ = ["norm", "restates", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
 _NUMBER_FORMAT = ("currency", "decimals")  # one memory says how numbers look: "EUR", then "with two decimals"
 
@@ -130,3 +132,55 @@ def same_definition(a: Mapping[str, Any], b: Mapping[str, Any], dialect: str) ->
     la, lb = listed_values(a, dialect), listed_values(b, dialect)
     return la is not None and lb is not None and la[0] == lb[0] and {str(v).lower() for v in la[1]} == {
         str(v).lower() for v in lb[1]}
+
+
+# Words that shape a definition without adding to it: "X means …", "X matlab jinke …", "when I say X, …".
+_DEFINING = {
+    "mean", "meaning", "matlab", "define", "defined", "definition", "call", "called", "say", "said", "when",
+    "refer", "refers", "like", "just", "basically", "simply", "again", "already", "told", "you", "know",
+    "remember", "please", "was", "am", "be", "been", "it", "that", "this", "these", "those", "as", "at", "we",
+    "i", "our", "us", "they", "them", "their", "who", "whose", "which", "what", "jo", "jinke", "jinka", "jiske",
+    "jisne", "jis", "wo", "woh", "ye", "yeh", "hai", "hain", "ka", "ki", "ke", "ko", "se", "ho", "hota", "hoti",
+    "kehte", "bolte", "yaani", "yani", "nu", "ne", "one", "ones", "thing", "thi", "tha", "mein", "me", "par",
+    "pe", "wala", "wale", "wali", "out", "of", "among",
+}  # fmt: skip
+# spellings of one idea inside definitions: "ratio"/"share"/"/", "all"/"total"/"every"
+_SAME_IDEA = {"ratio": "divided", "share": "divided", "proportion": "divided", "fraction": "divided",
+              "percentage": "divided", "percent": "divided", "rate": "divided", "total": "all", "every": "all",
+              "overall": "all", "sab": "all", "saare": "all", "sare": "all", "kul": "all"}  # fmt: skip
+
+
+def restates(old: str, new: str, name: str = "") -> bool:
+    """``new`` says nothing ``old`` does not: the same numbers, and every content word of ``new`` (its name and
+    the words that only frame a definition aside) found in ``old`` after folding spellings, typos and
+    Hindi-English. "AOV matlab delivered orders ka average total_amount" restates "AOV = average total_amount
+    over delivered orders"; "whale now means over 50000" (a new number) and "basket size means lines per
+    invoice, not the amount" (new words) do not. A stated change ("now", "should", "instead") is never a
+    restatement."""
+    if _CHANGE.search(new):
+        return False
+    if sorted(numbers_in(old)) != sorted(numbers_in(new)):
+        return False
+    known = _content_words(old) | _content_words(name)
+    extra = [w for w in _content_words(new) - _DEFINING
+             if not w.isdigit() and not any(same_word(w, k) for k in known)]
+    return not extra
+
+
+_MORE = {"more", "over", "above", "greater", "exceeding", "exceed", "exceeds", "zyada", "jyada", "upar", "plus",
+         "least", "min", "minimum", "beyond"}  # fmt: skip
+_LESS = {"less", "under", "below", "fewer", "kam", "neeche", "most", "max", "maximum", "within"}
+
+
+def _content_words(text: str) -> set[str]:
+    """``_naming.words`` with comparisons folded: "10+", "more than 10", "10 se zyada" all say ">"."""
+    text = re.sub(r"(\d)\s*\+", r"\1 more ", text)
+    text = text.replace("*", " times ").replace("×", " times ").replace("/", " divided ")
+    out = set()
+    for w in _recall_words(text):
+        out.add(">" if w in _MORE else "<" if w in _LESS else _SAME_IDEA.get(w, w))
+    return out - {"than", "se", "by", "multiplied"}
+
+
+_CHANGE = re.compile(r"\b(?:now|should|changed?|redefine[ds]?|instead|rather|anymore|any\s+more|no\s+longer|"
+                     r"ab|abhi\s+se|from\s+now|also|too|as\s+well|plus|additionally|bhi)\b", re.IGNORECASE)

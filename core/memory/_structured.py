@@ -40,6 +40,9 @@ _DEF_PATTERNS = (
     # "when I say 'heavy stuff' I mean the Metal genres"
     re.compile(r"^(?:when(?:ever)?|if)\s+(?:i|we)\s+(?:say|write|use|talk\s+about)\s+(?P<name>.+?),?\s+(?:i|we)\s+"
                r"(?:mean|am\s+talking\s+about|refer\s+to)\s+(?P<def>.+)$", re.IGNORECASE),
+    # "when I say Nordics: Denmark, Finland, Norway, Sweden"
+    re.compile(r"^(?:when(?:ever)?|if)\s+(?:i|we)\s+(?:say|write|use|talk\s+about)\s+(?P<name>[^,:=]+?)\s*"
+               r"(?::|,|=|->|\s-\s)\s*(?P<def>.+)$", re.IGNORECASE),
     # "orders above 5000 are what I call big orders": the name comes last
     re.compile(r"^(?P<def>.+?)\s+(?:is|are)\s+what\s+(?:i|we|you)\s+(?:call|mean\s+by)\s+(?P<name>.+)$",
                re.IGNORECASE),

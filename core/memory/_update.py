@@ -36,10 +36,12 @@ from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._filter_merge import as_list, merge_filters, value_key
 from core.memory._in_context import RESTATED, in_context, listed_values
+from core.memory._naming import names_term, table_words
+from core.memory._naming import words as name_words
 from core.memory._recall import entity_named_by
 from core.memory._sameness import norm as _norm
 from core.memory._sameness import same_definition as _same_definition
-from core.memory._sameness import same_structure, slot_key, slots_clash
+from core.memory._sameness import restates, same_structure, slot_key, slots_clash
 from core.memory._schema_match import filter_spec, mentioned_tables
 from core.memory._structured import ValueLookup, structure
 from core.memory._words import NEGATION, RESTRICTIVE, is_additive, words
@@ -218,6 +220,10 @@ def _apply_fact(
             old = max(same_slot, key=lambda m: m.updated_at)
             return _decide_structured(old, forms[old.id], new, store, embedder, dialect)
 
+    if fact.category in ("terminology", "metric"):
+        same = _same_name(new, new_st, existing, forms, schema)
+        if same is not None:
+            return _same_named(same, forms[same.id], new, store, embedder, dialect)
     if fact.category == "entity":
         tables = [t.name for t in schema.tables] if schema is not None else []
         same = next((m for m in existing if m.category == "entity" and entity_named_by(fact.content, m, tables)),
@@ -255,6 +261,46 @@ def _apply_fact(
     if verdict == "DELETE":
         return _replace(old, new, store, f"the model judged it a contradiction ({best_hit.similarity:.2f})")
     return _noop(old, f"the model judged it the same ({best_hit.similarity:.2f})")
+
+
+def _same_name(
+    new: Memory, new_st: Mapping[str, Any] | None, existing: list[Memory],
+    forms: Mapping[str, Mapping[str, Any] | None], schema: Schema | None,
+) -> Memory | None:
+    """The saved definition ``new`` is about when their forms do not share a slot: "whale now means over 50000
+    lifetime" (a name) after "A whale spends over 20000" (no form), or "for whales only count delivered orders"
+    (no name of its own) after "whale = a customer who spent over 50000"."""
+    tables = table_words([t.name for t in schema.tables] if schema is not None else [])
+    defs = [m for m in existing if m.category in ("terminology", "metric")]
+    name = str((new_st or {}).get("name") or "") if (new_st or {}).get("kind") in ("term", "metric") else ""
+    if name:  # an old definition Cairn could not name, which uses this name
+        hits = [m for m in defs if slot_key(forms.get(m.id)) is None
+                and names_term(name_words(m.content), name, tables)]  # fmt: skip
+    else:  # a statement with no name of its own that uses a saved definition's name
+        said = name_words(new.content)
+        hits = [m for m in defs if (forms.get(m.id) or {}).get("name")
+                and names_term(said, str(forms[m.id]["name"]), tables)]  # fmt: skip
+    return max(hits, key=lambda m: m.updated_at) if len(hits) == 1 else None
+
+
+def _same_named(
+    old: Memory, old_st: Mapping[str, Any] | None, new: Memory, store: MemoryStore, embedder: Embedder,
+    dialect: str,
+) -> UpdateReport:
+    """A second statement about one saved definition: a restatement is a NOOP; a definition of its own replaces
+    it; a detail ("for whales only count delivered orders") is added to it, in words, since its saved SQL no
+    longer says all of it."""
+    new_st = new.structured or {}
+    name = str(new_st.get("name") or (old_st or {}).get("name") or "")
+    if restates(old.content, new.content, name):
+        return _noop(old, f'the same definition of "{name}" is already remembered')
+    if new_st.get("name"):
+        return _replace(old, new, store, f'a new definition for "{name}"')
+    if old_st and old_st.get("sql"):
+        return _decide_structured(old, old_st, new, store, embedder, dialect) if new_st.get("sql") else _update(
+            old, _merge_text(old.content, new.content), None, store, embedder,
+            f'adds a detail to "{name}" (kept as words: its SQL no longer says all of it)')
+    return _update(old, _merge_text(old.content, new.content), old_st, store, embedder, f'adds a detail to "{name}"')
 
 
 def _same_entity(old: Memory, new: Memory, store: MemoryStore, embedder: Embedder) -> UpdateReport:
@@ -333,11 +379,10 @@ def _decide_structured(
             return _noop(old, f"the same {what} is already remembered")
         return _update(old, _merge_text(old.content, new.content), {**old_st, "add": have + more}, store,
                        embedder, f"adds columns to the same {what}")  # fmt: skip
-    if new_st.get("kind") in ("term", "metric") and old_st and old_st.get("sql") and not new_st.get("sql") and \
-            not _REPLACES.search(new.content) and not re.search(r"\b(?:should|now|changed?|redefine)\b", new.content,
-                                                                re.IGNORECASE):  # fmt: skip
-        # the same name said again in words Cairn cannot read: the understood definition stays
-        return _noop(old, f"the same {what} is already remembered, with its SQL")
+    if new_st.get("kind") in ("term", "metric") and restates(old.content, new.content, str(new_st.get("name"))):
+        # the same name said again in other words ("AOV matlab delivered orders ka average total_amount"): the
+        # definition already saved (with its SQL, when it has one) stays
+        return _noop(old, f"the same {what} is already remembered")
     if new_st.get("kind") == "term" and old_st and old_st.get("sql") and _norm(new_st.get("sql")).startswith(
             f"({_norm(old_st['sql'])}) and"):  # fmt: skip
         return _update(old, _merge_text(old.content, new.content), new_st, store, embedder,
