@@ -572,3 +572,24 @@ def test_a_bare_new_row_limit_said_mid_conversation_is_remembered() -> None:
 def test_an_impossible_date_in_a_statement_is_named_in_a_warning(chinook: tuple[Grounding, Path]) -> None:
     u = understand("preference", "only invoices from 2024-02-30 onwards", chinook[0])
     assert any("2024-02-30" in w for w in u.warnings)
+
+
+# -- periods, sorts and a year that is not a row limit ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("default: last 12 months", {"kind": "window", "table": "Invoice", "column": "InvoiceDate"}),  # not HireDate
+    ("default period should be 2022 through 2025", {"kind": "window", "start": "2022-01-01", "end": "2026-01-01"}),
+    ("change the default year to calendar 2024", {"kind": "window", "start": "2024-01-01"}),
+    ("sort by last name", {"kind": "sort", "column": "LastName", "direction": "ASC"}),
+    ("order lists by revenue desc, not by name", {"kind": "sort", "by": "measure", "direction": "DESC"}),
+])  # fmt: skip
+def test_periods_and_sorts_people_say(chinook: tuple[Grounding, Path], text: str, expected: dict) -> None:
+    u = understand("preference", text, chinook[0])
+    assert u.form is not None and {k: u.form.get(k) for k in expected} == expected
+
+
+@pytest.mark.parametrize("text", ["sort by country first, then last name", "Default to 2025 tracks only"])
+def test_no_unfaithful_sort_or_limit(chinook: tuple[Grounding, Path], text: str) -> None:
+    u = understand("preference", text, chinook[0])
+    assert u.form is None or u.form.get("kind") not in ("sort", "limit")

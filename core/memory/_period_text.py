@@ -28,7 +28,9 @@ _WHEN = (rf"(?:(?P<{{p}}iso>{_YEAR}-\d\d-\d\d)|(?P<{{p}}mon>{_MONTH})\.?,?\s+(?P
          rf"q(?P<{{p}}q>[1-4])\s*(?P<{{p}}qy>{_YEAR})|(?P<{{p}}qy2>{_YEAR})\s*q(?P<{{p}}q2>[1-4])|"
          rf"(?:(?:calendar|fiscal|financial)\s+)?(?:year\s+)?(?P<{{p}}y>{_YEAR}))")
 _A, _B = _WHEN.format(p="a"), _WHEN.format(p="b")
-_RANGE = re.compile(rf"\b(?:from|between)\s+{_A}\s*(?:to|and|-|–|till|until|through|thru)\s*{_B}\b", re.IGNORECASE)
+_RANGE = re.compile(rf"\b(?:from|between)\s+{_A}\s*(?:to|and|-|–|till|until|through|thru)\s*{_B}\b|"
+                    rf"\b{_WHEN.format(p='e')}\s*(?:to|-|–|till|until|through|thru)\s*{_WHEN.format(p='f')}\b",
+                    re.IGNORECASE)  # "2022 through 2025"
 _LOWER = re.compile(rf"\b(?:since|starting(?:\s+(?:from|in|with))?|beginning(?:\s+(?:in|with))?|as\s+of)\s+"
                     rf"{_A}(?:\s+(?:onwards?|on|forward|and\s+(?:later|after|beyond)))?\b|"
                     rf"\bfrom\s+{_WHEN.format(p='d')}\s+(?:onwards?|on|forward|and\s+(?:later|after|beyond))\b|"
@@ -38,7 +40,7 @@ _AFTER = re.compile(rf"\b(?:after|later\s+than|post)\s+{_A}\b|\b{_B}\s+(?:ke\s+)
 _UPPER = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+{_A}\b|\b{_B}\s+se\s+(?:pehle|pahle|first)\b",
                     re.IGNORECASE)
 _THROUGH = re.compile(rf"\b(?:until|till|through|thru|up\s*to|by\s+the\s+end\s+of)\s+{_A}\b", re.IGNORECASE)
-_IN = re.compile(rf"\b(?:in|during|for|of|from|within|only|sirf|just|year|default\s+to)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
+_IN = re.compile(rf"\b(?:in|during|for|of|from|within|only|sirf|just|year|to)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
                  rf"wale|wali)\b|^\s*{_WHEN.format(p='c')}\s*$", re.IGNORECASE)
 _MONEY = re.compile(r"[$€£₹]|\b(?:amount|total|value|price|spend|revenue|sales?\s+of|over|above|under|below|more\s+than|"
                     r"less\s+than|at\s+least|at\s+most|rs|inr|usd|eur|rupees?|dollars?|units?|rows?|minutes?|"
@@ -114,11 +116,11 @@ def _in_clause(clause: str, offset: int) -> Period | None:
         # "from 2023 onwards and no Brazil" negates Brazil, not the period
         negated = bool(set(words(clause[: m.start()])) & NEGATION) or bool(
             re.search(r"\b(?:mat|nahi|nahin|na)\b", clause[m.end() :], re.IGNORECASE))  # fmt: skip
-        a = _point(m, "a") or _point(m, "b") or _point(m, "c") or _point(m, "d")
+        a = _point(m, "a") or _point(m, "e") or _point(m, "b") or _point(m, "c") or _point(m, "d")
         if a is None:
             return None
         if side == "range":
-            b = _point(m, "b")
+            b = _point(m, "b") or _point(m, "f")
             if b is None or negated:
                 return None
             start, end = min(a[0], b[0]), max(a[1], b[1])  # "from 2024 to 2023" is the same two years

@@ -104,7 +104,14 @@ def window_form(text: str, schema: Schema, lookup: Lookup | None = None) -> dict
     cond = parse_condition(rest, schema, lookup, infer=False)  # "… and no Brazil": a value is another rule
     if cond is not None and any(a.column is not None for a in cond.atoms):
         return None
+    if _OTHER_RULE.search(rest):  # "… and also exclude cancelled orders" where no column says "cancelled"
+        return None
     return found
+
+
+_OTHER_RULE = re.compile(r"\b(?:exclude|excluding|except|omit|hide|skip|ignore|remove|drop|leave\s+out|without|"
+                         r"hata\w*)\s+(?!(?:older|earlier|previous|past|prior|the\s+rest|"
+                         r"anything\s+(?:before|older|earlier))\b)[a-z]", re.IGNORECASE)
 
 
 def states_time_range(text: str, schema: Schema) -> bool:
@@ -180,8 +187,13 @@ def _date_column(text: str, span: tuple[int, int], schema: Schema) -> tuple[Tabl
     rest = text[: span[0]] + text[span[1] :]
     picked = _named(rest, schema, scope, None)
     if picked is None or picked[1] not in _date_columns(picked[0]):
-        picked = _one([(t, c) for t in scope for c in _date_columns(t)])
+        cands = [(t, c) for t in scope for c in _date_columns(t)]
+        # a default period is about events (invoices, orders), not about dates of a person's life
+        picked = _one(cands) or _one([(t, c) for t, c in cands if not _LIFE_DATE.search(c.name)])
     return picked
+
+
+_LIFE_DATE = re.compile(r"birth|born|dob|hire|hiring|joined|joining|anniversary|expir|valid", re.IGNORECASE)
 
 
 def limit_form(text: str) -> dict[str, Any] | None:
@@ -212,12 +224,19 @@ def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
     if not (desc or asc) and not re.search(r"\b(?:sort|order)\w*\s+(?:\w+\s+){0,2}(?:by|ke\s+hisaab)\b", text,
                                            re.IGNORECASE):  # fmt: skip
         return None
-    if not _SORT_CUE.search(text) and not re.search(r"\b(?:ascending|descending|alphabetical)", text, re.IGNORECASE):
+    if not _SORT_CUE.search(text) and not re.search(r"\b(?:ascending|descending|alphabetical|asc|desc)\b|"
+                                                   r"\border\w*\s+(?:\w+\s+){0,2}by\b", text, re.IGNORECASE):
         return None
     direction = "DESC" if desc and (not asc or desc.start() < asc.start()) else "ASC"
     scope = _scope(text, schema)
     m = re.search(r"\b(?:sort\w*|order(?:ed)?|rank\w*|arrange\w*)\s+(?:\w+\s+)?by\s+(?P<col>.+)$", text,
                   re.IGNORECASE)  # fmt: skip
+    if re.search(r"\b(?:then|phir|followed\s+by)\b", text, re.IGNORECASE):
+        return None  # "by country first, then last name": a sort on two keys has no form (kept as words)
+    if m:  # "by revenue desc, not by name": what comes after a comma or a "not" is not the sort key
+        col_text = re.split(r",|;|\s+(?:not|instead\s+of|rather\s+than|nahi)\b", m.group("col"), maxsplit=1)[0]
+        if col_text.strip():
+            m = re.search(r"(?P<col>" + re.escape(col_text) + r")", text)
     picked = _named(m.group("col") if m else text, schema, scope, None)
     cue = (desc or asc).group().lower() if (desc or asc) else ""
     if picked is None and re.search(r"\b(?:length|duration|long(?:est)?|short(?:est)?|running\s+time|lamba\w*)\b",
@@ -251,6 +270,8 @@ def _output_sort(text: str, col_text: str, cue: str, direction: str, schema: Sch
     named = named_columns(words(col_text), schema, numeric=None) if col_text else []
     best = max((s for _t, _c, s in named), default=0)
     names = {c.name for _t, c, s in named if s == best and s == 2}
+    exact = {c.name for _t, c, s in named if s == 2 and words(c.name) == words(col_text)}
+    names = exact if len(exact) == 1 else names  # "by last name": LastName, not every Name column
     if len(names) == 1:  # "by last name": LastName of whichever table the answer lists
         return {"kind": "sort", "column": names.pop(), "direction": direction}
     if re.search(r"new|lat|recent|old|earl|naye|nayi|purane", cue):

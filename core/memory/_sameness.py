@@ -142,7 +142,8 @@ _DEFINING = {
     "i", "our", "us", "they", "them", "their", "who", "whose", "which", "what", "jo", "jinke", "jinka", "jiske",
     "jisne", "jis", "wo", "woh", "ye", "yeh", "hai", "hain", "ka", "ki", "ke", "ko", "se", "ho", "hota", "hoti",
     "kehte", "bolte", "yaani", "yani", "nu", "ne", "one", "ones", "thing", "thi", "tha", "mein", "me", "par",
-    "pe", "wala", "wale", "wali", "out", "of", "among",
+    "pe", "wala", "wale", "wali", "out", "of", "among", "any", "or", "ya", "usse", "isse", "has", "have", "been",
+    "with", "bolun", "bolu", "toh", "to", "equal", "equals", "having",
 }  # fmt: skip
 # spellings of one idea inside definitions: "ratio"/"share"/"/", "all"/"total"/"every"
 _SAME_IDEA = {"ratio": "divided", "share": "divided", "proportion": "divided", "fraction": "divided",
