@@ -386,6 +386,40 @@ def test_a_formatting_preference_kept_as_words_reaches_row_answers_only() -> Non
     assert rule not in _recalled(store, tables, "how many tracks are there")
 
 
+@pytest.mark.parametrize(("question", "applies"), [
+    ("list all corporate customers", True),
+    ("customers who signed up with a gmail address", True),  # the first table named is what is listed
+    ("tracks bought by customer 17", False),  # one customer named by its id: the list is of tracks
+    ("which segments have more than 3 customers", False),
+    ("customer count per segment", False),
+])  # fmt: skip
+def test_columns_shown_together_apply_to_lists_of_their_table(question: str, applies: bool) -> None:
+    pytest.importorskip("sentence_transformers")
+    rule = "whenever u list customers put their segment + email right next to the name"
+    store, tables = _bank([("preference", rule)])
+    assert (rule in _recalled(store, tables, question)) is applies
+
+
+@pytest.mark.parametrize(("question", "applies"), [
+    ("list tracks by AC/DC", True),  # "by" a name: who made them, not a grouping
+    ("list all corporate customers", False),
+    ("how many tracks are there", False),
+])  # fmt: skip
+def test_a_words_only_listing_rule_follows_its_table(question: str, applies: bool) -> None:
+    pytest.importorskip("sentence_transformers")
+    rule = "Whenever you list tracks, show the album title and the artist name beside each track name."
+    store, tables = _bank([("preference", rule)])
+    assert (rule in _recalled(store, tables, question)) is applies
+
+
+def test_a_words_only_format_rule_reaches_answers_that_show_what_it_formats() -> None:
+    pytest.importorskip("sentence_transformers")
+    rule = "durations as m:ss please, never raw milliseconds"
+    store, tables = _bank([("preference", rule)])
+    assert rule in _recalled(store, tables, "average track length?")  # one value, still a duration
+    assert rule not in _recalled(store, tables, "list all corporate customers")
+
+
 @pytest.mark.parametrize(("first", "second", "literal"), [
     ("Big invoices are invoices with a Total of 15 or more.", "big invoice threshold is 20 now, not 15", "20"),
     ("Long tracks are over 6 minutes.", "long track ab 8 minute se zyada wala maana jaaye", "480000"),  # in ms

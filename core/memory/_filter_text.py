@@ -137,7 +137,7 @@ def filter_from_text(text: str, schema: Schema, lookup: Lookup | None = None) ->
     found = _filter_from_words(text, schema, lookup)
     if found is None:
         cut = _REASON.search(text)  # "leave out invoices billed to the USA - another team owns those"
-        if cut is not None and cut.start() > 0 and not re.search(r"\d", text[cut.end() :]):
+        if cut is not None and cut.start() > 0 and not re.search(r"\b\d", text[cut.end() :]):  # "B2B" is no number
             reason = parse_condition(text[cut.end() :], schema, lookup, infer=False)
             if reason is None or not any(a.column is not None for a in reason.atoms):
                 found = _filter_from_words(text[: cut.start()], schema, lookup)

@@ -58,8 +58,9 @@ _DECIMALS = re.compile(r"\b(?P<n>\d+|one|two|three|four|zero|no)\s+(?:decimal(?:
                        r"no\s+decimals|without\s+decimals|integers?\s+only)\b", re.IGNORECASE)  # fmt: skip
 _PAIR = re.compile(r"\b(?:next\s+to|alongside|along\s+with|together\s+with|beside|besides|with|saath|sath)\b",
                    re.IGNORECASE)
-_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|when(?:ever)?\s+(?:you\s+|i\s+)?(?:show|list|display|see)\w*)"
-                       r"\b", re.IGNORECASE)
+_WHENEVER = re.compile(r"\b(?:whenever|every\s+time|any\s*time|when(?:ever)?\s+(?:you\s+|u\s+|i\s+)?(?:show|list|display|see)\w*)"
+                       r"\b|^\s*(?=\w+\s+(?:listings?|lists?)\s*:)", re.IGNORECASE)  # "Customer listings: …"
+_ADD_VERB = re.compile(r"[:,]|\b(?:put|show|add|include|display|give|keep|place|dikhao)\b", re.IGNORECASE)
 
 
 def _n(text: str) -> int:
@@ -290,7 +291,9 @@ def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
     w = _WHENEVER.search(text)
     scope = _scope(text, schema)
     if w:  # "whenever you show customer name, also show email"
-        parts = re.split(r",|\bthen\b|\balso\b", text[w.end() :], maxsplit=1)
+        parts = re.split(r",|:|\bthen\b|\balso\b", text[w.end() :], maxsplit=1)
+        if len(parts) != 2:  # "whenever u list customers put their segment next to the name"
+            parts = _when_then_add(text[w.end() :], schema) or parts
         if len(parts) == 2:
             when_text, add_text = parts[0], parts[1] + " " + text[: w.start()]
         else:  # "show country too whenever a customer name appears"
@@ -312,6 +315,15 @@ def columns_form(text: str, schema: Schema) -> dict[str, Any] | None:
         return None
     return {"kind": "columns", "table": when[0].qualified_name, "when": when[1].name,
             "add": list(dict.fromkeys(c.name for c in adds))}  # fmt: skip
+
+
+def _when_then_add(rest: str, schema: Schema) -> list[str] | None:
+    """Split "u list customers put their segment next to the name" at the first verb of adding that follows a
+    table's name: ["u list customers", "their segment next to the name"]."""
+    for verb in _ADD_VERB.finditer(rest):
+        if mentioned_tables(words(rest[: verb.start()]), schema):
+            return [rest[: verb.start()], rest[verb.end() :]]
+    return None
 
 
 def _label_column(add_text: str, when_text: str, schema: Schema) -> tuple[Table, Column] | None:

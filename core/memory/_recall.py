@@ -60,7 +60,7 @@ _ABOUT_LISTS = re.compile(r"\b(?:list|lists|listing|listed|sort|sorted|order(?:e
                           re.IGNORECASE)  # fmt: skip
 # "show durations as minutes:seconds", "format dates as DD/MM": how shown rows look, for answers that are rows
 _FORMATS = re.compile(r"\b(?:show|display|write|print|render)\w*\s+(?:\w+\s+){1,3}(?:as|in)\s+(?!a\s+list)|"
-                      r"\bformat\w*\b", re.IGNORECASE)  # fmt: skip
+                      r"\bformat\w*\b|^\s*(?:\w+\s+){0,2}\w+s\s+(?:as|in)\s+(?!a\s+list)", re.IGNORECASE)  # fmt: skip
 PRESENTATION_KINDS = ("sort", "limit", "columns")
 DISPLAY_SETTINGS = ("currency", "decimals")  # how numbers are shown: the answer's formatting, never the SQL
 _MAX_BASIS_TABLES = 8
@@ -164,30 +164,112 @@ _GROUPED_BY = re.compile(r"\b(?:per|by|each|every|har)\s+(?:the\s+)?(?P<by>[a-z]
                          re.IGNORECASE)
 
 
-def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tables: set[str]) -> bool:
+def _lists_table(question: str, q_words: set[str], st: dict[str, Any], used_tables: set[str],
+                 table_names: Sequence[str] = ()) -> bool:
     """A "columns shown together" form applies when the answer lists its table's rows: the question names the
     table or the column the form is about, or uses a term or entity defined on that table, and the rows it
-    lists are not something else ("which countries have more than 3 customers", "customer count per city")."""
+    lists are not something else ("which countries have more than 3 customers", "customer count per city",
+    "orders of customer 131")."""
     table = str(st.get("table") or "").split(".")[-1]
     wanted = words(table) | words(str(st.get("when") or ""))
 
     def ours(word: str) -> bool:
         return any(same_word(w, x) for w in wanted for x in words(word))
 
-    when = words(str(st.get("when") or "")) - _NAME_PARTS
+    # "orders of customer 131", "email of customer 38": one row named by its id is not a list of that table
+    q_words = words(_ONE_ROW.sub(" ", question)) if _ONE_ROW.search(question) else q_words
+    when = words(str(st.get("when") or "")) - _NAME_PARTS - words(table)
     if when and all(any(same_word(w, q) for q in q_words) for w in when) and any(
             same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
         return True  # "list the orders with customer names": the names are shown, whatever is listed
-    head = _LIST_HEAD.match(question)
-    if head and head.group("head").lower() not in _NOT_NOUNS and not ours(_head_noun(question, head)):
-        return False
-    ranked = re.search(r"\b(?:top|bottom|rank\w*|sort\w*|order(?:ed)?\s+by|highest|lowest|most|least)\b", question,
+    listed = _list_phrase(question)
+    if listed:
+        if any(ours(w) for w in listed):
+            return True  # "list customers from Brazil with how many orders each placed"
+        nouns = {w for t in table_names for w in words(t.split(".")[-1])}
+        if any(same_word(w, n) for w in listed for x in [w] for n in nouns):
+            return False  # a list of another table's rows
+        return table.lower() in used_tables  # "list the whales", "list my book": what the term is about
+    ranked = re.search(r"\b(?:top|bottom|rank\w*|sort\w*|order(?:ed)?\s+by|highest|lowest|most|least|biggest|"
+                       r"largest|smallest|best|worst)\b", question,
                        re.IGNORECASE)  # "top customers by spend": "by" orders the list, it does not group it
     for m in () if ranked else _GROUPED_BY.finditer(question):
         by = m.group("by") or m.group("wise")
+        if by and by[:1].isupper() and m.group("by"):
+            continue  # "tracks by AC/DC": who made them, not a grouping
         if by and by.lower() not in _NOT_NOUNS and not ours(by):
             return False
+    # the first table the question names is what it is about: "customers who ordered in May" lists customers,
+    # "orders from Bangalore customers" lists orders
+    nouns = {w for t in table_names for w in words(t.split(".")[-1])}
+    text = _ONE_ROW.sub(" ", question)
+    # "my artists' tracks", "genre wale tracks": a possessive or a Hindi-English "wale" marks a modifier
+    text = re.sub(r"\b[a-z]+(?:s'|'s)(?=\s)|\b[a-z]+\s+(?:wale|wali|wala)\b", " ", text, flags=re.IGNORECASE).lower()
+    for tok in re.findall(r"[a-z]+", text):
+        if any(same_word(tok, n) for n in nouns) and tok not in _STOP_VERBS:
+            return ours(tok)
     return table.lower() in used_tables or any(same_word(w, q) for w in wanted for q in q_words)
+
+
+_STOP_VERBS = {"ordered", "ordering", "invoiced", "tracked"}  # a verb spelled like a table noun
+
+
+_LIST_VERB = re.compile(r"^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:which|what|list|show(?:\s+me)?|"
+                        r"give\s+me|kaun\s*se|konse|kaunse)\s+", re.IGNORECASE)
+_LIST_SKIP = {"all", "the", "of", "our", "my", "me", "us", "a", "an", "most", "recent", "latest", "top", "few", "some",
+              "mere", "meri", "hamare"}
+_LIST_STOP = {"with", "from", "in", "of", "by", "per", "for", "who", "which", "that", "whose", "where", "have", "has",
+              "had", "are", "is", "was", "were", "do", "does", "did", "placed", "made", "and", "or", "ke", "ki", "ka",
+              "jo", "jinke", "jinhone", "se", "mein", "above", "below", "over", "under", "than", "on", "at", "to"}
+
+
+def _listing_table(text: str, table_names: Sequence[str]) -> str | None:
+    """The table a "when you list X …" preference is about: the first table its words name after the word
+    for listing ("Whenever you list tracks, show the album title" -> Track)."""
+    m = re.search(r"\b(?:list|lists|listing|listed|listings)\b", text, re.IGNORECASE)
+    if m is None:
+        return None
+    nouns = [(t, words(t.split(".")[-1])) for t in table_names]
+    around = text[max(0, m.start() - 40) :]  # "whenever customers are listed": the noun may come first
+    for tok in re.findall(r"[a-z]+", around.lower()):
+        for t, tw in nouns:
+            if len(tw) == 1 and any(same_word(tok, w) for w in tw):
+                return t.split(".")[-1]
+    return None
+
+
+_FORMAT_WORDS = {"show", "display", "write", "print", "render", "format", "formatted", "as", "in", "please", "pls",
+                 "never", "always", "raw", "not", "instead", "like", "e", "g", "eg", "with", "and", "the", "my",
+                 "number", "value", "them", "it", "everything", "all", "s", "m", "ss", "mm", "hh", "dd", "yyyy"}
+
+
+def _shares_subject(text: str, q_words: set[str]) -> bool:
+    """A words-only format preference ("durations as m:ss") applies where the question asks for what it
+    formats: a word of its subject (folded: "length" is a duration) occurs in the question."""
+    subject = {w for w in words(text) if w not in _FORMAT_WORDS and not w.isdigit() and len(w) > 2}
+    subject |= {x for w in subject for x in _IMPLIED.get(w, ())}
+    return any(same_word(w, q) for w in subject for q in q_words)
+
+
+_IMPLIED = {"duration": ("long", "longer", "longest", "short", "shorter", "shortest")}  # "the longest track" shows a duration
+
+
+def _list_phrase(question: str) -> list[str]:
+    """The words naming what a list is of: "Show the 10 most recent orders" -> ["orders"], "list in-transit
+    orders above 5000" -> ["in-transit", "orders"]; empty when the question does not open as a list."""
+    m = _LIST_VERB.match(question)
+    if m is None:
+        return []
+    out: list[str] = []
+    for tok in re.findall(r"[a-z][a-z'-]*|\d+", question[m.end() :].lower())[:6]:
+        if out and (tok in _LIST_STOP or tok.endswith("ed") or tok in ("more", "less", "fewer", "most")):
+            break
+        if tok.isdigit() or tok in _LIST_SKIP or tok in _LIST_STOP:
+            continue
+        if tok in _NOT_NOUNS:
+            return []  # "what is …", "which are …": not a list head
+        out.append(tok)
+    return out[-3:]
 
 
 _PHRASE_END = re.compile(r"\b(?:with|from|in|of|by|per|for|who|which|that|whose|where|have|has|had|are|is|was|were|"
@@ -224,6 +306,7 @@ def _lists_another_table(question: str, q_words: set[str], st: dict[str, Any], t
 _SHOW_HEAD = re.compile(r"\b(?:show|list|dikhao|display)\s+(?:me\s+)?(?:all\s+|the\s+|our\s+|my\s+)?(?P<head>[a-z]+)",
                         re.IGNORECASE)
 _NAME_PARTS = {"id", "first", "last", "full"}  # "FirstName": the column is a name
+_ONE_ROW = re.compile(r"\b[a-z]+\s+(?:#|no\.?\s*|number\s+|id\s+)?\d+\b", re.IGNORECASE)  # "customer 131"
 _NOT_NOUNS = {"are", "is", "was", "were", "of", "do", "does", "did", "have", "has", "me", "us", "you", "can",
               "a", "an", "one", "ones", "hain", "hai", "ke", "ki", "ka", "far", "default"}
 
@@ -399,15 +482,24 @@ def recall_memories(
         kind = "definition" if m.category in ("terminology", "metric") else "context"
         pick(m, f"close to the question ({rel:.2f})", kind)
     rows = asks_for_rows(question, names=tuple(named))
+    used_tables = {str(t).split(".")[-1].lower() for r in chosen if r.kind in ("definition", "context")
+                   for t in (r.memory.structured or {}).get("tables") or ()}  # fmt: skip
     for m in unstructured:
-        if rows or not (_ABOUT_LISTS.search(m.content) or _FORMATS.search(m.content)):
-            pick(m, "standing preference, kept as your words", "context")
+        about_lists, formats = bool(_ABOUT_LISTS.search(m.content)), bool(_FORMATS.search(m.content))
+        if not rows and about_lists:
+            continue
+        listing = _listing_table(m.content, table_names or ()) if about_lists else None
+        if listing is not None and not _lists_table(question, q_words, {"table": listing}, used_tables,
+                                                    table_names or ()):  # fmt: skip
+            continue  # "whenever you list tracks, show the album title …": only for lists of tracks
+        if formats and listing is None and not _shares_subject(m.content, q_words):
+            continue  # "durations as m:ss": only where the answer shows durations
+        pick(m, "standing preference, kept as your words", "context")
     if shown and rows:
-        used_tables = {str(t).split(".")[-1].lower() for r in chosen if r.kind in ("definition", "context")
-                       for t in (r.memory.structured or {}).get("tables") or ()}  # fmt: skip
         for m in shown:
             st = dict(m.structured or {})
-            if st.get("kind") == "columns" and not _lists_table(question, q_words, st, used_tables):
+            if st.get("kind") == "columns" and not _lists_table(question, q_words, st, used_tables,
+                                                                   table_names or ()):
                 continue
             if st.get("kind") == "sort" and _lists_another_table(question, q_words, st, table_names or ()):
                 continue

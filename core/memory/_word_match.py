@@ -42,6 +42,7 @@ _CLASSES: dict[str, str] = {
     "account": "account acct",
     # sizes, ages, places, times (Hindi-English)
     "long": "long lamba lambe lambi lengthy",
+    "duration": "duration length runtime playtime millisecond",
     "short": "short chhota chhote chhoti",
     "big": "big large bada bade badi bara bare bari huge",
     "small": "small tiny",
