@@ -627,3 +627,11 @@ def test_periods_and_sorts_people_say(chinook: tuple[Grounding, Path], text: str
 def test_no_unfaithful_sort_or_limit(chinook: tuple[Grounding, Path], text: str) -> None:
     u = understand("preference", text, chinook[0])
     assert u.form is None or u.form.get("kind") not in ("sort", "limit")
+
+
+def test_an_entity_defined_by_a_name_is_called_by_that_name() -> None:
+    pytest.importorskip("sentence_transformers")
+    rule = "watchlist = customers 88, 131, 402 and 517 (credit-risk flags from audit)"
+    store, tables = _bank([("entity", rule)])
+    assert rule in _recalled(store, tables, "watchlist ke saare customers dikhao")
+    assert rule not in _recalled(store, tables, "which customers have credit flags")  # the explanation is no name

@@ -100,9 +100,25 @@ def entity_handle(memory: Memory, st: dict[str, Any], context_words: set[str]) -
     value_words: set[str] = set()
     for v in st.get("values") or []:
         value_words |= words(str(v))
+    named = _DEFINED.match(memory.content)
+    if named:  # "watchlist = customers 88, 131 (credit-risk flags)": the name, not the explanation
+        handle = {w for w in words(named.group("name")) - value_words - context_words - _HANDLE_STOP
+                  if not w.isdigit() and len(w) > 2}  # fmt: skip
+        alias = _ALIAS.search(memory.content)
+        handle |= words(alias.group(1)) if alias else set()  # "My region is APAC: Singapore, Japan"
+        possessive = re.search(r"^\s*(?:my|our|mere|meri|mera|hamare|hamara|apne)\b|\b(?:i|we|mine|ours)\b",
+                               named.group("name"), re.IGNORECASE)  # "the accounts I manage: …" is theirs too
+        if handle and not possessive:
+            return handle  # ("my reps are …" keeps every word: "rep" alone names any support rep)
     return {w for w in words(memory.content) - value_words - context_words - _HANDLE_STOP
             if not w.isdigit() and len(w) > 2 and not w.endswith("id")
             and not any(w.startswith(c) for c in context_words if len(c) > 3)}  # fmt: skip ("employeeid")
+
+
+# "<name> = …", "<name>: …", "<name> are …", "<name> matlab …": a short name first, then what it stands for
+_DEFINED = re.compile(r"^\s*['\"]?(?P<name>(?:[\w'-]+\s+){0,4}?[\w'-]+)['\"]?\s*(?:=|:|->|\s(?:are|is|means|matlab|"
+                      r"bolun\s+toh|refers\s+to)\s)", re.IGNORECASE)
+_ALIAS = re.compile(r"\b(?:is|are)\s+([A-Z][\w-]+)\s*[:(,–-]")
 
 
 def entity_named_by(text: str, memory: Memory, table_names: Sequence[str]) -> bool:
