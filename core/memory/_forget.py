@@ -22,7 +22,7 @@ from core.memory._word_match import same_word
 from core.memory._words import currency_code, mentions_value, name_key, words
 from core.memory._sameness import same_structure, slot_key, slots_clash
 from core.memory._update import UpdateReport
-from core.memory._update import _replace as replace_memory
+from core.memory._writes import replace as replace_memory
 from core.schema import Schema
 
 __all__ = ["FORGET_MIN_SIMILARITY", "forget", "retraction_object"]
