@@ -43,7 +43,8 @@ _MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "lakh": 1e5, "lakh
          "crores": 1e7}  # fmt: skip
 INVERT = {"=": "<>", "<>": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "IN": "NOT IN", "NOT IN": "IN",
           "LIKE": "NOT LIKE", "NOT LIKE": "LIKE", "BETWEEN": "NOT BETWEEN", "NOT BETWEEN": "BETWEEN"}  # fmt: skip
-_BOUNDARY = re.compile(r"[;,]|\b(?:but|however|and|or|that|which|who|whose|where|with|having|while|though)\b",
+_BOUNDARY = re.compile(r"[;,!?]|\.\s|\s[-–—]+\s|\b(?:but|however|and|or|that|which|who|whose|where|with|having|while|"
+                       r"though)\b",
                        re.IGNORECASE)
 _TOK = re.compile(r"[A-Za-z0-9]+")
 FILLER = STOP | {singular(w) for w in {

@@ -40,9 +40,10 @@ def _from_sql(text: str, schema: Schema) -> dict[str, Any] | None:
         cond = sqlglot.condition(text[m.start() :].rstrip(" .;"), dialect=schema.dialect)
     except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
         return None
-    negate = False
+    negate = bool(set(words(text[: m.start()])) & NEGATION)  # "exclude status = 'returned'"
     if isinstance(cond, exp.Not):
-        negate, cond = True, cond.this
+        cond = cond.this
+        negate = not negate
     if isinstance(cond, exp.Paren):
         cond = cond.this
     if isinstance(cond, exp.In) and isinstance(cond.this, exp.Column):

@@ -46,6 +46,7 @@ NEGATION = {
 }  # fmt: skip
 NEGATION |= {"mat", "nahi", "nahin", "hata", "hatao", "chhod", "chhodo", "bina", "leave"}
 NEGATION |= {"dont", "doesnt", "didnt", "shouldnt", "wont", "cant", "mustnt", "neednt"}  # typed without apostrophes
+NEGATION |= {"strip", "purge", "eliminate"}  # "strip status = returned out of everything"
 POSITIVE_CUES = {"only", "show", "include", "just", "keep", "want", "prefer", "focus", "exclusively", "restrict",
                  "limit", "sirf", "keval", "bas", "care"}  # fmt: skip
 RESTRICTIVE = re.compile(
