@@ -282,6 +282,8 @@ class Assistant:
                     notes.append("Not found in the data (kept as you wrote it): "
                                  + ", ".join(map(str, st["unknown_values"])) + ".")
         text = _CONFIRM.get(route.kind, "Noted — no SQL executed")
+        if route.kind == "forget" and any(r.after and r.operation == "DELETE" for r in reports):
+            text = "Changed — no SQL executed"  # "no decimals any more": a new setting replaced the old one
         if not any(r.operation != "NOOP" for r in reports):
             text = reports[0].reason if reports else "Nothing to remember in that message — no SQL executed"
         self._record(user, message, text, None, notes)

@@ -694,3 +694,23 @@ def test_a_hand_edited_unreadable_rule_is_skipped_with_a_note(tmp_path: Path, sh
     assert answer is not None and answer.ok, (answer.error if answer else None)
     assert "2024" not in (answer.sql or "")
     assert any("was not applied" in note and "cannot be read" in note for note in answer.notes), answer.notes
+
+
+def test_an_import_with_the_same_memory_twice_keeps_one(tmp_path: Path, shop_path: Path, bots) -> None:
+    """Attack 5, finding 12: duplicates inside one file were kept, and then "forget X" removed both."""
+    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM("NONE"), kind="question")
+    twice = {"category": "terminology", "content": "A big order is an order over 5000."}
+    added = bot.bank.import_("dup", export(twice, dict(twice), {**twice, "content": "a big order is an order over 5000. "}))
+    assert len(added) == 1 and len(bot.bank.list("dup")) == 1
+
+
+def test_a_fragment_naming_a_second_column_is_not_merged_into_a_standing_filter(tmp_path: Path, shop_path: Path,
+                                                                              bots) -> None:
+    """Attack 5, finding 4: "exclude cancelled orders from Germany customers" widened the status filter and
+    dropped Germany. Two rules in one statement are kept as words."""
+    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM("NONE", "NONE"), kind="preference")
+    bot.handle("gm", "Exclude returned orders")
+    bot.handle("gm", "Exclude cancelled orders from Germany customers")
+    forms = [m.structured for m in bot.bank.list("gm")]
+    status = [f for f in forms if f and f.get("column") == "status"]
+    assert len(status) == 1 and status[0]["value"] == "returned", forms

@@ -272,8 +272,13 @@ class MemoryBank:
                 form, source = None, PENDING_SOURCE
             parsed.append(Memory(user=user, category=m.category, content=_content(m.content),
                                  database_id=m.database_id, structured=form, source=source))
-        existing = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
-        fresh = [m for m in parsed if (m.category, m.content.strip().lower(), m.database_id) not in existing]
+        seen = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
+        fresh = []
+        for m in parsed:  # a duplicate of a saved memory, or of one earlier in the same file, is skipped
+            key = (m.category, m.content.strip().lower(), m.database_id)
+            if key not in seen:
+                seen.add(key)
+                fresh.append(m)
         vectors = self.embedder.embed_batch([m.content for m in fresh]) if fresh else []
         added = [replace(m, embedding=tuple(float(x) for x in v)) for m, v in zip(fresh, vectors)]
         for m in added:

@@ -20,7 +20,7 @@ from core.memory._extraction import Fact
 from core.memory._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory._filter_merge import POSITIVE as _POSITIVE
 from core.memory._model import Memory
-from core.memory._schema_match import filter_spec, mentioned_tables
+from core.memory._schema_match import filter_spec, mentioned_tables, value_hits
 from core.memory._structured import ValueLookup, parse_definition, structure
 from core.memory._recall import names_term
 from core.memory._recall import words as recall_words
@@ -250,6 +250,9 @@ def _fragment_on_a_standing_filter(
     if len(hits) != 1:
         return None
     (table_name, column_name), (st, found) = next(iter(hits.items()))
+    others = {(h.table.qualified_name, h.column.name) for h in value_hits(words(text), schema, set())}
+    if others - {(table_name, column_name)}:
+        return None  # "exclude cancelled orders from Germany customers": a second rule, kept as words
     negated = bool(set(words(text)) & NEGATION)
     positive = bool(RESTRICTIVE.search(text)) or not negated and str(st.get("op")) in _POSITIVE
     op = ("IN" if len(found) > 1 else "=") if positive and not negated else ("NOT IN" if len(found) > 1 else "<>")

@@ -130,8 +130,8 @@ class Recall:
             if r.kind == "display":
                 continue
             if r.kind == "filter" and st.get("kind") == "window":
-                line = (f"Unless the question gives dates, only {_flat(window_words(st), 80)} on "
-                        f"{_flat(st.get('table'), 80)}.{_flat(st.get('column'), 80)}")
+                line = (f"Unless the question gives dates, only {_flat(window_words(st), 80)} "
+                        f"(by {_flat(st.get('table'), 80)}.{_flat(st.get('column'), 80)})")
             elif r.kind == "filter":
                 line = f"Whenever the query reads {_flat(st.get('table'), 80)}, filter: {_flat(st.get('sql'), 400)}"
             elif r.kind == "presentation" or st.get("kind") in ("display", "include"):
