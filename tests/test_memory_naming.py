@@ -635,3 +635,14 @@ def test_an_entity_defined_by_a_name_is_called_by_that_name() -> None:
     store, tables = _bank([("entity", rule)])
     assert rule in _recalled(store, tables, "watchlist ke saare customers dikhao")
     assert rule not in _recalled(store, tables, "which customers have credit flags")  # the explanation is no name
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Default period = FY 25-26, i.e. invoices dated 1 April 2025 onwards.", {"start": "2025-04-01"}),
+    ("For anything sales-related, last three years only: 2023 through 2025.",
+     {"start": "2023-01-01", "end": "2026-01-01"}),  # the stated bounds, not "the last 3 years" from today
+    ("For any ranking or breakdown, put the biggest number at the top.", {"kind": "sort", "by": "measure"}),
+])  # fmt: skip
+def test_held_out_forms_seen_after_measuring(chinook: tuple[Grounding, Path], text: str, expected: dict) -> None:
+    u = understand("preference", text, chinook[0])
+    assert u.form is not None and {k: u.form.get(k) for k in expected} == expected

@@ -250,7 +250,9 @@ def _fragment_on_a_standing_filter(
     if len(hits) != 1:
         return None
     (table_name, column_name), (st, found) = next(iter(hits.items()))
-    others = {(h.table.qualified_name, h.column.name) for h in value_hits(words(text), schema, set())}
+    said = {str(v).lower() for v in found}
+    others = {(h.table.qualified_name, h.column.name) for h in value_hits(words(text), schema, set())
+              if str(h.value).lower() not in said}  # fmt: skip
     if others - {(table_name, column_name)}:
         return None  # "exclude cancelled orders from Germany customers": a second rule, kept as words
     negated = bool(set(words(text)) & NEGATION)

@@ -24,7 +24,10 @@ _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"(?:19|20)\d\d"
 # one point in time: an ISO day, a month and year, a quarter, or a year
-_WHEN = (rf"(?:(?P<{{p}}iso>{_YEAR}-\d\d-\d\d)|(?P<{{p}}mon>{_MONTH})\.?,?\s+(?P<{{p}}my>{_YEAR})|"
+_WHEN = (rf"(?:(?P<{{p}}iso>{_YEAR}-\d\d-\d\d)|"
+         rf"(?P<{{p}}dd>\d{{{{1,2}}}})(?:st|nd|rd|th)?\s+(?P<{{p}}dmon>{_MONTH})\.?,?\s+(?P<{{p}}dy>{_YEAR})|"
+         rf"(?P<{{p}}mdmon>{_MONTH})\.?\s+(?P<{{p}}mdd>\d{{{{1,2}}}})(?:st|nd|rd|th)?,?\s+(?P<{{p}}mdy>{_YEAR})|"
+         rf"(?P<{{p}}mon>{_MONTH})\.?,?\s+(?P<{{p}}my>{_YEAR})|"
          rf"q(?P<{{p}}q>[1-4])\s*(?P<{{p}}qy>{_YEAR})|(?P<{{p}}qy2>{_YEAR})\s*q(?P<{{p}}q2>[1-4])|"
          rf"(?:(?:calendar|fiscal|financial)\s+)?(?:year\s+)?(?P<{{p}}y>{_YEAR}))")
 _A, _B = _WHEN.format(p="a"), _WHEN.format(p="b")
@@ -63,6 +66,10 @@ def _point(m: re.Match[str], p: str) -> tuple[datetime.date, datetime.date] | No
         if g.get(p + "iso"):
             day = datetime.date.fromisoformat(g[p + "iso"])
             return day, day + datetime.timedelta(days=1)
+        for d, mon, y in (("dd", "dmon", "dy"), ("mdd", "mdmon", "mdy")):  # "1 April 2025", "April 1, 2025"
+            if g.get(p + mon) and g.get(p + d):
+                day = datetime.date(int(g[p + y]), _MONTHS[g[p + mon][:3].lower()], int(g[p + d]))
+                return day, day + datetime.timedelta(days=1)
         if g.get(p + "mon"):
             year, month = int(g[p + "my"]), _MONTHS[g[p + "mon"][:3].lower()]
             return datetime.date(year, month, 1), _add_months(year, month, 1)

@@ -133,7 +133,7 @@ def _period_span(text: str) -> tuple[int, int] | None:
 
 def _window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     m = _WINDOW_RE.search(text)
-    if not m:
+    if not m or period_from_text(text) is not None:  # "last three years only: 2023 through 2025": the bounds
         return fixed_window_form(text, schema)
     amount = _n(m.group("n") or m.group("n2") or "1")
     unit = _UNITS[(m.group("unit") or m.group("unit2")).lower()]
@@ -247,7 +247,8 @@ def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
     if picked is None:
         if re.search(r"new|lat|recent|old|earl|naye|nayi|purane", cue):
             picked = _one([(t, c) for t in scope for c in _date_columns(t)])
-        elif re.search(r"high|larg|big|expens|low|small|cheap", cue):
+        elif re.search(r"high|larg|big|expens|low|small|cheap", cue) and len(scope) < len(schema.tables):
+            # "biggest amount first for orders"; with no table named it is every list's number (below)
             picked = _one([(t, c) for t in scope for c in t.columns if is_numeric(c) and c.name not in t.primary_key
                            and not c.name.lower().endswith("id")])  # fmt: skip
         elif "alpha" in cue or "z" in cue:
