@@ -23,6 +23,8 @@ _STOP = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "ar
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("xes", "ches", "shes", "sses", "zzes")):
+        return word[:-2]  # "boxes", "batches", "dishes", "classes"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
@@ -50,6 +52,8 @@ def names_term(question_words: set[str], name: str, table_words: Iterable[str] =
     # "revenue per customer": the noun after "per" says what the ratio is over, table noun or not
     per = {canonical(_stem(w)) for w in re.findall(r"\bper\s+([a-z]+)", name.lower())}
     distinctive = (wanted - set(table_words)) | (per & wanted) or wanted
+    # "premium tier" is named by "premium tracks": a generic head noun is dropped when a word beside it says more
+    distinctive = distinctive - _GENERIC_HEADS or distinctive
     if distinctive and all(any(same_word(w, q) for q in question_words) for w in distinctive):
         return True
     compact = re.sub(r"[^a-z]", "", name.lower())
@@ -57,6 +61,10 @@ def names_term(question_words: set[str], name: str, table_words: Iterable[str] =
         return True  # the question spells out the acronym the term is saved as
     tokens = [t for t in re.findall(r"[a-z0-9]+", name.lower()) if t not in _STOP and t != "per"]
     return len(tokens) >= 3 and "".join(t[0] for t in tokens) in question_words  # "aov" names "average order value"
+
+
+_GENERIC_HEADS = {"tier", "type", "category", "class", "level", "group", "bucket", "band", "kind", "segment",
+                  "bracket", "grade"}
 
 
 def table_words(table_names: Sequence[str] | None) -> set[str]:

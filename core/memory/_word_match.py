@@ -45,7 +45,7 @@ _CLASSES: dict[str, str] = {
     "duration": "duration length runtime playtime millisecond",
     "short": "short chhota chhote chhoti",
     "big": "big large bada bade badi bara bare bari huge",
-    "small": "small tiny",
+    "small": "small tiny little",
     "new": "new naya naye nayi",
     "old": "old purana purane purani",
     "expensive": "expensive costly mehenga mehnga mehenge mehnge mehngi",
