@@ -56,7 +56,7 @@ logger = logging.getLogger(__name__)
 TOP_K = 3
 MIN_RELEVANCE = 0.40  # a pick by similarity: cosine beyond the table directions (see _table_basis)
 RELEVANCE_MARGIN = 0.03  # ... and this far ahead of the next memory, or it is a coin toss between them
-_ABOUT_LISTS = re.compile(r"\b(?:list|lists|listing|listed|sort|sorted|order(?:ed)?\s+by|alphabetic\w*|first|top|"
+_ABOUT_LISTS = re.compile(r"\b(?:list|lists|listing|listed|breakdowns?|sort|sorted|order(?:ed)?\s+by|alphabetic\w*|first|top|"
                           r"rows?|newest|oldest|latest|biggest|smallest|ascending|descending|column|columns)\b",
                           re.IGNORECASE)  # fmt: skip
 # "show durations as minutes:seconds", "format dates as DD/MM": how shown rows look, for answers that are rows
