@@ -616,6 +616,7 @@ def test_an_impossible_date_in_a_statement_is_named_in_a_warning(chinook: tuple[
     ("default period should be 2022 through 2025", {"kind": "window", "start": "2022-01-01", "end": "2026-01-01"}),
     ("change the default year to calendar 2024", {"kind": "window", "start": "2024-01-01"}),
     ("sort by last name", {"kind": "sort", "column": "LastName", "direction": "ASC"}),
+    ("List artists alphabetically.", {"kind": "sort", "table": "Artist", "column": "Name", "direction": "ASC"}),
     ("order lists by revenue desc, not by name", {"kind": "sort", "by": "measure", "direction": "DESC"}),
 ])  # fmt: skip
 def test_periods_and_sorts_people_say(chinook: tuple[Grounding, Path], text: str, expected: dict) -> None:

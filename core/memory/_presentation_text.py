@@ -225,7 +225,7 @@ def sort_form(text: str, schema: Schema) -> dict[str, Any] | None:
     if not (desc or asc) and not re.search(r"\b(?:sort|order)\w*\s+(?:\w+\s+){0,2}(?:by|ke\s+hisaab)\b", text,
                                            re.IGNORECASE):  # fmt: skip
         return None
-    if not _SORT_CUE.search(text) and not re.search(r"\b(?:ascending|descending|alphabetical|asc|desc)\b|"
+    if not _SORT_CUE.search(text) and not re.search(r"\b(?:ascending|descending|alphabetical\w*|asc|desc)\b|"
                                                    r"\border\w*\s+(?:\w+\s+){0,2}by\b", text, re.IGNORECASE):
         return None
     direction = "DESC" if desc and (not asc or desc.start() < asc.start()) else "ASC"
