@@ -92,25 +92,13 @@ def forget(
         return UpdateReport("NOOP", (), (), (), "there are no memories to forget")
     dialect = schema.dialect if schema is not None else "postgres"
 
-    matched: list[Memory] = []
-    narrowed: list[tuple[Memory, dict[str, Any]]] = []
-    for m in memories:
-        st = m.structured or (structure(Fact(m.category, m.content), schema) if schema is not None else None)
-        verdict = _structural_match(obj, st, dialect)
-        if verdict is True:
-            matched.append(m)
-        elif isinstance(verdict, dict):
-            narrowed.append((m, verdict))
+    forms = {m.id: m.structured or (structure(Fact(m.category, m.content), schema) if schema is not None else None)
+             for m in memories}  # fmt: skip
+    matched, narrowed = _by_structure(obj, memories, forms, dialect)
     how = "by structure"
     if not matched and not narrowed:  # "you can include videos again, drop that rule": look past the verbs
         for phrase in _pointing_clauses(message):
-            for m in memories:
-                st = m.structured or (structure(Fact(m.category, m.content), schema) if schema is not None else None)
-                verdict = _structural_match(phrase, st, dialect)
-                if verdict is True:
-                    matched.append(m)
-                elif isinstance(verdict, dict):
-                    narrowed.append((m, verdict))
+            matched, narrowed = _by_structure(phrase, memories, forms, dialect)
             if matched or narrowed:
                 obj = phrase
                 break
@@ -155,6 +143,21 @@ def forget(
         "UPDATE", tuple(m.id for m in after), tuple(m for m, _ in narrowed), after,
         f'removed "{obj}" from a filter with several values',
     )  # fmt: skip
+
+
+def _by_structure(
+    phrase: str, memories: list[Memory], forms: Mapping[str, Mapping[str, Any] | None], dialect: str,
+) -> tuple[list[Memory], list[tuple[Memory, dict[str, Any]]]]:
+    """The memories ``phrase`` names by structure: whole ones, and multi-value filters it narrows."""
+    matched: list[Memory] = []
+    narrowed: list[tuple[Memory, dict[str, Any]]] = []
+    for m in memories:
+        verdict = _structural_match(phrase, forms[m.id], dialect)
+        if verdict is True:
+            matched.append(m)
+        elif isinstance(verdict, dict):
+            narrowed.append((m, verdict))
+    return matched, narrowed
 
 
 def _structural_match(obj: str, st: Mapping[str, Any] | None, dialect: str) -> bool | dict[str, Any]:
