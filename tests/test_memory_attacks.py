@@ -714,3 +714,14 @@ def test_a_fragment_naming_a_second_column_is_not_merged_into_a_standing_filter(
     forms = [m.structured for m in bot.bank.list("gm")]
     status = [f for f in forms if f and f.get("column") == "status"]
     assert len(status) == 1 and status[0]["value"] == "returned", forms
+
+
+def test_an_import_error_names_the_memory_at_fault(tmp_path: Path, shop_path: Path, bots) -> None:
+    """Attack 5, finding 13: a too-short memory in an export was refused without saying which one."""
+    from core.errors import InputError
+
+    bot = bot_for(bots, tmp_path, shop_path, llm=ScriptedLLM("NONE"), kind="question")
+    good = {"category": "preference", "content": "Only show customers from India"}
+    with pytest.raises(InputError, match=r"Memory 2 of the export"):
+        bot.bank.import_("short", export(good, {"category": "preference", "content": "hi"}))
+    assert bot.bank.list("short") == []  # nothing half-imported

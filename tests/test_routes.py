@@ -168,3 +168,14 @@ def test_inclusion_is_never_a_filter(db, tmp_path: Path) -> None:
     forms = [m.structured for m in bot.store.list("mo")]
     assert not any(f and f.get("kind") == "filter" and f.get("op") in ("=", "IN") for f in forms)
     assert not any(f and f.get("kind") == "filter" and "cancelled" in str(f.get("value")) for f in forms)
+
+
+@pytest.mark.parametrize(("message", "kept_as_nothing"), [("ok", False), ("cool thanks", False),
+                                                         ("2022 through 2025", True)])
+def test_small_talk_that_carries_something_says_nothing_was_kept(message: str, kept_as_nothing: bool) -> None:
+    """Attack 5, finding 7: "2022 through 2025" taken as small talk was answered "Noted." while nothing was
+    stored; the reply now says so and how to keep it."""
+    from core.replies import chat_reply
+
+    reply = chat_reply(message)
+    assert ("did not store" in reply and f'"remember: {message}"' in reply) is kept_as_nothing

@@ -264,13 +264,17 @@ class MemoryBank:
             # The form is derived from the words and the memory's own database, never taken from the file: an
             # export is data, and a form edited by hand could enforce something other than what the bank shows.
             # A memory for another database keeps its words until that database is next used (ground_pending).
+            try:
+                content = _content(m.content)
+            except InputError as exc:  # "A memory needs more than 5 characters": say which one
+                raise InputError(f"Memory {n} of the export: {exc}", hint=exc.hint or "Fix the file and retry.") from exc
             if here is None:
                 here = self._grounding().database_id or ""
             if m.database_id in (here, ALL_DATABASES):
-                form, source = self.understand(m.category, m.content).form, m.source or "import"
+                form, source = self.understand(m.category, content).form, m.source or "import"
             else:
                 form, source = None, PENDING_SOURCE
-            parsed.append(Memory(user=user, category=m.category, content=_content(m.content),
+            parsed.append(Memory(user=user, category=m.category, content=content,
                                  database_id=m.database_id, structured=form, source=source))
         seen = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
         fresh = []

@@ -23,4 +23,8 @@ def chat_reply(message: str) -> str:
         return "Bye for now. Your preferences stay remembered for next time."
     if _GREETING.search(message):
         return "Hello! " + HELP_LINE
+    if re.search(r"\d", message) or len(message.split()) > 3:  # "2022 through 2025": not small talk, not kept
+        said = " ".join(message.split())[:120]
+        return (f'I did not store or run anything for that. To keep it as a standing preference, say "remember: '
+                f'{said}"; to see data, ask a question. ' + HELP_LINE)
     return "Noted. " + HELP_LINE
