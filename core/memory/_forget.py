@@ -120,8 +120,8 @@ def forget(
             best = f"{hits[0].similarity:.2f}" if hits else "none"
             return UpdateReport("NOOP", (), (), (), f'no memory matches "{obj}" (best similarity {best})')
 
-    own = structure(Fact("preference", message), schema) if schema is not None else None
-    if matched and own and own.get("kind") == "display" and not dry_run:
+    own = structure(Fact("preference", message), schema) if matched and schema is not None and not dry_run else None
+    if own and own.get("kind") == "display":
         # "no decimals anymore, round everything" after "two decimals": a new setting, not none
         old = next((m for m in matched if slots_clash(slot_key(m.structured), slot_key(own))
                     and not same_structure(m.structured, own)), None)  # fmt: skip

@@ -42,12 +42,12 @@ def lists_table(question: str, q_words: set[str], st: dict[str, Any], used_table
     if when and all(any(same_word(w, q) for q in q_words) for w in when) and any(
             same_word(w, q) for w in words(table) for q in q_words):  # fmt: skip
         return True  # "list the orders with customer names": the names are shown, whatever is listed
+    nouns = {w for t in table_names for w in words(t.split(".")[-1])}
     listed = _list_phrase(question)
     if listed:
         if any(ours(w) for w in listed):
             return True  # "list customers from Brazil with how many orders each placed"
-        nouns = {w for t in table_names for w in words(t.split(".")[-1])}
-        if any(same_word(w, n) for w in listed for x in [w] for n in nouns):
+        if any(same_word(w, n) for w in listed for n in nouns):
             return False  # a list of another table's rows
         return table.lower() in used_tables  # "list the whales", "list my book": what the term is about
     ranked = re.search(r"\b(?:top|bottom|rank\w*|sort\w*|order(?:ed)?\s+by|highest|lowest|most|least|biggest|"
@@ -61,17 +61,15 @@ def lists_table(question: str, q_words: set[str], st: dict[str, Any], used_table
             return False
     # the first table the question names is what it is about: "customers who ordered in May" lists customers,
     # "orders from Bangalore customers" lists orders
-    nouns = {w for t in table_names for w in words(t.split(".")[-1])}
     text = _ONE_ROW.sub(" ", question)
     # "my artists' tracks", "genre wale tracks": a possessive or a Hindi-English "wale" marks a modifier
     text = re.sub(r"\b[a-z]+(?:s'|'s)(?=\s)|\b[a-z]+\s+(?:wale|wali|wala)\b", " ", text, flags=re.IGNORECASE).lower()
     for tok in re.findall(r"[a-z]+", text):
-        if any(same_word(tok, n) for n in nouns) and tok not in _STOP_VERBS:
+        if not tok.endswith(("ed", "ing")) and any(same_word(tok, n) for n in nouns):  # "ordered" is a verb
             return ours(tok)
     return table.lower() in used_tables or any(same_word(w, q) for w in wanted for q in q_words)
 
 
-_STOP_VERBS = {"ordered", "ordering", "invoiced", "tracked"}  # a verb spelled like a table noun
 
 
 _LIST_VERB = re.compile(r"^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:which|what|list|show(?:\s+me)?|"
@@ -130,20 +128,6 @@ def _list_phrase(question: str) -> list[str]:
             return []  # "what is …", "which are …": not a list head
         out.append(tok)
     return out[-3:]
-
-
-_PHRASE_END = re.compile(r"\b(?:with|from|in|of|by|per|for|who|which|that|whose|where|have|has|had|are|is|was|were|"
-                         r"do|does|did|placed|made|and|or|ke|ki|ka|jo|jinke|jinhone|se|mein)\b|[,?.!;:]",
-                         re.IGNORECASE)  # fmt: skip
-
-
-def _head_noun(question: str, head: re.Match[str]) -> str:
-    """The noun a list is of: the last word of the phrase after "list"/"which" ("list all corporate customers"
-    -> "customers"), at most three words and never past a preposition or verb."""
-    rest = question[head.start("head") :]
-    stop = _PHRASE_END.search(rest)
-    phrase = (rest[: stop.start()] if stop else rest).split()[:3]
-    return phrase[-1] if phrase else head.group("head")
 
 
 def lists_another_table(question: str, q_words: set[str], st: dict[str, Any], table_names: Sequence[str]) -> bool:
