@@ -1,14 +1,18 @@
 """Bench: how often does Cairn recover the right rows from a damaged model reply, against running it as-is?
 
-Run from the repository root: ``.venv/bin/python -m bench.recovery [--split dev|test|all] [--show KIND]``.
+Run from the repository root: ``.venv/bin/python -m bench.recovery [--split dev|test|all] [--dialect
+postgres|sqlite|both] [--generator own|independent] [--show KIND]``.
 
-Defog dumps and Chinook are loaded into a fresh embedded PostgreSQL; every gold query is damaged in every
-kind of ``tests.damage`` and answered twice: (a) as-is: fences stripped, run directly in a read-only
-transaction; (b) Cairn: ``AskPipeline`` with a scripted model that serves the damaged reply and, when asked to
-repair, the same reply again (a model that never improves). Right = the same set of rows as a gold variant.
-Defog dumps hold few rows, so scores are also given on gold queries with non-empty results. ``false repairs``
-counts clean replies that Cairn turned into something returning other rows. The ``dev`` split is for tuning;
-``test`` is kept untouched until the end.
+Defog dumps and Chinook are loaded into a fresh embedded PostgreSQL; for ``sqlite`` each defog database is copied
+into a SQLite file with its primary keys and **no foreign keys** (``tests/defog_sqlite.py``), and asked defog's
+SQLite gold queries. Every gold query is damaged in every kind of the generator and answered twice: (a) as-is:
+fences stripped, run directly in a read-only transaction; (b) Cairn: ``AskPipeline`` with a scripted model
+that serves the damaged reply and, when asked to repair, the same reply again (a model that never improves).
+Right = the same rows, duplicates counted, as one of the question's gold variants. Generators: ``own``
+(``tests/damage.py``, written with the repairs) and ``independent`` (``tests/heldout/damage_independent.py``,
+written from published error analyses by a helper who never read the repair code: a held-out check whose
+failures are not printed). Harm is listed as "changed results": a reply that was right as written (``clean``
+is the gold itself) whose rows Cairn changed. The ``dev`` split is for tuning; ``test`` is kept untouched until the end.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import importlib
+import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -38,12 +45,14 @@ from core.databases import EmbeddedPostgres  # noqa: E402
 from core.pipeline import AskPipeline  # noqa: E402
 from core.schema import Schema  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
-from tests.damage import DAMAGE_KINDS, TREE_KINDS, damage, render  # noqa: E402
+from tests.damage import render  # noqa: E402
 from tests.defog_gold import expand_alternatives, split_statements  # noqa: E402
 from tests.defog_loader import DEFOG_DATABASES, load_defog  # noqa: E402
+from tests.defog_sqlite import sqlite_copy  # noqa: E402
 from tests.fakes.scripted_llm import ScriptedLLM  # noqa: E402
 
-QUESTION_FILES = ("questions_gen_postgres.csv", "instruct_basic_postgres.csv", "instruct_advanced_postgres.csv")
+QUESTION_FILES = ("questions_gen_{}.csv", "instruct_basic_{}.csv", "instruct_advanced_{}.csv")
+GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_independent"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
@@ -100,17 +109,29 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def row_set(rows: Any) -> frozenset[tuple[Any, ...]]:
-    return frozenset(tuple(_norm(v) for v in r) for r in rows)
+Rows = frozenset[tuple[tuple[Any, ...], int]]
 
 
-def run_readonly(conn: psycopg.Connection[Any], sql: str) -> frozenset[tuple[Any, ...]] | None:
-    """Rows of ``sql`` run directly in a read-only transaction, or None when it fails."""
+def row_set(rows: Any) -> Rows:
+    """The rows as a multiset (order ignored, duplicates counted): a repair that drops or doubles rows is wrong."""
+    return frozenset(Counter(tuple(_norm(v) for v in r) for r in rows).items())
+
+
+def run_readonly(conn: Any, sql: str) -> Rows | None:
+    """Rows of ``sql`` run directly (read-only, 10 s at most) with the plain driver, or None when it fails."""
+    if isinstance(conn, sqlite3.Connection):
+        deadline = time.monotonic() + 10
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        try:
+            cur = conn.execute(sql)
+            return row_set(cur.fetchall()) if cur.description else None
+        except (sqlite3.Error, ValueError, OverflowError):
+            return None
     try:
         with conn.transaction():
             conn.execute("SET TRANSACTION READ ONLY")
             conn.execute("SET LOCAL statement_timeout = '10s'")
-            cur = conn.execute(sql)  # type: ignore[arg-type]
+            cur = conn.execute(sql)
             return row_set(cur.fetchall()) if cur.description else None
     except psycopg.Error:
         return None
@@ -125,12 +146,12 @@ def strip_fences(reply: str) -> str:
     return rest if first.strip().isalpha() or not first.strip() else inner
 
 
-def cases(name: str) -> Iterator[Case]:
+def cases(name: str, dialect: str = "postgres") -> Iterator[Case]:
     if name == "chinook":
-        for question, sql in CHINOOK_GOLD:
+        for question, sql in CHINOOK_GOLD if dialect == "postgres" else ():
             yield Case(name, question, (sql,))
         return
-    for file in QUESTION_FILES:
+    for file in (f.format(dialect) for f in QUESTION_FILES):
         with (SHARED_DATA / "defog" / "questions" / file).open(newline="", encoding="utf-8") as handle:
             for row in csv.DictReader(handle):
                 if row["db_name"] != name:
@@ -160,14 +181,40 @@ class Tally:
         return cls(Counter(), Counter(), Counter())
 
 
-def bench_db(server: EmbeddedPostgres, name: str, seed: int, show: set[str], totals: dict[str, Tally],
-             counts: Counter[str], false_repairs: list[str], kinds: tuple[str, ...] = DAMAGE_KINDS) -> None:
-    uri = load(server, name)
-    database = open_database(uri)
+@dataclass(frozen=True)
+class Generator:
+    name: str
+    kinds: tuple[str, ...]
+    tree_kinds: frozenset[str]  # kinds that re-render the gold through sqlglot: skipped when that is not faithful
+    damage: Any  # (gold_sql, schema, kind, seed) -> Damaged | None
+
+    @classmethod
+    def load(cls, name: str) -> Generator:
+        module = importlib.import_module(GENERATORS[name])
+        kinds = tuple(module.DAMAGE_KINDS)
+        tree = getattr(module, "TREE_KINDS", None)
+        return cls(name, kinds, frozenset(tree if tree is not None else (k for k in kinds if k != "clean")),
+                   module.damage)
+
+
+def connect(server: EmbeddedPostgres, name: str, dialect: str, scratch: Path) -> tuple[str, Any]:
+    """(target for ``open_database``, a plain driver connection for the gold) of database ``name``."""
+    if dialect == "postgres":
+        uri = load(server, name)
+        return uri, psycopg.connect(uri, autocommit=False)
+    path = sqlite_copy(server, name, scratch)
+    return str(path), sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show: set[str],
+             totals: dict[str, Tally], counts: Counter[str], false_repairs: list[str], generator: Generator,
+             kinds: tuple[str, ...], scratch: Path) -> None:
+    target, conn = connect(server, name, dialect, scratch)
+    database = open_database(target)
     schema: Schema = database.schema()
     today = dt.date.today()
-    with psycopg.connect(uri, autocommit=False) as conn:
-        for case in cases(name):
+    try:
+        for case in cases(name, dialect):
             counts["questions"] += 1
             wants = [r for r in (run_readonly(conn, g) for g in case.golds) if r is not None]
             base = next((g for g in case.golds if run_readonly(conn, g) is not None), None)
@@ -177,13 +224,13 @@ def bench_db(server: EmbeddedPostgres, name: str, seed: int, show: set[str], tot
             non_empty = any(wants)
             counts["scored"] += 1
             counts["non_empty"] += non_empty
-            rendered = render(base, "postgres")
+            rendered = render(base, dialect)
             faithful = rendered is not None and run_readonly(conn, rendered) in wants
             for kind in kinds:
-                if kind in TREE_KINDS and not faithful:
-                    counts["unrenderable"] += kind == "table_name"
+                if kind in generator.tree_kinds and not faithful:
+                    counts["unrenderable"] += kind == kinds[-1]
                     continue
-                damaged = damage(base, schema, kind, seed)
+                damaged = generator.damage(base, schema, kind, seed)
                 if damaged is None:
                     continue
                 asis_ok = run_readonly(conn, strip_fences(damaged.reply)) in wants
@@ -197,22 +244,25 @@ def bench_db(server: EmbeddedPostgres, name: str, seed: int, show: set[str], tot
                         tally.n[key] += 1
                         tally.asis[key] += asis_ok
                         tally.cairn[key] += cairn_ok
-                if kind == "clean" and not cairn_ok:
-                    false_repairs.append(f"{name}: {case.question[:60]!r} -> {answer.sql or answer.error}")
-                if not cairn_ok and (kind in show or "all" in show):
-                    print(f"--- [{kind}] {name}: {case.question[:80]}\n  note: {damaged.note}\n  reply: "
+                if asis_ok and not cairn_ok:  # the reply was right as written and Cairn changed its result
+                    false_repairs.append(f"[{kind}] {name} ({dialect}): {case.question[:60]!r} -> "
+                                         f"{answer.sql or answer.error}")  # fmt: skip
+                if not cairn_ok and (kind in show or "all" in show) and generator.name == "own":
+                    print(f"--- [{kind}] {name} ({dialect}): {case.question[:80]}\n  note: {damaged.note}\n  reply: "
                           f"{damaged.reply[:600]}\n  cairn: {answer.sql or ''}\n  error: {answer.error}"
                           f" | rejected: {answer.rejected_reason}\n  path={answer.path} as-is ok={asis_ok}")
-    database.close()
+    finally:
+        database.close()
+        conn.close()
 
 
-def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[str]) -> None:
+def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[str], kinds: tuple[str, ...]) -> None:
     print(f"\nquestions {counts['questions']}, gold ran {counts['scored']} (failing gold skipped: "
           f"{counts['gold_fails']}), non-empty gold {counts['non_empty']} "
           f"({100 * counts['non_empty'] / max(1, counts['scored']):.0f}%), gold not faithfully re-rendered "
           f"(tree kinds skipped): {counts['unrenderable']}")
     print(f"{'kind':16} {'n':>5} {'as-is':>7} {'cairn':>7} | {'n≠∅':>5} {'as-is':>7} {'cairn':>7}")
-    for key in (*DAMAGE_KINDS, "ALL"):
+    for key in (*kinds, "ALL"):
         a, b = totals["all:" + key], totals["non_empty:" + key]
         if not a.n[key]:
             continue
@@ -222,7 +272,7 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
 
         print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
               f"{pct(b, b.cairn)}")
-    print(f"false repairs (clean reply, Cairn's rows differ): {len(false_repairs)}")
+    print(f"changed results (the reply was right as written, Cairn's rows differ): {len(false_repairs)}")
     for line in false_repairs[:20]:
         print("  " + line)
 
@@ -231,26 +281,39 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--split", choices=sorted(SPLITS), default="dev")
     parser.add_argument("--dbs", nargs="*", help="override the split with these databases")
+    parser.add_argument("--dialect", choices=("postgres", "sqlite", "both"), default="both")
+    parser.add_argument("--generator", choices=sorted(GENERATORS), default="own")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=1, help="run this many seeds from --seed on, pooled")
-    parser.add_argument("--kinds", nargs="*", choices=DAMAGE_KINDS, default=list(DAMAGE_KINDS))
-    parser.add_argument("--show", nargs="*", default=[], help="print Cairn's failures of these kinds ('all')")
+    parser.add_argument("--kinds", nargs="*", help="only these damage kinds (default: all of the generator's)")
+    parser.add_argument("--show", nargs="*", default=[],
+                        help="print Cairn's failures of these kinds ('all'); never for the independent generator")
     args = parser.parse_args(argv)
+    generator = Generator.load(args.generator)
+    kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
-    server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cairn-rec-")))
+    dialects = ("postgres", "sqlite") if args.dialect == "both" else (args.dialect,)
+    scratch = Path(tempfile.mkdtemp(prefix="cairn-rec-"))
+    server = EmbeddedPostgres(scratch / "pg")
     server.start()
-    totals: dict[str, Tally] = defaultdict(Tally.new)
-    counts: Counter[str] = Counter()
-    false_repairs: list[str] = []
     started = time.perf_counter()
     try:
-        for name in names:
-            for seed in range(args.seed, args.seed + args.seeds):
-                bench_db(server, name, seed, set(args.show), totals, counts, false_repairs, tuple(args.kinds))
+        for dialect in dialects:
+            totals: dict[str, Tally] = defaultdict(Tally.new)
+            counts: Counter[str] = Counter()
+            false_repairs: list[str] = []
+            for name in names:
+                if dialect == "sqlite" and name == "chinook":
+                    continue  # the Chinook questions here are written for its PostgreSQL names
+                for seed in range(args.seed, args.seed + args.seeds):
+                    bench_db(server, name, dialect, seed, set(args.show), totals, counts, false_repairs, generator,
+                             kinds, scratch / "sqlite")  # fmt: skip
+            print(f"\n== {dialect}, generator {generator.name}: {', '.join(names)}  (seed {args.seed}, "
+                  f"{time.perf_counter() - started:.0f}s so far)")
+            report(totals, counts, false_repairs, kinds)
     finally:
         server.stop()
-    print(f"databases: {', '.join(names)}  (seed {args.seed}, {time.perf_counter() - started:.0f}s)")
-    report(totals, counts, false_repairs)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
