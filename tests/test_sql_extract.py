@@ -128,3 +128,35 @@ def test_extracted_and_guarded_queries_run_on_the_sample_database(sample_db_uri:
             counts.append(len(conn.execute(guarded.sql).fetchall()))
     assert counts[0] >= 5
     assert counts[1:] == [3, 3, 5]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # PostgreSQL's ~ in a reply with MySQL backticks: no dialect reads all of it, and the longest prefix that
+        # parses ends before a JOIN's ON. Dropping the rest would run a different query (no WHERE, a cross join).
+        "SELECT COUNT(DISTINCT `t`.`a`) FROM `tx` AS t JOIN `c` AS c ON `t`.`b` = `c`.`b` JOIN `k` AS tk "
+        "ON `t`.`x` = `tk`.`y` WHERE `c`.`e` LIKE '%.com' AND `tk`.`s` ~ '(AMZN|AAPL)'",
+        "SELECT a FROM t WHERE b = 1 QUALIFY ROW_NUMBER() OVER (PARTITION BY c) = 1 AND @@@",
+    ],
+)
+def test_a_prefix_that_parses_never_drops_clauses(reply: str) -> None:
+    try:
+        sql = extract_sql(reply)
+    except LLMReplyError:
+        return  # no statement found is honest: the repair round shows the model the error
+    assert "WHERE" in sql and sql.rstrip().endswith(reply.rstrip()[-6:]), sql
+
+
+def test_backticks_with_postgres_operators_read_as_postgres() -> None:
+    reply = "SELECT `t`.`name` FROM `artist` AS t WHERE `t`.`name` ~ '^A'"
+    guarded = guard(extract_sql(reply), "postgres")
+    assert guarded.sql == """SELECT "t"."name" FROM "artist" AS t WHERE "t"."name" ~ '^A'"""
+
+
+def test_a_looser_trailing_limit_after_fetch_first_is_dropped() -> None:
+    assert extract_sql("SELECT a FROM t ORDER BY a\nFETCH FIRST 5 ROWS ONLY\nLIMIT 100") == (
+        "SELECT a FROM t ORDER BY a\nFETCH FIRST 5 ROWS ONLY"
+    )
+    with pytest.raises(LLMReplyError):  # a tighter one would change the rows: nothing is dropped silently
+        extract_sql("SELECT a FROM t ORDER BY a\nFETCH FIRST 50 ROWS ONLY\nLIMIT 10")

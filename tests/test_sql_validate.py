@@ -496,3 +496,53 @@ def test_defog_gold_queries_need_no_fixes(db: str, dialect: str) -> None:
                 problems.append(f"{result.fixes} :: {cell[:120]}")
     assert checked >= 10
     assert problems == []
+
+
+# -- repairs found by the SQLite copies of the defog databases and the recovery bench ----------------------------
+
+SQLITE_SALES = Schema(
+    "sqlite",
+    (
+        _table("payments_received", ["payment_id", "payment_date", "payment_amount", "payment_method", "status"],
+               pk=("payment_id",)),
+    ),
+)
+
+
+def test_sqlite_quoted_camel_case_names_are_columns_where_a_column_belongs() -> None:
+    # SQLite reads an unknown "PaymentAmount" as the string 'PaymentAmount' (AVG of a string is 0): the model meant
+    # the column, as standard SQL reads double quotes.
+    got = check("SELECT AVG(\"PaymentAmount\") FROM payments_received WHERE \"PaymentDate\" >= '2024-01-01'",
+             SQLITE_SALES, "sqlite")
+    assert got.sql == "SELECT AVG(payment_amount) FROM payments_received WHERE payment_date >= '2024-01-01'"
+
+
+@pytest.mark.parametrize("sql", [
+    'SELECT payment_id FROM payments_received WHERE status = "active"',
+    'SELECT payment_id FROM payments_received WHERE LOWER(payment_method) IN ("card", "upi")',
+    'SELECT payment_id FROM payments_received WHERE status = "paymentdate"',  # a value, even one that looks like a name
+])
+def test_sqlite_double_quoted_values_compared_with_a_column_stay_strings(sql: str) -> None:
+    got = check(sql, SQLITE_SALES, "sqlite")
+    assert got.fixes == () and got.sql == sqlglot.parse_one(sql, read="sqlite").sql(dialect="sqlite")
+
+
+def test_a_plural_of_a_folded_camel_case_column_is_its_singular() -> None:
+    broker = Schema("postgres", (_table("sbcustomer", ["sbcustid", "sbcustcountry", "sbcuststate", "sbcuststatus"],
+                                        pk=("sbcustid",)),))  # fmt: skip
+    got = check("SELECT sbCustCountries, COUNT(*) FROM sbCustomer WHERE sbCustStates = 'CA' GROUP BY sbCustCountries",
+             broker)
+    assert got.sql == ("SELECT sbcustcountry, COUNT(*) FROM sbCustomer WHERE sbcuststate = 'CA' "
+                       "GROUP BY sbcustcountry")  # fmt: skip
+
+
+def test_a_derived_table_does_not_read_its_own_output_names() -> None:
+    # FROM (SELECT mountain_altitudes FROM mountain) AS x: the inner name is checked against mountain, not x.
+    mountains = Schema("postgres", (_table("mountain", ["mountain_name", "mountain_altitude"]),))
+    got = check("SELECT x.mountain_altitude FROM (SELECT mountain_altitudes FROM mountain) AS x", mountains)
+    assert got.sql == "SELECT x.mountain_altitude FROM (SELECT mountain_altitude FROM mountain) AS x"
+
+
+def test_a_cte_referenced_in_other_quoting_is_spelled_as_defined() -> None:
+    got = check('WITH FirstOrder AS (SELECT customer_id FROM orders) SELECT COUNT(*) FROM "FirstOrder"', SHOP)
+    assert got.sql == "WITH FirstOrder AS (SELECT customer_id FROM orders) SELECT COUNT(*) FROM FirstOrder"

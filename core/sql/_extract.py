@@ -18,14 +18,14 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError
-from core.sql._guard import parse_statements
+from core.sql._guard import BACKTICK_POSTGRES_READ, parse_statements
 
 __all__ = ["extract_sql"]
 
 logger = logging.getLogger(__name__)
 
 # Dialects tried when reading a candidate; the guard later fixes foreign idioms for the target.
-_READ_DIALECTS = ("postgres", "sqlite", "mysql", "tsql", "duckdb")
+_READ_DIALECTS = ("postgres", "sqlite", "mysql", BACKTICK_POSTGRES_READ, "tsql", "duckdb")
 _QUERY_KEYWORDS = ("SELECT", "WITH", "VALUES")
 # Write or admin statements: only recognised in capitals, since the words are common English.
 _OTHER_KEYWORDS = (
@@ -121,10 +121,52 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     cuts.update(m.start() for m in _SENTENCE_END.finditer(text))
     for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
         candidate = text[:cut].strip()
+        if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):
+            continue  # what would be dropped is more SQL: a prefix that parses would silently lose clauses
         dialect = _one_statement_dialect(candidate, command_ok) if candidate.rstrip(";").strip() else None
         if dialect:
             return _strip_semicolons(candidate, dialect)
     return None
+
+
+# Words that continue a statement: a cut before one of them would drop part of the query, not prose after it.
+_CONTINUES = frozenset(
+    """where and or on join inner left right full cross natural using group order having limit offset union
+    intersect except window qualify fetch from""".split()
+)  # fmt: skip
+_TAIL_WORD = re.compile(r"[A-Za-z_][\w']*")
+_SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
+
+
+def _prose_tail(rest: str) -> bool:
+    """Is ``rest`` (what a cut drops) prose or nothing, rather than more of the statement?
+
+    Nothing, a comment, a sentence ("This counts...", "Note: ...") or a bullet is prose. A tail that starts with
+    a clause word (WHERE, AND, JOIN...), an operator or a qualified name is SQL. Otherwise the tail is prose when
+    it reads like words, not like an expression: few SQL marks per word.
+    """
+    tail = rest.lstrip(" \t\r\n;:.!?`")
+    if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")):
+        return True
+    if tail[0] in "=<>!~|&+-*/%^),.'\"[":
+        return False
+    head = tail[:300]
+    words = _TAIL_WORD.findall(head)
+    if not words:
+        return True
+    if words[0].lower() in _CONTINUES or re.match(r"[\w\"]+\s*(?:\.|=|<|>|\()", head):
+        return False
+    return len(_SQL_MARKS.findall(head)) <= max(1, len(words) // 3)
+
+
+_FETCH_FIRST = re.compile(r"\bFETCH\s+(?:FIRST|NEXT)\s+(\d+)\s+ROWS?\s+ONLY\s*;?\s*$", re.IGNORECASE)
+_LIMIT_ONLY = re.compile(r"^\s*LIMIT\s+(\d+)\s*;?\s*$", re.IGNORECASE)
+
+
+def _looser_limit(candidate: str, rest: str) -> bool:
+    """``... FETCH FIRST 5 ROWS ONLY`` then ``LIMIT 100``: the second limit cannot change the rows (5 <= 100)."""
+    fetch, limit = _FETCH_FIRST.search(candidate), _LIMIT_ONLY.match(rest)
+    return bool(fetch and limit and int(fetch.group(1)) <= int(limit.group(1)))
 
 
 def _strip_semicolons(sql: str, dialect: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.mysql import MySQL
+from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokens import TokenType
 
@@ -57,8 +58,18 @@ class CairnMysql(MySQL):
 
 _MYSQL_READ = "cairnmysql"  # CairnMysql, registered by sqlglot under its lower-cased class name
 
+
+class CairnPostgres(Postgres):
+    """PostgreSQL written with MySQL's backtick identifiers: `t`.`name` ~ '^A' (MySQL itself cannot read ``~``)."""
+
+    class Tokenizer(Postgres.Tokenizer):
+        IDENTIFIERS = ['"', "`"]
+
+
+BACKTICK_POSTGRES_READ = "cairnpostgres"
+
 # Dialects models borrow idioms from, tried in this order when the target parse fails.
-_FALLBACK_DIALECTS = (_MYSQL_READ, "tsql", "postgres", "sqlite", "duckdb", "bigquery", "snowflake", "oracle")
+_FALLBACK_DIALECTS = (_MYSQL_READ, BACKTICK_POSTGRES_READ, "tsql", "postgres", "sqlite", "duckdb", "bigquery", "snowflake", "oracle")
 
 # Statement nodes that change data, schema, privileges or session state.
 _FORBIDDEN_NODES: tuple[tuple[type[exp.Expression], str], ...] = (
@@ -231,7 +242,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
     except RecursionError as exc:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
     logger.debug("guard accepted (%s -> %s): %s", read, target, out)
-    return GuardedSQL(sql=out, expression=final, read_dialect="mysql" if read == _MYSQL_READ else read)
+    shown = {_MYSQL_READ: "mysql", BACKTICK_POSTGRES_READ: "postgres"}.get(read, read)
+    return GuardedSQL(sql=out, expression=final, read_dialect=shown)
 
 
 def _read(text: str, target: str) -> tuple[exp.Expression, str]:

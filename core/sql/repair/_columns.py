@@ -38,6 +38,7 @@ class _Repairer:
         self.dialect = dialect
         self.fixes = fixes
         self._sources: dict[int, list[Source]] = {}
+        self._names: frozenset[str] | None = None
 
     def sources(self, scope: Scope) -> list[Source]:
         key = id(scope)
@@ -144,6 +145,11 @@ class _Repairer:
         found = {c for s in where for c in s.columns if c.lower() == name.lower()}
         return next(iter(found)) if len(found) == 1 else None
 
+    def _column_names(self) -> frozenset[str]:
+        if self._names is None:
+            self._names = frozenset(c.name.lower() for t in self.schema.tables for c in t.columns)
+        return self._names
+
     def unqualified(self, col: exp.Column, scope: Scope) -> None:
         local = self.sources(scope)
         ident = col.this
@@ -170,11 +176,14 @@ class _Repairer:
             if spelled is not None:
                 self._set_name(col, spelled)
                 return
-        if self.dialect == "sqlite" and ident.quoted:
-            return  # SQLite reads an unknown "name" as a string
+        quoted_in_sqlite = self.dialect == "sqlite" and ident.quoted
+        if quoted_in_sqlite and _value_position(col, self._column_names()):
+            return  # SQLite reads an unknown "name" compared with a column as a string: status = "active"
         candidates = [Candidate(c, s, s.context) for s in local for c in s.columns]
         best, near = pick(name, candidates)
         if best is None:
+            if quoted_in_sqlite:
+                return  # no column it surely means: SQLite reads it as a string, as written
             raise self._fail(col, local, near)
         owners = [s for s in local if best.name in s.columns]
         if len(owners) > 1:
@@ -257,6 +266,33 @@ def shared_column_owner(scope: Scope, owners: list[Source], name: str, dialect: 
     if len({root(id(s)) for s in owners}) != 1:
         return None
     return min(owners, key=lambda s: s.order)
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike, exp.Is, exp.NullSafeEQ,
+                exp.NullSafeNEQ)
+
+
+def _value_position(col: exp.Column, columns: frozenset[str]) -> bool:
+    """A double-quoted name where SQL wants a value: compared with, or listed IN against, an expression that reads
+    a real column (``status = "active"``, ``LOWER(city) IN ("pune", "delhi")``). Standard SQL reads "x" as an
+    identifier
+    and SQLite falls back to a string; there the writer meant the string. ``columns``: the schema's column names,
+    lower case."""
+    node: exp.Expression = col
+    parent = node.parent
+    while isinstance(parent, (exp.Paren, exp.Lower, exp.Upper, exp.Trim)):
+        node, parent = parent, parent.parent
+
+    def real(expr: exp.Expression | None) -> bool:  # a real column, maybe in LOWER()/TRIM()/CAST(): not a subquery
+        while isinstance(expr, (exp.Paren, exp.Lower, exp.Upper, exp.Trim, exp.Cast)):
+            expr = expr.this
+        return isinstance(expr, exp.Column) and expr.name.lower() in columns
+
+    if isinstance(parent, exp.In):
+        return node is not parent.this and real(parent.this)
+    if isinstance(parent, _COMPARISONS):
+        return real(parent.expression if node is parent.this else parent.this)
+    return False
 
 
 def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:

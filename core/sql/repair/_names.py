@@ -145,7 +145,7 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
     if nw == nc:
         return 0.95
     tw, tc = tokens(wanted), tokens(candidate)
-    if tw and tw == tc:
+    if tw and tw == tc or _singular(nw) == _singular(nc):  # sbCustCountries -> sbcustcountry (folded, one word)
         return 0.9
     best = 0.0
     ctx = {_singular(c.lower()) for c in context}

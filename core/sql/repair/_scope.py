@@ -79,10 +79,17 @@ def scopes(tree: exp.Expression) -> list[Scope]:
     return list(traverse_scope(tree))
 
 
+def _plain_derived(scope: Scope) -> bool:
+    if scope.scope_type != ScopeType.DERIVED_TABLE:
+        return False
+    return scope.expression.find_ancestor(exp.Lateral) is None
+
+
 def ancestors(scope: Scope) -> Iterator[Scope]:
-    """Enclosing scopes whose sources a correlated subquery may read (a CTE cannot)."""
+    """Enclosing scopes whose sources a correlated subquery may read (a CTE cannot, nor a derived table in FROM
+    unless it is LATERAL: ``FROM (SELECT a FROM t) AS x`` never reads x)."""
     current = scope
-    while current.parent is not None and current.scope_type != ScopeType.CTE:
+    while current.parent is not None and current.scope_type != ScopeType.CTE and not _plain_derived(current):
         current = current.parent
         yield current
 

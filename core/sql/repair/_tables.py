@@ -87,11 +87,14 @@ def _rename(node: exp.Table, table: Table, dialect: str) -> None:
 def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Repair every unknown table in ``tree`` in place; raise when one cannot be repaired with confidence."""
     ctes = cte_names(tree)
+    cte_spelling = {cte.alias.lower(): cte.args["alias"].this for cte in tree.find_all(exp.CTE)
+                    if cte.alias and isinstance(cte.args["alias"].this, exp.Identifier)}  # fmt: skip
     renamed: dict[str, exp.Table] = {}
     for node in list(tree.find_all(exp.Table)):
         if not isinstance(node.this, exp.Identifier):
             continue  # table function such as generate_series(...)
         if node.args.get("db") is None and node.name.lower() in ctes:
+            _respell_cte(node, cte_spelling.get(node.name.lower()), dialect, fixes)
             continue
         if resolve_table(node, schema, dialect) is not None:
             continue
@@ -111,6 +114,15 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             renamed[old_name.lower()] = node
     if renamed:
         _requalify(tree, renamed)
+
+
+def _respell_cte(node: exp.Table, spelled: exp.Identifier | None, dialect: str, fixes: list[str]) -> None:
+    """PostgreSQL: ``WITH Totals AS (...) ... FROM "Totals"`` does not find ``totals``; spell it as the CTE is."""
+    if spelled is None or matches(node.this, effective(spelled, dialect), dialect):
+        return
+    before = _spelled(node)
+    node.set("this", spelled.copy())
+    fixes.append(f"table {before} -> {_spelled(node)}")
 
 
 def _requalify(tree: exp.Expression, renamed: dict[str, exp.Table]) -> None:
