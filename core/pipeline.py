@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -345,6 +346,8 @@ class AskPipeline:
             guarded_sql, expression = self.guard(sql, schema)
         with run.stage("validate"):
             validated = self.validate(expression, schema)
+        if validated.as_written is not None:
+            validated = self._no_harm(run, validated, schema)
         fixes = validated.fixes
         if fixes_out is not None:
             fixes_out.extend(fixes)
@@ -357,6 +360,29 @@ class AskPipeline:
             if final != validated.sql:  # filters were added: the SQL that runs is guarded as it is
                 final, _ = self.guard(final, schema)
         return final
+
+    def _no_harm(self, run: _Run, validated: Validated, schema: Schema) -> Validated:
+        """A repair the query may not need (see ``Validated.as_written``) is kept only when it keeps the rows."""
+        assert validated.as_written is not None
+        with run.stage("no_harm"):
+            as_written, _ = self.guard(validated.as_written.sql, schema)  # every SQL is checked before it runs
+            repaired, _ = self.guard(validated.sql, schema)
+            try:
+                before = self.database.execute(as_written, limits=self.limits, cancel=run.cancel)
+            except QueryFailed:
+                return validated  # as written it fails: the repair is needed
+            try:
+                after = self.database.execute(repaired, limits=self.limits, cancel=run.cancel)
+            except QueryFailed:
+                return validated.as_written
+        if Counter(before.rows) == Counter(after.rows) and len(before.columns) == len(after.columns):
+            return validated
+        run.notes.append(
+            f"Ran as written, without the repair \"{'; '.join(validated.unproven)}\": it would change the rows (in "
+            "SQLite a column that is neither grouped nor aggregated shows one row's value per group). To split the "
+            f"groups by that column, run: {validated.sql}"
+        )
+        return validated.as_written
 
     def _ask_model(
         self,

@@ -36,6 +36,7 @@ _STAGE_TEXT = {
     "generate": "The model is writing SQL…",
     "guard": "Checking the SQL is read-only…",
     "validate": "Checking names against the schema…",
+    "no_harm": "Checking a repair keeps the rows…",
     "apply_memory": "Applying your preferences…",
     "execute": "Running the query…",
     "repair": "The query failed; asking the model to repair it…",

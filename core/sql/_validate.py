@@ -19,7 +19,7 @@ from sqlglot.errors import SqlglotError
 from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import repair_columns
-from core.sql.repair import repair_group_by
+from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import strip_joins
 from core.sql.repair import repair_tables
 
@@ -35,6 +35,12 @@ class Validated:
     sql: str  # the query to run, in the target dialect
     expression: exp.Expression
     fixes: tuple[str, ...]  # human-readable notes, e.g. "column full_name -> name"
+    # Do no harm: a repair that changes a query the database may already run (SQLite runs a SELECT whose column
+    # is neither grouped nor aggregated, taking one row's value) is applied only when it keeps the rows. When
+    # there is one, ``as_written`` is the query with every other repair but not it; the caller runs both and
+    # keeps the repair only if the rows are the same (or the query as written fails).
+    as_written: Validated | None = None
+    unproven: tuple[str, ...] = ()  # the fixes missing from ``as_written``
 
 
 def schema_mapping(schema: Schema) -> dict[str, object]:
@@ -60,12 +66,22 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str) -> Valida
     """
     if dialect not in _DIALECTS:
         raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}; expected postgres or sqlite")
+    repaired = _validate(expression, schema, dialect, complete_groups=True)
+    grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
+    if dialect != "sqlite" or not grouped:
+        return repaired  # PostgreSQL rejects an ungrouped column: completing GROUP BY changes no running query
+    as_written = _validate(expression, schema, dialect, complete_groups=False)
+    return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped)
+
+
+def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, complete_groups: bool) -> Validated:
     tree = expression.copy()
     fixes: list[str] = []
     try:
         repair_tables(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes)
-        repair_group_by(tree, schema, dialect, fixes)
+        if complete_groups:
+            repair_group_by(tree, schema, dialect, fixes)
         strip_joins(tree, schema, dialect, fixes)
         sql = tree.sql(dialect=dialect)
     except SQLValidationError:

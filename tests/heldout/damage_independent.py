@@ -232,25 +232,57 @@ def _table_base(name: str) -> str:
     return _singular(toks[-1]) if toks else name.lower()
 
 
-def _col_matches(variant: str, table_name: str, col_name: str) -> bool:
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _forms(name: str, spell: dict[str, str] | None) -> list[str]:
+    """The schema's spelling plus the query's spelling of the same identifier (which may carry the word
+    boundaries an introspected, lower-cased name lost)."""
+    out = [name]
+    alt = (spell or {}).get(name.lower())
+    if alt and alt != name:
+        out.append(alt)
+    return out
+
+
+def _col_matches(variant: str, table_name: str, col_name: str, spell: dict[str, str] | None = None) -> bool:
     """Does ``variant`` plausibly denote ``table_name.col_name`` (same words up to number, abbreviation,
     case style, a short prefix, or a table-name prefix)?"""
-    v, c = _canon(variant), _canon(col_name)
-    vs, cs = {v, _core(v)}, {c, _core(c)}
-    prefixes = {(_table_base(table_name),), _core(_canon(table_name))}
-    for a in vs:
-        for b in cs:
-            if a == b:
-                return True
-            for p in prefixes:
-                if a == p + b or b == p + a:
+    if _squash(variant) == _squash(col_name):
+        return True
+    v = _canon(variant)
+    vs = {v, _core(v)}
+    for cname in _forms(col_name, spell):
+        c = _canon(cname)
+        cs = {c, _core(c)}
+        prefixes = set()
+        for tname in _forms(table_name, spell):
+            prefixes |= {(_table_base(tname),), _core(_canon(tname))}
+        for a in vs:
+            for b in cs:
+                if a == b:
                     return True
+                for p in prefixes:
+                    if a == p + b or b == p + a:
+                        return True
     return False
 
 
-def _table_matches(variant: str, table_name: str) -> bool:
-    v, t = _core(_canon(variant)), _core(_canon(table_name))
-    return v == t
+def _table_matches(variant: str, table_name: str, spell: dict[str, str] | None = None) -> bool:
+    if _squash(variant) == _squash(table_name):
+        return True
+    v = _core(_canon(variant))
+    return any(v == _core(_canon(t)) for t in _forms(table_name, spell))
+
+
+def _spellings(tree: exp.Expression) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for idn in tree.find_all(exp.Identifier):
+        name = idn.name
+        if name and (name.lower() not in out or (out[name.lower()].islower() and not name.islower())):
+            out[name.lower()] = name
+    return out
 
 
 def _rng(text: str, kind: str, seed: int) -> random.Random:
@@ -557,6 +589,7 @@ def _k_column_variant(sql: str, schema: Schema, rng: random.Random) -> tuple[str
         return None
     tree, ctx = got
     occ: dict[tuple[str, str], list[exp.Column]] = {}
+    occ_table_text: dict[tuple[str, str], str] = {}
     blocked: set[tuple[str, str]] = set()
     unqualified: set[tuple[str, str]] = set()
     for sc in ctx.scopes:
@@ -566,6 +599,8 @@ def _k_column_variant(sql: str, schema: Schema, rng: random.Random) -> tuple[str
                 continue
             key = (src.table.qualified_name.lower(), col.name.lower())
             occ.setdefault(key, []).append(col)
+            if isinstance(src.node, exp.Table):
+                occ_table_text.setdefault(key, src.node.name)
             if not col.table:
                 unqualified.add(key)
             if sc is not ctx.root and col.parent is sc.expression and col.arg_key == "expressions":
@@ -576,6 +611,7 @@ def _k_column_variant(sql: str, schema: Schema, rng: random.Random) -> tuple[str
     all_cols = {c.name.lower() for t in qtables for c in t.columns}
     taken = all_cols | ctx.output_names() | {t.name.lower() for t in schema.tables}
     reserved = _reserved(schema.dialect)
+    spell = _spellings(tree)
     options: dict[tuple[str, str], list[str]] = {}
     for key in sorted(occ):
         if key in blocked:
@@ -589,12 +625,12 @@ def _k_column_variant(sql: str, schema: Schema, rng: random.Random) -> tuple[str
         text = occ[key][0].name
         pool = qtables if key in unqualified or len(qtables) > 1 else [table]
         good = []
-        for v in _column_variant_names(text, table.name):
+        for v in _column_variant_names(text, occ_table_text.get(key, table.name)):
             if not _IDENT_RE.fullmatch(v) or v.lower() in taken or v.upper() in _ANY_KEYWORD or v.upper() in reserved:
                 continue
-            if not _col_matches(v, table.name, real.name):
+            if not _col_matches(v, table.name, real.name, spell):
                 continue
-            hits = [(t.qualified_name, c.name) for t in pool for c in t.columns if _col_matches(v, t.name, c.name)]
+            hits = [(t.qualified_name, c.name) for t in pool for c in t.columns if _col_matches(v, t.name, c.name, spell)]
             if hits != [(table.qualified_name, real.name)]:
                 continue
             good.append(v)
@@ -661,6 +697,7 @@ def _k_table_variant(sql: str, schema: Schema, rng: random.Random) -> tuple[str,
     for t in tree.find_all(exp.Table):
         taken.add(t.name.lower())
     reserved = _reserved(schema.dialect)
+    spell = _spellings(tree)
     options: dict[str, list[str]] = {}
     for key in sorted(occ):
         table = schema.table(key)
@@ -671,7 +708,7 @@ def _k_table_variant(sql: str, schema: Schema, rng: random.Random) -> tuple[str,
         for v in _table_variant_names(text):
             if not _IDENT_RE.fullmatch(v) or v.lower() in taken or v.upper() in _ANY_KEYWORD or v.upper() in reserved:
                 continue
-            hits = [t2.qualified_name for t2 in schema.tables if _table_matches(v, t2.name)]
+            hits = [t2.qualified_name for t2 in schema.tables if _table_matches(v, t2.name, spell)]
             if hits != [table.qualified_name]:
                 continue
             good.append(v)
@@ -913,10 +950,17 @@ def _k_alias_misuse(sql: str, schema: Schema, rng: random.Random) -> tuple[str, 
         cols = ctx.columns(sc)
         tsrcs = [s for s in srcs.values() if isinstance(s.node, exp.Table) and s.table is not None]
         names = [s.node.name.lower() for s in tsrcs]
+        outer_keys: set[str] = set()
+        p = sc.parent
+        while p is not None:
+            outer_keys |= set(ctx.srcs.get(id(p), {}))
+            p = p.parent
         for s in tsrcs:
             refs = [c for c in cols if c.table and c.table.lower() == s.key.lower()]
             if not refs or names.count(s.node.name.lower()) != 1:
                 continue
+            if s.node.name.lower() in outer_keys:
+                continue  # the table name would bind to the outer query's table
             tname = s.node.name
             if s.alias and s.alias.lower() != tname.lower():
                 if tname.lower() in srcs:
@@ -950,9 +994,10 @@ def _k_alias_misuse(sql: str, schema: Schema, rng: random.Random) -> tuple[str, 
             cands.append(("derived_alias_dropped", si, derived[0].key.lower()))
     if not cands:
         return None
-    # dedupe wrong_alias candidates per (scope, source, column)
+    # pick the sort of mistake first, then where it happens
     cands = sorted(set(cands), key=repr)
-    pick = rng.choice(cands)
+    sort = rng.choice(sorted({c[0] for c in cands}))
+    pick = rng.choice([c for c in cands if c[0] == sort])
     what, si = pick[0], pick[1]
     sc = ctx.scopes[si]
     sel = sc.expression
@@ -1349,7 +1394,7 @@ def _k_dialect_syntax(sql: str, schema: Schema, rng: random.Random) -> tuple[str
     off_n = off.expression.name if isinstance(off, exp.Offset) and isinstance(off.expression, exp.Literal) else None
     options = []
     if pg:
-        options += ["backticks", "brackets"]
+        options.append("foreign_quotes")
     if lim_n and not off_n:
         options.append("top")
         if not pg:
@@ -1379,8 +1424,8 @@ def _k_dialect_syntax(sql: str, schema: Schema, rng: random.Random) -> tuple[str
     if not options:
         return None
     what = rng.choice(options)
-    if what in {"backticks", "brackets"}:
-        lq, rq = ("`", "`") if what == "backticks" else ("[", "]")
+    if what == "foreign_quotes":
+        lq, rq = rng.choice([("`", "`"), ("`", "`"), ("[", "]")])
         only_tables = rng.random() < 0.3
         for idn in list(tree.find_all(exp.Identifier)):
             if only_tables and not isinstance(idn.parent, exp.Table):

@@ -16,7 +16,9 @@ from sqlglot.optimizer.scope import Scope, walk_in_scope
 from core.schema import Schema
 from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
 
-__all__ = ["repair_group_by"]
+__all__ = ["GROUP_BY_FIX", "repair_group_by"]
+
+GROUP_BY_FIX = " to GROUP BY"  # how the notes of this repair end
 
 logger = logging.getLogger(__name__)
 
@@ -145,4 +147,4 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
             for item in added:
                 group.append("expressions", item)
         for item in added:
-            fixes.append(f"added {item.sql(dialect=dialect)} to GROUP BY")
+            fixes.append(f"added {item.sql(dialect=dialect)}{GROUP_BY_FIX}")

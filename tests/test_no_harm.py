@@ -1,0 +1,69 @@
+"""First, do no harm: a repair is applied to SQL that already runs only when it keeps the rows.
+
+SQLite runs a SELECT whose column is neither grouped nor aggregated (it shows one row's value per group), so
+completing its GROUP BY may change a correct answer; PostgreSQL rejects such a query, so there the completion is
+always a repair of a query that could not run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.pipeline import AskPipeline
+from core.sql import validate_sql
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def places(tmp_path: Path):
+    path = tmp_path / "places.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE visits(id INTEGER PRIMARY KEY, state TEXT, city TEXT, zip TEXT);"
+            "INSERT INTO visits(state, city, zip) VALUES ('CA','LA','9001'),('CA','SF','9401'),('CA','SD','9210'),"
+            "('NY','NYC','1001'),('NY','NYC','1001'),('NY','NYC','1001'),('TX','Austin','7301');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("a question")
+
+
+def test_a_completion_that_would_change_the_rows_is_not_applied(places) -> None:
+    sql = "SELECT state, city, COUNT(*) AS n FROM visits GROUP BY state HAVING COUNT(*) > 2"
+    answer = _ask(places, sql)
+    assert answer.ok and answer.sql == sql and answer.path == "llm"
+    assert sorted(r[0] for r in answer.rows) == ["CA", "NY"]  # with city grouped too, nothing would pass HAVING
+    assert any("Ran as written" in n and "city" in n for n in answer.notes)
+
+
+def test_a_completion_that_keeps_the_rows_is_applied(places) -> None:
+    answer = _ask(places, "SELECT state, COUNT(*) FROM visits GROUP BY city")  # each city lies in one state
+    assert answer.ok and answer.path == "repaired" and "GROUP BY city, state" in (answer.sql or "")
+    assert sorted(answer.rows) == [("CA", 1), ("CA", 1), ("CA", 1), ("NY", 3), ("TX", 1)]
+
+
+def test_postgres_always_completes_a_group_by_it_would_reject() -> None:
+    from core.schema import Column, Schema, Table
+
+    schema = Schema("postgres", (Table("visits", (Column("state", "text"), Column("city", "text"))),))
+    validated = validate_sql("SELECT state, city, COUNT(*) FROM visits GROUP BY state", schema, "postgres")
+    assert validated.as_written is None and "GROUP BY state, city" in validated.sql
+
+
+def test_sqlite_validation_offers_the_query_as_written() -> None:
+    from core.schema import Column, Schema, Table
+
+    schema = Schema("sqlite", (Table("visits", (Column("state", "text"), Column("city", "text"))),))
+    validated = validate_sql("SELECT state, city, COUNT(*) FROM visits GROUP BY state", schema, "sqlite")
+    assert validated.as_written is not None
+    assert validated.as_written.sql == "SELECT state, city, COUNT(*) FROM visits GROUP BY state"
+    assert validated.unproven == ("added city to GROUP BY",)
