@@ -260,6 +260,15 @@ def test_ambiguous_unqualified_column_qualified_by_join() -> None:
     assert fixed(sql).startswith("SELECT c.customer_id, name")
 
 
+def test_ambiguous_column_qualified_in_sqlite_too() -> None:
+    """SQLite rejects an unqualified column two joined tables share ("ambiguous column name"), foreign keys or not."""
+    schema = Schema("sqlite", (_table("artist", ["artistid", "name"], pk=("artistid",)),
+                               _table("album", ["albumid", "title", "artistid"], pk=("albumid",))))
+    sql = "SELECT artistid, title FROM album AS al JOIN artist AS ar ON ar.artistid = al.artistid WHERE artistid > 3"
+    out = fixed(sql, schema, "sqlite")
+    assert out.startswith("SELECT al.artistid, title") and "WHERE al.artistid > 3" in out
+
+
 def test_unknown_column_fails_with_candidates() -> None:
     with pytest.raises(SQLValidationError) as err:
         check("SELECT loyalty_points FROM customers")
@@ -546,3 +555,59 @@ def test_a_derived_table_does_not_read_its_own_output_names() -> None:
 def test_a_cte_referenced_in_other_quoting_is_spelled_as_defined() -> None:
     got = check('WITH FirstOrder AS (SELECT customer_id FROM orders) SELECT COUNT(*) FROM "FirstOrder"', SHOP)
     assert got.sql == "WITH FirstOrder AS (SELECT customer_id FROM orders) SELECT COUNT(*) FROM FirstOrder"
+
+
+# -- key words used as names --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "SELECT status, COUNT(*) AS order FROM orders GROUP BY status ORDER BY order DESC",
+        "SELECT o.status FROM orders AS user WHERE user.total_amount > 10",
+        "SELECT c.name AS Like, SUM(o.total_amount) AS Sum FROM customers AS c JOIN orders AS o "
+        "ON o.customer_id = c.customer_id GROUP BY c.name ORDER BY Like",
+        "Here it is: SELECT name AS select FROM customers ORDER BY select. It lists every name.",
+    ],
+)
+def test_key_words_used_as_names_are_quoted_and_run(sample_db_uri: str, reply: str) -> None:
+    """sqlglot reads a key word used as a name but writes it back bare; quoted (lower case, as PostgreSQL would
+    fold it) it names the same thing, so the query runs on both databases."""
+    from core.sql import extract_sql, guard
+
+    result = validate(guard(extract_sql(reply), "postgres").expression, SHOP, "postgres")
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        conn.execute(result.sql).fetchall()
+    lite = validate(guard(extract_sql(reply), "sqlite").expression, SHOP, "sqlite")
+    import sqlite3
+
+    with sqlite3.connect(":memory:") as conn:
+        conn.executescript(
+            "CREATE TABLE customers(customer_id INTEGER PRIMARY KEY, name TEXT, email TEXT);"
+            "CREATE TABLE orders(order_id INTEGER PRIMARY KEY, customer_id INT, status TEXT, total_amount REAL);"
+        )
+        conn.execute(lite.sql).fetchall()
+
+
+# -- filters on the wrong side of the grouping; aggregates only in ORDER BY ----------------------------------
+
+
+def test_aggregate_in_where_moves_to_having() -> None:
+    sql = "SELECT customer_id, COUNT(*) FROM orders WHERE status = 'paid' AND COUNT(*) > 2 GROUP BY customer_id"
+    for dialect in ("postgres", "sqlite"):
+        out = fixed(sql, SHOP, dialect)
+        assert "WHERE status = 'paid'" in out and out.endswith("GROUP BY customer_id HAVING COUNT(*) > 2")
+
+
+def test_row_condition_in_having_moves_to_where_in_postgres() -> None:
+    out = fixed("SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id HAVING status = 'paid'")
+    assert out == "SELECT customer_id, COUNT(*) FROM orders WHERE status = 'paid' GROUP BY customer_id"
+    kept = "SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id HAVING customer_id > 3 AND COUNT(*) > 1"
+    assert check(kept).fixes == ()  # a grouped column in HAVING is valid as written
+
+
+def test_aggregate_only_in_order_by_groups_the_selected_columns() -> None:
+    sql = ("SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id "
+           "ORDER BY COUNT(*) DESC LIMIT 1")
+    assert "GROUP BY c.name ORDER BY COUNT(*) DESC" in fixed(sql)

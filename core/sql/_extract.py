@@ -14,11 +14,12 @@ import re
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import SqlglotError
+from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError
 from core.sql._guard import BACKTICK_POSTGRES_READ, parse_statements
+from core.sql.repair import is_reserved
 
 __all__ = ["extract_sql"]
 
@@ -124,6 +125,8 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
         if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):
             continue  # what would be dropped is more SQL: a prefix that parses would silently lose clauses
         dialect = _one_statement_dialect(candidate, command_ok) if candidate.rstrip(";").strip() else None
+        if not dialect and (quoted := _keyword_names_quoted(candidate)):
+            candidate, dialect = quoted, _one_statement_dialect(quoted, command_ok)
         if dialect:
             return _strip_semicolons(candidate, dialect)
     return None
@@ -167,6 +170,38 @@ def _looser_limit(candidate: str, rest: str) -> bool:
     """``... FETCH FIRST 5 ROWS ONLY`` then ``LIMIT 100``: the second limit cannot change the rows (5 <= 100)."""
     fetch, limit = _FETCH_FIRST.search(candidate), _LIMIT_ONLY.match(rest)
     return bool(fetch and limit and int(fetch.group(1)) <= int(limit.group(1)))
+
+
+_AS_NAME = re.compile(r"\bAS\s+([A-Za-z_]\w*)", re.IGNORECASE)
+_MAX_KEYWORD_QUOTES = 8
+
+
+def _keyword_names_quoted(sql: str) -> str | None:
+    """``AS order ... ORDER BY order``: a key word the writer chose as a name (after AS), quoted wherever the
+    parser stops on it, until the statement parses; None when it still does not. Quoting in lower case names
+    what the bare word would have named (PostgreSQL folds it; SQLite ignores case)."""
+    named = {m.group(1).lower() for m in _AS_NAME.finditer(sql)}
+    named = {w for w in named if is_reserved(w, "postgres") or is_reserved(w, "sqlite")}
+    if not named:
+        return None
+    dialect = Dialect.get_or_raise("postgres")
+    for _ in range(_MAX_KEYWORD_QUOTES):
+        try:
+            parse_statements(sql, "postgres")
+            return sql
+        except ParseError as exc:
+            where = (exc.errors[0].get("line"), exc.errors[0].get("col")) if exc.errors else None
+        except (SqlglotError, RecursionError):
+            return None
+        try:
+            tokens = dialect.tokenize(sql)
+        except (SqlglotError, RecursionError):
+            return None
+        hit = next((t for t in tokens if (t.line, t.col) == where and t.text.lower() in named), None)
+        if hit is None:
+            return None
+        sql = f'{sql[: hit.start]}"{hit.text.lower()}"{sql[hit.end + 1 :]}'
+    return None
 
 
 def _strip_semicolons(sql: str, dialect: str) -> str:

@@ -20,7 +20,7 @@ from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import repair_columns
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
-from core.sql.repair import strip_joins
+from core.sql.repair import quote_keywords, strip_joins
 from core.sql.repair import repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -83,6 +83,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
         strip_joins(tree, schema, dialect, fixes)
+        quote_keywords(tree, dialect)
         sql = tree.sql(dialect=dialect)
     except SQLValidationError:
         raise

@@ -210,7 +210,8 @@ class _Repairer:
             return
 
     def ambiguous(self, col: exp.Column, scope: Scope) -> None:
-        """PostgreSQL rejects an unqualified column two joined tables share; qualify it when the join equates them."""
+        """PostgreSQL and SQLite reject an unqualified column two joined tables share; qualify it when the join equates
+        them (either side then reads the same value)."""
         local = self.sources(scope)
         owners = [s for s in local if s.has(col.this, self.dialect) is not None]
         if len(owners) < 2:
@@ -306,7 +307,7 @@ def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
                 repairer.qualified(col, scope)
             elif isinstance(col.this, exp.Identifier):
                 repairer.unqualified(col, scope)
-                if dialect == "postgres" and not _in_alias_position(col, scope):
+                if not _in_alias_position(col, scope):  # PostgreSQL and SQLite both reject it as written
                     repairer.ambiguous(col, scope)
 
 

@@ -1,5 +1,10 @@
 """GROUP BY repair: a selected column that is neither aggregated nor grouped is added to GROUP BY.
 
+Before that, filters are put on the right side of the grouping, where the database rejects them as written: a
+WHERE condition that aggregates (``WHERE COUNT(*) > 2``, an error in PostgreSQL and SQLite) moves to HAVING, and in
+PostgreSQL a HAVING condition that reads a row column neither grouped nor aggregated moves to WHERE. An aggregate
+only in ORDER BY (``ORDER BY COUNT(*) DESC``) makes the query aggregate like one in the select list does.
+
 PostgreSQL rejects such a query; SQLite runs it but returns an arbitrary row's value, which is never what
 the question meant. A column is already fine when it is grouped, when the whole selected expression is
 grouped (by expression, output alias or position), or when its table's primary key is grouped (functional
@@ -81,6 +86,10 @@ class _GroupCheck:
         src = owners[0]
         return all((id(src), k.lower()) in self.keys for k in src.table.primary_key)
 
+    def covers(self, expr: exp.Expression) -> bool:
+        """Does ``expr`` (not a select-list item) read only grouped columns, or constants for this level?"""
+        return self._columns_covered(expr, self._expanded_items())
+
     def covered(self, index: int, proj: exp.Expression) -> bool:
         inner = proj.unalias()
         expanded = self._expanded_items()
@@ -92,6 +101,9 @@ class _GroupCheck:
             return True
         if any(isinstance(i, exp.Literal) and i.is_int and int(i.this) == index + 1 for i in self.items):
             return True
+        return self._columns_covered(inner, expanded)
+
+    def _columns_covered(self, inner: exp.Expression, expanded: list[exp.Expression]) -> bool:
         local_sources = {id(s) for s in self.sources}
         compound = [i for i in expanded if not isinstance(i, (exp.Column, exp.Literal))]
         grouped_parts = [n for n in _local_nodes(inner) if any(n == g for g in compound)] if compound else []
@@ -107,12 +119,57 @@ class _GroupCheck:
         return True
 
 
+def _conjuncts(cond: exp.Expression | None) -> list[exp.Expression]:
+    if cond is None:
+        return []
+    return list(cond.flatten()) if isinstance(cond, exp.And) else [cond]
+
+
+def _and(parts: list[exp.Expression]) -> exp.Expression | None:
+    return exp.and_(*parts) if parts else None
+
+
+def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:
+    """``WHERE ... AND COUNT(*) > 2`` -> ``HAVING COUNT(*) > 2``: rows cannot be filtered by an aggregate."""
+    where = select.args.get("where")
+    parts = _conjuncts(where.this if where is not None else None)
+    moved = [p for p in parts if _aggregates(p) and not _has_window(p)]
+    if not moved:
+        return
+    kept = _and([p for p in parts if p not in moved])
+    select.set("where", exp.Where(this=kept) if kept is not None else None)
+    having = select.args.get("having")
+    combined = _and([*_conjuncts(having.this if having is not None else None), *(m.copy() for m in moved)])
+    select.set("having", exp.Having(this=combined))
+    for m in moved:
+        fixes.append(f"moved {m.sql(dialect=dialect)} from WHERE to HAVING")
+
+
+def _move_row_filters(select: exp.Select, check: _GroupCheck, dialect: str, fixes: list[str]) -> None:
+    """PostgreSQL: ``GROUP BY a HAVING status = 'x'`` (status neither grouped nor aggregated) -> ``WHERE``."""
+    having = select.args.get("having")
+    if having is None:
+        return
+    parts = _conjuncts(having.this)
+    moved = [p for p in parts if not _aggregates(p) and not _has_window(p) and not check.covers(p)]
+    if not moved:
+        return
+    kept = _and([p for p in parts if p not in moved])
+    select.set("having", exp.Having(this=kept) if kept is not None else None)
+    where = select.args.get("where")
+    combined = _and([*_conjuncts(where.this if where is not None else None), *(m.copy() for m in moved)])
+    select.set("where", exp.Where(this=combined))
+    for m in moved:
+        fixes.append(f"moved {m.sql(dialect=dialect)} from HAVING to WHERE")
+
+
 def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Add uncovered selected expressions to GROUP BY, in every SELECT that aggregates."""
     for scope in scopes(tree):
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
+        _move_aggregate_filters(select, dialect, fixes)
         group = select.args.get("group")
         if group is not None and any(
             isinstance(i, (exp.Rollup, exp.Cube, exp.GroupingSets)) for i in group.expressions
@@ -124,6 +181,9 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         having = select.args.get("having")
         if having is not None:
             aggs += _aggregates(having)
+        order = select.args.get("order")
+        if order is not None:
+            aggs += [a for o in order.expressions for a in _aggregates(o)]
         if group is None and not aggs:
             continue
         if dialect == "sqlite" and aggs and all(isinstance(a, (exp.Min, exp.Max)) for a in aggs) and len(aggs) == 1:
@@ -132,6 +192,8 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                for p in select.expressions):
             continue
         check = _GroupCheck(scope, scope_sources(scope, schema, dialect), dialect)
+        if dialect == "postgres" and group is not None:
+            _move_row_filters(select, check, dialect, fixes)
         added: list[exp.Expression] = []
         for index, proj in enumerate(select.expressions):
             if _aggregates(proj) or _has_window(proj):

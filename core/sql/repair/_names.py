@@ -23,6 +23,7 @@ __all__ = [
     "identifier",
     "matches",
     "name_score",
+    "is_reserved",
     "needs_quotes",
     "pick",
     "pick_scored",
@@ -78,6 +79,11 @@ def matches(ident: exp.Identifier | str, name: str, dialect: str) -> bool:
         return effective(ident, dialect) == name
     text = ident if isinstance(ident, str) else ident.this
     return text.lower() == name.lower()
+
+
+def is_reserved(name: str, dialect: str) -> bool:
+    """Is ``name`` a key word the dialect will not take as a bare name?"""
+    return name.lower() in (_PG_RESERVED if dialect == "postgres" else _SQLITE_RESERVED)
 
 
 def needs_quotes(name: str, dialect: str) -> bool:
