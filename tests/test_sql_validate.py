@@ -611,3 +611,12 @@ def test_aggregate_only_in_order_by_groups_the_selected_columns() -> None:
     sql = ("SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id "
            "ORDER BY COUNT(*) DESC LIMIT 1")
     assert "GROUP BY c.name ORDER BY COUNT(*) DESC" in fixed(sql)
+
+
+def test_a_name_whose_dropped_word_is_another_column_is_not_chosen_silently() -> None:
+    """``city_name`` on a table with ``name`` and ``city``: either may be meant, so the model is shown both."""
+    schema = Schema("postgres", (_table("customers", ["customer_id", "name", "city"], pk=("customer_id",)),))
+    with pytest.raises(SQLValidationError) as err:
+        check("SELECT city_name, COUNT(*) FROM customers GROUP BY city_name", schema)
+    assert "closest columns: name, city" in err.value.message or "closest columns: city, name" in err.value.message
+    assert fixed("SELECT c.customer_name FROM customers AS c", schema) == "SELECT c.name FROM customers AS c"

@@ -186,8 +186,31 @@ class Candidate:
 
 def ranked(wanted: str, candidates: Sequence[Candidate]) -> list[tuple[float, Candidate]]:
     scored = [(name_score(wanted, c.name, c.context), c) for c in candidates]
+    scored = _with_rivals(wanted, scored)
     scored.sort(key=lambda sc: -sc[0])
     return scored
+
+
+def _with_rivals(wanted: str, scored: list[tuple[float, Candidate]]) -> list[tuple[float, Candidate]]:
+    """``city_name`` on a table with both ``name`` and ``city``: matching ``name`` drops the word "city", which is
+    itself a column of the same table, so ``city`` is as likely meant. Such a rival gets the same score, and the
+    tie makes :func:`pick_scored` choose neither (the model is shown both) instead of silently taking one.
+    Words of the table's own name are not a rival (``customer_name`` on customers means ``name``)."""
+    words = tokens(wanted)
+    out = list(scored)
+    for score, cand in scored:
+        if score < ACCEPT or not words:
+            continue
+        ctx = {_singular(c.lower()) for c in cand.context}
+        have = tokens(cand.name)
+        dropped = tuple(w for w in words if w not in have and w not in ctx)
+        if not dropped:
+            continue
+        for i, (other_score, other) in enumerate(out):
+            if other is not cand and other.target is cand.target and tokens(other.name) == dropped:
+                if other_score < score:
+                    out[i] = (score, other)
+    return out
 
 
 def pick(wanted: str, candidates: Sequence[Candidate]) -> tuple[Candidate | None, list[str]]:
@@ -211,7 +234,8 @@ def pick_scored(
         if cand.name != best.name:
             if best_score - score < MARGIN:
                 logger.debug("ambiguous repair of %s: %s vs %s", wanted, best.name, cand.name)
-                return None, closest_names
+                tied = [c.name for sc, c in scored if best_score - sc < MARGIN]
+                return None, list(dict.fromkeys([*tied, *closest_names]))[: max(3, len(tied))]
             break
     return best, closest_names
 
