@@ -620,3 +620,26 @@ def test_a_name_whose_dropped_word_is_another_column_is_not_chosen_silently() ->
         check("SELECT city_name, COUNT(*) FROM customers GROUP BY city_name", schema)
     assert "closest columns: name, city" in err.value.message or "closest columns: city, name" in err.value.message
     assert fixed("SELECT c.customer_name FROM customers AS c", schema) == "SELECT c.name FROM customers AS c"
+
+
+def test_text_joined_with_plus_becomes_concatenation_in_postgres(sample_db_uri: str) -> None:
+    schema = Schema("postgres", (Table("customers", (Column("customer_id", "integer"), Column("name", "text"),
+                                                     Column("email", "character varying"))),
+                                 Table("orders", (Column("order_id", "integer"), Column("total_amount", "numeric"),
+                                                  Column("order_date", "date")))))
+    out = fixed("SELECT name + ' <' + email + '>' FROM customers", schema)
+    assert out == "SELECT name || ' <' || email || '>' FROM customers"
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        conn.execute(out).fetchall()
+    for runs in ("SELECT total_amount + '10' FROM orders", "SELECT order_date + '1 day' FROM orders",
+                 "SELECT customer_id + 1 FROM customers"):
+        assert check(runs, schema).fixes == ()  # PostgreSQL runs these as they are
+    assert check("SELECT name + ' ' + email FROM customers", Schema("sqlite", schema.tables), "sqlite").fixes == ()
+
+
+def test_double_quoted_value_becomes_a_string_in_postgres() -> None:
+    """MySQL reads "Pune" as a string; PostgreSQL as an unknown column. Compared with a real column, it is a value."""
+    out = fixed('SELECT name FROM customers WHERE LOWER(email) IN ("a@x.org", "b@y.org") AND "Asha" <> name')
+    assert out == "SELECT name FROM customers WHERE LOWER(email) IN ('a@x.org', 'b@y.org') AND 'Asha' <> name"
+    assert fixed('SELECT "Name" FROM customers') == "SELECT name FROM customers"  # a real column, case aside

@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair import repair_columns
+from core.sql.repair import repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import quote_keywords, strip_joins
 from core.sql.repair import repair_tables
@@ -80,6 +80,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     try:
         repair_tables(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes)
+        repair_concat(tree, schema, dialect, fixes)
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
         strip_joins(tree, schema, dialect, fixes)

@@ -179,6 +179,12 @@ class _Repairer:
         quoted_in_sqlite = self.dialect == "sqlite" and ident.quoted
         if quoted_in_sqlite and _value_position(col, self._column_names()):
             return  # SQLite reads an unknown "name" compared with a column as a string: status = "active"
+        if ident.quoted and _value_position(col, self._column_names()):
+            # PostgreSQL rejects the unknown name; the writer meant a string, as MySQL and SQLite read it
+            before = col.sql(dialect=self.dialect)
+            col.replace(exp.Literal.string(name))
+            self.fixes.append(f"{before} -> '{name}' (a value, not a column)")
+            return
         candidates = [Candidate(c, s, s.context) for s in local for c in s.columns]
         best, near = pick(name, candidates)
         if best is None:

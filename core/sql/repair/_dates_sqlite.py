@@ -1,0 +1,127 @@
+"""PostgreSQL date idioms on SQLite: ``EXTRACT``, ``DATE_PART``, ``DATE_TRUNC``, ``NOW()`` and ``± INTERVAL``.
+
+Models trained on PostgreSQL write them for any database. SQLite has none of them (a syntax error or "no such
+function"), and sqlglot writes them back unchanged, so the query fails. Each is rewritten to SQLite's own date
+functions: ``EXTRACT(YEAR FROM d)`` -> ``CAST(STRFTIME('%Y', d) AS INTEGER)``, ``DATE_TRUNC('month', d)`` ->
+``DATE(d, 'start of month')``, ``CURRENT_DATE - INTERVAL '30 days'`` -> ``DATE('now', '-30 day')``. Because
+SQLite rejects every one of these as written, no query that already runs is changed. Units without an exact SQLite
+counterpart (ISO week numbers, quarters in DATE_TRUNC, intervals like '1 day 2 hours') are left for the database to
+reject, so the model is asked again.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from sqlglot import exp
+
+__all__ = ["rewrite_postgres_dates"]
+
+logger = logging.getLogger(__name__)
+
+_UNIT = {
+    "second": "second", "seconds": "second", "minute": "minute", "minutes": "minute", "hour": "hour",
+    "hours": "hour", "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
+    "months": "month", "mon": "month", "mons": "month", "year": "year", "years": "year",
+}  # fmt: skip
+_PART_FORMAT = {"year": "%Y", "month": "%m", "day": "%d", "hour": "%H", "minute": "%M", "second": "%S",
+                "dow": "%w", "doy": "%j", "epoch": "%s"}  # fmt: skip
+_INTERVAL_TEXT = re.compile(r"\s*([+-]?\d+)\s*([a-z]+)?\s*", re.IGNORECASE)
+
+
+def _call(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _part(unit: exp.Expression | None) -> str | None:
+    text = unit.name if isinstance(unit, (exp.Var, exp.Literal, exp.Column)) else None
+    return text.lower() if text else None
+
+
+def _extract(part: str | None, value: exp.Expression) -> exp.Expression | None:
+    if part == "quarter":
+        month = exp.Cast(this=_call("STRFTIME", exp.Literal.string("%m"), value), to=exp.DataType.build("INTEGER"))
+        third = exp.Div(this=exp.Paren(this=exp.Add(this=month, expression=exp.Literal.number(2))),
+                        expression=exp.Literal.number(3))
+        return exp.Cast(this=third, to=exp.DataType.build("INTEGER"))
+    fmt = _PART_FORMAT.get(part or "")
+    if fmt is None:
+        return None
+    return exp.Cast(this=_call("STRFTIME", exp.Literal.string(fmt), value), to=exp.DataType.build("INTEGER"))
+
+
+def _trunc(part: str | None, value: exp.Expression) -> exp.Expression | None:
+    unit = _UNIT.get(part or "")
+    if unit in ("year", "month"):
+        return _call("DATE", value, exp.Literal.string(f"start of {unit}"))
+    if unit == "day":
+        return _call("DATE", value)
+    if unit == "week":  # PostgreSQL weeks start on Monday: the next Sunday (or today), then back six days
+        return _call("DATE", value, exp.Literal.string("weekday 0"), exp.Literal.string("-6 days"))
+    if unit in ("hour", "minute"):
+        fmt = "%Y-%m-%d %H:00:00" if unit == "hour" else "%Y-%m-%d %H:%M:00"
+        return _call("STRFTIME", exp.Literal.string(fmt), value)
+    return None
+
+
+def _interval(node: exp.Interval, sign: int) -> str | None:
+    """``INTERVAL '30 days'`` / ``INTERVAL '30' DAY`` as a SQLite modifier (``'-30 day'``), or None."""
+    match = _INTERVAL_TEXT.fullmatch(node.this.name) if isinstance(node.this, exp.Literal) else None
+    if match is None:
+        return None
+    unit = _UNIT.get((match.group(2) or _part(node.args.get("unit")) or "").lower())
+    if unit is None or (match.group(2) and node.args.get("unit") is not None):
+        return None
+    count = int(match.group(1)) * sign
+    if unit == "week":
+        count, unit = count * 7, "day"
+    return f"{count:+d} {unit}"
+
+
+def _now(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.upper() == "NOW" and not node.expressions
+
+
+def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
+    """``x ± INTERVAL ...`` as ``DATE(x, modifier)`` / ``DATETIME(x, modifier)``."""
+    if not isinstance(node.expression, exp.Interval):
+        return None
+    modifier = _interval(node.expression, -1 if isinstance(node, exp.Sub) else 1)
+    if modifier is None:
+        return None
+    base = node.this
+    sub_day = modifier.split()[1] in ("hour", "minute", "second")
+    if isinstance(base, exp.CurrentDate) and not sub_day:
+        return _call("DATE", exp.Literal.string("now"), exp.Literal.string(modifier))
+    if isinstance(base, (exp.CurrentDate, exp.CurrentTimestamp)) or _now(base):
+        return _call("DATETIME", exp.Literal.string("now"), exp.Literal.string(modifier))
+    return _call("DATETIME" if sub_day else "DATE", base.copy(), exp.Literal.string(modifier))
+
+
+def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
+    """Rewrite PostgreSQL date idioms in place for a SQLite target; notes back."""
+    if target != "sqlite":
+        return []
+    notes: list[str] = []
+    for node in list(tree.find_all(exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous, exp.Add,
+                                   exp.Sub)):
+        new: exp.Expression | None = None
+        if isinstance(node, exp.Extract):
+            new = _extract(_part(node.this), node.expression.copy())
+        elif isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)):
+            new = _trunc(_part(node.args.get("unit")), node.this.copy())
+        elif isinstance(node, exp.Anonymous) and node.name.upper() == "DATE_PART" and len(node.expressions) == 2:
+            new = _extract(_part(node.expressions[0]), node.expressions[1].copy())
+        elif _now(node):
+            new = exp.CurrentTimestamp()
+        elif isinstance(node, (exp.Add, exp.Sub)):
+            new = _shifted(node)
+        if new is None or node is tree:
+            continue
+        before = node.sql(dialect="sqlite")
+        node.replace(new)
+        notes.append(f"{before} -> {new.sql(dialect='sqlite')}")
+    if notes:
+        logger.debug("rewrote PostgreSQL date idioms for SQLite: %s", notes)
+    return notes
