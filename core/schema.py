@@ -24,6 +24,9 @@ class ForeignKey:
     columns: tuple[str, ...]
     ref_table: str  # qualified the same way as Table.qualified_name
     ref_columns: tuple[str, ...]
+    # Not declared by the database: inferred from naming conventions and checked against a sample of the data
+    # (core.databases._inferred_keys). Good enough to show the model and to plan joins; never a proof.
+    inferred: bool = False
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.databases._inferred_keys import SAMPLE_ROWS, with_inferred_keys
 from core.databases._shared import HINT_SAMPLE_ROWS, HINT_TIMEOUT_S, MAX_HINT_VALUE_CHARS, MAX_VALUE_HINTS, clean_hints
 from core.schema import Column, ForeignKey, Index, Schema, Table
 
@@ -159,8 +160,27 @@ def introspect(conn: Any, database_id: str) -> Schema:
             for t in tables
         ),
     )
+    schema = with_inferred_keys(schema, lambda *key: _orphan_found(conn, *key))
     logger.info("introspected %s: %d tables in %.2fs", database_id, len(tables), time.perf_counter() - started)
     return schema
+
+
+def _orphan_found(conn: Any, table: Table, col: Column, ref: Table, key: Column) -> bool:
+    """Does a sampled value of ``table.col`` have no match in ``ref.key``? (A failed check counts as yes.)"""
+    from psycopg import Error, sql
+
+    query = sql.SQL(
+        "SELECT 1 FROM (SELECT {c} AS v FROM {t} WHERE {c} IS NOT NULL LIMIT {n}) AS s "
+        "WHERE NOT EXISTS (SELECT 1 FROM {r} AS r WHERE r.{k} = s.v) LIMIT 1"
+    ).format(c=sql.Identifier(col.name), t=sql.Identifier(table.schema or "public", table.name),
+             n=sql.Literal(SAMPLE_ROWS), r=sql.Identifier(ref.schema or "public", ref.name), k=sql.Identifier(key.name))
+    try:
+        with conn.transaction():
+            conn.execute("SELECT set_config('statement_timeout', %s, true)", (str(int(HINT_TIMEOUT_S * 1000)),))
+            return conn.execute(query).fetchone() is not None
+    except Error as exc:
+        logger.info("join key %s.%s -> %s not checked: %s", table.name, col.name, ref.name, str(exc).splitlines()[0])
+        return True
 
 
 def _read_catalogue(conn: Any) -> list[_TableInfo]:

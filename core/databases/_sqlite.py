@@ -29,6 +29,7 @@ from core.databases._shared import (
     forget_schema,
 )
 from core.databases._connection_id import TARGET_FORMS_HINT, sqlite_id
+from core.databases._inferred_keys import SAMPLE_ROWS, with_inferred_keys
 from core.errors import ConfigError, DatabaseError, DatabaseUnavailable, QueryCancelled, QueryFailed, QueryTimeout
 from core.schema import Column, ForeignKey, Index, Schema, Table
 
@@ -163,7 +164,8 @@ class SqliteDatabase:
                 tables = [self._read_table(conn, name) for name in _object_names(conn)]
             except sqlite3.Error as exc:
                 raise QueryFailed(f"Cannot read the schema of {self.path}: {exc}") from exc
-        schema = Schema(dialect="sqlite", tables=tuple(tables), database_id=self.id)
+            schema = Schema(dialect="sqlite", tables=tuple(tables), database_id=self.id)
+            schema = _with_inferred_keys(conn, schema)
         logger.info("introspected %s: %d tables in %.2fs", self.id, len(tables), time.perf_counter() - started)
         return schema
 
@@ -240,6 +242,25 @@ def _indexes(conn: sqlite3.Connection, name: str) -> tuple[Index, ...]:
         )
         out.append(Index(name=ix_name, columns=cols, unique=bool(unique) and not partial))
     return tuple(out)
+
+
+def _with_inferred_keys(conn: sqlite3.Connection, schema: Schema) -> Schema:
+    """Join keys the file does not declare, each checked on a sample of its values (see ``_inferred_keys``)."""
+    deadline = _Deadline(HINT_TIMEOUT_S)
+
+    def orphan_found(table: Table, col: Column, ref: Table, key: Column) -> bool:
+        query = (
+            f"SELECT 1 FROM (SELECT {_q(col.name)} AS v FROM {_q(table.name)} WHERE {_q(col.name)} IS NOT NULL "
+            f"LIMIT {SAMPLE_ROWS}) AS s WHERE NOT EXISTS (SELECT 1 FROM {_q(ref.name)} AS r "
+            f"WHERE r.{_q(key.name)} = s.v) LIMIT 1"
+        )
+        return conn.execute(query).fetchone() is not None
+
+    conn.set_progress_handler(deadline, _PROGRESS_STEPS)
+    try:
+        return with_inferred_keys(schema, orphan_found)
+    finally:
+        conn.set_progress_handler(None, 0)
 
 
 def _value_hints(conn: sqlite3.Connection, table: str, columns: list[str]) -> dict[str, tuple[str, ...]]:

@@ -205,11 +205,11 @@ def _links(schema: Schema) -> dict[str, set[str]]:
             if ref is not None and ref.qualified_name != t.qualified_name:
                 graph[t.qualified_name].add(ref.qualified_name)
                 graph[ref.qualified_name].add(t.qualified_name)
-    declared = {t.qualified_name for t in schema.tables if t.foreign_keys}
+    declared = {t.qualified_name for t in schema.tables if any(not fk.inferred for fk in t.foreign_keys)}
     for t in schema.tables:
         for fk in t.foreign_keys:
             ref = schema.table(fk.ref_table)
-            if ref is not None:
+            if ref is not None and not fk.inferred:
                 declared.add(ref.qualified_name)
     by_column: dict[str, list[str]] = {}
     for t in schema.tables:
