@@ -643,3 +643,28 @@ def test_double_quoted_value_becomes_a_string_in_postgres() -> None:
     out = fixed('SELECT name FROM customers WHERE LOWER(email) IN ("a@x.org", "b@y.org") AND "Asha" <> name')
     assert out == "SELECT name FROM customers WHERE LOWER(email) IN ('a@x.org', 'b@y.org') AND 'Asha' <> name"
     assert fixed('SELECT "Name" FROM customers') == "SELECT name FROM customers"  # a real column, case aside
+
+
+# -- alias clashes ------------------------------------------------------------------------------------------
+
+
+def test_clashing_aliases_are_told_apart_and_run(sample_db_uri: str) -> None:
+    """``t1``/``T1`` (and ``a``/``a``) name two tables; both databases reject it. Each column goes to the entry
+    whose spelling it copies, else to the only table that has it; ``a.k = a.k`` in the ON joins the two."""
+    cases = {
+        "SELECT t1.name, SUM(T1.total_amount) FROM customers t1 JOIN orders T1 ON t1.customer_id = T1.customer_id "
+        "GROUP BY t1.name": "SUM(t1_2.total_amount) FROM customers AS t1 JOIN orders AS t1_2 ON t1.customer_id = "
+        "t1_2.customer_id",
+        "SELECT a.name, a.total_amount FROM customers AS a JOIN orders AS a ON a.customer_id = a.customer_id":
+        "SELECT a.name, a_2.total_amount FROM customers AS a JOIN orders AS a_2 ON a.customer_id = a_2.customer_id",
+    }
+    for sql, expected in cases.items():
+        out = fixed(sql)
+        assert expected in out
+        with psycopg.connect(sample_db_uri) as conn:
+            conn.read_only = True
+            with pytest.raises(psycopg.Error):
+                conn.execute(sql)
+        with psycopg.connect(sample_db_uri) as conn:
+            conn.read_only = True
+            assert conn.execute(out).fetchall()

@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair import repair_columns, repair_concat
+from core.sql.repair import repair_alias_clashes, repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import quote_keywords, strip_joins
 from core.sql.repair import repair_tables
@@ -78,6 +78,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     tree = expression.copy()
     fixes: list[str] = []
     try:
+        repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)

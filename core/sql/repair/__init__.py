@@ -3,6 +3,7 @@
 Each repair takes a parsed query and the schema and returns a repaired query; only :mod:`core.sql` calls them.
 """
 
+from core.sql.repair._aliases import repair_alias_clashes
 from core.sql.repair._columns import repair_columns
 from core.sql.repair._concat import repair_concat
 from core.sql.repair._dates import rewrite_sqlite_dates
@@ -13,4 +14,4 @@ from core.sql.repair._keywords import quote_keywords
 from core.sql.repair._names import is_reserved
 from core.sql.repair._tables import repair_tables
 
-__all__ = ["GROUP_BY_FIX", "is_reserved", "repair_columns", "repair_concat", "repair_group_by", "quote_keywords", "repair_tables", "rewrite_postgres_dates", "rewrite_sqlite_dates", "strip_joins"]
+__all__ = ["GROUP_BY_FIX", "is_reserved", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "quote_keywords", "repair_tables", "rewrite_postgres_dates", "rewrite_sqlite_dates", "strip_joins"]

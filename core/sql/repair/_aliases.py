@@ -1,0 +1,95 @@
+"""Two FROM/JOIN entries of one SELECT under the same alias (``customers t1 JOIN orders T1``, Spider-style
+``T1``/``t1``, or ``a``/``a``): both databases reject it ("specified more than once"), PostgreSQL and SQLite
+alike since neither tells ``t1`` from ``T1`` unquoted.
+
+The later entry gets a fresh alias and each column qualified with the clashing name is pointed at the entry it
+can only mean: the one whose spelling it copies exactly (``T1.x`` when the entries are ``t1`` and ``T1``), else the
+only one of the two tables with that column. A column both tables have, written with the shared spelling, keeps
+the first entry (as the writer's first mention). The query fails as written, so no running query changes.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.schema import Schema
+
+__all__ = ["repair_alias_clashes"]
+
+
+def _entries(select: exp.Select) -> list[exp.Expression]:
+    out: list[exp.Expression] = []
+    source = select.args.get("from_") or select.args.get("from")
+    if source is not None:
+        out.append(source.this)
+    out += [j.this for j in select.args.get("joins") or []]
+    return out
+
+
+def _name(entry: exp.Expression) -> str:
+    return entry.alias_or_name
+
+
+def _columns_of(entry: exp.Expression, schema: Schema) -> set[str]:
+    if isinstance(entry, exp.Table):
+        table = schema.table(entry.name) if not entry.db else schema.table(f"{entry.db}.{entry.name}")
+        return {c.name.lower() for c in table.columns} if table is not None else set()
+    if isinstance(entry, exp.Subquery) and isinstance(entry.this, exp.Select):
+        return {p.alias_or_name.lower() for p in entry.this.expressions}
+    return set()
+
+
+def _reads(col: exp.Column, select: exp.Select, name: str) -> bool:
+    """Does qualified ``col`` resolve in ``select`` (no nearer SELECT defines ``name``)?"""
+    node = col.parent
+    while node is not None and node is not select:
+        if isinstance(node, exp.Select) and any(_name(e).lower() == name for e in _entries(node)):
+            return False
+        node = node.parent
+    return node is select
+
+
+def _join_sides(entry: exp.Expression, name: str) -> dict[int, bool]:
+    """In the clashing entry's own ON, ``a.k = a.k`` joins the two entries: the left side is the first entry, the
+    right side the later one (otherwise the condition would compare a column with itself)."""
+    join = entry.parent
+    on = join.args.get("on") if isinstance(join, exp.Join) else None
+    out: dict[int, bool] = {}
+    for eq in on.find_all(exp.EQ) if on is not None else ():
+        left, right = eq.this, eq.expression
+        if isinstance(left, exp.Column) and isinstance(right, exp.Column) and left.table.lower() == name \
+                and right.table.lower() == name and left.table == right.table:
+            out[id(left)], out[id(right)] = False, True
+    return out
+
+
+def repair_alias_clashes(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Give every clashing FROM/JOIN alias of every SELECT a unique one, in place."""
+    for select in list(tree.find_all(exp.Select)):
+        entries = _entries(select)
+        seen: dict[str, exp.Expression] = {}
+        taken = {_name(e).lower() for e in entries}
+        for entry in entries:
+            name = _name(entry).lower()
+            first = seen.setdefault(name, entry)
+            if first is entry or not name:
+                continue
+            fresh = next(f"{name}_{n}" for n in range(2, 100) if f"{name}_{n}" not in taken)
+            taken.add(fresh)
+            first_spelling, later_spelling = _name(first), _name(entry)
+            first_cols, later_cols = _columns_of(first, schema), _columns_of(entry, schema)
+            forced = _join_sides(entry, name)
+            for col in [c for c in select.find_all(exp.Column) if c.table.lower() == name]:
+                if not _reads(col, select, name):
+                    continue
+                spelt = col.table
+                if id(col) in forced:
+                    later = forced[id(col)]
+                elif first_spelling != later_spelling and spelt in (first_spelling, later_spelling):
+                    later = spelt == later_spelling
+                else:
+                    later = col.name.lower() in later_cols and col.name.lower() not in first_cols
+                if later:
+                    col.set("table", exp.to_identifier(fresh))
+            entry.set("alias", exp.TableAlias(this=exp.to_identifier(fresh)))
+            fixes.append(f"alias {later_spelling} (also used for {first_spelling}) -> {fresh}")
