@@ -29,7 +29,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokens import TokenType
 
 from core.errors import SQLRejected
-from core.sql.repair import rewrite_postgres_dates, rewrite_sqlite_dates
+from core.sql.repair import rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
@@ -232,6 +232,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             _target_null_order(tree, target, text)
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
+        rewrite_foreign_idioms(tree, target)
         try:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)
             # Check what will run: the regenerated text, read back in the target dialect.

@@ -8,10 +8,11 @@ from core.sql.repair._columns import repair_columns
 from core.sql.repair._concat import repair_concat
 from core.sql.repair._dates import rewrite_sqlite_dates
 from core.sql.repair._dates_sqlite import rewrite_postgres_dates
+from core.sql.repair._idioms import rewrite_foreign_idioms
 from core.sql.repair._groupby import GROUP_BY_FIX, repair_group_by
 from core.sql.repair._joins import strip_joins
 from core.sql.repair._keywords import quote_keywords
 from core.sql.repair._names import is_reserved
 from core.sql.repair._tables import repair_tables
 
-__all__ = ["GROUP_BY_FIX", "is_reserved", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "quote_keywords", "repair_tables", "rewrite_postgres_dates", "rewrite_sqlite_dates", "strip_joins"]
+__all__ = ["GROUP_BY_FIX", "is_reserved", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "quote_keywords", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "strip_joins"]

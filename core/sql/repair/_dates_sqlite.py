@@ -1,4 +1,5 @@
-"""PostgreSQL date idioms on SQLite: ``EXTRACT``, ``DATE_PART``, ``DATE_TRUNC``, ``NOW()`` and ``± INTERVAL``.
+"""PostgreSQL (and MySQL/T-SQL) date idioms on SQLite: ``EXTRACT``, ``DATE_PART``, ``DATE_TRUNC``, ``YEAR()``,
+``NOW()``/``CURDATE()``/``GETDATE()`` and ``± INTERVAL``.
 
 Models trained on PostgreSQL write them for any database. SQLite has none of them (a syntax error or "no such
 function"), and sqlglot writes them back unchanged, so the query fails. Each is rewritten to SQLite's own date
@@ -27,6 +28,7 @@ _UNIT = {
 }  # fmt: skip
 _PART_FORMAT = {"year": "%Y", "month": "%m", "day": "%d", "hour": "%H", "minute": "%M", "second": "%S",
                 "dow": "%w", "doy": "%j", "epoch": "%s"}  # fmt: skip
+_NOW_CALLS = frozenset({"CURDATE", "GETDATE", "SYSDATE", "SYSDATETIME"})  # MySQL, T-SQL, Oracle
 _INTERVAL_TEXT = re.compile(r"\s*([+-]?\d+)\s*([a-z]+)?\s*", re.IGNORECASE)
 
 
@@ -105,7 +107,7 @@ def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
         return []
     notes: list[str] = []
     for node in list(tree.find_all(exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous, exp.Add,
-                                   exp.Sub)):
+                                   exp.Sub, exp.Year, exp.Month, exp.Day)):
         new: exp.Expression | None = None
         if isinstance(node, exp.Extract):
             new = _extract(_part(node.this), node.expression.copy())
@@ -113,8 +115,10 @@ def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
             new = _trunc(_part(node.args.get("unit")), node.this.copy())
         elif isinstance(node, exp.Anonymous) and node.name.upper() == "DATE_PART" and len(node.expressions) == 2:
             new = _extract(_part(node.expressions[0]), node.expressions[1].copy())
-        elif _now(node):
-            new = exp.CurrentTimestamp()
+        elif _now(node) or isinstance(node, exp.Anonymous) and node.name.upper() in _NOW_CALLS and not node.expressions:
+            new = exp.CurrentDate() if node.name.upper() == "CURDATE" else exp.CurrentTimestamp()
+        elif isinstance(node, (exp.Year, exp.Month, exp.Day)):
+            new = _extract(type(node).__name__.lower(), node.this.copy())
         elif isinstance(node, (exp.Add, exp.Sub)):
             new = _shifted(node)
         if new is None or node is tree:

@@ -1,0 +1,81 @@
+"""Idioms of one dialect that the other rejects as written, rewritten to the same meaning in the target.
+
+PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS WITH TIES``; SQLite's
+``COLLATE NOCASE`` (no such collation) -> ``ILIKE`` for a pattern, ``LOWER()`` on both sides of a comparison, and
+``LOWER()`` of a sort key; SQLite's ``julianday(x)`` -> the same number from the epoch.
+SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
+NULL as empty; SQLite before 3.44 has no CONCAT).
+Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
+running query changes.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+__all__ = ["rewrite_foreign_idioms"]
+
+
+def _nocase(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Collate) and node.expression.name.upper() == "NOCASE"
+
+
+def _postgres(tree: exp.Expression, notes: list[str]) -> None:
+    for limit in list(tree.find_all(exp.Limit)):
+        options = limit.args.get("limit_options")
+        if options is not None and options.args.get("with_ties"):
+            fetch = exp.Fetch(direction="FIRST", count=limit.expression.copy(),
+                              limit_options=exp.LimitOptions(percent=False, rows=True, with_ties=True))
+            limit.replace(fetch)
+            notes.append("LIMIT … WITH TIES -> FETCH FIRST … ROWS WITH TIES")
+    for collate in list(tree.find_all(exp.Collate)):
+        if not _nocase(collate):
+            continue
+        parent, inner = collate.parent, collate.this.copy()
+        if isinstance(parent, exp.Like):
+            other = parent.this if parent.expression is collate else parent.expression
+            parent.replace(exp.ILike(this=other.copy() if other is parent.this else inner,
+                                     expression=inner if other is parent.this else other.copy()))
+        elif isinstance(parent, (exp.EQ, exp.NEQ, exp.In)):
+            collate.replace(exp.Lower(this=inner))
+            other = parent.this if parent.args.get("expression") is not None and parent.this is not collate \
+                else parent.args.get("expression")
+            if isinstance(other, exp.Expression) and not isinstance(other, exp.Lower):
+                other.replace(exp.Lower(this=other.copy()))
+        else:
+            collate.replace(exp.Lower(this=inner))
+        notes.append("COLLATE NOCASE -> case-insensitive comparison")
+    for call in list(tree.find_all(exp.Anonymous)):
+        if call.name.upper() == "JULIANDAY" and len(call.expressions) == 1:
+            arg = call.expressions[0]
+            when = exp.CurrentTimestamp() if isinstance(arg, exp.Literal) and arg.name.lower() == "now" else \
+                exp.Cast(this=arg.copy(), to=exp.DataType.build("TIMESTAMP"))
+            epoch = exp.Extract(this=exp.var("EPOCH"), expression=when)
+            call.replace(exp.Paren(this=exp.Add(this=exp.Div(this=epoch, expression=exp.Literal.number(86400)),
+                                                expression=exp.Literal.number("2440587.5"))))
+            notes.append("julianday() -> days from the epoch")
+
+
+def _sqlite(tree: exp.Expression, notes: list[str]) -> None:
+    for national in list(tree.find_all(exp.National)):
+        national.replace(exp.Literal.string(national.name))
+        notes.append("N'…' -> '…'")
+    for concat in list(tree.find_all(exp.Concat)):
+        parts = [p.copy() if isinstance(p, exp.Literal) else exp.Coalesce(this=p.copy(), expressions=[
+            exp.Literal.string("")]) for p in concat.expressions]
+        if len(parts) < 2:
+            continue
+        joined: exp.Expression = parts[0]
+        for part in parts[1:]:
+            joined = exp.DPipe(this=joined, expression=part, safe=True)
+        concat.replace(exp.Paren(this=joined))
+        notes.append("CONCAT(…) -> ||")
+
+
+def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
+    """Rewrite, in place, the idioms ``target`` rejects; notes back."""
+    notes: list[str] = []
+    if tree.find(exp.Select) is None:
+        return notes
+    (_postgres if target == "postgres" else _sqlite)(tree, notes)
+    return notes

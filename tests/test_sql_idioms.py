@@ -1,0 +1,62 @@
+"""Idioms one database rejects as written are rewritten to the same meaning (core.sql.repair._idioms and the
+date rewrites): each case fails as written on the real database and runs, with the expected rows, after ``guard``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import psycopg
+import pytest
+
+from core.sql import guard
+
+POSTGRES = [
+    ("SELECT TOP 1 WITH TIES status FROM orders ORDER BY status", None),
+    ("SELECT name FROM customers WHERE name LIKE 'a%' COLLATE NOCASE ORDER BY name COLLATE NOCASE", None),
+    ("SELECT COUNT(*) FROM customers WHERE city = 'PUNE' COLLATE NOCASE", None),
+    ("SELECT ROUND(julianday('2024-01-02') - julianday('2024-01-01'))", [(1.0,)]),
+]
+
+
+@pytest.mark.parametrize(("sql", "rows"), POSTGRES)
+def test_postgres_runs_the_rewritten_idiom(sample_db_uri: str, sql: str, rows) -> None:
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        with pytest.raises(psycopg.Error):
+            conn.execute(sql)
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        got = conn.execute(guard(sql, "postgres").sql).fetchall()
+    if rows is not None:
+        assert got == rows
+
+
+def test_with_ties_keeps_the_ties(sample_db_uri: str) -> None:
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        top = conn.execute("SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status LIMIT 1").fetchone()
+        got = conn.execute(guard("SELECT TOP 1 WITH TIES status FROM orders ORDER BY status", "postgres").sql)
+        assert len(got.fetchall()) == top[1]
+
+
+SQLITE = [
+    ("SELECT name FROM customers WHERE city = N'Pune'", [("Asha",)]),
+    ("SELECT CONCAT(name, ' (', city, ')') FROM customers WHERE customer_id = 1", [("Asha (Pune)",)]),
+    ("SELECT CONCAT(name, email) FROM customers WHERE customer_id = 2", [("Ravi",)]),  # NULL as empty
+    ("SELECT YEAR(joined), MONTH(joined), DAY(joined) FROM customers WHERE customer_id = 1", [(2024, 3, 9)]),
+    ("SELECT COUNT(*) FROM customers WHERE joined <= CURDATE() AND joined <= GETDATE()", [(2,)]),
+]
+
+
+@pytest.mark.parametrize(("sql", "rows"), SQLITE)
+def test_sqlite_runs_the_rewritten_idiom(sql: str, rows) -> None:
+    with sqlite3.connect(":memory:") as conn:
+        conn.executescript(
+            "CREATE TABLE customers(customer_id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT, joined TEXT);"
+            "INSERT INTO customers VALUES (1, 'Asha', 'a@x.org', 'Pune', '2024-03-09'), (2, 'Ravi', NULL, 'Delhi',"
+            " '2025-01-01');"
+        )
+        if "CONCAT" not in sql or sqlite3.sqlite_version_info < (3, 44):
+            with pytest.raises(sqlite3.Error):
+                conn.execute(sql)
+        assert conn.execute(guard(sql, "sqlite").sql).fetchall() == rows
