@@ -668,3 +668,42 @@ def test_clashing_aliases_are_told_apart_and_run(sample_db_uri: str) -> None:
         with psycopg.connect(sample_db_uri) as conn:
             conn.read_only = True
             assert conn.execute(out).fetchall()
+
+
+# -- near-miss names: words, abbreviations, the prefix a table's columns share ------------------------------
+
+
+_PREFIXED = Schema("sqlite", (
+    _table("sbCustomer", ["sbCustId", "sbCustName", "sbCustEmail", "sbCustCountry", "sbCustPostalCode"],
+           pk=("sbCustId",)),
+    _table("sbTransaction", ["sbTxId", "sbTxCustId", "sbTxAmount", "sbTxDateTime", "sbTxShares"], pk=("sbTxId",)),
+    _table("employees", ["employee_id", "first_name", "department_name", "salary_amount", "phone_number"],
+           pk=("employee_id",)),
+    _table("order_items", ["order_item_id", "quantity", "unit_price", "product_description"], pk=("order_item_id",)),
+))
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT sbCustomerName FROM sbCustomer", "sbCustName"),  # the table's name for the shared prefix
+        ("SELECT sbTransactionAmount FROM sbTransaction", "sbTxAmount"),
+        ("SELECT sbTxCustomerId FROM sbTransaction", "sbTxCustId"),  # not sbTxId: "customer" is cust
+        ("SELECT sbTxDate FROM sbTransaction", "sbTxDateTime"),
+        ("SELECT sbTxAmt FROM sbTransaction", "sbTxAmount"),
+        ("SELECT dept_name FROM employees", "department_name"),
+        ("SELECT emp_id FROM employees", "employee_id"),
+        ("SELECT salary FROM employees", "salary_amount"),
+        ("SELECT qty FROM order_items", "quantity"),
+        ("SELECT product_desc FROM order_items", "product_description"),
+    ],
+)
+def test_near_miss_names_by_words(sql: str, expected: str) -> None:
+    out = fixed(sql, _PREFIXED, "sqlite")
+    assert out.split()[1] == expected
+
+
+def test_a_different_word_is_not_a_typo() -> None:
+    """``sbCustZip`` differs from ``sbCustId`` by two letters, but "zip" and "id" are different words."""
+    with pytest.raises(SQLValidationError):
+        check("SELECT sbCustZip FROM sbCustomer", _PREFIXED, "sqlite")

@@ -135,11 +135,51 @@ def _distance(a: str, b: str) -> int:
     return prev[-1]
 
 
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def similar_words(a: str, b: str) -> bool:
+    """Two words that may be one: equal, an abbreviation (``cust``/``customer``, ``qty``/``quantity``,
+    ``dept``/``department``: same first letter, the shorter's three or four letters in order in the longer; a
+    longer "abbreviation" is a word of its own, as ``paper`` in ``paperkeyphrase``),
+    or a one-letter typo in words of four letters or more."""
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if 3 <= len(short) <= 4 < len(long) and short[0] == long[0] and _subsequence(short, long) and not short.isdigit():
+        return True
+    return len(short) >= 4 and _distance(a, b) == 1
+
+
+def _aligned(wanted: tuple[str, ...], cand: tuple[str, ...]) -> tuple[int, int, int]:
+    """(matched words, of which abbreviations or typos, unmatched words of ``cand``): each word of ``wanted``
+    takes one word of ``cand``, equal ones first."""
+    free = list(cand)
+    matched = fuzzy = 0
+    pending = []
+    for w in wanted:
+        if w in free:
+            free.remove(w)
+            matched += 1
+        else:
+            pending.append(w)
+    for w in pending:
+        hit = next((c for c in free if similar_words(w, c)), None)
+        if hit is not None:
+            free.remove(hit)
+            matched += 1
+            fuzzy += 1
+    return matched, fuzzy, len(free)
+
+
 def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> float:
     """How surely ``candidate`` is the name meant by ``wanted`` (1.0 same, below ACCEPT: not a match).
 
-    ``context`` holds words a column name may carry or drop, e.g. the words of its table's name
-    (``customer_name`` on ``customers`` means ``name``).
+    ``context`` holds words a column name may carry or drop, e.g. the words of its table's name and the prefix
+    its table's columns share (``customer_name`` on customers means ``name``; ``sbCustomerName`` on sbCustomer,
+    whose columns start ``sbCust``, means ``sbCustName``).
     """
     if wanted == candidate:
         return 1.0
@@ -155,16 +195,24 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
         return 0.9
     best = 0.0
     ctx = {_singular(c.lower()) for c in context}
-    if ctx:
-        rw = tuple(t for t in tw if t not in ctx)
-        rc = tuple(t for t in tc if t not in ctx)
-        if rw and rw == rc:
-            best = 0.85
+    rw = tuple(t for t in tw if t not in ctx and not any(similar_words(t, c) for c in ctx)) or tw  # emp_id
+    rc = tuple(t for t in tc if t not in ctx) or tc
+    if ctx and rw == rc:
+        best = 0.85
+    matched, fuzzy, extra = _aligned(rw, rc)
+    if rw and matched == len(rw) and extra == 0:
+        best = max(best, 0.8 if fuzzy else 0.85)  # sbTxCustomerId -> sbTxCustId; qty -> quantity
     sw, sc = set(tw), set(tc)
     if sw and sc and (sw < sc or sc < sw) and tw[-1] == tc[-1]:
-        best = max(best, 0.7)  # full_name -> name, id -> customer_id
-    dist = _distance(nw, nc)
-    shortest = min(len(nw), len(nc))
+        dropped = sw - sc
+        best = max(best, 0.7 if not dropped or len(rw) <= len(rc) else 0.66)  # full_name -> name, id -> customer_id
+    elif rw and matched == len(rw) and extra and len(rw) >= 1 and not fuzzy:
+        best = max(best, 0.64)  # salary -> salary_amount, phone -> phone_number: every word kept, one added
+    common = set(rw) & set(rc)
+    resid_w = "".join(t for t in rw if t not in common) or nw
+    resid_c = "".join(t for t in rc if t not in common) or nc
+    dist = _distance(resid_w, resid_c)
+    shortest = min(len(resid_w), len(resid_c))
     if dist == 1 and shortest >= 3:
         best = max(best, 0.68)
     elif dist == 2 and shortest >= 6:

@@ -8,13 +8,14 @@ list, a ``SELECT *`` inside a subquery). Columns of an "open" source are never r
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, ScopeType, traverse_scope
 
-from core.schema import Schema, Table
+from core.schema import Column, Schema, Table
 from core.sql.repair._names import effective, matches, tokens
 from core.sql.repair._tables import resolve_table
 
@@ -53,8 +54,11 @@ class Source:
 
     @property
     def context(self) -> tuple[str, ...]:
-        """Words a column of this source may carry as a prefix (``customer_name`` on customers)."""
-        return tokens(self.table.name) if self.table is not None else ()
+        """Words a column of this source may carry or drop: its table's name (``customer_name`` on customers) and
+        the words most of its columns start with (``sb``, ``cust`` on sbCustomer's sbCustId, sbCustName...)."""
+        if self.table is None:
+            return ()
+        return tokens(self.table.name) + column_prefix(self.table.columns)
 
     def has(self, ident: exp.Identifier | str, dialect: str) -> str | None:
         """The real column ``ident`` resolves to here, as written, or None."""
@@ -62,6 +66,23 @@ class Source:
             if matches(ident, name, dialect):
                 return name
         return None
+
+
+def column_prefix(columns: Sequence[Column]) -> tuple[str, ...]:
+    """The leading words at least three quarters of a table's columns share (``sbTx`` of sbTxId, sbTxAmount...)."""
+    words = [tokens(c.name) for c in columns]
+    if len(words) < 3:
+        return ()
+    prefix: tuple[str, ...] = ()
+    for depth in (1, 2):
+        heads = Counter(w[:depth] for w in words if len(w) > depth)
+        if not heads:
+            break
+        head, count = heads.most_common(1)[0]
+        if count * 4 < len(words) * 3:
+            break
+        prefix = head
+    return prefix
 
 
 def is_within(node: exp.Expression, container: exp.Expression | None) -> bool:
