@@ -707,3 +707,15 @@ def test_a_different_word_is_not_a_typo() -> None:
     """``sbCustZip`` differs from ``sbCustId`` by two letters, but "zip" and "id" are different words."""
     with pytest.raises(SQLValidationError):
         check("SELECT sbCustZip FROM sbCustomer", _PREFIXED, "sqlite")
+
+
+def test_type_evidence_narrows_a_near_miss() -> None:
+    """``total`` alone could be ``total_amount`` or ``total_label``; summed or compared with a number it is the
+    number. Used where nothing says the kind, the tie is shown to the model instead."""
+    schema = Schema("postgres", (Table("orders", (Column("order_id", "integer"), Column("total_amount", "numeric"),
+                                                  Column("total_label", "text"))),))
+    assert fixed("SELECT SUM(total) FROM orders", schema) == "SELECT SUM(total_amount) FROM orders"
+    assert "total_amount > 100" in fixed("SELECT order_id FROM orders WHERE total > 100", schema)
+    assert "total_label LIKE" in fixed("SELECT order_id FROM orders WHERE total LIKE 'big%'", schema)
+    with pytest.raises(SQLValidationError):
+        check("SELECT total FROM orders", schema)

@@ -16,6 +16,7 @@ from sqlglot.optimizer.scope import Scope
 
 from core.errors import SQLValidationError
 from core.schema import Schema
+from core.sql.repair._types import narrow_by_type
 from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
@@ -68,6 +69,16 @@ class _Repairer:
             col.set("this", identifier(name, self.dialect))
         self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
 
+    def _typed(self, col: exp.Column, candidates: list[Candidate]) -> list[Candidate]:
+        """The candidates the use of ``col`` allows by type (see ``_types``)."""
+
+        def type_of(cand: object) -> str | None:
+            src = cand.target  # type: ignore[attr-defined]
+            column = src.table.column(cand.name) if src.table is not None else None  # type: ignore[attr-defined]
+            return column.type if column is not None else None
+
+        return narrow_by_type(col, candidates, type_of, self.dialect)  # type: ignore[return-value]
+
     def _fail(self, col: exp.Column, where: list[Source], names: list[str]) -> SQLValidationError:
         tables = ", ".join(s.table.qualified_name if s.table else s.key for s in where) or "the query"
         near = names or closest(col.name, [c for s in where for c in s.columns])
@@ -116,7 +127,7 @@ class _Repairer:
         if len(owners) == 1:  # qualified with the wrong alias
             self._set_qualifier(col, owners[0])
             return
-        best, near = pick(col.name, [Candidate(c, src, src.context) for c in src.columns])
+        best, near = pick(col.name, self._typed(col, [Candidate(c, src, src.context) for c in src.columns]))
         if best is not None:
             self._set_name(col, best.name)
             return
@@ -185,7 +196,7 @@ class _Repairer:
             col.replace(exp.Literal.string(name))
             self.fixes.append(f"{before} -> '{name}' (a value, not a column)")
             return
-        candidates = [Candidate(c, s, s.context) for s in local for c in s.columns]
+        candidates = self._typed(col, [Candidate(c, s, s.context) for s in local for c in s.columns])
         best, near = pick(name, candidates)
         if best is None:
             if quoted_in_sqlite:
