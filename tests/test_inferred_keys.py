@@ -31,15 +31,19 @@ def _keys(schema) -> set[tuple[str, str, str, str, bool]]:
             for t in schema.tables for fk in t.foreign_keys}
 
 
-def test_sqlite_keys_inferred_and_checked(tmp_path: Path) -> None:
+def _shop_schema(tmp_path: Path):
     path = tmp_path / "shop.sqlite"
     with sqlite3.connect(path) as conn:
         conn.executescript(_SHOP)
     db = open_database(str(path))
     try:
-        keys = _keys(db.schema())
+        return db.schema()
     finally:
         db.close()
+
+
+def test_sqlite_keys_inferred_and_checked(tmp_path: Path) -> None:
+    keys = _keys(_shop_schema(tmp_path))
     assert ("orders", "customer_id", "customers", "customer_id", True) in keys  # same name as the key
     assert ("orders", "store_id", "stores", "id", True) in keys  # <table>_id -> <table>.id
     assert not any(k[0] == "notes" for k in keys)  # text column, integer key: types disagree
@@ -47,14 +51,7 @@ def test_sqlite_keys_inferred_and_checked(tmp_path: Path) -> None:
 
 
 def test_inferred_keys_let_the_fallback_join_but_prove_no_join_removable(tmp_path: Path) -> None:
-    path = tmp_path / "shop.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(_SHOP)
-    db = open_database(str(path))
-    try:
-        schema = db.schema()
-    finally:
-        db.close()
+    schema = _shop_schema(tmp_path)
     answer = fallback_sql("how many orders per city", schema, today=date(2026, 12, 4))
     assert answer is not None and "JOIN customers" in answer.sql
     sql = "SELECT o.total FROM orders AS o JOIN customers AS c ON c.customer_id = o.customer_id"

@@ -14,6 +14,7 @@ dependency). In SQLite a lone MIN()/MAX() makes bare columns come from that row 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, walk_in_scope
@@ -129,38 +130,36 @@ def _and(parts: list[exp.Expression]) -> exp.Expression | None:
     return exp.and_(*parts) if parts else None
 
 
-def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:
-    """``WHERE ... AND COUNT(*) > 2`` -> ``HAVING COUNT(*) > 2``: rows cannot be filtered by an aggregate."""
-    where = select.args.get("where")
-    parts = _conjuncts(where.this if where is not None else None)
-    moved = [p for p in parts if _aggregates(p) and not _has_window(p)]
+_CLAUSES = {"where": (exp.Where, "WHERE"), "having": (exp.Having, "HAVING")}
+
+
+def _move(select: exp.Select, source: str, moves: Callable[[exp.Expression], bool], dialect: str,
+          fixes: list[str]) -> None:
+    """Move the conditions of clause ``source`` (AND-ed parts) for which ``moves`` holds to the other clause."""
+    target = "having" if source == "where" else "where"
+    clause = select.args.get(source)
+    parts = _conjuncts(clause.this if clause is not None else None)
+    moved = [p for p in parts if moves(p)]
     if not moved:
         return
     kept = _and([p for p in parts if p not in moved])
-    select.set("where", exp.Where(this=kept) if kept is not None else None)
-    having = select.args.get("having")
-    combined = _and([*_conjuncts(having.this if having is not None else None), *(m.copy() for m in moved)])
-    select.set("having", exp.Having(this=combined))
+    select.set(source, _CLAUSES[source][0](this=kept) if kept is not None else None)
+    other = select.args.get(target)
+    combined = _and([*_conjuncts(other.this if other is not None else None), *(m.copy() for m in moved)])
+    select.set(target, _CLAUSES[target][0](this=combined))
     for m in moved:
-        fixes.append(f"moved {m.sql(dialect=dialect)} from WHERE to HAVING")
+        fixes.append(f"moved {m.sql(dialect=dialect)} from {_CLAUSES[source][1]} to {_CLAUSES[target][1]}")
+
+
+def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:
+    """``WHERE ... AND COUNT(*) > 2`` -> ``HAVING COUNT(*) > 2``: rows cannot be filtered by an aggregate."""
+    _move(select, "where", lambda p: bool(_aggregates(p)) and not _has_window(p), dialect, fixes)
 
 
 def _move_row_filters(select: exp.Select, check: _GroupCheck, dialect: str, fixes: list[str]) -> None:
     """PostgreSQL: ``GROUP BY a HAVING status = 'x'`` (status neither grouped nor aggregated) -> ``WHERE``."""
-    having = select.args.get("having")
-    if having is None:
-        return
-    parts = _conjuncts(having.this)
-    moved = [p for p in parts if not _aggregates(p) and not _has_window(p) and not check.covers(p)]
-    if not moved:
-        return
-    kept = _and([p for p in parts if p not in moved])
-    select.set("having", exp.Having(this=kept) if kept is not None else None)
-    where = select.args.get("where")
-    combined = _and([*_conjuncts(where.this if where is not None else None), *(m.copy() for m in moved)])
-    select.set("where", exp.Where(this=combined))
-    for m in moved:
-        fixes.append(f"moved {m.sql(dialect=dialect)} from HAVING to WHERE")
+    _move(select, "having", lambda p: not _aggregates(p) and not _has_window(p) and not check.covers(p), dialect,
+          fixes)
 
 
 def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
