@@ -8,16 +8,13 @@ concrete query it stands for.
 from __future__ import annotations
 
 import csv
-import itertools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GoldQuery", "expand_alternatives", "gold_queries", "split_statements"]
+from core.evaluation import expand_alternatives, split_statements
 
-_BRACES = re.compile(r"\{([^{}]*)\}")
-_MAX_VARIANTS = 16
+__all__ = ["GoldQuery", "expand_alternatives", "gold_queries", "split_statements"]
 
 
 @dataclass(frozen=True)
@@ -28,63 +25,6 @@ class GoldQuery:
     row: int  # 1-based data row in that file
     db_name: str
     sql: str
-
-
-def split_statements(cell: str) -> list[str]:
-    """Split on ``;`` outside quotes ('...', "...", $tag$...$tag$) and comments; drop empty parts."""
-    parts: list[str] = []
-    start = 0
-    i = 0
-    n = len(cell)
-    while i < n:
-        ch = cell[i]
-        if ch in ("'", '"'):
-            end = cell.find(ch, i + 1)
-            while end != -1 and end + 1 < n and cell[end + 1] == ch:  # doubled quote escapes itself
-                end = cell.find(ch, end + 2)
-            i = n if end == -1 else end + 1
-            continue
-        if ch == "$":
-            tag = re.match(r"\$[A-Za-z_]*\$", cell[i:])
-            if tag:
-                end = cell.find(tag.group(0), i + len(tag.group(0)))
-                i = n if end == -1 else end + len(tag.group(0))
-                continue
-        if cell.startswith("--", i):
-            end = cell.find("\n", i)
-            i = n if end == -1 else end
-            continue
-        if cell.startswith("/*", i):
-            end = cell.find("*/", i + 2)
-            i = n if end == -1 else end + 2
-            continue
-        if ch == ";":
-            parts.append(cell[start:i])
-            start = i + 1
-        i += 1
-    parts.append(cell[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def expand_alternatives(sql: str) -> list[str]:
-    """Every concrete query of one statement: each ``{a, b}`` picks one option, ``{}`` repeats the last pick."""
-    groups = [m for m in _BRACES.finditer(sql) if m.group(1).strip()]
-    if not groups:
-        return [sql]
-    options = [[o.strip() for o in m.group(1).split(",") if o.strip()] for m in groups]
-    variants: list[str] = []
-    for choice in itertools.islice(itertools.product(*options), _MAX_VARIANTS):
-        picks = iter(choice)
-        last = ""
-
-        def fill(match: re.Match[str]) -> str:
-            nonlocal last
-            if match.group(1).strip():
-                last = next(picks)
-            return last
-
-        variants.append(_BRACES.sub(fill, sql))
-    return variants
 
 
 def gold_queries(questions_dir: Path, dialect: str) -> Iterator[GoldQuery]:

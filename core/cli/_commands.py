@@ -218,6 +218,10 @@ def _parser() -> argparse.ArgumentParser:
     from core.cli._settings_command import add_settings_parser
 
     add_settings_parser(sub)
+
+    from core.cli._eval_command import add_eval_parser
+
+    add_eval_parser(sub)
     return p
 
 

@@ -60,6 +60,7 @@ class OllamaLLM:
         self.model = model
         self.timeout_s = timeout_s  # in total per call; clamped when used (NaN or infinity never disable it)
         self.num_ctx = num_ctx
+        self.last_prompt_tokens = 0
         self._pool = ClientPool(self._make_client)
 
     def _make_client(self, event_hooks: dict[str, list[Any]]) -> Any:
@@ -92,6 +93,8 @@ class OllamaLLM:
                 lambda client: client.chat(model=self.model, messages=messages, options=opts, stream=False)
             )
         content = response.message.content or ""
+        # What the server counted for this call (``cairn eval`` reports prompt tokens); 0 when it does not say.
+        self.last_prompt_tokens = int(getattr(response, "prompt_eval_count", 0) or 0)
         return str(content)
 
     def version(self) -> str:
