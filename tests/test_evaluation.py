@@ -186,3 +186,10 @@ def test_cli_eval_bad_set_exits_2(tmp_path: Path, capsys) -> None:
     missing = tmp_path / "none.csv"
     assert main(["eval", "--set", str(missing)]) == 2
     assert "No set file" in capsys.readouterr().err
+
+
+def test_cli_eval_says_at_once_when_the_model_is_missing(tmp_path: Path, shop: Path, fake_ollama, capsys) -> None:
+    assert main(["eval", "--set", str(_write_set(tmp_path, shop)), "--model", "absent:1b",
+                 "--report", str(tmp_path / "r")]) == 1
+    assert "ollama pull absent:1b" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() and fake_ollama.chat_requests() == []

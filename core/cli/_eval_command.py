@@ -20,7 +20,7 @@ from typing import Any
 from core.cli._output import print_json, say
 from core.composition import Services
 from core.config import Settings
-from core.errors import InputError
+from core.errors import InputError, ModelNotFound
 from core.evaluation import (
     RunSummary,
     Runner,
@@ -75,6 +75,22 @@ class _Progress:
             print(line, file=sys.stderr, flush=True)
 
 
+def _check_model(settings: Settings) -> None:
+    """The run measures a model: say at once when Ollama or the model is missing, not after every question."""
+    from core.llm import OllamaLLM
+
+    llm = OllamaLLM(settings.ollama_host, settings.model, timeout_s=min(settings.llm_timeout_s, 10.0))
+    try:
+        names = {m.name for m in llm.list_models()}
+    finally:
+        llm.close()
+    wanted = settings.model if ":" in settings.model else f"{settings.model}:latest"
+    if settings.model not in names and wanted not in names:
+        raise ModelNotFound(f"The model {settings.model!r} is not installed in Ollama at {settings.ollama_host}.",
+                            hint=f"Run `ollama pull {settings.model}`, or pick an installed one with --model "
+                                 "(see `ollama list`).")
+
+
 def _duration(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
@@ -91,6 +107,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
                          hint="Add --resume to continue it, or give another --report folder.")
     if args.model:
         settings = dataclasses.replace(settings, model=args.model)
+    _check_model(settings)
     services = Services(settings)
     runner = Runner(services.pipeline, baseline=args.baseline == "bare")
     say(f"Evaluating {settings.model} on {len(items)} question(s) from {args.set.name}"
