@@ -11,25 +11,14 @@ Ctrl+C stops between questions with everything so far kept; ``--resume`` continu
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from core.cli._output import print_json, say
-from core.composition import Services
 from core.config import Settings
-from core.errors import InputError, ModelNotFound
-from core.evaluation import (
-    RunSummary,
-    Runner,
-    load_set,
-    markdown_report,
-    record_run,
-    report_json,
-    summarize,
-)
+from core.evaluation import EvalOptions, evaluate
 
 __all__ = ["add_eval_parser"]
 
@@ -62,33 +51,15 @@ class _Progress:
 
     def __call__(self, done: int, total: int) -> None:
         if self.first is None:
-            self.first = done - 1
-        rate_done = done - self.first
+            self.first = done - 1  # questions done before this session (a resumed run)
         elapsed = time.monotonic() - self.started
-        eta = elapsed / rate_done * (total - done) if rate_done else 0.0
-        width = 20
-        bar = "#" * int(width * done / total) + "." * (width - int(width * done / total))
-        line = f"  {done}/{total} [{bar}] {100 * done // total:3d}%  ETA {_duration(eta)}"
+        eta = elapsed / (done - self.first) * (total - done)
+        filled = 20 * done // total
+        line = f"  {done}/{total} [{'#' * filled}{'.' * (20 - filled)}] {100 * done // total:3d}%  ETA {_duration(eta)}"
         if self.tty:
             print("\r" + line, end="" if done < total else "\n", file=sys.stderr, flush=True)
         elif done == total or done % 10 == 0:
             print(line, file=sys.stderr, flush=True)
-
-
-def _check_model(settings: Settings) -> None:
-    """The run measures a model: say at once when Ollama or the model is missing, not after every question."""
-    from core.llm import OllamaLLM
-
-    llm = OllamaLLM(settings.ollama_host, settings.model, timeout_s=min(settings.llm_timeout_s, 10.0))
-    try:
-        names = {m.name for m in llm.list_models()}
-    finally:
-        llm.close()
-    wanted = settings.model if ":" in settings.model else f"{settings.model}:latest"
-    if settings.model not in names and wanted not in names:
-        raise ModelNotFound(f"The model {settings.model!r} is not installed in Ollama at {settings.ollama_host}.",
-                            hint=f"Run `ollama pull {settings.model}`, or pick an installed one with --model "
-                                 "(see `ollama list`).")
 
 
 def _duration(seconds: float) -> str:
@@ -97,43 +68,19 @@ def _duration(seconds: float) -> str:
 
 
 def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise InputError("--limit must be 1 or more.", hint="For example: --limit 20")
-    items = load_set(args.set, data_dir=args.data_dir, db_url=args.db_url, db=args.db, limit=args.limit)
-    report_dir = args.report or Path(f"cairn-eval-{args.set.stem}")
-    results_path = report_dir / "results.jsonl"
-    if results_path.exists() and not args.resume:
-        raise InputError(f"{results_path} holds an earlier run.",
-                         hint="Add --resume to continue it, or give another --report folder.")
-    if args.model:
-        settings = dataclasses.replace(settings, model=args.model)
-    _check_model(settings)
-    services = Services(settings)
-    runner = Runner(services.pipeline, baseline=args.baseline == "bare")
-    say(f"Evaluating {settings.model} on {len(items)} question(s) from {args.set.name}"
-        + (", beside the bare model" if args.baseline else "") + f"; results in {report_dir}/", file=sys.stderr)
-    stopped = False
-    try:
-        results = runner.run(items, results_path, resume=args.resume, progress=_Progress())
-    except KeyboardInterrupt:
-        stopped = True
-        from core.evaluation import read_results
-
-        results = read_results(results_path)
-    finally:
-        services.close()
-    summary = summarize(results, total=len(items))
-    title = f"cairn eval: {settings.model} on {args.set.name}"
-    (report_dir / "report.json").write_text(report_json(summary) + "\n", encoding="utf-8")
-    (report_dir / "report.md").write_text(markdown_report(summary, title=title), encoding="utf-8")
-    record_run(RunSummary.from_summary(summary, model=settings.model, set_name=args.set.name))
+    options = EvalOptions(
+        set_path=args.set, report_dir=args.report or Path(f"cairn-eval-{args.set.stem}"), model=args.model,
+        baseline=args.baseline == "bare", resume=args.resume, limit=args.limit, data_dir=args.data_dir,
+        db_url=args.db_url, db=args.db,
+    )
+    outcome = evaluate(options, settings, progress=_Progress(), announce=lambda text: say(text, file=sys.stderr))
     if args.json:
-        print_json(summary)
+        print_json(outcome.summary)
     else:
-        print(markdown_report(summary, title=title))
-    if stopped:
-        answered = summary["modes"].get("cairn", {}).get("answered", 0)
-        say(f"Stopped after {answered} of {len(items)} question(s). Run the same command with --resume to go on.",
-            file=sys.stderr)
+        print(outcome.markdown)
+    if outcome.stopped:
+        answered = outcome.summary["modes"].get("cairn", {}).get("answered", 0)
+        say(f"Stopped after {answered} of {outcome.questions} question(s). Run the same command with --resume to "
+            "go on.", file=sys.stderr)
         return EXIT_CANCELLED
     return 0

@@ -6,21 +6,29 @@ locally for the quality dashboard. No Qt.
 """
 
 from core.evaluation._compare import Comparison, compare_results, gold_orders, normalize
+from core.evaluation._dashboard import FeedbackDay, QualitySeries, quality_series
 from core.evaluation._gold import expand_alternatives, gold_variants, split_statements
 from core.evaluation._report import markdown_report, percentile, report_json, summarize
 from core.evaluation._runner import MODES, ItemResult, Runner, read_results
 from core.evaluation._runs import RunSummary, cairn_version, list_runs, record_run, runs_path
+from core.evaluation._session import EvalOptions, EvalOutcome, check_model, evaluate
 from core.evaluation._sets import EvalItem, load_set
 
 __all__ = [
     "MODES",
     "Comparison",
     "EvalItem",
+    "EvalOptions",
+    "EvalOutcome",
+    "FeedbackDay",
     "ItemResult",
+    "QualitySeries",
     "RunSummary",
     "Runner",
     "cairn_version",
+    "check_model",
     "compare_results",
+    "evaluate",
     "expand_alternatives",
     "gold_orders",
     "gold_variants",
@@ -29,6 +37,7 @@ __all__ = [
     "markdown_report",
     "normalize",
     "percentile",
+    "quality_series",
     "read_results",
     "record_run",
     "report_json",
