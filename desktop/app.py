@@ -83,6 +83,24 @@ class AppContext:
         dialog.model_chosen.connect(lambda model: self._use_model(window, model))
         dialog.open()
 
+    def open_quality(self, window: Any) -> Any:
+        """The quality dashboard: evaluation runs and feedback over time; a run can be started there."""
+        from desktop.quality_view import QualityDialog
+
+        dialog = QualityDialog(self.settings, parent=window, feedback=self._feedback_days)
+        dialog.open()
+        return dialog
+
+    def _feedback_days(self) -> list[Any]:
+        """Thumbs up/down per day from the feedback log, for the dashboard (none when there is no log)."""
+        from core.evaluation import FeedbackDay
+
+        try:
+            from core.feedback import feedback_counts
+        except ImportError:
+            return []
+        return [FeedbackDay(str(day), int(ups), int(downs)) for day, ups, downs in feedback_counts()]
+
     def _use_model(self, window: Any, model: str) -> None:
         self.save_settings(replace(self.settings, model=model))
         self._rebuild_services(window)

@@ -120,7 +120,10 @@ class MainWindow(QMainWindow):
         self.settings_action = QAction(qta.icon("fa5s.cog"), "Settings…", self)
         self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         self.settings_action.triggered.connect(self.open_settings)
-        for action in (self.connect_action, self.models_action, self.settings_action):
+        self.quality_action = QAction(qta.icon("fa5s.chart-line"), "Quality…", self)
+        self.quality_action.setToolTip("How Cairn is doing over time: evaluation runs and answers you rated")
+        self.quality_action.triggered.connect(self.open_quality)
+        for action in (self.connect_action, self.models_action, self.settings_action, self.quality_action):
             bar.addAction(action)
 
     def _build_status_bar(self) -> None:
@@ -299,6 +302,9 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         self.context.open_settings(self)
+
+    def open_quality(self) -> None:
+        self.context.open_quality(self)
 
     def set_model_label(self, model: str) -> None:
         self.model_label.setText(f"Model: {model}")

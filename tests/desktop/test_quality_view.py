@@ -1,0 +1,92 @@
+"""The quality dashboard: stored runs and feedback plotted, a run started from the window with progress, and
+cancelled between questions."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from core.config import Settings
+from core.evaluation import FeedbackDay, RunSummary, list_runs
+from desktop.quality_view import QualityDialog
+
+
+def _run(when: str, accuracy: float, set_name: str = "shop.jsonl") -> RunSummary:
+    return RunSummary(finished_at=when, model="qwen2.5-coder:7b", version="0.1.0", set_name=set_name, questions=10,
+                      answered=10, accuracy=accuracy, baseline_accuracy=accuracy - 0.2,
+                      by_path={"llm": accuracy, "repaired": 1.0}, by_category={"join": accuracy},
+                      latency_p50_s=1.5, latency_p95_s=3.0)
+
+
+def _names(view) -> list[str]:
+    return [s.name() for s in view.chart().series()]
+
+
+def test_runs_and_feedback_are_plotted(qtbot) -> None:
+    runs = [_run("2026-12-01T10:00:00+00:00", 0.7), _run("2026-12-03T10:00:00+00:00", 0.8),
+            _run("2026-12-02T10:00:00+00:00", 0.5, set_name="other.csv")]
+    feedback = [FeedbackDay("2026-12-02", 3, 1), FeedbackDay("2026-12-03", 1, 1)]
+    dialog = QualityDialog(Settings(), runs=lambda: runs, feedback=lambda: feedback)
+    qtbot.addWidget(dialog)
+    assert _names(dialog.accuracy_view) == ["Cairn", "bare model", "path llm", "path repaired"]
+    assert dialog.table.rowCount() == 3
+    assert "Thumbs: 4 up, 2 down (67% up)" in dialog.summary.text()
+    assert dialog.series.up_rate == (75.0, 50.0)
+    dialog.set_box.setCurrentText("shop.jsonl")
+    assert dialog.table.rowCount() == 2 and dialog.series.accuracy == (70.0, 80.0)
+    cairn = dialog.accuracy_view.chart().series()[0]
+    assert [(p.x(), p.y()) for p in cairn.points()] == [(1.0, 70.0), (2.0, 80.0)]
+
+
+def test_an_empty_dashboard_says_how_to_fill_it(qtbot) -> None:
+    dialog = QualityDialog(Settings(), runs=lambda: [], feedback=lambda: [])
+    qtbot.addWidget(dialog)
+    assert "No evaluation runs" in dialog.summary.text() and dialog.table.rowCount() == 0
+
+
+def _set(tmp_path: Path) -> Path:
+    db = tmp_path / "shop.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.executescript("CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
+                           "INSERT INTO customers VALUES (1, 'Asha', 'Pune'), (2, 'Ravi', 'Delhi');")
+    rows = [{"question": f"Question {i}: how many customers?", "gold_sql": "SELECT COUNT(*) FROM customers",
+             "db": str(db)} for i in range(3)]
+    path = tmp_path / "shop.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_a_run_started_here_shows_progress_and_lands_in_the_table(qtbot, tmp_path: Path, fake_ollama) -> None:
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = "SELECT COUNT(*) FROM customers"
+    dialog = QualityDialog(Settings.load().with_env())
+    qtbot.addWidget(dialog)
+    values: list[int] = []
+    dialog.progress.valueChanged.connect(values.append)
+    with qtbot.waitSignal(dialog.run_finished, timeout=30_000) as blocker:
+        dialog.start_run(_set(tmp_path), report_dir=tmp_path / "report")
+        assert not dialog.progress.isHidden() and not dialog.run_button.isEnabled()
+    run = blocker.args[0]
+    assert values[-1] == 3
+    assert run.accuracy == 1.0 and run.complete and run.baseline_accuracy == 1.0
+    assert dialog.table.rowCount() == 1 and list_runs()[-1].set_name == "shop.jsonl"
+    assert dialog.run_button.isEnabled() and dialog.cancel_button.isHidden()
+
+
+def test_cancel_stops_between_questions(qtbot, tmp_path: Path, fake_ollama) -> None:
+    fake_ollama.add_model("qwen2.5-coder:7b")
+
+    def slow(_body: dict) -> str:
+        time.sleep(0.3)
+        return "SELECT COUNT(*) FROM customers"
+
+    fake_ollama.default_chat = slow
+    dialog = QualityDialog(Settings.load().with_env())
+    qtbot.addWidget(dialog)
+    with qtbot.waitSignal(dialog.run_finished, timeout=30_000) as blocker:
+        dialog.start_run(_set(tmp_path), baseline=False, report_dir=tmp_path / "report")
+        dialog.cancel()
+    run = blocker.args[0]
+    assert not run.complete and run.answered < 3
