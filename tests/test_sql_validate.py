@@ -719,3 +719,20 @@ def test_type_evidence_narrows_a_near_miss() -> None:
     assert "total_label LIKE" in fixed("SELECT order_id FROM orders WHERE total LIKE 'big%'", schema)
     with pytest.raises(SQLValidationError):
         check("SELECT total FROM orders", schema)
+
+
+def test_output_names_in_where_and_having(sample_db_uri: str) -> None:
+    """PostgreSQL knows output names only in ORDER BY and GROUP BY; an aggregate's name in WHERE fails anywhere."""
+    having = ("SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id HAVING n > 1 ORDER BY n DESC")
+    assert "HAVING COUNT(*) > 1 ORDER BY n DESC" in fixed(having)
+    where = "SELECT customer_id, SUM(total_amount) AS total FROM orders WHERE total > 10 GROUP BY customer_id"
+    assert fixed(where).endswith("GROUP BY customer_id HAVING SUM(total_amount) > 10")
+    assert fixed(where, SHOP, "sqlite").endswith("HAVING SUM(total_amount) > 10")
+    doubled = "SELECT order_id, total_amount * 2 AS dbl FROM orders WHERE dbl > 15"
+    assert "WHERE (total_amount * 2) > 15" in fixed(doubled)
+    assert check(having, SHOP, "sqlite").fixes == ()  # SQLite reads output names there: as written
+    assert check("SELECT status AS total_amount FROM orders WHERE total_amount > 6").fixes == ()  # a real column
+    with psycopg.connect(sample_db_uri) as conn:
+        conn.read_only = True
+        for sql in (having, where, doubled):
+            conn.execute(fixed(sql)).fetchall()

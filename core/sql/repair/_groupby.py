@@ -151,6 +151,31 @@ def _move(select: exp.Select, source: str, moves: Callable[[exp.Expression], boo
         fixes.append(f"moved {m.sql(dialect=dialect)} from {_CLAUSES[source][1]} to {_CLAUSES[target][1]}")
 
 
+def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fixes: list[str]) -> None:
+    """``SUM(x) AS total ... HAVING total > 10``: PostgreSQL knows output names only in ORDER BY and GROUP BY, and
+    no database filters rows by an aggregate's name in WHERE. Such a name (one no table in FROM has) is replaced by
+    the expression it names. SQLite reads output names in WHERE and HAVING, so there only an aggregate's name in
+    WHERE (an error) is replaced."""
+    aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+    if not aliases:
+        return
+    for key in ("where", "having"):
+        clause = select.args.get(key)
+        if clause is None:
+            continue
+        for col in [c for c in _local_nodes(clause) if isinstance(c, exp.Column) and not c.table]:
+            target = aliases.get(col.name.lower())
+            if target is None or any(s.has(col.this, dialect) or s.open for s in sources):
+                continue
+            if dialect == "sqlite" and (key == "having" or not _aggregates(target)):
+                continue
+            replacement = target.copy()
+            if not isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren)):
+                replacement = exp.Paren(this=replacement)
+            col.replace(replacement)
+            fixes.append(f"{col.name} in {key.upper()} -> {target.sql(dialect=dialect)}")
+
+
 def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:
     """``WHERE ... AND COUNT(*) > 2`` -> ``HAVING COUNT(*) > 2``: rows cannot be filtered by an aggregate."""
     _move(select, "where", lambda p: bool(_aggregates(p)) and not _has_window(p), dialect, fixes)
@@ -168,6 +193,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
+        _inline_aliases(select, scope_sources(scope, schema, dialect), dialect, fixes)
         _move_aggregate_filters(select, dialect, fixes)
         group = select.args.get("group")
         if group is not None and any(
