@@ -8,7 +8,8 @@ into a SQLite file with its primary keys and **no foreign keys** (``tests/defog_
 SQLite gold queries. Every gold query is damaged in every kind of the generator and answered twice: (a) as-is:
 fences stripped, run directly in a read-only transaction; (b) Cairn: ``AskPipeline`` with a scripted model
 that serves the damaged reply and, when asked to repair, the same reply again (a model that never improves).
-Right = the same rows, duplicates counted, as one of the question's gold variants. Generators: ``own``
+Right = the rows of one of the question's gold variants under ``cairn eval``'s rules (``core.evaluation``:
+duplicates counted, order ignored, columns by content, numbers within a tolerance). Generators: ``own``
 (``tests/damage.py``, written with the repairs) and ``independent`` (``tests/heldout/damage_independent.py``,
 written from published error analyses by a helper who never read the repair code: a held-out check whose
 failures are not printed). Harm is listed as "changed results": a reply that was right as written (``clean``
@@ -29,7 +30,6 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +42,11 @@ import psycopg  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.databases import open_database  # noqa: E402
 from core.databases import EmbeddedPostgres  # noqa: E402
+from core.evaluation import compare_results, gold_variants  # noqa: E402
 from core.pipeline import AskPipeline  # noqa: E402
 from core.schema import Schema  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.damage import render  # noqa: E402
-from tests.defog_gold import expand_alternatives, split_statements  # noqa: E402
 from tests.defog_loader import DEFOG_DATABASES, load_defog  # noqa: E402
 from tests.defog_sqlite import sqlite_copy  # noqa: E402
 from tests.fakes.scripted_llm import ScriptedLLM  # noqa: E402
@@ -101,20 +101,13 @@ class Case:
     golds: tuple[str, ...]  # every concrete gold query of the question
 
 
-def _norm(value: Any) -> Any:
-    if isinstance(value, (Decimal, float)):
-        return round(float(value), 4)
-    if isinstance(value, (dt.date, dt.datetime, dt.time, dt.timedelta)):
-        return str(value)
-    return value
+Rows = list[tuple[Any, ...]]
 
 
-Rows = frozenset[tuple[tuple[Any, ...], int]]
-
-
-def row_set(rows: Any) -> Rows:
-    """The rows as a multiset (order ignored, duplicates counted): a repair that drops or doubles rows is wrong."""
-    return frozenset(Counter(tuple(_norm(v) for v in r) for r in rows).items())
+def matches(rows: Rows | None, wants: list[Rows]) -> bool:
+    """The rows are one gold variant's rows (order ignored, duplicates counted): a repair that drops or doubles
+    rows is wrong."""
+    return rows is not None and any(compare_results(want, rows, ordered=False).same for want in wants)
 
 
 def run_readonly(conn: Any, sql: str) -> Rows | None:
@@ -124,7 +117,7 @@ def run_readonly(conn: Any, sql: str) -> Rows | None:
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         try:
             cur = conn.execute(sql)
-            return row_set(cur.fetchall()) if cur.description else None
+            return [tuple(r) for r in cur.fetchall()] if cur.description else None
         except (sqlite3.Error, ValueError, OverflowError):
             return None
     try:
@@ -132,7 +125,7 @@ def run_readonly(conn: Any, sql: str) -> Rows | None:
             conn.execute("SET TRANSACTION READ ONLY")
             conn.execute("SET LOCAL statement_timeout = '10s'")
             cur = conn.execute(sql)
-            return row_set(cur.fetchall()) if cur.description else None
+            return [tuple(r) for r in cur.fetchall()] if cur.description else None
     except psycopg.Error:
         return None
 
@@ -156,7 +149,7 @@ def cases(name: str, dialect: str = "postgres") -> Iterator[Case]:
             for row in csv.DictReader(handle):
                 if row["db_name"] != name:
                     continue
-                golds = [v for s in split_statements(row["query"]) for v in expand_alternatives(s)]
+                golds = gold_variants(row["query"])
                 yield Case(name, row["question"], tuple(dict.fromkeys(golds)))
 
 
@@ -225,7 +218,7 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
             counts["scored"] += 1
             counts["non_empty"] += non_empty
             rendered = render(base, dialect)
-            faithful = rendered is not None and run_readonly(conn, rendered) in wants
+            faithful = rendered is not None and matches(run_readonly(conn, rendered), wants)
             for kind in kinds:
                 if kind in generator.tree_kinds and not faithful:
                     counts["unrenderable"] += kind == kinds[-1]
@@ -233,11 +226,11 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 damaged = generator.damage(base, schema, kind, seed)
                 if damaged is None:
                     continue
-                asis_ok = run_readonly(conn, strip_fences(damaged.reply)) in wants
+                asis_ok = matches(run_readonly(conn, strip_fences(damaged.reply)), wants)
                 llm = ScriptedLLM(damaged.reply, damaged.reply, damaged.reply)
                 pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today)
                 answer = pipeline.ask(case.question)
-                cairn_ok = answer.ok and row_set(answer.rows) in wants
+                cairn_ok = answer.ok and matches([tuple(r) for r in answer.rows], wants)
                 for key in (kind, "ALL"):
                     for bucket in ("all", "non_empty") if non_empty else ("all",):
                         tally = totals[f"{bucket}:{key}"]

@@ -357,7 +357,7 @@ class Assistant:
             except CairnError as exc:
                 notes.append(f"Earlier turns could not be read: {exc}")
         answer = self.pipeline.ask(message, cancel=cancel, on_stage=on_stage, recall=recall,
-                                   conversation=conversation)
+                                   conversation=conversation, user=user)
         if route.uncertain and route.alternative in MEMORY_KINDS:
             did = "answered this" if answer.ok else "took this"
             notes.append(f'I {did} as a one-off question. To keep it as a standing {route.alternative}, '
@@ -414,9 +414,11 @@ class Assistant:
         schema = self.pipeline.load_schema()
         conversation = (self.conversation.prompt_lines(user, database_id=self.database_id)
                         if route.kind == "follow_up" else [])  # fmt: skip
+        provider = getattr(self.pipeline, "examples", None)
+        shots = provider.pairs(user, self.database_id, message) if provider is not None else []
         prompt = build_sql_prompt(message, schema, today=self.pipeline._today(),
                                   num_ctx=self.pipeline.settings.num_ctx,
-                                  context_lines=recall.context_lines(), conversation=conversation)
+                                  context_lines=recall.context_lines(), conversation=conversation, examples=shots)
         out["prompt"] = {"system": prompt.system, "user": prompt.user, "tokens": prompt.tokens}
         return out
 

@@ -33,6 +33,8 @@ class Services:
         self._store: Any = None
         self._embedder = embedder
         self._bank: Any = None
+        self._feedback: Any = None
+        self._few_shot: Any = None
 
     def embedded(self) -> EmbeddedPostgres:
         if self._embedded is None:
@@ -50,7 +52,7 @@ class Services:
             s = self.settings
             database = open_target(db, embedded=None if db else self.embedded())
             llm = OllamaLLM(s.ollama_host, s.model, timeout_s=s.llm_timeout_s, num_ctx=s.num_ctx)
-            self._pipelines[key] = AskPipeline(database, llm, s)
+            self._pipelines[key] = AskPipeline(database, llm, s, examples=self.few_shot())
         return self._pipelines[key]
 
     def store(self) -> Any:
@@ -77,8 +79,25 @@ class Services:
             from core.history import QuestionHistory
 
             self._bank = MemoryBank(self.store(), self.embedder(), data_dir() / "memory-journal",
-                                    history=QuestionHistory(data_dir() / "history"))
+                                    history=QuestionHistory(data_dir() / "history"), feedback=self.feedback())
         return self._bank
+
+    def feedback(self) -> Any:
+        """Thumbs up/down: the verified examples per database and the feedback log, under the data dir."""
+        if self._feedback is None:
+            from core.feedback import ExampleStore, FeedbackLog, FeedbackRecorder, feedback_dir
+
+            folder = feedback_dir()
+            self._feedback = FeedbackRecorder(ExampleStore(folder), FeedbackLog(folder))
+        return self._feedback
+
+    def few_shot(self) -> Any:
+        """The closest verified examples for a question (the embedder is loaded only when there are some)."""
+        if self._few_shot is None:
+            from core.feedback import FewShotSelector
+
+            self._few_shot = FewShotSelector(self.feedback().examples, lambda texts: self.embedder().embed_batch(texts))
+        return self._few_shot
 
     def assistant(self, db: str | None, *, pipeline: Any = None) -> Any:
         """The assistant for ``db`` (or for a ``pipeline`` already opened from this root); the bank then

@@ -35,6 +35,7 @@ from core.errors import (
     SQLValidationError,
 )
 from core.fallback import fallback_sql
+from core.feedback import ExamplesProvider
 from core.llm import LLM
 from core.memory import apply_presentation, enforce_filters, filter_condition, referencing_links
 from core.number_format import NumberFormat
@@ -69,6 +70,7 @@ class _Run:
     rejected_reason: str | None = None
     recall: Recall | None = None
     applied: list[AppliedMemory] = field(default_factory=list)
+    user: str | None = None  # whose verified examples the prompt may show
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -102,11 +104,13 @@ class AskPipeline:
         settings: Settings | None = None,
         *,
         today: Callable[[], _dt.date] = _dt.date.today,
+        examples: ExamplesProvider | None = None,
     ) -> None:
         self.database = database
         self.llm = llm
         self.settings = settings or Settings()
         self._today = today
+        self.examples = examples  # verified examples shown as few-shot (given by the composition root)
 
     @property
     def limits(self) -> QueryLimits:
@@ -122,13 +126,15 @@ class AskPipeline:
         on_stage: StageCallback | None = None,
         recall: Recall | None = None,
         conversation: Sequence[str] = (),
+        user: str | None = None,
     ) -> Answer:
         """Answer one question. Never raises CairnError: failures come back as an Answer with ``error``.
 
         ``recall`` holds the person's memories that apply (filters are enforced on the SQL, definitions go in
-        the prompt); ``conversation`` holds earlier turns, so follow-ups ("those") can be resolved.
+        the prompt); ``conversation`` holds earlier turns, so follow-ups ("those") can be resolved; ``user``'s
+        verified examples closest to the question are shown to the model.
         """
-        run = _Run(question=question, cancel=cancel or Cancellation(), on_stage=on_stage, recall=recall)
+        run = _Run(question=question, cancel=cancel or Cancellation(), on_stage=on_stage, recall=recall, user=user)
         try:
             question = self.check_question(question)
             with run.stage("load_schema"):
@@ -198,7 +204,8 @@ class AskPipeline:
         return self.database.schema().without(hidden)
 
     def build_prompt(
-        self, question: str, schema: Schema, context_lines: Sequence[str], conversation: Sequence[str] = ()
+        self, question: str, schema: Schema, context_lines: Sequence[str], conversation: Sequence[str] = (),
+        examples: Sequence[tuple[str, str]] = (),
     ) -> Prompt:
         return build_sql_prompt(
             question,
@@ -207,6 +214,7 @@ class AskPipeline:
             num_ctx=self.settings.num_ctx,
             context_lines=context_lines,
             conversation=conversation,
+            examples=examples,
         )
 
     def generate(self, prompt: Prompt) -> str:
@@ -396,7 +404,10 @@ class AskPipeline:
             run.notes.append("No language model is configured; trying the rule-based fallback.")
             return None
         with run.stage("build_prompt"):
-            prompt = self.build_prompt(question, schema, context_lines, conversation)
+            shots = self.examples.pairs(run.user, self.database.id, question) if self.examples and run.user else []
+            prompt = self.build_prompt(question, schema, context_lines, conversation, shots)
+        if prompt.examples:
+            run.notes.append(f"Shown the model {prompt.examples} of your verified examples like this question.")
         if len(prompt.schema.tables) < len(schema.tables):
             run.notes.append(
                 f"Schema too large for the model's context: showed {len(prompt.schema.tables)} of "

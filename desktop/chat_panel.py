@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.verified_examples import ThumbsBar
+
 __all__ = ["ChatPanel"]
 
 _CATEGORY_ICONS = {
@@ -82,6 +84,8 @@ class ChatPanel(QWidget):
     """A memory chip was clicked: show this memory id in the memory bank."""
     rerun_without_requested = Signal(str, str)
     """Rerun (question, without this memory id)."""
+    feedback_given = Signal(str, str, str, object)
+    """A thumb on an answer: (question, SQL, "up" / "down" / "clear", the answer's ThumbsBar)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -235,6 +239,11 @@ class ChatPanel(QWidget):
             if note.startswith("Applied your memories"):
                 continue
             bubble.add_text(note, muted=True)
+        if answer.ok and answer.sql:
+            thumbs = ThumbsBar(bubble)
+            thumbs.verdict_changed.connect(lambda v, q=question, sql=answer.sql, bar=thumbs:
+                                           self.feedback_given.emit(q, sql, v, bar))
+            bubble.body.addWidget(thumbs)
 
     def _chip(self, question: str, memory: Any) -> QToolButton:
         chip = QToolButton()

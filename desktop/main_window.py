@@ -18,6 +18,7 @@ from core.errors import CairnError
 from core.history import HistoryEntry
 from desktop.chat_panel import ChatPanel
 from desktop.errors import error_text, show_error
+from desktop.verified_examples import FeedbackQueue
 from desktop.workers import Worker, run_in_background
 
 __all__ = ["MainWindow"]
@@ -86,6 +87,9 @@ class MainWindow(QMainWindow):
         self.chat.cancel_requested.connect(self.cancel)
         self.chat.rerun_without_requested.connect(lambda q, mid: self.ask(q, exclude=[mid]))
         self.chat.memory_show_requested.connect(self._show_memory)
+        self.chat.feedback_given.connect(self._feedback)
+        self._feedback_queue = FeedbackQueue(self)
+        self._feedback_queue.recorded.connect(self._feedback_recorded)
         self.sql_editor.run_requested.connect(self.run_sql)
         self.history_view.rerun_requested.connect(self.ask)
         self.history_view.sql_requested.connect(self._open_sql)
@@ -242,6 +246,20 @@ class MainWindow(QMainWindow):
             if self.memory_bank is not None:
                 self.memory_bank.highlight([c for c in changed])
         self.answer_ready.emit(reply)
+
+    def _feedback(self, question: str, sql: str, verdict: str, thumbs: Any) -> None:
+        """A thumb on an answer: logged, and the verified examples follow it (in order, off the GUI thread)."""
+        if self.assistant is None:
+            return
+        recorder, user, db, model = (self.context.services.feedback(), self.user, self.assistant.database_id,
+                                     self.context.settings.model)
+        self._feedback_queue.submit(lambda: recorder.record(verdict, user=user, database_id=db, question=question,
+                                                            sql=sql, model=model), thumbs)
+
+    def _feedback_recorded(self, outcome: Any) -> None:
+        self.statusBar().showMessage(outcome.text, 8000)
+        if self.memory_bank is not None and self.memory_bank.examples_view is not None:
+            self.memory_bank.examples_view.refresh()
 
     def _show_answer(self, answer: Any) -> None:
         self.results.show_answer(answer)

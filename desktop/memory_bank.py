@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QStackedWidget,
+    QTabWidget,
     QToolButton,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -40,6 +41,7 @@ from desktop.memory_edit_dialog import (
 )
 from desktop.memory_files import export_to_file, import_from_file
 from desktop.memory_tree import GROUP_LABELS, MemoryTree
+from desktop.verified_examples import VerifiedExamplesView
 from desktop.widgets import push_button
 from desktop.workers import run_in_background
 
@@ -145,17 +147,30 @@ class MemoryBankView(QWidget):
         buttons.addWidget(self._export_button)
         buttons.addWidget(self._import_button)
 
-        layout = QVBoxLayout(self)
+        memories = QWidget(self)
+        layout = QVBoxLayout(memories)
         layout.setContentsMargins(10, 10, 10, 10)
         layout.setSpacing(8)
         layout.addLayout(search_row)
         layout.addWidget(self._stack, 1)
         layout.addLayout(buttons)
         layout.addWidget(self._status)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.examples_view: VerifiedExamplesView | None = None  # the thumbs-up examples, beside the memories
+        if getattr(bank, "feedback", None) is not None:
+            self.examples_view = VerifiedExamplesView(bank.feedback.examples, user, database_id=database_id)
+            self.tabs = QTabWidget(self)
+            self.tabs.setObjectName("memoryBankTabs")
+            self.tabs.addTab(memories, qta.icon("fa5s.brain"), "Memories")
+            self.tabs.addTab(self.examples_view, qta.icon("fa5s.check-circle"), "Verified examples")
+            outer.addWidget(self.tabs)
+        else:
+            outer.addWidget(memories)
 
         for keys, slot in ((QKeySequence.StandardKey.Delete, self.delete_selected),
                            (QKeySequence.StandardKey.Undo, self.undo)):
-            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut = QShortcut(QKeySequence(keys), memories)  # not on the verified examples tab
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
         self._rebuild()
@@ -175,6 +190,8 @@ class MemoryBankView(QWidget):
         """Show the memories that apply to another database (None: all of them)."""
         self._database_id = database_id
         self.refresh()
+        if self.examples_view is not None:
+            self.examples_view.set_database(database_id)
 
     def highlight(self, ids: Iterable[str]) -> None:
         """Mark these memories (e.g. those the last chat turn learned) until the next highlight."""
@@ -346,6 +363,8 @@ class MemoryBankView(QWidget):
                 self._highlighted = set(ids)
             self.memories_changed.emit()
             self.refresh()
+            if self.examples_view is not None:  # an import or "forget everything" changes them too
+                self.examples_view.refresh()
 
         def failed(exc: BaseException) -> None:
             self._set_busy(False)

@@ -3,8 +3,10 @@ server (Cairn beside the bare model), resume after a stop, and the runs kept for
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
+import os
 import re
 import sqlite3
 from decimal import Decimal
@@ -17,12 +19,15 @@ from core.errors import InputError
 from core.evaluation import (
     Runner,
     compare_results,
+    gold_orders,
     gold_variants,
     list_runs,
     load_set,
+    percentile,
     read_results,
     summarize,
 )
+from core.sql import guard
 
 # -- comparison rules ---------------------------------------------------------------------------------------
 
@@ -32,6 +37,20 @@ def test_order_matters_only_when_the_gold_orders() -> None:
     assert compare_results(gold, got, ordered=False).same
     assert not compare_results(gold, got, ordered=True).same
     assert compare_results(gold, gold, ordered=True).same
+
+
+@pytest.mark.parametrize(
+    ("gold", "orders"),
+    [
+        ("SELECT a FROM t ORDER BY a LIMIT 3", True),
+        ("SELECT a FROM t UNION SELECT a FROM u ORDER BY a", True),
+        ("(SELECT a FROM t ORDER BY a)", True),
+        ("WITH x AS (SELECT a FROM t ORDER BY a) SELECT a FROM x", False),  # only the outermost ORDER BY counts
+        ("SELECT a FROM (SELECT a FROM t ORDER BY a) AS s", False),
+    ],
+)
+def test_the_outermost_order_by_decides(gold: str, orders: bool) -> None:
+    assert gold_orders(guard(gold, "sqlite").expression) is orders
 
 
 def test_columns_match_by_content_and_extra_columns_are_allowed() -> None:
@@ -54,9 +73,31 @@ def test_numbers_nulls_dates_and_duplicates() -> None:
     assert compare_results([], [], ordered=False).same
 
 
+def test_inexact_numbers_within_a_tolerance_integers_exactly() -> None:
+    assert compare_results([(0.1 + 0.2,)], [(0.3,)], ordered=True).same
+    assert compare_results([(1234567.0,)], [(Decimal("1234567.4"),)], ordered=True).same  # a real (float4) sum
+    assert compare_results([(1e-12,)], [(0,)], ordered=True).same  # near zero: the absolute tolerance
+    assert not compare_results([(1.001,)], [(1.0,)], ordered=True).same
+    assert not compare_results([(1_000_000,)], [(1_000_001,)], ordered=True).same  # counts are exact
+    assert not compare_results([("1",)], [(1,)], ordered=True).same  # text is not a number
+    # unordered rows whose numbers differ in the last digits still pair up, with their other columns
+    gold = [("a", 1.0000000001), ("b", 2.0), ("c", 1.0)]
+    got = [(2.0000000001, "b"), (1.0, "a"), (0.9999999999, "c")]
+    assert compare_results(gold, got, ordered=False).same
+    assert not compare_results(gold, [(2.0, "b"), (1.0, "a"), (1.5, "c")], ordered=False).same
+
+
 def test_defog_alternatives_expand() -> None:
     cell = "SELECT {id, name} FROM t GROUP BY {}; SELECT 1"
     assert gold_variants(cell) == ["SELECT id FROM t GROUP BY id", "SELECT name FROM t GROUP BY name", "SELECT 1"]
+
+
+def test_latency_percentiles_are_nearest_rank() -> None:
+    assert percentile([], 95) == 0.0
+    assert percentile([2.0, 1.0], 50) == 1.0
+    assert percentile([float(i) for i in range(1, 21)], 95) == 19.0
+    assert percentile([float(i) for i in range(1, 21)], 50) == 10.0
+    assert percentile([float(i) for i in range(1, 11)], 95) == 10.0
 
 
 # -- sets ---------------------------------------------------------------------------------------------------
@@ -147,6 +188,8 @@ def test_cli_eval_reports_cairn_beside_the_bare_model(tmp_path: Path, shop: Path
     markdown = (report / "report.md").read_text()
     assert "| | Cairn | bare model |" in markdown and "100.0% (3/3)" in markdown and "66.7% (2/3)" in markdown
     assert "category join" in markdown
+    if os.name == "posix":  # the answers' SQL and the reports are the user's: 0600
+        assert all((report / f).stat().st_mode & 0o077 == 0 for f in ("results.jsonl", "report.json", "report.md"))
     out = capsys.readouterr().out
     assert "execution accuracy" in out
     (run,) = list_runs()
@@ -180,6 +223,9 @@ def test_a_stopped_run_resumes_where_it_stopped(tmp_path: Path, shop: Path, fake
     assert len(fake_ollama.chat_requests()) - before == 2  # only the two unanswered questions
     assert all(m is None or "How many customers" not in m.group(1) for m in asked_again)
     assert summarize(read_results(results), total=3)["modes"]["cairn"]["correct"] == 3
+    # resumed with a smaller --limit, or without the baseline: only that run's questions and modes count
+    assert [r.index for r in Runner(lambda _db: None).kept(items[:2], results)] == [0, 1]
+    assert Runner(lambda _db: None, baseline=True).kept(items, results) == done
 
 
 def test_cli_eval_bad_set_exits_2(tmp_path: Path, capsys) -> None:
@@ -193,3 +239,74 @@ def test_cli_eval_says_at_once_when_the_model_is_missing(tmp_path: Path, shop: P
                  "--report", str(tmp_path / "r")]) == 1
     assert "ollama pull absent:1b" in capsys.readouterr().err
     assert not (tmp_path / "r").exists() and fake_ollama.chat_requests() == []
+
+
+def test_ctrl_c_keeps_what_was_answered_and_resume_finishes(tmp_path: Path, shop: Path, fake_ollama, capsys,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.cli import _eval_command
+
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = _reply
+    set_file, report = _write_set(tmp_path, shop), tmp_path / "report"
+
+    stop = [True]
+    draw = _eval_command._Progress.__call__
+
+    def interrupted(self: _eval_command._Progress, done: int, total: int) -> None:
+        if stop[0]:
+            raise KeyboardInterrupt  # Ctrl+C right after the first question
+        draw(self, done, total)
+
+    monkeypatch.setattr(_eval_command._Progress, "__call__", interrupted)
+    assert main(["eval", "--set", str(set_file), "--baseline", "bare", "--report", str(report)]) == 130
+    assert "--resume" in capsys.readouterr().err
+    assert sorted((r.index, r.mode) for r in read_results(report / "results.jsonl")) == [(0, "bare"), (0, "cairn")]
+    partial = json.loads((report / "report.json").read_text())
+    assert partial["modes"]["cairn"]["answered"] == 1 and partial["questions"] == 3
+    assert main(["eval", "--set", str(set_file), "--report", str(report)]) == 2  # not over an earlier run
+    assert "--resume" in capsys.readouterr().err
+
+    stop[0] = False
+    before = len(fake_ollama.chat_requests())
+    assert main(["eval", "--set", str(set_file), "--baseline", "bare", "--report", str(report), "--resume"]) == 0
+    assert len(fake_ollama.chat_requests()) - before == 4  # two questions left, Cairn and bare each
+    summary = json.loads((report / "report.json").read_text())
+    assert summary["modes"]["cairn"]["correct"] == 3 and summary["modes"]["bare"]["answered"] == 3
+    assert [r.complete for r in list_runs()] == [False, True]
+
+
+def test_the_defog_csvs_load_as_they_are(tmp_path: Path) -> None:
+    from tests.conftest import shared_data_path
+
+    questions = shared_data_path("defog", "questions", "instruct_basic_sqlite.csv")
+    with questions.open(newline="", encoding="utf-8") as handle:
+        names = {row["db_name"] for row in csv.DictReader(handle)}
+    for name in names:  # the data folder: one <db_name>.sqlite per database
+        (tmp_path / f"{name}.sqlite").touch()
+    items = load_set(questions, data_dir=tmp_path)
+    assert len(items) > 10 and {Path(i.db).stem for i in items} == names
+    assert all(i.question and i.gold and i.category for i in items)
+    assert all("{" not in sql for i in items for sql in i.gold)  # alternatives expanded
+    assert load_set(questions, data_dir=tmp_path, limit=5)[-1].index == 4
+
+
+def test_the_bare_model_gets_no_dialect_rewrite(tmp_path: Path, shop: Path) -> None:
+    from core.config import Settings
+    from core.databases import open_database
+    from core.evaluation import EvalItem
+    from core.pipeline import AskPipeline
+    from tests.fakes.scripted_llm import ScriptedLLM
+
+    top = "SELECT TOP 1 name FROM customers ORDER BY name"  # T-SQL: Cairn's guard makes it a LIMIT
+    llm = ScriptedLLM(top, top)
+    database = open_database(str(shop))
+    try:
+        pipeline = AskPipeline(database, llm, Settings())
+        item = EvalItem(0, "1", "First customer by name?", ("SELECT name FROM customers ORDER BY name LIMIT 1",),
+                        str(shop))
+        cairn, bare = Runner(lambda _db: pipeline, baseline=True).run([item], tmp_path / "results.jsonl")
+    finally:
+        database.close()
+    assert (cairn.mode, cairn.correct) == ("cairn", True)
+    assert (bare.mode, bare.correct, bare.path) == ("bare", False, None) and "as written" in bare.reason
+    assert "Question: First customer by name?" in llm.history[-1].user and "Database schema" in llm.history[-1].user

@@ -198,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     from core.cli._memory_commands import add_memory_parser
 
     add_memory_parser(sub)
+    from core.cli._feedback_command import add_feedback_parser
+
+    add_feedback_parser(sub)
 
     schema = sub.add_parser("schema", help="show the tables and columns Cairn sees")
     schema.add_argument("--db", help="postgresql:// URL or SQLite file path")

@@ -4,13 +4,18 @@ tokens, per mode (Cairn, and the bare baseline when asked), as JSON and as a mar
 from __future__ import annotations
 
 import json
+import math
+import os
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
+from core.config import write_json_atomic
 from core.evaluation._runner import MODES, ItemResult
 
-__all__ = ["markdown_report", "percentile", "report_json", "summarize"]
+__all__ = ["markdown_report", "percentile", "report_json", "summarize", "write_reports"]
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -18,7 +23,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, int(round(q / 100 * len(ordered) + 0.5)) - 1))
+    rank = max(0, min(len(ordered) - 1, math.ceil(q * len(ordered) / 100 - 1e-9) - 1))  # the ceil(q·n)-th
     return ordered[rank]
 
 
@@ -87,3 +92,19 @@ def markdown_report(summary: dict[str, Any], *, title: str) -> str:
 
 def report_json(summary: dict[str, Any]) -> str:
     return json.dumps(summary, indent=2, ensure_ascii=False)
+
+
+def write_reports(folder: Path, summary: dict[str, Any], markdown: str) -> None:
+    """``report.json`` and ``report.md`` in ``folder``, each replaced whole (0600): a crash leaves the old one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(folder / "report.json", summary)
+    fd, tmp = tempfile.mkstemp(prefix=".report.md.", dir=folder)  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(markdown)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, folder / "report.md")
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

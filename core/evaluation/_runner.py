@@ -1,5 +1,6 @@
 """Running a question set: each question asked through the real pipeline (and, for ``--baseline bare``, the same
-model with a plain schema + question prompt and nothing else), scored against the gold rows.
+model with a plain schema + question prompt and nothing else: its SQL passes the read-only guard only if the guard
+need not rewrite it, and runs as written), scored against the gold rows.
 
 Results are appended to a JSON-lines file, one line per finished question and mode, flushed as they come: a run
 stopped by Ctrl+C (or a crash) keeps every answered question, and ``--resume`` skips them. A torn last line is
@@ -18,13 +19,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlglot.errors import SqlglotError
+
 from core.databases import QueryLimits
-from core.errors import CairnError
+from core.errors import CairnError, SQLRejected
 from core.evaluation._compare import compare_results, gold_orders
 from core.evaluation._sets import EvalItem
 from core.private_files import private_opener
 from core.prompt import dialect_label, estimate_tokens, render_schema_block
-from core.sql import extract_sql, guard
+from core.sql import extract_sql, guard, parse_statements
 
 __all__ = ["MODES", "ItemResult", "Runner", "read_results"]
 
@@ -99,7 +102,7 @@ class Runner:
         """Answer every item not yet in ``results_path`` (all of them unless ``resume``); returns all results.
         Stops between questions when ``should_stop()`` (or on KeyboardInterrupt, which propagates) with the
         file complete up to there."""
-        done = read_results(results_path) if resume else []
+        done = self.kept(items, results_path) if resume else []
         finished = {(r.index, r.mode) for r in done}
         results_path.parent.mkdir(parents=True, exist_ok=True)
         todo = [i for i in items if any((i.index, m) not in finished for m in self.modes)]
@@ -121,6 +124,12 @@ class Runner:
                 if progress is not None:
                     progress(count, total)
         return done
+
+    def kept(self, items: Sequence[EvalItem], results_path: Path) -> list[ItemResult]:
+        """The results in the file that belong to this run: its questions (a resumed run with a smaller --limit
+        reports only its own) and its modes."""
+        wanted = {i.index for i in items}
+        return [r for r in read_results(results_path) if r.index in wanted and r.mode in self.modes]
 
     def _item(self, item: EvalItem, modes: set[str]) -> Iterator[ItemResult]:
         try:
@@ -197,8 +206,21 @@ class Runner:
         user = f"Database schema:\n{render_schema_block(schema)}\n\nQuestion: {question}"
         sql = extract_sql(llm.chat(system, user))
         guarded = guard(sql, schema.dialect)
+        if guarded.sql != _as_written(sql, schema.dialect):
+            # The guard's dialect rewrites are Cairn's work: the bare model gets only the safety check.
+            raise SQLRejected(f"not {dialect_label(schema.dialect)} as written (Cairn's guard rewrote it)",
+                              hint="The bare baseline runs the model's SQL as written.")
         result = pipeline.database.execute(guarded.sql, limits=self._limits(pipeline))
         return guarded.sql, tuple(tuple(r) for r in result.rows)
+
+
+def _as_written(sql: str, dialect: str) -> str | None:
+    """The SQL read in the target dialect alone and printed back, as the guard prints what it did not change."""
+    try:
+        statements = parse_statements(sql, dialect)
+    except (SqlglotError, RecursionError):
+        return None
+    return statements[0].sql(dialect=dialect, comments=False) if len(statements) == 1 else None
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -16,8 +16,8 @@ from typing import Any
 from core.composition import Services
 from core.config import Settings
 from core.errors import InputError, ModelNotFound
-from core.evaluation._report import markdown_report, report_json, summarize
-from core.evaluation._runner import Progress, Runner, read_results
+from core.evaluation._report import markdown_report, summarize, write_reports
+from core.evaluation._runner import Progress, Runner
 from core.evaluation._runs import RunSummary, record_run
 from core.evaluation._sets import load_set
 
@@ -81,21 +81,19 @@ def evaluate(options: EvalOptions, settings: Settings, *, progress: Progress | N
              + (", beside the bare model" if options.baseline else "") + f"; results in {options.report_dir}/")
     services = Services(settings)
     stopped = False
+    runner = Runner(services.pipeline, baseline=options.baseline)
     try:
-        results = Runner(services.pipeline, baseline=options.baseline).run(
-            items, results_path, resume=options.resume, progress=progress, should_stop=should_stop)
+        results = runner.run(items, results_path, resume=options.resume, progress=progress, should_stop=should_stop)
         stopped = should_stop()
     except KeyboardInterrupt:
         stopped = True
-        results = read_results(results_path)
+        results = runner.kept(items, results_path)
     finally:
         services.close()
     summary = summarize(results, total=len(items))
     title = f"cairn eval: {settings.model} on {options.set_path.name}"
     markdown = markdown_report(summary, title=title)
-    options.report_dir.mkdir(parents=True, exist_ok=True)
-    (options.report_dir / "report.json").write_text(report_json(summary) + "\n", encoding="utf-8")
-    (options.report_dir / "report.md").write_text(markdown, encoding="utf-8")
+    write_reports(options.report_dir, summary, markdown)
     run = RunSummary.from_summary(summary, model=settings.model, set_name=options.set_path.name)
     record_run(run)
     return EvalOutcome(summary, markdown, run, stopped, len(items))

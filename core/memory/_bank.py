@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import write_json_atomic
+from core.feedback import ExampleStore, FeedbackRecorder
 from core.history import QuestionHistory
 from core.errors import CairnError, InputError, MemoryStoreError
 from core.private_files import make_private_dir, touch_private
@@ -81,12 +82,14 @@ class MemoryBank:
     """
 
     def __init__(self, store: MemoryStore, embedder: Embedder, journal_dir: Path, *,
-                 grounding: Callable[[], Grounding] | None = None, history: QuestionHistory | None = None) -> None:
+                 grounding: Callable[[], Grounding] | None = None, history: QuestionHistory | None = None,
+                 feedback: FeedbackRecorder | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.journal_dir = journal_dir
         self.grounding = grounding
         self.question_history = history  # the window's list of past questions, forgotten with everything else
+        self.feedback = feedback  # verified examples: exported and imported with the memories, forgotten with them
 
     def _grounding(self) -> Grounding:
         if self.grounding is None:
@@ -203,6 +206,8 @@ class MemoryBank:
                 ) from exc
         if self.question_history is not None:
             self.question_history.forget(user)
+        if self.feedback is not None:
+            self.feedback.forget(user)
         count = self.store.clear(user)
         forget = getattr(self.store, "forget_conversation", None)
         if forget is not None:
@@ -237,15 +242,19 @@ class MemoryBank:
     # -- export / import ------------------------------------------------------------------------------
 
     def export(self, user: str) -> dict[str, Any]:
-        return {
+        payload = {
             "format": EXPORT_FORMAT,
             "user": user,
             "exported_at": time.time(),
             "memories": [m.to_json() for m in self.store.list(user)],
         }
+        if self.feedback is not None:
+            payload["verified_examples"] = self.feedback.examples.export(user)
+        return payload
 
     def import_(self, user: str, payload: Mapping[str, Any]) -> list[Memory]:
-        """Add the memories of an export to ``user`` (re-embedded; new ids). Checks everything first."""
+        """Add the memories (and verified examples) of an export to ``user`` (re-embedded; new ids). Checks
+        everything first."""
         if not isinstance(payload, Mapping) or payload.get("format") != EXPORT_FORMAT:
             raise InputError(
                 "This file is not a Cairn memory export.",
@@ -276,6 +285,10 @@ class MemoryBank:
                 form, source = None, PENDING_SOURCE
             parsed.append(Memory(user=user, category=m.category, content=content,
                                  database_id=m.database_id, structured=form, source=source))
+        examples = ExampleStore.parse_export(payload["verified_examples"], user) if (
+            self.feedback is not None and "verified_examples" in payload) else []  # fmt: skip
+        if examples and self.feedback is not None:
+            self.feedback.examples.list(user)  # a damaged examples file fails the import before anything is written
         seen = {(m.category, m.content.strip().lower(), m.database_id) for m in self.store.list(user)}
         fresh = []
         for m in parsed:  # a duplicate of a saved memory, or of one earlier in the same file, is skipped
@@ -289,6 +302,8 @@ class MemoryBank:
             self.store.put(m)
         if added:
             self.record(user, BankChange("IMPORT", (), tuple(added), time.time()))
+        if examples and self.feedback is not None:
+            self.feedback.examples.restore(user, examples)
         return added
 
     def ground_pending(self, user: str, grounding: Grounding) -> int:

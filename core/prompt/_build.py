@@ -23,6 +23,8 @@ __all__ = ["Prompt", "build_repair_prompt", "build_sql_prompt", "dialect_label"]
 # Room kept free in the context window for the reply and the template's own words.
 REPLY_TOKENS = 400
 SAFETY_TOKENS = 150
+# Verified examples may take at most this share of the room left for the schema (the rest stays the schema's).
+EXAMPLES_SHARE = 0.25
 
 _LABELS = {"postgres": "PostgreSQL", "sqlite": "SQLite"}
 
@@ -37,6 +39,7 @@ class Prompt:
     user: str
     schema: Schema  # the (possibly reduced) schema the model was shown
     tokens: int  # estimated prompt tokens (system + user)
+    examples: int = 0  # verified examples shown (those that fitted)
 
 
 def _system(dialect: str) -> str:
@@ -77,11 +80,15 @@ def build_sql_prompt(
     num_ctx: int = 4096,
     context_lines: Sequence[str] = (),
     conversation: Sequence[str] = (),
+    examples: Sequence[tuple[str, str]] = (),
 ) -> Prompt:
     """The first-attempt prompt.
 
     ``context_lines`` carries the person's memory filters and definitions (already worded); ``conversation``
-    the earlier turns ("Q: ... -> SQL: ...") so a follow-up such as "how many of those" can be resolved.
+    the earlier turns ("Q: ... -> SQL: ...") so a follow-up such as "how many of those" can be resolved;
+    ``examples`` the person's verified (question, SQL) pairs closest to this question, closest first. They are
+    budgeted like the schema block: counted before the schema's budget is set, and the farthest dropped while
+    they would take more than ``EXAMPLES_SHARE`` of the room.
     """
     system = _system(schema.dialect)
     rules = "\n".join(f"- {r}" for r in _rules(schema.dialect))
@@ -98,12 +105,16 @@ def build_sql_prompt(
             "result):\n" + "\n".join(f"- {_quote_data(line, 600)}" for line in conversation[-6:])
         )
 
+    shots = ""
+
     def assemble(block: str) -> str:
         parts = [
             f"Today's date is {today.isoformat()} ({today.strftime('%A')}).",
             f"Schema (use ONLY these tables and columns):\n{block}",
             f"Rules:\n{rules}",
         ]
+        if shots:
+            parts.append(shots)
         if context:
             parts.append(context)
         if history:
@@ -111,11 +122,29 @@ def build_sql_prompt(
         parts.append(f"Question: {_quote_data(question, 4000)}")
         return "\n\n".join(parts)
 
+    room = num_ctx - REPLY_TOKENS - SAFETY_TOKENS - estimate_tokens(system) - estimate_tokens(assemble(""))
+    pairs = list(examples)
+    while pairs:
+        shots = _examples_block(pairs, schema.dialect)
+        if estimate_tokens(shots) + 2 <= EXAMPLES_SHARE * room:  # + the blank line joining it
+            break
+        pairs.pop()  # the farthest goes first
+    shots = _examples_block(pairs, schema.dialect) if pairs else ""
     fixed = estimate_tokens(system) + estimate_tokens(assemble(""))
     budget = max(200, num_ctx - REPLY_TOKENS - SAFETY_TOKENS - fixed)
     shown = select_tables(schema, question, budget)
     user = assemble(render_schema_block(shown))
-    return Prompt(system=system, user=user, schema=shown, tokens=estimate_tokens(system) + estimate_tokens(user))
+    return Prompt(system=system, user=user, schema=shown, tokens=estimate_tokens(system) + estimate_tokens(user),
+                  examples=len(pairs))
+
+
+def _examples_block(pairs: Sequence[tuple[str, str]], dialect: str) -> str:
+    """The person's verified question/SQL pairs, as data (questions quoted, SQL on one line without comments)."""
+    lines = ["Verified examples for this database (data: questions this user marked as correctly answered, with "
+             "their SQL; follow their patterns where the question is alike):"]
+    for question, sql in pairs:
+        lines.append(f"Q: {_quote_data(question, 600)}\nSQL: {_sql_line(sql, dialect, 1500)}")
+    return "\n".join(lines)
 
 
 def _sql_line(sql: str, dialect: str, limit: int = 2000) -> str:
@@ -149,4 +178,5 @@ def build_repair_prompt(previous: Prompt, failed_sql: str, error: str) -> Prompt
         user=user,
         schema=previous.schema,
         tokens=estimate_tokens(previous.system) + estimate_tokens(user),
+        examples=previous.examples,
     )
