@@ -310,3 +310,70 @@ def test_the_bare_model_gets_no_dialect_rewrite(tmp_path: Path, shop: Path) -> N
     assert (cairn.mode, cairn.correct) == ("cairn", True)
     assert (bare.mode, bare.correct, bare.path) == ("bare", False, None) and "as written" in bare.reason
     assert "Question: First customer by name?" in llm.history[-1].user and "Database schema" in llm.history[-1].user
+
+
+# -- what a QA pass found ---------------------------------------------------------------------------------------
+
+
+def test_ties_under_the_gold_order_may_come_in_any_order() -> None:
+    from core.evaluation import order_keys
+    from core.sql import guard
+
+    gold_sql = "SELECT Country, COUNT(*) AS n FROM Customer GROUP BY Country ORDER BY n DESC"
+    keys = order_keys(guard(gold_sql, "sqlite").expression)
+    assert keys == (1,)
+    gold = [("USA", 13), ("Canada", 8), ("Brazil", 5), ("France", 5), ("Chile", 1)]
+    tie_broken = [("USA", 13), ("Canada", 8), ("France", 5), ("Brazil", 5), ("Chile", 1)]
+    assert compare_results(gold, tie_broken, ordered=True, keys=keys).same
+    wrong = [("Canada", 8), ("USA", 13), ("Brazil", 5), ("France", 5), ("Chile", 1)]
+    assert not compare_results(gold, wrong, ordered=True, keys=keys).same
+    assert not compare_results(gold, tie_broken, ordered=True).same  # sort keys unknown: the whole order counts
+    assert order_keys(guard("SELECT name FROM t ORDER BY LENGTH(name)", "sqlite").expression) is None
+
+
+def test_wide_results_with_columns_in_another_order() -> None:
+    gold = [(year, *[(year * m) % 7 for m in range(1, 13)]) for year in range(2009, 2014)]
+    got = [(row[0], *reversed(row[1:])) for row in gold]
+    assert compare_results(gold, got, ordered=False).same
+    flags = [tuple((r >> c) & 1 for c in range(12)) for r in range(40)]
+    assert compare_results(flags, [tuple(reversed(r)) for r in flags], ordered=False).same
+    assert not compare_results(flags, [tuple(reversed(r[:-1])) + (1 - r[-1],) for r in flags], ordered=False).same
+
+
+def test_float_noise_finds_its_row_and_whole_numbers_are_exact() -> None:
+    gold = [(1329.5500000000002, "West"), (1329.58, "East")]
+    assert compare_results(gold, [(1329.55, "West"), (1329.58, "East")], ordered=False).same
+    assert compare_results([(1234.55, "a"), (1234.54, "b")], [(1234.5500000000002, "a"), (1234.54, "b")],
+                           ordered=False).same
+    assert not compare_results([(4_501_500,)], [(4_501_504.0,)], ordered=False).same
+    assert not compare_results([(Decimal("1000000000.00"),)], [(1_000_000_999.0,)], ordered=False).same
+
+
+def test_braces_inside_strings_are_text_not_alternatives() -> None:
+    assert gold_variants("SELECT '{' || Name || '}' FROM t") == ["SELECT '{' || Name || '}' FROM t"]
+    assert gold_variants("SELECT id FROM t WHERE id = ANY('{1,2,3}')") == [
+        "SELECT id FROM t WHERE id = ANY('{1,2,3}')"]
+
+
+def test_a_result_over_the_row_cap_is_compared_whole(tmp_path: Path, fake_ollama) -> None:
+    """The window's 1,000-row cap must not make a truncated answer match a truncated gold."""
+    db = tmp_path / "big.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE nums(v INTEGER)")
+        conn.executemany("INSERT INTO nums VALUES (?)", [(i,) for i in range(3000)])
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    set_file = tmp_path / "big.jsonl"
+    set_file.write_text(json.dumps({"question": "All the numbers?", "gold_sql": "SELECT v FROM nums",
+                                    "db": str(db)}) + "\n", encoding="utf-8")
+    from core.composition import Services
+    from core.config import Settings
+
+    services = Services(Settings.load().with_env())
+    try:
+        fake_ollama.default_chat = "SELECT v FROM nums LIMIT 1000"
+        (cut,) = Runner(services.pipeline).run(load_set(set_file), tmp_path / "a" / "results.jsonl")
+        fake_ollama.default_chat = "SELECT v FROM nums ORDER BY v DESC"
+        (whole,) = Runner(services.pipeline).run(load_set(set_file), tmp_path / "b" / "results.jsonl")
+    finally:
+        services.close()
+    assert cut.correct is False and whole.correct is True

@@ -5,7 +5,7 @@ rows, and reports execution accuracy by category and by path, with latency and p
 locally for the quality dashboard. No Qt.
 """
 
-from core.evaluation._compare import Comparison, compare_results, gold_orders, normalize
+from core.evaluation._compare import Comparison, compare_results, gold_orders, normalize, order_keys
 from core.evaluation._dashboard import FeedbackDay, QualitySeries, quality_series
 from core.evaluation._gold import expand_alternatives, gold_variants, split_statements
 from core.evaluation._report import markdown_report, percentile, report_json, summarize
@@ -36,6 +36,7 @@ __all__ = [
     "load_set",
     "markdown_report",
     "normalize",
+    "order_keys",
     "percentile",
     "quality_series",
     "read_results",

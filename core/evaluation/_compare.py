@@ -22,7 +22,8 @@ from typing import Any
 
 from sqlglot import exp
 
-__all__ = ["ABS_TOL", "REL_TOL", "Comparison", "compare_results", "gold_orders", "normalize", "same_cell"]
+__all__ = ["ABS_TOL", "REL_TOL", "Comparison", "compare_results", "gold_orders", "normalize", "order_keys",
+           "same_cell"]
 
 REL_TOL = 1e-6
 ABS_TOL = 1e-9
@@ -65,29 +66,31 @@ def normalize(value: Any) -> Cell:
 
 
 def same_cell(a: Cell, b: Cell) -> bool:
-    """Two normalized cells are equal: integers exactly, inexact numbers within the tolerance."""
-    if isinstance(a, float) or isinstance(b, float):
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-            return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
-        return False
+    """Two normalized cells are equal: whole numbers exactly (a count, an id, a sum of whole amounts), other numbers
+    within the tolerance, anything else as it is."""
+    numeric_a, numeric_b = isinstance(a, (int, float)), isinstance(b, (int, float))
+    if numeric_a and numeric_b:
+        if float(a).is_integer() and float(b).is_integer():  # type: ignore[arg-type]
+            return a == b
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)  # type: ignore[arg-type]
     return a == b
 
 
-def _sort_key(cell: Cell, *, coarse: bool = False) -> tuple[int, Any]:
+def _rank(cell: Cell) -> tuple[int, Any]:
     if cell is None:
         return (0, 0)
     if isinstance(cell, (int, float)):
-        # The coarse key puts numbers that are equal within the tolerance next to each other in both results.
-        return (1, float(f"{cell:.5g}") if coarse else cell)
+        return (1, cell)
     return (2, cell)
 
 
-def _row_key(row: Sequence[Cell]) -> tuple[tuple[int, Any], ...]:
-    return tuple(_sort_key(c, coarse=True) for c in row) + tuple(_sort_key(c) for c in row)
+def _text_part(row: Sequence[Cell]) -> tuple[Any, ...]:
+    """What must match exactly: everything but the numbers (which match within the tolerance)."""
+    return tuple(None if isinstance(c, (int, float)) else ("t", c) if c is not None else ("n",) for c in row)
 
 
 def _same_sequence(a: Sequence[Cell], b: Sequence[Cell]) -> bool:
-    return all(same_cell(x, y) for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(same_cell(x, y) for x, y in zip(a, b))
 
 
 def _same_column(gold: Column, got: Column, ordered: bool) -> bool:
@@ -95,18 +98,69 @@ def _same_column(gold: Column, got: Column, ordered: bool) -> bool:
         return True
     if ordered:
         return _same_sequence(gold, got)
-    if Counter(gold) == Counter(got):
-        return True
-    return _same_sequence(sorted(gold, key=_sort_key), sorted(got, key=_sort_key))
+    return Counter(gold) == Counter(got) or _same_sequence(sorted(gold, key=_rank), sorted(got, key=_rank))
 
 
-def _same_rows(gold: list[tuple[Cell, ...]], got: list[tuple[Cell, ...]], ordered: bool) -> bool:
-    if ordered:
-        return all(_same_sequence(g, r) for g, r in zip(gold, got, strict=True))
+def _same_bag(gold: Sequence[tuple[Cell, ...]], got: Sequence[tuple[Cell, ...]]) -> bool:
+    """The same rows, duplicates counted, in any order: rows are grouped by their text and NULLs, and within a
+    group the numbers are paired after sorting, so a value off by float noise still finds its row."""
+    if len(gold) != len(got):
+        return False
     if Counter(gold) == Counter(got):
         return True
-    return all(_same_sequence(g, r) for g, r in zip(sorted(gold, key=_row_key), sorted(got, key=_row_key),
-                                                    strict=True))
+    groups: dict[tuple[Any, ...], list[list[tuple[Cell, ...]]]] = {}
+    for side, rows in enumerate((gold, got)):
+        for row in rows:
+            groups.setdefault(_text_part(row), [[], []])[side].append(row)
+    for mine, theirs in groups.values():
+        if len(mine) != len(theirs):
+            return False
+        key = lambda row: tuple(_rank(c) for c in row)  # noqa: E731
+        if not all(_same_sequence(a, b) for a, b in zip(sorted(mine, key=key), sorted(theirs, key=key))):
+            return False
+    return True
+
+
+def _same_rows(gold: list[tuple[Cell, ...]], got: list[tuple[Cell, ...]], ordered: bool,
+               keys: Sequence[int] | None) -> bool:
+    if not ordered:
+        return _same_bag(gold, got)
+    if not keys:
+        return all(_same_sequence(g, r) for g, r in zip(gold, got))
+    # Ordered by known key columns: the rows must follow the gold's key order; rows tied on every key may come
+    # in any order among themselves (the database is free to break ties either way).
+    start = 0
+    for end in range(1, len(gold) + 1):
+        if end == len(gold) or not all(same_cell(gold[end][k], gold[start][k]) for k in keys):
+            if not _same_bag(gold[start:end], got[start:end]):
+                return False
+            start = end
+    return True
+
+
+def order_keys(tree: exp.Expression | None) -> tuple[int, ...] | None:
+    """The positions, in the gold's output, of the columns its outermost ORDER BY sorts by; None when a sort key
+    is not an output column (then the whole order must match)."""
+    while isinstance(tree, (exp.Subquery, exp.Paren)) and tree.args.get("order") is None:
+        tree = tree.this
+    order = tree.args.get("order") if tree is not None else None
+    if order is None or not isinstance(tree, exp.Select):
+        return None
+    projections = tree.expressions
+    names = [p.alias_or_name.lower() for p in projections]
+    keys = []
+    for ordered in order.expressions:
+        key = ordered.this
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            keys.append(int(key.this) - 1)
+            continue
+        found = next((i for i, p in enumerate(projections) if p.unalias() == key), None)
+        if found is None and isinstance(key, exp.Column) and names.count(key.name.lower()) == 1:
+            found = names.index(key.name.lower())
+        if found is None:
+            return None
+        keys.append(found)
+    return tuple(keys)
 
 
 def gold_orders(tree: exp.Expression | None) -> bool:
@@ -121,8 +175,9 @@ def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[Column]:
 
 
 def compare_results(gold_rows: Sequence[Sequence[Any]], got_rows: Sequence[Sequence[Any]], *,
-                    ordered: bool) -> Comparison:
-    """Compare an answer's rows with the gold rows under the rules above."""
+                    ordered: bool, keys: Sequence[int] | None = None) -> Comparison:
+    """Compare an answer's rows with the gold rows under the rules above. ``keys``: positions of the gold's sort
+    columns (:func:`order_keys`), so rows tied on them may come in any order."""
     if len(gold_rows) != len(got_rows):
         return Comparison(False, f"{len(got_rows)} rows, gold has {len(gold_rows)}")
     if not gold_rows:
@@ -131,12 +186,23 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], got_rows: Sequence[Seque
     if got_width < gold_width:
         return Comparison(False, f"{got_width} columns, gold has {gold_width}")
     gold_cols, got_cols = _columns(gold_rows, gold_width), _columns(got_rows, got_width)
-    options = [[j for j in range(got_width) if _same_column(g, got_cols[j], ordered)] for g in gold_cols]
-    if any(not o for o in options):
-        missing = next(i for i, o in enumerate(options) if not o)
-        return Comparison(False, f"no column holds the gold's column {missing + 1}")
-    target = [tuple(c[i] for c in gold_cols) for i in range(len(gold_rows))]
+    strict = ordered and not keys
+    options = []
+    for i, g in enumerate(gold_cols):
+        mine = [j for j in range(got_width) if _same_column(g, got_cols[j], strict)]
+        if not mine:
+            return Comparison(False, f"no column holds the gold's column {i + 1}")
+        options.append(mine)
+    width = range(len(gold_rows))
     steps = 0
+
+    def partial_ok(chosen: list[int]) -> bool:
+        gold_part = [tuple(gold_cols[i][r] for i in range(len(chosen))) for r in width]
+        got_part = [tuple(got_cols[j][r] for j in chosen) for r in width]
+        if len(chosen) < len(options):
+            return _same_bag(gold_part, got_part) if not strict else _same_rows(gold_part, got_part, True, None)
+        part_keys = [k for k in keys or () if k < len(chosen)]
+        return _same_rows(gold_part, got_part, ordered, part_keys if keys else None)
 
     def search(i: int, chosen: list[int]) -> bool:
         nonlocal steps
@@ -144,9 +210,15 @@ def compare_results(gold_rows: Sequence[Sequence[Any]], got_rows: Sequence[Seque
         if steps > _MAX_STEPS:
             return False
         if i == len(options):
-            projected = [tuple(got_cols[j][r] for j in chosen) for r in range(len(got_rows))]
-            return _same_rows(target, projected, ordered)
-        return any(search(i + 1, chosen + [j]) for j in options[i] if j not in chosen)
+            return True
+        tried: set[Column] = set()
+        for j in options[i]:
+            if j in chosen or got_cols[j] in tried:
+                continue  # a column identical to one tried here would fare the same
+            tried.add(got_cols[j])
+            if partial_ok(chosen + [j]) and search(i + 1, chosen + [j]):
+                return True
+        return False
 
     if search(0, []):
         return Comparison(True)

@@ -50,9 +50,28 @@ def split_statements(cell: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+def _quoted_spans(sql: str) -> list[tuple[int, int]]:
+    """Where string literals and quoted names are: braces there are text (``'{' || x || '}'``, ``'{1,2}'``)."""
+    spans = []
+    i, n = 0, len(sql)
+    while i < n:
+        if sql[i] in "'\"":
+            quote, start = sql[i], i
+            i += 1
+            while i < n and not (sql[i] == quote and (i + 1 >= n or sql[i + 1] != quote)):
+                i += 2 if sql[i] == quote else 1
+            spans.append((start, i))
+        i += 1
+    return spans
+
+
 def expand_alternatives(sql: str) -> list[str]:
-    """Every concrete query of one statement: each ``{a, b}`` picks one option, ``{}`` repeats the last pick."""
-    groups = [m for m in _BRACES.finditer(sql) if m.group(1).strip()]
+    """Every concrete query of one statement: each ``{a, b}`` picks one option, ``{}`` repeats the last pick.
+
+    Only braces outside quotes count; the first :data:`_MAX_VARIANTS` combinations are kept."""
+    spans = _quoted_spans(sql)
+    braces = [m for m in _BRACES.finditer(sql) if not any(a <= m.start() <= b for a, b in spans)]
+    groups = [m for m in braces if m.group(1).strip()]
     if not groups:
         return [sql]
     options = [[o.strip() for o in m.group(1).split(",") if o.strip()] for m in groups]
@@ -60,14 +79,13 @@ def expand_alternatives(sql: str) -> list[str]:
     for choice in itertools.islice(itertools.product(*options), _MAX_VARIANTS):
         picks = iter(choice)
         last = ""
-
-        def fill(match: re.Match[str]) -> str:
-            nonlocal last
+        out, at = [], 0
+        for match in braces:
             if match.group(1).strip():
                 last = next(picks)
-            return last
-
-        variants.append(_BRACES.sub(fill, sql))
+            out += [sql[at:match.start()], last]
+            at = match.end()
+        variants.append("".join(out) + sql[at:])
     return variants
 
 

@@ -10,6 +10,7 @@ error and not counted against the model. Nothing is retried against the gold.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -21,9 +22,10 @@ from typing import Any
 
 from sqlglot.errors import SqlglotError
 
+from core.config import ROW_CAP_MAX
 from core.databases import QueryLimits
 from core.errors import CairnError, SQLRejected
-from core.evaluation._compare import compare_results, gold_orders
+from core.evaluation._compare import compare_results, gold_orders, order_keys
 from core.evaluation._sets import EvalItem
 from core.private_files import private_opener
 from core.prompt import dialect_label, estimate_tokens, render_schema_block
@@ -88,6 +90,7 @@ class _CountingLLM:
 class _Gold:
     rows: tuple[tuple[Any, ...], ...]
     ordered: bool
+    keys: tuple[int, ...] | None = None  # the gold's sort columns: ties may come in any order
 
 
 class Runner:
@@ -134,6 +137,9 @@ class Runner:
     def _item(self, item: EvalItem, modes: set[str]) -> Iterator[ItemResult]:
         try:
             pipeline = self._pipeline_for(item.db)
+            if getattr(pipeline, "settings", None) is not None and pipeline.settings.row_cap < ROW_CAP_MAX:
+                # scoring needs whole results: a capped answer would match a capped gold by accident
+                pipeline.settings = dataclasses.replace(pipeline.settings, row_cap=ROW_CAP_MAX)
             golds = self._golds(pipeline, item)
         except CairnError as exc:
             for mode in sorted(modes):
@@ -154,7 +160,11 @@ class Runner:
             except CairnError as exc:
                 logger.info("gold of %s failed: %s", item.id, exc)
                 continue
-            out.append(_Gold(tuple(tuple(r) for r in result.rows), gold_orders(guarded.expression)))
+            if result.truncated:
+                logger.info("gold of %s has more than %d rows: not scored", item.id, ROW_CAP_MAX)
+                continue
+            out.append(_Gold(tuple(tuple(r) for r in result.rows), gold_orders(guarded.expression),
+                             order_keys(guarded.expression)))
         return out
 
     @staticmethod
@@ -191,7 +201,7 @@ class Runner:
                               "the gold query failed")
         correct = False
         if path is not None:
-            checks = [compare_results(g.rows, rows, ordered=g.ordered) for g in golds]
+            checks = [compare_results(g.rows, rows, ordered=g.ordered, keys=g.keys) for g in golds]
             correct = any(c.same for c in checks)
             reason = "" if correct else checks[0].reason
         return ItemResult(item.index, item.id, mode, item.category, correct, path, latency, tokens, sql, reason)
