@@ -12,13 +12,12 @@ import hashlib
 import json
 import logging
 import math
-import os
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from core.private_files import make_private_dir, private_opener, touch_private
+from core.private_files import append_json_line
 from core.errors import MemoryStoreError
 
 __all__ = ["HistoryEntry", "QuestionHistory"]
@@ -45,23 +44,8 @@ class QuestionHistory:
         return self.root / (hashlib.sha256(user.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".jsonl")
 
     def append(self, user: str, entry: HistoryEntry) -> None:
-        import fasteners
-
-        path = self._path(user)
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            make_private_dir(path.parent)
-            line = _json_line({"user": user, **asdict(entry)})
-            touch_private(Path(str(path) + ".lock"))
-            with fasteners.InterProcessLock(str(path) + ".lock"):
-                with open(path, "a+b", opener=private_opener) as fh:
-                    if fh.tell() > 0:  # a crash mid-line left a fragment: end it, or this line is glued on
-                        fh.seek(-1, os.SEEK_END)
-                        if fh.read(1) != b"\n":
-                            line = "\n" + line
-                    fh.write(line.encode("utf-8"))
-                    fh.flush()
-                    os.fsync(fh.fileno())
+            append_json_line(self._path(user), {"user": user, **asdict(entry)})
         except OSError as exc:
             raise MemoryStoreError(f"Could not save the question history: {exc.strerror or exc}.") from exc
 
@@ -131,13 +115,3 @@ def _entry(line: str, user: str) -> HistoryEntry | None:
             return None
         values[f.name] = value
     return HistoryEntry(**values)
-
-
-def _json_line(payload: dict[str, Any]) -> str:
-    """One JSON line; text that UTF-8 cannot hold (a lone surrogate) is written as a JSON escape."""
-    text = json.dumps(payload, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(payload, ensure_ascii=True)
-    return text + "\n"

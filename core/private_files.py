@@ -5,11 +5,13 @@ One place for the rule every store of personal data follows (memories, history, 
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
-__all__ = ["make_private", "make_private_dir", "private_opener", "touch_private"]
+__all__ = ["append_json_line", "json_line", "make_private", "make_private_dir", "private_opener", "touch_private"]
 
 
 def private_opener(path: str, flags: int) -> int:
@@ -44,3 +46,33 @@ def touch_private(path: Path) -> None:
         make_private(fd)
     finally:
         os.close(fd)
+
+
+def json_line(payload: dict[str, Any]) -> str:
+    """One JSON line; text that UTF-8 cannot hold (a lone surrogate) is written as a JSON escape."""
+    text = json.dumps(payload, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(payload, ensure_ascii=True)
+    return text + "\n"
+
+
+def append_json_line(path: Path, payload: dict[str, Any]) -> None:
+    """Append one whole JSON line to a private journal (0700 folder, 0600 file), under an inter-process lock,
+    flushed to disk; a fragment left by a crash is ended first so the new line stays whole. Raises OSError."""
+    import fasteners
+
+    line = json_line(payload)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private_dir(path.parent)
+    touch_private(Path(str(path) + ".lock"))
+    with fasteners.InterProcessLock(str(path) + ".lock"):
+        with open(path, "a+b", opener=private_opener) as fh:
+            if fh.tell() > 0:  # a crash mid-line left a fragment: end it, or this line is glued on
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    line = "\n" + line
+            fh.write(line.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())

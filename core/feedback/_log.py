@@ -12,14 +12,13 @@ import hashlib
 import json
 import logging
 import math
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from core.errors import MemoryStoreError
-from core.private_files import make_private_dir, private_opener, touch_private
+from core.private_files import append_json_line
 
 __all__ = ["FEEDBACK_DIR", "VERDICTS", "DayCount", "FeedbackEvent", "FeedbackLog", "Verdict", "cairn_version",
            "feedback_counts", "feedback_dir"]
@@ -122,23 +121,8 @@ class FeedbackLog:
         return self.root / (hashlib.sha256(user.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".log.jsonl")
 
     def append(self, user: str, event: FeedbackEvent) -> None:
-        import fasteners
-
-        path = self.path(user)
-        line = _json_line({"user": user, **asdict(event)})
         try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            make_private_dir(self.root)
-            touch_private(Path(str(path) + ".lock"))
-            with fasteners.InterProcessLock(str(path) + ".lock"):
-                with open(path, "a+b", opener=private_opener) as fh:
-                    if fh.tell() > 0:  # a crash mid-line left a fragment: end it, or this line is glued on
-                        fh.seek(-1, os.SEEK_END)
-                        if fh.read(1) != b"\n":
-                            line = "\n" + line
-                    fh.write(line.encode("utf-8"))
-                    fh.flush()
-                    os.fsync(fh.fileno())
+            append_json_line(self.path(user), {"user": user, **asdict(event)})
         except OSError as exc:
             raise MemoryStoreError(f"Could not record the feedback: {exc.strerror or exc}.",
                                    hint=f"Check the free space and permissions of {self.root}.") from exc
@@ -177,13 +161,3 @@ class FeedbackLog:
             Path(str(path) + ".lock").unlink(missing_ok=True)
         except OSError as exc:
             raise MemoryStoreError(f"Could not delete the feedback log: {exc.strerror or exc}.") from exc
-
-
-def _json_line(payload: dict[str, Any]) -> str:
-    """One JSON line; text that UTF-8 cannot hold (a lone surrogate) is written as a JSON escape."""
-    text = json.dumps(payload, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(payload, ensure_ascii=True)
-    return text + "\n"
