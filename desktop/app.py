@@ -84,10 +84,17 @@ class AppContext:
         dialog.open()
 
     def open_quality(self, window: Any) -> Any:
-        """The quality dashboard: evaluation runs and feedback over time; a run can be started there."""
-        from desktop.quality_view import QualityDialog
+        """The quality dashboard: evaluation runs and feedback over time; a run can be started there. A dashboard
+        that cannot be built (QtCharts missing, say) is an error shown to the person, not a crash (None)."""
+        from desktop.errors import show_error
 
-        dialog = QualityDialog(self.settings, parent=window, feedback=self._feedback_days)
+        try:
+            from desktop.quality_view import QualityDialog
+
+            dialog = QualityDialog(self.settings, parent=window, feedback=self._feedback_days)
+        except Exception as exc:  # noqa: BLE001 - shown, with its hint, in the one place errors are shown
+            show_error(window, exc, title="Quality")
+            return None
         dialog.open()
         return dialog
 

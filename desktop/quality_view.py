@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,12 +52,12 @@ def _chart(title: str, lines: dict[str, Sequence[float | None]], y_max: float | 
     chart.addAxis(y_axis, Qt.AlignmentFlag.AlignLeft)
     longest, top = 1, 1.0
     for name, values in lines.items():
-        if not any(v is not None for v in values):
+        if not any(v is not None and math.isfinite(v) for v in values):
             continue
         series = QLineSeries()
         series.setName(name)
         for i, value in enumerate(values, start=1):
-            if value is not None:
+            if value is not None and math.isfinite(value):
                 series.append(float(i), float(value))
                 top = max(top, float(value))
         series.setPointsVisible(True)
@@ -136,12 +137,13 @@ class QualityDialog(QDialog):
 
     def refresh(self) -> None:
         """Read the stored runs and feedback again and redraw."""
+        problem = None
         try:
             runs, feedback = self._runs(), list(self._feedback())
         except Exception as exc:  # noqa: BLE001 - a damaged store must not take the dialog down
             logger.warning("quality data could not be read", exc_info=True)
             runs, feedback = [], []
-            self.summary.setText(f"The stored runs could not be read: {exc}")
+            problem = f"The stored runs could not be read: {exc}"
         names = sorted({r.set_name for r in runs})
         chosen = self.set_box.currentText()
         self.set_box.blockSignals(True)
@@ -154,16 +156,20 @@ class QualityDialog(QDialog):
         self.series = series = quality_series(runs, feedback, set_name=set_name)
         lines = {"Cairn": series.accuracy, "bare model": series.baseline,
                  **{f"path {p}": v for p, v in series.by_path.items()}}
-        self.accuracy_view.setChart(_chart("Execution accuracy per run (%)", lines, 100.0))
-        self.latency_view.setChart(_chart("Latency per run (s)", {"p50": series.latency_p50,
-                                                                  "p95": series.latency_p95}, None))
+        self.accuracy_view.setChart(_chart("Execution accuracy per finished run (%)", lines, 100.0))
+        self.latency_view.setChart(_chart("Latency per finished run (s)", {"p50": series.latency_p50,
+                                                                           "p95": series.latency_p95}, None))
         self.feedback_view.setChart(_chart("Thumbs up per day (%)", {"up": series.up_rate}, 100.0))
         self._fill_table(shown)
-        if series.empty:
+        if problem is not None:
+            self.summary.setText(problem)
+        elif series.empty and not shown:
             self.summary.setText("No evaluation runs or feedback yet. Run an evaluation on a question set with gold "
                                  "SQL (here, or `cairn eval --set FILE`), and rate answers with the thumbs.")
         else:
-            last = f"Last run: {series.accuracy[-1]}% on {shown[-1].set_name}. " if shown else ""
+            finished = [r for r in shown if r.complete]
+            last = (f"Last finished run: {_percent(finished[-1].accuracy)} on {finished[-1].set_name}. "
+                    if finished else "")
             rated = series.ups + series.downs
             thumbs = (f"Thumbs: {series.ups} up, {series.downs} down ({round(100 * series.ups / rated)}% up)."
                       if rated else "No answers rated yet.")
@@ -175,8 +181,9 @@ class QualityDialog(QDialog):
             row = self.table.rowCount()
             self.table.insertRow(row)
             cells = [run.finished_at[:16].replace("T", " "), run.model, run.version, run.set_name,
-                     _percent(run.accuracy) + ("" if run.complete else f" ({run.answered}/{run.questions})"),
-                     _percent(run.baseline_accuracy), f"{run.latency_p50_s:.2f} / {run.latency_p95_s:.2f} s"]
+                     _percent(run.accuracy) + ("" if run.complete else f" (stopped: {run.answered}/{run.questions})"),
+                     _percent(run.baseline_accuracy),
+                     f"{_seconds(run.latency_p50_s)} / {_seconds(run.latency_p95_s)} s"]
             for col, text in enumerate(cells):
                 self.table.setItem(row, col, QTableWidgetItem(text))
 
@@ -229,6 +236,13 @@ class QualityDialog(QDialog):
     def _done(self, outcome: Any) -> None:
         self._finish()
         self.refresh()
+        notes = list(outcome.warnings)
+        if not outcome.run.complete:
+            notes.append(f"The run was stopped after {outcome.run.answered} of {outcome.questions} question(s): "
+                         "its answers are kept in the report folder, and it is not recorded here as it did not "
+                         "finish.")
+        if notes:
+            self.summary.setText(" ".join([self.summary.text(), *notes]).strip())
         self.run_finished.emit(outcome.run)
 
     def _failed(self, exc: BaseException) -> None:
@@ -240,5 +254,14 @@ class QualityDialog(QDialog):
         super().closeEvent(event)
 
 
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
+    """A rate (0–1) as a percent; "—" when there is none (or it is not a number)."""
+    return f"{100 * value:.1f}%" if _finite(value) else "—"
+
+
+def _seconds(value: float | None) -> str:
+    return f"{value:.2f}" if _finite(value) else "—"

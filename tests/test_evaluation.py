@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.errors import InputError
+from core.errors import ConfigError, InputError
 from core.evaluation import (
     Runner,
     compare_results,
@@ -253,7 +253,7 @@ def test_ctrl_c_keeps_what_was_answered_and_resume_finishes(tmp_path: Path, shop
     draw = _eval_command._Progress.__call__
 
     def interrupted(self: _eval_command._Progress, done: int, total: int) -> None:
-        if stop[0]:
+        if stop[0] and done >= 1:
             raise KeyboardInterrupt  # Ctrl+C right after the first question
         draw(self, done, total)
 
@@ -272,7 +272,11 @@ def test_ctrl_c_keeps_what_was_answered_and_resume_finishes(tmp_path: Path, shop
     assert len(fake_ollama.chat_requests()) - before == 4  # two questions left, Cairn and bare each
     summary = json.loads((report / "report.json").read_text())
     assert summary["modes"]["cairn"]["correct"] == 3 and summary["modes"]["bare"]["answered"] == 3
-    assert [r.complete for r in list_runs()] == [False, True]
+    assert [r.complete for r in list_runs()] == [True]  # the stopped run is recorded once, when finished
+    # resuming the finished run answers nothing and records nothing twice
+    before = len(fake_ollama.chat_requests())
+    assert main(["eval", "--set", str(set_file), "--baseline", "bare", "--report", str(report), "--resume"]) == 0
+    assert len(fake_ollama.chat_requests()) == before and len(list_runs()) == 1
 
 
 def test_the_defog_csvs_load_as_they_are(tmp_path: Path) -> None:
@@ -377,3 +381,191 @@ def test_a_result_over_the_row_cap_is_compared_whole(tmp_path: Path, fake_ollama
     finally:
         services.close()
     assert cut.correct is False and whole.correct is True
+
+
+# -- run handling, from a QA pass ---------------------------------------------------------------------------
+
+
+def _eval(tmp_path: Path, set_file: Path, *extra: str, report: str = "report") -> int:
+    return main(["eval", "--set", str(set_file), "--report", str(tmp_path / report), *extra])
+
+
+def test_a_database_that_fails_stops_the_run_at_once_with_exit_3(tmp_path: Path, shop: Path, fake_ollama,
+                                                                 capsys) -> None:
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = _reply
+    not_sqlite = tmp_path / "notes.sqlite"
+    not_sqlite.write_text("not a database", encoding="utf-8")
+    rows = [{"question": "How many customers are there?", "gold_sql": "SELECT COUNT(*) FROM customers",
+             "db": str(shop)},
+            {"question": "How many customers are there?", "gold_sql": "SELECT 1", "db": str(not_sqlite)}]
+    set_file = tmp_path / "mixed.jsonl"
+    set_file.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert _eval(tmp_path, set_file) == 3
+    err = capsys.readouterr().err
+    assert str(not_sqlite) in err and "not a SQLite database" in err
+    assert fake_ollama.chat_requests() == [] and list_runs() == []
+    assert not (tmp_path / "report").exists()  # nothing started, nothing left behind
+
+    url = "postgresql://me:s3cret@127.0.0.1:1/nowhere"  # nothing listens on port 1
+    (set_file := tmp_path / "pg.jsonl").write_text(json.dumps({"question": "x?", "gold_sql": "SELECT 1", "db": url})
+                                                  + "\n", encoding="utf-8")
+    assert _eval(tmp_path, set_file) == 3
+    err = capsys.readouterr().err
+    assert "postgresql://me:***@127.0.0.1:1/nowhere" in err and "s3cret" not in err
+
+
+def test_resume_refuses_a_run_made_with_other_options(tmp_path: Path, shop: Path, fake_ollama, capsys) -> None:
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.add_model("llama3.2:3b")
+    fake_ollama.default_chat = _reply
+    set_file = _write_set(tmp_path, shop)
+    assert _eval(tmp_path, set_file, "--resume") == 2  # nothing to resume: said, not started afresh
+    assert "no earlier run" in capsys.readouterr().err and not (tmp_path / "report").exists()
+
+    assert _eval(tmp_path, set_file, "--limit", "2") == 0
+    written = json.loads((tmp_path / "report" / "run.json").read_text())
+    assert written["model"] == "qwen2.5-coder:7b" and written["limit"] == 2 and written["baseline"] is False
+    assert written["set_name"] == "questions.jsonl" and len(written["set_sha256"]) == 64
+    capsys.readouterr()
+    for extra, says in [(("--limit", "3"), "--limit: 2 then, 3 now"), (("--limit", "2", "--model", "llama3.2:3b"),
+                        "--model"), (("--limit", "2", "--baseline", "bare"), "--baseline: none then, bare now")]:
+        before = len(fake_ollama.chat_requests())
+        assert _eval(tmp_path, set_file, "--resume", *extra) == 2
+        assert says in capsys.readouterr().err and len(fake_ollama.chat_requests()) == before
+    set_file.write_text(set_file.read_text() + "\n", encoding="utf-8")  # the set changed under the run
+    assert _eval(tmp_path, set_file, "--resume", "--limit", "2") == 2
+    assert "sha256" in capsys.readouterr().err
+    assert len(list_runs()) == 1
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_report_folder_that_cannot_be_written_is_refused_first(tmp_path: Path, shop: Path, fake_ollama,
+                                                                 capsys) -> None:
+    set_file = _write_set(tmp_path, shop)
+    (tmp_path / "taken").write_text("a file", encoding="utf-8")
+    # refused before the model check: the model is missing too, yet the exit is 2 and the folder is named
+    assert _eval(tmp_path, set_file, "--model", "absent:1b", report="taken") == 2
+    err = capsys.readouterr().err
+    assert "taken is a file" in err and "--report" in err and "ollama pull" not in err
+    assert _eval(tmp_path, set_file, "--model", "absent:1b", report="taken/inside") == 2
+    assert "Cannot write to the report folder" in capsys.readouterr().err
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        assert _eval(tmp_path, set_file, "--model", "absent:1b", report="locked") == 2
+        assert "Permission denied" in capsys.readouterr().err
+
+
+def test_long_csv_fields_load_and_a_broken_csv_names_its_line(tmp_path: Path, shop: Path) -> None:
+    literal = "x" * 200_000
+    set_file = tmp_path / "long.csv"
+    with set_file.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", "gold_sql", "db"])
+        writer.writerow(["Short?", "SELECT 1", str(shop)])
+        writer.writerow(["Long?", f"SELECT '{literal}'", str(shop)])
+    assert len(load_set(set_file)[1].gold[0]) == len(literal) + 9
+    with set_file.open("a", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerow(["Too long?", "SELECT '" + "y" * (1 << 20) + "'", str(shop)])
+    with pytest.raises(InputError) as err:
+        load_set(set_file)
+    assert "long.csv line 4" in err.value.message and "1 MB" in err.value.hint
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_run(tmp_path: Path) -> None:
+    from core.evaluation import RunSummary, record_run
+
+    path = tmp_path / "eval_runs.jsonl"
+    path.write_text('{"finished_at": "2026-01-01T00:00:00+00:00", "mod', encoding="utf-8")  # a crash mid-line
+    run = RunSummary("2026-01-02T00:00:00+00:00", "m", "1", "s.csv", 3, 3, 1.0)
+    record_run(run, path)
+    record_run(run, path)
+    assert list_runs(path) == [run, run]
+
+
+def test_runs_with_fields_of_the_wrong_type_are_skipped(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from core.evaluation import RunSummary
+
+    good = RunSummary("2026-01-02T00:00:00+00:00", "m", "1", "s.csv", 3, 3, 0.5, None, {"llm": 0.5, "fallback": None},
+                      {"join": 1}, 0.2, 0.4, 120)
+    base = asdict(good)
+    bad = [{**base, "finished_at": 5}, {**base, "accuracy": "high"}, {**base, "by_path": {"llm": "x"}},
+           {**base, "by_category": [1]}, {**base, "complete": "yes"}, {**base, "questions": True},
+           {**base, "latency_p50_s": None}, {**base, "model": None}, {k: v for k, v in base.items() if k != "model"}]
+    lines = [json.dumps(r) for r in bad] + ['{"accuracy": NaN}', "[1, 2]", "7",
+                                             json.dumps({**base, "added_later": {"x": 1}})]
+    path = tmp_path / "eval_runs.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert list_runs(path) == [good]
+    with pytest.raises(ConfigError) as err:  # a folder in its place: an error that says what to do
+        list_runs(tmp_path)
+    assert "Move" in err.value.hint
+
+
+def test_a_runs_file_that_cannot_be_written_is_a_warning(tmp_path: Path, shop: Path, fake_ollama, capsys) -> None:
+    from core.evaluation import runs_path
+
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = _reply
+    runs_path().mkdir(parents=True)  # a folder where the runs file goes
+    assert _eval(tmp_path, _write_set(tmp_path, shop)) == 0
+    captured = capsys.readouterr()
+    assert "execution accuracy" in captured.out
+    assert "Warning: Cannot record the run" in captured.err
+    assert (tmp_path / "report" / "report.json").exists()
+    assert json.loads((tmp_path / "report" / "run.json").read_text())["recorded"] is False
+
+
+def test_text_from_the_set_reaches_the_terminal_escaped(tmp_path: Path, shop: Path, fake_ollama, capsys) -> None:
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = "SELECT COUNT(*) FROM customers"
+    set_file = tmp_path / "odd.jsonl"
+    set_file.write_text(json.dumps({"question": "How many\x1b[2J customers?", "gold_sql": "SELECT COUNT(*) FROM "
+                                    "customers", "db": str(shop), "category": "a|b\x1b[31m\nc"}) + "\n",
+                        encoding="utf-8")
+    assert _eval(tmp_path, set_file) == 0
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err
+    markdown = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    (row,) = [line for line in markdown.splitlines() if line.startswith("| category")]
+    assert row.startswith("| category a\\|b\\x1b[31m c |") and "\x1b" not in markdown
+
+
+def test_progress_shows_the_start_and_every_question_off_a_terminal(tmp_path: Path, shop: Path, fake_ollama,
+                                                                    capsys) -> None:
+    from core.cli._eval_command import _Progress
+
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = _reply
+    assert _eval(tmp_path, _write_set(tmp_path, shop)) == 0
+    err = capsys.readouterr().err
+    assert [re.search(r"(\d)/3", line).group(1) for line in err.splitlines() if "/3 [" in line] == ["0", "1", "2", "3"]
+    progress = _Progress()
+    progress.tty = False
+    for done in range(101):
+        progress(done, 100)
+    shown = [int(line.split("/")[0]) for line in capsys.readouterr().err.split()
+             if line.endswith("/100")]
+    assert shown == list(range(0, 101, 10))
+
+
+def test_sigterm_mid_run_exits_143_and_keeps_the_answers(tmp_path: Path, shop: Path, fake_ollama, capsys,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.cli import _eval_command
+    from core.cli._commands import _Terminated
+
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = _reply
+
+    def terminated(self: _eval_command._Progress, done: int, total: int) -> None:
+        if done >= 1:
+            raise _Terminated()
+
+    monkeypatch.setattr(_eval_command._Progress, "__call__", terminated)
+    assert _eval(tmp_path, _write_set(tmp_path, shop)) == 143
+    assert "--resume" in capsys.readouterr().err
+    assert [r.index for r in read_results(tmp_path / "report" / "results.jsonl")] == [0]
+    assert list_runs() == []  # stopped: recorded when a --resume finishes it

@@ -5,7 +5,9 @@
 
 Writes ``results.jsonl`` (one line per answered question, as it goes), ``report.json`` and ``report.md`` to the
 report folder (default ``./cairn-eval-<set name>``), and records the run for the window's quality dashboard.
-Ctrl+C stops between questions with everything so far kept; ``--resume`` continues from there.
+Ctrl+C stops between questions with everything so far kept (exit 130; SIGTERM likewise, exit 143); ``--resume``
+continues from there, with the same model, set file, limit and baseline (``run.json`` in the report folder says
+which). Text from the set reaches the terminal escaped (``_output.say``).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.cli._commands import EXIT_CANCELLED, EXIT_TERMINATED, _Terminated
 from core.cli._output import print_json, say
 from core.config import Settings
 from core.evaluation import EvalOptions, evaluate
 
 __all__ = ["add_eval_parser"]
 
-EXIT_CANCELLED = 130
+_EVERY_QUESTION_UP_TO = 50  # off a terminal: a line per question for sets this small, else every 10th
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -42,7 +45,9 @@ def add_eval_parser(sub: Any) -> None:
 
 
 class _Progress:
-    """``  12/50 [#####.....]  24%  ETA 1m 20s`` on stderr, redrawn in place on a terminal."""
+    """``  12/50 [#####.....]  24%  ETA 1m 20s`` on stderr, redrawn in place on a terminal; elsewhere (a log) a line
+    per question (every 10th for sets over 50). The first call is where the run starts (0, or what a resumed run
+    had), before the first answer."""
 
     def __init__(self) -> None:
         self.started = time.monotonic()
@@ -51,14 +56,14 @@ class _Progress:
 
     def __call__(self, done: int, total: int) -> None:
         if self.first is None:
-            self.first = done - 1  # questions done before this session (a resumed run)
+            self.first, self.started = done, time.monotonic()  # questions done before this session
         elapsed = time.monotonic() - self.started
-        eta = elapsed / (done - self.first) * (total - done)
+        eta = _duration(elapsed / (done - self.first) * (total - done)) if done > self.first else "…"
         filled = 20 * done // total
-        line = f"  {done}/{total} [{'#' * filled}{'.' * (20 - filled)}] {100 * done // total:3d}%  ETA {_duration(eta)}"
+        line = f"  {done}/{total} [{'#' * filled}{'.' * (20 - filled)}] {100 * done // total:3d}%  ETA {eta}"
         if self.tty:
             print("\r" + line, end="" if done < total else "\n", file=sys.stderr, flush=True)
-        elif done == total or done % 10 == 0:
+        elif done in (self.first, total) or total <= _EVERY_QUESTION_UP_TO or done % 10 == 0:
             print(line, file=sys.stderr, flush=True)
 
 
@@ -77,10 +82,12 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print_json(outcome.summary)
     else:
-        print(outcome.markdown)
+        say(outcome.markdown)
+    for warning in outcome.warnings:
+        say(f"Warning: {warning}", file=sys.stderr)
     if outcome.stopped:
         answered = outcome.summary["modes"].get("cairn", {}).get("answered", 0)
         say(f"Stopped after {answered} of {outcome.questions} question(s). Run the same command with --resume to "
             "go on.", file=sys.stderr)
-        return EXIT_CANCELLED
+        return EXIT_TERMINATED if isinstance(outcome.interruption, _Terminated) else EXIT_CANCELLED
     return 0

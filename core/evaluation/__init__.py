@@ -11,7 +11,7 @@ from core.evaluation._gold import expand_alternatives, gold_variants, split_stat
 from core.evaluation._report import markdown_report, percentile, report_json, summarize
 from core.evaluation._runner import MODES, ItemResult, Runner, read_results
 from core.evaluation._runs import RunSummary, cairn_version, list_runs, record_run, runs_path
-from core.evaluation._session import EvalOptions, EvalOutcome, check_model, evaluate
+from core.evaluation._session import EvalOptions, EvalOutcome, check_databases, check_model, evaluate
 from core.evaluation._sets import EvalItem, load_set
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "RunSummary",
     "Runner",
     "cairn_version",
+    "check_databases",
     "check_model",
     "compare_results",
     "evaluate",

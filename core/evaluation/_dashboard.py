@@ -1,8 +1,10 @@
 """The quality dashboard's data, without Qt: evaluation runs over time (accuracy overall, beside the bare model,
-by path and by category; latency) and the thumbs up/down rate per day, ready to plot."""
+by path and by category; latency) and the thumbs up/down rate per day, ready to plot. Only finished runs are
+plotted: a stopped run's figures cover some of the questions and would not compare with the others."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -38,13 +40,13 @@ class QualitySeries:
 
 
 def _pct(value: float | None) -> float | None:
-    return None if value is None else round(100 * value, 1)
+    return None if value is None or not math.isfinite(value) else round(100 * value, 1)
 
 
 def quality_series(runs: Sequence[RunSummary], feedback: Sequence[FeedbackDay] = (), *,
                    set_name: str | None = None) -> QualitySeries:
-    """Series for the runs (oldest first; only those of ``set_name`` when given) and the feedback days."""
-    chosen = [r for r in runs if set_name is None or r.set_name == set_name]
+    """Series for the finished runs (oldest first; only those of ``set_name`` when given) and the feedback days."""
+    chosen = [r for r in runs if r.complete and (set_name is None or r.set_name == set_name)]
     paths = sorted({p for r in chosen for p in r.by_path})
     categories = sorted({c for r in chosen for c in r.by_category})
     days = sorted(feedback, key=lambda d: d.day)

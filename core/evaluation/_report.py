@@ -7,6 +7,7 @@ import json
 import math
 import os
 import tempfile
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -66,12 +67,31 @@ def _pct(tally: dict[str, Any] | None) -> str:
     return f"{100 * tally['accuracy']:.1f}% ({tally['correct']}/{tally['n']})"
 
 
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def markdown_text(text: str) -> str:
+    """Text from a set (a category, a file name) safe inside a markdown table row: ``|`` escaped, line breaks
+    as spaces, other control characters as ``\\xNN``, so it cannot split the row or reach a terminal raw."""
+    out = []
+    for ch in str(text):
+        if ch == "|":
+            out.append("\\|")
+        elif ch in _LINE_BREAKS:
+            out.append(" ")
+        elif unicodedata.category(ch) == "Cc" and ch != "\t":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def markdown_report(summary: dict[str, Any], *, title: str) -> str:
     """The summary as markdown: one column per mode, side by side."""
     modes = [m for m in MODES if m in summary["modes"]]
     head = "| | " + " | ".join("Cairn" if m == "cairn" else "bare model" for m in modes) + " |"
     rule = "|---|" + "---|" * len(modes)
-    lines = [f"# {title}", "", head, rule]
+    lines = [f"# {markdown_text(title)}", "", head, rule]
 
     def row(label: str, cell: Any) -> None:
         lines.append(f"| {label} | " + " | ".join(cell(summary["modes"][m]) for m in modes) + " |")
@@ -84,7 +104,7 @@ def markdown_report(summary: dict[str, Any], *, title: str) -> str:
     categories = sorted({c for m in modes for c in summary["modes"][m]["by_category"]})
     paths = sorted({p for m in modes for p in summary["modes"][m]["by_path"]})
     for c in categories:
-        row(f"category {c}", lambda s, c=c: _pct(s["by_category"].get(c)))
+        row(f"category {markdown_text(c)}", lambda s, c=c: _pct(s["by_category"].get(c)))
     for p in paths:
         row(f"path {p}", lambda s, p=p: _pct(s["by_path"].get(p)))
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ is looked for); ``category`` or ``query_category``; an optional ``id``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterable
@@ -19,9 +20,10 @@ from typing import Any
 from core.errors import InputError
 from core.evaluation._gold import gold_variants
 
-__all__ = ["EvalItem", "load_set"]
+__all__ = ["EvalItem", "load_set", "set_digest"]
 
 MAX_SET_BYTES = 64 << 20
+MAX_FIELD_CHARS = 1 << 20
 _SUFFIXES = (".sqlite", ".db", ".sqlite3")
 _HINT = ("Each row needs question, gold_sql (or query) and a database: db (URL or SQLite path) or db_name with "
          "--db-url 'postgresql://…/{db}' or --data-dir FOLDER.")
@@ -74,11 +76,37 @@ def _rows(path: Path, text: str) -> Iterable[tuple[str, dict[str, Any]]]:
                 raise InputError(f"{path.name} line {number}: not a JSON object", hint=_HINT)
             yield f"{path.name} line {number}", row
         return
+    # Gold SQL with long literals outgrows the csv module's default of 128 KiB per field (a process-wide limit:
+    # raised, never lowered).
+    if csv.field_size_limit() < MAX_FIELD_CHARS:
+        csv.field_size_limit(MAX_FIELD_CHARS)
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not reader.fieldnames or "question" not in reader.fieldnames:
-        raise InputError(f"{path.name}: no 'question' column in the CSV header", hint=_HINT)
-    for number, row in enumerate(reader, start=2):
-        yield f"{path.name} line {number}", row
+    start = 1  # the line a record starts on
+    try:
+        if not reader.fieldnames or "question" not in reader.fieldnames:
+            raise InputError(f"{path.name}: no 'question' column in the CSV header", hint=_HINT)
+        while True:
+            start = reader.line_num + 1
+            row = next(reader, None)
+            if row is None:
+                return
+            yield f"{path.name} line {start}", row
+    except csv.Error as exc:
+        raise InputError(f"{path.name} line {start}: not valid CSV ({exc})",
+                         hint=f"A field may hold at most {MAX_FIELD_CHARS >> 20} MB; quote fields that hold commas, "
+                              "quotes or line breaks.") from exc
+
+
+def set_digest(path: Path) -> str:
+    """The sha256 of the set file's bytes: what ``--resume`` checks the set has not changed by."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise InputError(f"Cannot read {path}: {exc}", hint="The set must be a readable file.") from exc
+    return digest.hexdigest()
 
 
 def load_set(path: Path, *, data_dir: Path | None = None, db_url: str | None = None, db: str | None = None,

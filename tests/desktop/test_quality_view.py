@@ -90,3 +90,65 @@ def test_cancel_stops_between_questions(qtbot, tmp_path: Path, fake_ollama) -> N
         dialog.cancel()
     run = blocker.args[0]
     assert not run.complete and run.answered < 3
+    assert list_runs() == [] and "stopped after" in dialog.summary.text()  # recorded only once finished
+
+
+# -- from a QA pass ---------------------------------------------------------------------------------------------
+
+
+def test_a_runs_file_that_cannot_be_read_keeps_its_error_in_view(qtbot) -> None:
+    from core.errors import ConfigError
+
+    def broken() -> list[RunSummary]:
+        raise ConfigError("Cannot read the evaluation runs in /x/eval_runs.jsonl: Is a directory", hint="Move it.")
+
+    dialog = QualityDialog(Settings(), runs=broken, feedback=list)
+    qtbot.addWidget(dialog)
+    assert "could not be read" in dialog.summary.text() and "Is a directory" in dialog.summary.text()
+    assert "No evaluation runs" not in dialog.summary.text()
+
+
+def test_missing_and_non_finite_figures_show_as_a_dash(qtbot) -> None:
+    runs = [_run("2026-12-01T10:00:00+00:00", 0.7),
+            RunSummary(finished_at="2026-12-02T10:00:00+00:00", model="m", version="1", set_name="shop.jsonl",
+                       questions=3, answered=3, accuracy=float("nan"), latency_p50_s=float("inf")),
+            RunSummary(finished_at="2026-12-03T10:00:00+00:00", model="m", version="1", set_name="shop.jsonl",
+                       questions=3, answered=3, accuracy=None)]
+    dialog = QualityDialog(Settings(), runs=lambda: runs, feedback=list)
+    qtbot.addWidget(dialog)
+    text = dialog.summary.text()
+    assert "Last finished run: — on shop.jsonl" in text and "None" not in text and "nan" not in text
+    cells = [dialog.table.item(r, c).text() for r in range(dialog.table.rowCount()) for c in range(7)]
+    assert "—" in cells and not any("nan" in c or "inf" in c or "None" in c for c in cells)
+    assert dialog.series.accuracy == (70.0, None, None)
+
+
+def test_a_stopped_run_is_listed_but_not_plotted(qtbot) -> None:
+    stopped = RunSummary(finished_at="2026-12-04T10:00:00+00:00", model="m", version="1", set_name="shop.jsonl",
+                         questions=10, answered=4, accuracy=0.25, complete=False)
+    dialog = QualityDialog(Settings(), runs=lambda: [_run("2026-12-01T10:00:00+00:00", 0.7), stopped],
+                           feedback=list)
+    qtbot.addWidget(dialog)
+    assert dialog.series.accuracy == (70.0,) and dialog.table.rowCount() == 2
+    assert "stopped: 4/10" in dialog.table.item(0, 4).text()
+    assert "Last finished run: 70.0%" in dialog.summary.text()
+
+
+def test_a_dashboard_that_cannot_open_shows_the_error(qtbot, monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QMessageBox, QWidget
+
+    import desktop.quality_view
+    from core.errors import ConfigError
+    from desktop.app import AppContext
+
+    def broken(*_args, **_kwargs):
+        raise ConfigError("Cannot read the evaluation runs", hint="Move the file aside.")
+
+    monkeypatch.setattr(desktop.quality_view, "QualityDialog", broken)
+    window = QWidget()
+    qtbot.addWidget(window)
+    assert AppContext.open_quality(SimpleNamespace(settings=Settings(), _feedback_days=list), window) is None
+    (box,) = window.findChildren(QMessageBox, "errorBox")
+    assert box.text() == "Cannot read the evaluation runs" and box.informativeText() == "Move the file aside."
