@@ -222,7 +222,8 @@ class ChatPanel(QWidget):
             via = {"llm": "written by the model", "repaired": "repaired from the schema",
                    "fallback": "rule-based fallback", "user": "your SQL"}.get(answer.path or "", "")
             more = " (more rows not shown)" if answer.truncated else ""
-            bubble.add_text(f"{answer.row_count:,} row(s){more} · {secs:.2f} s · {via}", bold=True,
+            rows = f"{answer.row_count:,} row" + ("" if answer.row_count == 1 else "s")
+            bubble.add_text(f"{rows}{more} · {secs:.2f} s · {via}", bold=True,
                             name="answerSummary")
         else:
             bubble.add_text(answer.error or "Could not answer.", bold=True, name="chatError")

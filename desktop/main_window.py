@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         self.results.show_answer(answer)
         if answer.ok:
             self.chart.show_result(answer.columns, answer.rows)
-        self.sql_editor.set_sql(answer.sql or answer.rejected_sql or "")
+        self.sql_editor.show_answer_sql(answer.sql or answer.rejected_sql or "")
         self.tabs.setCurrentWidget(self.results if answer.ok else self.sql_editor)
 
     def _on_failed(self, exc: BaseException) -> None:
@@ -283,6 +283,7 @@ class MainWindow(QMainWindow):
 
         def done(answer: Any) -> None:
             self.sql_editor.set_running(False)
+            self.sql_editor.show_ran(sql, answer.sql or "", [n for n in answer.notes if "->" in n])
             self.results.show_answer(answer)
             if answer.ok:
                 self.chart.show_result(answer.columns, answer.rows)

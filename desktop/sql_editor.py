@@ -8,6 +8,7 @@ comments and strings); the keyword and function lists come from sqlglot's tokeni
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from functools import lru_cache
 
 import qtawesome as qta
@@ -17,7 +18,9 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
+    QGuiApplication,
     QKeyEvent,
+    QKeySequence,
     QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
@@ -196,7 +199,7 @@ class SqlEditor(QWidget):
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.edit.setFont(font)
         self.edit.setTabStopDistance(self.edit.fontMetrics().horizontalAdvance(" ") * 4)
-        self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # a long line wraps, never scrolls away
         self.edit.setPlaceholderText("SELECT … — write or edit SQL here, then press Ctrl+Enter to run it")
         self.edit.run_shortcut.connect(self._request_run)
         self.highlighter = SqlHighlighter(self.edit.document(), self.edit.palette())
@@ -207,6 +210,10 @@ class SqlEditor(QWidget):
         self.format_button = QPushButton(qta.icon("fa5s.align-left"), "Format", objectName="formatSqlButton")
         self.format_button.setToolTip("Pretty-print the SQL")
         self.format_button.clicked.connect(self.format)
+        self.copy_button = QPushButton(qta.icon("fa5s.copy"), "Copy SQL", objectName="copySqlButton")
+        self.copy_button.setToolTip("Copy the SQL to the clipboard (Ctrl+Shift+C)")
+        self.copy_button.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.copy_button.clicked.connect(self.copy)
         self.status_label = QLabel(objectName="sqlStatusLabel")
         self.status_label.setWordWrap(True)
 
@@ -214,6 +221,7 @@ class SqlEditor(QWidget):
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.setSpacing(8)
         buttons.addWidget(self.status_label, 1)
+        buttons.addWidget(self.copy_button)
         buttons.addWidget(self.format_button)
         buttons.addWidget(self.run_button)
 
@@ -232,6 +240,37 @@ class SqlEditor(QWidget):
     def set_sql(self, sql: str) -> None:
         self.edit.setPlainText(sql)
         self.status_label.setText("")
+
+    def show_answer_sql(self, sql: str) -> None:
+        """Show an answer's SQL pretty-printed when it parses, as written otherwise."""
+        self.set_sql(self._pretty(sql))
+
+    def show_ran(self, typed: str, ran: str, notes: Sequence[str] = ()) -> None:
+        """After SQL the person typed has run: when Cairn changed it first (a name repaired to the schema), put
+        the SQL that ran in the editor (one undo step: Ctrl+Z brings back what was typed) and say so."""
+        if not ran or self._pretty(ran) == self._pretty(typed):
+            self.status_label.setText("")
+            return
+        cursor = QTextCursor(self.edit.document())
+        cursor.beginEditBlock()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(self._pretty(ran))
+        cursor.endEditBlock()
+        detail = "; ".join(n for n in notes if n) or "names matched to the schema"
+        self.status_label.setText(f"Cairn changed your SQL before running it ({detail}). Ctrl+Z shows what you typed.")
+
+    def copy(self) -> None:
+        """The SQL to the clipboard."""
+        text = self.sql().strip()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.status_label.setText("SQL copied to the clipboard.")
+
+    def _pretty(self, sql: str) -> str:
+        try:
+            return format_sql(sql, self._dialect) if sql.strip() else sql
+        except SqlglotError:
+            return sql
 
     def set_dialect(self, dialect: str | None) -> None:
         """The sqlglot dialect used by Format (the connected database's)."""
@@ -281,6 +320,7 @@ class SqlEditor(QWidget):
         has_text = bool(self.sql().strip())
         self.run_button.setEnabled(has_text and not self._running)
         self.format_button.setEnabled(has_text and not self._running)
+        self.copy_button.setEnabled(has_text)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:

@@ -129,3 +129,15 @@ def test_stop_cancels_a_long_query_in_the_database(qtbot, window: MainWindow, fa
         ).fetchone()
     assert running == (0,)
     assert window.chat.input.isEnabled()
+
+
+def test_hand_typed_sql_that_cairn_changed_says_so(qtbot, window: MainWindow) -> None:
+    typed = "SELECT nme FROM customers LIMIT 3"
+    window.sql_editor.set_sql(typed)
+    window.run_sql(typed)
+    qtbot.waitUntil(lambda: not window.sql_editor.running, timeout=30_000)
+    assert window.results.model.rowCount() == 3
+    assert "changed your SQL" in window.sql_editor.status_label.text()
+    assert "nme" not in window.sql_editor.sql() and "name" in window.sql_editor.sql()
+    window.sql_editor.edit.undo()
+    assert window.sql_editor.sql() == typed

@@ -86,3 +86,30 @@ def test_format_pretty_prints_and_reports_parse_errors(qtbot):
     editor.format()
     assert editor.sql() == "select (1 from"
     assert editor.status_label.text().startswith("Could not format")
+
+
+def test_an_answer_shows_formatted_wrapped_sql_and_copies_it(qtbot):
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    editor = _editor(qtbot)
+    editor.show_answer_sql("SELECT name, city FROM customers WHERE city = 'Pune' ORDER BY name")
+    assert editor.sql().count("\n") >= 3  # pretty-printed, one clause per line
+    assert editor.edit.lineWrapMode() == QPlainTextEdit.LineWrapMode.WidgetWidth
+    editor.copy_button.click()
+    assert QGuiApplication.clipboard().text() == editor.sql().strip()
+    editor.show_answer_sql("SELEC oops(")  # not SQL sqlglot reads: shown as it is
+    assert editor.sql() == "SELEC oops("
+
+
+def test_sql_changed_before_it_ran_is_shown_and_undoable(qtbot):
+    editor = _editor(qtbot)
+    typed = "SELECT nme FROM customers"
+    editor.edit.setPlainText(typed)
+    editor.show_ran(typed, "SELECT name FROM customers", ["column nme -> name"])
+    assert "name" in editor.sql() and "nme" not in editor.sql()
+    assert "changed your SQL" in editor.status_label.text() and "nme -> name" in editor.status_label.text()
+    editor.edit.undo()
+    assert editor.sql() == typed
+    editor.show_ran("SELECT 1", "SELECT 1")
+    assert editor.status_label.text() == ""
