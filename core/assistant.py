@@ -368,6 +368,12 @@ class Assistant:
         self._record(user, message, _summary(answer), answer.sql, notes)
         return Reply(message, route, answer=answer, changes=tuple(changes), notes=tuple(notes))
 
+    def learn(self, user: str, message: str) -> tuple[list[UpdateReport], list[str]]:
+        """Learn from a question answered with ``learn_after_answer`` off: the window shows the answer first and
+        calls this afterwards, in the background. Returns what changed and the notes to show."""
+        notes: list[str] = []
+        return self._learn(user, message, notes), notes
+
     def _learn(self, user: str, message: str, notes: list[str]) -> list[UpdateReport]:
         """After a good answer the message goes through extraction and update (failures only noted)."""
         llm = self.pipeline.llm

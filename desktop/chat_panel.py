@@ -265,6 +265,12 @@ class ChatPanel(QWidget):
         chip.setMenu(menu)
         return chip
 
+    def add_note(self, text: str) -> None:
+        """A short line from Cairn after an answer (what it learned in the background)."""
+        bubble = _Bubble(False)
+        bubble.add_text(text, muted=True, name="chatNote")
+        self._append(bubble, False)
+
     def add_error(self, message: str, hint: str) -> None:
         bubble = _Bubble(False)
         bubble.add_text(message, bold=True, name="chatError")

@@ -33,6 +33,8 @@ class MainWindow(QMainWindow):
     """The chat stored, changed or deleted a memory."""
     database_ready = Signal(object)
     """The database is connected and its schema read (the Schema)."""
+    learning_done = Signal(object)
+    """Learning from an answered question finished in the background (the UpdateReports that changed memory)."""
 
     def __init__(self, context: Any, user: str) -> None:
         super().__init__()
@@ -172,6 +174,7 @@ class MainWindow(QMainWindow):
         pipeline, schema, store = result
         services = self.context.services
         self.assistant = services.assistant(self.target, pipeline=pipeline)
+        self.assistant.learn_after_answer = False  # the answer shows first; learning follows in the background
         hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
         self.schema_browser.set_schema(schema, hidden)
         self.db_label.setText(f"Database: {pipeline.database.id}")
@@ -240,12 +243,39 @@ class MainWindow(QMainWindow):
         if answer is not None:
             self._show_answer(answer)
             self.history_view.refresh()
-        changed = [m.id for c in reply.changes for m in c.after] + [m.id for c in reply.changes for m in c.before]
-        if reply.changes:
+        self._memory_changes(reply.changes)
+        self.answer_ready.emit(reply)
+        if answer is not None and answer.ok and self.assistant is not None \
+                and not self.assistant.learn_after_answer:
+            self._learn_later(reply.message)
+
+    def _memory_changes(self, changes: Any) -> None:
+        changed = [m.id for c in changes for m in c.after] + [m.id for c in changes for m in c.before]
+        if changes:
             self.memory_changed.emit()
             if self.memory_bank is not None:
-                self.memory_bank.highlight([c for c in changed])
-        self.answer_ready.emit(reply)
+                self.memory_bank.highlight(changed)
+
+    def _learn_later(self, message: str) -> None:
+        """After the answer is on screen: extraction and update, off the GUI thread (a second model call)."""
+        assistant, user = self.assistant, self.user
+        self.statusBar().showMessage("Learning from your question…")
+
+        def done(result: Any) -> None:
+            reports, notes = result
+            self.statusBar().clearMessage()
+            if reports:
+                self.chat.add_note(" ".join(notes))
+                self._memory_changes(reports)
+            self.learning_done.emit(reports)
+
+        def failed(exc: BaseException) -> None:
+            self.statusBar().clearMessage()
+            logger.info("learning failed: %s", exc)
+            self.learning_done.emit([])
+
+        run_in_background(lambda c, r: assistant.learn(user, message), on_success=done, on_failure=failed,
+                          receiver=self)
 
     def _feedback(self, question: str, sql: str, verdict: str, thumbs: Any) -> None:
         """A thumb on an answer: logged, and the verified examples follow it (in order, off the GUI thread)."""

@@ -141,3 +141,26 @@ def test_hand_typed_sql_that_cairn_changed_says_so(qtbot, window: MainWindow) ->
     assert "nme" not in window.sql_editor.sql() and "name" in window.sql_editor.sql()
     window.sql_editor.edit.undo()
     assert window.sql_editor.sql() == typed
+
+
+def test_the_answer_shows_before_learning_finishes(qtbot, window: MainWindow, fake_ollama) -> None:
+    """Learning (a second model call) runs after the answer is on screen, not before it."""
+    import time
+
+    base = fake_ollama.default_chat
+
+    def slow_learning(body: dict) -> str:
+        reply = base(body)
+        if "Output ONLY one valid SQL" not in body["messages"][0]["content"]:
+            time.sleep(1.5)  # extraction: a slow second call
+        return reply
+
+    fake_ollama.default_chat = slow_learning
+    learned: list[object] = []
+    window.learning_done.connect(learned.append)
+    started = time.monotonic()
+    reply = ask(qtbot, window, "List the wholesale customers")
+    shown_after = time.monotonic() - started
+    assert reply.answer.ok and learned == []  # the rows are on screen; learning still running
+    qtbot.waitUntil(lambda: len(learned) == 1, timeout=30_000)
+    assert shown_after < 1.5
