@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
 
@@ -24,6 +24,8 @@ from desktop.workers import Worker, run_in_background
 __all__ = ["MainWindow"]
 
 logger = logging.getLogger(__name__)
+
+OLLAMA_CHECK_MS = 15_000  # how often the status bar asks Ollama again
 
 
 class MainWindow(QMainWindow):
@@ -138,6 +140,11 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel(f"Model: {self.context.settings.model}")
         self.store_label = QLabel("Memory: starting…")
         self.ollama_label = QLabel("Ollama: checking…")
+        self._ollama_checking = False
+        self._ollama_timer = QTimer(self)
+        self._ollama_timer.setInterval(OLLAMA_CHECK_MS)
+        self._ollama_timer.timeout.connect(self.check_ollama)
+        self._ollama_timer.start()
         for name, label in (("dbStatus", self.db_label), ("modelStatus", self.model_label),
                             ("storeStatus", self.store_label), ("ollamaStatus", self.ollama_label)):
             label.setObjectName(name)
@@ -162,8 +169,7 @@ class MainWindow(QMainWindow):
 
         run_in_background(connect, on_success=self._on_connected, on_failure=self._on_connect_failed,
                           receiver=self)
-        run_in_background(lambda c, r: self.context.ollama_status(), on_success=self._on_ollama,
-                          on_failure=lambda exc: self.ollama_label.setText("Ollama: unknown"), receiver=self)
+        self.check_ollama()
         embedder = services.embedder()
         if hasattr(embedder, "warm_up"):
             run_in_background(lambda c, r: embedder.warm_up(), on_failure=self._on_embedder_failed, receiver=self)
@@ -193,12 +199,41 @@ class MainWindow(QMainWindow):
         self.db_label.setText("Database: not connected")
         self.chat.add_error(message, hint)
 
-    def _on_ollama(self, status: Any) -> None:
-        if getattr(status, "running", False):
-            self.ollama_label.setText(f"Ollama {status.version} ✓")
-        else:
+    def check_ollama(self) -> None:
+        """Whether Ollama runs and has the configured model, off the GUI thread; repeated every
+        ``OLLAMA_CHECK_MS`` so the label follows Ollama starting or stopping and a model being pulled."""
+        if self._ollama_checking:
+            return
+        self._ollama_checking = True
+        context, model = self.context, self.context.settings.model
+
+        def work(cancel: Any, report: Any) -> tuple[Any, bool | None]:
+            status = context.ollama_status()
+            if not getattr(status, "running", False):
+                return status, None
+            names = {m.name for m in context.admin().list_models()}
+            return status, model in names or f"{model}:latest" in names
+
+        def failed(exc: BaseException) -> None:
+            self._ollama_checking = False
+            self.ollama_label.setText("Ollama: unknown")
+
+        run_in_background(work, on_success=self._on_ollama, on_failure=failed, receiver=self)
+
+    def _on_ollama(self, result: tuple[Any, bool | None]) -> None:
+        self._ollama_checking = False
+        status, installed = result
+        model = self.context.settings.model
+        if not getattr(status, "running", False):
             self.ollama_label.setText("Ollama: not running")
             self.ollama_label.setToolTip(getattr(status, "message", ""))
+        elif installed is False:
+            self.ollama_label.setText(f"Model {model} not installed")
+            self.ollama_label.setToolTip(f"Ollama {status.version} runs, but has no {model}. Open Models… to pull "
+                                         "it or import a GGUF file, or choose an installed model there.")
+        else:
+            self.ollama_label.setText(f"Ollama {status.version} ✓")
+            self.ollama_label.setToolTip(f"Ollama {status.version} runs and has {model}.")
 
     def _on_embedder_failed(self, exc: BaseException) -> None:
         message, hint = error_text(exc)
@@ -357,6 +392,7 @@ class MainWindow(QMainWindow):
 
     def set_model_label(self, model: str) -> None:
         self.model_label.setText(f"Model: {model}")
+        self.check_ollama()
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
         super().showEvent(event)

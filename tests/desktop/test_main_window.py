@@ -164,3 +164,14 @@ def test_the_answer_shows_before_learning_finishes(qtbot, window: MainWindow, fa
     assert reply.answer.ok and learned == []  # the rows are on screen; learning still running
     qtbot.waitUntil(lambda: len(learned) == 1, timeout=30_000)
     assert shown_after < 1.5
+
+
+def test_the_status_bar_follows_ollama_and_the_model(qtbot, window: MainWindow, fake_ollama) -> None:
+    qtbot.waitUntil(lambda: "✓" in window.ollama_label.text(), timeout=10_000)
+    fake_ollama.remove_model("qwen2.5-coder:7b")
+    window.check_ollama()
+    qtbot.waitUntil(lambda: window.ollama_label.text() == "Model qwen2.5-coder:7b not installed", timeout=10_000)
+    assert "Models…" in window.ollama_label.toolTip()
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    window.check_ollama()
+    qtbot.waitUntil(lambda: "✓" in window.ollama_label.text(), timeout=10_000)
