@@ -140,8 +140,34 @@ class AppContext:
             logger.warning("closing old services failed", exc_info=True)
 
 
+_DEFAULT_FONT: Any = None
+_CUSTOM_PALETTE = False
+
+
+def dark_palette() -> Any:
+    """A dark Fusion palette for platforms that give none; text on its backgrounds is above 4.5:1 contrast."""
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    role, group = QPalette.ColorRole, QPalette.ColorGroup
+    colours = {
+        role.Window: "#2b2d30", role.WindowText: "#e8e8e8", role.Base: "#1e1f22", role.AlternateBase: "#26282b",
+        role.ToolTipBase: "#3c3f41", role.ToolTipText: "#f0f0f0", role.Text: "#e8e8e8", role.Button: "#3c3f41",
+        role.ButtonText: "#e8e8e8", role.BrightText: "#ff6b68", role.Link: "#78a9ff", role.Highlight: "#2f65ca",
+        role.HighlightedText: "#ffffff", role.PlaceholderText: "#a0a0a0", role.Mid: "#4a4d50",
+        role.Dark: "#1b1c1e", role.Light: "#505356", role.Shadow: "#000000",
+    }
+    for r, colour in colours.items():
+        palette.setColor(r, QColor(colour))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(group.Disabled, r, QColor("#8c8c8c"))
+    return palette
+
+
 def apply_theme(app: Any, settings: Settings) -> None:
-    """Fusion style with the OS light/dark scheme (or the one chosen), and the chosen font size."""
+    """Fusion style with the OS light/dark scheme (or the one chosen, with a real palette when the platform gives
+    none), and the chosen font size (back to the default one when it is cleared, without a restart)."""
+    global _DEFAULT_FONT
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QFont
 
@@ -150,10 +176,19 @@ def apply_theme(app: Any, settings: Settings) -> None:
     scheme = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}.get(settings.theme, Qt.ColorScheme.Unknown)
     if hasattr(hints, "setColorScheme"):
         hints.setColorScheme(scheme)
+    global _CUSTOM_PALETTE
+    if settings.theme == "dark":
+        app.setPalette(dark_palette())
+        _CUSTOM_PALETTE = True
+    elif settings.theme == "light" or _CUSTOM_PALETTE:  # back from our dark palette: the style's own again
+        app.setPalette(app.style().standardPalette())
+        _CUSTOM_PALETTE = settings.theme == "light"
+    if _DEFAULT_FONT is None:
+        _DEFAULT_FONT = QFont(app.font())
+    font = QFont(_DEFAULT_FONT)
     if settings.font_size:
-        font = QFont(app.font())
         font.setPointSize(settings.font_size)
-        app.setFont(font)
+    app.setFont(font)
     app.setStyleSheet(read_text("styles/app.qss"))
 
 

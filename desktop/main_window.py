@@ -48,7 +48,10 @@ class MainWindow(QMainWindow):
         self.target: str | None = None  # None = the embedded sample database; else a URL or SQLite path
         self.setWindowTitle(f"Cairn — {user}")
         self.setObjectName("mainWindow")
-        self.resize(1360, 820)
+        from desktop.window_geometry import fit_to_screen, restore_geometry
+
+        if not restore_geometry(self):
+            fit_to_screen(self)
 
         from desktop.chart_view import ChartView
         from desktop.history_view import HistoryView
@@ -403,6 +406,9 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
         from desktop.workers import wait_for_workers
 
+        from desktop.window_geometry import save_geometry
+
+        save_geometry(self)
         wait_for_workers(5000)
         super().closeEvent(event)
 

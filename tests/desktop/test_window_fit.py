@@ -1,0 +1,59 @@
+"""The window fits the screen it opens on and reopens where it was left; a real dark palette with readable
+contrast; the font size goes back to the default without a restart (issue 13, items 3 and 4)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+from core.config import Settings
+from desktop.app import apply_theme, dark_palette
+from desktop.window_geometry import fit_to_screen, restore_geometry, save_geometry
+
+
+def _luminance(colour: QColor) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_a_laptop_screen_gets_a_window_that_fits(qtbot) -> None:
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    fit_to_screen(window, QRect(0, 0, 1366, 728))  # 1366×768 less a taskbar
+    assert window.width() <= 1366 and window.height() <= 728
+    fit_to_screen(window, QRect(0, 0, 1920, 1040))
+    assert (window.width(), window.height()) == (1360, 820)
+
+
+def test_the_window_reopens_where_it_was_left(qtbot) -> None:
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.setGeometry(40, 50, 700, 500)  # the offscreen screen is 800×600
+    window.show()
+    qtbot.waitExposed(window)
+    save_geometry(window)
+    again = QMainWindow()
+    qtbot.addWidget(again)
+    assert restore_geometry(again) and (again.width(), again.height()) == (700, 500)
+
+
+def test_dark_palette_is_readable_and_font_size_resets() -> None:
+    palette = dark_palette()
+    role = QPalette.ColorRole
+    for fg, bg in ((role.Text, role.Base), (role.WindowText, role.Window), (role.ButtonText, role.Button),
+                   (role.HighlightedText, role.Highlight), (role.ToolTipText, role.ToolTipBase)):
+        assert _contrast(palette.color(fg), palette.color(bg)) >= 4.5
+    app = QApplication.instance()
+    default = app.font().pointSize()
+    apply_theme(app, Settings(theme="dark", font_size=14))
+    assert app.font().pointSize() == 14 and app.palette().color(role.Base).name() == "#1e1f22"
+    apply_theme(app, Settings(theme="system"))
+    assert app.font().pointSize() == default and app.palette().color(role.Base).name() != "#1e1f22"
