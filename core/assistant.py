@@ -18,6 +18,7 @@ from typing import Any
 from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
+from core.llm import cancellable
 from core.memory import BankChange, Grounding, Memory, MemoryBank, describe_form
 from core.memory import PENDING_SOURCE
 from core.memory import MEMORY_KINDS, TALK_KINDS, Route, classify, is_memory_statement, router_applies
@@ -169,7 +170,13 @@ class Assistant:
         on_stage: Callable[[str], None] | None = None,
         exclude: Iterable[str] = (),
     ) -> Reply:
-        """Never raises CairnError: problems come back in the Reply (or its Answer) with a hint."""
+        """Never raises CairnError: problems come back in the Reply (or its Answer) with a hint. Stop
+        (``cancel``) also cuts a model call in progress."""
+        with cancellable(cancel):
+            return self._handle(user, message, cancel=cancel, on_stage=on_stage, exclude=exclude)
+
+    def _handle(self, user: str, message: str, *, cancel: Cancellation | None,
+                on_stage: Callable[[str], None] | None, exclude: Iterable[str]) -> Reply:
         try:
             message = self.pipeline.check_question(message)
         except CairnError as exc:

@@ -409,6 +409,8 @@ class MainWindow(QMainWindow):
         from desktop.window_geometry import save_geometry
 
         save_geometry(self)
+        if self._worker is not None:
+            self._worker.cancel()  # a model call or query in progress stops now, not after its timeout
         wait_for_workers(5000)
         super().closeEvent(event)
 

@@ -2,6 +2,7 @@
 import), the catalogue of recommended models and the hardware detection that sizes them."""
 
 from core.llm._admin import GGUF_MAGIC, LoadedModel, OllamaAdmin, OllamaStatus, PullProgress, install_hint
+from core.llm._cancel import cancellable, current_cancel
 from core.llm._catalog import CATALOG, CatalogModel, Recommendation, fits, format_bytes, format_memory, recommend
 from core.llm._client import LLM, SQL_OPTIONS, ModelInfo, OllamaLLM
 from core.llm._hardware import GpuInfo, detect_gpu, total_ram_bytes
@@ -20,6 +21,8 @@ __all__ = [
     "OllamaStatus",
     "PullProgress",
     "Recommendation",
+    "cancellable",
+    "current_cancel",
     "detect_gpu",
     "fits",
     "format_bytes",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
+from core.llm._cancel import current_cancel
 from core.llm._deadline import ClientPool, total_timeout_s
 
 __all__ = ["LLM", "ModelInfo", "OllamaLLM", "SQL_OPTIONS"]
@@ -78,6 +79,7 @@ class OllamaLLM:
         return self._pool.call(
             fn,
             seconds,
+            cancel=current_cancel(),
             message=f"Ollama at {self.host} did not answer in time ({seconds:g} s in total).",
             hint=f"The model {self.model!r} took longer than the LLM timeout of {seconds:g} s. Try a smaller model, "
             "raise the LLM timeout in settings, or check that Ollama is not stuck (`ollama ps`).",

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from core.errors import LLMTimeout
+from core.cancellation import Cancellation
+from core.errors import LLMTimeout, QueryCancelled
 
 __all__ = ["MAX_TIMEOUT_S", "ClientPool", "Lease", "call_with_deadline", "total_timeout_s"]
 
@@ -40,10 +41,11 @@ def total_timeout_s(value: Any, default: float) -> float:
 
 
 def call_with_deadline(fn: Callable[[], T], seconds: float, *, on_expire: Callable[[], None],
-                       message: str, hint: str) -> T:
-    """``fn()``'s result or exception, or LLMTimeout(message, hint) after ``seconds`` (``on_expire`` first)."""
+                       message: str, hint: str, cancel: Cancellation | None = None) -> T:
+    """``fn()``'s result or exception, or LLMTimeout(message, hint) after ``seconds`` (``on_expire`` first);
+    QueryCancelled at once when ``cancel`` is cancelled (``on_expire`` first, so the server sees the call closed)."""
     box: dict[str, Any] = {}
-    done = threading.Event()
+    wake = threading.Event()  # the call ended, or Stop was pressed
 
     def work() -> None:
         try:
@@ -51,11 +53,23 @@ def call_with_deadline(fn: Callable[[], T], seconds: float, *, on_expire: Callab
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
             box["error"] = exc
         finally:
-            done.set()
+            box["done"] = True
+            wake.set()
 
-    threading.Thread(target=work, name="ollama-call", daemon=True).start()
-    if not done.wait(seconds):
+    unregister = cancel.register(wake.set) if cancel is not None else None
+    try:
+        if cancel is None or not cancel.cancelled:
+            threading.Thread(target=work, name="ollama-call", daemon=True).start()
+            woke = wake.wait(seconds)
+        else:
+            woke = True
+    finally:
+        if unregister is not None:
+            unregister()
+    if not box.get("done"):
         on_expire()
+        if woke:
+            raise QueryCancelled("Stopped while the model was writing.", hint="Nothing was run; ask again any time.")
         raise LLMTimeout(message, hint=hint)
     if "error" in box:
         raise box["error"]
@@ -117,13 +131,15 @@ class ClientPool:
                 return
         lease.close()
 
-    def call(self, fn: Callable[[Any], T], seconds: float, *, message: str, hint: str) -> T:
-        """``fn(client)`` on a pooled client within ``seconds`` in total; LLMTimeout (the client cut) after."""
+    def call(self, fn: Callable[[Any], T], seconds: float, *, message: str, hint: str,
+             cancel: Cancellation | None = None) -> T:
+        """``fn(client)`` on a pooled client within ``seconds`` in total; LLMTimeout (the client cut) after, and
+        QueryCancelled (cut too) when ``cancel`` fires first."""
         lease = self.acquire()
         try:
             result = call_with_deadline(lambda: fn(lease.client), seconds, on_expire=lease.cut,
-                                        message=message, hint=hint)
-        except LLMTimeout:
+                                        message=message, hint=hint, cancel=cancel)
+        except (LLMTimeout, QueryCancelled):
             raise  # the lease was cut: never reused
         except BaseException:
             self.release(lease)

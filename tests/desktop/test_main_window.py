@@ -175,3 +175,19 @@ def test_the_status_bar_follows_ollama_and_the_model(qtbot, window: MainWindow, 
     fake_ollama.add_model("qwen2.5-coder:7b")
     window.check_ollama()
     qtbot.waitUntil(lambda: "✓" in window.ollama_label.text(), timeout=10_000)
+
+
+def test_stop_during_a_slow_model_returns_at_once(qtbot, window: MainWindow, fake_ollama) -> None:
+    import time
+
+    fake_ollama.chat_delay_s = 10.0
+    window.chat.input.setText("List the wholesale customers")
+    with qtbot.waitSignal(window.answer_ready, timeout=5_000) as blocker:
+        window.chat.input.returnPressed.emit()
+        qtbot.wait(400)
+        started = time.monotonic()
+        window.cancel()
+    assert time.monotonic() - started < 0.5 + 0.5  # the reply is back within half a second of Stop (+ Qt slack)
+    fake_ollama.chat_delay_s = 0.0
+    answer = blocker.args[0].answer
+    assert answer is not None and not answer.ok and answer.error_kind == "QueryCancelled"
