@@ -46,6 +46,8 @@ class MainWindow(QMainWindow):
         self._worker: Worker | None = None
         self._last_question = ""
         self.target: str | None = None  # None = the embedded sample database; else a URL or SQLite path
+        self._connecting: str | None = None  # the target being connected (becomes ``target`` once it is)
+        self._assistant_services: Any = None  # the services the assistant was built from
         self.setWindowTitle(f"Cairn — {user}")
         self.setObjectName("mainWindow")
         from desktop.window_geometry import fit_to_screen, restore_geometry
@@ -157,8 +159,10 @@ class MainWindow(QMainWindow):
 
     def start(self, target: str | None = None) -> None:
         """Connect the database and memory, warm the embedding model and check Ollama, in the background."""
-        self.target = target
-        self.assistant = None
+        # The database in use stays until the new one is connected: a failed Connect keeps it.
+        self._connecting = target
+        if self.assistant is not None and self._assistant_services is not self.context.services:
+            self.assistant = None  # its services were rebuilt (settings changed): it cannot answer any more
         self.chat.set_busy(True, None)
         self.chat.status.setText("Starting the database…")
         services = self.context.services
@@ -182,7 +186,16 @@ class MainWindow(QMainWindow):
 
         pipeline, schema, store = result
         services = self.context.services
+        switched = self.assistant is not None and self.target != self._connecting
+        self.target = self._connecting
         self.assistant = services.assistant(self.target, pipeline=pipeline)
+        self._assistant_services = services
+        if switched:  # another database: what is on screen belongs to the old one
+            self.results.clear("No results yet for this database")
+            self.chart.clear()
+            self.sql_editor.set_sql("")
+            self.chat.add_note(f"Now connected to {pipeline.database.id}. Earlier answers above are from the "
+                               "previous database.")
         self.assistant.learn_after_answer = False  # the answer shows first; learning follows in the background
         hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
         self.schema_browser.set_schema(schema, hidden)
@@ -199,8 +212,11 @@ class MainWindow(QMainWindow):
     def _on_connect_failed(self, exc: BaseException) -> None:
         self.chat.set_busy(False)
         message, hint = error_text(exc)
-        self.db_label.setText("Database: not connected")
         self.chat.add_error(message, hint)
+        if self.assistant is not None:  # still connected to the database in use before
+            self.chat.add_note(f"Still using {self.assistant.pipeline.database.id}.")
+        else:
+            self.db_label.setText("Database: not connected")
 
     def check_ollama(self) -> None:
         """Whether Ollama runs and has the configured model, off the GUI thread; repeated every

@@ -191,3 +191,35 @@ def test_stop_during_a_slow_model_returns_at_once(qtbot, window: MainWindow, fak
     fake_ollama.chat_delay_s = 0.0
     answer = blocker.args[0].answer
     assert answer is not None and not answer.ok and answer.error_kind == "QueryCancelled"
+
+
+def test_a_failed_connect_keeps_the_database_in_use(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    ask(qtbot, window, "List the wholesale customers")
+    missing = str(tmp_path / "nowhere" / "none.sqlite")
+    before = window.assistant
+    window.start(missing)
+    qtbot.waitUntil(lambda: "Still using" in _chat_text(window), timeout=30_000)
+    assert window.assistant is before and window.target is None
+    assert "not connected" not in window.db_label.text()
+    reply = ask(qtbot, window, "List the wholesale customers")  # the next question still works
+    assert reply.answer is not None and reply.answer.ok
+
+
+def test_switching_databases_clears_what_belongs_to_the_old_one(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    import sqlite3
+
+    ask(qtbot, window, "List the wholesale customers")
+    assert window.results.model.rowCount() > 0
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t(x INTEGER)")
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(str(other))
+    assert window.target == str(other) and window.results.model.rowCount() == 0
+    assert "Now connected to" in _chat_text(window) and window.sql_editor.sql() == ""
+
+
+def _chat_text(win: MainWindow) -> str:
+    from PySide6.QtWidgets import QLabel
+
+    return " ".join(label.text() for label in win.chat.findChildren(QLabel))
