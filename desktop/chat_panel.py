@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -141,6 +141,33 @@ class ChatPanel(QWidget):
         outer.addWidget(self.status)
         outer.addLayout(row)
         self._busy = False
+        self._asked: list[str] = []  # what was sent, oldest first: Up/Down bring it back
+        self._recall_at = 0
+        self.input.installEventFilter(self)
+        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self._escape)
+        stop.setContext(Qt.ShortcutContext.WindowShortcut)
+        focus = QShortcut(QKeySequence("Ctrl+L"), self, activated=self.focus_input)
+        focus.setContext(Qt.ShortcutContext.WindowShortcut)
+
+    def focus_input(self) -> None:
+        """Ctrl+L: to the question box, its text selected."""
+        self.input.setFocus()
+        self.input.selectAll()
+
+    def _escape(self) -> None:
+        if self._busy:
+            self.cancel_requested.emit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt naming
+        """Up/Down in the question box walk through the questions asked before."""
+        if watched is self.input and event.type() == QEvent.Type.KeyPress and self._asked:
+            key = event.key()  # type: ignore[attr-defined]
+            if key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+                step = -1 if key == Qt.Key.Key_Up else 1
+                self._recall_at = max(0, min(len(self._asked), self._recall_at + step))
+                self.input.setText(self._asked[self._recall_at] if self._recall_at < len(self._asked) else "")
+                return True
+        return super().eventFilter(watched, event)
 
     # -- input ---------------------------------------------------------------------------------------
 
@@ -149,6 +176,9 @@ class ChatPanel(QWidget):
         if not text or self._busy:
             return
         self.input.clear()
+        if not self._asked or self._asked[-1] != text:
+            self._asked.append(text)
+        self._recall_at = len(self._asked)
         self.message_submitted.emit(text)
 
     def set_busy(self, busy: bool, stage: str | None = None) -> None:
@@ -222,6 +252,8 @@ class ChatPanel(QWidget):
             via = {"llm": "written by the model", "repaired": "repaired from the schema",
                    "fallback": "rule-based fallback", "user": "your SQL"}.get(answer.path or "", "")
             more = " (more rows not shown)" if answer.truncated else ""
+            if answer.row_count == 1 and len(answer.columns) == 1:  # one value: say it, not just "1 row"
+                bubble.add_text(_one_value(answer.columns[0], answer.rows[0][0]), name="answerValue")
             rows = f"{answer.row_count:,} row" + ("" if answer.row_count == 1 else "s")
             bubble.add_text(f"{rows}{more} · {secs:.2f} s · {via}", bold=True,
                             name="answerSummary")
@@ -276,3 +308,18 @@ class ChatPanel(QWidget):
         bubble.add_text(message, bold=True, name="chatError")
         bubble.add_text(hint, muted=True)
         self._append(bubble, False)
+
+
+def _one_value(column: str, value: object) -> str:
+    """``591 · delivered orders`` for a one-cell answer (a number with thousands separators)."""
+    label = column.replace("_", " ").strip() or "value"
+    if isinstance(value, bool) or value is None:
+        shown = "—" if value is None else str(value)
+    elif isinstance(value, int):
+        shown = f"{value:,}"
+    elif isinstance(value, float) or type(value).__name__ == "Decimal":
+        number = float(value)  # type: ignore[arg-type]
+        shown = f"{number:,.0f}" if number.is_integer() else f"{number:,.2f}"
+    else:
+        shown = str(value)[:200]
+    return f"{shown} · {label}"

@@ -223,3 +223,36 @@ def _chat_text(win: MainWindow) -> str:
     from PySide6.QtWidgets import QLabel
 
     return " ".join(label.text() for label in win.chat.findChildren(QLabel))
+
+
+def test_keyboard_recall_stop_and_focus(qtbot) -> None:
+    from PySide6.QtCore import Qt
+
+    from desktop.chat_panel import ChatPanel
+
+    chat = ChatPanel()
+    qtbot.addWidget(chat)
+    chat.show()
+    for text in ("first question", "second question"):
+        chat.input.setText(text)
+        chat._submit()
+    qtbot.keyClick(chat.input, Qt.Key.Key_Up)
+    assert chat.input.text() == "second question"
+    qtbot.keyClick(chat.input, Qt.Key.Key_Up)
+    assert chat.input.text() == "first question"
+    qtbot.keyClick(chat.input, Qt.Key.Key_Down)
+    qtbot.keyClick(chat.input, Qt.Key.Key_Down)
+    assert chat.input.text() == ""
+    chat.set_busy(True, "generate")
+    with qtbot.waitSignal(chat.cancel_requested, timeout=1000):
+        chat._escape()
+
+
+def test_a_single_value_is_stated_in_the_chat() -> None:
+    from decimal import Decimal
+
+    from desktop.chat_panel import _one_value
+
+    assert _one_value("delivered_orders", 591) == "591 · delivered orders"
+    assert _one_value("revenue", Decimal("1234567.5")) == "1,234,567.50 · revenue"
+    assert _one_value("n", None) == "— · n"
