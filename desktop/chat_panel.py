@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -33,6 +34,7 @@ _CATEGORY_ICONS = {
     "forget": "fa5s.eraser",
 }
 _STAGE_TEXT = {
+    "load_embedder": "Loading the embedding model (the first question only)…",
     "load_schema": "Reading the schema…",
     "build_prompt": "Preparing the prompt…",
     "generate": "The model is writing SQL…",
@@ -141,6 +143,11 @@ class ChatPanel(QWidget):
         outer.addWidget(self.status)
         outer.addLayout(row)
         self._busy = False
+        self._stage_text = ""
+        self._busy_since = 0.0
+        self._clock = QTimer(self)
+        self._clock.setInterval(500)
+        self._clock.timeout.connect(self._tick)
         self._asked: list[str] = []  # what was sent, oldest first: Up/Down bring it back
         self._recall_at = 0
         self.input.installEventFilter(self)
@@ -186,13 +193,26 @@ class ChatPanel(QWidget):
         self.send.setVisible(not busy)
         self.stop.setVisible(busy)
         self.input.setEnabled(not busy)
-        self.status.setText(_STAGE_TEXT.get(stage or "", "Working…") if busy else "")
-        if not busy:
+        self._stage_text = _STAGE_TEXT.get(stage or "", "Working…")
+        self._busy_since = time.monotonic()
+        if busy:
+            self._clock.start()
+            self._tick()
+        else:
+            self._clock.stop()
+            self.status.setText("")
             self.input.setFocus()
 
     def show_stage(self, stage: object) -> None:
         if self._busy and isinstance(stage, str):
-            self.status.setText(_STAGE_TEXT.get(stage, stage))
+            self._stage_text = _STAGE_TEXT.get(stage, stage)
+            self._tick()
+
+    def _tick(self) -> None:
+        """The stage and how long the question has taken so far (a slow model is visibly still working)."""
+        if self._busy:
+            elapsed = time.monotonic() - self._busy_since
+            self.status.setText(f"{self._stage_text}  {elapsed:.0f} s" if elapsed >= 1 else self._stage_text)
 
     # -- messages ------------------------------------------------------------------------------------
 

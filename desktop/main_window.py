@@ -267,7 +267,8 @@ class MainWindow(QMainWindow):
         assistant, user, history = self.assistant, self.user, self.context.history
         self._last_question = text
         self.chat.add_question(text if not exclude else f"{text}  (without one memory)")
-        self.chat.set_busy(True, "load_schema")
+        warm = getattr(self.context.services.embedder(), "loaded", True)
+        self.chat.set_busy(True, "load_schema" if warm else "load_embedder")
 
         def work(cancel: Any, report: Any) -> Any:
             reply = assistant.handle(user, text, cancel=cancel, on_stage=report, exclude=exclude or ())

@@ -53,6 +53,11 @@ class MiniLMEmbedder:
     def warm_up(self) -> None:
         self._load()
 
+    @property
+    def loaded(self) -> bool:
+        """Is the model in memory already (the first question otherwise waits for it to load)?"""
+        return self._model is not None
+
     def _load(self) -> object:
         with self._lock:
             if self._model is not None:

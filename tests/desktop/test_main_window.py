@@ -256,3 +256,17 @@ def test_a_single_value_is_stated_in_the_chat() -> None:
     assert _one_value("delivered_orders", 591) == "591 · delivered orders"
     assert _one_value("revenue", Decimal("1234567.5")) == "1,234,567.50 · revenue"
     assert _one_value("n", None) == "— · n"
+
+
+def test_the_status_says_the_stage_and_the_time_taken(qtbot) -> None:
+    from desktop.chat_panel import ChatPanel
+
+    chat = ChatPanel()
+    qtbot.addWidget(chat)
+    chat.set_busy(True, "load_embedder")
+    assert chat.status.text().startswith("Loading the embedding model")
+    chat.show_stage("generate")
+    qtbot.waitUntil(lambda: chat.status.text().startswith("The model is writing SQL…") and " s" in chat.status.text(),
+                    timeout=3_000)
+    chat.set_busy(False)
+    assert chat.status.text() == ""
