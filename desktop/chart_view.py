@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import qtawesome as qta
 from PySide6.QtCharts import (
     QAbstractAxis,
     QBarCategoryAxis,
@@ -27,7 +28,7 @@ from PySide6.QtCharts import (
 )
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QPainter, QPalette
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop.result_model import column_kind, display_text, is_identifier_column, is_numeric_kind
 
@@ -183,6 +184,10 @@ class ChartView(QWidget):
         bar.addWidget(QLabel("Chart:"))
         bar.addWidget(self.kind_combo)
         bar.addWidget(self.note_label, 1)
+        self.export_button = QPushButton(qta.icon("fa5s.file-export"), "Export…", objectName="chartExportButton")
+        self.export_button.setToolTip("Save the chart as PNG or SVG")
+        self.export_button.clicked.connect(self._choose_export)
+        bar.addWidget(self.export_button)
 
         self.chart = QChart()
         self.chart.setAnimationOptions(QChart.AnimationOption.NoAnimation)
@@ -203,6 +208,38 @@ class ChartView(QWidget):
         layout.addWidget(self.stack, 1)
         self._apply_theme()
         self._show_empty("No results yet")
+
+    def export(self, path: str) -> None:
+        """The chart as drawn, to ``path``: SVG when it ends in .svg, else PNG. Raises OSError when it cannot."""
+        if not path.lower().endswith(".svg"):
+            if not self.chart_view.grab().save(path, "PNG"):
+                raise OSError(f"Could not write {path}")
+            return
+        from PySide6.QtCore import QRect, QSize
+        from PySide6.QtSvg import QSvgGenerator
+
+        size = self.chart_view.size()
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(QSize(size.width(), size.height()))
+        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        generator.setTitle("Cairn chart")
+        painter = QPainter(generator)
+        try:
+            self.chart_view.render(painter)
+        finally:
+            painter.end()
+
+    def _choose_export(self) -> None:
+        from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart", "chart.png", "PNG image (*.png);;SVG image (*.svg)")
+        if not path:
+            return
+        try:
+            self.export(path)
+        except OSError as exc:
+            QMessageBox.warning(self, "Export chart", f"{exc}. Choose another folder or name.")
 
     @property
     def chart_kind(self) -> str:
@@ -250,14 +287,17 @@ class ChartView(QWidget):
         self.chart.axes(Qt.Orientation.Horizontal)[0].setTitleText(x_name)
         self.chart.axes(Qt.Orientation.Vertical)[0].setTitleText(", ".join(y_names))
         self.chart.legend().setVisible(len(plan.series) > 1)
+        self.chart.setTitle(f"{', '.join(y_names)} by {x_name}")
         self.note_label.setText(note)
         self.stack.setCurrentWidget(self.chart_view)
+        self.export_button.setEnabled(True)
 
     def _show_empty(self, reason: str) -> None:
         self._kind = "none"
         self.empty_label.setText(f"No chart for this result\n{reason}" if reason else "No chart for this result")
         self.note_label.setText("")
         self.stack.setCurrentWidget(self.empty_label)
+        self.export_button.setEnabled(False)
 
     def _reset_chart(self) -> None:
         self.chart.removeAllSeries()

@@ -81,3 +81,17 @@ def test_plan_rules():
     assert plan_chart(("a", "b"), []).kind == "none"
     # at most three series
     assert len(plan_chart(("d", "a", "b", "c", "e"), [(dt.date(2024, 1, 1), 1, 2, 3, 4)]).series) == 3
+
+
+def test_a_chart_exports_to_png_and_svg(qtbot, tmp_path):
+    view = ChartView()
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    assert not view.export_button.isEnabled()
+    view.show_result(("city", "customers"), [("Pune", 3), ("Delhi", 5)])
+    assert view.export_button.isEnabled() and view.chart.title() == "customers by city"
+    png, svg = tmp_path / "c.png", tmp_path / "c.svg"
+    view.export(str(png))
+    view.export(str(svg))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in svg.read_bytes()[:400]
