@@ -133,7 +133,9 @@ class ConnectionForm(QWidget):
                                          "Choose a SQLite file", self._browse)
         row.addWidget(self.sqlite_path_edit, 1)
         row.addWidget(self.browse_button)
-        form.addRow("&File:", row)
+        label = QLabel("&File:")
+        label.setBuddy(self.sqlite_path_edit)  # a row of widgets has no buddy of its own: "&" would show literally
+        form.addRow(label, row)
         return page
 
     # -- writing the fields --------------------------------------------------------------------------------

@@ -251,3 +251,14 @@ def test_enter_on_a_bad_url_does_not_connect(qtbot, memory_keyring: MemoryKeyrin
     with qtbot.assertNotEmitted(dialog.connection_chosen, wait=200):
         dialog.connect_chosen()
     assert "not a number" in dialog.status_label.text()
+
+
+def test_the_file_label_has_its_shortcut_not_a_literal_ampersand(qtbot) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from desktop.connection_form import ConnectionForm
+
+    form = ConnectionForm(SessionSecretStore())
+    qtbot.addWidget(form)
+    labels = {label.text(): label for label in form.findChildren(QLabel)}
+    assert labels["&File:"].buddy() is form.sqlite_path_edit
