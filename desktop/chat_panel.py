@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.verified_examples import ThumbsBar
+from desktop.widgets import muted_color
 
 __all__ = ["ChatPanel"]
 
@@ -70,7 +71,7 @@ class _Bubble(QFrame):
         if bold:
             style.append("font-weight: 600")
         if muted:
-            style.append("color: palette(mid)")
+            style.append(f"color: {muted_color(self.palette())}")
         if style:
             label.setStyleSheet("; ".join(style))
         self.body.addWidget(label)
@@ -112,7 +113,7 @@ class ChatPanel(QWidget):
         self._empty.setObjectName("chatEmpty")
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
-        self._empty.setStyleSheet("color: palette(mid); padding: 24px;")
+        self._empty.setStyleSheet(f"color: {muted_color(self.palette())}; padding: 24px;")
         self._list.addWidget(self._empty)
         self._list.addStretch(1)
         self.scroll.setWidget(self._content)
@@ -121,7 +122,7 @@ class ChatPanel(QWidget):
 
         self.status = QLabel("")
         self.status.setObjectName("chatStatus")
-        self.status.setStyleSheet("color: palette(mid);")
+        self.status.setStyleSheet(f"color: {muted_color(self.palette())};")
         self.input = QLineEdit()
         self.input.setObjectName("chatInput")
         self.input.setPlaceholderText("Ask a question or state a preference, then press Enter")

@@ -19,6 +19,7 @@ from core.history import HistoryEntry
 from desktop.chat_panel import ChatPanel
 from desktop.errors import error_text, show_error
 from desktop.verified_examples import FeedbackQueue
+from desktop.widgets import muted_color
 from desktop.workers import Worker, run_in_background
 
 __all__ = ["MainWindow"]
@@ -109,7 +110,7 @@ class MainWindow(QMainWindow):
     def _placeholder(self, text: str) -> QLabel:
         label = QLabel(text)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setStyleSheet("color: palette(mid);")
+        label.setStyleSheet(f"color: {muted_color(self.palette())};")
         return label
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:

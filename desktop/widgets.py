@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import qtawesome as qta
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QKeySequence
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QPushButton, QTableWidget, QWidget
 
-__all__ = ["item_table", "line_edit", "push_button", "selectable_label"]
+__all__ = ["contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
 
 
 def line_edit(parent: QWidget, name: str, placeholder: str, tip: str = "") -> QLineEdit:
@@ -64,3 +64,33 @@ def item_table(object_name: str, headers: list[str]) -> QTableWidget:
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(True)
     return table
+
+
+def _luminance(colour: QColor) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1 to 21)."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def muted_color(palette: QPalette) -> str:
+    """A quieter text colour for notes and hints that still reads at 4.5:1 on the window background: the text
+    colour blended towards the background as far as that allows (``palette(mid)`` reads at about 2.5:1)."""
+    text = palette.color(QPalette.ColorRole.WindowText)
+    back = palette.color(QPalette.ColorRole.Window)
+    for step in range(40, -1, -5):  # percent of the way from the text colour to the background
+        mix = QColor(
+            round(text.red() + (back.red() - text.red()) * step / 100),
+            round(text.green() + (back.green() - text.green()) * step / 100),
+            round(text.blue() + (back.blue() - text.blue()) * step / 100),
+        )
+        if contrast(mix, back) >= 4.5:
+            return mix.name()
+    return text.name()
+

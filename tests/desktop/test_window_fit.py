@@ -57,3 +57,13 @@ def test_dark_palette_is_readable_and_font_size_resets() -> None:
     assert app.font().pointSize() == 14 and app.palette().color(role.Base).name() == "#1e1f22"
     apply_theme(app, Settings(theme="system"))
     assert app.font().pointSize() == default and app.palette().color(role.Base).name() != "#1e1f22"
+
+
+def test_muted_notes_read_at_4_5_to_1() -> None:
+    from desktop.widgets import contrast, muted_color
+
+    app = QApplication.instance()
+    for palette in (dark_palette(), app.style().standardPalette()):
+        colour = QColor(muted_color(palette))
+        assert contrast(colour, palette.color(QPalette.ColorRole.Window)) >= 4.5
+        assert colour != palette.color(QPalette.ColorRole.WindowText)  # still quieter than the text
