@@ -343,7 +343,8 @@ def update_handles(root: Path, *, add: bool) -> int:
     def alive(entry: tuple[object, ...]) -> bool:
         try:
             pid, started = int(entry[0]), float(entry[1])  # type: ignore[arg-type]
-            return abs(psutil.Process(pid).create_time() - started) < 0.01
+            # a start time read twice can differ by clock jitter (seen in containers); a reused pid starts much later
+            return abs(psutil.Process(pid).create_time() - started) < 0.5
         except (psutil.Error, ValueError, TypeError, IndexError):
             return False
 
