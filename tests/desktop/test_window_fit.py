@@ -9,19 +9,8 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from core.config import Settings
 from desktop.app import apply_theme, dark_palette
+from desktop.widgets import contrast
 from desktop.window_geometry import fit_to_screen, restore_geometry, save_geometry
-
-
-def _luminance(colour: QColor) -> float:
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
-
-
-def _contrast(a: QColor, b: QColor) -> float:
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
 
 
 def test_a_laptop_screen_gets_a_window_that_fits(qtbot) -> None:
@@ -50,7 +39,7 @@ def test_dark_palette_is_readable_and_font_size_resets() -> None:
     role = QPalette.ColorRole
     for fg, bg in ((role.Text, role.Base), (role.WindowText, role.Window), (role.ButtonText, role.Button),
                    (role.HighlightedText, role.Highlight), (role.ToolTipText, role.ToolTipBase)):
-        assert _contrast(palette.color(fg), palette.color(bg)) >= 4.5
+        assert contrast(palette.color(fg), palette.color(bg)) >= 4.5
     app = QApplication.instance()
     default = app.font().pointSize()
     apply_theme(app, Settings(theme="dark", font_size=14))
@@ -60,7 +49,7 @@ def test_dark_palette_is_readable_and_font_size_resets() -> None:
 
 
 def test_muted_notes_read_at_4_5_to_1() -> None:
-    from desktop.widgets import contrast, muted_color
+    from desktop.widgets import muted_color
 
     app = QApplication.instance()
     for palette in (dark_palette(), app.style().standardPalette()):

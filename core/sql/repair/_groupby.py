@@ -193,7 +193,8 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
-        _inline_aliases(select, scope_sources(scope, schema, dialect), dialect, fixes)
+        sources = scope_sources(scope, schema, dialect)
+        _inline_aliases(select, sources, dialect, fixes)
         _move_aggregate_filters(select, dialect, fixes)
         group = select.args.get("group")
         if group is not None and any(
@@ -216,7 +217,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
                for p in select.expressions):
             continue
-        check = _GroupCheck(scope, scope_sources(scope, schema, dialect), dialect)
+        check = _GroupCheck(scope, sources, dialect)
         if dialect == "postgres" and group is not None:
             _move_row_filters(select, check, dialect, fixes)
         added: list[exp.Expression] = []

@@ -31,19 +31,16 @@ def _postgres(tree: exp.Expression, notes: list[str]) -> None:
     for collate in list(tree.find_all(exp.Collate)):
         if not _nocase(collate):
             continue
-        parent, inner = collate.parent, collate.this.copy()
+        parent, plain = collate.parent, collate.this.copy()
+        collate.replace(plain)  # the collation goes; the comparison it served becomes case-insensitive
         if isinstance(parent, exp.Like):
-            other = parent.this if parent.expression is collate else parent.expression
-            parent.replace(exp.ILike(this=other.copy() if other is parent.this else inner,
-                                     expression=inner if other is parent.this else other.copy()))
-        elif isinstance(parent, (exp.EQ, exp.NEQ, exp.In)):
-            collate.replace(exp.Lower(this=inner))
-            other = parent.this if parent.args.get("expression") is not None and parent.this is not collate \
-                else parent.args.get("expression")
-            if isinstance(other, exp.Expression) and not isinstance(other, exp.Lower):
-                other.replace(exp.Lower(this=other.copy()))
+            parent.replace(exp.ILike(this=parent.this.copy(), expression=parent.expression.copy()))
+        elif isinstance(parent, (exp.EQ, exp.NEQ)):
+            for side in (parent.this, parent.expression):
+                if not isinstance(side, exp.Lower):
+                    side.replace(exp.Lower(this=side.copy()))
         else:
-            collate.replace(exp.Lower(this=inner))
+            plain.replace(exp.Lower(this=plain.copy()))
         notes.append("COLLATE NOCASE -> case-insensitive comparison")
     for call in list(tree.find_all(exp.Anonymous)):
         if call.name.upper() == "JULIANDAY" and len(call.expressions) == 1:
