@@ -88,6 +88,8 @@ class ChatPanel(QWidget):
     rerun_without_requested = Signal(str, str)
     """Rerun (question, without this memory id)."""
     feedback_given = Signal(str, str, str, object)
+    busy_changed = Signal(bool)
+    """A question started (True) or ended (False): Stop is offered only while one runs."""
     """A thumb on an answer: (question, SQL, "up" / "down" / "clear", the answer's ThumbsBar)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -152,10 +154,27 @@ class ChatPanel(QWidget):
         self._asked: list[str] = []  # what was sent, oldest first: Up/Down bring it back
         self._recall_at = 0
         self.input.installEventFilter(self)
+        # On its own the panel answers Esc and Ctrl+L; in the main window the menu bar owns those keys.
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self._escape)
         stop.setContext(Qt.ShortcutContext.WindowShortcut)
         focus = QShortcut(QKeySequence("Ctrl+L"), self, activated=self.focus_input)
         focus.setContext(Qt.ShortcutContext.WindowShortcut)
+        self._shortcuts = [stop, focus]
+
+    def drop_window_shortcuts(self) -> None:
+        """Give Esc and Ctrl+L to the window's menu (one owner per key)."""
+        for shortcut in self._shortcuts:
+            shortcut.setEnabled(False)
+            shortcut.setKey(QKeySequence())
+        self._shortcuts = []
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def submit(self) -> None:
+        """Send what is in the question box (Enter, the Ask button, Ctrl+Enter from the menu)."""
+        self._submit()
 
     def focus_input(self) -> None:
         """Ctrl+L: to the question box, its text selected."""
@@ -190,6 +209,7 @@ class ChatPanel(QWidget):
         self.message_submitted.emit(text)
 
     def set_busy(self, busy: bool, stage: str | None = None) -> None:
+        changed = busy != self._busy
         self._busy = busy
         self.send.setVisible(not busy)
         self.stop.setVisible(busy)
@@ -203,6 +223,8 @@ class ChatPanel(QWidget):
             self._clock.stop()
             self.status.setText("")
             self.input.setFocus()
+        if changed:
+            self.busy_changed.emit(busy)
 
     def show_stage(self, stage: object) -> None:
         if self._busy and isinstance(stage, str):

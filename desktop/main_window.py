@@ -10,9 +10,9 @@ import logging
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.errors import CairnError
 from core.history import HistoryEntry
@@ -25,8 +25,6 @@ from desktop.workers import Worker, run_in_background
 __all__ = ["MainWindow"]
 
 logger = logging.getLogger(__name__)
-
-OLLAMA_CHECK_MS = 15_000  # how often the status bar asks Ollama again
 
 
 class MainWindow(QMainWindow):
@@ -77,7 +75,16 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([470, 530])
-        self.setCentralWidget(splitter)
+        self._splitter = splitter
+        from desktop.ollama_watch import FirstRunBanner
+
+        self.banner = FirstRunBanner()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.banner)
+        column.addWidget(splitter, 1)
+        self.setCentralWidget(central)
 
         self.memory_bank: Any = None
         self._memory_dock = self._dock("Memory bank", "memoryDock", self._placeholder("Loading memories…"))
@@ -92,6 +99,12 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         self._build_status_bar()
+        from desktop.menus import build_menus
+
+        self.menu_actions = build_menus(self)
+        self.chat.busy_changed.connect(self.menu_actions["stop"].setEnabled)
+        self.banner.models_requested.connect(self.open_model_manager)
+        self.banner.check_requested.connect(self.check_ollama)
 
         self.chat.message_submitted.connect(self.ask)
         self.chat.cancel_requested.connect(self.cancel)
@@ -146,11 +159,10 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel(f"Model: {self.context.settings.model}")
         self.store_label = QLabel("Memory: starting…")
         self.ollama_label = QLabel("Ollama: checking…")
-        self._ollama_checking = False
-        self._ollama_timer = QTimer(self)
-        self._ollama_timer.setInterval(OLLAMA_CHECK_MS)
-        self._ollama_timer.timeout.connect(self.check_ollama)
-        self._ollama_timer.start()
+        from desktop.ollama_watch import OllamaWatch
+
+        self.ollama_watch = OllamaWatch(self.context, self.ollama_label, self)
+        self.ollama_watch.changed.connect(lambda state: self.banner.show_state(state))
         for name, label in (("dbStatus", self.db_label), ("modelStatus", self.model_label),
                             ("storeStatus", self.store_label), ("ollamaStatus", self.ollama_label)):
             label.setObjectName(name)
@@ -220,40 +232,8 @@ class MainWindow(QMainWindow):
             self.db_label.setText("Database: not connected")
 
     def check_ollama(self) -> None:
-        """Whether Ollama runs and has the configured model, off the GUI thread; repeated every
-        ``OLLAMA_CHECK_MS`` so the label follows Ollama starting or stopping and a model being pulled."""
-        if self._ollama_checking:
-            return
-        self._ollama_checking = True
-        context, model = self.context, self.context.settings.model
-
-        def work(cancel: Any, report: Any) -> tuple[Any, bool | None]:
-            status = context.ollama_status()
-            if not getattr(status, "running", False):
-                return status, None
-            names = {m.name for m in context.admin().list_models()}
-            return status, model in names or f"{model}:latest" in names
-
-        def failed(exc: BaseException) -> None:
-            self._ollama_checking = False
-            self.ollama_label.setText("Ollama: unknown")
-
-        run_in_background(work, on_success=self._on_ollama, on_failure=failed, receiver=self)
-
-    def _on_ollama(self, result: tuple[Any, bool | None]) -> None:
-        self._ollama_checking = False
-        status, installed = result
-        model = self.context.settings.model
-        if not getattr(status, "running", False):
-            self.ollama_label.setText("Ollama: not running")
-            self.ollama_label.setToolTip(getattr(status, "message", ""))
-        elif installed is False:
-            self.ollama_label.setText(f"Model {model} not installed")
-            self.ollama_label.setToolTip(f"Ollama {status.version} runs, but has no {model}. Open Models… to pull "
-                                         "it or import a GGUF file, or choose an installed model there.")
-        else:
-            self.ollama_label.setText(f"Ollama {status.version} ✓")
-            self.ollama_label.setToolTip(f"Ollama {status.version} runs and has {model}.")
+        """Ask Ollama again now (it is also asked every 15 s): the status label and the first-run banner follow."""
+        self.ollama_watch.check()
 
     def _on_embedder_failed(self, exc: BaseException) -> None:
         message, hint = error_text(exc)
@@ -285,6 +265,35 @@ class MainWindow(QMainWindow):
 
         self._worker = run_in_background(work, on_success=self._on_reply, on_failure=self._on_failed,
                                          on_progress=self.chat.show_stage, receiver=self)
+
+    def run_current(self) -> None:
+        """Ctrl+Enter: run the SQL when the SQL tab is shown, else ask what is in the question box."""
+        if self.tabs.currentWidget() is self.sql_editor and self.sql_editor.sql().strip():
+            self.run_sql(self.sql_editor.sql())
+        else:
+            self.chat.submit()
+
+    def ask_again(self) -> None:
+        if self._last_question and not self.chat.busy:
+            self.ask(self._last_question)
+
+    def explain_sql(self) -> None:
+        """Ctrl+E: the SQL tab, with what its SQL does in plain words."""
+        self.tabs.setCurrentWidget(self.sql_editor)
+        explain = getattr(self.sql_editor, "explain", None)
+        if explain is not None:
+            explain()
+
+    def reset_layout(self) -> None:
+        """Docks back on the right, tabbed, at their first proportions."""
+        for dock in (self._memory_dock, self._history_dock, self._schema_dock):
+            dock.setFloating(False)
+            dock.show()
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.tabifyDockWidget(self._memory_dock, self._history_dock)
+        self.tabifyDockWidget(self._history_dock, self._schema_dock)
+        self._memory_dock.raise_()
+        self._size_docks()
 
     def cancel(self) -> None:
         if self._worker is not None:
@@ -419,7 +428,14 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:  # docks only take a size once the window has one
             self._docks_sized = True
-            self.resizeDocks([self._memory_dock], [max(320, self.width() // 4)], Qt.Orientation.Horizontal)
+            self._size_docks()
+
+    def _size_docks(self) -> None:
+        """The docks a quarter of the width (never under 280 px); chat and answer share the rest evenly."""
+        dock = max(280, self.width() // 4)
+        self.resizeDocks([self._memory_dock], [dock], Qt.Orientation.Horizontal)
+        rest = max(2, self.width() - dock)
+        self._splitter.setSizes([rest * 9 // 20, rest * 11 // 20])
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
         from desktop.workers import wait_for_workers

@@ -1,0 +1,116 @@
+"""The menu bar and its shortcuts, and the first-run banner (issue 13): one owner per key, the keys do what the
+menu says, and a missing Ollama or model says what to do and goes away once fixed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QToolButton
+
+from desktop.main_window import MainWindow
+from desktop.ollama_watch import FirstRunBanner, OllamaState
+from tests.desktop.test_main_window import ask, window  # noqa: F401 - the fixture
+
+
+def _window_keys(win: MainWindow) -> Counter[str]:
+    """Every key sequence an enabled window-wide action or shortcut listens to."""
+    keys: Counter[str] = Counter()
+    for action in win.findChildren(QAction):
+        if action.shortcutContext() != Qt.ShortcutContext.WindowShortcut:
+            continue
+        for seq in action.shortcuts():
+            keys[seq.toString()] += 1
+    for shortcut in win.findChildren(QShortcut):
+        if shortcut.isEnabled() and shortcut.context() == Qt.ShortcutContext.WindowShortcut \
+                and not shortcut.key().isEmpty():
+            keys[shortcut.key().toString()] += 1
+    return keys
+
+
+def test_every_key_has_one_owner_and_the_standard_ones_exist(qtbot, window: MainWindow) -> None:  # noqa: F811
+    keys = _window_keys(window)
+    assert [k for k, n in keys.items() if n > 1] == []
+    for key in ("Ctrl+Return", "Esc", "Ctrl+L", "Ctrl+,", "Ctrl+Shift+C", "Ctrl+E", "Ctrl+Q", "Ctrl+1"):
+        assert keys[QKeySequence(key).toString()] == 1, key
+    titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
+    assert titles == ["File", "Edit", "Query", "View", "Tools", "Help"]
+
+
+def test_keys_do_what_the_menu_says(qtbot, window: MainWindow) -> None:  # noqa: F811
+    window.show()
+    qtbot.waitExposed(window)
+    window.chat.input.setText("List the wholesale customers")
+    window.chat.input.setFocus()
+    with qtbot.waitSignal(window.answer_ready, timeout=30_000):
+        qtbot.keyClick(window.chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert window.results.model.rowCount() > 0
+
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.sql_editor
+    window.sql_editor.set_sql("SELECT name FROM customers WHERE country = 'India'")
+    window.results.clear()
+    qtbot.keyClick(window.sql_editor.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.results.model.rowCount() > 0, timeout=10_000)
+
+    window.sql_editor.edit.setFocus()
+    qtbot.keyClick(window.sql_editor.edit, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert window.chat.input.hasFocus()
+    assert not window.menu_actions["stop"].isEnabled()  # Esc belongs to other widgets when nothing runs
+
+
+def test_esc_stops_a_question_in_progress(qtbot, window: MainWindow, fake_ollama) -> None:  # noqa: F811
+    window.show()
+    qtbot.waitExposed(window)
+    fake_ollama.chat_delay_s = 10.0
+    try:
+        window.chat.input.setText("List the wholesale customers")
+        with qtbot.waitSignal(window.answer_ready, timeout=5_000) as blocker:
+            window.chat.submit()
+            qtbot.waitUntil(lambda: window.menu_actions["stop"].isEnabled(), timeout=2_000)
+            qtbot.wait(300)
+            qtbot.keyClick(window, Qt.Key.Key_Escape)
+    finally:
+        fake_ollama.chat_delay_s = 0.0
+    assert blocker.args[0].answer.error_kind == "QueryCancelled"
+
+
+def test_the_shortcut_list_names_every_key(qtbot, window: MainWindow) -> None:  # noqa: F811
+    from desktop.menus import shortcut_table
+
+    table = dict(shortcut_table(window.menu_actions))
+    assert "Copy SQL" in table and "Stop" in table and "Up / Down" in table.values()
+
+
+def test_first_run_banner_says_what_to_do_and_leaves_once_fixed(qtbot, window: MainWindow, fake_ollama) -> None:  # noqa: F811
+    qtbot.waitUntil(lambda: window.ollama_watch.state is not None and window.ollama_watch.state.ready,
+                    timeout=10_000)
+    assert not window.banner.isVisibleTo(window)
+    fake_ollama.remove_model("qwen2.5-coder:7b")
+    window.check_ollama()
+    qtbot.waitUntil(lambda: window.banner.isVisibleTo(window), timeout=10_000)
+    assert "not installed" in window.banner.title.text() and window.banner.models_button.isVisibleTo(window)
+    opened: list[Any] = []
+    window.context.open_model_manager = lambda parent: opened.append(parent)
+    window.banner.models_button.click()
+    assert opened == [window]
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    window.banner.check_button.click()
+    qtbot.waitUntil(lambda: not window.banner.isVisibleTo(window), timeout=10_000)
+
+
+def test_banner_when_ollama_is_not_running_and_dismiss(qtbot) -> None:
+    banner = FirstRunBanner()
+    qtbot.addWidget(banner)
+    down = OllamaState(False, "qwen2.5-coder:7b", message="connection refused")
+    banner.show_state(down)
+    assert not banner.isHidden()
+    assert "not running" in banner.title.text() and "ollama serve" in banner.body.text()
+    assert banner.models_button.isHidden()
+    banner.findChild(QToolButton, "bannerClose").click()
+    banner.show_state(down)
+    assert banner.isHidden()  # dismissed stays dismissed for the same state
+    banner.show_state(OllamaState(True, "qwen2.5-coder:7b", "0.5", installed=False))
+    assert not banner.isHidden()  # a new problem shows again
