@@ -30,6 +30,7 @@ class SettingsDialog(QDialog):
         self._settings = settings
         form = QFormLayout(self)
         form.setContentsMargins(16, 16, 16, 12)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
 
         self.model = QComboBox()
         self.model.setEditable(True)
@@ -37,6 +38,7 @@ class SettingsDialog(QDialog):
         self.model.setCurrentText(settings.model)
         self.host = QLineEdit(settings.ollama_host)
         self.host.setToolTip("Ollama's address. Keep it on this machine (127.0.0.1) so nothing leaves it.")
+        self.host.setMinimumWidth(self.fontMetrics().horizontalAdvance("http://127.0.0.1:11434/") * 3 // 2)
         self.row_cap = QSpinBox()
         self.row_cap.setRange(1, MAX_ROW_CAP)
         self.row_cap.setSingleStep(1000)

@@ -11,12 +11,12 @@ import base64
 import json
 import logging
 
-from PySide6.QtCore import QByteArray, QRect, QSize
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize
+from PySide6.QtWidgets import QDialog, QWidget
 
 from core.config import config_dir, write_json_atomic
 
-__all__ = ["fit_to_screen", "restore_geometry", "save_geometry"]
+__all__ = ["DialogFitter", "fit_dialog", "fit_to_screen", "restore_geometry", "save_geometry"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,36 @@ def fit_to_screen(window: QWidget, available: QRect | None = None) -> None:
     height = min(PREFERRED.height(), int(available.height() * 0.94))
     window.resize(width, height)
     window.move(available.x() + (available.width() - width) // 2, available.y() + (available.height() - height) // 2)
+
+
+def fit_dialog(dialog: QWidget, available: QRect | None = None) -> None:
+    """A dialog as big as it asks to be, never bigger than the available screen, and wholly on it: at 14 pt on a
+    1280×720 screen its buttons stay reachable (its layout scrolls or wraps inside what is left)."""
+    if available is None:
+        screen = dialog.screen()
+        if screen is None:
+            return
+        available = screen.availableGeometry()
+    room = QSize(int(available.width() * 0.96), int(available.height() * 0.94))
+    wanted = dialog.size().expandedTo(dialog.sizeHint())
+    size = wanted.boundedTo(room)
+    if size != dialog.size():
+        dialog.resize(size)
+    frame = dialog.frameGeometry()
+    x = min(max(frame.x(), available.x()), available.right() - frame.width() + 1)
+    y = min(max(frame.y(), available.y()), available.bottom() - frame.height() + 1)
+    if (x, y) != (frame.x(), frame.y()):
+        dialog.move(x, y)
+
+
+class DialogFitter(QObject):
+    """Installed on the application: every dialog is fitted to its screen as it is shown (one mechanism for all
+    dialogs, present and future, instead of a size rule in each)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt naming
+        if event.type() == QEvent.Type.Show and isinstance(watched, QDialog) and watched.isWindow():
+            fit_dialog(watched)
+        return False
 
 
 def save_geometry(window: QWidget) -> None:
