@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.errors import window_hint
 from desktop.verified_examples import ThumbsBar
 from desktop.widgets import muted_color
 
@@ -286,7 +287,7 @@ class ChatPanel(QWidget):
             bubble.add_text(note, muted=True)
         if reply.error:
             bubble.add_text(reply.error, bold=True, name="chatError")
-            bubble.add_text(reply.hint or "", muted=True)
+            bubble.add_text(window_hint(reply.hint or ""), muted=True)
         self._append(bubble, False)
 
     def _fill_answer(self, bubble: _Bubble, question: str, answer: Any) -> None:
@@ -303,7 +304,7 @@ class ChatPanel(QWidget):
         else:
             bubble.add_text(answer.error or "Could not answer.", bold=True, name="chatError")
             if answer.hint:
-                bubble.add_text(answer.hint, muted=True)
+                bubble.add_text(window_hint(answer.hint), muted=True)
         if answer.memories:
             # One chip a row, so a narrow chat column never needs to scroll sideways.
             for memory in answer.memories:

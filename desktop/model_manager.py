@@ -24,7 +24,7 @@ from core.errors import QueryCancelled
 from core.llm import GpuInfo, detect_gpu, total_ram_bytes
 from core.llm import format_bytes, recommend
 from core.llm import OllamaAdmin, PullProgress
-from desktop.errors import error_text
+from desktop.errors import error_text, window_hint
 from desktop.gguf_import_dialog import GgufImportDialog
 from desktop.model_tables import (
     Machine,
@@ -346,7 +346,7 @@ class ModelManagerDialog(QDialog):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(0)
         if isinstance(exc, QueryCancelled):
-            self.pull_status.setText(f"Stopped. {exc.hint}")
+            self.pull_status.setText(f"Stopped. {window_hint(exc.hint)}")
         else:
             message, hint = error_text(exc)
             self.pull_status.setText(f"{message} {hint}")

@@ -15,6 +15,7 @@ from core.databases._secrets import SessionSecretStore
 from core.llm import GpuInfo, OllamaAdmin
 from desktop.app import apply_theme
 from desktop.window_geometry import fit_dialog
+from tests.desktop.test_main_window import window  # noqa: F401 - the fixture
 
 SCREEN = QRect(0, 0, 1280, 680)  # 1280×720 less a taskbar
 
@@ -85,7 +86,7 @@ def test_a_dialog_too_big_for_the_screen_is_cut_to_it_and_moved_onto_it(qtbot) -
     assert dialog.x() + dialog.width() <= SCREEN.right() + 1 and dialog.y() >= 0
 
 
-def test_the_main_window_fits_1280x720_at_14pt(qtbot, big_font, window) -> None:
+def test_the_main_window_fits_1280x720_at_14pt(qtbot, big_font, window) -> None:  # noqa: F811
     window.show()
     qtbot.waitExposed(window)
     need = window.minimumSizeHint()
@@ -95,5 +96,3 @@ def test_the_main_window_fits_1280x720_at_14pt(qtbot, big_font, window) -> None:
     QApplication.processEvents()
     assert window.tabs.width() >= window._memory_dock.width()  # the answer gets more room than the memory bank
 
-
-from tests.desktop.test_main_window import window  # noqa: E402, F401 - the fixture

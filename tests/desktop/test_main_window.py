@@ -270,3 +270,20 @@ def test_the_status_says_the_stage_and_the_time_taken(qtbot) -> None:
                     timeout=3_000)
     chat.set_busy(False)
     assert chat.status.text() == ""
+
+
+def test_hints_in_the_window_name_its_menus_not_command_line_flags() -> None:
+    """Every error's default hint, and the engine's own hints in the chat, read in the window's words."""
+    import inspect
+    import re
+
+    import core.errors as errors
+    from desktop.errors import window_hint
+
+    for _name, cls in inspect.getmembers(errors, inspect.isclass):
+        if issubclass(cls, errors.CairnError):
+            hint = window_hint(cls.default_hint)
+            assert "`" not in hint and not re.search(r"(?<!\w)--[a-z]|\bcairn [a-z]", hint), hint
+    assert window_hint("Rephrase with the table or column names (see `cairn schema`), or edit the SQL.") == \
+        "Rephrase with the table or column names (see the Schema panel), or edit the SQL."
+    assert "Models…" in window_hint("Pull it with `ollama pull x`, or pick an installed model with --model.")
