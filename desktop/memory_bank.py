@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.cancellation import Cancellation
 from core.memory import BankChange, MemoryBank
-from core.memory import Memory, ScoredMemory, Understanding
+from core.memory import Memory, ScoredMemory, Understanding, describe_form
 from desktop.errors import show_error
 from desktop.memory_edit_dialog import (
     MemoryEditDialog,
@@ -341,24 +341,39 @@ class MemoryBankView(QWidget):
     def _add_accepted(self, dialog: MemoryEditDialog) -> None:
         bank, user = self._bank, self._user
         category, content, database_id = dialog.category(), dialog.content(), dialog.database_id()
-        self._change(lambda: bank.add(user, category, content, database_id=database_id), "Learned it.")
+        self._change(lambda: bank.add(user, category, content, database_id=database_id), "Learned it.",
+                     say_form=True)
 
     def _edit_accepted(self, dialog: MemoryEditDialog, memory: Memory) -> None:
+        """Save new words (the bank understands them again: India -> Germany filters Germany). Unchanged words
+        are saved only when they were kept as context but now have a form, as the dialog showed."""
         bank, user = self._bank, self._user
         category, content = dialog.category(), dialog.content()
-        if category == memory.category and content == memory.content:
+        unchanged = category == memory.category and content == memory.content
+        if unchanged and memory.structured:
             return
-        self._change(lambda: bank.edit(user, memory.id, content=content, category=category), "Saved.")
 
-    def _change(self, fn: Callable[[], object], done_text: str) -> None:
-        """Run one bank change in the background; then highlight what changed, reload and tell the app."""
+        def save() -> Memory:
+            if not unchanged:
+                return bank.edit(user, memory.id, content=content, category=category)
+            form = bank.understand(category, content).form
+            return bank.edit(user, memory.id, structured=form) if form else memory
+
+        self._change(save, "Saved.", say_form=True)
+
+    def _change(self, fn: Callable[[], object], done_text: str, *, say_form: bool = False) -> None:
+        """Run one bank change in the background; then highlight what changed, reload and tell the app.
+        ``say_form``: the status also says what the saved memory will do."""
         self._set_busy(True)
         self._status.setText("Saving…")
 
         def done(result: object) -> None:
             self._set_busy(False)
             ids, text = _describe(result)
-            self._status.setText(done_text or text)
+            text = done_text or text
+            if say_form and isinstance(result, Memory):
+                text += " " + describe_form(result.structured, result.category)
+            self._status.setText(text)
             if ids:
                 self._highlighted = set(ids)
             self.memories_changed.emit()

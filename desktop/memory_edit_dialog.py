@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,15 +20,19 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
+    QHBoxLayout,
     QLabel,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from core.memory import ALL_DATABASES, CATEGORIES, Memory, Understanding, describe_form
+from desktop.widgets import muted_color
 
 __all__ = [
     "CATEGORY_LABELS",
@@ -55,6 +59,14 @@ CATEGORY_HELP: dict[str, str] = {
     "metric": "How a number is computed, e.g. 'Revenue is the sum of total_amount of delivered orders'.",
     "entity": "A thing you talk about, e.g. 'ACME is the customer with id 42'.",
 }
+CONTEXT_ONLY = "Used as context only: the model sees your words; nothing is enforced."
+CONTEXT_HINT: dict[str, str] = {
+    "preference": "To have it enforced, name a value as it is in the data, e.g. 'Only customers from India'.",
+    "terminology": "To put it in the SQL, say it with a column, e.g. 'A big order has total_amount over 10000'.",
+    "metric": "To have it computed, say it with a column, e.g. 'Revenue is the sum of total_amount'.",
+    "entity": "That is what entities are for: Cairn brings it up when a question names it.",
+}
+NO_DATABASE = "No database is open"  # the start of the engine's warning: the meaning is worked out later
 
 
 def normalised(text: str) -> str:
@@ -75,7 +87,7 @@ class MemoryEditDialog(QDialog):
         self.setObjectName("memoryEditDialog")
         self.setWindowTitle("Edit memory" if memory is not None else "Add memory")
         self.setWindowIcon(qta.icon("fa5s.brain"))
-        self.setMinimumWidth(420)
+        self.setMinimumWidth(min(420, self.fontMetrics().averageCharWidth() * 44))
         self._memory = memory
 
         self._category = QComboBox(self)
@@ -86,10 +98,10 @@ class MemoryEditDialog(QDialog):
             self._category.setCurrentIndex(max(0, self._category.findData(memory.category)))
         self._category.currentIndexChanged.connect(lambda _i: self._validate())
 
-        self._content = QPlainTextEdit(self)
+        self._content = _MemoryText(self)
         self._content.setObjectName("memoryContent")
         self._content.setTabChangesFocus(True)
-        self._content.setMinimumHeight(90)
+        self._content.setMinimumHeight(self.fontMetrics().lineSpacing() * 3 + 12)
         if memory is not None:
             self._content.setPlainText(memory.content)
         self._content.textChanged.connect(self._validate)
@@ -97,13 +109,16 @@ class MemoryEditDialog(QDialog):
         self._help = QLabel(self)
         self._help.setObjectName("memoryCategoryHelp")
         self._help.setWordWrap(True)
-        self._help.setEnabled(False)  # the palette's disabled text: a quieter, theme-aware hint
+        self._help.setStyleSheet(f"color: {muted_color(self.palette())};")  # quieter, still 4.5:1
 
         self._only_here: QCheckBox | None = None
         if memory is None and database_id and database_id != ALL_DATABASES:
-            self._only_here = QCheckBox(f"Only for {database_id}", self)
+            shown = self.fontMetrics().elidedText(database_id, Qt.TextElideMode.ElideMiddle,
+                                                  self.fontMetrics().averageCharWidth() * 28)
+            self._only_here = QCheckBox(f"Only for {shown}", self)  # a long path must not widen the dialog
             self._only_here.setObjectName("memoryOnlyThisDatabase")
-            self._only_here.setToolTip("Unticked, the memory applies to every database you use.")
+            self._only_here.setToolTip(f"Only for {database_id}. Unticked, the memory applies to every database "
+                                       "you use.")
             self._only_here.setProperty("database_id", database_id)
 
         self._error = QLabel(self)
@@ -118,12 +133,25 @@ class MemoryEditDialog(QDialog):
         if self._only_here is not None:
             form.addRow("", self._only_here)
         self._understand = understand
-        self._understood = QLabel(self)
+        self._preview = _PreviewArea(self)
+        reading = QWidget(self._preview)
+        reading.setObjectName("memoryReading")
+        column = QVBoxLayout(reading)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(6)
+        self._understood = QLabel(reading)
         self._understood.setObjectName("memoryUnderstood")
         self._understood.setWordWrap(True)
         self._understood.setTextFormat(Qt.TextFormat.RichText)
+        self._understood.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._understood.setToolTip("What Cairn will do with this memory; it follows the words as you type.")
-        form.addRow("Understood", self._understood)
+        self._context_frame, self._context_note = _note("memoryContextNote", "fa5s.info-circle", reading)
+        self._warnings_frame, self._warnings = _note("memoryUnderstoodWarnings", "fa5s.exclamation-triangle", reading)
+        for widget in (self._understood, self._context_frame, self._warnings_frame):
+            column.addWidget(widget)
+        column.addStretch(1)
+        self._preview.setWidget(reading)
+        form.addRow("Understood", self._preview)
         self._understand_timer = QTimer(self)
         self._understand_timer.setSingleShot(True)
         self._understand_timer.setInterval(250)
@@ -180,9 +208,18 @@ class MemoryEditDialog(QDialog):
         return self._error.text()
 
     def understood_text(self) -> str:
+        """The "Understood" line for the words as they are now (the pending preview is run at once)."""
         self._understand_timer.stop()
         self._show_understanding()
         return self._understood.text()
+
+    def context_note(self) -> str:
+        """The context-only note as shown; empty when the memory will be enforced or used as a definition."""
+        return self._context_note.text() if not self._context_frame.isHidden() else ""
+
+    def warnings(self) -> str:
+        """The warnings about the reading (values not found, no database open) as shown; empty when none."""
+        return self._warnings.text() if not self._warnings_frame.isHidden() else ""
 
     def accept(self) -> None:
         if self._validate():
@@ -192,6 +229,8 @@ class MemoryEditDialog(QDialog):
 
     def _show_understanding(self) -> None:
         text = self.content()
+        self._context_frame.hide()
+        self._warnings_frame.hide()
         if self._understand is None or len(text) < MIN_CONTENT_CHARS:
             stored = (self._memory.structured if self._memory is not None else None) or {}
             shown = describe_form(stored) if stored and text == (self._memory.content if self._memory else "") \
@@ -204,9 +243,23 @@ class MemoryEditDialog(QDialog):
             logger.warning("memory preview failed: %s", exc)
             self._understood.setText(html.escape("Cairn will work out the meaning when you save."))
             return
-        lines = [f"<b>{html.escape(u.use.capitalize())}</b>: {html.escape(_wrappable(u.description))}"]
-        lines += [f"<i>{html.escape(_wrappable(w))}</i>" for w in u.warnings]
-        self._understood.setText("<br>".join(lines))
+        context = u.use == "context"
+        use = "Context only" if context else u.use.capitalize()
+        description = u.description if u.form else "nothing to enforce was found in these words."
+        shown = html.escape(_wrappable(description))
+        if description.lower().startswith(use.lower()):  # "Enforced on every query…" needs no "Enforced:" first
+            self._understood.setText(f"<b>{html.escape(use)}</b>{shown[len(use):]}")
+        else:
+            self._understood.setText(f"<b>{html.escape(use)}</b>: {shown}")
+        waiting = any(w.startswith(NO_DATABASE) for w in u.warnings)
+        if context and not waiting:
+            hint = CONTEXT_HINT.get(u.category, "")
+            self._context_note.setText(CONTEXT_ONLY + (f" {hint}" if hint else ""))
+            self._context_frame.show()
+        if u.warnings:
+            self._warnings.setText("\n".join(_wrappable(w) for w in u.warnings))
+            self._warnings_frame.show()
+        self._preview.updateGeometry()
 
     def _validate(self) -> bool:
         self._help.setText(CATEGORY_HELP.get(self.category(), ""))
@@ -230,6 +283,9 @@ class MemoryEditDialog(QDialog):
 
 
 PREVIEW_CHARS = 400
+PREVIEW_COLUMNS = 48  # the reading's width in average characters
+PREVIEW_LINES = 8  # its height before it scrolls
+EDITOR_LINES = 4  # the memory's text box, before it is made taller
 _LONG_RUN = re.compile(r"\S{40}")
 
 
@@ -238,6 +294,64 @@ def _wrappable(text: str) -> str:
     label wraps inside the dialog instead of widening it past the screen."""
     clipped = text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
     return _LONG_RUN.sub(lambda m: m.group() + "\u200b", clipped)
+
+
+class _MemoryText(QPlainTextEdit):
+    """The memory's words: a few lines tall to begin with (Qt's default is about twelve), so the reading below
+    keeps its room on a small screen; it grows with the dialog."""
+
+    def sizeHint(self) -> QSize:
+        margins = self.contentsMargins()
+        height = self.fontMetrics().lineSpacing() * EDITOR_LINES + 2 * round(self.document().documentMargin())
+        return QSize(super().sizeHint().width(), height + margins.top() + margins.bottom())
+
+
+class _PreviewArea(QScrollArea):
+    """The reading of the words, scrolling when it is long, so the dialog fits a small screen at a large font
+    (a long list of values or warnings never clips and never pushes the buttons off the screen)."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryPreview")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def sizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        width = metrics.averageCharWidth() * PREVIEW_COLUMNS
+        inner = self.widget()
+        height = metrics.lineSpacing() * 2
+        if inner is not None:
+            height = inner.heightForWidth(width) if inner.hasHeightForWidth() else inner.sizeHint().height()
+        return QSize(width, max(metrics.lineSpacing() * 2, min(height, metrics.lineSpacing() * PREVIEW_LINES)))
+
+    def minimumSizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        return QSize(metrics.averageCharWidth() * 20, metrics.lineSpacing() * 2)
+
+
+def _note(name: str, icon: str, parent: QWidget) -> tuple[QFrame, QLabel]:
+    """A framed note with an icon beside wrapped text, hidden until there is something to say."""
+    frame = QFrame(parent)
+    frame.setObjectName(name)
+    frame.setFrameShape(QFrame.Shape.StyledPanel)
+    row = QHBoxLayout(frame)
+    row.setContentsMargins(6, 4, 6, 4)
+    row.setSpacing(6)
+    glyph = QLabel(frame)
+    size = max(14, frame.fontMetrics().height())
+    glyph.setPixmap(qta.icon(icon).pixmap(size, size))
+    glyph.setAlignment(Qt.AlignmentFlag.AlignTop)
+    text = QLabel(frame)
+    text.setObjectName(name + "Text")
+    text.setWordWrap(True)
+    text.setTextFormat(Qt.TextFormat.PlainText)
+    text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    row.addWidget(glyph)
+    row.addWidget(text, 1)
+    frame.hide()
+    return frame, text
 
 
 def ask_to_confirm(parent: QWidget, text: str) -> bool:

@@ -5,15 +5,23 @@ Only drawing lives here; :class:`desktop.memory_bank.MemoryBankView` loads the m
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Collection
 
 import qtawesome as qta
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
-from core.memory import ALL_DATABASES, CATEGORIES, Memory, ScoredMemory
+from core.memory import ALL_DATABASES, CATEGORIES, Memory, ScoredMemory, describe_form
 from desktop.history_view import time_ago
 
 __all__ = ["GROUP_ICONS", "GROUP_LABELS", "SIMILAR_GROUP", "MemoryTree"]
@@ -33,6 +41,25 @@ GROUP_ICONS: dict[str, str] = {
     "entity": "fa5s.tag",
 }
 SIMILAR_GROUP = "similar"
+SHOWN_CHARS = 280  # a longer memory is clipped in its row; the tooltip holds all of it
+TIP_COLUMNS = 80
+
+
+class _WrappingDelegate(QStyledItemDelegate):
+    """Rows as tall as their wrapped text at the column's current width (a tree view otherwise measures one
+    line and elides the rest)."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        view = self.parent()
+        width = view.columnWidth(index.column()) if isinstance(view, QTreeWidget) else option.rect.width()
+        if index.column() == 0 and isinstance(view, QTreeWidget):
+            depth, parent = 1, index.parent()
+            while parent.isValid():
+                depth, parent = depth + 1, parent.parent()
+            width -= view.indentation() * depth
+        sized = QStyleOptionViewItem(option)
+        sized.rect = QRect(0, 0, max(60, width), 100_000)
+        return super().sizeHint(sized, index)
 
 
 class MemoryTree(QTreeWidget):
@@ -44,10 +71,12 @@ class MemoryTree(QTreeWidget):
         self.setHeaderLabels(["Memory", "Details"])
         self.setUniformRowHeights(False)
         self.setWordWrap(True)
+        self.setItemDelegate(_WrappingDelegate(self))
         header = self.header()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(0, 320)
+        header.sectionResized.connect(lambda *_args: self.scheduleDelayedItemsLayout())  # re-wrap at the new width
 
     # -- filling --------------------------------------------------------------------------------------
 
@@ -145,11 +174,12 @@ class MemoryTree(QTreeWidget):
         details = [part for part in (sql, scope, f"updated {time_ago(memory.updated_at)}") if part]
         if similarity is not None:
             details.insert(0, f"{max(0.0, similarity):.0%} similar")
-        item = QTreeWidgetItem([memory.content, " · ".join(details)])
+        shown = memory.content if len(memory.content) <= SHOWN_CHARS else memory.content[: SHOWN_CHARS - 1] + "…"
+        item = QTreeWidgetItem([shown, " · ".join(details)])
         item.setData(0, MEMORY_ROLE, memory)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
-        tip = [memory.content, ""]
-        tip.append(f"Understood as: {sql}" if sql else "No structured form (used as a hint only).")
+        tip = [_wrapped(memory.content), ""]
+        tip.append(_wrapped(describe_form(memory.structured, memory.category)))
         tip.append(f"Applies to: {scope}")
         tip.append(f"Updated: {when}" + (f" · from {memory.source}" if memory.source else ""))
         item.setToolTip(0, "\n".join(tip))
@@ -173,6 +203,11 @@ class MemoryTree(QTreeWidget):
                 if child.data(0, MEMORY_ROLE).id == memory_id:
                     return child
         return None
+
+
+def _wrapped(text: str) -> str:
+    """Plain text for a tooltip in lines of readable length (a plain tooltip does not wrap on its own)."""
+    return textwrap.fill(text, TIP_COLUMNS, break_long_words=True, break_on_hyphens=False)
 
 
 def _searchable(memory: Memory) -> str:

@@ -258,3 +258,32 @@ def test_loads_on_its_own_and_keyboard_delete_and_undo(qtbot, bank: MemoryBank, 
     with qtbot.waitSignal(view.memories_changed, timeout=3000):
         qtbot.keyClick(tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert ids["big"] in {m.id for m in bank.list(USER)}
+
+
+def test_a_long_memory_wraps_in_its_row_and_the_tooltip_holds_all_of_it(qtbot, view: MemoryBankView,
+                                                                        bank: MemoryBank) -> None:
+    """Long memories were cut to one elided line (issue 13, item 14): the row wraps (clipped at a few lines),
+    re-wraps when the column is widened, and the tooltip has every word in lines of readable length."""
+    words = "Always show me customers from India " + "and explain every assumption behind each number " * 40
+    long = bank.add(USER, "preference", words[:1900]).id
+    short = bank.add(USER, "preference", "Ignore orders paid in cash").id
+    loaded(qtbot, view)
+    view.resize(700, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    tree = view.findChild(QStackedWidget).currentWidget()
+    items = []
+    for memory_id in (long, short):
+        assert tree.select_memory(memory_id)
+        items.append(tree.currentItem())
+    long_item, short_item = items
+    tall, low = tree.visualItemRect(long_item).height(), tree.visualItemRect(short_item).height()
+    assert tall >= 4 * low
+    assert long_item.text(0).endswith("…") and len(long_item.text(0)) <= 280
+    tip = long_item.toolTip(0)
+    assert " ".join(tip.split()).startswith(" ".join(words[:1900].split()))
+    assert max(len(line) for line in tip.splitlines()) <= 80
+    assert "Used as context only" in tip or "Enforced" in tip
+
+    tree.setColumnWidth(0, 600)
+    qtbot.waitUntil(lambda: tree.visualItemRect(long_item).height() < tall, timeout=3000)
