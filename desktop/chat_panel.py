@@ -228,9 +228,15 @@ class ChatPanel(QWidget):
             self.busy_changed.emit(busy)
 
     def show_stage(self, stage: object) -> None:
-        if self._busy and isinstance(stage, str):
+        """A stage name, or (an int) how many tokens the model has written so far in this stage."""
+        if not self._busy:
+            return
+        if isinstance(stage, str):
             self._stage_text = _STAGE_TEXT.get(stage, stage)
-            self._tick()
+        elif isinstance(stage, int) and not isinstance(stage, bool):
+            base = self._stage_text.split("  ·", 1)[0]
+            self._stage_text = f"{base}  · {stage} tokens"
+        self._tick()
 
     def _tick(self) -> None:
         """The stage and how long the question has taken so far (a slow model is visibly still working)."""

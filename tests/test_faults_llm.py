@@ -259,3 +259,45 @@ def test_cli_batch_keeps_answering_after_each_fault(chinook: Path, tmp_path: Pat
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert [x["path"] for x in lines] == ["fallback", "fallback", "fallback", "fallback", "llm"]
     assert all(x["rows"] == [[275]] for x in lines)
+
+
+# -- faults of a streamed reply (issue 13, item 2: model calls stream) ---------------------------------------------------
+
+
+def test_an_error_mid_stream_falls_back_with_the_servers_message(db: Database, fake_ollama) -> None:
+    fake_ollama.chat_fail_after_chunks = 2
+    fake_ollama.chat_fail_message = "llama runner process has terminated: CUDA out of memory"
+    fake_ollama.enqueue_chat(GOOD_SQL)  # two of its chunks arrive, then the error line
+    pipe = _pipeline(db, fake_ollama.url)
+    _survives(pipe, "CUDA out of memory")
+    fake_ollama.chat_fail_after_chunks = None
+    fake_ollama.enqueue_chat(GOOD_SQL)
+    _answers_next(pipe)
+
+
+def _ndjson_stream(*lines: bytes, end: bool = True) -> bytes:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+    body = b"".join(b"%x\r\n%s\r\n" % (len(line), line) for line in lines)
+    return head + body + (b"0\r\n\r\n" if end else b"")
+
+
+_PIECE = b'{"model": "x", "message": {"role": "assistant", "content": "SELECT COUNT(*) "}, "done": false}\n'
+STREAM_FAULTS: dict[str, tuple[bytes, str]] = {
+    "ended before the final chunk": (_ndjson_stream(_PIECE), "closed the connection"),
+    "cut mid-line": (_ndjson_stream(_PIECE, _PIECE[:30], end=False), "closed the connection"),
+    "error line": (_ndjson_stream(_PIECE, b'{"error": "unexpected EOF"}\n'), "unexpected EOF"),
+    "a line that is not JSON": (_ndjson_stream(_PIECE, b"<html>\n"), "not an Ollama answer"),
+    "a JSON list line": (_ndjson_stream(b"[]\n"), "not an Ollama answer"),
+}
+
+
+@pytest.mark.parametrize("name", list(STREAM_FAULTS))
+def test_broken_streams_fall_back_and_the_next_question_works(db: Database, name: str) -> None:
+    payload, note = STREAM_FAULTS[name]
+    server = RawServer(payload)
+    try:
+        pipe = _pipeline(db, server.url)
+        _survives(pipe, note)
+        _answers_next(pipe)
+    finally:
+        server.close()

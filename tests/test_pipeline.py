@@ -177,7 +177,7 @@ def test_ollama_chat_through_real_client_and_fake_server(db, fake_ollama) -> Non
     answer = AskPipeline(db, llm, Settings(), today=lambda: TODAY).ask("How many wholesale customers?")
     assert answer.ok and answer.path == "llm" and answer.rows[0][0] > 50
     body = fake_ollama.chat_requests()[0]
-    assert body["model"] == "qwen2.5-coder:7b" and body.get("stream") is False
+    assert body["model"] == "qwen2.5-coder:7b" and body.get("stream") is True  # streamed, so Stop can cut it
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     opts = body["options"]
     assert (opts["temperature"], opts["top_k"], opts["top_p"]) == (0.0, 1, 0.1)

@@ -2,7 +2,7 @@
 import), the catalogue of recommended models and the hardware detection that sizes them."""
 
 from core.llm._admin import GGUF_MAGIC, LoadedModel, OllamaAdmin, OllamaStatus, PullProgress, install_hint
-from core.llm._cancel import cancellable, current_cancel
+from core.llm._cancel import TokenProgress, cancellable, current_cancel, current_token_progress, token_progress
 from core.llm._catalog import CATALOG, CatalogModel, Recommendation, fits, format_bytes, format_memory, recommend
 from core.llm._client import LLM, SQL_OPTIONS, ModelInfo, OllamaLLM
 from core.llm._hardware import GpuInfo, detect_gpu, total_ram_bytes
@@ -12,6 +12,7 @@ __all__ = [
     "GGUF_MAGIC",
     "LLM",
     "SQL_OPTIONS",
+    "TokenProgress",
     "CatalogModel",
     "GpuInfo",
     "LoadedModel",
@@ -23,11 +24,13 @@ __all__ = [
     "Recommendation",
     "cancellable",
     "current_cancel",
+    "current_token_progress",
     "detect_gpu",
     "fits",
     "format_bytes",
     "format_memory",
     "install_hint",
     "recommend",
+    "token_progress",
     "total_ram_bytes",
 ]

@@ -2,17 +2,22 @@
 
 ``timeout_s`` is a total deadline per call, not httpx's per-read timeout: a server that drips a byte every few
 seconds still gives up in time (see :mod:`core.llm._deadline`).
+
+Chat replies stream (``stream=True``): the chunks' text is joined on the call's helper thread, which looks at the
+bound Stop (:mod:`core.llm._cancel`) between chunks and reports the running token count to a bound progress
+callback. A reply counts only once the server's final ``done`` chunk arrives; an error line mid-stream is an error.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from core.errors import LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
-from core.llm._cancel import current_cancel
+from core.cancellation import Cancellation
+from core.errors import LLMError, LLMTimeout, LLMUnavailable, ModelNotFound, QueryCancelled
+from core.llm._cancel import TokenProgress, current_cancel, current_token_progress
 from core.llm._deadline import ClientPool, total_timeout_s
 
 __all__ = ["LLM", "ModelInfo", "OllamaLLM", "SQL_OPTIONS"]
@@ -39,7 +44,8 @@ class LLM(Protocol):
     model: str
 
     def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
-        """One non-streaming chat turn. Raises LLMUnavailable / ModelNotFound / LLMTimeout / LLMError."""
+        """One chat turn, the whole reply as text. Raises LLMUnavailable / ModelNotFound / LLMTimeout / LLMError
+        (and QueryCancelled when a bound Stop fires)."""
         ...
 
 
@@ -90,14 +96,16 @@ class OllamaLLM:
         opts["num_ctx"] = self.num_ctx
         opts.update(options or {})
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        cancel, on_tokens = current_cancel(), current_token_progress()  # read here: the call runs on another thread
         with self._translate_errors():
-            response = self._call(
-                lambda client: client.chat(model=self.model, messages=messages, options=opts, stream=False)
+            content, final = self._call(
+                lambda client: _join_stream(
+                    client.chat(model=self.model, messages=messages, options=opts, stream=True),
+                    cancel, on_tokens, self.host)
             )
-        content = response.message.content or ""
         # What the server counted for this call (``cairn eval`` reports prompt tokens); 0 when it does not say.
-        self.last_prompt_tokens = int(getattr(response, "prompt_eval_count", 0) or 0)
-        return str(content)
+        self.last_prompt_tokens = int(getattr(final, "prompt_eval_count", 0) or 0)
+        return content
 
     def version(self) -> str:
         with self._translate_errors():
@@ -127,6 +135,45 @@ class OllamaLLM:
         return _OllamaErrors(self.host, self.model)
 
 
+def _join_stream(parts: Iterator[Any], cancel: Cancellation | None, on_tokens: TokenProgress | None,
+                 host: str) -> tuple[str, Any]:
+    """The streamed reply's text and its final chunk (the server's counts). Stops at the first chunk after Stop,
+    closing the stream so the server sees the request closed, even when cutting the socket were late."""
+    texts: list[str] = []
+    final: Any = None
+    try:
+        try:
+            for chunk in parts:
+                if cancel is not None and cancel.cancelled:
+                    raise QueryCancelled("Stopped while the model was writing.",
+                                         hint="Nothing was run; ask again any time.")
+                final = chunk
+                if chunk.message.content:
+                    texts.append(chunk.message.content)
+                    _report(on_tokens, len(texts))
+        except AttributeError as exc:  # a line of JSON that is not an object (the client calls .get on it)
+            raise TypeError(f"not an Ollama chat chunk: {exc}") from exc
+    finally:
+        close = getattr(parts, "close", None)
+        if close is not None:
+            close()  # a generator: leaves httpx's stream, closing the response if unread
+    if final is None or not final.done:
+        raise LLMUnavailable(
+            f"Ollama at {host} closed the connection before its reply was complete.",
+            hint="Ollama may have crashed or run out of memory; check its log, then try again.",
+        )
+    return "".join(texts), final
+
+
+def _report(on_tokens: TokenProgress | None, count: int) -> None:
+    if on_tokens is None:
+        return
+    try:
+        on_tokens(count)
+    except Exception as exc:  # noqa: BLE001 - a broken progress display must not end the model call
+        logger.debug("token progress callback failed: %s", exc)
+
+
 class _OllamaErrors:
     """Maps the ollama client's and httpx's exceptions onto Cairn's error tree."""
 
@@ -145,6 +192,12 @@ class _OllamaErrors:
 
         if isinstance(exc, ollama.ResponseError):
             text = str(exc.error)
+            if exc.status_code == -1:  # an {"error": ...} line in the middle of a streamed reply
+                raise LLMError(
+                    f"Ollama stopped while the model was writing: {text}",
+                    hint=f"The model {self.model!r} failed mid-reply, often for lack of memory. Try again, try a "
+                    "smaller model, or check Ollama's log.",
+                ) from exc
             if exc.status_code == 404 or "not found" in text.lower():
                 raise ModelNotFound(
                     f"The model {self.model!r} is not available in Ollama at {self.host}.",

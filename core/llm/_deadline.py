@@ -4,6 +4,9 @@ httpx's timeouts are per operation: a server that sends one byte every few secon
 nothing, never trips them. So each call runs on a helper thread and the caller waits at most the deadline; when
 it passes, a watchdog cuts the call's HTTP client (shutting its socket down, so a blocked read ends at once,
 then closing it) and the caller gets :class:`LLMTimeout`. A cut client is never used again.
+
+A streamed reply is read to its end inside the call, so the deadline covers the whole stream, however steadily
+its chunks arrive; Stop cuts a stream the same way.
 """
 
 from __future__ import annotations
@@ -140,7 +143,8 @@ class ClientPool:
             result = call_with_deadline(lambda: fn(lease.client), seconds, on_expire=lease.cut,
                                         message=message, hint=hint, cancel=cancel)
         except (LLMTimeout, QueryCancelled):
-            raise  # the lease was cut: never reused
+            lease.cut()  # cut already, or the call saw Stop between chunks itself: never reused either way
+            raise
         except BaseException:
             self.release(lease)
             raise

@@ -268,6 +268,12 @@ def test_the_status_says_the_stage_and_the_time_taken(qtbot) -> None:
     chat.show_stage("generate")
     qtbot.waitUntil(lambda: chat.status.text().startswith("The model is writing SQL…") and " s" in chat.status.text(),
                     timeout=3_000)
+    chat.show_stage(41)  # the streamed reply's running token count
+    assert "The model is writing SQL…  · 41 tokens" in chat.status.text()
+    chat.show_stage(46)
+    assert chat.status.text().count("tokens") == 1 and "46 tokens" in chat.status.text()
+    chat.show_stage("run")
+    assert "tokens" not in chat.status.text()
     chat.set_busy(False)
     assert chat.status.text() == ""
 

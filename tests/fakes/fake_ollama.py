@@ -120,6 +120,10 @@ class FakeOllama:
         self.default_chat: Callable[[dict[str, Any]], str] = _default_chat
         self.chat_delay_s = 0.0
         self.chat_chunk_delay_s = 0.0
+        # not None: a streamed chat/generate sends this many tokens, then an NDJSON {"error": ...} line
+        # (the model runner failing mid-reply); a non-streamed one answers 500 with the message
+        self.chat_fail_after_chunks: int | None = None
+        self.chat_fail_message = "llama runner process has terminated: signal: killed"
         # > 0: chat/generate send their headers at once, then the body one byte every chat_drip_s seconds
         # (a stuck or throttled server: each read gets a byte in time, so no per-read timeout ever fires).
         self.chat_drip_s = 0.0
@@ -498,6 +502,9 @@ _STATS = {"total_duration": 412_000_000, "load_duration": 21_000_000, "prompt_ev
           "eval_duration": 300_000_000}
 
 
+_MAX_STREAM_CHUNKS = 1000
+
+
 def _tokens(text: str) -> list[str]:
     return re.findall(r"\s*\S+|\s+", text) or [""]
 
@@ -591,6 +598,11 @@ def _complete(fake: FakeOllama, h: _Handler, body: dict[str, Any], kind: str) ->
              "eval_count": len(tokens)}
     if kind == "response":
         final["context"] = list(range(1, prompt_words + len(tokens) + 1))
+    if stream and len(tokens) > _MAX_STREAM_CHUNKS:
+        # a huge reply (only a server ignoring num_predict sends one) streams several tokens per chunk, so a
+        # 400,000-word reply is 1,000 chunks, not 400,000; the joined text is the same
+        size = -(-len(tokens) // _MAX_STREAM_CHUNKS)
+        tokens = ["".join(tokens[i : i + size]) for i in range(0, len(tokens), size)]
     if fake.chat_drip_s > 0:
         if stream:
             lines = [{**piece(token), "done": False} for token in tokens] + [{**piece(""), **final}]
@@ -600,11 +612,18 @@ def _complete(fake: FakeOllama, h: _Handler, body: dict[str, Any], kind: str) ->
             h.drip(200, json.dumps({**piece(content), **final}).encode(), "application/json; charset=utf-8",
                    fake.chat_drip_s)
         return
+    fail_after = fake.chat_fail_after_chunks
     if not stream:
+        if fail_after is not None:
+            h.send_error_json(500, fake.chat_fail_message)
+            return
         h.send_json(200, {**piece(content), **final})
         return
     h.start_stream()
-    for token in tokens:
+    for sent, token in enumerate(tokens):
+        if fail_after is not None and sent >= fail_after:
+            _fail_midway(h, stream, fake.chat_fail_message)
+            return
         if not h.stream_line({**piece(token), "done": False}):
             return
         if fake._sleep(fake.chat_chunk_delay_s):
