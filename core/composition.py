@@ -113,6 +113,20 @@ class Services:
         """Let the bank understand memories against ``db`` (opened only when a memory needs it)."""
         self.bank().grounding = lambda: grounding_of(self.pipeline(db))
 
+    def explain(self, sql: str, db: str | None = None, *, pipeline: Any = None) -> Any:
+        """``sql`` explained in plain words (a ``core.replies.Explanation``) by this database's model, or read from
+        its structure when the model cannot; never run. A Stop bound with ``core.llm.cancellable`` cuts the model."""
+        from core.errors import CairnError
+        from core.replies import explain_sql
+        from core.schema import Schema
+
+        pipeline = pipeline or self.pipeline(db)
+        try:
+            schema = pipeline.load_schema()
+        except CairnError:  # the database is down: the SQL can still be read, without its columns
+            schema = Schema(dialect=pipeline.database.dialect, tables=())
+        return explain_sql(sql, schema, pipeline.llm)
+
     def close(self) -> None:
         for pipeline in self._pipelines.values():
             pipeline.database.close()

@@ -20,13 +20,18 @@ from typing import Any
 from core.private_files import append_json_line
 from core.errors import MemoryStoreError
 
-__all__ = ["HistoryEntry", "QuestionHistory"]
+__all__ = ["QUESTION", "TYPED_SQL", "HistoryEntry", "QuestionHistory"]
 
 logger = logging.getLogger(__name__)
+
+QUESTION = "question"  # a question asked in the chat
+TYPED_SQL = "sql"  # SQL the person typed and ran in the SQL tab (``question`` is empty)
 
 
 @dataclass(frozen=True)
 class HistoryEntry:
+    """One question (or hand-run SQL) on one database. ``kind`` was added later: old lines read as questions."""
+
     question: str
     sql: str | None
     database_id: str
@@ -34,6 +39,7 @@ class HistoryEntry:
     ok: bool = True
     path: str | None = None
     at: float = field(default_factory=time.time)
+    kind: str = QUESTION
 
 
 class QuestionHistory:
@@ -49,6 +55,15 @@ class QuestionHistory:
         except OSError as exc:
             raise MemoryStoreError(f"Could not save the question history: {exc.strerror or exc}.") from exc
 
+    def record(self, user: str, entry: HistoryEntry) -> bool:
+        """:meth:`append`, but a failure is logged, not raised: history is a convenience, the answer still shows."""
+        try:
+            self.append(user, entry)
+        except MemoryStoreError as exc:
+            logger.warning("history not saved: %s", exc)
+            return False
+        return True
+
     def forget(self, user: str) -> None:
         """Delete ``user``'s question history (part of "forget everything about me")."""
         import fasteners
@@ -63,8 +78,8 @@ class QuestionHistory:
         except OSError as exc:
             raise MemoryStoreError(f"Could not delete the question history: {exc.strerror or exc}.") from exc
 
-    def entries(self, user: str, *, limit: int = 500) -> list[HistoryEntry]:
-        """Newest first. Lines that do not parse (a torn last line) are skipped."""
+    def entries(self, user: str, *, limit: int = 500, database_id: str | None = None) -> list[HistoryEntry]:
+        """Newest first, only ``database_id``'s when given. Lines that do not parse (a torn last line) are skipped."""
         path = self._path(user)
         if not path.exists():
             return []
@@ -73,25 +88,25 @@ class QuestionHistory:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 for line in fh:
                     entry = _entry(line, user)
-                    if entry is not None:
+                    if entry is not None and (database_id is None or entry.database_id == database_id):
                         out.append(entry)
         except OSError as exc:
             raise MemoryStoreError(f"Could not read the question history: {exc.strerror or exc}.") from exc
         return list(reversed(out))[:limit]
 
-    def search(self, user: str, text: str, *, limit: int = 200) -> list[HistoryEntry]:
+    def search(self, user: str, text: str, *, limit: int = 200, database_id: str | None = None) -> list[HistoryEntry]:
         needle = text.strip().lower()
         if not needle:
-            return self.entries(user, limit=limit)
+            return self.entries(user, limit=limit, database_id=database_id)
         return [
-            e for e in self.entries(user, limit=10_000)
+            e for e in self.entries(user, limit=10_000, database_id=database_id)
             if needle in e.question.lower() or (e.sql and needle in e.sql.lower())
         ][:limit]
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "question": (str,), "sql": (str, type(None)), "database_id": (str,), "row_count": (int,), "ok": (bool,),
-    "path": (str, type(None)), "at": (int, float),
+    "path": (str, type(None)), "at": (int, float), "kind": (str,),
 }  # fmt: skip
 _REQUIRED = ("question", "sql", "database_id")
 

@@ -70,11 +70,12 @@ class AppContext:
         from desktop.connection_dialog import ConnectionDialog
 
         dialog = ConnectionDialog(self.connections, self.secrets, parent=window)
-        dialog.connection_chosen.connect(lambda url: self._switch_database(window, url))
+        dialog.target_chosen.connect(lambda url, conn: self._switch_database(window, url, conn))
         dialog.open()
 
-    def _switch_database(self, window: Any, url: str) -> None:
-        window.start(url)
+    def _switch_database(self, window: Any, url: str | None, conn: Any = None) -> None:
+        """Connect ``window`` to ``url`` (None: the sample database); ``conn`` is what to remember (no password)."""
+        window.start(url, connection=conn)
 
     def open_model_manager(self, window: Any) -> None:
         from desktop.model_manager import ModelManagerDialog
@@ -210,12 +211,16 @@ def run(argv: list[str] | None = None) -> int:
 
     from desktop.login import LoginDialog
     from desktop.main_window import MainWindow
+    from desktop.password_prompt import restore_last_connection
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("Cairn")
     app.setOrganizationName("Cairn")
     app.setWindowIcon(app_icon())
+    from desktop.window_geometry import DialogFitter
+
+    app.installEventFilter(DialogFitter(app))  # every dialog fits its screen (14 pt on 1280×720 too)
     try:
         context = AppContext.create()
     except ConfigError as exc:  # an unreadable settings.json must not keep the window from opening
@@ -234,7 +239,7 @@ def run(argv: list[str] | None = None) -> int:
     window = MainWindow(context, user)
     context.windows.append(window)
     window.show()
-    window.start(None)
+    restore_last_connection(window, context.connections, context.secrets)  # the sample when that cannot be
     code = app.exec()
     context.services.close()
     return int(code)

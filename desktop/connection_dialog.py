@@ -38,6 +38,7 @@ from core.errors import ConfigError
 from core.databases import SecretStore
 from desktop.connection_form import POSTGRES_TAB, SQLITE_TAB, ConnectionForm
 from desktop.errors import error_text
+from desktop.password_prompt import AskPassword, ConnectionAttempt, ask_password
 from desktop.widgets import push_button
 from desktop.workers import Worker, run_in_background
 
@@ -51,6 +52,8 @@ class ConnectionDialog(QDialog):
 
     connection_chosen = Signal(str)
     """The person chose a connection: its full URL, password included (never log or show it)."""
+    target_chosen = Signal(object, object)
+    """The person chose a database: (full URL or None for the sample, the password-free SavedConnection or None)."""
 
     def __init__(
         self,
@@ -58,12 +61,15 @@ class ConnectionDialog(QDialog):
         secrets: SecretStore,
         *,
         opener: Callable[[str], Database] = open_database,
+        ask: AskPassword = ask_password,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._store = store
         self._secrets = secrets
         self._opener = opener
+        self._ask = ask  # the password prompt (a plain function, so tests can answer it)
+        self._attempt: ConnectionAttempt | None = None  # a Connect in progress
         self._editing: str | None = None  # name of the saved connection shown in the form
         self._workers: dict[object, Worker] = {}  # running background calls, cancelled on close
         self.setObjectName("connectionDialog")
@@ -114,6 +120,10 @@ class ConnectionDialog(QDialog):
         row.addWidget(self.delete_button)
         row.addStretch(1)
         layout.addLayout(row)
+        self.sample_button = push_button(box, "fa5s.flask", "Sample database (embedded)", "sampleButton",
+                                         "Switch back to the sample shop database that comes with Cairn",
+                                         self.choose_sample)
+        layout.addWidget(self.sample_button)
         return box
 
     def _build_form(self) -> QWidget:
@@ -297,19 +307,39 @@ class ConnectionDialog(QDialog):
         self._set_status(f"Deleted “{name}”.", "fa5s.trash-alt")
 
     def connect_chosen(self) -> None:
-        """Build the full URL (typed or stored password), emit ``connection_chosen`` and close."""
+        """Log in with the typed, stored or no password (asking for one when the server wants it), then emit
+        ``target_chosen`` and ``connection_chosen`` and close. A failure shows inline and the dialog stays."""
         conn = self._checked_form(require_name=False)
-        if conn is None:
+        if conn is None or self._attempt is not None:
             return
-        password, secrets = self.form.typed_password(), self._secrets
 
-        def work(_cancel: Cancellation, _report: Callable[[object], None]) -> str:
-            return connection_url(conn, secrets, password)
+        def finish() -> None:
+            self._attempt = None
+            self.connect_button.setEnabled(True)
 
-        self._start(work, self._on_url_ready, button=self.connect_button)
+        def ready(url: str) -> None:
+            finish()
+            self.target_chosen.emit(url, conn)
+            self.connection_chosen.emit(url)
+            self.accept()
 
-    def _on_url_ready(self, url: Any) -> None:
-        self.connection_chosen.emit(str(url))
+        def failed(exc: BaseException) -> None:
+            finish()
+            self._show_error(exc)
+
+        def cancelled() -> None:
+            finish()
+            self._set_status("Not connected: no password was given.", "fa5s.info-circle")
+
+        self.connect_button.setEnabled(False)
+        self._set_status(f"Connecting to “{conn.name}”…", "fa5s.hourglass-half")
+        self._attempt = ConnectionAttempt(conn, self._secrets, parent=self, on_ready=ready, on_failure=failed,
+                                          on_cancel=cancelled, opener=self._opener, ask=self._ask)
+        self._attempt.start(self.form.typed_password())
+
+    def choose_sample(self) -> None:
+        """Switch back to the embedded sample database."""
+        self.target_chosen.emit(None, None)
         self.accept()
 
     # -- plumbing ------------------------------------------------------------------------------------------
@@ -341,11 +371,14 @@ class ConnectionDialog(QDialog):
 
     def busy(self) -> bool:
         """True while a test, save, delete or connect is still running."""
-        return bool(self._workers)
+        return bool(self._workers) or self._attempt is not None
 
     def done(self, result: int) -> None:
         for worker in list(self._workers.values()):
             worker.cancel()
+        if self._attempt is not None:
+            self._attempt.cancel()
+            self._attempt = None
         super().done(result)
 
     def _show_error(self, exc: BaseException) -> None:

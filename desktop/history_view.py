@@ -1,5 +1,8 @@
 """Every question asked before, newest first: search it, preview its SQL, rerun it in one click.
 
+By default only the current database's entries show ("All databases" shows every one); SQL run by hand in
+the SQL tab is listed too, marked as such (rerunning it opens it in the editor).
+
 Reading and searching the history file is disk work, so it runs through ``run_in_background``; a newer
 search supersedes an older one still in flight (results are matched by a sequence number).
 """
@@ -13,6 +16,7 @@ import qtawesome as qta
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -28,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.cancellation import Cancellation
-from core.history import HistoryEntry, QuestionHistory
+from core.history import TYPED_SQL, HistoryEntry, QuestionHistory
 from desktop.errors import error_text
 from desktop.workers import run_in_background
 
@@ -39,6 +43,7 @@ logger = logging.getLogger(__name__)
 ENTRY_ROLE = Qt.ItemDataRole.UserRole
 SEARCH_DELAY_MS = 150
 FAILED_COLOR = "#d64545"  # the one semantic colour: a failed question is marked red in light and dark themes
+TYPED_SQL_LABEL = "SQL you ran"
 
 
 def time_ago(at: float, now: float | None = None) -> str:
@@ -59,7 +64,8 @@ def time_ago(at: float, now: float | None = None) -> str:
 
 
 class HistoryView(QWidget):
-    """The question history of one user, with a search box, an SQL preview, Rerun and Open SQL."""
+    """The question history of one user on the current database (or all), with search, SQL preview, Rerun and
+    Open SQL."""
 
     rerun_requested = Signal(str)
     """The person asked to run this earlier question again."""
@@ -73,6 +79,7 @@ class HistoryView(QWidget):
         self._user = user
         self._seq = 0
         self._entries: list[HistoryEntry] = []
+        self._database_id: str | None = None  # the database in use; None = not known yet (all are shown)
 
         self._search = QLineEdit(self)
         self._search.setObjectName("historySearch")
@@ -84,6 +91,10 @@ class HistoryView(QWidget):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.refresh)
         self._search.textChanged.connect(lambda _text: self._search_timer.start())
+        self._all_databases = QCheckBox("All databases", self)
+        self._all_databases.setObjectName("historyAllDatabases")
+        self._all_databases.setToolTip("Show questions asked on every database, not only the one in use")
+        self._all_databases.toggled.connect(lambda _on: self.refresh())
 
         self._list = QTreeWidget(self)
         self._list.setObjectName("historyList")
@@ -137,7 +148,10 @@ class HistoryView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
         layout.setSpacing(8)
-        layout.addWidget(self._search)
+        search_row = QHBoxLayout()
+        search_row.addWidget(self._search, 1)
+        search_row.addWidget(self._all_databases)
+        layout.addLayout(search_row)
         layout.addWidget(splitter, 1)
         layout.addLayout(buttons)
 
@@ -150,15 +164,30 @@ class HistoryView(QWidget):
 
     # -- public ---------------------------------------------------------------------------------------
 
+    def set_database(self, database_id: str | None) -> None:
+        """The database now in use: its entries are the ones shown unless "All databases" is ticked."""
+        if database_id != self._database_id:
+            self._database_id = database_id
+            self.refresh()
+
+    def database_filter(self) -> str | None:
+        """The database whose entries are listed, or None when every database's are."""
+        return None if self._all_databases.isChecked() else self._database_id
+
+    def set_all_databases(self, on: bool) -> None:
+        self._all_databases.setChecked(on)
+
     def refresh(self) -> None:
         """Reload (or search) the history off the GUI thread."""
         self._seq += 1
         seq = self._seq
         text = self._search.text()
-        history, user = self._history, self._user
+        history, user, database_id = self._history, self._user, self.database_filter()
 
         def load(cancel: Cancellation, _report: object) -> list[HistoryEntry]:
-            return history.search(user, text) if text.strip() else history.entries(user)
+            if text.strip():
+                return history.search(user, text, database_id=database_id)
+            return history.entries(user, database_id=database_id)
 
         run_in_background(
             load,
@@ -169,6 +198,9 @@ class HistoryView(QWidget):
 
     def add_entry(self, entry: HistoryEntry) -> None:
         """Show a question that was just asked at the top, without rereading the file."""
+        wanted = self.database_filter()
+        if wanted is not None and entry.database_id != wanted:
+            return
         self._entries.insert(0, entry)
         needle = self._search.text().strip().lower()
         if needle and needle not in entry.question.lower() and needle not in (entry.sql or "").lower():
@@ -197,11 +229,13 @@ class HistoryView(QWidget):
         if entries:
             self._stack.setCurrentWidget(self._list)
         else:
-            searching = bool(self._search.text().strip())
-            self._empty.setText(
-                "No question matches this search." if searching
-                else "No questions yet. Ask Cairn something and it will appear here."
-            )
+            if self._search.text().strip():
+                text = "No question matches this search."
+            elif self.database_filter() is not None:
+                text = "No questions yet on this database. Tick All databases to see the others."
+            else:
+                text = "No questions yet. Ask Cairn something and it will appear here."
+            self._empty.setText(text)
             self._stack.setCurrentWidget(self._empty)
         self._show_selected()
 
@@ -214,19 +248,21 @@ class HistoryView(QWidget):
 
     def _item(self, entry: HistoryEntry) -> QTreeWidgetItem:
         rows = f"{entry.row_count:,}" if entry.ok else "failed"
-        item = QTreeWidgetItem([entry.question, time_ago(entry.at), rows])
+        typed = entry.kind == TYPED_SQL
+        item = QTreeWidgetItem([_title(entry), time_ago(entry.at), rows])
         item.setData(0, ENTRY_ROLE, entry)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.at))
-        tip = f"{entry.question}\n\nAsked {when} on {entry.database_id or 'an unknown database'}"
+        where = entry.database_id or "an unknown database"
+        tip = f"{TYPED_SQL_LABEL}, {when} on {where}" if typed else f"{entry.question}\n\nAsked {when} on {where}"
         tip += f"\n\n{entry.sql}" if entry.sql else "\n\n(no SQL was produced)"
         for col in range(3):
             item.setToolTip(col, tip)
         item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if entry.ok:
-            item.setIcon(0, qta.icon("fa5s.comment-dots"))
+            item.setIcon(0, qta.icon("fa5s.code" if typed else "fa5s.comment-dots"))
         else:
             item.setIcon(0, qta.icon("fa5s.times-circle", color=FAILED_COLOR))
-            item.setToolTip(0, "This question failed.\n\n" + tip)
+            item.setToolTip(0, ("This SQL failed.\n\n" if typed else "This question failed.\n\n") + tip)
         return item
 
     def _current(self) -> HistoryEntry | None:
@@ -240,20 +276,37 @@ class HistoryView(QWidget):
 
     def _update_buttons(self) -> None:
         entry = self._current()
-        self._rerun_button.setEnabled(entry is not None)
+        typed = entry is not None and entry.kind == TYPED_SQL
+        self._rerun_button.setEnabled(entry is not None and (bool(entry.sql) if typed else bool(entry.question)))
+        self._rerun_button.setToolTip("Open this SQL in the editor to run it again" if typed
+                                      else "Ask this question again (Enter)")
         self._open_sql_button.setEnabled(entry is not None and bool(entry.sql))
 
     def _rerun(self) -> None:
-        entry = self._current()
-        if entry is not None:
-            self.rerun_requested.emit(entry.question)
+        self._rerun_entry(self._current())
 
     def _rerun_item(self, item: QTreeWidgetItem, _column: int) -> None:
-        entry: HistoryEntry | None = item.data(0, ENTRY_ROLE)
-        if entry is not None:
+        self._rerun_entry(item.data(0, ENTRY_ROLE))
+
+    def _rerun_entry(self, entry: HistoryEntry | None) -> None:
+        """A question is asked again; SQL run by hand goes back to the editor (the person presses Run)."""
+        if entry is None:
+            return
+        if entry.kind == TYPED_SQL:
+            if entry.sql:
+                self.sql_requested.emit(entry.sql)
+        elif entry.question:
             self.rerun_requested.emit(entry.question)
 
     def _open_sql(self) -> None:
         entry = self._current()
         if entry is not None and entry.sql:
             self.sql_requested.emit(entry.sql)
+
+
+def _title(entry: HistoryEntry) -> str:
+    """The list's first column: the question, or "SQL you ran:" and the SQL's first line."""
+    if entry.kind != TYPED_SQL:
+        return entry.question
+    first = " ".join((entry.sql or "").split())
+    return f"{TYPED_SQL_LABEL}: {first[:117] + '…' if len(first) > 120 else first}"

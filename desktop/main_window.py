@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabW
 
 from core.errors import CairnError
 from core.history import HistoryEntry
+from core.llm import token_progress
+from core.number_format import NumberFormat
 from desktop.chat_panel import ChatPanel
 from desktop.errors import error_text, show_error
 from desktop.verified_examples import FeedbackQueue
@@ -170,10 +172,18 @@ class MainWindow(QMainWindow):
 
     # -- start-up (all off the GUI thread) -----------------------------------------------------------
 
-    def start(self, target: str | None = None) -> None:
-        """Connect the database and memory, warm the embedding model and check Ollama, in the background."""
+    def start(self, target: str | None = None, connection: Any = None, *, remember: bool = True) -> None:
+        """Connect the database and memory, warm the embedding model and check Ollama, in the background.
+        ``connection``: the password-free SavedConnection behind ``target``, remembered for the next start once
+        connected unless ``remember`` is False (a fallback to the sample)."""
+        from desktop.password_prompt import connection_for
+
         # The database in use stays until the new one is connected: a failed Connect keeps it.
         self._connecting = target
+        if connection is None and target is not None:  # the same target again keeps its name
+            connection = getattr(self, "connection", None) if target == self.target else connection_for(target)
+        self._connecting_connection = connection
+        self._remember_connection = remember and (target is None or connection is not None)
         if self.assistant is not None and self._assistant_services is not self.context.services:
             self.assistant = None  # its services were rebuilt (settings changed): it cannot answer any more
         self.chat.set_busy(True, None)
@@ -201,8 +211,15 @@ class MainWindow(QMainWindow):
         services = self.context.services
         switched = self.assistant is not None and self.target != self._connecting
         self.target = self._connecting
+        self.connection = self._connecting_connection  # password-free; None = the sample database
+        self.history_view.set_database(pipeline.database.id)
+        connections, remembered = self.context.connections, self.connection
+        if connections is not None and self._remember_connection:  # restored at the next start
+            run_in_background(lambda c, r: connections.remember_last(remembered), receiver=self,
+                              on_failure=lambda exc: logger.warning("last connection not remembered: %s", exc))
         self.assistant = services.assistant(self.target, pipeline=pipeline)
         self._assistant_services = services
+        self.sql_editor.set_explainer(lambda sql: services.explain(sql, pipeline=pipeline))
         if switched:  # another database: what is on screen belongs to the old one
             self.results.clear("No results yet for this database")
             self.chart.clear()
@@ -252,15 +269,13 @@ class MainWindow(QMainWindow):
         self.chat.set_busy(True, "load_schema" if warm else "load_embedder")
 
         def work(cancel: Any, report: Any) -> Any:
-            reply = assistant.handle(user, text, cancel=cancel, on_stage=report, exclude=exclude or ())
+            with token_progress(lambda n: report(n) if n % 5 == 1 else None):  # "writing SQL… 41 tokens"
+                reply = assistant.handle(user, text, cancel=cancel, on_stage=report, exclude=exclude or ())
             answer = reply.answer
-            if answer is not None and answer.error_kind != "InputError":
-                try:
-                    history.append(user, HistoryEntry(
-                        question=text, sql=answer.sql or answer.rejected_sql, database_id=assistant.database_id,
-                        row_count=answer.row_count, ok=answer.ok, path=answer.path))
-                except Exception:  # noqa: BLE001 - history is a convenience; the answer still shows
-                    logger.warning("history not saved", exc_info=True)
+            if answer is not None and answer.error_kind != "InputError":  # history is a convenience: never fails
+                history.record(user, HistoryEntry(
+                    question=text, sql=answer.sql or answer.rejected_sql, database_id=assistant.database_id,
+                    row_count=answer.row_count, ok=answer.ok, path=answer.path))
             return reply
 
         self._worker = run_in_background(work, on_success=self._on_reply, on_failure=self._on_failed,
@@ -278,11 +293,9 @@ class MainWindow(QMainWindow):
             self.ask(self._last_question)
 
     def explain_sql(self) -> None:
-        """Ctrl+E: the SQL tab, with what its SQL does in plain words."""
+        """Ctrl+Shift+X: the SQL tab, with what its SQL does in plain words."""
         self.tabs.setCurrentWidget(self.sql_editor)
-        explain = getattr(self.sql_editor, "explain", None)
-        if explain is not None:
-            explain()
+        self.sql_editor.explain()
 
     def reset_layout(self) -> None:
         """Docks back on the right, tabbed, at their first proportions."""
@@ -359,7 +372,7 @@ class MainWindow(QMainWindow):
     def _show_answer(self, answer: Any) -> None:
         self.results.show_answer(answer)
         if answer.ok:
-            self.chart.show_result(answer.columns, answer.rows)
+            self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))
         self.sql_editor.show_answer_sql(answer.sql or answer.rejected_sql or "")
         self.tabs.setCurrentWidget(self.results if answer.ok else self.sql_editor)
 
@@ -373,15 +386,26 @@ class MainWindow(QMainWindow):
         """Run SQL from the editor through the same guard, checks and read-only executor."""
         if self.assistant is None:
             return
-        pipeline = self.assistant.pipeline
+        from core.history import TYPED_SQL
+
+        pipeline, history, user, database_id = (self.assistant.pipeline, self.context.history, self.user,
+                                                 self.assistant.database_id)
         self.sql_editor.set_running(True)
+
+        def work(cancel: Any, report: Any) -> Any:
+            answer = pipeline.run_sql(sql, cancel=cancel)
+            if answer.error_kind != "InputError":  # the SQL as typed, marked as run by hand
+                history.record(user, HistoryEntry("", sql, database_id, answer.row_count, answer.ok, answer.path,
+                                                  kind=TYPED_SQL))
+            return answer
 
         def done(answer: Any) -> None:
             self.sql_editor.set_running(False)
+            self.history_view.refresh()
             self.sql_editor.show_ran(sql, answer.sql or "", [n for n in answer.notes if "->" in n])
             self.results.show_answer(answer)
             if answer.ok:
-                self.chart.show_result(answer.columns, answer.rows)
+                self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))
                 self.tabs.setCurrentWidget(self.results)
             else:
                 show_error(self, _AnswerError(answer))
@@ -390,8 +414,7 @@ class MainWindow(QMainWindow):
             self.sql_editor.set_running(False)
             show_error(self, exc)
 
-        run_in_background(lambda c, r: pipeline.run_sql(sql, cancel=c), on_success=done, on_failure=failed,
-                          receiver=self)
+        run_in_background(work, on_success=done, on_failure=failed, receiver=self)
 
     # -- other panels --------------------------------------------------------------------------------
 

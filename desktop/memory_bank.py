@@ -42,7 +42,7 @@ from desktop.memory_edit_dialog import (
 from desktop.memory_files import export_to_file, import_from_file
 from desktop.memory_tree import GROUP_LABELS, MemoryTree
 from desktop.verified_examples import VerifiedExamplesView
-from desktop.widgets import push_button
+from desktop.widgets import ButtonRow, push_button
 from desktop.workers import run_in_background
 
 __all__ = ["EMPTY_TEXT", "GROUP_LABELS", "MemoryBankView"]
@@ -139,13 +139,8 @@ class MemoryBankView(QWidget):
         search_row.setSpacing(6)
         search_row.addWidget(self._search, 1)
         search_row.addWidget(self._similar_button)
-        buttons = QHBoxLayout()
-        buttons.setSpacing(6)
-        for button in (self._add_button, self._edit_button, self._delete_button, self._undo_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        buttons.addWidget(self._export_button)
-        buttons.addWidget(self._import_button)
+        buttons = ButtonRow(self, (self._add_button, self._edit_button, self._delete_button, self._undo_button),
+                            (self._export_button, self._import_button))
 
         memories = QWidget(self)
         layout = QVBoxLayout(memories)
@@ -153,7 +148,7 @@ class MemoryBankView(QWidget):
         layout.setSpacing(8)
         layout.addLayout(search_row)
         layout.addWidget(self._stack, 1)
-        layout.addLayout(buttons)
+        layout.addWidget(buttons)
         layout.addWidget(self._status)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)

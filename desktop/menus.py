@@ -91,7 +91,7 @@ def build_menus(window: Any) -> MenuActions:
          icon="fa5s.play", tip="Ask the question in the box, or run the SQL when the SQL tab is shown")
     _add(query, actions, "stop", "S&top", window.cancel, keys=_keys("Esc"), icon="fa5s.stop-circle",
          tip="Stop the question or query in progress")
-    _add(query, actions, "explain", "&Explain this SQL", window.explain_sql, keys=_keys("Ctrl+E"),
+    _add(query, actions, "explain", "&Explain this SQL", window.explain_sql, keys=_keys("Ctrl+Shift+X"),
          icon="fa5s.question-circle", tip="Say in plain words what the SQL on the SQL tab does")
     _add(query, actions, "rerun", "Ask the last question a&gain", window.ask_again, keys=_keys("Ctrl+R"),
          icon="fa5s.redo")

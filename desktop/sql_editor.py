@@ -1,15 +1,19 @@
-"""The SQL editor: highlighted, monospace, Ctrl+Enter to run, a Format button (sqlglot pretty print).
+"""The SQL editor: highlighted, monospace, Ctrl+Enter to run, a Format button (sqlglot pretty print), and an
+Explain button that says in plain words what the SQL does, in a panel under the editor.
 
 Running is not done here: ``run_requested`` carries the text to the app, which sends it through the
 same guard as generated SQL. Highlighting uses a small line scanner (with state for multi-line
 comments and strings); the keyword and function lists come from sqlglot's tokenizer and parser.
+Explaining never runs the SQL: the explainer the app gives (``set_explainer``) runs off the GUI thread, with the
+worker's Stop bound around it; until there is one, the SQL is read from its structure alone.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import qtawesome as qta
 import sqlglot
@@ -27,16 +31,34 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 from sqlglot.errors import SqlglotError
 from sqlglot.parser import Parser
 from sqlglot.tokens import Tokenizer
 
-__all__ = ["SqlEditor", "SqlHighlighter", "format_sql"]
+from core.cancellation import Cancellation
+from core.llm import cancellable
+from core.replies import Explanation, describe_sql
+from desktop.sql_explanation import ExplanationPanel
+from desktop.workers import Worker, run_in_background
+
+__all__ = ["Explainer", "SqlEditor", "SqlHighlighter", "format_sql"]
 
 logger = logging.getLogger(__name__)
 
 _NORMAL, _IN_COMMENT, _IN_STRING = -1, 1, 2
+
+Explainer = Callable[[str], Explanation]
+"""SQL text -> its explanation; called on a worker thread (e.g. ``lambda sql: services.explain(sql, ...)``)."""
+
+_EXPLAIN_TIP = "Say in plain words what this SQL does (it is not run)"
 
 
 @lru_cache(maxsize=1)
@@ -188,12 +210,20 @@ class SqlEditor(QWidget):
 
     run_requested = Signal(str)
     """The person asked to run this SQL (Run button or Ctrl+Enter)."""
+    explain_requested = Signal(str)
+    """An explanation of this SQL was started (Explain button or :meth:`explain`)."""
+    explanation_shown = Signal(object)
+    """An explanation (a ``core.replies.Explanation``) is shown under the editor."""
 
     def __init__(self, parent: QWidget | None = None, *, dialect: str | None = "postgres") -> None:
         super().__init__(parent)
         self.setObjectName("sqlEditor")
         self._dialect = dialect
         self._running = False
+        self._explainer: Explainer | None = None
+        self._explain_worker: Worker | None = None
+        self._explain_round = 0  # an answer from an older round (replaced, stopped, SQL replaced) is dropped
+        self._explained_sql = ""
 
         self.edit = _SqlTextEdit(objectName="sqlTextEdit")
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -214,14 +244,20 @@ class SqlEditor(QWidget):
         self.copy_button.setToolTip("Copy the SQL to the clipboard (Ctrl+Shift+C)")
         self.copy_button.setShortcut(QKeySequence("Ctrl+Shift+C"))
         self.copy_button.clicked.connect(self.copy)
+        self.explain_button = QPushButton(qta.icon("fa5s.comment-dots"), "Explain", objectName="explainSqlButton")
+        self.explain_button.setToolTip(_EXPLAIN_TIP)
+        self.explain_button.clicked.connect(self._explain_clicked)
         self.status_label = QLabel(objectName="sqlStatusLabel")
         self.status_label.setWordWrap(True)
+        self.explanation_panel = ExplanationPanel()
+        self.explanation_panel.hide_requested.connect(self._drop_explanation)
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.setSpacing(8)
         buttons.addWidget(self.status_label, 1)
         buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.explain_button)
         buttons.addWidget(self.format_button)
         buttons.addWidget(self.run_button)
 
@@ -230,6 +266,7 @@ class SqlEditor(QWidget):
         layout.setSpacing(6)
         layout.addWidget(self.edit, 1)
         layout.addLayout(buttons)
+        layout.addWidget(self.explanation_panel)
         self.edit.textChanged.connect(self._update_buttons)
         self._update_buttons()
 
@@ -238,6 +275,8 @@ class SqlEditor(QWidget):
         return self.edit.toPlainText()
 
     def set_sql(self, sql: str) -> None:
+        """Replace the SQL; an explanation of the SQL before is put away (and one still coming is dropped)."""
+        self._drop_explanation()
         self.edit.setPlainText(sql)
         self.status_label.setText("")
 
@@ -310,6 +349,79 @@ class SqlEditor(QWidget):
         cursor.endEditBlock()
         self.status_label.setText("")
 
+    # -- explaining --------------------------------------------------------------------------------
+    def set_explainer(self, explainer: Explainer | None) -> None:
+        """What explains SQL from now on (the connected database's model, with its structure as fallback);
+        None: read the SQL's structure only."""
+        self._explainer = explainer
+
+    @property
+    def explaining(self) -> bool:
+        return self._explain_worker is not None
+
+    def explain(self) -> None:
+        """Explain the SQL in the editor, off the GUI thread; the words show under the editor. Never runs it."""
+        sql = self.sql().strip()
+        if not sql:
+            return
+        self._drop_explanation()
+        self._explain_round += 1
+        round_ = self._explain_round
+        explainer = self._explainer or self._read_structure
+        self.explain_requested.emit(sql)
+        self._explained_sql = sql
+        self.explanation_panel.show_waiting()
+
+        def work(cancel: Cancellation, _report: Callable[[Any], None]) -> Explanation:
+            with cancellable(cancel):  # Stop reaches every model call the explainer makes
+                return explainer(sql)
+
+        self._explain_worker = run_in_background(
+            work,
+            on_success=lambda result: self._explained(round_, result),
+            on_failure=lambda exc: self._explain_failed(round_, exc),
+            receiver=self,
+        )
+        self._update_buttons()
+
+    def stop_explaining(self) -> None:
+        """Stop waiting for the model: the explainer falls back to the SQL's structure at once."""
+        if self._explain_worker is not None:
+            self._explain_worker.cancel()
+            self.explanation_panel.show_waiting("Stopping…")
+
+    def _read_structure(self, sql: str) -> Explanation:
+        return Explanation(describe_sql(sql, dialect=self._dialect), "structure", "not connected to a database yet")
+
+    def _explain_clicked(self) -> None:
+        if self.explaining:
+            self.stop_explaining()
+        else:
+            self.explain()
+
+    def _explained(self, round_: int, result: Explanation) -> None:
+        if round_ == self._explain_round:
+            self._explain_worker = None
+            self.explanation_panel.show_explanation(result)
+            self._update_buttons()
+            self.explanation_shown.emit(result)
+
+    def _explain_failed(self, round_: int, exc: BaseException) -> None:
+        if round_ == self._explain_round:
+            self._explain_worker = None
+            self.explanation_panel.show_failure(exc)
+            self._update_buttons()
+
+    def _drop_explanation(self) -> None:
+        """Put the explanation away; a running one is stopped and its answer ignored."""
+        self._explain_round += 1
+        if self._explain_worker is not None:
+            self._explain_worker.cancel()
+            self._explain_worker = None
+        self._explained_sql = ""
+        self.explanation_panel.clear()
+        self._update_buttons()
+
     # -- internals ---------------------------------------------------------------------------------
     def _request_run(self) -> None:
         sql = self.sql().strip()
@@ -321,6 +433,15 @@ class SqlEditor(QWidget):
         self.run_button.setEnabled(has_text and not self._running)
         self.format_button.setEnabled(has_text and not self._running)
         self.copy_button.setEnabled(has_text)
+        explaining = self._explain_worker is not None
+        self.explain_button.setEnabled(has_text or explaining)
+        if (self.explain_button.text() == "Stop") != explaining:
+            self.explain_button.setText("Stop" if explaining else "Explain")
+            self.explain_button.setIcon(qta.icon("fa5s.stop" if explaining else "fa5s.comment-dots"))
+            self.explain_button.setToolTip("Stop waiting for the model and read the SQL's structure instead"
+                                           if explaining else _EXPLAIN_TIP)
+        if not explaining:
+            self.explanation_panel.set_changed(bool(self._explained_sql) and self.sql().strip() != self._explained_sql)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:

@@ -5,14 +5,26 @@ One place sets object names, tips, shortcuts and the usual flags, so every butto
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import qtawesome as qta
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QIcon, QKeySequence, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QPushButton, QTableWidget, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QPalette, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QStyle,
+    QTableWidget,
+    QWidget,
+)
 
-__all__ = ["contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
+__all__ = [
+    "ButtonRow",
+    "contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
 
 
 def line_edit(parent: QWidget, name: str, placeholder: str, tip: str = "") -> QLineEdit:
@@ -39,6 +51,50 @@ def push_button(
         button.setShortcut(QKeySequence(shortcut))
     button.clicked.connect(lambda _checked=False: slot())
     return button
+
+
+class ButtonRow(QWidget):
+    """Buttons in a row that show their text when there is room and only their icons (tooltips say what they do)
+    when there is not: a narrow dock or a large font never forces the panel wider."""
+
+    def __init__(self, parent: QWidget | None, left: Sequence[QPushButton], right: Sequence[QPushButton] = ()) -> None:
+        super().__init__(parent)
+        self._buttons = [*left, *right]
+        self._texts = {id(b): b.text() for b in self._buttons}
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        for button in left:
+            row.addWidget(button)
+        row.addStretch(1)
+        for button in right:
+            row.addWidget(button)
+        self._full = self.sizeHint().width()  # with every text shown
+        self.compact = False
+        for button in self._buttons:  # an explicit minimum lets the layout squeeze a button to its icon
+            button.setMinimumWidth(self._icon_width(button))
+
+    @staticmethod
+    def _icon_width(button: QPushButton) -> int:
+        margin = button.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin)
+        return button.iconSize().width() + 2 * margin + 8
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """Room for the icons alone."""
+        icons = sum(self._icon_width(b) for b in self._buttons)
+        return QSize(icons + 6 * len(self._buttons), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self.set_compact(event.size().width() < self._full)
+
+    def set_compact(self, compact: bool) -> None:
+        """Icons only (``True``) or icons with their text."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        for button in self._buttons:
+            button.setText("" if compact else self._texts[id(button)])
 
 
 def selectable_label(object_name: str, text: str) -> QLabel:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from psycopg.conninfo import conninfo_to_dict
@@ -163,3 +164,27 @@ def test_save_connection_rename_move_and_forget() -> None:
     assert delete_connection(store, secrets, "Sales EU")
     assert secrets.get(moved.secret_key()) is None and store.list() == []
     assert not delete_connection(store, secrets, "Sales EU")
+
+
+# -- the last connection, restored at start ------------------------------------------------------------------------
+
+
+def test_last_connection_is_remembered_without_its_password(tmp_path: Path) -> None:
+    store = ConnectionStore(tmp_path / "config" / "connections.json")
+    assert store.last() is None  # nothing yet: the sample
+    conn, password = SavedConnection.from_url("Sales", f"postgresql://ann:{quote(SECRET, safe='')}@db:5433/s")
+    assert password
+    store.remember_last(conn)
+    assert store.last() == conn and store.last_path.parent == store.path.parent
+    assert _grep(tmp_path, "s3cr") == []
+    store.remember_last(None)  # back on the sample
+    assert store.last() is None
+    assert json.loads(store.last_path.read_text(encoding="utf-8"))["sample"] is True
+
+
+def test_a_damaged_last_connection_file_is_a_config_error(tmp_path: Path) -> None:
+    store = ConnectionStore(tmp_path / "connections.json")
+    store.last_path.write_text('{"connection": {"kind": "postgres"}}', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        store.last()
+    assert err.value.hint

@@ -43,6 +43,7 @@ logger = logging.getLogger(__name__)
 ConnectionKind = Literal["postgres", "sqlite"]
 DEFAULT_PORT = 5432
 _FILE_VERSION = 1
+LAST_CONNECTION_FILE = "last_connection.json"  # beside connections.json; the target last connected, no password
 # libpq keywords that carry secrets: they are split off, never saved.
 _SECRET_KEYS = frozenset({"password", "sslpassword"})
 # libpq keywords that have their own field in SavedConnection.
@@ -230,6 +231,39 @@ class ConnectionStore:
                 self._write(items)
                 return items[i]
         raise ConfigError(f"No saved connection is named {old!r}.", hint="Pick one from the list of connections.")
+
+    # -- the last connection (restored at start) ----------------------------------------------------------
+
+    @property
+    def last_path(self) -> Path:
+        return self.path.with_name(LAST_CONNECTION_FILE)
+
+    def remember_last(self, conn: SavedConnection | None) -> None:
+        """Remember what was last connected: ``conn`` (its fields, never a password) or None for the sample."""
+        payload: dict[str, Any] = {"version": _FILE_VERSION, "sample": conn is None}
+        if conn is not None:
+            payload["connection"] = conn.to_json()
+        try:
+            write_json_atomic(self.last_path, payload)
+        except OSError as exc:
+            raise ConfigError(f"Could not remember the last connection in {self.last_path}: {exc}",
+                              hint="Check free disk space and that the config directory is writable.") from exc
+
+    def last(self) -> SavedConnection | None:
+        """The connection last connected (as it was then), or None for the sample database or nothing yet."""
+        if not self.last_path.exists():
+            return None
+        try:
+            raw = json.loads(self.last_path.read_text(encoding="utf-8"))
+            if raw.get("connection") is None:
+                return None
+            return SavedConnection.from_json(raw["connection"])
+        except ConfigError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"Could not read the last connection in {self.last_path}: {exc}",
+                              hint=f"Connect again from Connect…; Cairn then rewrites {self.last_path.name}.",
+                              ) from exc
 
     def _write(self, items: builtins.list[SavedConnection]) -> None:
         payload = {"version": _FILE_VERSION, "connections": [c.to_json() for c in items]}

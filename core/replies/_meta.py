@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.memory import Memory
+from core.replies._describe import read_sql
 from core.schema import Schema
 
 __all__ = ["MetaContext", "meta_reply"]
@@ -105,31 +106,9 @@ def _sql_text(ctx: MetaContext) -> str:
 
 
 def _describe(sql: str, ctx: MetaContext) -> str:
-    """A plain reading of the query's parts (tables, conditions, grouping, order, limit) from its parse tree."""
-    import sqlglot
-    from sqlglot import exp
-
-    try:
-        tree = sqlglot.parse_one(sql, read=ctx.schema.dialect if ctx.schema else None)
-    except sqlglot.errors.SqlglotError:
-        return ""
-    parts = []
-    tables = sorted({t.name for t in tree.find_all(exp.Table)})
-    if tables:
-        parts.append("It reads " + ", ".join(tables) + ".")
-    where = tree.args.get("where")
-    if where is not None:
-        parts.append("It keeps rows where " + where.this.sql() + ".")
-    group = tree.args.get("group")
-    if group is not None:
-        parts.append("It groups by " + ", ".join(e.sql() for e in group.expressions) + ".")
-    order = tree.args.get("order")
-    if order is not None:
-        parts.append("It orders by " + ", ".join(e.sql() for e in order.expressions) + ".")
-    limit = tree.args.get("limit")
-    if limit is not None and limit.expression is not None:
-        parts.append(f"It returns at most {limit.expression.sql()} rows.")
-    return " ".join(parts)
+    """A plain reading of the query's parts (tables and joins, conditions, grouping, what it computes, order,
+    limit) from its parse tree; empty when it does not parse."""
+    return read_sql(sql, ctx.schema) or ""
 
 
 def _help_text(ctx: MetaContext) -> str:

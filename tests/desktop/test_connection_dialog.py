@@ -13,11 +13,14 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from psycopg.conninfo import conninfo_to_dict
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QPushButton
 
-from core.config import data_dir
-from core.databases import ConnectionStore, default_connections_path
+from core.config import config_dir, data_dir
+from core.databases import ConnectionStore, SavedConnection, default_connections_path
+from core.errors import AuthenticationFailed
 from core.databases._secrets import KEYRING_SERVICE, SecretStore, SessionSecretStore, open_secret_store
 from desktop.connection_dialog import POSTGRES_TAB, SQLITE_TAB, ConnectionDialog
+from desktop.password_prompt import PasswordAnswer
 from tests.conftest import shared_data_path
 from tests.test_secrets import MemoryKeyring
 
@@ -40,6 +43,34 @@ def fail_keyring() -> Iterator[KeyringBackend]:
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+class FakeServer:
+    """Stands in for a PostgreSQL server that wants ``password`` (libpq's own refusals), for ``opener=``."""
+
+    def __init__(self, password: str = PASSWORD) -> None:
+        self.password = password
+        self.opened: list[str] = []
+
+    def __call__(self, url: str) -> object:
+        self.opened.append(url)
+        given = conninfo_to_dict(url).get("password")
+        server = self
+
+        class FakeDatabase:
+            def schema(self, *, refresh: bool = False) -> object:
+                if given is None:
+                    raise AuthenticationFailed("The server refused the login for ann@db: connection failed: "
+                                               "fe_sendauth: no password supplied")
+                if given != server.password:
+                    raise AuthenticationFailed('The server refused the login for ann@db: connection failed: '
+                                               'FATAL: password authentication failed for user "ann"')
+                return type("S", (), {"tables": (1,)})()
+
+            def close(self) -> None:
+                pass
+
+        return FakeDatabase()
 
 
 def _dialog(qtbot, secrets: SecretStore, **kwargs) -> ConnectionDialog:
@@ -95,7 +126,8 @@ def test_save_puts_the_password_in_the_keyring_not_on_disk(qtbot, memory_keyring
 
 
 def test_connect_uses_the_stored_password(qtbot, memory_keyring: MemoryKeyring) -> None:
-    dialog = _dialog(qtbot, open_secret_store())
+    server = FakeServer()
+    dialog = _dialog(qtbot, open_secret_store(), opener=server)
     _fill_postgres(dialog, "Sales")
     dialog.save()
     qtbot.waitUntil(lambda: dialog.saved_names() == ["Sales"], timeout=3000)
@@ -107,6 +139,7 @@ def test_connect_uses_the_stored_password(qtbot, memory_keyring: MemoryKeyring) 
     params = conninfo_to_dict(blocker.args[0])
     assert params["password"] == PASSWORD and params["host"] == "db.example.com"
     assert params["sslmode"] == "require"
+    assert len(server.opened) == 1  # the stored password worked: nothing was asked
 
 
 def test_unchecked_remember_stores_no_password(qtbot, memory_keyring: MemoryKeyring) -> None:
@@ -122,7 +155,7 @@ def test_unchecked_remember_stores_no_password(qtbot, memory_keyring: MemoryKeyr
 def test_without_keyring_the_note_shows_and_nothing_reaches_disk(qtbot, fail_keyring: KeyringBackend) -> None:
     secrets = open_secret_store()
     assert isinstance(secrets, SessionSecretStore)
-    dialog = _dialog(qtbot, secrets)
+    dialog = _dialog(qtbot, secrets, opener=FakeServer())
     assert dialog.remember_check is None and dialog.findChild(object, "rememberCheck") is None
     assert dialog.secrets_note is not None and dialog.secrets_note.isVisibleTo(dialog)
     assert dialog.secrets_note.text() == secrets.why
@@ -262,3 +295,85 @@ def test_the_file_label_has_its_shortcut_not_a_literal_ampersand(qtbot) -> None:
     qtbot.addWidget(form)
     labels = {label.text(): label for label in form.findChildren(QLabel)}
     assert labels["&File:"].buddy() is form.sqlite_path_edit
+
+
+# -- a saved connection with no password at hand: the prompt ------------------------------------------------------
+
+
+class Prompt:
+    """The password prompt as a plain function: answers in turn, and what each call was shown."""
+
+    def __init__(self, *answers: PasswordAnswer | None) -> None:
+        self.answers = list(answers)
+        self.calls: list[dict] = []
+
+    def __call__(self, parent, conn, *, secure: bool, why: str, error: str | None = None) -> PasswordAnswer | None:
+        self.calls.append({"name": conn.name, "secure": secure, "error": error})
+        return self.answers.pop(0)
+
+
+def _saved_without_password(qtbot, secrets: SecretStore, prompt: Prompt, server: FakeServer) -> ConnectionDialog:
+    """A saved connection from an earlier session: its file is there, its password is not."""
+    conn = SavedConnection(name="Sales", kind="postgres", host="db.example.com", database="sales", user="ann")
+    ConnectionStore(default_connections_path()).save(conn)
+    dialog = _dialog(qtbot, secrets, opener=server, ask=prompt)
+    assert dialog.select("Sales") and dialog.password_edit.text() == ""
+    return dialog
+
+
+def test_saved_connection_prompts_for_its_password(qtbot, fail_keyring: KeyringBackend) -> None:
+    secrets = open_secret_store()
+    assert isinstance(secrets, SessionSecretStore) and secrets.get("anything") is None
+    prompt, server = Prompt(PasswordAnswer("wrong", True), PasswordAnswer(PASSWORD, True)), FakeServer()
+    dialog = _saved_without_password(qtbot, secrets, prompt, server)
+    with qtbot.waitSignal(dialog.target_chosen, timeout=5000) as blocker:
+        qtbot.mouseClick(dialog.connect_button, Qt.MouseButton.LeftButton)
+    url, conn = blocker.args
+    assert conninfo_to_dict(url)["password"] == PASSWORD and conn.name == "Sales"
+    # First asked with nothing wrong; then again, with the server's refusal shown.
+    assert [c["error"] for c in prompt.calls][0] is None
+    assert "password authentication failed" in prompt.calls[1]["error"] and PASSWORD not in prompt.calls[1]["error"]
+    assert not prompt.calls[0]["secure"]
+    assert [conninfo_to_dict(u).get("password") for u in server.opened] == [None, "wrong", PASSWORD]
+    assert secrets.get(conn.secret_key()) == PASSWORD  # kept for this session, only the one that worked
+    assert _files_containing(data_dir(), PASSWORD) == [] and _files_containing(config_dir(), PASSWORD) == []
+    assert dialog.result() == QDialog.DialogCode.Accepted
+
+
+def test_keyring_prompt_saves_there_only_when_asked(qtbot, memory_keyring: MemoryKeyring) -> None:
+    prompt = Prompt(PasswordAnswer(PASSWORD, False))
+    dialog = _saved_without_password(qtbot, open_secret_store(), prompt, FakeServer())
+    with qtbot.waitSignal(dialog.connection_chosen, timeout=5000) as blocker:
+        dialog.connect_chosen()
+    assert conninfo_to_dict(blocker.args[0])["password"] == PASSWORD
+    assert prompt.calls[0]["secure"] and memory_keyring.secrets == {}
+
+
+def test_cancelled_prompt_keeps_the_dialog_open(qtbot, fail_keyring: KeyringBackend) -> None:
+    prompt = Prompt(None)
+    dialog = _saved_without_password(qtbot, open_secret_store(), prompt, FakeServer())
+    with qtbot.assertNotEmitted(dialog.connection_chosen, wait=300):
+        dialog.connect_chosen()
+        qtbot.waitUntil(lambda: dialog.connect_button.isEnabled(), timeout=3000)
+    assert len(prompt.calls) == 1 and "no password was given" in dialog.status_label.text()
+    assert not dialog.busy()
+
+
+def test_other_failures_show_inline_without_a_prompt(qtbot, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+    prompt = Prompt()
+    dialog = _dialog(qtbot, open_secret_store(), ask=prompt)
+    dialog.tabs.setCurrentIndex(SQLITE_TAB)
+    dialog.sqlite_path_edit.setText(str(tmp_path / "missing.sqlite"))
+    with qtbot.assertNotEmitted(dialog.connection_chosen, wait=300):
+        dialog.connect_chosen()
+        qtbot.waitUntil(lambda: dialog.connect_button.isEnabled(), timeout=3000)
+    assert prompt.calls == [] and "missing.sqlite" in dialog.status_label.text()
+
+
+def test_sample_button_switches_back_to_the_embedded_database(qtbot) -> None:
+    dialog = _dialog(qtbot, SessionSecretStore())
+    button = dialog.findChild(QPushButton, "sampleButton")
+    assert button is dialog.sample_button and "Sample database" in button.text()
+    with qtbot.waitSignal(dialog.target_chosen, timeout=1000) as blocker:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert blocker.args == [None, None] and dialog.result() == QDialog.DialogCode.Accepted

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QPushButton
 
-from core.history import HistoryEntry, QuestionHistory
+from core.history import QUESTION, TYPED_SQL, HistoryEntry, QuestionHistory
 from desktop.history_view import HistoryView, time_ago
 
 USER = "ann"
@@ -101,3 +101,51 @@ def test_time_ago() -> None:
     assert time_ago(1000, now=1000 + 300) == "5 min ago"
     assert time_ago(1000, now=1000 + 86400 * 1.5) == "yesterday"
     assert time_ago(1000, now=1000 + 86400 * 4) == "4 days ago"
+
+
+# -- per database, and SQL run by hand -----------------------------------------------------------------------------
+
+
+def test_only_the_current_database_unless_all_databases(qtbot, view: HistoryView, history: QuestionHistory) -> None:
+    history.append(USER, HistoryEntry("Tracks per genre", "SELECT 1", "chinook", row_count=25))
+    view.refresh()
+    qtbot.waitUntil(lambda: len(view.entries()) == 4, timeout=3000)  # no database known yet: all of them
+    view.set_database("chinook")
+    qtbot.waitUntil(lambda: [e.question for e in view.entries()] == ["Tracks per genre"], timeout=3000)
+    view.add_entry(HistoryEntry("A shop question", "SELECT 2", "shop"))  # asked elsewhere: not listed here
+    assert len(view.entries()) == 1
+    view.set_all_databases(True)
+    qtbot.waitUntil(lambda: len(view.entries()) == 4, timeout=3000)
+    view.set_all_databases(False)
+    view.set_database("empty-db")
+    label = view.findChild(object, "historyEmptyState")
+    qtbot.waitUntil(lambda: label.text().startswith("No questions yet on this database"), timeout=3000)
+
+
+def test_sql_run_by_hand_is_listed_and_reopens_in_the_editor(qtbot, view: HistoryView,
+                                                            history: QuestionHistory) -> None:
+    history.append(USER, HistoryEntry("", "SELECT name\n  FROM customers", "shop", row_count=3, path="user",
+                                      kind=TYPED_SQL))
+    view.refresh()
+    qtbot.waitUntil(lambda: len(view.entries()) == 4, timeout=3000)
+    tree = view.findChild(object, "historyList")
+    assert tree.topLevelItem(0).text(0) == "SQL you ran: SELECT name FROM customers"
+    view.select_row(0)
+    with qtbot.waitSignal(view.sql_requested, timeout=1000) as sql:
+        view.findChild(QPushButton, "historyRerun").click()
+    assert sql.args == ["SELECT name\n  FROM customers"]
+    with qtbot.assertNotEmitted(view.rerun_requested, wait=100):
+        tree.itemDoubleClicked.emit(tree.topLevelItem(0), 0)
+
+
+def test_old_history_lines_still_load(tmp_path: Path) -> None:
+    history = QuestionHistory(tmp_path / "history")
+    history.append(USER, HistoryEntry("placeholder", None, "shop"))
+    path = next((tmp_path / "history").glob("*.jsonl"))
+    old = ('{"user": "ann", "question": "Old question", "sql": "SELECT 1", "database_id": "shop", '
+           '"row_count": 1, "ok": true, "path": "llm", "at": 1700000000.0}\n')
+    path.write_text(old, encoding="utf-8")  # written before entries had a kind
+    [entry] = history.entries(USER)
+    assert entry.question == "Old question" and entry.kind == QUESTION
+    assert history.entries(USER, database_id="other") == []
+    assert history.search(USER, "old", database_id="shop") == [entry]

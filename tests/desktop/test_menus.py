@@ -15,6 +15,9 @@ from desktop.ollama_watch import FirstRunBanner, OllamaState
 from tests.desktop.test_main_window import ask, window  # noqa: F401 - the fixture
 
 
+_CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
 def _window_keys(win: MainWindow) -> Counter[str]:
     """Every key sequence an enabled window-wide action or shortcut listens to."""
     keys: Counter[str] = Counter()
@@ -33,7 +36,7 @@ def _window_keys(win: MainWindow) -> Counter[str]:
 def test_every_key_has_one_owner_and_the_standard_ones_exist(qtbot, window: MainWindow) -> None:  # noqa: F811
     keys = _window_keys(window)
     assert [k for k, n in keys.items() if n > 1] == []
-    for key in ("Ctrl+Return", "Esc", "Ctrl+L", "Ctrl+,", "Ctrl+Shift+C", "Ctrl+E", "Ctrl+Q", "Ctrl+1"):
+    for key in ("Ctrl+Return", "Esc", "Ctrl+L", "Ctrl+,", "Ctrl+Shift+C", "Ctrl+Shift+X", "Ctrl+Q", "Ctrl+1"):
         assert keys[QKeySequence(key).toString()] == 1, key
     titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
     assert titles == ["File", "Edit", "Query", "View", "Tools", "Help"]
@@ -114,3 +117,27 @@ def test_banner_when_ollama_is_not_running_and_dismiss(qtbot) -> None:
     assert banner.isHidden()  # dismissed stays dismissed for the same state
     banner.show_state(OllamaState(True, "qwen2.5-coder:7b", "0.5", installed=False))
     assert not banner.isHidden()  # a new problem shows again
+
+
+def test_ctrl_shift_x_explains_the_sql_from_the_model_and_from_its_structure_without_it(
+        qtbot, window: MainWindow, fake_ollama) -> None:  # noqa: F811
+    window.show()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3_000)  # window-wide shortcuts need the active window
+    window.sql_editor.set_sql("SELECT name FROM customers WHERE country = 'India'")
+    panel = window.sql_editor.explanation_panel
+    fake_ollama.enqueue_chat("It lists the names of customers who are in India.")
+    window.chat.input.setFocus()  # typing a question: a line edit keeps plain Ctrl+E (end of line) for itself
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_X, _CTRL_SHIFT)
+    assert window.tabs.currentWidget() is window.sql_editor
+    qtbot.waitUntil(lambda: "customers who are in India" in panel.text.toPlainText(), timeout=10_000)
+    assert fake_ollama.chat_requests()[-1]["messages"][-1]["content"].count("country = 'India'") == 1
+
+    fake_ollama.remove_model("qwen2.5-coder:7b")  # no model: the SQL is read from its parsed structure
+    try:
+        window.sql_editor.set_sql("SELECT count(*) FROM orders WHERE status IS NOT NULL")
+        qtbot.keyClick(window.sql_editor.edit, Qt.Key.Key_X, _CTRL_SHIFT)
+        qtbot.waitUntil(lambda: "orders" in panel.text.toPlainText() and "not empty" in panel.text.toPlainText(),
+                        timeout=10_000)
+        assert "not installed" in panel.source.text()
+    finally:
+        fake_ollama.add_model("qwen2.5-coder:7b")
