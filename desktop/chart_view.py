@@ -407,6 +407,12 @@ class ChartView(QWidget):
         for axis in self.chart.axes(Qt.Orientation.Vertical):
             metrics = QFontMetricsF(axis.titleFont())
             axis.setTitleText(metrics.elidedText(self._y_title, Qt.TextElideMode.ElideRight, height * 0.45))
+        for time_axis in self.chart.axes(Qt.Orientation.Horizontal):
+            if isinstance(time_axis, QDateTimeAxis):  # as many date ticks as their labels fit side by side
+                label = QFontMetricsF(time_axis.labelsFont()).horizontalAdvance(
+                    time_axis.min().toString(time_axis.format()) + "00")
+                fit = int((width - 120) // max(1.0, label + 2 * _LABEL_PADDING)) + 1
+                time_axis.setTickCount(max(2, min(6, len(self._rows), fit)))
         axes = [a for a in self.chart.axes(Qt.Orientation.Horizontal) if isinstance(a, QBarCategoryAxis)]
         if not axes or not self._labels:
             return

@@ -229,10 +229,16 @@ class MainWindow(QMainWindow):
         self.assistant.learn_after_answer = False  # the answer shows first; learning follows in the background
         hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
         self.schema_browser.set_schema(schema, hidden)
-        self.db_label.setText(f"Database: {pipeline.database.id}")
+        name = "sample (embedded)" if self.target is None else getattr(self.connection, "name", "") or ""
+        if not name or name == "Unsaved connection":
+            name = pipeline.database.id
+        self.db_label.setText(f"Database: {name}")
+        self.db_label.setToolTip(pipeline.database.id)
         describe = getattr(store, "describe", None)
         text = describe() if describe else type(store).__name__
-        self.store_label.setText(text if text.lower().startswith("memory") else f"Memory: {text}")
+        short = text.split(",", 1)[0].removeprefix("memory: ").removeprefix("Memory: ")  # the rest on hover
+        self.store_label.setText(f"Memory: {short}")
+        self.store_label.setToolTip(text)
         self.memory_bank = MemoryBankView(services.bank(), self.user, database_id=pipeline.database.id)
         self._memory_dock.setWidget(self.memory_bank)
         self.memory_changed.connect(self.memory_bank.on_memory_changed)

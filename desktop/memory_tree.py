@@ -11,7 +11,7 @@ from collections.abc import Collection
 
 import qtawesome as qta
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QHeaderView,
     QStyledItemDelegate,
@@ -43,14 +43,26 @@ GROUP_ICONS: dict[str, str] = {
 SIMILAR_GROUP = "similar"
 SHOWN_CHARS = 280  # a longer memory is clipped in its row; the tooltip holds all of it
 TIP_COLUMNS = 80
+_DETAILS_WIDTH = 110  # px the details column keeps when the memory column is sized to the view
+_DETAILS_FROM = 360  # px of view below which the details column is hidden (they are in each row's tooltip)
 
 
 class _WrappingDelegate(QStyledItemDelegate):
     """Rows as tall as their wrapped text at the column's current width (a tree view otherwise measures one
     line and elides the rest)."""
 
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        if index.column() > 0:  # details: one elided line
+            option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         view = self.parent()
+        if index.column() > 0:  # the details stay on one line (elided, whole in the tooltip): a narrow last
+            one_line = QStyleOptionViewItem(option)  # column must not make every row a tower of words
+            one_line.rect = QRect(0, 0, 100_000, 100)
+            one_line.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+            return super().sizeHint(one_line, index)
         width = view.columnWidth(index.column()) if isinstance(view, QTreeWidget) else option.rect.width()
         if index.column() == 0 and isinstance(view, QTreeWidget):
             depth, parent = 1, index.parent()
@@ -76,7 +88,28 @@ class MemoryTree(QTreeWidget):
         header.setStretchLastSection(True)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(0, 320)
-        header.sectionResized.connect(lambda *_args: self.scheduleDelayedItemsLayout())  # re-wrap at the new width
+        self._sizing = False  # True while the view sizes the memory column itself (not a drag by the person)
+        self._memory_width_set_by_hand = False
+        header.sectionResized.connect(self._section_resized)
+
+    def _section_resized(self, section: int, _old: int, _new: int) -> None:
+        if section == 0 and not self._sizing:
+            self._memory_width_set_by_hand = True
+        self.scheduleDelayedItemsLayout()  # re-wrap at the new width
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt naming
+        """The memory column takes most of the width (the details the rest), until the person drags it."""
+        super().resizeEvent(event)
+        narrow = self.viewport().width() < _DETAILS_FROM  # a narrow dock shows the memories alone
+        if narrow != self.isColumnHidden(1):
+            self.setColumnHidden(1, narrow)
+        if not self._memory_width_set_by_hand:
+            self._sizing = True
+            try:
+                details = 0 if narrow else _DETAILS_WIDTH
+                self.header().resizeSection(0, max(160, self.viewport().width() - details))
+            finally:
+                self._sizing = False
 
     # -- filling --------------------------------------------------------------------------------------
 

@@ -285,5 +285,10 @@ def test_a_long_memory_wraps_in_its_row_and_the_tooltip_holds_all_of_it(qtbot, v
     assert max(len(line) for line in tip.splitlines()) <= 80
     assert "Used as context only" in tip or "Enforced" in tip
 
-    tree.setColumnWidth(0, 600)
-    qtbot.waitUntil(lambda: tree.visualItemRect(long_item).height() < tall, timeout=3000)
+    assert tree.columnWidth(0) > tree.viewport().width() // 2  # the memory column takes most of the width
+    assert low < 2.5 * tree.fontMetrics().height()  # the details column never makes a row tall
+    tree.setColumnWidth(0, tree.columnWidth(0) // 2)  # dragged narrower: re-wrapped, taller, and kept so
+    qtbot.waitUntil(lambda: tree.visualItemRect(long_item).height() > tall, timeout=3000)
+    view.resize(720, 600)
+    qtbot.wait(50)
+    assert tree.visualItemRect(long_item).height() > tall
