@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabW
 
 from core.errors import CairnError
 from core.history import HistoryEntry
-from core.llm import token_progress
+from core.llm import cancellable, token_progress
 from core.number_format import NumberFormat
 from desktop.chat_panel import ChatPanel
 from desktop.errors import error_text, show_error
@@ -358,8 +358,11 @@ class MainWindow(QMainWindow):
             logger.info("learning failed: %s", exc)
             self.learning_done.emit([])
 
-        run_in_background(lambda c, r: assistant.learn(user, message), on_success=done, on_failure=failed,
-                          receiver=self)
+        def work(cancel: Any, _report: Any) -> Any:
+            with cancellable(cancel):  # closing the window cuts the learning model call too
+                return assistant.learn(user, message)
+
+        run_in_background(work, on_success=done, on_failure=failed, receiver=self)
 
     def _feedback(self, question: str, sql: str, verdict: str, thumbs: Any) -> None:
         """A thumb on an answer: logged, and the verified examples follow it (in order, off the GUI thread)."""
@@ -379,8 +382,10 @@ class MainWindow(QMainWindow):
         self.results.show_answer(answer)
         if answer.ok:
             self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))
-        self.sql_editor.show_answer_sql(answer.sql or answer.rejected_sql or "")
-        self.tabs.setCurrentWidget(self.results if answer.ok else self.sql_editor)
+        sql = answer.sql or answer.rejected_sql or ""
+        self.sql_editor.show_answer_sql(sql)
+        if answer.ok or sql:  # a failure with SQL shows the SQL; one without any leaves the tabs alone
+            self.tabs.setCurrentWidget(self.results if answer.ok else self.sql_editor)
 
     def _on_failed(self, exc: BaseException) -> None:
         self._worker = None

@@ -181,6 +181,7 @@ def test_stop_during_a_slow_model_returns_at_once(qtbot, window: MainWindow, fak
     import time
 
     fake_ollama.chat_delay_s = 10.0
+    window.tabs.setCurrentWidget(window.chart)
     window.chat.input.setText("List the wholesale customers")
     with qtbot.waitSignal(window.answer_ready, timeout=5_000) as blocker:
         window.chat.input.returnPressed.emit()
@@ -191,6 +192,7 @@ def test_stop_during_a_slow_model_returns_at_once(qtbot, window: MainWindow, fak
     fake_ollama.chat_delay_s = 0.0
     answer = blocker.args[0].answer
     assert answer is not None and not answer.ok and answer.error_kind == "QueryCancelled"
+    assert window.tabs.currentWidget() is window.chart  # no SQL to show: no jump to an empty SQL tab
 
 
 def test_a_failed_connect_keeps_the_database_in_use(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -293,3 +295,32 @@ def test_hints_in_the_window_name_its_menus_not_command_line_flags() -> None:
     assert window_hint("Rephrase with the table or column names (see `cairn schema`), or edit the SQL.") == \
         "Rephrase with the table or column names (see the Schema panel), or edit the SQL."
     assert "Models…" in window_hint("Pull it with `ollama pull x`, or pick an installed model with --model.")
+
+
+def test_closing_the_window_mid_question_cuts_the_model_at_once(qtbot, fake_ollama, embedded_pg,
+                                                                tmp_path: Path) -> None:
+    """Closing while a slow model streams its reply: the window closes within a second, not after the call."""
+    import time
+
+    settings = Settings(ollama_host=fake_ollama.url, memory_store="json")
+    context = AppContext(settings=settings, services=Services(settings, embedded=embedded_pg,
+                                                              embedder=FakeEmbedder()),
+                         history=QuestionHistory(tmp_path / "history"))
+    win = MainWindow(context, "priya")
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.database_ready, timeout=30_000):
+        win.start(None)
+    fake_ollama.chat_chunk_delay_s = 0.2
+    fake_ollama.enqueue_chat("SELECT 1" + " + 1" * 100)  # 20 s of streaming
+    try:
+        win.chat.input.setText("How many customers are there?")
+        win.chat.submit()
+        qtbot.waitUntil(lambda: len(fake_ollama.chat_requests()) == 1, timeout=5_000)
+        qtbot.wait(300)
+        started = time.monotonic()
+        win.close()
+        took = time.monotonic() - started
+    finally:
+        fake_ollama.chat_chunk_delay_s = 0.0
+        context.services.close()
+    assert took < 1.0, took
