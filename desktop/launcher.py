@@ -1,4 +1,5 @@
-"""The ``cairn`` command: no arguments opens the window; anything else is the command line (no Qt loaded)."""
+"""The ``cairn`` command: no arguments opens the window; ``selftest`` checks the installation (it opens the
+window, so it lives in ``desktop``); anything else is the command line (no Qt loaded)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.app import run
 
         return run()
+    if args[0] == "selftest":
+        from desktop.selftest import main as selftest_main
+
+        return selftest_main(args[1:])
     from core.cli import main as cli_main
 
     return cli_main(args)
