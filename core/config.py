@@ -101,6 +101,12 @@ class Settings:
     last_connection: str | None = None  # a saved connection name; None = the embedded sample database
     # Per connection id: tables ("orders") or columns ("customers.email") never shown to the model.
     hidden: dict[str, list[str]] = field(default_factory=dict)
+    # Shared insights between agents (off until the person turns it on): see core/insights.
+    sharing_enabled: bool = False
+    agent_id: str | None = None  # None: a stable id derived from this machine and data dir (never the user name)
+    insight_store: str = "jsonl"
+    insight_url: str | None = None  # a folder (jsonl), PostgreSQL URL (pgvector) or Milvus URI/file; None: default
+    insight_ttl_days: float = 30.0
 
     def with_env(self) -> Settings:
         """``OLLAMA_HOST`` wins over the saved host (that is how Ollama's own tools read it), when it is a URL."""
@@ -139,6 +145,11 @@ class Settings:
         person may still want what was in it.
         """
         path = path or settings_path()
+        if self.insight_url and _has_password(self.insight_url):
+            raise ConfigError(
+                "The shared-insights store URL holds a password; Cairn does not write passwords into its settings.",
+                hint="Leave the password out of the URL and put it in ~/.pgpass (or PGPASSFILE).",
+            )
         if self.memory_store_uri and _has_password(self.memory_store_uri):
             raise ConfigError(
                 "The memory store URL holds a password; Cairn does not write passwords into its settings.",
@@ -283,7 +294,25 @@ _SCHEMA: dict[str, tuple[Checker, str]] = {
     "last_user": _text(200, optional=True),
     "last_connection": _text(500, optional=True),
     "hidden": (_hidden, 'an object of database id -> list of "table" or "table.column" names'),
+    "sharing_enabled": (lambda v: (_flag(v), []), "true or false"),
+    "agent_id": _text(100, optional=True, spaces=False),
+    "insight_store": _choice("jsonl", "pgvector", "milvus"),
+    "insight_url": _text(2000, optional=True),
+    "insight_ttl_days": (lambda v: (_days(v), []), "a number of days from 0.01 to 3,650"),
 }
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad
+    return value
+
+
+def _days(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0.01 <= value <= 3650:
+        raise _Bad
+    return float(value)
 
 
 def _shown(value: Any, limit: int = 60) -> str:

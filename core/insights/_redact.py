@@ -1,0 +1,194 @@
+"""Redaction enforced by code: a shared insight keeps no literal of the question, the SQL or the rows.
+
+The model is asked not to write values, but its words are checked here whatever it wrote, with no model
+involved:
+
+- **entities** must be ``table:<t>`` or ``column:<t>.<c>`` naming a table or column that exists in the schema —
+  a typed form proven from the schema, so ``account_id:4471`` or ``customer:Priya Sharma`` cannot pass;
+- a **follow-up** that contains a literal (or looks like SQL) is dropped; the others stay;
+- a **summary** that contains a literal (or looks like SQL, or an e-mail address) rejects the whole record:
+  words cut out of a sentence would leave a broken one, and a sentence built around a value says it anyway.
+
+A literal is found in a text by its folded words in order, by its words squeezed together across spacing and
+punctuation ("O'Brien" ~ "OBrien"), by a distinctive single word of a longer value ("Sharma"), by its number
+(separators, rounding to 1 %, "48.2k"), by the digits of an identifier or a phone number, and by its date in any
+common spelling.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from core.insights._literals import STOPWORDS, Literal, Literals, dates_in, fold_words, numbers_in, without_dates
+from core.insights._record import MAX_FOLLOWUPS, InsightDraft, followup_key
+
+__all__ = ["Redaction", "find_leaks", "redact"]
+
+MAX_SUMMARY_CHARS = 600
+MAX_FOLLOWUP_CHARS = 200
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_SQL_SHAPE = re.compile(r"\bselect\b[\s\S]+\bfrom\b|\b(?:insert\s+into|delete\s+from|update\s+\w+\s+set)\b|;\s*$",
+                        re.IGNORECASE)
+_DURATION = re.compile(r"^\s*(?:days?|weeks?|months?|quarters?|years?|hours?|minutes?|mahine|din|saal)\b", re.I)
+_ENTITY = re.compile(r"^(table|column):([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)$")
+_DIGITS = re.compile(r"\d[\d\s().+-]*\d")
+SMALL_NUMBER = 10  # integers below this are generic ("top 5", "3 months"), never a value that gives data away
+NUMBER_TOLERANCE = 0.01  # a number within 1 % of a value of 100 or more is that value, rounded
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The record as it may be shared (None: nothing is shared) and what was taken out, by kind, never by value."""
+
+    draft: InsightDraft | None
+    reason: str = ""
+    dropped_entities: int = 0
+    dropped_followups: int = 0
+
+
+def redact(draft: InsightDraft, literals: Literals,
+           schema: Mapping[str, Sequence[str]] | None) -> Redaction:
+    """``draft`` with every entity and follow-up that leaks removed, or None when the summary leaks.
+
+    ``schema`` maps each table name to its column names; entities are checked against it (None: none pass)."""
+    if not draft.worth_sharing:
+        return Redaction(None, "the model found nothing worth sharing")
+    summary = " ".join(draft.insight_summary.split())
+    if not summary:
+        return Redaction(None, "no insight summary")
+    if len(summary) > MAX_SUMMARY_CHARS:
+        return Redaction(None, "the insight summary is too long")
+    if _SQL_SHAPE.search(summary):
+        return Redaction(None, "the insight summary contains SQL")
+    leaks = find_leaks(summary, literals)
+    if leaks:
+        return Redaction(None, f"the insight summary contains {leaks[0]}")
+    entities = _entities(draft.entities, literals, schema)
+    followups: list[str] = []
+    for text in draft.suggested_followups:
+        text = " ".join(str(text).split())
+        if not text or len(text) > MAX_FOLLOWUP_CHARS or _SQL_SHAPE.search(text) or find_leaks(text, literals):
+            continue
+        if followup_key(text) not in {followup_key(f) for f in followups}:
+            followups.append(text)
+    followups = followups[:MAX_FOLLOWUPS]
+    kept = InsightDraft(True, summary, tuple(entities), tuple(followups))
+    return Redaction(kept, dropped_entities=len(draft.entities) - len(entities),
+                     dropped_followups=len(draft.suggested_followups) - len(followups))
+
+
+def find_leaks(text: str, literals: Literals) -> list[str]:
+    """What in ``text`` gives a literal away, by kind ("a value from the rows"), never the value itself."""
+    found: list[str] = []
+    if _EMAIL.search(text):
+        found.append("an e-mail address")
+    words = fold_words(text)
+    partial = literals.partial_tokens()
+    text_numbers = _numbers_outside_durations(text)
+    text_dates = set(dates_in(text))
+    text_digits = ["".join(ch for ch in m.group(0) if ch.isdigit()) for m in _DIGITS.finditer(text)]
+    for literal in literals.items:
+        if _leaks(literal, words, text_numbers, text_dates, text_digits, literals.schema_words):
+            found.append(_kind(literal))
+    found.extend(_kind(partial[w]) for w in words if w in partial)
+    return found
+
+
+def _leaks(literal: Literal, words: tuple[str, ...], numbers: list[float], dates: set,
+           digit_runs: list[str], schema_words: frozenset[str]) -> bool:
+    if literal.date is not None and literal.date in dates:
+        return True
+    if literal.number is not None:
+        return _number_in(literal.number, numbers) or _digits_in(literal.text, digit_runs)
+    if _digits_in(literal.text, digit_runs):
+        return True
+    lw = literal.words
+    if not lw or all(w in STOPWORDS or w in schema_words or len(w) < 2 for w in lw):
+        return False  # a value that is only generic words or the schema's own names gives nothing away
+    if len(lw) == 1 and lw[0].isdigit() and len(lw[0]) < 3:
+        return False
+    n = len(lw)
+    for i in range(len(words)):
+        if words[i:i + n] == lw:
+            return True
+        squeezed = ""
+        for j in range(i, min(len(words), i + n + 2)):
+            squeezed += words[j]
+            if squeezed == literal.squeezed and len(squeezed) >= 3:
+                return True
+            if len(squeezed) >= len(literal.squeezed):
+                break
+    return False
+
+
+def _number_in(value: float, numbers: list[float]) -> bool:
+    if value.is_integer() and abs(value) < SMALL_NUMBER:
+        return False
+    for n in numbers:
+        if n == value:
+            return True
+        if abs(value) >= 100 and abs(n - value) <= NUMBER_TOLERANCE * abs(value) and _significant(n) >= 2:
+            return True
+    return False
+
+
+def _digits_in(text: str, digit_runs: list[str]) -> bool:
+    """An identifier's or phone number's digits (5 or more) written in the text, separators aside."""
+    digits = "".join(ch for ch in text if ch.isdigit())
+    if len(digits) < 5:
+        return False
+    return any(len(run) >= 5 and (run in digits or digits in run) for run in digit_runs)
+
+
+def _numbers_outside_durations(text: str) -> list[float]:
+    """Numbers of the text, less small ones that count a period ("last 12 months"): a window, not data."""
+    out: list[float] = []
+    text = without_dates(_EMAIL.sub(" ", text))
+    for match in re.finditer(r"\d[\d,._\u202f]*(?:\s?[kKmMbB](?:n|illion)?\b)?", text):
+        values = numbers_in(match.group(0))
+        if not values:
+            continue
+        if values[0] < 100 and _DURATION.match(text[match.end():]):
+            continue
+        out.extend(values)
+    return out
+
+
+def _significant(n: float) -> int:
+    digits = f"{abs(n):.10g}".replace(".", "").lstrip("0").rstrip("0")
+    return len(digits)
+
+
+def _entities(entities: Iterable[str], literals: Literals,
+              schema: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """Only ``table:<t>`` / ``column:<t>.<c>`` of the schema, spelled as the schema spells them."""
+    if schema is None:
+        return []
+    tables = {t.casefold(): t for t in schema}
+    columns = {(t.casefold(), c.casefold()): (t, c) for t, cols in schema.items() for c in cols}
+    out: list[str] = []
+    for raw in entities:
+        match = _ENTITY.match(str(raw).strip().replace(" ", ""))
+        if match is None:
+            continue
+        kind, name = match.group(1), match.group(2)
+        if kind == "table" and name.casefold() in tables:
+            entity = f"table:{tables[name.casefold()]}"
+        elif kind == "column" and "." in name:
+            table, _, column = name.rpartition(".")
+            key = (table.rpartition(".")[2].casefold(), column.casefold())
+            if key not in columns:
+                continue
+            entity = "column:{}.{}".format(*columns[key])
+        else:
+            continue
+        if entity not in out:
+            out.append(entity)
+    return out
+
+
+def _kind(literal: Literal) -> str:
+    return {"sql": "a value from the SQL", "row": "a value from the rows", "hidden": "a hidden value",
+            "question": "a value from the question", "user": "the user's name"}.get(literal.source, "a value")

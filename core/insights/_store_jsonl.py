@@ -1,0 +1,271 @@
+"""The default shared-insights store: one JSON-lines file in a folder, which may be a shared folder.
+
+Every change is one appended line — a record put, a follow-up invalidated, records deleted — written with a
+single ``write`` on an ``O_APPEND`` descriptor and fsynced, under an inter-process lock, so agents on several
+machines can append to the same file without tearing each other's lines. Readers never lock: they read the
+complete lines added since they last looked (a torn last line is left for later) and fold them into memory.
+``expire`` rewrites the file without expired or deleted records (write a temporary file, fsync, rename), and
+readers notice the new file by its identity and read it again from the start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import InsightStoreError
+from core.insights._record import InsightRecord, ScoredInsight, followup_key
+
+__all__ = ["JsonlInsightStore"]
+
+logger = logging.getLogger(__name__)
+
+FILE_NAME = "insights.jsonl"
+LOCK_NAME = "insights.lock"
+MAX_LINE_BYTES = 256 * 1024  # a record is a few KB; a longer line is not one of ours
+LOCK_TIMEOUT_S = 10.0
+
+
+class JsonlInsightStore:
+    """Insights in ``folder/insights.jsonl``. Safe for several processes and machines sharing the folder."""
+
+    kind = "jsonl"
+
+    def __init__(self, folder: str | os.PathLike[str], **_options: Any) -> None:
+        self.folder = Path(folder).expanduser()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InsightStoreError(f"Cannot use the shared-insights folder {self.folder}: {exc.strerror or exc}.",
+                                    hint="Choose a folder you can write to in Settings → Sharing.") from exc
+        self.path = self.folder / FILE_NAME
+        self._lock_path = self.folder / LOCK_NAME
+        self._guard = threading.RLock()
+        self._records: dict[str, InsightRecord] = {}
+        self._identity: tuple[int, int] | None = None
+        self._offset = 0
+        self._matrix: tuple[list[InsightRecord], np.ndarray] | None = None
+        self.skipped_lines = 0
+
+    # -- the interface ------------------------------------------------------------------------------------
+
+    def put(self, record: InsightRecord) -> None:
+        self._append({"op": "put", "record": record.to_json()})
+
+    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_agent: str, embedding_model: str,
+              top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
+        now = time.time() if now is None else now
+        with self._guard:
+            self._refresh()
+            records, matrix = self._vectors()
+        if not records or top_k <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != matrix.shape[1]:
+            return []  # another model's size: nothing here is comparable
+        norm = float(np.linalg.norm(query))
+        if norm == 0.0 or not np.isfinite(norm):
+            return []
+        scores = matrix @ (query / norm)
+        keep = np.fromiter((r.agent_id != exclude_agent and r.embedding_model == embedding_model
+                            and r.expires_at > now for r in records), dtype=bool, count=len(records))
+        scores = np.where(keep & (scores >= min_similarity), scores, -np.inf)
+        count = min(top_k, int(np.isfinite(scores).sum()))
+        if count == 0:
+            return []
+        best = np.argpartition(-scores, count - 1)[:count]
+        best = best[np.argsort(-scores[best])]
+        return [ScoredInsight(records[i], float(scores[i])) for i in best]
+
+    def invalidate_followup(self, followup: str, *, record_id: str | None = None) -> int:
+        key = followup_key(followup)
+        with self._guard:
+            self._refresh()
+            removed = sum(1 for r in self._records.values() if (record_id is None or r.record_id == record_id)
+                          for f in r.suggested_followups if followup_key(f) == key)
+        if removed:
+            self._append({"op": "invalidate", "followup_key": key, "record_id": record_id})
+        return removed
+
+    def expire(self, now: float | None = None) -> int:
+        now = time.time() if now is None else now
+        with self._locked():
+            with self._guard:
+                self._refresh()
+                expired = [r for r in self._records.values() if r.expired(now)]
+                if not expired:
+                    return 0
+                kept = [r for r in self._records.values() if not r.expired(now)]
+                self._rewrite(kept)
+                return len(expired)
+
+    def list_agent(self, agent_id: str) -> list[InsightRecord]:
+        with self._guard:
+            self._refresh()
+            own = [r for r in self._records.values() if r.agent_id == agent_id]
+        return sorted(own, key=lambda r: r.created_at, reverse=True)
+
+    def delete(self, record_ids: Sequence[str], *, agent_id: str) -> int:
+        with self._guard:
+            self._refresh()
+            existing = [i for i in record_ids if (r := self._records.get(i)) is not None and r.agent_id == agent_id]
+        if existing:
+            self._append({"op": "delete", "record_ids": existing, "agent_id": agent_id})
+        return len(existing)
+
+    def describe(self) -> str:
+        return f"Shared insights: JSON lines in {self.folder}"
+
+    def close(self) -> None:
+        with self._guard:
+            self._records.clear()
+            self._matrix = None
+
+    def __len__(self) -> int:
+        with self._guard:
+            self._refresh()
+            return len(self._records)
+
+    # -- writing ------------------------------------------------------------------------------------------
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        with self._locked():
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o664)
+                try:
+                    written = os.write(fd, line)
+                    if written != len(line):
+                        raise OSError(28, "short write")  # never leave half a line unexplained
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise InsightStoreError(f"Could not write to the shared insights in {self.path}: "
+                                        f"{exc.strerror or exc}.") from exc
+        with self._guard:
+            self._refresh()
+
+    def _rewrite(self, records: list[InsightRecord]) -> None:
+        """The file anew with just ``records`` (called under the file lock)."""
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".insights-", suffix=".tmp", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    for record in records:
+                        fh.write((json.dumps({"op": "put", "record": record.to_json()}, ensure_ascii=False,
+                                             separators=(",", ":")) + "\n").encode("utf-8"))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.chmod(tmp, 0o664)
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise InsightStoreError(f"Could not rewrite the shared insights in {self.path}: "
+                                    f"{exc.strerror or exc}.") from exc
+        self._identity, self._offset = None, 0
+        self._records.clear()
+        self._matrix = None
+        self._refresh()
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        import fasteners
+
+        lock = fasteners.InterProcessLock(str(self._lock_path))
+        try:
+            got = lock.acquire(timeout=LOCK_TIMEOUT_S)
+        except OSError as exc:
+            raise InsightStoreError(f"Cannot lock the shared insights in {self.folder}: {exc.strerror or exc}.") \
+                from exc
+        if not got:
+            raise InsightStoreError(f"The shared insights in {self.folder} stayed locked for {LOCK_TIMEOUT_S:.0f} s.",
+                                    hint="Another Cairn may be stuck writing there; try again later.")
+        try:
+            yield
+        finally:
+            lock.release()
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        """Fold in the complete lines added since the last look (all of them when the file was replaced)."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            self._records.clear()
+            self._identity, self._offset, self._matrix = None, 0, None
+            return
+        except OSError as exc:
+            raise InsightStoreError(f"Cannot read the shared insights in {self.path}: {exc.strerror or exc}.") \
+                from exc
+        identity = (stat.st_dev, stat.st_ino)
+        if identity != self._identity or stat.st_size < self._offset:
+            self._records.clear()
+            self._identity, self._offset, self._matrix = identity, 0, None
+        if stat.st_size == self._offset:
+            return
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read(stat.st_size - self._offset)
+        except OSError as exc:
+            raise InsightStoreError(f"Cannot read the shared insights in {self.path}: {exc.strerror or exc}.") \
+                from exc
+        end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
+        for raw in data[:end].splitlines():
+            self._apply(raw)
+        self._offset += end
+        self._matrix = None
+
+    def _apply(self, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            if len(raw) > MAX_LINE_BYTES:
+                raise ValueError("line too long")
+            entry = json.loads(raw)
+            op = entry["op"]
+            if op == "put":
+                record = InsightRecord.from_json(entry["record"])
+                self._records.setdefault(record.record_id, record)
+            elif op == "invalidate":
+                key, only = str(entry["followup_key"]), entry.get("record_id")
+                for rid, record in list(self._records.items()):
+                    if only is None or rid == only:
+                        self._records[rid] = record.without_followup(key)
+            elif op == "delete":
+                agent = str(entry["agent_id"])
+                for rid in entry["record_ids"]:
+                    record = self._records.get(str(rid))
+                    if record is not None and record.agent_id == agent:
+                        del self._records[str(rid)]
+            else:
+                raise ValueError(f"unknown op {op!r}")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.skipped_lines += 1
+            logger.warning("shared insights: skipped a line of %s that is not a valid entry (%s)", self.path,
+                           type(exc).__name__)
+
+    def _vectors(self) -> tuple[list[InsightRecord], np.ndarray]:
+        if self._matrix is None:
+            records = list(self._records.values())
+            dims = {r.vector.shape[0] for r in records}
+            if len(dims) > 1:  # several models' sizes: keep the most common, the others never match anyway
+                common = max(dims, key=lambda d: sum(r.vector.shape[0] == d for r in records))
+                records = [r for r in records if r.vector.shape[0] == common]
+            matrix = np.stack([r.vector for r in records]) if records else np.zeros((0, 0), dtype=np.float32)
+            self._matrix = (records, matrix)
+        return self._matrix
