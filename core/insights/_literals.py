@@ -51,11 +51,18 @@ MIN_TOKEN = 3  # a token of a longer value counts alone from this many character
 MAX_LITERALS = 20_000  # cells looked at, at most (an answer is capped far below this anyway)
 
 
-def fold_words(text: str) -> tuple[str, ...]:
-    """``text`` as folded words: accents off, case folded, punctuation and spacing gone."""
+def fold_words(text: str, *, singular: bool = True) -> tuple[str, ...]:
+    """``text`` as folded words: accents off, case folded, punctuation and spacing gone, a plural or possessive
+    "s" off ("Sharma's" ~ "Sharma", "cities'" ~ "citie" on both sides alike)."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-    return tuple(_WORD.findall(plain.replace("'", "").replace("’", "")))
+    plain = re.sub(r"['’]s\b", "", plain).replace("'", "").replace("’", "")
+    words = _WORD.findall(plain)
+    return tuple(_singular(w) for w in words) if singular else tuple(words)
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,8 @@ class Literal:
 
     @property
     def squeezed(self) -> str:
-        return "".join(self.words)
+        """The value's letters and digits run together, as written (no plural folded off)."""
+        return "".join(fold_words(self.text, singular=False))
 
 
 @dataclass(frozen=True)
@@ -179,12 +187,19 @@ def _question_literals(question: str, generic: frozenset[str], row_words: set[st
     values.extend(dates_in(question))
     values.extend(numbers_in(without_dates(_EMAIL.sub(" ", question))))
     tokens = re.findall(r"[^\W\d_][\w'’.-]*", question)
-    for i, token in enumerate(tokens):
+    name: list[str] = []  # consecutive capitalised words: one name ("Priya Sharma"), kept whole as well
+    for i, token in enumerate(tokens + [""]):
         folded = "".join(fold_words(token))
-        if not folded or folded in generic or len(folded) < 2:
-            continue
-        if (token[0].isupper() and i > 0) or folded in row_words or any(c.isdigit() for c in token):
+        value = bool(folded) and folded not in generic and len(folded) >= 2
+        capital = value and token[0].isupper() and i > 0
+        if value and (capital or folded in row_words or any(c.isdigit() for c in token)):
             values.append(token)
+        if capital:
+            name.append(token)
+            continue
+        if len(name) > 1:
+            values.append(" ".join(name))
+        name = []
     return values
 
 

@@ -85,19 +85,20 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
     if _EMAIL.search(text):
         found.append("an e-mail address")
     words = fold_words(text)
+    raw_words = fold_words(text, singular=False)
     partial = literals.partial_tokens()
     text_numbers = _numbers_outside_durations(text)
     text_dates = set(dates_in(text))
     text_digits = ["".join(ch for ch in m.group(0) if ch.isdigit()) for m in _DIGITS.finditer(text)]
     for literal in literals.items:
-        if _leaks(literal, words, text_numbers, text_dates, text_digits, literals.schema_words):
+        if _leaks(literal, words, raw_words, text_numbers, text_dates, text_digits, literals.schema_words):
             found.append(_kind(literal))
     found.extend(_kind(partial[w]) for w in words if w in partial)
     return found
 
 
-def _leaks(literal: Literal, words: tuple[str, ...], numbers: list[float], dates: set,
-           digit_runs: list[str], schema_words: frozenset[str]) -> bool:
+def _leaks(literal: Literal, words: tuple[str, ...], raw_words: tuple[str, ...], numbers: list[float],
+           dates: set, digit_runs: list[str], schema_words: frozenset[str]) -> bool:
     if literal.date is not None and literal.date in dates:
         return True
     if literal.number is not None:
@@ -110,15 +111,18 @@ def _leaks(literal: Literal, words: tuple[str, ...], numbers: list[float], dates
     if len(lw) == 1 and lw[0].isdigit() and len(lw[0]) < 3:
         return False
     n = len(lw)
-    for i in range(len(words)):
-        if words[i:i + n] == lw:
-            return True
+    if any(words[i:i + n] == lw for i in range(len(words))):
+        return True
+    target = literal.squeezed
+    if len(target) < 3:
+        return False
+    for i in range(len(raw_words)):  # the value's letters run together across spacing and punctuation
         squeezed = ""
-        for j in range(i, min(len(words), i + n + 2)):
-            squeezed += words[j]
-            if squeezed == literal.squeezed and len(squeezed) >= 3:
-                return True
-            if len(squeezed) >= len(literal.squeezed):
+        for j in range(i, min(len(raw_words), i + n + 2)):
+            squeezed += raw_words[j]
+            if squeezed == target or (squeezed.startswith(target) and len(squeezed) - len(target) <= 2):
+                return True  # also with a plural or possessive ending ("BbbbsBbbbbs")
+            if len(squeezed) >= len(target):
                 break
     return False
 
