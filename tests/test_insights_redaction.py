@@ -226,3 +226,44 @@ def test_a_fenced_json_reply_is_read() -> None:
     draft = parse_draft('```json\n{"worth_sharing": true, "insight_summary": "ok", "entities": [], '
                         '"suggested_followups": ["a?"]}\n```')
     assert draft is not None and draft.suggested_followups == ("a?",)
+
+
+# -- general rules found on the development set (bench/data/insights_redaction_dev.json) ------------------
+
+def test_date_parts_formats_and_intervals_of_the_sql_are_not_values() -> None:
+    lits = collect_literals(question="sales per month last quarter", sql=(
+        "SELECT DATE_TRUNC('MONTH', d), TO_CHAR(d, 'YYYY-MM'), STRFTIME('%Y-%m', d) FROM sales "
+        "WHERE d >= CURRENT_DATE - INTERVAL '3 months' AND region = 'Northwind Coast'"), schema_words=["sales", "d"])
+    assert find_leaks("Monthly sales for the last quarter, by month", lits) == []
+    assert find_leaks("Sales on the northwind coast", lits)
+
+
+def test_the_questions_own_lower_case_words_are_vocabulary_but_capitalised_values_are_not() -> None:
+    lits = collect_literals(question="avg basket size on weekends vs weekdays in mumbai",
+                            sql="SELECT CASE WHEN dow IN (0, 6) THEN 'weekend' ELSE 'weekday' END AS kind, "
+                                "avg(total) FROM baskets WHERE city = 'Mumbai' GROUP BY 1",
+                            rows=[("weekend", 41.2), ("weekday", 33.9)], schema_words=["baskets", "total", "city"])
+    assert find_leaks("Weekend baskets are larger than weekday ones", lits) == []
+    assert find_leaks("Baskets in Mumbai", lits)
+
+
+def test_codes_give_no_single_word_away_but_names_do() -> None:
+    lits = collect_literals(question="fuel cost per km by vehicle type", sql="SELECT 1",
+                            rows=[("truck_16t", 1.9), ("Ana Folau", 2)], schema_words=[])
+    assert find_leaks("Heavy trucks cost more per km", lits) == []
+    assert find_leaks("truck16t costs most", lits)
+    assert find_leaks("Folau drove most", lits)
+
+
+@pytest.mark.parametrize("written", ["₹12,50,000", "1.250.000,00 €", "1,250,000", "1.25 million"])
+def test_numbers_in_local_formats(written: str) -> None:
+    lits = collect_literals(question="revenue", sql="SELECT 1", rows=[(1250000,)], schema_words=[])
+    assert find_leaks(f"Revenue came to {written}", lits)
+
+
+def test_a_local_phone_number_matches_its_international_form() -> None:
+    lits = collect_literals(question="heavy users", sql="SELECT 1", hidden_values=["+254 712 345 678"],
+                            schema_words=[])
+    assert find_leaks("Subscriber 0712 345 678 used a lot", lits)
+    assert find_leaks("p95 latency per endpoint", collect_literals(
+        question="what is the p95 api latency", sql="SELECT 1", schema_words=[])) == []

@@ -43,7 +43,10 @@ _DATE_PATTERNS = (
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
     (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
 )
-_NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:[,_\u202f]\d{3})+|\d+)(?:\.\d+)?(?:\s?[kKmMbB](?:n|illion)?\b)?")
+_NUMBER = re.compile(
+    r"(?<![\w.])(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)"  # Indian grouping: 12,50,000
+    r"|\d{1,3}(?:\.\d{3})+,\d+(?!\d)"  # European: 1.250.000,00
+    r"|\d{1,3}(?:[,_\u202f]\d{3})+|\d+)(?:\.\d+)?(?:\s?[kKmMbB](?:n|illion)?\b)?")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _QUOTED = re.compile(r"'([^']{2,200})'|\"([^\"]{2,200})\"|“([^”]{2,200})”|‘([^’]{2,200})’")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -87,16 +90,27 @@ class Literals:
 
     items: tuple[Literal, ...]
     schema_words: frozenset[str]
+    vocabulary: frozenset[str] = frozenset()  # words the question itself writes in lower case
+
+    def is_vocabulary(self, literal: Literal) -> bool:
+        """A lower-case value made only of words the person used as plain lower-case words in the question
+        ('weekend' for "weekends vs weekdays", LIKE '%payment%' for "payments"): how they talk, not data."""
+        return literal.source in ("sql", "row", "question") and literal.text == literal.text.lower() and not any(
+            ch.isdigit() for ch in literal.text) and all(w in self.vocabulary for w in literal.words)
 
     def partial_tokens(self) -> dict[str, Literal]:
-        """Single words of multi-word values that give the value away alone ("Sharma" of "Priya Sharma")."""
+        """Single words of multi-word values that give the value away alone ("Sharma" of "Priya Sharma"); not the
+        parts of a lower-case code ('agri_seasonal', 'truck_16t') nor the question's own lower-case words."""
         out: dict[str, Literal] = {}
         for literal in self.items:
             if literal.number is not None or literal.date is not None or len(literal.words) < 2:
                 continue
+            lower = literal.text == literal.text.lower()
+            if lower and not re.search(r"\s", literal.text.strip()):
+                continue
             for word in literal.words:
                 if len(word) >= MIN_TOKEN and not word.isdigit() and word not in STOPWORDS \
-                        and word not in self.schema_words:
+                        and word not in self.schema_words and not (lower and word in self.vocabulary):
                     out.setdefault(word, literal)
         return out
 
@@ -128,7 +142,9 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
     row_words = {w for lit in items if lit.source == "row" for w in lit.words}
     for value in _question_literals(question, words | STOPWORDS, row_words):
         add(value, "question")
-    return Literals(tuple(items), words)
+    vocabulary = frozenset(w for token in re.findall(r"[^\W\d_]+", question) if token == token.lower()
+                           for w in fold_words(token))
+    return Literals(tuple(items), words, vocabulary)
 
 
 def _literal(value: Any, source: str) -> Literal | None:
@@ -172,10 +188,25 @@ def _sql_literals(sql: str, dialect: str | None) -> list[Any]:
                 continue
             for node in tree.find_all(exp.Literal):
                 text = str(node.this)
+                if isinstance(node.parent, exp.Interval) or (node.is_string and _is_time_vocabulary(text)):
+                    continue  # a window ("3 months") or a date part/format ('month', 'YYYY-MM'): not data
                 values.append(text if node.is_string else _as_number(text))
         return values
     except Exception:  # noqa: BLE001 - unparsable SQL: its quoted text and numbers still count
         return [m.group(1) for m in re.finditer(r"'((?:[^']|'')*)'", sql)] + numbers_in(sql)
+
+
+_TIME_WORDS = frozenset("""microsecond millisecond second minute hour day week month quarter year decade century
+millennium dow doy isodow isoyear epoch weekday timezone""".split())
+
+
+def _is_time_vocabulary(text: str) -> bool:
+    """A date part ('month'), an interval ('3 months') or a date format ('YYYY-MM', '%Y-%m'): never a value."""
+    if "%" in text or re.fullmatch(r"[YMDHISQWFmsyhdi24\-/:. ,]+", text.strip()):
+        return True
+    words = fold_words(text)
+    return bool(words) and all(w in _TIME_WORDS or w.isdigit() for w in words) and not all(
+        w.isdigit() for w in words)
 
 
 def _question_literals(question: str, generic: frozenset[str], row_words: set[str]) -> list[Any]:
@@ -192,7 +223,7 @@ def _question_literals(question: str, generic: frozenset[str], row_words: set[st
         folded = "".join(fold_words(token))
         value = bool(folded) and folded not in generic and len(folded) >= 2
         capital = value and token[0].isupper() and i > 0
-        if value and (capital or folded in row_words or any(c.isdigit() for c in token)):
+        if value and (capital or folded in row_words or sum(c.isdigit() for c in token) >= 3):
             values.append(token)
         if capital:
             name.append(token)
@@ -213,6 +244,8 @@ def numbers_in(text: str) -> list[float]:
         if suffix:
             scale = {"k": 1e3, "m": 1e6, "b": 1e9}[suffix.group(1).lower()]
             raw = raw[: suffix.start()].strip()
+        if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d+", raw):  # European: dots group, the comma is the decimal
+            raw = raw.replace(".", "").replace(",", ".")
         value = _as_number(re.sub(r"[,_\u202f ]", "", raw))
         if isinstance(value, float):
             out.append(value * scale)

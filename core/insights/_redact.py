@@ -91,6 +91,8 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
     text_dates = set(dates_in(text))
     text_digits = ["".join(ch for ch in m.group(0) if ch.isdigit()) for m in _DIGITS.finditer(text)]
     for literal in literals.items:
+        if literals.is_vocabulary(literal):
+            continue
         if _leaks(literal, words, raw_words, text_numbers, text_dates, text_digits, literals.schema_words):
             found.append(_kind(literal))
     found.extend(_kind(partial[w]) for w in words if w in partial)
@@ -139,11 +141,18 @@ def _number_in(value: float, numbers: list[float]) -> bool:
 
 
 def _digits_in(text: str, digit_runs: list[str]) -> bool:
-    """An identifier's or phone number's digits (5 or more) written in the text, separators aside."""
+    """An identifier's or phone number's digits (5 or more) written in the text, separators aside; a local
+    number's leading 0 aside too ("0712 345 678" of "+254 712 345 678")."""
     digits = "".join(ch for ch in text if ch.isdigit())
     if len(digits) < 5:
         return False
-    return any(len(run) >= 5 and (run in digits or digits in run) for run in digit_runs)
+    for run in digit_runs:
+        if len(run) >= 5 and (run in digits or digits in run):
+            return True
+        local = run.lstrip("0")
+        if len(local) >= 7 and local != run and local in digits:
+            return True
+    return False
 
 
 def _numbers_outside_durations(text: str) -> list[float]:
