@@ -6,12 +6,13 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from core.config import Settings, data_dir
 from core.databases import EmbeddedPostgres
 
-__all__ = ["Services", "grounding_of"]
+__all__ = ["Services", "db_kind_of", "grounding_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +36,9 @@ class Services:
         self._bank: Any = None
         self._feedback: Any = None
         self._few_shot: Any = None
+        self._insight_store: Any = None
+        self._insight_lock = threading.Lock()  # the window fetches suggestions and shares on two workers
+        self._sharings: dict[str, Any] = {}
 
     def embedded(self) -> EmbeddedPostgres:
         if self._embedded is None:
@@ -127,8 +131,89 @@ class Services:
             schema = Schema(dialect=pipeline.database.dialect, tables=())
         return explain_sql(sql, schema, pipeline.llm)
 
+    # -- shared insights between agents (issue 15; off until the person turns it on) --------------------------
+
+    def insight_store(self) -> Any:
+        """The shared-insights store of the settings, opened once: jsonl in ``<data dir>/shared-insights`` unless
+        a folder is set; pgvector without a URL on the embedded server; milvus without one as Milvus Lite in the
+        data dir. Raises ConfigError or InsightStoreError."""
+        with self._insight_lock:
+            if self._insight_store is None:
+                from core.insights import open_insight_store
+
+                s = self.settings
+                url, options = s.insight_url, {}
+                if not url and s.insight_store == "jsonl":
+                    url = str(data_dir() / "shared-insights")
+                elif not url and s.insight_store == "milvus":
+                    options["data_dir"] = str(data_dir())  # Milvus Lite in a file there
+                elif not url and s.insight_store == "pgvector":
+                    options["embedded"] = self.embedded()
+                self._insight_store = open_insight_store(s.insight_store, url, **options)  # type: ignore[arg-type]
+            return self._insight_store
+
+    def agent_id(self) -> str:
+        """This profile's agent id: the one set in settings, else a stable hash of machine and data folder."""
+        from core.insights import default_agent_id
+
+        return self.settings.agent_id or default_agent_id(str(data_dir()))
+
+    def insight_sharing(self, db_kind: str) -> Any:
+        """An ``InsightSharing`` for this agent whatever the on/off setting (``cairn insights`` reads and cleans
+        the store on request); the store opens on first use, the embedder loads on first embedding."""
+        from core.insights import InsightSharing
+        from core.memory import embed_one
+
+        embedder = self.embedder()
+        return InsightSharing(open_store=self.insight_store, embed=lambda text: embed_one(self.embedder(), text),
+                              embedding_model=str(getattr(embedder, "model_id", type(embedder).__name__)),
+                              agent_id=self.agent_id(), db_kind=db_kind, ttl_days=self.settings.insight_ttl_days)
+
+    def sharing(self, db: str | None, *, pipeline: Any = None) -> Any:
+        """``InsightSharing`` for ``db``'s answers, or None when sharing is off (the default)."""
+        if not self.settings.sharing_enabled:
+            return None
+        pipeline = pipeline or self.pipeline(db)
+        key = pipeline.database.id
+        if key not in self._sharings:
+            self._sharings[key] = self.insight_sharing(db_kind_of(pipeline.database.dialect))
+        return self._sharings[key]
+
+    def share_answer(self, sharing: Any, answer: Any, *, pipeline: Any, user: str | None = None,
+                     question: str | None = None) -> Any:
+        """Share one answered question (a second model call, then the store): a ``ShareOutcome``, never an
+        exception — the answer has been shown already and nothing here may break it."""
+        from core.errors import CairnError
+        from core.insights import ShareOutcome
+        from core.sharing import applied_memories, share_inputs
+
+        try:
+            sharing.store  # noqa: B018 - a store that cannot be opened: no model call for a summary nobody reads
+            memories = applied_memories(self.store(), user, answer) if user and answer.memories else []
+            inputs = share_inputs(answer, pipeline.load_schema(), question=question, user=user, memories=memories,
+                                  hidden=self.settings.hidden.get(pipeline.database.id, []))
+            if inputs is None:
+                return ShareOutcome(reason="no rows from SQL to share")
+            return sharing.share(pipeline.llm, **inputs.kwargs())
+        except CairnError as exc:
+            return ShareOutcome(reason=str(exc), store_down=type(exc).__name__ == "InsightStoreError")
+        except Exception as exc:  # noqa: BLE001 - after the answer: logged, reported, never raised
+            logger.warning("sharing an insight failed", exc_info=True)
+            return ShareOutcome(reason=f"{type(exc).__name__}: {exc}")
+
     def close(self) -> None:
         for pipeline in self._pipelines.values():
             pipeline.database.close()
         if self._store is not None and hasattr(self._store, "close"):
             self._store.close()
+        if self._insight_store is not None:
+            try:
+                self._insight_store.close()
+            except Exception:  # noqa: BLE001 - closing a shared store that went away
+                logger.info("closing the shared-insights store failed", exc_info=True)
+            self._insight_store = None
+
+
+def db_kind_of(dialect: str) -> str:
+    """The database kind other agents see on a shared insight: ``postgresql``, ``sqlite``…"""
+    return {"postgres": "postgresql"}.get(dialect, dialect)

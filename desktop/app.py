@@ -60,7 +60,8 @@ class AppContext:
         try:
             replace(Settings.load(), **{k: getattr(settings, k) for k in (
                 "model", "ollama_host", "row_cap", "statement_timeout_s", "memory_store", "theme", "font_size",
-                "users", "last_user", "last_connection")}).save()
+                "users", "last_user", "last_connection", "sharing_enabled", "insight_store", "insight_url",
+                "insight_ttl_days", "agent_id")}).save()
         except Exception:  # noqa: BLE001 - a settings file we cannot write must not stop the app
             logger.warning("settings not saved", exc_info=True)
 
@@ -119,7 +120,7 @@ class AppContext:
 
         from desktop.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.settings, parent=window)
+        dialog = SettingsDialog(self.settings, parent=window, show_shared=lambda: self.open_shared_insights(dialog))
 
         def accepted() -> None:
             new = dialog.result_settings()
@@ -130,6 +131,12 @@ class AppContext:
 
         dialog.accepted.connect(accepted)
         dialog.open()
+
+    def open_shared_insights(self, parent: Any) -> Any:
+        """"What I've shared…": this agent's records in the shared-insights store, with Delete."""
+        from desktop.shared_insights_dialog import open_shared_insights
+
+        return open_shared_insights(self.services, parent)
 
     def _rebuild_services(self, window: Any) -> None:
         old = self.services

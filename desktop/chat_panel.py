@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.errors import window_hint
+from desktop.sharing import SuggestionsBar
 from desktop.verified_examples import ThumbsBar
 from desktop.widgets import muted_color
 
@@ -89,6 +90,10 @@ class ChatPanel(QWidget):
     rerun_without_requested = Signal(str, str)
     """Rerun (question, without this memory id)."""
     feedback_given = Signal(str, str, str, object)
+    suggestion_asked = Signal(str)
+    """A suggestion from another agent was clicked: ask it."""
+    suggestion_rejected = Signal(object, object)
+    """Thumbs-down on another agent's suggestion: (the Suggestion, its SuggestionsBar)."""
     busy_changed = Signal(bool)
     """A question started (True) or ended (False): Stop is offered only while one runs."""
     """A thumb on an answer: (question, SQL, "up" / "down" / "clear", the answer's ThumbsBar)."""
@@ -152,6 +157,7 @@ class ChatPanel(QWidget):
         self._clock = QTimer(self)
         self._clock.setInterval(500)
         self._clock.timeout.connect(self._tick)
+        self.last_suggestions: SuggestionsBar | None = None  # under the newest answer, filled when found
         self._asked: list[str] = []  # what was sent, oldest first: Up/Down bring it back
         self._recall_at = 0
         self.input.installEventFilter(self)
@@ -268,6 +274,7 @@ class ChatPanel(QWidget):
         """Show an Assistant Reply: an answer, or a memory confirmation."""
         bubble = _Bubble(False)
         answer = reply.answer
+        self.last_suggestions = None
         if answer is None:
             kind = reply.route.kind
             header = QHBoxLayout()
@@ -327,6 +334,11 @@ class ChatPanel(QWidget):
             thumbs.verdict_changed.connect(lambda v, q=question, sql=answer.sql, bar=thumbs:
                                            self.feedback_given.emit(q, sql, v, bar))
             bubble.body.addWidget(thumbs)
+            suggestions = SuggestionsBar(bubble)  # other agents' follow-ups, plain text (desktop/sharing.py)
+            suggestions.ask_requested.connect(self.suggestion_asked.emit)
+            suggestions.reject_requested.connect(lambda s, bar=suggestions: self.suggestion_rejected.emit(s, bar))
+            bubble.body.addWidget(suggestions)
+            self.last_suggestions = suggestions
 
     def _chip(self, question: str, memory: Any) -> QToolButton:
         chip = QToolButton()

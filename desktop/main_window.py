@@ -20,6 +20,7 @@ from core.llm import cancellable, token_progress
 from core.number_format import NumberFormat
 from desktop.chat_panel import ChatPanel
 from desktop.errors import error_text, show_error
+from desktop.sharing import WindowSharing
 from desktop.verified_examples import FeedbackQueue
 from desktop.widgets import muted_color
 from desktop.workers import Worker, run_in_background
@@ -119,6 +120,7 @@ class MainWindow(QMainWindow):
         self.history_view.rerun_requested.connect(self.ask)
         self.history_view.sql_requested.connect(self._open_sql)
         self.schema_browser.insert_requested.connect(self._insert_name)
+        self.sharing = WindowSharing(self)  # other agents' suggestions under answers; answers shared after
 
     # -- layout helpers ------------------------------------------------------------------------------
 
@@ -329,6 +331,7 @@ class MainWindow(QMainWindow):
             self.history_view.refresh()
         self._memory_changes(reply.changes)
         self.answer_ready.emit(reply)
+        self.sharing.after_answer(reply)  # off the GUI thread, after the answer is shown; nothing when off
         if answer is not None and answer.ok and self.assistant is not None \
                 and not self.assistant.learn_after_answer:
             self._learn_later(reply.message)

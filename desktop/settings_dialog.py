@@ -1,21 +1,28 @@
-"""Settings a person can change: model, Ollama host, row cap, timeout, memory store, theme, font size."""
+"""Settings a person can change: model, Ollama host, row cap, timeout, memory store, theme, font size, and
+sharing insights with other agents (off until the person turns it on)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QLabel,
     QLineEdit,
+    QMessageBox,
+    QPushButton,
     QSpinBox,
     QWidget,
 )
 
-from core.config import Settings
+from core.config import Settings, data_dir
 
 __all__ = ["SettingsDialog"]
 
@@ -23,7 +30,9 @@ MAX_ROW_CAP = 100_000
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, models: list[str] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, models: list[str] | None = None, parent: QWidget | None = None, *,
+                 show_shared: Callable[[], object] | None = None) -> None:
+        """``show_shared`` opens "What I've shared…" (the button is disabled without it)."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setObjectName("settingsDialog")
@@ -66,8 +75,9 @@ class SettingsDialog(QDialog):
         form.addRow("Memory store", self.memory_store)
         form.addRow("Theme", self.theme)
         form.addRow("Font size", self.font_size)
+        self._add_sharing(form, settings, show_shared)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
+        buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
@@ -81,4 +91,87 @@ class SettingsDialog(QDialog):
             memory_store=self.memory_store.currentText(),
             theme=self.theme.currentText(),
             font_size=self.font_size.value(),
+            sharing_enabled=self.sharing.isChecked(),
+            insight_store=self.insight_store.currentText(),
+            insight_url=self.insight_url.text().strip() or None,
+            insight_ttl_days=self.insight_ttl.value(),
+            agent_id=self.agent_id.text().strip() or None,
         )
+
+    # -- sharing insights with other agents (issue 15) -----------------------------------------------------
+
+    def _add_sharing(self, form: QFormLayout, settings: Settings, show_shared: Callable[[], object] | None) -> None:
+        from core.insights import default_agent_id
+
+        title = QLabel("Sharing with other agents")
+        title.setObjectName("sharingTitle")
+        title.setStyleSheet("font-weight: 600; margin-top: 6px")
+        form.addRow(title)
+        self.sharing = QCheckBox("Share redacted insights; show other agents' suggestions")
+        self.sharing.setObjectName("sharingEnabled")
+        self.sharing.setToolTip("After each answer, a short summary with no values, SQL, question or name is "
+                                "shared with other Cairn agents; their follow-up questions appear under answers.")
+        self.sharing.setChecked(settings.sharing_enabled)
+        self.insight_store = QComboBox()
+        self.insight_store.setObjectName("sharingStore")
+        self.insight_store.addItems(["jsonl", "pgvector", "milvus"])
+        self.insight_store.setCurrentText(settings.insight_store)
+        self.insight_url = QLineEdit(settings.insight_url or "")
+        self.insight_url.setObjectName("sharingUrl")
+        self.insight_ttl = QDoubleSpinBox()
+        self.insight_ttl.setObjectName("sharingTtl")
+        self.insight_ttl.setRange(0.01, 3650)
+        self.insight_ttl.setSuffix(" days")
+        self.insight_ttl.setValue(settings.insight_ttl_days)
+        self.agent_id = QLineEdit(settings.agent_id or "")
+        self.agent_id.setObjectName("sharingAgentId")
+        self.default_agent_id = default_agent_id(str(data_dir()))
+        self.agent_id.setPlaceholderText(f"{self.default_agent_id} (default)")
+        self.agent_id.setToolTip("How other agents see this one. The default says nothing about you.")
+        self.shared_button = QPushButton("What I've shared…")
+        self.shared_button.setObjectName("sharedInsightsButton")
+        self.shared_button.setEnabled(show_shared is not None)
+        if show_shared is not None:
+            self.shared_button.clicked.connect(lambda _checked=False: show_shared())
+        form.addRow("Share", self.sharing)
+        form.addRow("Insight store", self.insight_store)
+        form.addRow("Folder or URL", self.insight_url)
+        form.addRow("Keep for", self.insight_ttl)
+        form.addRow("Agent id", self.agent_id)
+        form.addRow("", self.shared_button)
+        self.insight_store.currentTextChanged.connect(self._store_hint)
+        self.sharing.toggled.connect(self._sharing_toggled)
+        self._store_hint(self.insight_store.currentText())
+        self._sharing_toggled(self.sharing.isChecked())
+
+    def _store_hint(self, kind: str) -> None:
+        self.insight_url.setPlaceholderText({
+            "jsonl": str(data_dir() / "shared-insights") + " (or a shared folder)",
+            "pgvector": "the embedded server, or postgresql://user@host/db",
+            "milvus": "Milvus Lite in the data folder, or http://host:19530",
+        }.get(kind, ""))
+
+    def _sharing_toggled(self, on: bool) -> None:
+        for widget in (self.insight_store, self.insight_url, self.insight_ttl, self.agent_id):
+            widget.setEnabled(on)
+
+    def sharing_problem(self) -> str | None:
+        """What keeps the sharing settings from being saved, in words (None: they can be)."""
+        url = self.insight_url.text().strip()
+        try:
+            has_password = "://" in url and urlsplit(url).password is not None
+        except ValueError:
+            return "The store's URL cannot be read."
+        if has_password:
+            return "Leave the password out of the store's URL; put it in ~/.pgpass instead."
+        agent = self.agent_id.text().strip()
+        if len(agent) > 100 or any(ch.isspace() or not ch.isprintable() for ch in agent):
+            return "The agent id is one word of at most 100 printable characters (no spaces)."
+        return None
+
+    def _save(self) -> None:
+        problem = self.sharing_problem()
+        if problem:
+            QMessageBox.warning(self, "Settings", problem)
+            return
+        self.accept()

@@ -1,4 +1,4 @@
-"""The ``cairn`` command line: ask, schema, hidden, doctor.
+"""The ``cairn`` command line: ask, schema, hidden, doctor (``insights`` in ``_insights_command``).
 
 Exit codes (also in README):
     0  answered (also when the rule-based fallback answered)
@@ -218,6 +218,9 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--db", help="also check what the role of this database connection may do")
     doctor.set_defaults(func=_cmd_doctor)
 
+    from core.cli._insights_command import add_insights_parser
+
+    add_insights_parser(sub)
     from core.cli._settings_command import add_settings_parser
 
     add_settings_parser(sub)
@@ -247,24 +250,30 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
                              hint='Example: cairn ask "How many orders were placed last month?"')
         if args.dry_run:
             return _dry_run(args, services)
+        from core.cli._insights_command import AskSharing
+
+        shared = AskSharing(services, args.db, args.question, args.user)  # suggestions looked up meanwhile
         if args.user:
             reply = _in_worker(lambda cancel: services.assistant(args.db).handle(
                 _user(args.user), args.question, cancel=cancel, exclude=args.without))
             answer = reply.answer
             if args.json:
-                _emit_json(args, reply_json(reply))
+                _emit_json(args, {**reply_json(reply), "suggestions": shared.suggestions()})
             else:
                 print_reply(reply)
+                shared.print_suggestions()
             if answer is None:
                 return EXIT_OK if reply.error is None else EXIT_NO_ANSWER
         else:
             answer = _in_worker(lambda cancel: services.pipeline(args.db).ask(args.question, cancel=cancel))
             if args.json:
-                _emit_json(args, answer.to_json())
+                _emit_json(args, {**answer.to_json(), "suggestions": shared.suggestions()})
             else:
                 print_answer(answer)
+                shared.print_suggestions()
         if args.csv and answer.ok:
             _write_csv(args.csv, answer)
+        shared.share(answer)  # after the output, for a bounded time; a store that is down is one stderr line
         return _exit_code_for_answer(answer)
     finally:
         services.close()
@@ -369,7 +378,7 @@ def _print_error(exc: CairnError, args: argparse.Namespace | None = None) -> Non
     if args is not None and getattr(args, "json", False) and not getattr(args, "json_printed", False):
         fields = {"error": str(exc), "error_kind": type(exc).__name__, "hint": exc.hint}
         if args.command == "ask":
-            fields = {**Answer(question=args.question or "").to_json(), **fields}
+            fields = {**Answer(question=args.question or "").to_json(), **fields, "suggestions": []}
         _emit_json(args, fields)
 
 
