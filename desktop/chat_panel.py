@@ -62,6 +62,7 @@ class _Bubble(QFrame):
 
     def add_text(self, text: str, *, bold: bool = False, muted: bool = False, name: str = "") -> QLabel:
         label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # questions, model and database text: never markup
         label.setWordWrap(True)
         # Let long words wrap instead of widening the column.
         label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -282,6 +283,7 @@ class ChatPanel(QWidget):
             icon.setPixmap(qta.icon(_CATEGORY_ICONS.get(kind, "fa5s.brain")).pixmap(16, 16))
             header.addWidget(icon)
             title = QLabel(reply.text or "Noted")
+            title.setTextFormat(Qt.TextFormat.PlainText)
             title.setObjectName("memoryConfirmation")
             title.setStyleSheet("font-weight: 600")
             header.addWidget(title, 1)

@@ -86,6 +86,10 @@ class InsightSharing:
         the literals of the memories applied, which must never be shared either."""
         if not sql:
             return ShareOutcome(reason="no SQL was run")
+        try:
+            store = self.store  # first: a store that is down costs no model call
+        except CairnError as exc:
+            return ShareOutcome(reason=str(getattr(exc, "message", exc)), store_down=True)
         draft = summarize(llm, question, sql, columns, len(rows), schema)
         if draft is None:
             return ShareOutcome(reason="the model gave no usable summary")
@@ -100,10 +104,10 @@ class InsightSharing:
             vector = self.embed(redaction.draft.text_for_embedding())
             record = InsightRecord.create(redaction.draft, vector, agent_id=self.agent_id, db_kind=self.db_kind,
                                           ttl_s=self.ttl_days * _DAY, embedding_model=self.embedding_model)
-            self.store.put(record)
+            store.put(record)
         except CairnError as exc:
             logger.info("shared insight not stored: %s", exc)
-            return ShareOutcome(reason=exc.message if hasattr(exc, "message") else str(exc), store_down=True)
+            return ShareOutcome(reason=str(getattr(exc, "message", exc)), store_down=True)
         return ShareOutcome(record=record)
 
     def suggestions(self, question: str, *, limit: int = MAX_SUGGESTIONS) -> list[Suggestion]:

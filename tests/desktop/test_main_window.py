@@ -324,3 +324,16 @@ def test_closing_the_window_mid_question_cuts_the_model_at_once(qtbot, fake_olla
         fake_ollama.chat_chunk_delay_s = 0.0
         context.services.close()
     assert took < 1.0, took
+
+
+def test_chat_text_is_plain_text_never_markup(qtbot) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLabel
+
+    from desktop.chat_panel import ChatPanel
+
+    chat = ChatPanel()
+    qtbot.addWidget(chat)
+    chat.add_question("<b>bold</b> & <a href='http://x'>link</a>")
+    labels = [w for w in chat.findChildren(QLabel) if "bold" in w.text()]
+    assert labels and all(w.textFormat() == Qt.TextFormat.PlainText for w in labels)
