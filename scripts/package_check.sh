@@ -83,6 +83,8 @@ preflight() {
   NEXT_VERSION="$VERSION+1"
   keep VERSION NEXT_VERSION
   echo "bundle $DIST_DIR ($(du -sh "$DIST_DIR" | cut -f1)), version $VERSION, upgrade to $NEXT_VERSION"
+  content_of "$DIST_DIR" > "$WORK/dist-content.txt"  # what the packages must carry, byte for byte
+  echo "$(wc -l < "$WORK/dist-content.txt") files in the bundle"
   if dpkg-query -W -f='${Status}' cairn 2>/dev/null | grep -q 'install ok'; then
     echo "note: cairn $(dpkg-query -W -f='${Version}' cairn) is installed already; it will be replaced"
   fi
@@ -205,10 +207,13 @@ content_of() {  # sha256 of every file of a tree, by relative path
 
 snapshot_opt() {  # name: records /opt/cairn now; checks it carries the bundle byte for byte
   opt_manifest > "$WORK/opt-$1.txt"
-  content_of "$DIST_DIR" > "$WORK/dist-content.txt"
   content_of /opt/cairn > "$WORK/opt-content.txt"
-  diff -q "$WORK/dist-content.txt" "$WORK/opt-content.txt" >/dev/null \
-    || { { diff "$WORK/dist-content.txt" "$WORK/opt-content.txt" || true; } | head -20; fail "/opt/cairn differs from $DIST_DIR"; }
+  if ! diff -q "$WORK/dist-content.txt" "$WORK/opt-content.txt" >/dev/null; then
+    { diff "$WORK/dist-content.txt" "$WORK/opt-content.txt" || true; } | head -20
+    content_of "$DIST_DIR" | diff -q "$WORK/dist-content.txt" - >/dev/null \
+      || fail "$DIST_DIR itself changed while the check ran (rebuilt?): run the check again on a bundle left alone"
+    fail "/opt/cairn differs from $DIST_DIR as it was at the start (lines above: < bundle, > installed)"
+  fi
   echo "/opt/cairn: $(grep -c '^f ' "$WORK/opt-$1.txt") files, identical to $DIST_DIR"
 }
 
@@ -229,14 +234,16 @@ ensure_user() {
   keep USER_HOME
 }
 
-MEMORY_USER=package-check
 teach_memory() {
-  MEMORY_TEXT="Always show me customers from India (package check $(date +%s))"
-  as_user /usr/bin/cairn memory add preference "$MEMORY_TEXT" --user "$MEMORY_USER" --json > "$WORK/added.json" \
-    || { cat "$WORK/added.json"; fail "cairn memory add failed"; }
+  # A Cairn user of its own for each run: the same preference taught twice is one memory (the update cycle),
+  # so an earlier run's memory must not stand in for this one's.
+  MEMORY_USER="package-check-$(date +%Y%m%d%H%M%S)"
+  as_user /usr/bin/cairn memory add preference "Always show me customers from India" --user "$MEMORY_USER" \
+    --json > "$WORK/added.json" || { cat "$WORK/added.json"; fail "cairn memory add failed"; }
   MEMORY_ID=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[0]["id"])' "$WORK/added.json")
-  echo "memory $MEMORY_ID: $MEMORY_TEXT"
-  keep MEMORY_ID MEMORY_TEXT
+  MEMORY_TEXT=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[0]["content"])' "$WORK/added.json")
+  echo "memory $MEMORY_ID of $MEMORY_USER: $MEMORY_TEXT"
+  keep MEMORY_USER MEMORY_ID MEMORY_TEXT
   memory_listed
 }
 
@@ -294,7 +301,7 @@ step "preflight" preflight
 step "fake Ollama (tests/fakes/fake_ollama.py) in the background" start_fake_ollama
 step "build the .deb ($VERSION)" build_deb "$VERSION" DEB
 step "build the portable tar.gz" build_tarball
-step "frozen self-test: dist/cairn/cairn selftest" as_root "$DIST_DIR/cairn" selftest --require-model
+step "frozen self-test: ${DIST_DIR#"$REPO"/}/cairn selftest" as_root "$DIST_DIR/cairn" selftest --require-model
 step "Debian dependencies of the package" install_depends
 step "dpkg -i $(basename "$DEB")" dpkg_install "$DEB" "$VERSION"
 step "snapshot /opt/cairn" snapshot_opt first
