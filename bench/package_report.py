@@ -63,7 +63,8 @@ def bundle_sizes(dist: Path) -> tuple[dict[str, int], dict[str, int]]:
     for path in dist.rglob("*"):
         if path.is_symlink() or not path.is_file():
             continue
-        rel = path.relative_to(internal).as_posix() if path.is_relative_to(internal) else path.name
+        # outside _internal/: the executable, which carries every Python module compiled and compressed (PYZ)
+        rel = path.relative_to(internal).as_posix() if path.is_relative_to(internal) else f"{path.name} (+PYZ)"
         size = path.stat().st_size
         name = next((n for n, match in COMPONENTS if match(rel)), "the rest")
         by_component[name] += size
