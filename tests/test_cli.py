@@ -180,3 +180,12 @@ def test_json_of_a_failed_answer_keeps_its_error_and_hint() -> None:
                     hint="Rephrase with the table or column names.")
     data = reply_json(Reply("q", Route("question", False, ()), answer=answer))
     assert data["error"] == "Cairn could not answer this question." and data["hint"].startswith("Rephrase")
+
+
+def test_version_comes_from_the_package_metadata(capsys) -> None:
+    from importlib.metadata import version
+
+    from core.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"cairn {version('cairn-sql')}"

@@ -173,9 +173,20 @@ def _model_name(name: str) -> str:
     return cleaned
 
 
+def _version() -> str:
+    """The installed package's version (the frozen app carries its metadata too)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cairn-sql")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cairn", description="Ask your database questions in plain words, privately.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    p.add_argument("--version", action="version", version=f"cairn {_version()}")
     sub = p.add_subparsers(dest="command")
 
     ask = sub.add_parser("ask", help="answer a question (or a batch of questions)")
