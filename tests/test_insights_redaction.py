@@ -267,3 +267,30 @@ def test_a_local_phone_number_matches_its_international_form() -> None:
     assert find_leaks("Subscriber 0712 345 678 used a lot", lits)
     assert find_leaks("p95 latency per endpoint", collect_literals(
         question="what is the p95 api latency", sql="SELECT 1", schema_words=[])) == []
+
+
+# -- relevance: a record is suggested when one of its parts is about the question --------------------------
+
+def test_a_related_question_gets_the_followups_and_an_unrelated_one_does_not(tmp_path: Path) -> None:
+    from core.insights import InsightRecord
+    from core.memory import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+
+    def embed(text: str):
+        return embedder.embed_batch([text])[0]
+
+    store = JsonlInsightStore(tmp_path)
+    draft = InsightDraft(True, "Investigated late shipments by carrier and the average delay in days.",
+                         ("table:shipments",), ("Which routes are most often late?",
+                                                "Did delays change after a carrier switch?"))
+    store.put(InsightRecord.create(draft, embed(draft.text_for_embedding()), agent_id="oltp-agent",
+                                   db_kind="postgresql", ttl_s=3600, embedding_model=embedder.model_id))
+    reader = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=embed,
+                            embedding_model=embedder.model_id, agent_id="warehouse-agent", db_kind="sqlite")
+    related = reader.suggestions("which shipping companies deliver late most often")
+    assert [s.text for s in related][:1] and all(s.agent_id == "oltp-agent" for s in related)
+    assert reader.suggestions("revenue per product category this year") == []
+    own = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=embed,
+                         embedding_model=embedder.model_id, agent_id="oltp-agent", db_kind="postgresql")
+    assert own.suggestions("which shipping companies deliver late most often") == []
