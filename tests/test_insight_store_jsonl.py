@@ -73,3 +73,75 @@ def test_a_folder_that_cannot_be_written_says_so(tmp_path: Path) -> None:
     with pytest.raises(InsightStoreError) as err:
         JsonlInsightStore(blocker / "sub")
     assert err.value.hint
+
+
+# -- what someone else sharing the folder (or a full disk) can do --------------------------------------------
+
+def test_a_planted_symlink_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    victim = tmp_path / "private.txt"
+    victim.write_text("mine\n")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "insights.jsonl").symlink_to(victim)
+    store = JsonlInsightStore(shared)
+    with pytest.raises(InsightStoreError):
+        store.put(record("agent-a", "Anything at all"))
+    assert victim.read_text() == "mine\n"
+    with pytest.raises(InsightStoreError):
+        store.list_agent("agent-a")
+
+
+def test_a_fifo_in_place_of_the_file_fails_at_once(tmp_path: Path) -> None:
+    import os
+    import time
+
+    os.mkfifo(tmp_path / "insights.jsonl")
+    store = JsonlInsightStore(tmp_path)
+    started = time.monotonic()
+    with pytest.raises(InsightStoreError):
+        store.put(record("agent-a", "Anything at all"))
+    assert time.monotonic() - started < 2
+
+
+def test_a_deeply_nested_line_is_skipped_not_fatal(tmp_path: Path) -> None:
+    (tmp_path / "insights.jsonl").write_text("[" * 100_000 + "\n")
+    store = JsonlInsightStore(tmp_path)
+    store.put(record("agent-a", "Stock turnover by warehouse"))
+    assert len(store) == 1 and store.skipped_lines == 1
+
+
+def test_a_torn_line_never_swallows_the_next_record(tmp_path: Path) -> None:
+    store = JsonlInsightStore(tmp_path)
+    store.put(record("agent-a", "First insight"))
+    with open(tmp_path / "insights.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"op":"put","record":{"record_id":"torn')  # the disk filled up here
+    store.put(record("agent-a", "Second insight"))
+    fresh = JsonlInsightStore(tmp_path)
+    assert {r.insight_summary for r in fresh.list_agent("agent-a")} == {"First insight", "Second insight"}
+    assert fresh.skipped_lines == 1
+
+
+def test_unnormalised_or_other_sized_vectors_never_crowd_out_the_rest(tmp_path: Path) -> None:
+    import dataclasses
+
+    import numpy as np
+
+    store = JsonlInsightStore(tmp_path)
+    good = record("agent-a", "Refund rate by product category")
+    store.put(good)
+    for i in range(12):  # another program's records: huge vectors, and vectors of another size
+        loud = dataclasses.replace(record("mallory", f"noise {i}"), vector=np.full(384, 1e6, dtype=np.float32))
+        store.put(loud)
+        store.put(dataclasses.replace(record("mallory", f"small {i}"), vector=np.ones(8, dtype=np.float32)))
+    hits = store.query(vec("Refund rate by product category"), exclude_agent="b", embedding_model=MODEL, top_k=3)
+    assert hits[0].record.record_id == good.record_id and all(h.similarity <= 1.0 + 1e-5 for h in hits)
+
+
+def test_files_created_in_a_shared_folder_are_group_writable(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    store = JsonlInsightStore(tmp_path)
+    store.put(record("agent-a", "Anything at all"))
+    for name in ("insights.jsonl", "insights.lock"):
+        assert os.stat(tmp_path / name).st_mode & stat.S_IWGRP, name

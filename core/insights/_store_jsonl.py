@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat as _stat
 import tempfile
 import threading
 import time
@@ -36,6 +37,28 @@ MAX_LINE_BYTES = 256 * 1024  # a record is a few KB; a longer line is not one of
 LOCK_TIMEOUT_S = 10.0
 
 
+_SHARED_HINT = ("For a folder several people share, make it group-owned and group-writable with the set-group-id "
+                "bit (chmod 2775) so each file Cairn creates there is writable by the group.")
+
+
+def _open_regular(path: Path, flags: int) -> int:
+    """``path`` opened with ``flags``, never through a symbolic link and only when it is a regular file (a pipe
+    would block, a device or a link planted by someone else sharing the folder would redirect our writes).
+    A file it creates is readable and writable by its group, so a group-shared folder works."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        info = os.fstat(fd)
+        if not _stat.S_ISREG(info.st_mode):
+            raise OSError(22, "not a regular file (a link, a folder or a pipe)")
+        if flags & os.O_CREAT and info.st_size == 0 and info.st_uid == os.geteuid():
+            os.fchmod(fd, info.st_mode & 0o777 | 0o660)  # group members append too (the folder says who they are)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class JsonlInsightStore:
     """Insights in ``folder/insights.jsonl``. Safe for several processes and machines sharing the folder."""
 
@@ -54,7 +77,7 @@ class JsonlInsightStore:
         self._records: dict[str, InsightRecord] = {}
         self._identity: tuple[int, int] | None = None
         self._offset = 0
-        self._matrix: tuple[list[InsightRecord], np.ndarray] | None = None
+        self._matrix: dict[int, tuple[list[InsightRecord], np.ndarray]] | None = None
         self.skipped_lines = 0
 
     # -- the interface ------------------------------------------------------------------------------------
@@ -65,14 +88,12 @@ class JsonlInsightStore:
     def query(self, vector: Sequence[float] | np.ndarray, *, exclude_agent: str, embedding_model: str,
               top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
         now = time.time() if now is None else now
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
         with self._guard:
             self._refresh()
-            records, matrix = self._vectors()
+            records, matrix = self._vectors(query.shape[0])
         if not records or top_k <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != matrix.shape[1]:
-            return []  # another model's size: nothing here is comparable
         norm = float(np.linalg.norm(query))
         if norm == 0.0 or not np.isfinite(norm):
             return []
@@ -142,8 +163,11 @@ class JsonlInsightStore:
         line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         with self._locked():
             try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o664)
+                fd = _open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
                 try:
+                    size = os.fstat(fd).st_size
+                    if size and os.pread(fd, 1, size - 1) != b"\n":
+                        line = b"\n" + line  # a torn line (a full disk, a crash) ends here, not glued to ours
                     written = os.write(fd, line)
                     if written != len(line):
                         raise OSError(28, "short write")  # never leave half a line unexplained
@@ -184,12 +208,17 @@ class JsonlInsightStore:
     def _locked(self) -> Iterator[None]:
         import fasteners
 
+        try:
+            os.close(_open_regular(self._lock_path, os.O_RDWR | os.O_CREAT))  # not a link, not a FIFO
+        except OSError as exc:
+            raise InsightStoreError(f"Cannot lock the shared insights in {self.folder}: {exc.strerror or exc}.",
+                                    hint=_SHARED_HINT) from exc
         lock = fasteners.InterProcessLock(str(self._lock_path))
         try:
             got = lock.acquire(timeout=LOCK_TIMEOUT_S)
         except OSError as exc:
-            raise InsightStoreError(f"Cannot lock the shared insights in {self.folder}: {exc.strerror or exc}.") \
-                from exc
+            raise InsightStoreError(f"Cannot lock the shared insights in {self.folder}: {exc.strerror or exc}.",
+                                    hint=_SHARED_HINT) from exc
         if not got:
             raise InsightStoreError(f"The shared insights in {self.folder} stayed locked for {LOCK_TIMEOUT_S:.0f} s.",
                                     hint="Another Cairn may be stuck writing there; try again later.")
@@ -203,7 +232,9 @@ class JsonlInsightStore:
     def _refresh(self) -> None:
         """Fold in the complete lines added since the last look (all of them when the file was replaced)."""
         try:
-            stat = os.stat(self.path)
+            stat = os.lstat(self.path)
+            if not _stat.S_ISREG(stat.st_mode):
+                raise OSError(22, "not a regular file (a link, a folder or a pipe)")
         except FileNotFoundError:
             self._records.clear()
             self._identity, self._offset, self._matrix = None, 0, None
@@ -218,7 +249,8 @@ class JsonlInsightStore:
         if stat.st_size == self._offset:
             return
         try:
-            with open(self.path, "rb") as fh:
+            fd = _open_regular(self.path, os.O_RDONLY)
+            with os.fdopen(fd, "rb") as fh:
                 fh.seek(self._offset)
                 data = fh.read(stat.st_size - self._offset)
         except OSError as exc:
@@ -254,18 +286,25 @@ class JsonlInsightStore:
                         del self._records[str(rid)]
             else:
                 raise ValueError(f"unknown op {op!r}")
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError) as exc:
             self.skipped_lines += 1
             logger.warning("shared insights: skipped a line of %s that is not a valid entry (%s)", self.path,
                            type(exc).__name__)
 
-    def _vectors(self) -> tuple[list[InsightRecord], np.ndarray]:
+    def _vectors(self, dims: int) -> tuple[list[InsightRecord], np.ndarray]:
+        """The records whose vectors have ``dims`` values, and those vectors as unit rows (a vector written
+        un-normalised or not finite by another program never outweighs the others)."""
         if self._matrix is None:
-            records = list(self._records.values())
-            dims = {r.vector.shape[0] for r in records}
-            if len(dims) > 1:  # several models' sizes: keep the most common, the others never match anyway
-                common = max(dims, key=lambda d: sum(r.vector.shape[0] == d for r in records))
-                records = [r for r in records if r.vector.shape[0] == common]
-            matrix = np.stack([r.vector for r in records]) if records else np.zeros((0, 0), dtype=np.float32)
-            self._matrix = (records, matrix)
-        return self._matrix
+            self._matrix = {}
+        if dims not in self._matrix:
+            records = [r for r in self._records.values() if r.vector.shape[0] == dims]
+            if records:
+                matrix = np.stack([r.vector for r in records]).astype(np.float32)
+                norms = np.linalg.norm(matrix, axis=1)
+                ok = np.isfinite(norms) & (norms > 0)
+                records = [r for r, good in zip(records, ok, strict=True) if good]
+                matrix = matrix[ok] / norms[ok][:, None]
+            else:
+                matrix = np.zeros((0, dims), dtype=np.float32)
+            self._matrix[dims] = (records, matrix)
+        return self._matrix[dims]
