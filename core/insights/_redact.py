@@ -18,10 +18,21 @@ common spelling.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from core.insights._literals import STOPWORDS, Literal, Literals, dates_in, fold_words, numbers_in, without_dates
+from core.insights._literals import (
+    STOPWORDS,
+    Literal,
+    Literals,
+    dates_in,
+    days_in,
+    fold_words,
+    numbers_in,
+    without_dates,
+)
+from core.text import clean_text
 from core.insights._record import MAX_FOLLOWUPS, InsightDraft, followup_key
 
 __all__ = ["Redaction", "find_leaks", "redact"]
@@ -55,7 +66,7 @@ def redact(draft: InsightDraft, literals: Literals,
     ``schema`` maps each table name to its column names; entities are checked against it (None: none pass)."""
     if not draft.worth_sharing:
         return Redaction(None, "the model found nothing worth sharing")
-    summary = " ".join(draft.insight_summary.split())
+    summary = visible(draft.insight_summary)
     if not summary:
         return Redaction(None, "no insight summary")
     if len(summary) > MAX_SUMMARY_CHARS:
@@ -68,7 +79,7 @@ def redact(draft: InsightDraft, literals: Literals,
     entities = _entities(draft.entities, literals, schema)
     followups: list[str] = []
     for text in draft.suggested_followups:
-        text = " ".join(str(text).split())
+        text = visible(str(text))
         if not text or len(text) > MAX_FOLLOWUP_CHARS or _SQL_SHAPE.search(text) or find_leaks(text, literals):
             continue
         if followup_key(text) not in {followup_key(f) for f in followups}:
@@ -79,21 +90,39 @@ def redact(draft: InsightDraft, literals: Literals,
                      dropped_followups=len(draft.suggested_followups) - len(followups))
 
 
+def visible(text: str) -> str:
+    """``text`` as a person sees it: compatibility forms folded (fullwidth digits), invisible format characters
+    (zero-width joiners, soft hyphens, bidi overrides, tags) removed rather than left to split a word, control
+    characters and escapes gone, spacing collapsed. Checked and stored in this form."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return " ".join(clean_text(text).split())
+
+
 def find_leaks(text: str, literals: Literals) -> list[str]:
     """What in ``text`` gives a literal away, by kind ("a value from the rows"), never the value itself."""
+    text = visible(text)
     found: list[str] = []
     if _EMAIL.search(text):
         found.append("an e-mail address")
+    if any(_mixed_scripts(token) for token in re.findall(r"\w+", text)):
+        found.append("look-alike letters of another alphabet")
     words = fold_words(text)
-    raw_words = fold_words(text, singular=False)
+    raw_words = _join_spelled(fold_words(text, singular=False))
+    if _copies(words, literals.question_words):
+        found.append("the question's own wording")
     partial = literals.partial_tokens()
     text_numbers = _numbers_outside_durations(text)
     text_dates = set(dates_in(text))
+    text_days = set(days_in(text))  # "15 March", "March 2024": part of a date
     text_digits = ["".join(ch for ch in m.group(0) if ch.isdigit()) for m in _DIGITS.finditer(text)]
     for literal in literals.items:
         if literals.is_vocabulary(literal):
             continue
-        if _leaks(literal, words, raw_words, text_numbers, text_dates, text_digits, literals.schema_words):
+        if literal.date is not None and ((literal.date.month, literal.date.day) in text_days
+                                         or (literal.date.year, literal.date.month, 0) in text_days):
+            found.append(_kind(literal))
+        elif _leaks(literal, words, raw_words, text_numbers, text_dates, text_digits, literals.schema_words):
             found.append(_kind(literal))
     found.extend(_kind(partial[w]) for w in words if w in partial)
     return found
@@ -132,12 +161,47 @@ def _leaks(literal: Literal, words: tuple[str, ...], raw_words: tuple[str, ...],
 def _number_in(value: float, numbers: list[float]) -> bool:
     if value.is_integer() and abs(value) < SMALL_NUMBER:
         return False
+    ratio = 0 < abs(value) < 1 and _significant(value) >= 3  # 0.4273 may be written 42.7 % or 0.43
     for n in numbers:
         if n == value:
             return True
-        if abs(value) >= 100 and abs(n - value) <= NUMBER_TOLERANCE * abs(value) and _significant(n) >= 2:
+        close = abs(n - value) <= NUMBER_TOLERANCE * abs(value)
+        if (abs(value) >= 100 or ratio) and close and _significant(n) >= 2:
+            return True
+        if ratio and abs(n - 100 * value) <= NUMBER_TOLERANCE * 100 * abs(value) and _significant(n) >= 2:
             return True
     return False
+
+
+def _mixed_scripts(token: str) -> bool:
+    """A word of Latin letters with Cyrillic or Greek look-alikes in it ("Priyа" with a Cyrillic а)."""
+    scripts = {unicodedata.name(ch, "").split(" ", 1)[0] for ch in token if ch.isalpha()}
+    return "LATIN" in scripts and bool(scripts & {"CYRILLIC", "GREEK"})
+
+
+def _join_spelled(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Runs of three or more single letters or digits joined ("N a i r o b i", "N.a.i.r.o.b.i" → "nairobi")."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in (*words, ""):
+        if len(word) == 1:
+            run.append(word)
+            continue
+        out.extend(["".join(run)] if len(run) >= 3 else run)
+        run = []
+        if word:
+            out.append(word)
+    return tuple(out)
+
+
+COPIED_WORDS = 8  # this many of the question's words in a row is its wording (a short restatement is its shape)
+
+
+def _copies(words: tuple[str, ...], question: tuple[str, ...]) -> bool:
+    if len(question) < COPIED_WORDS:
+        return False
+    grams = {question[i:i + COPIED_WORDS] for i in range(len(question) - COPIED_WORDS + 1)}
+    return any(words[i:i + COPIED_WORDS] in grams for i in range(len(words) - COPIED_WORDS + 1))
 
 
 def _digits_in(text: str, digit_runs: list[str]) -> bool:
