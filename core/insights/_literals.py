@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Literal", "Literals", "collect_literals", "common_words", "dates_in", "days_in", "fold_words", "numbers_in", "without_dates"]
+__all__ = ["EMAIL", "Literal", "Literals", "collect_literals", "common_words", "dates_in", "days_in", "fold_words", "numbers_in", "without_dates"]
 
 # Words never a value on their own: function words, question words, and Hindi-English ones.
 STOPWORDS = frozenset("""
@@ -48,7 +48,7 @@ _NUMBER = re.compile(
     r"(?<![\w.])(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)"  # Indian grouping: 12,50,000
     r"|\d{1,3}(?:\.\d{3})+,\d+(?!\d)"  # European: 1.250.000,00
     r"|\d{1,3}(?:[,_\u202f]\d{3})+|\d+)(?:\.\d+)?(?:\s?[kKmMbB](?:n|illion)?\b)?")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _QUOTED = re.compile(r"'([^']{2,200})'|\"([^\"]{2,200})\"|“([^”]{2,200})”|‘([^’]{2,200})’")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_TOKEN = 3  # a token of a longer value counts alone from this many characters
@@ -79,7 +79,7 @@ class Literal:
     number: float | None = None
     date: _dt.date | None = None
 
-    @property
+    @functools.cached_property
     def squeezed(self) -> str:
         """The value's letters and digits run together, as written (no plural folded off)."""
         return "".join(fold_words(self.text, singular=False))
@@ -103,6 +103,7 @@ class Literals:
             ch.isdigit() for ch in literal.text) and all(
             w in self.vocabulary and (w in common or w + "s" in common) for w in literal.words)
 
+    @functools.cached_property
     def partial_tokens(self) -> dict[str, Literal]:
         """Single words of multi-word values that give the value away alone ("Sharma" of "Priya Sharma"); not the
         parts of a lower-case code ('agri_seasonal', 'truck_16t') nor the question's own lower-case words."""
@@ -149,7 +150,7 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
             return
         seen.add((literal.squeezed, source))
         items.append(literal)
-        for email in _EMAIL.findall(literal.text):  # its local part is a name or handle: its words count alone
+        for email in EMAIL.findall(literal.text):  # its local part is a name or handle: its words count alone
             local = re.sub(r"[._+-]+", " ", email.split("@", 1)[0]).strip()
             if len(local) >= 3:
                 add(local if " " in local else local.capitalize(), source)
@@ -237,9 +238,9 @@ def _question_literals(question: str, generic: frozenset[str], row_words: set[st
     values: list[Any] = []
     for match in _QUOTED.finditer(question):
         values.append(next(g for g in match.groups() if g))
-    values.extend(_EMAIL.findall(question))
+    values.extend(EMAIL.findall(question))
     values.extend(dates_in(question))
-    values.extend(numbers_in(without_dates(_EMAIL.sub(" ", question))))
+    values.extend(numbers_in(without_dates(EMAIL.sub(" ", question))))
     tokens = re.findall(r"[^\W\d_][\w'’.-]*", question)
     name: list[str] = []  # consecutive capitalised words: one name ("Priya Sharma"), kept whole as well
     for i, token in enumerate(tokens + [""]):

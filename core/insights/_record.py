@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_FOLLOWUPS", "InsightDraft", "InsightRecord", "ScoredInsight", "decode_vector", "encode_vector"]
+__all__ = [
+    "MAX_FOLLOWUPS", "InsightDraft", "InsightRecord", "ScoredInsight", "decode_vector", "encode_vector", "unit_vector",
+]
 
 MAX_FOLLOWUPS = 3
 
@@ -60,7 +62,7 @@ class InsightRecord:
             record_id=uuid.uuid4().hex, agent_id=agent_id, db_kind=db_kind, created_at=created,
             expires_at=created + ttl_s, embedding_model=embedding_model,
             insight_summary=draft.insight_summary, entities=tuple(draft.entities),
-            suggested_followups=tuple(draft.suggested_followups[:MAX_FOLLOWUPS]), vector=_unit(vector),
+            suggested_followups=tuple(draft.suggested_followups[:MAX_FOLLOWUPS]), vector=unit_vector(vector),
         )
 
     def expired(self, now: float | None = None) -> bool:
@@ -121,7 +123,7 @@ def decode_vector(text: str) -> np.ndarray:
     return np.frombuffer(data, dtype="<f4").astype(np.float32)
 
 
-def _unit(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+def unit_vector(vector: Sequence[float] | np.ndarray) -> np.ndarray:
     v = np.asarray(vector, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(v))
     if not math.isfinite(norm) or norm == 0.0:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.insights._literals import (
+    EMAIL,
     STOPWORDS,
     Literal,
     Literals,
@@ -39,7 +40,6 @@ __all__ = ["Redaction", "find_leaks", "redact"]
 
 MAX_SUMMARY_CHARS = 600
 MAX_FOLLOWUP_CHARS = 200
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _SQL_SHAPE = re.compile(r"\bselect\b[\s\S]+\bfrom\b|\b(?:insert\s+into|delete\s+from|update\s+\w+\s+set)\b|;\s*$",
                         re.IGNORECASE)
 _DURATION = re.compile(r"^\s*(?:days?|weeks?|months?|quarters?|years?|hours?|minutes?|mahine|din|saal)\b", re.I)
@@ -76,7 +76,7 @@ def redact(draft: InsightDraft, literals: Literals,
     leaks = find_leaks(summary, literals)
     if leaks:
         return Redaction(None, f"the insight summary contains {leaks[0]}")
-    entities = _entities(draft.entities, literals, schema)
+    entities = _entities(draft.entities, schema)
     followups: list[str] = []
     for text in draft.suggested_followups:
         text = visible(str(text))
@@ -103,7 +103,7 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
     """What in ``text`` gives a literal away, by kind ("a value from the rows"), never the value itself."""
     text = visible(text)
     found: list[str] = []
-    if _EMAIL.search(text):
+    if EMAIL.search(text):
         found.append("an e-mail address")
     if any(_mixed_scripts(token) for token in re.findall(r"\w+", text)):
         found.append("look-alike letters of another alphabet")
@@ -111,7 +111,7 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
     raw_words = _join_spelled(fold_words(text, singular=False))
     if _copies(words, literals.question_words):
         found.append("the question's own wording")
-    partial = literals.partial_tokens()
+    partial = literals.partial_tokens
     text_numbers = _numbers_outside_durations(text)
     text_dates = set(dates_in(text))
     text_days = set(days_in(text))  # "15 March", "March 2024": part of a date
@@ -222,7 +222,7 @@ def _digits_in(text: str, digit_runs: list[str]) -> bool:
 def _numbers_outside_durations(text: str) -> list[float]:
     """Numbers of the text, less small ones that count a period ("last 12 months"): a window, not data."""
     out: list[float] = []
-    text = without_dates(_EMAIL.sub(" ", text))
+    text = without_dates(EMAIL.sub(" ", text))
     for match in re.finditer(r"\d[\d,._\u202f]*(?:\s?[kKmMbB](?:n|illion)?\b)?", text):
         values = numbers_in(match.group(0))
         if not values:
@@ -238,8 +238,7 @@ def _significant(n: float) -> int:
     return len(digits)
 
 
-def _entities(entities: Iterable[str], literals: Literals,
-              schema: Mapping[str, Sequence[str]] | None) -> list[str]:
+def _entities(entities: Iterable[str], schema: Mapping[str, Sequence[str]] | None) -> list[str]:
     """Only ``table:<t>`` / ``column:<t>.<c>`` of the schema, spelled as the schema spells them."""
     if schema is None:
         return []

@@ -23,7 +23,7 @@ import numpy as np
 
 from core.errors import CairnError
 from core.insights._literals import collect_literals
-from core.insights._record import InsightRecord, followup_key
+from core.insights._record import InsightRecord, followup_key, unit_vector
 from core.insights._redact import redact
 from core.insights._store import InsightStore
 from core.insights._summarize import summarize
@@ -126,7 +126,7 @@ class InsightSharing:
         when the store cannot be read (the caller shows it; the answer is not affected)."""
         if not question.strip():
             return []
-        asked = _unit(self.embed(question))
+        asked = unit_vector(self.embed(question))
         hits = self.store.query(asked, exclude_agent=self.agent_id, embedding_model=self.embedding_model,
                                 top_k=limit * 4, min_similarity=PREFILTER)
         scored = []
@@ -154,7 +154,7 @@ class InsightSharing:
         if vector is None:
             if len(self._part_vectors) >= _PART_CACHE:
                 self._part_vectors.clear()
-            vector = self._part_vectors[text] = _unit(self.embed(text))
+            vector = self._part_vectors[text] = unit_vector(self.embed(text))
         return vector
 
     def reject(self, suggestion: Suggestion) -> int:
@@ -170,12 +170,6 @@ class InsightSharing:
 def relevance(question: np.ndarray, parts: Sequence[np.ndarray]) -> float:
     """How relevant a record is to a question: the best cosine of its parts (unit vectors) with it."""
     return max((float(np.dot(question, p)) for p in parts), default=0.0)
-
-
-def _unit(vector: Sequence[float] | np.ndarray) -> np.ndarray:
-    v = np.asarray(vector, dtype=np.float32).reshape(-1)
-    norm = float(np.linalg.norm(v))
-    return v / norm if norm else v
 
 
 def default_agent_id(data_dir: str) -> str:
