@@ -10,7 +10,7 @@ Run from the repository root: ``.venv/bin/python -m bench.classifier [--set dev|
   seen     tests/heldout/routing.csv and routing_fresh.csv .. routing_fresh4.csv: the earlier such sets. Their
            aggregate figures were looked at during development and changes followed: development data now.
 A held-out message that also occurs in the training file (a "thanks!" written twice) is left out and counted.
-The router's training set (core/memory/data/routing_train.csv) is neither; its 5-fold figure is printed by
+The router's training set (core/memory/routing/data/routing_train.csv) is neither; its 5-fold figure is printed by
 scripts/train_router.py. Reports exact-kind accuracy, route-group accuracy (remember / answer with SQL / talk:
 what decides whether something is stored or SQL runs), per label, the seed's regex, and time per message.
 """

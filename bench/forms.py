@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from core.databases import SqliteDatabase  # noqa: E402
 from core.databases._sample import _DDL, generate_rows  # noqa: E402
 from core.memory import Fact  # noqa: E402
-from core.memory._structured import structure  # noqa: E402
+from core.memory.forms._structured import structure  # noqa: E402
 from core.schema import Schema  # noqa: E402
 
 DEV = ROOT / "tests" / "data" / "forms_dev.json"

@@ -10,7 +10,7 @@ orders) show what the bands get wrong by themselves:
   contradiction  same subject, new value  right: DELETE    bands: > 0.95 drops the new value, < 0.70 keeps both
   unrelated      different subjects       right: ADD       bands: >= 0.70 hands them to the model to merge
 A pair in the 0.70-0.95 band is "model-dependent": right only if the LLM's one-word verdict is. The last
-columns run Cairn's real update cycle (core.memory._update.apply_fact, structured forms first, no LLM) on each
+columns run Cairn's real update cycle (core.memory.cycle._update.apply_fact, structured forms first, no LLM) on each
 pair, so the figure the bands leave open can be compared with what the structured rules settle.
 """
 

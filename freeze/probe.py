@@ -60,7 +60,7 @@ _DOTTED = re.compile(r"^(core|desktop)(\.\w+)+:\w+$")
 
 def registry_modules() -> dict[str, list[str]]:
     """Every registry of Cairn's — a module-level dict of ``"module:Class"`` strings, such as the memory stores
-    (``core.memory._stores.BACKENDS``) or the secret backends — and the modules its entries name.
+    (``core.memory.stores._stores.BACKENDS``) or the secret backends — and the modules its entries name.
 
     Found by looking at every loaded ``core``/``desktop`` module, so a registry added later is covered too.
     """
@@ -140,7 +140,7 @@ def main() -> int:
     import keyring
 
     keyring.get_keyring()  # walks the entry points the way Cairn's secret store does at run time
-    from core.memory._embedder import MiniLMEmbedder
+    from core.memory.kernel._embedder import MiniLMEmbedder
 
     vectors = MiniLMEmbedder().embed_batch(["How many customers are there?"])
     assert vectors.shape == (1, 384), vectors.shape

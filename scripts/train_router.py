@@ -1,7 +1,7 @@
-"""Train the message router (core/memory/_router.py) from core/memory/data/routing_train.csv.
+"""Train the message router (core/memory/routing/_router.py) from core/memory/routing/data/routing_train.csv.
 
 Run from the repository root: ``.venv/bin/python scripts/train_router.py [--check]``. Writes
-core/memory/data/router.npz (weights, labels, the embedder it belongs to, the training file's SHA-256) and prints
+core/memory/routing/data/router.npz (weights, labels, the embedder it belongs to, the training file's SHA-256) and prints
 stratified 5-fold cross-validation accuracy for each regularisation strength tried. ``--check`` only reports
 whether the shipped weights were trained from the shipped training file.
 
@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.memory._router import LABELS, ROUTER_EMBEDDER, features, training_file_digest  # noqa: E402
+from core.memory.routing._router import LABELS, ROUTER_EMBEDDER, features, training_file_digest  # noqa: E402
 
-DATA = ROOT / "core" / "memory" / "data" / "routing_train.csv"
-OUT = ROOT / "core" / "memory" / "data" / "router.npz"
+DATA = ROOT / "core" / "memory" / "routing" / "data" / "routing_train.csv"
+OUT = ROOT / "core" / "memory" / "routing" / "data" / "router.npz"
 C_GRID = (10.0, 30.0)
 
 
@@ -40,7 +40,7 @@ def load(path: Path = DATA) -> tuple[list[str], list[str], list[bool]]:
 
 
 def matrix(messages: list[str], history: list[bool]) -> np.ndarray:
-    from core.memory._embedder import MiniLMEmbedder
+    from core.memory.kernel._embedder import MiniLMEmbedder
 
     emb = MiniLMEmbedder().embed_batch(messages)
     return np.stack([features(m, e, has_history=h) for m, e, h in zip(messages, emb, history, strict=True)])

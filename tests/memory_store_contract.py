@@ -144,7 +144,7 @@ class MemoryStoreContract:
         assert [m.content for m in again.recent_messages("bob")] == ["bob's"]
 
     def test_follow_ups_read_only_the_turns_about_this_database(self, store: Any) -> None:
-        from core.memory._conversation import Conversation
+        from core.memory.recall._conversation import Conversation
 
         talk = Conversation(store)
         talk.record("ann", "orders last week?", answer_text="12 rows", sql="SELECT * FROM orders", database_id="shop")

@@ -555,14 +555,14 @@ def test_progress_shows_the_start_and_every_question_off_a_terminal(tmp_path: Pa
 def test_sigterm_mid_run_exits_143_and_keeps_the_answers(tmp_path: Path, shop: Path, fake_ollama, capsys,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from core.cli import _eval_command
-    from core.cli._commands import _Terminated
+    from core.cli._exit_codes import Terminated
 
     fake_ollama.add_model("qwen2.5-coder:7b")
     fake_ollama.default_chat = _reply
 
     def terminated(self: _eval_command._Progress, done: int, total: int) -> None:
         if done >= 1:
-            raise _Terminated()
+            raise Terminated()
 
     monkeypatch.setattr(_eval_command._Progress, "__call__", terminated)
     assert _eval(tmp_path, _write_set(tmp_path, shop)) == 143

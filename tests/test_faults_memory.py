@@ -28,7 +28,7 @@ import psycopg
 import pytest
 
 import core.config
-import core.memory._store_json as store_json
+import core.memory.stores._store_json as store_json
 from core.assistant import Assistant
 from core.config import Settings
 from core.databases import open_database

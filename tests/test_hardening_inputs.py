@@ -375,7 +375,7 @@ def test_damaged_entries_are_skipped_or_repaired_and_never_lost(tmp_path: Path,
 
 def test_memory_files_are_private_whatever_the_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from core.memory import JsonMemoryStore
-    from core.memory import _store_json
+    from core.memory.stores import _store_json
 
     if os.name != "posix":
         pytest.skip("POSIX modes")

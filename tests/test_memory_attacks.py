@@ -551,7 +551,7 @@ def test_stalled_model_still_stores_a_statement_within_its_deadline(tmp_path: Pa
 ])
 def test_edit_dialog_fits_a_1366x768_screen(qtbot, tmp_path: Path, shop_path: Path, bots, text: str) -> None:
     """The Add dialog with a 2,000-character memory and a long "Understood" line fits 1366x768 (regression)."""
-    from desktop.memory_edit_dialog import MemoryEditDialog
+    from desktop.memory.memory_edit_dialog import MemoryEditDialog
 
     bot = bot_for(bots, tmp_path, shop_path)
     dialog = MemoryEditDialog(None, understand=lambda c, t: bot.bank.understand(c, t, lookup=False),
@@ -605,7 +605,7 @@ def test_an_import_for_another_database_is_understood_against_that_database(tmp_
     from core.schema import Column, Schema, Table
 
     bot = bot_for(bots, tmp_path, shop_path)
-    from core.memory._bank import EXPORT_FORMAT
+    from core.memory.cycle._bank import EXPORT_FORMAT
 
     added = bot.bank.import_("imp", {"format": EXPORT_FORMAT, "memories": [
         {"category": "preference", "content": "Show customers from Germany", "database_id": "music-db"},

@@ -6,7 +6,7 @@ import pytest
 
 from core.errors import LLMUnavailable
 from core.llm import SQL_OPTIONS
-from core.memory._extraction import (
+from core.memory.cycle._extraction import (
     EXTRACTION_SYSTEM,
     Fact,
     extract_facts,

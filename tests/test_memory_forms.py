@@ -17,7 +17,7 @@ import pytest
 from core.databases import SqliteDatabase
 from core.databases._sample import _DDL, generate_rows
 from core.memory import Fact, ValueLookup
-from core.memory._structured import structure
+from core.memory.forms._structured import structure
 from core.schema import Column, ForeignKey, Schema, Table
 
 
@@ -265,7 +265,7 @@ def test_a_lookup_table_filter_scoped_to_a_referencing_table_reaches_its_queries
     """"When I ask about tracks, skip the video files": the condition is on MediaType, the questions read Track."""
     import sqlglot
 
-    from core.memory._filters import enforce_filters
+    from core.memory.enforcement._filters import enforce_filters
 
     media = Table("MediaType", (Column("MediaTypeId", "integer"), Column("Name", "text",
                   value_hints=("MPEG audio file", "Protected MPEG-4 video file"))), primary_key=("MediaTypeId",))

@@ -20,11 +20,11 @@ import pytest
 import sqlglot
 
 from core.memory import Grounding, understand
-from core.memory._filters import enforce_filters
-from core.memory._period_text import period_from_text
-from core.memory._presentation import apply_presentation
-from core.memory._recall import names_term, words
-from core.memory._word_match import acronyms, canonical, one_edit, same_word
+from core.memory.enforcement._filters import enforce_filters
+from core.memory.forms._period_text import period_from_text
+from core.memory.enforcement._presentation import apply_presentation
+from core.memory.recall._recall import names_term, words
+from core.memory.kernel._word_match import acronyms, canonical, one_edit, same_word
 from tests.conftest import shared_data_path
 
 # -- naming -----------------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def test_a_table_free_sort_that_cannot_apply_says_why(sql: str, reason: str) -> 
 
 
 def test_two_table_free_sorts_on_different_columns_are_not_the_same_memory() -> None:
-    from core.memory._sameness import same_structure
+    from core.memory.cycle._sameness import same_structure
 
     newest = {"kind": "sort", "by": "date", "direction": "DESC"}
     assert same_structure(newest, dict(newest))
@@ -287,7 +287,7 @@ def test_a_new_default_period_replaces_the_saved_one(chinook: tuple[Grounding, P
 
 
 def test_a_current_period_window_starts_at_the_period_start() -> None:
-    from core.memory._filters import current_start
+    from core.memory.enforcement._filters import current_start
 
     today = datetime.date(2026, 2, 15)
     assert current_start("year", today) == datetime.date(2026, 1, 1)
@@ -329,7 +329,7 @@ def test_a_value_with_small_words_is_found_in_the_data(chinook: tuple[Grounding,
     ("how many orders", False),
 ])  # fmt: skip
 def test_comparisons_and_grouped_metrics_are_lists(question: str, rows: bool) -> None:
-    from core.memory._shape import asks_for_rows
+    from core.memory.recall._shape import asks_for_rows
 
     assert asks_for_rows(question, names=("return rate",) if "return rate" in question else ()) is rows
 
@@ -536,7 +536,7 @@ def test_a_number_sort_never_takes_a_column_whose_name_merely_contains_count() -
 
 
 def test_a_merged_exclusion_keeps_the_scope_of_the_rule() -> None:
-    from core.memory._filter_merge import merge_filters
+    from core.memory.cycle._filter_merge import merge_filters
 
     link = [{"table": "Track", "column": "GenreId", "key": "GenreId"}]
     old = {"kind": "filter", "table": "Genre", "column": "Name", "op": "<>", "value": "TV Shows",
@@ -575,14 +575,14 @@ def test_a_reason_after_a_comma_is_not_a_value_but_an_unknown_value_is_kept(chin
      "videos wala filter hata do"),
 ])  # fmt: skip
 def test_a_withdrawal_finds_the_setting_it_names(saved: dict[str, object], message: str) -> None:
-    from core.memory._forget import _structural_match, retraction_object
+    from core.memory.cycle._forget import _structural_match, retraction_object
 
     assert _structural_match(retraction_object(message), saved, "sqlite") is True
 
 
 @pytest.mark.parametrize("message", ["stop excluding cancelled orders", "forget the file export", "forget India"])
 def test_a_withdrawal_of_something_else_leaves_settings_alone(message: str) -> None:
-    from core.memory._forget import _structural_match, retraction_object
+    from core.memory.cycle._forget import _structural_match, retraction_object
 
     for saved in ({"kind": "limit", "value": 20}, {"kind": "sort", "by": "date", "direction": "DESC"},
                   {"kind": "filter", "table": "MediaType", "column": "Name", "op": "<>",

@@ -12,13 +12,13 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from core.memory._filters import (
+from core.memory.enforcement._filters import (
     FilterOutcome,
     enforce_filters,
     filter_condition,
     window_start,
 )
-from core.memory._presentation import PresentationOutcome, apply_presentation
+from core.memory.enforcement._presentation import PresentationOutcome, apply_presentation
 
 TODAY = datetime.date(2024, 5, 31)
 

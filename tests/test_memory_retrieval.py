@@ -22,9 +22,9 @@ from core.errors import EmbeddingModelMissing
 from core.memory import MiniLMEmbedder
 from core.memory import Fact
 from core.memory import Memory
-from core.memory._recall import TOP_K, Recall, recall_memories
+from core.memory.recall._recall import TOP_K, Recall, recall_memories
 from core.memory import JsonMemoryStore
-from core.memory._structured import structure
+from core.memory.forms._structured import structure
 from core.schema import Column, Schema, Table
 
 pytestmark = pytest.mark.slow

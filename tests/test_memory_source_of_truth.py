@@ -13,7 +13,7 @@ import pytest
 
 from core.errors import MemoryStoreError
 from core.memory import Memory, open_memory_store
-from core.memory._unavailable import ReconnectingStore
+from core.memory.stores._unavailable import ReconnectingStore
 from tests.fakes.in_memory_store import InMemoryStore
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from core.errors import CorruptMemoryFile, MemoryStoreError
-from core.memory import _store_json as store_json
+from core.memory.stores import _store_json as store_json
 from core.memory import Memory, Message
-from core.memory._store_json import JsonMemoryStore, user_file_name
+from core.memory.stores._store_json import JsonMemoryStore, user_file_name
 from tests.memory_store_contract import ODD_NAMES, MemoryStoreContract, memory, query
 
 

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from core.errors import MemoryStoreError
-from core.memory import _store_pgvector as store_pgvector
+from core.memory.stores import _store_pgvector as store_pgvector
 from core.memory import Memory
 from core.memory import PgVectorMemoryStore
 from core.memory import open_memory_store

@@ -6,8 +6,8 @@ import psycopg
 import pytest
 
 from core.memory import Fact
-from core.memory._structured import parse_definition, structure
-from core.memory._words import currency_code, mentions_value, name_key
+from core.memory.forms._structured import parse_definition, structure
+from core.memory.kernel._words import currency_code, mentions_value, name_key
 from core.schema import Column, ForeignKey, Schema, Table
 
 CUSTOMERS = Table(
@@ -232,7 +232,7 @@ def test_a_cue_after_the_value_sets_its_polarity(text: str, op: str) -> None:
 
 
 def test_a_list_named_first_is_the_definition_not_the_name() -> None:
-    from core.memory._structured import parse_definition
+    from core.memory.forms._structured import parse_definition
 
     assert parse_definition("Chennai, Kolkata, Delhi and Mumbai are the metros.") == (
         "metros", "Chennai, Kolkata, Delhi and Mumbai")

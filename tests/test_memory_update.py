@@ -11,11 +11,11 @@ import pytest
 from core.errors import EmbeddingModelMissing, LLMTimeout, MemoryStoreError
 from core.memory import MiniLMEmbedder
 from core.memory import Fact
-from core.memory._forget import forget, retraction_object
+from core.memory.cycle._forget import forget, retraction_object
 from core.memory import Memory
 from core.memory import MemoryStore
 from core.memory import JsonMemoryStore
-from core.memory._update import UpdateReport, apply_fact, parse_decision
+from core.memory.cycle._update import UpdateReport, apply_fact, parse_decision
 from core.schema import Column, Schema, Table
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.in_memory_store import InMemoryStore
@@ -573,7 +573,7 @@ def test_a_detail_for_a_saved_term_is_kept_with_it_as_words(minilm: CachedEmbedd
     ("Long track = over 6 minutes.", "long track should be over 6 minutes", False),
 ])  # fmt: skip
 def test_restates_compares_numbers_words_and_comparisons(old: str, new: str, same: bool) -> None:
-    from core.memory._sameness import restates
+    from core.memory.cycle._sameness import restates
 
     assert restates(old, new, "x") is same
 

@@ -22,12 +22,12 @@ from core.assistant import Assistant
 from core.config import Settings
 from core.databases import open_database
 from core.memory import MemoryBank
-from core.memory._extraction import Fact, extraction_prompt, parse_facts, rule_based_facts
+from core.memory.cycle._extraction import Fact, extraction_prompt, parse_facts, rule_based_facts
 from core.memory import Memory
 from core.memory import Recall, RecalledMemory
 from core.memory import JsonMemoryStore
-from core.memory._schema_match import filter_spec
-from core.memory._structured import structure
+from core.memory.forms._schema_match import filter_spec
+from core.memory.forms._structured import structure
 from core.pipeline import AskPipeline
 from core.prompt import build_repair_prompt, build_sql_prompt
 from core.sql import guard

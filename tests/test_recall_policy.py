@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from core.memory import Fact, JsonMemoryStore, Memory, MiniLMEmbedder
-from core.memory._recall import recall_memories
-from core.memory._shape import asks_for_rows
-from core.memory._structured import structure
+from core.memory.recall._recall import recall_memories
+from core.memory.recall._shape import asks_for_rows
+from core.memory.forms._structured import structure
 from core.number_format import NumberFormat
 from core.schema import Column, Schema, Table
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.memory import MiniLMEmbedder, classify, router_applies
-from core.memory._router import load_router, training_file_digest
+from core.memory.routing._router import load_router, training_file_digest
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.scripted_llm import ScriptedLLM
 
@@ -18,7 +18,7 @@ def minilm() -> MiniLMEmbedder:
 
 def test_shipped_weights_match_the_training_file() -> None:
     model = load_router()
-    assert model is not None, "core/memory/data/router.npz is missing: run scripts/train_router.py"
+    assert model is not None, "core/memory/routing/data/router.npz is missing: run scripts/train_router.py"
     assert model.train_digest == training_file_digest(), "routing_train.csv changed: run scripts/train_router.py"
 
 
@@ -56,7 +56,7 @@ def test_edit_of_the_last_query_needs_history(minilm) -> None:
 
 
 def _probs(**given: float) -> dict[str, float]:
-    from core.memory._router import LABELS
+    from core.memory.routing._router import LABELS
 
     rest = (1.0 - sum(given.values())) / (len(LABELS) - len(given))
     return {k: given.get(k, rest) for k in LABELS}
@@ -64,8 +64,8 @@ def _probs(**given: float) -> dict[str, float]:
 
 def test_unsure_router_asks_the_local_model() -> None:
     """An unsure choice goes to the model, whose one-word verdict decides (and the route is then sure)."""
-    from core.memory._classifier import _decide
-    from core.memory._classify_rules import classify_rules
+    from core.memory.routing._classifier import _decide
+    from core.memory.routing._classify_rules import classify_rules
 
     probs = _probs(preference=0.45, question=0.40)
     llm = ScriptedLLM("question")
@@ -75,8 +75,8 @@ def test_unsure_router_asks_the_local_model() -> None:
 
 
 def test_unsure_between_remembering_and_answering_answers_without_a_model() -> None:
-    from core.memory._classifier import _decide
-    from core.memory._classify_rules import classify_rules
+    from core.memory.routing._classifier import _decide
+    from core.memory.routing._classify_rules import classify_rules
 
     probs = _probs(preference=0.45, question=0.40)
     route = _decide("Newest orders first", probs, classify_rules("Newest orders first"), None, True)
@@ -85,8 +85,8 @@ def test_unsure_between_remembering_and_answering_answers_without_a_model() -> N
 
 def test_an_unsure_forget_never_deletes_on_a_guess() -> None:
     """"also leave out bank_transfer orders" read as forget 0.37 / preference 0.30 deleted the paypal exclusion."""
-    from core.memory._classifier import _decide
-    from core.memory._classify_rules import classify_rules
+    from core.memory.routing._classifier import _decide
+    from core.memory.routing._classify_rules import classify_rules
 
     text = "also leave out bank_transfer orders"
     route = _decide(text, _probs(forget=0.37, preference=0.30), classify_rules(text), None, False)
@@ -96,8 +96,8 @@ def test_an_unsure_forget_never_deletes_on_a_guess() -> None:
 
 
 def test_a_withdrawal_with_a_replacement_keeps_the_new_value() -> None:
-    from core.memory._classifier import _decide
-    from core.memory._classify_rules import classify_rules
+    from core.memory.routing._classifier import _decide
+    from core.memory.routing._classify_rules import classify_rules
 
     text = "Switch the country filter from India to Japan."
     route = _decide(text, _probs(forget=0.90, preference=0.05), classify_rules(text), None, False)
@@ -107,8 +107,8 @@ def test_a_withdrawal_with_a_replacement_keeps_the_new_value() -> None:
 
 
 def test_sure_router_never_asks_the_model() -> None:
-    from core.memory._classifier import _decide
-    from core.memory._classify_rules import classify_rules
+    from core.memory.routing._classifier import _decide
+    from core.memory.routing._classify_rules import classify_rules
 
     llm = ScriptedLLM()
     route = _decide("Newest orders first", _probs(preference=0.9), classify_rules("x"), llm, True)
@@ -129,7 +129,7 @@ def test_withdrawals_in_everyday_words(minilm, message: str, kind: str) -> None:
 @pytest.mark.parametrize("message", ["Skip video tracks (media type 'Protected MPEG-4 video file').",
                                      "cancelled wale orders mat gino"])
 def test_a_rule_with_no_words_that_take_back_is_never_a_withdrawal(minilm, message: str) -> None:
-    from core.memory._classifier import withdraws
+    from core.memory.routing._classifier import withdraws
 
     assert not withdraws(message)
     assert classify(message, embedder=minilm).kind != "forget"

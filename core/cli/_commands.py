@@ -24,6 +24,16 @@ from typing import Any, TypeVar
 
 from core.answer import Answer, json_value
 from core.cancellation import Cancellation
+from core.cli._exit_codes import (
+    EXIT_CANCELLED,
+    EXIT_DATABASE,
+    EXIT_INPUT,
+    EXIT_NO_ANSWER,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    EXIT_TIMEOUT,
+    Terminated,
+)
 from core.cli._outfile import AtomicOutput, check_output_path
 from core.cli._output import print_answer, print_json, print_reply, reply_json, say, visible
 from core.composition import Services
@@ -44,17 +54,8 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-EXIT_OK, EXIT_NO_ANSWER, EXIT_INPUT, EXIT_DATABASE, EXIT_TIMEOUT, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
-EXIT_TERMINATED = 143  # 128 + SIGTERM
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM: stop as Ctrl+C does, cancelling the running query in the database, rather than die mid-query
-    (the server would run it on until its timeout)."""
-
-
 def _on_sigterm(_signum: int, _frame: object) -> None:
-    raise _Terminated()
+    raise Terminated()
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -107,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_error(exc, args)
         return _exit_code_for(exc)
     except KeyboardInterrupt as exc:
-        terminated = isinstance(exc, _Terminated)
+        terminated = isinstance(exc, Terminated)
         text = "Stopped (the process was asked to terminate)." if terminated else "Cancelled."
         _print_error(QueryCancelled(text, hint="Nothing was changed; the running query was cancelled too."), args)
         return EXIT_TERMINATED if terminated else EXIT_CANCELLED

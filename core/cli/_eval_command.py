@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.cli._commands import EXIT_CANCELLED, EXIT_TERMINATED, _Terminated
+from core.cli._exit_codes import EXIT_CANCELLED, EXIT_TERMINATED, Terminated
 from core.cli._output import print_json, say
 from core.config import Settings
 from core.evaluation import EvalOptions, evaluate
@@ -89,5 +89,5 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         answered = outcome.summary["modes"].get("cairn", {}).get("answered", 0)
         say(f"Stopped after {answered} of {outcome.questions} question(s). Run the same command with --resume to "
             "go on.", file=sys.stderr)
-        return EXIT_TERMINATED if isinstance(outcome.interruption, _Terminated) else EXIT_CANCELLED
+        return EXIT_TERMINATED if isinstance(outcome.interruption, Terminated) else EXIT_CANCELLED
     return 0

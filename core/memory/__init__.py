@@ -1,9 +1,27 @@
 """Long-term memory per person: classify a message, extract facts, update the store (ADD/UPDATE/DELETE/NOOP),
-recall what applies to a question, enforce standing filters; stores in pgvector or JSON files, the editable bank."""
+recall what applies to a question, enforce standing filters; stores in pgvector or JSON files, the editable bank.
 
-from core.memory._adopt import StrayMemories, adopt_memories, stray_memories
-from core.memory._bank import PENDING_SOURCE, BankChange, MemoryBank
-from core.memory._classifier import (
+Its parts, top to bottom (each imports only those below it; import-linter contracts in pyproject.toml):
+``cycle`` (extraction, the update cycle, forget, the bank) → ``recall`` (what applies to a question) →
+``forms`` (a statement → a typed form) | ``stores`` (where memories live) | ``routing`` (what a message is) →
+``enforcement`` (forms applied to SQL) → ``kernel`` (the memory record, the embedder, words).
+"""
+
+from core.memory.cycle import (
+    PENDING_SOURCE,
+    SIMILARITY_ASK,
+    SIMILARITY_NOOP,
+    BankChange,
+    MemoryBank,
+    UpdateReport,
+    apply_fact,
+    extract_facts,
+    forget,
+    rule_based_facts,
+)
+from core.memory.recall import Conversation, Recall, RecalledMemory, names_term, recall_memories, words as recall_words
+from core.memory.forms import Grounding, Understanding, ValueLookup, describe_form, understand
+from core.memory.routing import (
     DATA_KINDS,
     KINDS,
     MEMORY_KINDS,
@@ -15,46 +33,57 @@ from core.memory._classifier import (
     route_group,
     router_applies,
 )
-from core.memory._conversation import Conversation
-from core.memory._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one
-from core.memory._extraction import Fact, extract_facts, rule_based_facts
-from core.memory._filters import FilterOutcome, enforce_filters, filter_condition, referencing_links
-from core.memory._forget import forget
-from core.memory._presentation import PresentationOutcome, apply_presentation
-from core.memory._model import (
+from core.memory.stores import (
+    BACKENDS,
+    MEMORY_DATABASE,
+    ConversationStore,
+    JsonMemoryStore,
+    MemoryStore,
+    OpenedStore,
+    PgVectorMemoryStore,
+    StrayMemories,
+    adopt_memories,
+    open_memory_store,
+    stray_memories,
+)
+from core.memory.enforcement import (
+    FilterOutcome,
+    PresentationOutcome,
+    apply_presentation,
+    enforce_filters,
+    filter_condition,
+    referencing_links,
+)
+from core.memory.kernel import (
     ALL_DATABASES,
     CATEGORIES,
+    EMBEDDING_DIMS,
     MAX_MEMORY_CHARS,
     Category,
+    Embedder,
+    Fact,
     Memory,
     Message,
+    MiniLMEmbedder,
     ScoredMemory,
+    embed_one,
     new_memory_id,
 )
-from core.memory._recall import Recall, RecalledMemory, names_term, recall_memories
-from core.memory._recall import words as recall_words
-from core.memory._store import ConversationStore, MemoryStore
-from core.memory._store_json import JsonMemoryStore
-from core.memory._store_pgvector import PgVectorMemoryStore
-from core.memory._structured import ValueLookup
-from core.memory._stores import BACKENDS, MEMORY_DATABASE, OpenedStore, open_memory_store
-from core.memory._understand import Grounding, Understanding, describe_form, understand
-from core.memory._update import SIMILARITY_ASK, SIMILARITY_NOOP, UpdateReport, apply_fact
 
 __all__ = [
     "ALL_DATABASES",
     "BACKENDS",
     "CATEGORIES",
     "DATA_KINDS",
-    "TALK_KINDS",
     "EMBEDDING_DIMS",
     "KINDS",
     "MAX_MEMORY_CHARS",
     "MEMORY_DATABASE",
     "MEMORY_KINDS",
+    "PENDING_SOURCE",
     "SIMILARITY_ASK",
     "SIMILARITY_NOOP",
-    "StrayMemories",
+    "TALK_KINDS",
     "BankChange",
     "Category",
     "Conversation",
@@ -66,24 +95,21 @@ __all__ = [
     "JsonMemoryStore",
     "Memory",
     "MemoryBank",
-    "names_term",
-    "referencing_links",
-    "recall_words",
-    "PENDING_SOURCE",
     "MemoryStore",
     "Message",
     "MiniLMEmbedder",
     "OpenedStore",
-    "PresentationOutcome",
     "PgVectorMemoryStore",
+    "PresentationOutcome",
     "Recall",
     "RecalledMemory",
-    "RouteKind",
     "Route",
+    "RouteKind",
     "ScoredMemory",
+    "StrayMemories",
+    "Understanding",
     "UpdateReport",
     "ValueLookup",
-    "Understanding",
     "adopt_memories",
     "apply_fact",
     "apply_presentation",
@@ -91,13 +117,16 @@ __all__ = [
     "describe_form",
     "embed_one",
     "enforce_filters",
-    "filter_condition",
     "extract_facts",
+    "filter_condition",
     "forget",
     "is_memory_statement",
+    "names_term",
     "new_memory_id",
     "open_memory_store",
     "recall_memories",
+    "recall_words",
+    "referencing_links",
     "route_group",
     "router_applies",
     "rule_based_facts",

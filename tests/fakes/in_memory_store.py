@@ -12,7 +12,7 @@ __all__ = ["InMemoryStore"]
 
 
 class InMemoryStore:
-    """Implements core.memory._store.MemoryStore; every call is scoped to one user like the real stores."""
+    """Implements core.memory.stores._store.MemoryStore; every call is scoped to one user like the real stores."""
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Memory]] = {}

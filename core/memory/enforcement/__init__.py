@@ -1,0 +1,30 @@
+"""Standing forms applied to the model's SQL: filters and time windows in every SELECT that reads their table
+(`_filters`, which also builds the SQL conditions the forms hold) and presentation (sort, limit, columns) on the
+outermost query only (`_presentation`). sqlglot alone: no words, stores or recall."""
+
+from core.memory.enforcement._filters import (
+    FilterOutcome,
+    enforce_filters,
+    escape_like,
+    filter_condition,
+    like_condition,
+    like_node,
+    ordered_bounds,
+    referencing_links,
+    sql_literal,
+)
+from core.memory.enforcement._presentation import PresentationOutcome, apply_presentation
+
+__all__ = [
+    "FilterOutcome",
+    "PresentationOutcome",
+    "apply_presentation",
+    "enforce_filters",
+    "escape_like",
+    "filter_condition",
+    "like_condition",
+    "like_node",
+    "ordered_bounds",
+    "referencing_links",
+    "sql_literal",
+]

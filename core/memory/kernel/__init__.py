@@ -1,0 +1,73 @@
+"""The floor every part of memory stands on: what a memory is (`_model`: `Memory`, `Fact`, `ScoredMemory`,
+`Message`), the sentence embedder (`_embedder`: MiniLM, offline), and the words memories are compared by
+(`_words`: singular forms, name keys, currencies, demonyms; `_word_match`: spellings, typos, acronyms and
+Hindi-English folded). Imports nothing else of memory."""
+
+from core.memory.kernel._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one
+from core.memory.kernel._model import (
+    ALL_DATABASES,
+    CATEGORIES,
+    MAX_MEMORY_CHARS,
+    Category,
+    Fact,
+    Memory,
+    Message,
+    ScoredMemory,
+    new_memory_id,
+)
+from core.memory.kernel._word_match import acronyms, canonical, same_word
+from core.memory.kernel._words import (
+    GENERIC_COL_WORDS,
+    INCLUDE_CUES,
+    NEGATION,
+    NUMBER_WORDS,
+    RESTRICTIVE,
+    STOP,
+    currency_code,
+    currency_spans,
+    demonym_of,
+    find_seq,
+    is_additive,
+    mentions_value,
+    name_key,
+    normalize,
+    place_candidates,
+    singular,
+    words,
+)
+
+__all__ = [
+    "ALL_DATABASES",
+    "CATEGORIES",
+    "EMBEDDING_DIMS",
+    "GENERIC_COL_WORDS",
+    "INCLUDE_CUES",
+    "MAX_MEMORY_CHARS",
+    "NEGATION",
+    "NUMBER_WORDS",
+    "RESTRICTIVE",
+    "STOP",
+    "Category",
+    "Embedder",
+    "Fact",
+    "Memory",
+    "Message",
+    "MiniLMEmbedder",
+    "ScoredMemory",
+    "acronyms",
+    "canonical",
+    "currency_code",
+    "currency_spans",
+    "demonym_of",
+    "embed_one",
+    "find_seq",
+    "is_additive",
+    "mentions_value",
+    "name_key",
+    "new_memory_id",
+    "normalize",
+    "place_candidates",
+    "same_word",
+    "singular",
+    "words",
+]
