@@ -1,7 +1,7 @@
 """Shared set-up of the memory benches: the two databases their data is written for, opened read-only through
 Cairn's own SQLite backend, and a fresh store per case.
 
-"shop" is the sample database (core/databases/_sample.py) rebuilt as a SQLite file from the same seeded rows;
+"shop" is the sample database (core/databases/embedded/_sample.py) rebuilt as a SQLite file from the same seeded rows;
 "chinook" is ../shared/data/chinook/Chinook_Sqlite.sqlite.
 """
 
@@ -31,7 +31,7 @@ CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL 
 
 @cache
 def shop_path() -> Path:
-    from core.databases._sample import generate_rows
+    from core.databases.embedded._sample import generate_rows
 
     path = Path(tempfile.mkdtemp(prefix="cairn-bench-")) / "shop.sqlite"
     customers, orders = generate_rows(date(2026, 1, 1))

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.databases import SqliteDatabase  # noqa: E402
-from core.databases._sample import _DDL, generate_rows  # noqa: E402
+from core.databases.embedded._sample import _DDL, generate_rows  # noqa: E402
 from core.memory import Fact  # noqa: E402
 from core.memory.forms._structured import structure  # noqa: E402
 from core.schema import Schema  # noqa: E402

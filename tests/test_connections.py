@@ -21,7 +21,7 @@ from core.databases import (
 )
 from core.databases import open_database
 from core.errors import ConfigError
-from core.databases._secrets import SessionSecretStore
+from core.databases.connections._secrets import SessionSecretStore
 
 SECRET = "s3cr:t@/?#&pw"
 

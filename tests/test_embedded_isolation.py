@@ -165,7 +165,7 @@ def test_a_killed_process_does_not_keep_the_server_alive(tmp_path: Path) -> None
 @needs_root
 def test_a_link_planted_where_the_socket_goes_is_refused_and_changes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    from core.databases import _cluster
+    from core.databases.embedded import _cluster
     from core.errors import EmbeddedServerError
 
     # A short shared folder, like /tmp: the socket path must fit in 107 bytes whatever pytest's own tmp path is.

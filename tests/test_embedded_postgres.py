@@ -47,7 +47,7 @@ def test_sample_database_is_complete_and_reused(embedded_pg: EmbeddedPostgres, s
 def test_locked_data_dir_gives_clear_message(tmp_path, monkeypatch) -> None:
     import fasteners
 
-    import core.databases._embedded as ep
+    import core.databases.embedded._server as ep
 
     monkeypatch.setattr(ep, "LOCK_TIMEOUT_S", 0.2)
     lock = fasteners.InterProcessLock(str(tmp_path / "pgserver.lock"))
@@ -68,7 +68,7 @@ def test_locked_data_dir_gives_clear_message(tmp_path, monkeypatch) -> None:
 
 
 def _try_start(root: str, q) -> None:  # pragma: no cover - runs in a child
-    import core.databases._embedded as ep
+    import core.databases.embedded._server as ep
 
     ep.LOCK_TIMEOUT_S = 0.2
     try:

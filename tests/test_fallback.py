@@ -242,7 +242,7 @@ def test_india_question_sql_and_explanation() -> None:
 
 
 def test_introspected_schema_gives_the_same_answer(sample_db_uri: str) -> None:
-    postgres = pytest.importorskip("core.databases._postgres")
+    postgres = pytest.importorskip("core.databases.postgres._database")
     db = postgres.PostgresDatabase(sample_db_uri)
     try:
         schema = db.schema()
@@ -432,7 +432,7 @@ def test_irregular_plurals_and_per_row_zeros() -> None:
 
 
 def test_new_shapes_on_the_introspected_schema(sample_db_uri: str) -> None:
-    postgres = pytest.importorskip("core.databases._postgres")
+    postgres = pytest.importorskip("core.databases.postgres._database")
     db = postgres.PostgresDatabase(sample_db_uri)
     try:
         schema = db.schema()

@@ -237,7 +237,7 @@ def _copy_root(src: Path) -> Path:
 
 
 def test_locked_data_directory(monkeypatch: pytest.MonkeyPatch, initialised_root: Path, capsys) -> None:
-    import core.databases._embedded as ep
+    import core.databases.embedded._server as ep
     from core.cli import main
 
     root = _copy_root(initialised_root)

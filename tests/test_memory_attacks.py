@@ -21,7 +21,7 @@ import pytest
 from core.assistant import Assistant
 from core.config import Settings
 from core.databases import SqliteDatabase, open_database
-from core.databases._sample import _DDL, generate_rows
+from core.databases.embedded._sample import _DDL, generate_rows
 from core.errors import CairnError, InputError
 from core.memory import Grounding, JsonMemoryStore, MemoryBank, Route, describe_form
 from core.pipeline import AskPipeline

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.databases import SqliteDatabase
-from core.databases._sample import _DDL, generate_rows
+from core.databases.embedded._sample import _DDL, generate_rows
 from core.memory import Fact, ValueLookup
 from core.memory.forms._structured import structure
 from core.schema import Column, ForeignKey, Schema, Table

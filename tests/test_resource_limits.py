@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from core.databases import SAMPLE_DATABASE, EmbeddedPostgres, PostgresDatabase, QueryLimits, SqliteDatabase
-from core.databases import _fetch_postgres
+from core.databases.postgres import _fetch as _fetch_postgres
 from core.databases._fetch import RowCollector, human_size
-from core.databases._sqlite import _Deadline
+from core.databases.sqlite._database import _Deadline
 from core.errors import LLMTimeout, QueryFailed, QueryTimeout
 from core.llm import OllamaAdmin, OllamaLLM
 from core.llm._deadline import MAX_TIMEOUT_S, total_timeout_s

@@ -13,7 +13,7 @@ from keyring.errors import KeyringLocked, PasswordDeleteError
 
 from core.config import data_dir
 from core.errors import ConfigError
-from core.databases._secrets import (
+from core.databases.connections._secrets import (
     KEYRING_SERVICE,
     NO_KEYRING_WHY,
     KeyringSecretStore,

@@ -269,10 +269,10 @@ def test_desktop_connection_dialog_and_window_never_show_the_password(
     from core.config import Settings, data_dir
     from core.databases import ConnectionStore, default_connections_path
     from core.history import QuestionHistory
-    from core.databases._secrets import SessionSecretStore
-    from desktop.app import AppContext
-    from desktop.connection_dialog import ConnectionDialog
-    from desktop.main_window import MainWindow
+    from core.databases.connections._secrets import SessionSecretStore
+    from desktop.connections.connection_dialog import ConnectionDialog
+    from desktop.shell.app import AppContext
+    from desktop.shell.main_window import MainWindow
     from tests.egress_guard.desktop_session import widget_texts
     from tests.fakes.fake_embedder import FakeEmbedder
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from core.databases import _embedded as embedded_postgres
+from core.databases.embedded import _server as embedded_postgres
 from core.databases import EmbeddedPostgres
 from core.errors import EmbeddedServerError
 from tests.fakes.analyst_model import analyst_model

@@ -1,24 +1,28 @@
 """The databases Cairn reads: PostgreSQL and SQLite behind one :class:`Database` protocol, the embedded
-PostgreSQL server with the sample database, saved connections and the secret store for their passwords."""
+PostgreSQL server with the sample database, saved connections and the secret store for their passwords.
+
+Each backend is a sub-package (``postgres``, ``sqlite``) that imports no other backend; what they share sits
+here (``_base``: the protocol and limits, ``_fetch``: rows under the caps, ``_shared``: the schema cache and value
+hints, ``_inferred_keys``), and ``_open``/``_targets`` turn what a person typed into one of them.
+"""
 
 from core.databases._base import Database, QueryLimits, QueryResult
-from core.databases._connection_id import redact_url
-from core.databases._connections import (
+from core.databases.connections import (
     DEFAULT_PORT,
     ConnectionStore,
     SavedConnection,
+    SecretStore,
     connection_url,
     default_connections_path,
     delete_connection,
+    open_secret_store,
+    redact_url,
     save_connection,
 )
-from core.databases._embedded import EmbeddedPostgres
+from core.databases.embedded import SAMPLE_DATABASE, EmbeddedPostgres, ensure_sample_database
 from core.databases._open import open_database
-from core.databases._postgres import PostgresDatabase
-from core.databases._privileges import RoleReport, check_privileges, read_only_role_sql
-from core.databases._sample import SAMPLE_DATABASE, ensure_sample_database
-from core.databases._secrets import SecretStore, open_secret_store
-from core.databases._sqlite import SqliteDatabase
+from core.databases.postgres import PostgresDatabase, RoleReport, check_privileges, read_only_role_sql
+from core.databases.sqlite import SqliteDatabase
 from core.databases._targets import open_target
 
 __all__ = [

@@ -7,15 +7,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.databases._base import Database
-from core.databases._connection_id import (
+from core.databases.connections import (
     POSTGRES_SCHEMES,
     SQLITE_PREFIX,
     TARGET_FORMS_HINT,
     redact_url,
     sqlite_path_from_target,
 )
-from core.databases._postgres import PostgresDatabase
-from core.databases._sqlite import SqliteDatabase
+from core.databases.postgres import PostgresDatabase
+from core.databases.sqlite import SqliteDatabase
 from core.errors import ConfigError
 
 __all__ = ["open_database"]

@@ -6,7 +6,7 @@ import logging
 
 from core.databases._open import open_database
 from core.databases._base import Database
-from core.databases._embedded import EmbeddedPostgres
+from core.databases.embedded import EmbeddedPostgres
 
 __all__ = ["open_target"]
 
@@ -17,7 +17,7 @@ def open_target(target: str | None, *, embedded: EmbeddedPostgres | None = None)
     """``None`` means the sample database on the embedded server (started on demand)."""
     if target:
         return open_database(target)
-    from core.databases._sample import SAMPLE_DATABASE, ensure_sample_database
+    from core.databases.embedded import SAMPLE_DATABASE, ensure_sample_database
 
     server = embedded or EmbeddedPostgres()
     database = open_database(ensure_sample_database(server))

@@ -1,6 +1,6 @@
 """The embedded PostgreSQL (with pgvector) that hosts the sample database and the memory store.
 
-Started on demand in the data directory (see :mod:`core.databases._cluster` for where the cluster lives and
+Started on demand in the data directory (see :mod:`core.databases.embedded._cluster` for where the cluster lives and
 why only its owner can reach it); reused when already running; stopped when the last Cairn process using it
 exits. Three roles: ``postgres`` (superuser) only for setting databases up, ``cairn_query`` (read-only, the
 sample database only) for questions, ``cairn_memory`` (owner of ``cairn_memory`` only) for memories.
@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from core.config import data_dir
-from core.databases import _cluster as cluster
+from core.databases.embedded import _cluster as cluster
 from core.errors import EmbeddedServerError
 from core.private_files import touch_private
 

@@ -39,8 +39,8 @@ _KEYRING_HINT = (
 
 # Backend name -> "module:Class". open_secret_store walks FALLBACK_CHAIN from the preferred name onwards.
 SECRET_BACKENDS: dict[str, str] = {
-    "keyring": "core.databases._secrets:KeyringSecretStore",
-    "session": "core.databases._secrets:SessionSecretStore",
+    "keyring": "core.databases.connections._secrets:KeyringSecretStore",
+    "session": "core.databases.connections._secrets:SessionSecretStore",
 }
 FALLBACK_CHAIN: tuple[str, ...] = ("keyring", "session")
 

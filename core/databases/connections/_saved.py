@@ -1,7 +1,7 @@
 """Saved database connections: everything needed to reconnect except the password.
 
 Passwords never enter :class:`SavedConnection` or the JSON file; they live in a
-:class:`core.databases._secrets.SecretStore` under :meth:`SavedConnection.secret_key`. A pasted URL that holds a password
+:class:`core.databases.connections._secrets.SecretStore` under :meth:`SavedConnection.secret_key`. A pasted URL that holds a password
 is split by :meth:`SavedConnection.from_url` into the connection and the secret.
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlencode, urlsplit
 
 from core.config import config_dir, write_json_atomic
-from core.databases._connection_id import (
+from core.databases.connections._connection_id import (
     POSTGRES_SCHEMES,
     SQLITE_PREFIX,
     TARGET_FORMS_HINT,
@@ -26,7 +26,7 @@ from core.databases._connection_id import (
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from core.databases._secrets import SecretStore
+    from core.databases.connections._secrets import SecretStore
 
 __all__ = [
     "DEFAULT_PORT",

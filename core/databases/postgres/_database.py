@@ -4,7 +4,7 @@ Defence in depth: every query runs inside ``BEGIN READ ONLY`` with ``statement_t
 the role may) ``temp_file_limit`` set locally, through the extended protocol (one statement only, so
 ``...; COMMIT; INSERT ...`` cannot escape the transaction), and the transaction is rolled back afterwards; the
 session is reset with ``DISCARD ALL`` before the pool reuses it. Rows come through a server-side cursor in
-bounded batches, with long values cut on the server (:mod:`core.databases._fetch_postgres`).
+bounded batches, with long values cut on the server (:mod:`core.databases.postgres._fetch`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from core.cancellation import Cancellation
-from core.databases import _fetch_postgres as fetch
+from core.databases.postgres import _fetch as fetch
 from core.databases._base import QueryLimits, QueryResult
 from core.databases._fetch import human_size
 from core.databases._shared import cached_schema, forget_schema
-from core.databases._connection_id import parse_postgres_url, postgres_id, redact_url
+from core.databases.connections import parse_postgres_url, postgres_id, redact_url
 from core.errors import (
     AuthenticationFailed,
     DatabaseError,
@@ -199,7 +199,7 @@ class PostgresDatabase:
     def _introspect(self) -> Schema:
         import psycopg
 
-        from core.databases._introspect_postgres import introspect
+        from core.databases.postgres._introspect import introspect
 
         with self._connection() as conn:
             try:

@@ -159,7 +159,7 @@ def ensure_sample_database(server: object, created: date | None = None) -> str:
     """Create the sample database on the embedded server if missing or unfinished; return its URI."""
     from psycopg import sql
 
-    from core.databases._embedded import EmbeddedPostgres
+    from core.databases.embedded._server import EmbeddedPostgres
 
     assert isinstance(server, EmbeddedPostgres)
     with server.setup_lock() as conn:  # a second Cairn process waits here instead of racing to create it

@@ -28,7 +28,7 @@ from core.databases._shared import (
     clean_hints,
     forget_schema,
 )
-from core.databases._connection_id import TARGET_FORMS_HINT, sqlite_id
+from core.databases.connections import TARGET_FORMS_HINT, sqlite_id
 from core.databases._inferred_keys import SAMPLE_ROWS, with_inferred_keys
 from core.errors import ConfigError, DatabaseError, DatabaseUnavailable, QueryCancelled, QueryFailed, QueryTimeout
 from core.schema import Column, ForeignKey, Index, Schema, Table

