@@ -1,10 +1,16 @@
 """Wall time of one `cairn ask` on a SQLite file (fake Ollama on loopback): process start to exit.
 
-    .venv/bin/python -m bench.cli_startup
+    .venv/bin/python -m bench.cli_startup                   # this checkout
+    .venv/bin/python -m bench.cli_startup --against main~3  # and another commit, side by side in one run
+
+With ``--against``, the other commit is checked out in a temporary git worktree and run by the same Python and
+packages; the two are measured in alternation (this checkout, then the other, run after run), so a busy machine
+slows both alike.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -15,34 +21,70 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 from tests.fakes.fake_ollama import FakeOllama  # noqa: E402
 
-CHINOOK = Path(__file__).resolve().parents[2] / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
+CHINOOK = REPO.parent / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
 
 
-def main(runs: int = 7) -> None:
+def _ask(checkout: Path, db: Path, env: dict[str, str]) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "core.cli", "ask", "How many tracks?", "--db", str(db), "--json"],
+        capture_output=True, text=True, env=env, check=False, cwd=checkout,
+    )
+    elapsed = time.perf_counter() - t
+    assert json.loads(proc.stdout)["rows"] == [[3503]], proc.stderr
+    return elapsed
+
+
+def _import(checkout: Path) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import core.cli, core.pipeline, core.databases"], check=True,
+                   cwd=checkout)
+    return time.perf_counter() - t
+
+
+def main(runs: int = 7, against: str | None = None) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="cairn-cli-bench-"))
     db = tmp / "chinook.sqlite"
     shutil.copy(CHINOOK, db)
-    times = []
-    with FakeOllama() as server:
-        server.default_chat = lambda body: "SELECT COUNT(*) FROM Track"
-        env = {**os.environ, "OLLAMA_HOST": server.url, "CAIRN_DATA_DIR": str(tmp / "data")}
-        for _ in range(runs):
-            t = time.perf_counter()
-            proc = subprocess.run(
-                [sys.executable, "-m", "core.cli", "ask", "How many tracks?", "--db", str(db), "--json"],
-                capture_output=True, text=True, env=env, check=False,
-            )
-            times.append(time.perf_counter() - t)
-            assert json.loads(proc.stdout)["rows"] == [[3503]], proc.stderr
-    print(f"cairn ask on SQLite, {runs} runs: median {statistics.median(times):.2f}s, max {max(times):.2f}s")
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import core.cli, core.pipeline, core.databases"], check=True)
-    print(f"python start + import of the CLI and pipeline: {time.perf_counter() - t:.2f}s")
+    checkouts = {"this checkout": REPO}
+    if against:
+        other = tmp / "other"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(other), against],
+                       check=True)
+        checkouts[against] = other
+    times: dict[str, list[float]] = {name: [] for name in checkouts}
+    imports: dict[str, list[float]] = {name: [] for name in checkouts}
+    try:
+        with FakeOllama() as server:
+            server.default_chat = lambda body: "SELECT COUNT(*) FROM Track"
+            for _ in range(runs):
+                for name, checkout in checkouts.items():
+                    env = {**os.environ, "OLLAMA_HOST": server.url, "CAIRN_DATA_DIR": str(tmp / "data" / name),
+                           "PYTHONPATH": str(checkout)}
+                    times[name].append(_ask(checkout, db, env))
+                    imports[name].append(_import(checkout))
+    finally:
+        if against:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "other")],
+                           check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+    for name in checkouts:
+        print(f"{name}: cairn ask on SQLite, {runs} runs: median {statistics.median(times[name]):.2f}s, "
+              f"max {max(times[name]):.2f}s; python start + import of the CLI and pipeline: "
+              f"median {statistics.median(imports[name]):.2f}s")
+    if against:
+        ratio = statistics.median(times["this checkout"]) / statistics.median(times[against])
+        print(f"this checkout / {against}: {ratio:.2f}x the wall time of one ask")
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--against", help="a git commit to measure side by side with this checkout")
+    args = parser.parse_args()
+    main(args.runs, args.against)
