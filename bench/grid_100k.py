@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from desktop.result_view import ResultView  # noqa: E402
+from desktop.panels.result_view import ResultView  # noqa: E402
 
 ROWS = 100_000
 COLUMNS = ("order_id", "customer", "city", "status", "order_date", "ordered_at", "total_amount", "discount")

@@ -29,9 +29,9 @@ proc = psutil.Process()
 t0 = proc.create_time()
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from desktop.app import AppContext, apply_theme
-from desktop.login import LoginDialog
-from desktop.main_window import MainWindow
+from desktop.dialogs.login import LoginDialog
+from desktop.shell.app import AppContext, apply_theme
+from desktop.shell.main_window import MainWindow
 from tests.fakes.fake_ollama import FakeOllama
 ollama = FakeOllama().start()
 ollama.default_chat = lambda body: "SELECT count(*) FROM customers"

@@ -1,6 +1,6 @@
 """The command line's composition root: builds each piece once, lazily, and hands them to each other.
 
-(The desktop has its own root in ``desktop/app.py``; both only wire ``core`` objects together.)
+(The desktop has its own root in ``desktop/shell/app.py``; both only wire ``core`` objects together.)
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``python -m desktop`` opens the window."""
 
-from desktop.app import run
+from desktop.shell.app import run
 
 raise SystemExit(run())

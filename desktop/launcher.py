@@ -12,11 +12,11 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        from desktop.app import run
+        from desktop.shell.app import run
 
         return run()
     if args[0] == "selftest":
-        from desktop.selftest import main as selftest_main
+        from desktop.selftest.runner import main as selftest_main
 
         return selftest_main(args[1:])
     from core.cli import main as cli_main

@@ -198,8 +198,8 @@ def open_dialog(win: Any, action: Any, ready: Callable[[Any], bool] = lambda d: 
 def render_window(context: Any, user: str, variant: Variant, shots: Shots, app: Any) -> Any:
     """A fresh main window for ``user`` in ``variant``'s theme and font, started and connected."""
     from core.config import config_dir
-    from desktop.app import apply_theme
-    from desktop.main_window import MainWindow
+    from desktop.shell.app import apply_theme
+    from desktop.shell.main_window import MainWindow
 
     context.settings = replace(context.settings, theme=variant.theme, font_size=variant.font_size)
     apply_theme(app, context.settings)
@@ -223,9 +223,9 @@ def render_variant(context: Any, variant: Variant, shots: Shots, app: Any) -> No
     """The window's states in ``variant``: after start, an answer, its chart and SQL, the bank, the dialogs."""
     from PySide6.QtWidgets import QDockWidget
 
-    from desktop.connection_dialog import ConnectionDialog
-    from desktop.model_manager import ModelManagerDialog
-    from desktop.settings_dialog import SettingsDialog
+    from desktop.connections.connection_dialog import ConnectionDialog
+    from desktop.dialogs.settings_dialog import SettingsDialog
+    from desktop.models.model_manager import ModelManagerDialog
 
     states = variant.states
     win = render_window(context, "priya", variant, shots, app)
@@ -269,7 +269,7 @@ def render_variant(context: Any, variant: Variant, shots: Shots, app: Any) -> No
 def render_first_run(base: Any, variant: Variant, shots: Shots, app: Any) -> Path:
     """A person new to Cairn (no memories, no history) while Ollama is not running; one question asked."""
     from core.composition import Services
-    from desktop.app import AppContext
+    from desktop.shell.app import AppContext
 
     settings = replace(base.settings, ollama_host="http://127.0.0.1:9")  # the discard port: nothing listens
     services = Services(settings, embedded=base.services.embedded(), embedder=base.services.embedder())
@@ -310,7 +310,7 @@ def render_screen(screen: str, index: int, out: Path) -> None:
     from core.config import Settings, config_dir, data_dir
     from core.databases import ConnectionStore, open_secret_store
     from core.history import QuestionHistory
-    from desktop.app import AppContext, app_icon
+    from desktop.shell.app import AppContext, app_icon
     from tests.fakes.analyst_model import analyst_model
     from tests.fakes.fake_ollama import FakeOllama
 
@@ -343,7 +343,7 @@ def render_screen(screen: str, index: int, out: Path) -> None:
 
 
 def render_login(out: Path) -> None:
-    from desktop.login import LoginDialog
+    from desktop.dialogs.login import LoginDialog
 
     login = LoginDialog(["priya", "sam"], "priya")
     login.show()

@@ -17,7 +17,7 @@ from tests.fakes.analyst_model import analyst_model
 
 REPO = Path(__file__).resolve().parents[1]
 STEPS = ("database", "embedder", "model", "memory", "window")
-ROOT_CLUSTERS = Path("/var/lib/cairn/pgserver")  # where the cluster lives as root (core/databases/_cluster.py)
+ROOT_CLUSTERS = Path("/var/lib/cairn/pgserver")  # where the cluster lives as root (core/databases/embedded/_cluster.py)
 _DROPPED = ("CAIRN_DATA_DIR", "OLLAMA_HOST", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 
 
@@ -157,7 +157,7 @@ def test_passes_as_a_normal_user_too(fake_ollama) -> None:
 
 
 def test_the_network_guard_refuses_all_but_loopback_and_is_removed_after() -> None:
-    from desktop.selftest_steps import BlockedConnection, NetworkGuard
+    from desktop.selftest.steps import BlockedConnection, NetworkGuard
 
     connect = socket.socket.connect
     with NetworkGuard(("ollama.example",)) as guard:
@@ -177,8 +177,8 @@ def test_the_network_guard_refuses_all_but_loopback_and_is_removed_after() -> No
 
 
 def test_a_step_that_reached_for_the_network_fails_even_if_it_carried_on() -> None:
-    from desktop.selftest import _one_step
-    from desktop.selftest_steps import NetworkGuard, Step
+    from desktop.selftest.runner import _one_step
+    from desktop.selftest.steps import NetworkGuard, Step
 
     def sneaky(_run: object) -> str:
         try:

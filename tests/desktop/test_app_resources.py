@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtWidgets import QApplication
 
 from core.config import Settings
-from desktop.app import app_icon, apply_theme
+from desktop.shell.app import app_icon, apply_theme
 
 
 def test_app_icon_has_every_packaged_size(qapp: Any) -> None:

@@ -19,8 +19,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QGraphicsTextItem
 
 from core.number_format import NumberFormat
-from desktop.chart_choice import format_tick, nice_scale, unit_of
-from desktop.chart_view import MAX_BARS, ChartView, plan_chart
+from desktop.panels.chart_choice import format_tick, nice_scale, unit_of
+from desktop.panels.chart_view import MAX_BARS, ChartView, plan_chart
 
 
 def _chart(qtbot) -> ChartView:

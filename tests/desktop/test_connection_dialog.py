@@ -18,9 +18,9 @@ from PySide6.QtWidgets import QDialog, QPushButton
 from core.config import config_dir, data_dir
 from core.databases import ConnectionStore, SavedConnection, default_connections_path
 from core.errors import AuthenticationFailed
-from core.databases._secrets import KEYRING_SERVICE, SecretStore, SessionSecretStore, open_secret_store
-from desktop.connection_dialog import POSTGRES_TAB, SQLITE_TAB, ConnectionDialog
-from desktop.password_prompt import PasswordAnswer
+from core.databases.connections._secrets import KEYRING_SERVICE, SecretStore, SessionSecretStore, open_secret_store
+from desktop.connections.connection_dialog import POSTGRES_TAB, SQLITE_TAB, ConnectionDialog
+from desktop.connections.password_prompt import PasswordAnswer
 from tests.conftest import shared_data_path
 from tests.test_secrets import MemoryKeyring
 
@@ -289,7 +289,7 @@ def test_enter_on_a_bad_url_does_not_connect(qtbot, memory_keyring: MemoryKeyrin
 def test_the_file_label_has_its_shortcut_not_a_literal_ampersand(qtbot) -> None:
     from PySide6.QtWidgets import QLabel
 
-    from desktop.connection_form import ConnectionForm
+    from desktop.connections.connection_form import ConnectionForm
 
     form = ConnectionForm(SessionSecretStore())
     qtbot.addWidget(form)

@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from core.config import Settings
 from core.databases import ConnectionStore, default_connections_path
-from core.databases._secrets import SessionSecretStore
+from core.databases.connections._secrets import SessionSecretStore
 from core.llm import GpuInfo, OllamaAdmin
-from desktop.app import apply_theme
-from desktop.window_geometry import fit_dialog
+from desktop.shell.app import apply_theme
+from desktop.shell.window_geometry import fit_dialog
 from tests.desktop.test_main_window import window  # noqa: F401 - the fixture
 
 SCREEN = QRect(0, 0, 1280, 680)  # 1280×720 less a taskbar
@@ -29,13 +29,13 @@ def big_font() -> Iterator[None]:
 
 
 def _dialogs(parent: QWidget, ollama_url: str) -> dict[str, Callable[[], QDialog]]:
-    from desktop.connection_dialog import ConnectionDialog
-    from desktop.gguf_import_dialog import GgufImportDialog
-    from desktop.login import LoginDialog
-    from desktop.memory_edit_dialog import MemoryEditDialog
-    from desktop.model_manager import ModelManagerDialog
-    from desktop.quality_view import QualityDialog
-    from desktop.settings_dialog import SettingsDialog
+    from desktop.connections.connection_dialog import ConnectionDialog
+    from desktop.dialogs.login import LoginDialog
+    from desktop.dialogs.quality_view import QualityDialog
+    from desktop.dialogs.settings_dialog import SettingsDialog
+    from desktop.memory.memory_edit_dialog import MemoryEditDialog
+    from desktop.models.gguf_import_dialog import GgufImportDialog
+    from desktop.models.model_manager import ModelManagerDialog
 
     return {
         "settings": lambda: SettingsDialog(Settings(), parent=parent),
@@ -67,7 +67,7 @@ def test_every_dialog_fits_1280x720_at_14pt(qtbot, big_font, fake_ollama) -> Non
 
 
 def test_settings_shows_the_whole_ollama_address(qtbot) -> None:
-    from desktop.settings_dialog import SettingsDialog
+    from desktop.dialogs.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(Settings())
     qtbot.addWidget(dialog)

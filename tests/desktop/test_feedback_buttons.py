@@ -15,9 +15,9 @@ from core.composition import Services
 from core.config import Settings
 from core.feedback import ExampleStore
 from core.history import QuestionHistory
-from desktop.app import AppContext
-from desktop.main_window import MainWindow
-from desktop.verified_examples import ThumbsBar, VerifiedExamplesView
+from desktop.memory.verified_examples import ThumbsBar, VerifiedExamplesView
+from desktop.shell.app import AppContext
+from desktop.shell.main_window import MainWindow
 from tests.fakes.analyst_model import analyst_model
 from tests.fakes.fake_embedder import FakeEmbedder
 

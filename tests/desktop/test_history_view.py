@@ -11,7 +11,8 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QPushButton
 
 from core.history import QUESTION, TYPED_SQL, HistoryEntry, QuestionHistory
-from desktop.history_view import HistoryView, time_ago
+from desktop.panels.history_view import HistoryView
+from desktop.toolkit.time_text import time_ago
 
 USER = "ann"
 

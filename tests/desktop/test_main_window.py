@@ -10,9 +10,9 @@ import pytest
 from core.composition import Services
 from core.config import Settings
 from core.history import QuestionHistory
-from desktop.app import AppContext
-from desktop.login import LoginDialog
-from desktop.main_window import MainWindow
+from desktop.dialogs.login import LoginDialog
+from desktop.shell.app import AppContext
+from desktop.shell.main_window import MainWindow
 from tests.fakes.analyst_model import analyst_model
 from tests.fakes.fake_embedder import FakeEmbedder
 
@@ -230,7 +230,7 @@ def _chat_text(win: MainWindow) -> str:
 def test_keyboard_recall_stop_and_focus(qtbot) -> None:
     from PySide6.QtCore import Qt
 
-    from desktop.chat_panel import ChatPanel
+    from desktop.panels.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)
@@ -253,7 +253,7 @@ def test_keyboard_recall_stop_and_focus(qtbot) -> None:
 def test_a_single_value_is_stated_in_the_chat() -> None:
     from decimal import Decimal
 
-    from desktop.chat_panel import _one_value
+    from desktop.panels.chat_panel import _one_value
 
     assert _one_value("delivered_orders", 591) == "591 · delivered orders"
     assert _one_value("revenue", Decimal("1234567.5")) == "1,234,567.50 · revenue"
@@ -261,7 +261,7 @@ def test_a_single_value_is_stated_in_the_chat() -> None:
 
 
 def test_the_status_says_the_stage_and_the_time_taken(qtbot) -> None:
-    from desktop.chat_panel import ChatPanel
+    from desktop.panels.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)
@@ -286,7 +286,7 @@ def test_hints_in_the_window_name_its_menus_not_command_line_flags() -> None:
     import re
 
     import core.errors as errors
-    from desktop.errors import window_hint
+    from desktop.toolkit.errors import window_hint
 
     for _name, cls in inspect.getmembers(errors, inspect.isclass):
         if issubclass(cls, errors.CairnError):
@@ -330,7 +330,7 @@ def test_chat_text_is_plain_text_never_markup(qtbot) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLabel
 
-    from desktop.chat_panel import ChatPanel
+    from desktop.panels.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)

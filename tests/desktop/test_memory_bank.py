@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QPushButton, QStackedWidget, QToolButton
 
 from core.memory import MemoryBank
 from core.memory import JsonMemoryStore
-from desktop.memory_bank import EMPTY_TEXT, MemoryBankView
-from desktop.memory_edit_dialog import MemoryEditDialog
+from desktop.memory.memory_bank import EMPTY_TEXT, MemoryBankView
+from desktop.memory.memory_edit_dialog import MemoryEditDialog
 from tests.fakes.fake_embedder import FakeEmbedder
 
 USER = "ann"

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 from core.composition import Services
 from core.config import Settings
 from core.memory import MemoryBank, Understanding
-from desktop.app import apply_theme
-from desktop.memory_bank import MemoryBankView
-from desktop.memory_edit_dialog import MemoryEditDialog
+from desktop.memory.memory_bank import MemoryBankView
+from desktop.memory.memory_edit_dialog import MemoryEditDialog
+from desktop.shell.app import apply_theme
 from tests.fakes.analyst_model import analyst_model
 from tests.fakes.fake_embedder import FakeEmbedder
 

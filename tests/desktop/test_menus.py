@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QToolButton
 
-from desktop.main_window import MainWindow
-from desktop.ollama_watch import FirstRunBanner, OllamaState
+from desktop.models.ollama_watch import FirstRunBanner, OllamaState
+from desktop.shell.main_window import MainWindow
 from tests.desktop.test_main_window import ask, window  # noqa: F401 - the fixture
 
 
@@ -81,7 +81,7 @@ def test_esc_stops_a_question_in_progress(qtbot, window: MainWindow, fake_ollama
 
 
 def test_the_shortcut_list_names_every_key(qtbot, window: MainWindow) -> None:  # noqa: F811
-    from desktop.menus import shortcut_table
+    from desktop.shell.menus import shortcut_table
 
     table = dict(shortcut_table(window.menu_actions))
     assert "Copy SQL" in table and "Stop" in table and "Up / Down" in table.values()

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from core.llm import GpuInfo
 from core.llm import OllamaAdmin
-from desktop.model_manager import ModelManagerDialog
+from desktop.models.model_manager import ModelManagerDialog
 from tests.fakes.fake_ollama import FakeOllama
 
 GiB = 1024**3

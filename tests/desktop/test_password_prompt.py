@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QWidget
 
 from core.config import config_dir, data_dir
 from core.databases import ConnectionStore, EmbeddedPostgres, SavedConnection, default_connections_path
-from core.databases._secrets import SessionSecretStore
-from desktop.password_prompt import (
+from core.databases.connections._secrets import SessionSecretStore
+from desktop.connections.password_prompt import (
     ConnectionAttempt,
     PasswordAnswer,
     PasswordDialog,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.config import Settings
 from core.evaluation import FeedbackDay, RunSummary, list_runs
-from desktop.quality_view import QualityDialog
+from desktop.dialogs.quality_view import QualityDialog
 
 
 def _run(when: str, accuracy: float, set_name: str = "shop.jsonl") -> RunSummary:
@@ -139,14 +139,14 @@ def test_a_dashboard_that_cannot_open_shows_the_error(qtbot, monkeypatch) -> Non
 
     from PySide6.QtWidgets import QMessageBox, QWidget
 
-    import desktop.quality_view
+    import desktop.dialogs.quality_view
     from core.errors import ConfigError
-    from desktop.app import AppContext
+    from desktop.shell.app import AppContext
 
     def broken(*_args, **_kwargs):
         raise ConfigError("Cannot read the evaluation runs", hint="Move the file aside.")
 
-    monkeypatch.setattr(desktop.quality_view, "QualityDialog", broken)
+    monkeypatch.setattr(desktop.dialogs.quality_view, "QualityDialog", broken)
     window = QWidget()
     qtbot.addWidget(window)
     assert AppContext.open_quality(SimpleNamespace(settings=Settings(), _feedback_days=list), window) is None

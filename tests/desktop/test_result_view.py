@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 
 from core.answer import Answer
 from core.errors import CairnError
-from desktop.result_model import (
+from desktop.panels.result_model import (
     NULL_ROLE,
     RAW_VALUE_ROLE,
     ResultTableModel,
@@ -22,7 +22,7 @@ from desktop.result_model import (
     export_text,
     is_identifier_column,
 )
-from desktop.result_view import ResultView, write_csv_atomically
+from desktop.panels.result_view import ResultView, write_csv_atomically
 
 ASC = Qt.SortOrder.AscendingOrder
 DESC = Qt.SortOrder.DescendingOrder

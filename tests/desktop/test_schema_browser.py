@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 
 from core.databases import open_database
 from core.schema import Column, Schema, Table
-from desktop.schema_browser import SchemaBrowser
+from desktop.panels.schema_browser import SchemaBrowser
 
 
 @pytest.fixture(scope="module")

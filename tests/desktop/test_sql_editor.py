@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QTextCharFormat
 
-from desktop.sql_editor import SqlEditor
+from desktop.panels.sql_editor import SqlEditor
 
 
 def _editor(qtbot, **kwargs) -> SqlEditor:

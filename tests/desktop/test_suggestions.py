@@ -18,10 +18,10 @@ from core.config import Settings
 from core.history import QuestionHistory
 from core.insights import InsightDraft, InsightRecord
 from core.insights._store_jsonl import JsonlInsightStore
-from desktop.app import AppContext, apply_theme
-from desktop.main_window import MainWindow
-from desktop.sharing import SuggestionsBar
-from desktop.window_geometry import fit_dialog
+from desktop.sharing.suggestions import SuggestionsBar
+from desktop.shell.app import AppContext, apply_theme
+from desktop.shell.main_window import MainWindow
+from desktop.shell.window_geometry import fit_dialog
 from tests.fakes.analyst_model import analyst_model
 from tests.fakes.fake_embedder import FakeEmbedder
 
@@ -124,7 +124,7 @@ def test_suggestions_appear_under_the_answer_as_plain_text(qtbot, window: MainWi
 
 
 def test_a_suggestion_button_shows_its_text_as_characters_elided_to_its_room(qtbot) -> None:
-    from desktop.sharing import SuggestionButton
+    from desktop.sharing.suggestions import SuggestionButton
 
     button = SuggestionButton(MARKUP)
     qtbot.addWidget(button)
@@ -175,7 +175,7 @@ def test_a_store_that_is_down_is_a_status_message_and_the_answer_stands(qtbot, f
 
 
 def test_settings_sharing_section_saves(qtbot, tmp_path: Path) -> None:
-    from desktop.settings_dialog import SettingsDialog
+    from desktop.dialogs.settings_dialog import SettingsDialog
 
     opened: list[bool] = []
     dialog = SettingsDialog(Settings(), show_shared=lambda: opened.append(True))
@@ -208,7 +208,7 @@ def test_settings_sharing_section_saves(qtbot, tmp_path: Path) -> None:
 
 
 def test_what_i_have_shared_lists_and_deletes(qtbot, tmp_path: Path) -> None:
-    from desktop.shared_insights_dialog import open_shared_insights
+    from desktop.sharing.shared_insights_dialog import open_shared_insights
 
     folder = tmp_path / "team"
     keep = other_agents_record(folder, "agent-me", "Order totals were compared by month.", ("Why did it dip?",))
@@ -232,7 +232,7 @@ def test_what_i_have_shared_lists_and_deletes(qtbot, tmp_path: Path) -> None:
 
 
 def test_the_shared_dialog_fits_1280x720_at_14pt(qtbot, tmp_path: Path) -> None:
-    from desktop.shared_insights_dialog import SharedInsightsDialog
+    from desktop.sharing.shared_insights_dialog import SharedInsightsDialog
 
     app = QApplication.instance()
     apply_theme(app, Settings(font_size=14))

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from core.databases import ConnectionStore, SavedConnection, default_connections_path
-from core.databases._secrets import SessionSecretStore
+from core.databases.connections._secrets import SessionSecretStore
 from core.history import TYPED_SQL
-from desktop.password_prompt import restore_last_connection
+from desktop.connections.password_prompt import restore_last_connection
 from tests.conftest import shared_data_path
 from tests.desktop.test_main_window import window  # noqa: F401 - the fixture
 

@@ -8,9 +8,9 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from core.config import Settings
-from desktop.app import apply_theme, dark_palette
-from desktop.widgets import contrast
-from desktop.window_geometry import fit_to_screen, restore_geometry, save_geometry
+from desktop.shell.app import apply_theme, dark_palette
+from desktop.shell.window_geometry import fit_to_screen, restore_geometry, save_geometry
+from desktop.toolkit.widgets import contrast
 
 
 def test_a_laptop_screen_gets_a_window_that_fits(qtbot) -> None:
@@ -49,7 +49,7 @@ def test_dark_palette_is_readable_and_font_size_resets() -> None:
 
 
 def test_muted_notes_read_at_4_5_to_1() -> None:
-    from desktop.widgets import muted_color
+    from desktop.toolkit.widgets import muted_color
 
     app = QApplication.instance()
     for palette in (dark_palette(), app.style().standardPalette()):

@@ -50,9 +50,9 @@ def widget_texts(root: Any) -> list[str]:
 def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from desktop.app import AppContext
-    from desktop.login import LoginDialog
-    from desktop.main_window import MainWindow
+    from desktop.dialogs.login import LoginDialog
+    from desktop.shell.app import AppContext
+    from desktop.shell.main_window import MainWindow
     from tests.fakes.fake_embedder import FakeEmbedder
 
     target = argv[0] if argv else None

@@ -1,0 +1,389 @@
+"""The conversation: questions, answers with row count, time and memory chips, and memory confirmations."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.memory.verified_examples import ThumbsBar
+from desktop.sharing.suggestions import SuggestionsBar
+from desktop.toolkit.errors import window_hint
+from desktop.toolkit.widgets import muted_color
+
+__all__ = ["ChatPanel"]
+
+_CATEGORY_ICONS = {
+    "preference": "fa5s.filter",
+    "terminology": "fa5s.book",
+    "metric": "fa5s.calculator",
+    "entity": "fa5s.tag",
+    "forget": "fa5s.eraser",
+}
+_STAGE_TEXT = {
+    "load_embedder": "Loading the embedding model (the first question only)…",
+    "load_schema": "Reading the schema…",
+    "build_prompt": "Preparing the prompt…",
+    "generate": "The model is writing SQL…",
+    "guard": "Checking the SQL is read-only…",
+    "validate": "Checking names against the schema…",
+    "no_harm": "Checking a repair keeps the rows…",
+    "apply_memory": "Applying your preferences…",
+    "execute": "Running the query…",
+    "repair": "The query failed; asking the model to repair it…",
+    "fallback": "Trying the rule-based fallback…",
+}
+
+
+class _Bubble(QFrame):
+    def __init__(self, mine: bool) -> None:
+        super().__init__()
+        self.setObjectName("userBubble" if mine else "assistantBubble")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(10, 8, 10, 8)
+        self.body.setSpacing(4)
+
+    def add_text(self, text: str, *, bold: bool = False, muted: bool = False, name: str = "") -> QLabel:
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # questions, model and database text: never markup
+        label.setWordWrap(True)
+        # Let long words wrap instead of widening the column.
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setMinimumWidth(60)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if name:
+            label.setObjectName(name)
+        style = []
+        if bold:
+            style.append("font-weight: 600")
+        if muted:
+            style.append(f"color: {muted_color(self.palette())}")
+        if style:
+            label.setStyleSheet("; ".join(style))
+        self.body.addWidget(label)
+        return label
+
+
+class ChatPanel(QWidget):
+    message_submitted = Signal(str)
+    """The person pressed Enter on a message."""
+    cancel_requested = Signal()
+    """The person asked to stop the running question."""
+    memory_show_requested = Signal(str)
+    """A memory chip was clicked: show this memory id in the memory bank."""
+    rerun_without_requested = Signal(str, str)
+    """Rerun (question, without this memory id)."""
+    feedback_given = Signal(str, str, str, object)
+    suggestion_asked = Signal(str)
+    """A suggestion from another agent was clicked: ask it."""
+    suggestion_rejected = Signal(object, object)
+    """Thumbs-down on another agent's suggestion: (the Suggestion, its SuggestionsBar)."""
+    busy_changed = Signal(bool)
+    """A question started (True) or ended (False): Stop is offered only while one runs."""
+    """A thumb on an answer: (question, SQL, "up" / "down" / "clear", the answer's ThumbsBar)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatPanel")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        outer.setSpacing(6)
+
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._content = QWidget()
+        self._list = QVBoxLayout(self._content)
+        self._list.setContentsMargins(4, 4, 4, 4)
+        self._list.setSpacing(8)
+        self._empty = QLabel(
+            "Ask a question about your data, for example:\n"
+            "“How many delivered orders did customers from India place last year?”\n\n"
+            "Or teach Cairn something to remember:\n“Always show me customers from India”"
+        )
+        self._empty.setObjectName("chatEmpty")
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._empty.setStyleSheet(f"color: {muted_color(self.palette())}; padding: 24px;")
+        self._list.addWidget(self._empty)
+        self._list.addStretch(1)
+        self.scroll.setWidget(self._content)
+        bar = self.scroll.verticalScrollBar()
+        bar.rangeChanged.connect(lambda _min, maximum: bar.setValue(maximum))
+
+        self.status = QLabel("")
+        self.status.setObjectName("chatStatus")
+        self.status.setStyleSheet(f"color: {muted_color(self.palette())};")
+        self.input = QLineEdit()
+        self.input.setObjectName("chatInput")
+        self.input.setPlaceholderText("Ask a question or state a preference, then press Enter")
+        self.input.setClearButtonEnabled(True)
+        self.input.returnPressed.connect(self._submit)
+        self.send = QPushButton(qta.icon("fa5s.paper-plane"), "Ask")
+        self.send.setObjectName("sendButton")
+        self.send.clicked.connect(self._submit)
+        self.stop = QPushButton(qta.icon("fa5s.stop-circle"), "Stop")
+        self.stop.setObjectName("stopButton")
+        self.stop.setVisible(False)
+        self.stop.clicked.connect(self.cancel_requested.emit)
+        row = QHBoxLayout()
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send)
+        row.addWidget(self.stop)
+
+        outer.addWidget(self.scroll, 1)
+        outer.addWidget(self.status)
+        outer.addLayout(row)
+        self._busy = False
+        self._stage_text = ""
+        self._busy_since = 0.0
+        self._clock = QTimer(self)
+        self._clock.setInterval(500)
+        self._clock.timeout.connect(self._tick)
+        self.last_suggestions: SuggestionsBar | None = None  # under the newest answer, filled when found
+        self._asked: list[str] = []  # what was sent, oldest first: Up/Down bring it back
+        self._recall_at = 0
+        self.input.installEventFilter(self)
+        # On its own the panel answers Esc and Ctrl+L; in the main window the menu bar owns those keys.
+        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self._escape)
+        stop.setContext(Qt.ShortcutContext.WindowShortcut)
+        focus = QShortcut(QKeySequence("Ctrl+L"), self, activated=self.focus_input)
+        focus.setContext(Qt.ShortcutContext.WindowShortcut)
+        self._shortcuts = [stop, focus]
+
+    def drop_window_shortcuts(self) -> None:
+        """Give Esc and Ctrl+L to the window's menu (one owner per key)."""
+        for shortcut in self._shortcuts:
+            shortcut.setEnabled(False)
+            shortcut.setKey(QKeySequence())
+        self._shortcuts = []
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def submit(self) -> None:
+        """Send what is in the question box (Enter, the Ask button, Ctrl+Enter from the menu)."""
+        self._submit()
+
+    def focus_input(self) -> None:
+        """Ctrl+L: to the question box, its text selected."""
+        self.input.setFocus()
+        self.input.selectAll()
+
+    def _escape(self) -> None:
+        if self._busy:
+            self.cancel_requested.emit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt naming
+        """Up/Down in the question box walk through the questions asked before."""
+        if watched is self.input and event.type() == QEvent.Type.KeyPress and self._asked:
+            key = event.key()  # type: ignore[attr-defined]
+            if key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+                step = -1 if key == Qt.Key.Key_Up else 1
+                self._recall_at = max(0, min(len(self._asked), self._recall_at + step))
+                self.input.setText(self._asked[self._recall_at] if self._recall_at < len(self._asked) else "")
+                return True
+        return super().eventFilter(watched, event)
+
+    # -- input ---------------------------------------------------------------------------------------
+
+    def _submit(self) -> None:
+        text = self.input.text().strip()
+        if not text or self._busy:
+            return
+        self.input.clear()
+        if not self._asked or self._asked[-1] != text:
+            self._asked.append(text)
+        self._recall_at = len(self._asked)
+        self.message_submitted.emit(text)
+
+    def set_busy(self, busy: bool, stage: str | None = None) -> None:
+        changed = busy != self._busy
+        self._busy = busy
+        self.send.setVisible(not busy)
+        self.stop.setVisible(busy)
+        self.input.setEnabled(not busy)
+        self._stage_text = _STAGE_TEXT.get(stage or "", "Working…")
+        self._busy_since = time.monotonic()
+        if busy:
+            self._clock.start()
+            self._tick()
+        else:
+            self._clock.stop()
+            self.status.setText("")
+            self.input.setFocus()
+        if changed:
+            self.busy_changed.emit(busy)
+
+    def show_stage(self, stage: object) -> None:
+        """A stage name, or (an int) how many tokens the model has written so far in this stage."""
+        if not self._busy:
+            return
+        if isinstance(stage, str):
+            self._stage_text = _STAGE_TEXT.get(stage, stage)
+        elif isinstance(stage, int) and not isinstance(stage, bool):
+            base = self._stage_text.split("  ·", 1)[0]
+            self._stage_text = f"{base}  · {stage} tokens"
+        self._tick()
+
+    def _tick(self) -> None:
+        """The stage and how long the question has taken so far (a slow model is visibly still working)."""
+        if self._busy:
+            elapsed = time.monotonic() - self._busy_since
+            self.status.setText(f"{self._stage_text}  {elapsed:.0f} s" if elapsed >= 1 else self._stage_text)
+
+    # -- messages ------------------------------------------------------------------------------------
+
+    def _append(self, bubble: _Bubble, mine: bool) -> None:
+        self._empty.setVisible(False)
+        row = QHBoxLayout()
+        if mine:
+            row.addStretch(1)
+        row.addWidget(bubble, 4)
+        if not mine:
+            row.addStretch(1)
+        holder = QWidget()
+        holder.setLayout(row)
+        row.setContentsMargins(0, 0, 0, 0)
+        self._list.insertWidget(self._list.count() - 1, holder)
+
+    def add_question(self, text: str) -> None:
+        bubble = _Bubble(True)
+        bubble.add_text(text)
+        self._append(bubble, True)
+
+    def add_reply(self, reply: Any) -> None:
+        """Show an Assistant Reply: an answer, or a memory confirmation."""
+        bubble = _Bubble(False)
+        answer = reply.answer
+        self.last_suggestions = None
+        if answer is None:
+            kind = reply.route.kind
+            header = QHBoxLayout()
+            icon = QLabel()
+            icon.setPixmap(qta.icon(_CATEGORY_ICONS.get(kind, "fa5s.brain")).pixmap(16, 16))
+            header.addWidget(icon)
+            title = QLabel(reply.text or "Noted")
+            title.setTextFormat(Qt.TextFormat.PlainText)
+            title.setObjectName("memoryConfirmation")
+            title.setStyleSheet("font-weight: 600")
+            header.addWidget(title, 1)
+            bubble.body.addLayout(header)
+            for change in reply.changes:
+                if change.operation == "NOOP":
+                    continue
+                after = "; ".join(m.content for m in change.after)
+                before = "; ".join(m.content for m in change.before)
+                line = {"ADD": f"Remembered: {after}", "UPDATE": f"Updated: {after}",
+                        "DELETE": f"Replaced “{before}” with “{after}”" if after else f"Forgot: {before}"}
+                bubble.add_text(line.get(change.operation, after), muted=True)
+        else:
+            self._fill_answer(bubble, reply.message, answer)
+        for note in reply.notes:
+            bubble.add_text(note, muted=True)
+        if reply.error:
+            bubble.add_text(reply.error, bold=True, name="chatError")
+            bubble.add_text(window_hint(reply.hint or ""), muted=True)
+        self._append(bubble, False)
+
+    def _fill_answer(self, bubble: _Bubble, question: str, answer: Any) -> None:
+        if answer.ok:
+            secs = sum(answer.timings.values())
+            via = {"llm": "written by the model", "repaired": "repaired from the schema",
+                   "fallback": "rule-based fallback", "user": "your SQL"}.get(answer.path or "", "")
+            more = " (more rows not shown)" if answer.truncated else ""
+            if answer.row_count == 1 and len(answer.columns) == 1:  # one value: say it, not just "1 row"
+                bubble.add_text(_one_value(answer.columns[0], answer.rows[0][0]), name="answerValue")
+            rows = f"{answer.row_count:,} row" + ("" if answer.row_count == 1 else "s")
+            bubble.add_text(f"{rows}{more} · {secs:.2f} s · {via}", bold=True,
+                            name="answerSummary")
+        else:
+            bubble.add_text(answer.error or "Could not answer.", bold=True, name="chatError")
+            if answer.hint:
+                bubble.add_text(window_hint(answer.hint), muted=True)
+        if answer.memories:
+            # One chip a row, so a narrow chat column never needs to scroll sideways.
+            for memory in answer.memories:
+                chips = QHBoxLayout()
+                chips.addWidget(self._chip(question, memory))
+                chips.addStretch(1)
+                bubble.body.addLayout(chips)
+        for note in answer.notes:
+            if note.startswith("Applied your memories"):
+                continue
+            bubble.add_text(note, muted=True)
+        if answer.ok and answer.sql:
+            thumbs = ThumbsBar(bubble)
+            thumbs.verdict_changed.connect(lambda v, q=question, sql=answer.sql, bar=thumbs:
+                                           self.feedback_given.emit(q, sql, v, bar))
+            bubble.body.addWidget(thumbs)
+            suggestions = SuggestionsBar(bubble)  # other agents' follow-ups, plain text (desktop.sharing.suggestions)
+            suggestions.ask_requested.connect(self.suggestion_asked.emit)
+            suggestions.reject_requested.connect(lambda s, bar=suggestions: self.suggestion_rejected.emit(s, bar))
+            bubble.body.addWidget(suggestions)
+            self.last_suggestions = suggestions
+
+    def _chip(self, question: str, memory: Any) -> QToolButton:
+        chip = QToolButton()
+        chip.setObjectName("memoryChip")
+        chip.setText(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
+        chip.setIcon(qta.icon(_CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
+        chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        chip.setToolTip(f"{memory.category}: {memory.content}\nApplied because: {memory.reason}")
+        chip.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        chip.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        menu = QMenu(chip)
+        show = QAction(qta.icon("fa5s.eye"), "Show in memory bank", menu)
+        show.triggered.connect(lambda: self.memory_show_requested.emit(memory.id))
+        rerun = QAction(qta.icon("fa5s.redo"), "Rerun without this memory", menu)
+        rerun.triggered.connect(lambda: self.rerun_without_requested.emit(question, memory.id))
+        menu.addAction(show)
+        menu.addAction(rerun)
+        chip.setMenu(menu)
+        return chip
+
+    def add_note(self, text: str) -> None:
+        """A short line from Cairn after an answer (what it learned in the background)."""
+        bubble = _Bubble(False)
+        bubble.add_text(text, muted=True, name="chatNote")
+        self._append(bubble, False)
+
+    def add_error(self, message: str, hint: str) -> None:
+        bubble = _Bubble(False)
+        bubble.add_text(message, bold=True, name="chatError")
+        bubble.add_text(hint, muted=True)
+        self._append(bubble, False)
+
+
+def _one_value(column: str, value: object) -> str:
+    """``591 · delivered orders`` for a one-cell answer (a number with thousands separators)."""
+    label = column.replace("_", " ").strip() or "value"
+    if isinstance(value, bool) or value is None:
+        shown = "—" if value is None else str(value)
+    elif isinstance(value, int):
+        shown = f"{value:,}"
+    elif isinstance(value, float) or type(value).__name__ == "Decimal":
+        number = float(value)  # type: ignore[arg-type]
+        shown = f"{number:,.0f}" if number.is_integer() else f"{number:,.2f}"
+    else:
+        shown = str(value)[:200]
+    return f"{shown} · {label}"

@@ -1,0 +1,301 @@
+"""The result grid: row count and truncation banner, copy as TSV, export to CSV off the GUI thread."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.answer import Answer
+from core.cancellation import Cancellation
+from core.errors import CairnError, QueryCancelled
+from core.number_format import NumberFormat
+from desktop.panels.result_model import ResultTableModel, export_text
+from desktop.toolkit.errors import show_error
+from desktop.toolkit.workers import run_in_background
+
+__all__ = ["ResultView", "rows_as_tsv", "write_csv_atomically"]
+
+logger = logging.getLogger(__name__)
+
+SavePathChooser = Callable[[QWidget, str], str | None]
+"""(parent, suggested file name) -> the chosen path, or None when the person cancelled."""
+
+_MAX_COLUMN_WIDTH = 360
+_CANCEL_CHECK_EVERY = 5000
+
+
+def rows_as_tsv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Tab-separated text with a header line; tabs and newlines inside values become spaces."""
+
+    def clean(text: str) -> str:
+        return text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+    lines = ["\t".join(clean(c) for c in columns)]
+    lines.extend("\t".join(clean(export_text(v)) for v in row) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def write_csv_atomically(
+    path: Path, columns: Sequence[str], rows: Sequence[Sequence[Any]], cancel: Cancellation | None = None
+) -> Path:
+    """UTF-8 CSV via a temp file in the same folder and a rename, so a failed export leaves no half file."""
+    path = Path(path)
+    tmp_name = ""
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(columns)
+            for n, row in enumerate(rows):
+                if cancel is not None and n % _CANCEL_CHECK_EVERY == 0 and cancel.cancelled:
+                    raise QueryCancelled("The export was cancelled.", hint="Nothing was written.")
+                writer.writerow([export_text(v) for v in row])
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        _remove_quietly(tmp_name)
+        raise CairnError(
+            f"Could not write {path}: {exc.strerror or exc}",
+            hint="Choose a folder you can write to and check the free disk space.",
+        ) from exc
+    except BaseException:
+        _remove_quietly(tmp_name)
+        raise
+    return path
+
+
+def _remove_quietly(name: str) -> None:
+    if not name:
+        return
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+def _ask_save_path(parent: QWidget, suggested: str) -> str | None:
+    path, _ = QFileDialog.getSaveFileName(parent, "Export CSV", suggested, "CSV files (*.csv);;All files (*)")
+    return path or None
+
+
+class _ResultTable(QTableView):
+    """A table view whose copy shortcut copies the whole selection, not just the current cell."""
+
+    copy_requested = Signal()
+    """The person pressed the copy shortcut in the grid."""
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_requested.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class ResultView(QWidget):
+    """Shows one answer's rows; copy and CSV export work on the rows in the order shown."""
+
+    export_finished = Signal(str)
+    """A CSV export was written to this path."""
+
+    def __init__(self, parent: QWidget | None = None, *, ask_save_path: SavePathChooser | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("resultView")
+        self._ask_save_path = ask_save_path or _ask_save_path
+        self._truncated = False
+        self._exporting = False
+        self.model = ResultTableModel(self)
+
+        self.count_label = QLabel(objectName="rowCountLabel")
+        self.truncated_label = QLabel(objectName="truncatedLabel")
+        self.truncated_label.setToolTip("The row limit or the limit on fetched data stopped the query early; add "
+                                        "filters or select fewer or shorter columns. The answer's note says which.")
+        self.truncated_label.setVisible(False)
+        self.copy_button = QPushButton(qta.icon("fa5s.copy"), "Copy", objectName="copyButton")
+        self.copy_button.setToolTip("Copy the selected cells (or all rows) as tab-separated text (Ctrl+C)")
+        self.copy_button.clicked.connect(self.copy_selection)
+        self.export_button = QPushButton(qta.icon("fa5s.file-csv"), "Export CSV…", objectName="exportCsvButton")
+        self.export_button.setToolTip("Save all rows, in the order shown, as a UTF-8 CSV file")
+        self.export_button.clicked.connect(self._choose_and_export)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.setSpacing(8)
+        bar.addWidget(self.count_label)
+        bar.addWidget(self.truncated_label)
+        bar.addStretch(1)
+        bar.addWidget(self.copy_button)
+        bar.addWidget(self.export_button)
+
+        self.table = _ResultTable(objectName="resultTable")
+        self.table.setModel(self.model)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.table.horizontalHeader()
+        header.setSortIndicatorClearable(True)  # third click returns to the query's own order
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.setHighlightSections(False)
+        header.setStretchLastSection(False)
+        header.setResizeContentsPrecision(200)  # size columns from the first rows, not all 100k
+        rows_header = self.table.verticalHeader()
+        rows_header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform row heights
+        rows_header.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        self.table.setSortingEnabled(True)
+        self.table.copy_requested.connect(self.copy_selection)
+
+        self.empty_label = QLabel("No results yet", objectName="resultEmptyLabel")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setEnabled(False)  # the palette's disabled text colour: quiet, theme-aware
+
+        self.stack = QStackedWidget(objectName="resultStack")
+        self.stack.addWidget(self.empty_label)
+        self.stack.addWidget(self.table)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(6)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        self.clear()
+
+    # -- content -----------------------------------------------------------------------------------
+    def show_answer(self, answer: Answer) -> None:
+        """Show the answer's rows; an answer without columns (an error) shows the empty state."""
+        if not answer.columns:
+            self.clear("No rows to show" if answer.ok else "No results yet")
+            return
+        self.show_rows(answer.columns, answer.rows, truncated=answer.truncated,
+                       number_format=NumberFormat.of(answer.display))
+
+    def show_rows(self, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, truncated: bool = False,
+                  number_format: NumberFormat | None = None) -> None:
+        """Show rows directly (for SQL the person ran, or a test)."""
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.model.set_result(columns, rows, number_format)
+        self._truncated = truncated
+        n = len(rows)
+        self.count_label.setText(f"{n:,} row" + ("" if n == 1 else "s"))
+        self.truncated_label.setText(f"showing the first {n:,} — the query returned more")
+        self.truncated_label.setVisible(truncated)
+        self.stack.setCurrentWidget(self.table)
+        self._size_columns()
+        self.table.scrollToTop()
+        self._update_buttons()
+
+    def clear(self, message: str = "No results yet") -> None:
+        self.model.clear()
+        self._truncated = False
+        self.count_label.setText("")
+        self.truncated_label.setVisible(False)
+        self.empty_label.setText(message)
+        self.stack.setCurrentWidget(self.empty_label)
+        self._update_buttons()
+
+    @property
+    def truncated(self) -> bool:
+        return self._truncated
+
+    def _size_columns(self) -> None:
+        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        for column in range(self.model.columnCount()):
+            if header.sectionSize(column) > _MAX_COLUMN_WIDTH:
+                header.resizeSection(column, _MAX_COLUMN_WIDTH)
+
+    def _update_buttons(self) -> None:
+        has_rows = self.model.columnCount() > 0
+        self.copy_button.setEnabled(has_rows)
+        self.export_button.setEnabled(has_rows and not self._exporting)
+
+    # -- copy --------------------------------------------------------------------------------------
+    def selection_tsv(self) -> str:
+        """The selected cells as TSV with headers (all rows when nothing is selected), in view order."""
+        columns = self.model.columns
+        if not columns:
+            return ""
+        ranges = list(self.table.selectionModel().selection())
+        if not ranges:
+            return rows_as_tsv(columns, self.model.rows_in_view_order())
+        row_set: set[int] = set()
+        col_set: set[int] = set()
+        for r in ranges:
+            row_set.update(range(r.top(), r.bottom() + 1))
+            col_set.update(range(r.left(), r.right() + 1))
+        cols = sorted(col_set)
+        bounds = [(r.top(), r.bottom(), r.left(), r.right()) for r in ranges]
+        rectangular = len(ranges) == 1
+
+        def selected(row: int, column: int) -> bool:
+            return rectangular or any(t <= row <= b and lft <= column <= rgt for t, b, lft, rgt in bounds)
+
+        rows = []
+        for row in sorted(row_set):
+            values = self.model.row_values(row)
+            rows.append(tuple(values[c] if selected(row, c) else None for c in cols))
+        return rows_as_tsv([columns[c] for c in cols], rows)
+
+    def copy_selection(self) -> None:
+        text = self.selection_tsv()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+
+    # -- export ------------------------------------------------------------------------------------
+    def _choose_and_export(self) -> None:
+        path = self._ask_save_path(self, "result.csv")
+        if path:
+            self.export_csv(path)
+
+    def export_csv(self, path: str | os.PathLike[str]) -> None:
+        """Write all rows in the order shown to ``path`` on a pool thread; ``export_finished`` when done."""
+        if self._exporting or not self.model.columns:
+            return
+        target = Path(path)
+        if not target.suffix:
+            target = target.with_suffix(".csv")
+        columns = self.model.columns
+        rows = self.model.rows_in_view_order()
+        self._exporting = True
+        self._update_buttons()
+
+        def work(cancel: Cancellation, report: Callable[[object], None]) -> str:
+            return str(write_csv_atomically(target, columns, rows, cancel))
+
+        run_in_background(work, on_success=self._export_done, on_failure=self._export_failed, receiver=self)
+
+    def _export_done(self, path: object) -> None:
+        self._exporting = False
+        self._update_buttons()
+        logger.info("exported %s", path)
+        self.export_finished.emit(str(path))
+
+    def _export_failed(self, exc: BaseException) -> None:
+        self._exporting = False
+        self._update_buttons()
+        show_error(self, exc, title="Export CSV")
