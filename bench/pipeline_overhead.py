@@ -80,7 +80,7 @@ class InstantLLM:
     def __init__(self, answers: Mapping[str, str]) -> None:
         self.answers = answers
 
-    def chat(self, system: str, user: str, *, options: Any = None) -> str:
+    def chat(self, system: str, user: str, *, options: Any = None, format: Any = None) -> str:  # noqa: A002
         question = user.rsplit("Question: ", 1)[1].strip().strip('"')
         return self.answers[question]
 

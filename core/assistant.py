@@ -29,7 +29,7 @@ from core.memory import Fact, extract_facts, rule_based_facts
 from core.memory import forget
 from core.memory import Recall, recall_memories
 from core.memory import ConversationStore, MemoryStore
-from core.memory import UpdateReport, apply_fact
+from core.memory import UpdateReport, apply_fact, changed_rule
 from core.pipeline import AskPipeline
 from core.prompt import build_sql_prompt
 from core.schema import Schema
@@ -138,7 +138,23 @@ class Assistant:
             named = self._names_saved_definition(user, message)
             if named is not None:  # "what is the revenue" with revenue defined: a number to compute
                 return Route("question", route.uncertain, (*route.reasons, f'names your saved "{named}"'))
+        if route.kind in ("question", "follow_up", "refine"):
+            changed = self._changed_rule(user, message)
+            if changed is not None:  # "make it 30 rows" after a saved default limit: a change, not a question
+                return Route("preference", True, (*route.reasons, f'changes your saved "{changed.content}"'),
+                             alternative=route.kind, changes=changed.id)
         return route
+
+    def _changed_rule(self, user: str, message: str) -> Memory | None:
+        """The saved enforced rule ``message`` changes, when it asks nothing (see ``memory.changed_rule``)."""
+        try:
+            saved = self.store.list(user, database_id=self.database_id)
+            if not any((m.structured or {}).get("kind") for m in saved):
+                return None
+            return changed_rule(message, saved, self.pipeline.load_schema(), self.pipeline.lookup_values)
+        except CairnError as exc:  # never in the way of the question
+            logger.warning("saved rules not checked against the message: %s", exc)
+            return None
 
     def _withdraws(self, user: str, message: str) -> bool:
         """Whether ``message`` names a saved memory to withdraw (nothing is changed to find out)."""
@@ -273,7 +289,7 @@ class Assistant:
                 reports = [
                     apply_fact(f, user=user, database_id=self.database_id, store=self.store,
                                embedder=self.embedder, llm=self.pipeline.llm, schema=schema, source=message,
-                               lookup=self.pipeline.lookup_values)
+                               lookup=self.pipeline.lookup_values, confirm=route.changes is not None)
                     for f in facts
                 ]
         except CairnError as exc:

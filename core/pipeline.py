@@ -37,9 +37,8 @@ from core.errors import (
 from core.fallback import fallback_sql
 from core.feedback import ExamplesProvider
 from core.llm import LLM
-from core.memory import apply_presentation, enforce_filters, filter_condition, referencing_links
+from core.memory import Recall, apply_presentation, enforce_filters, filter_condition, referencing_links
 from core.number_format import NumberFormat
-from core.memory import Recall
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
@@ -237,6 +236,7 @@ class AskPipeline:
     def apply_memory(self, run: _Run, validated: Validated, schema: Schema) -> str:
         """Enforce standing preference filters on every SELECT that reads their table; note what applied."""
         recall = run.recall
+        run.notes.extend(recall.held_notes() if recall is not None else ())
         if recall is None or not recall.memories:
             return validated.sql
         filters = self._applicable(run, recall.filters(), schema)

@@ -53,7 +53,10 @@ class EchoModel:
     def __init__(self) -> None:
         self.prompts: list[str] = []
 
-    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
+    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None,
+             format: Any = None) -> str:  # noqa: A002
+        if format is not None:
+            return ""  # no structured output: the rules' reading stands
         self.prompts.append(system + user)
         if system.startswith("You extract"):
             return "NONE"

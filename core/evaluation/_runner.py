@@ -79,8 +79,8 @@ class _CountingLLM:
         self.model = inner.model
         self.tokens = 0
 
-    def chat(self, system: str, user: str, *, options: Any = None) -> str:
-        reply = self.inner.chat(system, user, options=options)
+    def chat(self, system: str, user: str, *, options: Any = None, format: Any = None) -> str:  # noqa: A002
+        reply = self.inner.chat(system, user, options=options, **({"format": format} if format is not None else {}))
         counted = int(getattr(self.inner, "last_prompt_tokens", 0) or 0)
         self.tokens += counted or estimate_tokens(system + "\n" + user)
         return reply

@@ -43,9 +43,11 @@ class LLM(Protocol):
 
     model: str
 
-    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
-        """One chat turn, the whole reply as text. Raises LLMUnavailable / ModelNotFound / LLMTimeout / LLMError
-        (and QueryCancelled when a bound Stop fires)."""
+    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None,
+             format: Mapping[str, Any] | None = None) -> str:  # noqa: A002 - Ollama's own name for it
+        """One chat turn, the whole reply as text. ``format``: a JSON schema the reply must follow (Ollama's
+        structured output). Raises LLMUnavailable / ModelNotFound / LLMTimeout / LLMError (and QueryCancelled
+        when a bound Stop fires)."""
         ...
 
 
@@ -91,7 +93,8 @@ class OllamaLLM:
             "raise the LLM timeout in settings, or check that Ollama is not stuck (`ollama ps`).",
         )
 
-    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None) -> str:
+    def chat(self, system: str, user: str, *, options: Mapping[str, Any] | None = None,
+             format: Mapping[str, Any] | None = None) -> str:  # noqa: A002
         opts = dict(SQL_OPTIONS)
         opts["num_ctx"] = self.num_ctx
         opts.update(options or {})
@@ -100,7 +103,8 @@ class OllamaLLM:
         with self._translate_errors():
             content, final = self._call(
                 lambda client: _join_stream(
-                    client.chat(model=self.model, messages=messages, options=opts, stream=True),
+                    client.chat(model=self.model, messages=messages, options=opts, stream=True,
+                                **({"format": dict(format)} if format is not None else {})),
                     cancel, on_tokens, self.host)
             )
         # What the server counted for this call (``cairn eval`` reports prompt tokens); 0 when it does not say.

@@ -15,11 +15,20 @@ from core.memory.cycle import (
     MemoryBank,
     UpdateReport,
     apply_fact,
+    changed_rule,
     extract_facts,
     forget,
     rule_based_facts,
 )
-from core.memory.recall import Conversation, Recall, RecalledMemory, names_term, recall_memories, words as recall_words
+from core.memory.recall import (
+    Conversation,
+    Recall,
+    RecalledMemory,
+    held_back,
+    names_term,
+    recall_memories,
+    words as recall_words,
+)
 from core.memory.forms import Grounding, Understanding, ValueLookup, describe_form, understand
 from core.memory.routing import (
     DATA_KINDS,
@@ -71,6 +80,8 @@ from core.memory.kernel import (
 )
 
 __all__ = [
+    "held_back",
+    "changed_rule",
     "ALL_DATABASES",
     "BACKENDS",
     "CATEGORIES",

@@ -118,6 +118,9 @@ class FakeOllama:
         self.blobs: dict[str, bytes] = {}
         self.loaded: set[str] = set()
         self.default_chat: Callable[[dict[str, Any]], str] = _default_chat
+        # A request for structured output (``format``: the second reading of a preference) is answered by this
+        # and never takes a queued reply; None answers "" (not JSON), so the rules' reading stands.
+        self.format_chat: Callable[[dict[str, Any]], str] | None = None
         self.chat_delay_s = 0.0
         self.chat_chunk_delay_s = 0.0
         # not None: a streamed chat/generate sends this many tokens, then an NDJSON {"error": ...} line
@@ -243,6 +246,8 @@ class FakeOllama:
             return queue.popleft() if queue else None
 
     def _next_reply(self, body: dict[str, Any]) -> str:
+        if body.get("format") not in (None, ""):
+            return self.format_chat(body) if self.format_chat is not None else ""
         with self._lock:
             reply = self._replies.popleft() if self._replies else self.default_chat
         return reply(body) if callable(reply) else reply

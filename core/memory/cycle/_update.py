@@ -39,11 +39,12 @@ from core.memory.cycle._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory.cycle._filter_merge import POSITIVE as _POSITIVE
 from core.memory.cycle._filter_merge import as_list, merge_filters, value_key
 from core.memory.cycle._in_context import RESTATED, in_context, listed_values
+from core.memory.cycle._proposal import PENDING, pending_form, second_reading
 from core.memory.recall import entity_named_by, names_term, table_words, words as name_words
 from core.memory.cycle._sameness import norm as _norm
 from core.memory.cycle._sameness import same_definition as _same_definition
 from core.memory.cycle._sameness import restates, same_structure, slot_key, slots_clash
-from core.memory.forms import ValueLookup, filter_spec, mentioned_tables, structure
+from core.memory.forms import ENFORCED_KINDS, ValueLookup, filter_spec, mentioned_tables, structure
 from core.schema import Schema
 
 __all__ = [
@@ -153,12 +154,15 @@ def _apply_fact(
     lookup: ValueLookup | None = None,
     form: Mapping[str, Any] | None = None,
     unsure: Literal["NOOP", "ADD"] = "NOOP",
+    confirm: bool = False,
 ) -> UpdateReport:
     """Decide what ``fact`` does to ``user``'s memories, then write. Only ``user``'s rows are read or written.
 
     ``form``: the statement's form when the caller already understood it (the window's live preview);
     otherwise it is worked out here, values checked with ``lookup``. ``unsure``: what a similar-but-not-same
-    pair becomes when no model can judge it (a memory typed into the bank by hand is meant: "ADD")."""
+    pair becomes when no model can judge it (a memory typed into the bank by hand is meant: "ADD"). ``confirm``:
+    the message was only taken for a change of a saved rule (it was routed as a question), so a rule it reads
+    waits for the person's confirmation instead of being enforced."""
     if len(fact.content) > MAX_MEMORY_CHARS:
         from core.errors import InputError
 
@@ -181,6 +185,13 @@ def _apply_fact(
     if new_st and RESTATED in new_st:  # "whale threshold is 50000 now": the saved wording with the new number
         new_st = dict(new_st)
         fact = Fact(fact.category, str(new_st.pop(RESTATED)))
+    note = ""
+    if form is None:  # the person has not chosen the form: a preference is read twice before it is enforced
+        reading = second_reading(fact, new_st, llm=llm, schema=schema, lookup=lookup,
+                                 saved=store.list(user, database_id=database_id))
+        new_st, note = (dict(reading.form) if reading.form else None), reading.note
+        if confirm and new_st and new_st.get("kind") in ENFORCED_KINDS:
+            new_st, note = pending_form([new_st], "read as a change to a saved rule"), "Not enforced until you confirm."
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,
@@ -190,6 +201,12 @@ def _apply_fact(
     slot = slot_key(new_st)
     existing = store.list(user, database_id=database_id)
 
+    if new_st and new_st.get("kind") == PENDING:  # context only until the person keeps a reading
+        twin = next((m for m in existing if (m.structured or {}).get("kind") == PENDING
+                     and m.content.casefold() == fact.content.casefold()), None)  # fmt: skip
+        if twin is not None:
+            return _noop(twin, "the same statement already waits for your confirmation")
+        return _add(new, store, note)
     forms = {m.id: _structured_of(m, schema) for m in existing}
     if new_st and new_st.get("kind") in ("term", "metric") and new_st.get("sql"):
         twin = next((m for m in existing if (forms[m.id] or {}).get("kind") == new_st["kind"]

@@ -144,14 +144,18 @@ def _window_form(text: str, schema: Schema) -> dict[str, Any] | None:
     picked = _date_column(text, (m.start(), m.end()), schema)
     if picked is None:
         return None
-    t, c = picked
-    col = column_expr(t.qualified_name, c.name, schema.dialect).sql(dialect=schema.dialect)
-    if schema.dialect == "sqlite":
+    return relative_window(picked[0], picked[1], amount, unit, schema.dialect)
+
+
+def relative_window(table: Table, column: Column, amount: int, unit: str, dialect: str) -> dict[str, Any]:
+    """The window form "the last ``amount`` ``unit``s" on ``table.column`` (unit: day, week, month or year)."""
+    col = column_expr(table.qualified_name, column.name, dialect).sql(dialect=dialect)
+    if dialect == "sqlite":
         days, word = (amount * 7, "days") if unit == "week" else (amount, unit + "s")
         sql = f"{col} >= DATE('now', '-{days} {word}')"
     else:
         sql = f"{col} >= CURRENT_DATE - INTERVAL '{amount} {unit}'"
-    return {"kind": "window", "table": t.qualified_name, "column": c.name, "amount": amount, "unit": unit,
+    return {"kind": "window", "table": table.qualified_name, "column": column.name, "amount": amount, "unit": unit,
             "sql": sql}  # fmt: skip
 
 

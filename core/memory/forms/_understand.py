@@ -43,7 +43,7 @@ class Understanding:
 
 _USE = {"filter": "enforced", "window": "enforced", "sort": "presentation", "limit": "presentation",
         "columns": "presentation", "display": "presentation", "term": "definition", "metric": "definition",
-        "include": "exclusion lifted", "entity": "context"}  # fmt: skip
+        "include": "exclusion lifted", "entity": "context", "pending": "pending"}  # fmt: skip
 
 
 def understand(category: Category, content: str, grounding: Grounding | None = None) -> Understanding:
@@ -70,6 +70,11 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
     if not form:
         return "Used as context only: the model sees your words; nothing is enforced."
     kind = form.get("kind")
+    if kind == "pending":
+        readings = [r for r in form.get("readings") or () if isinstance(r, Mapping)]
+        options = " or ".join(f"({i}) {describe_form(r)}" for i, r in enumerate(readings, 1))
+        return (f"Not enforced until you confirm ({form.get('why')}); context only meanwhile."
+                + (f" It could be enforced as: {options}" if options else ""))
     if kind == "filter":
         also = [f"{link.get('table')} (through {link.get('column')})" for link in form.get("also_on") or ()
                 if isinstance(link, Mapping)]  # fmt: skip

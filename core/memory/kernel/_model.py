@@ -129,13 +129,19 @@ _SCALAR = (str, int, float, bool, type(None))
 
 def _structured(value: Any) -> Mapping[str, Any] | None:
     """An object of text keys whose values are text, numbers, booleans, null or lists of those (a list may also
-    hold flat objects of such values: the tables a filter is also enforced on)."""
+    hold flat objects of such values: the tables a filter is also enforced on). A pending form's ``readings``
+    are forms themselves, checked the same way."""
     if value is None or value == {}:
         return None
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
         raise ValueError(f"structured must be an object, not {_short(value)}")
     for key, item in value.items():
         items = item if isinstance(item, list) else [item]
+        if key == "readings" and value.get("kind") == "pending" and isinstance(item, list) and item:
+            for reading in items:  # the forms a pending memory could be enforced as, each a form itself
+                if not isinstance(reading, Mapping) or reading.get("kind") == "pending" or not _structured(reading):
+                    raise ValueError(f"structured[{key!r}] holds {_short(reading)}")
+            continue
         if not all(isinstance(x, _SCALAR) or _flat_object(x) for x in items):
             raise ValueError(f"structured[{key!r}] holds {_short(item)}")
         if key in ("kind", "table", "column", "op", "sql", "name") and not isinstance(item, str):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import re
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +47,7 @@ from core.memory.recall._naming import (
     words,
 )
 
-__all__ = ["Recall", "RecalledMemory", "entity_named_by", "recall_memories"]
+__all__ = ["Recall", "RecalledMemory", "entity_named_by", "held_back", "recall_memories"]
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,8 @@ class RecalledMemory:
 @dataclass(frozen=True)
 class Recall:
     memories: tuple[RecalledMemory, ...] = ()
+    # enforced rules held back because a newer statement about the same rule waits for the person's confirmation
+    suspended: tuple[Memory, ...] = ()
 
     def filters(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
         """Standing filters and default time windows: ANDed into the SQL."""
@@ -88,6 +90,11 @@ class Recall:
         sort before a sort for every list (the first sort that applies wins)."""
         shown = [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "presentation"]
         return sorted(shown, key=lambda pair: pair[1].get("kind") == "sort" and not pair[1].get("table"))
+
+    def held_notes(self) -> list[str]:
+        """What the person is told about the rules held back (``suspended``)."""
+        return [f'Your saved preference "{m.content}" was not applied: a newer statement about the same rule waits '
+                "for your confirmation (Memory bank, or `cairn memory keep`)." for m in self.suspended]
 
     def display(self) -> dict[str, Any]:
         """How numbers are shown ({"currency": "INR", "decimals": 2}): formatting of the answer, not SQL.
@@ -150,6 +157,43 @@ def _flat(text: object, limit: int) -> str:
     """SQL built from a memory (quotes kept: they are SQL quoting) as one clipped line."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _slot(form: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The one rule an enforced form sets: a table's column, a table's time range, the row limit, a sort."""
+    kind = form.get("kind")
+    table = str(form.get("table") or "*").split(".")[-1].lower()
+    if kind in ("filter", "include") and form.get("column"):
+        return ("filter", table, str(form["column"]).lower())
+    if kind in ("window", "sort"):
+        return (str(kind), table)
+    return ("limit",) if kind == "limit" else None
+
+
+def held_back(memories: Sequence[Memory]) -> list[Memory]:
+    """The enforced rules not applied now: a newer statement that could set the same rule waits for the person
+    (a pending memory), so neither is enforced until they decide."""
+    waiting = _waiting(memories)
+    out = []
+    for m in memories:
+        pending = waiting.get(_slot(m.structured or {}))
+        if pending is not None and pending.updated_at >= m.updated_at:
+            out.append(m)
+    return out
+
+
+def _waiting(memories: Sequence[Memory]) -> dict[tuple[str, ...], Memory]:
+    """Slot -> the newest pending memory that could set it (see ``cycle._proposal``)."""
+    out: dict[tuple[str, ...], Memory] = {}
+    for m in memories:
+        st = m.structured or {}
+        if st.get("kind") != "pending":
+            continue
+        for reading in st.get("readings") or ():
+            slot = _slot(reading) if isinstance(reading, Mapping) else None
+            if slot is not None and (slot not in out or out[slot].updated_at < m.updated_at):
+                out[slot] = m
+    return out
 
 
 def _clip(text: object, limit: int = 200) -> str:
@@ -278,9 +322,14 @@ def recall_memories(
         chosen.append(RecalledMemory(m, scores.similarity.get(m.id, 0.0), reason, kind,
                                      scores.relevance.get(m.id, 0.0)))  # fmt: skip
 
+    suspended = held_back(mine)  # a newer statement on the same rule waits for the person: enforce neither
     for m in mine:
         st = dict(m.structured or {})
         form = st.get("kind")
+        if m in suspended:
+            continue
+        if form == "pending":
+            st = {}  # context only until the person keeps a reading: the person's words, like any preference
         if m.category == "preference" and form in ("filter", "window") and st.get("table"):
             table = str(st["table"]).split(".")[-1].lower()
             if known_tables is None or table in known_tables:
@@ -350,4 +399,4 @@ def recall_memories(
             if st.get("kind") == "sort" and lists_another_table(question, q_words, st, table_names or ()):
                 continue
             pick(m, f"standing {st.get('kind')} preference for lists", "presentation")
-    return Recall(tuple(chosen))
+    return Recall(tuple(chosen), tuple(suspended))

@@ -15,8 +15,10 @@ from core.memory.routing._classifier import (
     route_group,
     router_applies,
 )
+from core.memory.routing._classify_text import asks_something
 
 __all__ = [
+    "asks_something",
     "DATA_KINDS",
     "KINDS",
     "MEMORY_KINDS",

@@ -56,12 +56,14 @@ MARGIN = 0.20
 
 @dataclass(frozen=True)
 class Route:
-    """``alternative``: the runner-up kind when the choice was unsure (what the person may have meant)."""
+    """``alternative``: the runner-up kind when the choice was unsure (what the person may have meant);
+    ``changes``: set when the assistant re-routes a would-be question to the saved rule it changes."""
 
     kind: RouteKind
     uncertain: bool
     reasons: tuple[str, ...]
     alternative: str | None = None
+    changes: str | None = None  # the id of the saved rule a message taken for a question really changes
 
 
 def route_group(kind: str) -> str:

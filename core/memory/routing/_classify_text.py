@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 __all__ = [
+    "asks_something",
     "Text",
     "anaphora_cue",
     "has_arithmetic",
@@ -146,6 +147,12 @@ def is_interrogative(t: Text) -> bool:
     if w[0] in AUX and w[1:2] != ("not",):
         return True
     return t.ends_with_question_mark
+
+
+def asks_something(message: str) -> bool:
+    """A question by form or a show/list/give-me request: what a statement to remember is not."""
+    t = Text(message)
+    return is_interrogative(t) or is_request_start(t)
 
 
 def is_request_start(t: Text) -> bool:
