@@ -19,7 +19,7 @@ from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, LLMError
 from core.llm import cancellable
-from core.memory import BankChange, Grounding, Memory, MemoryBank, describe_form
+from core.memory import BankChange, Grounding, Memory, MemoryBank, confirmation, describe_form
 from core.memory import PENDING_SOURCE
 from core.memory import MEMORY_KINDS, TALK_KINDS, Route, classify, is_memory_statement, router_applies
 from core.memory import names_term, recall_words
@@ -61,6 +61,12 @@ class Reply:
     error: str | None = None
     hint: str | None = None
 
+    def understood(self) -> list[dict[str, Any]]:
+        """Each rule this message saved or changed, as the person must see it before it shapes an answer: enforced
+        or waiting for them, in plain words, with what they can do (``memory.confirmation``)."""
+        return [shown for c in self.changes if c.operation != "NOOP" for m in c.after
+                if (shown := confirmation(m)) is not None]
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "message": self.message,
@@ -78,6 +84,7 @@ class Reply:
                 }
                 for c in self.changes
             ],
+            "understood": self.understood(),
             "error": self.error,
             "hint": self.hint,
         }
@@ -300,13 +307,16 @@ class Assistant:
         for r in reports:
             for m in r.after:
                 st = dict(m.structured or {})
-                notes.append("Understood: " + describe_form(st, m.category))
+                notes.append("Understood as: " + describe_form(st, m.category))
                 if st.get("unknown_values"):
                     notes.append("Not found in the data (kept as you wrote it): "
                                  + ", ".join(map(str, st["unknown_values"])) + ".")
         text = _CONFIRM.get(route.kind, "Noted — no SQL executed")
         if route.kind == "forget" and any(r.after and r.operation == "DELETE" for r in reports):
             text = "Changed — no SQL executed"  # "no decimals any more": a new setting replaced the old one
+        stored = [m for r in reports if r.operation != "NOOP" for m in r.after]
+        if stored and all((m.structured or {}).get("kind") == "pending" for m in stored):
+            text = "Noted, not enforced until you confirm — no SQL executed"
         if not any(r.operation != "NOOP" for r in reports):
             text = reports[0].reason if reports else "Nothing to remember in that message — no SQL executed"
         self._record(user, message, text, None, notes)

@@ -39,6 +39,10 @@ def add_memory_parser(sub: Any) -> None:
     edit.add_argument("id", help="memory id (or its first 6+ characters)")
     edit.add_argument("--content")
     edit.add_argument("--category")
+    keep = cmd("keep", "enforce a memory that waits for your confirmation (or one of its readings)")
+    keep.add_argument("id", help="memory id (or its first 6+ characters)")
+    keep.add_argument("--reading", type=int, default=1, help="which reading to enforce (default: 1)")
+    cmd("context", "keep a memory as context only: nothing of it is enforced").add_argument("id")
     cmd("rm", "delete a memory").add_argument("id")
     cmd("clear", "forget everything about the user: memories, conversation history and undo journal").add_argument("--yes", action="store_true", required=True)
     cmd("undo", "undo the last change (from the chat or the bank)")
@@ -76,6 +80,11 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             if args.content is None and args.category is None:
                 raise InputError("Nothing to change.", hint="Pass --content TEXT and/or --category NAME.")
             _show([bank.edit(user, args.id, content=args.content, category=args.category)], args.json)
+        elif action == "keep":
+            report = bank.keep(user, args.id, args.reading)
+            _show(list(report.after or report.before), args.json)
+        elif action == "context":
+            _show([bank.context_only(user, args.id)], args.json)
         elif action == "rm":
             gone = bank.delete(user, args.id)
             say(f"Deleted {gone.id[:8]}: {gone.content}")
@@ -139,4 +148,5 @@ def _show(memories: list[Any], as_json: bool) -> None:
         say("No memories.")
     for m in memories:
         where = "" if m.database_id == "*" else f"  (db {m.database_id})"
-        say(f"{m.id[:8]}  [{m.category}] {m.content}{where}")
+        waiting = "  (waiting for you: `cairn memory keep`)" if (m.structured or {}).get("kind") == "pending" else ""
+        say(f"{m.id[:8]}  [{m.category}] {m.content}{where}{waiting}")

@@ -110,6 +110,15 @@ def print_reply(reply: Any) -> None:
         say(f"  {change.operation}: {after}" + (f"  (was: {before})" if before else ""))
     for note in reply.notes:
         say(f"Note: {note}")
+    for shown in reply.understood():
+        short = shown["memory_id"][:8]
+        if shown["status"] == "pending":
+            choose = " --reading N" if len(shown["readings"]) > 1 else ""
+            say(f"  To enforce it: cairn memory keep {short}{choose} --user NAME; to keep it as words only: "
+                f"cairn memory context {short} --user NAME")
+        else:
+            say(f"  Not what you meant? cairn memory context {short} --user NAME keeps it as words only; "
+                f"cairn memory edit {short} --content TEXT --user NAME rewords it")
     if reply.error:
         say(f"Error: {reply.error}\nHint: {reply.hint}", file=sys.stderr)
 

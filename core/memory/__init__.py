@@ -29,7 +29,7 @@ from core.memory.recall import (
     recall_memories,
     words as recall_words,
 )
-from core.memory.forms import Grounding, Understanding, ValueLookup, describe_form, understand
+from core.memory.forms import Grounding, Understanding, ValueLookup, confirmation, describe_form, understand
 from core.memory.routing import (
     DATA_KINDS,
     KINDS,
@@ -80,6 +80,7 @@ from core.memory.kernel import (
 )
 
 __all__ = [
+    "confirmation",
     "held_back",
     "changed_rule",
     "ALL_DATABASES",

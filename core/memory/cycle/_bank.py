@@ -185,6 +185,37 @@ class MemoryBank:
         self.record(user, BankChange("UPDATE", (before,), (after,), time.time()))
         return after
 
+    def keep(self, user: str, memory_id: str, reading: int = 1) -> UpdateReport:
+        """Enforce a reading of a memory that waits for confirmation (or keep an enforced one as it is). The chosen
+        form goes through the update cycle as the person's own choice, so it combines with or replaces the rule it
+        is about; the waiting memory goes. One undo step puts everything back."""
+        memory = self.get(user, memory_id)
+        form = dict(memory.structured or {})
+        if form.get("kind") != "pending":
+            if form.get("kind") in ("filter", "window", "limit", "sort"):
+                return UpdateReport("NOOP", (memory.id,), (memory,), (memory,), "already enforced")
+            raise InputError("That memory does not wait for confirmation.",
+                             hint="`cairn memory list` marks the ones that do (waiting for you).")
+        readings = [r for r in form.get("readings") or () if isinstance(r, Mapping)]
+        if not 1 <= reading <= len(readings):
+            raise InputError(f"That memory has {len(readings)} reading(s); there is no reading {reading}.",
+                             hint=f"Pick one from 1 to {len(readings)}.")
+        g = self._grounding()
+        self.store.delete(user, [memory.id])  # first: its words must not be taken for the same memory again
+        try:
+            report = apply_fact(Fact(memory.category, memory.content), user=user, database_id=memory.database_id,
+                                store=self.store, embedder=self.embedder, llm=None, schema=g.schema,
+                                source=memory.source, lookup=g.lookup, form=readings[reading - 1], unsure="ADD")
+        except BaseException:
+            self.store.put(memory)
+            raise
+        self.record(user, BankChange("UPDATE", (memory, *report.before), report.after, time.time()))
+        return report
+
+    def context_only(self, user: str, memory_id: str) -> Memory:
+        """Keep a memory as the person's words only: nothing of it is enforced on SQL any more."""
+        return self.edit(user, memory_id, structured={"kind": "context"})
+
     def delete(self, user: str, memory_id: str) -> Memory:
         memory = self.get(user, memory_id)
         self.store.delete(user, [memory.id])

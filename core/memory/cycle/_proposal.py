@@ -23,19 +23,21 @@ from typing import Any
 
 from core.errors import LLMError
 from core.llm import LLM, SQL_OPTIONS
+from core.memory.cycle._filter_merge import POSITIVE, as_list, value_key
 from core.memory.forms import (
     ENFORCED_KINDS,
     PROPOSAL_SCHEMA,
     ValueLookup,
     describe_form,
+    filter_spec,
     same_meaning,
     verify_proposal,
 )
-from core.memory.kernel import Fact, Memory
+from core.memory.kernel import Fact, Memory, is_additive
 from core.schema import Schema
 
 __all__ = ["PENDING", "PROPOSAL_OPTIONS", "PROPOSAL_SYSTEM", "Reading", "pending_form", "proposal_prompt",
-           "second_reading"]
+           "second_reading", "switch_or_both"]
 
 logger = logging.getLogger(__name__)
 
@@ -143,3 +145,23 @@ def proposal_prompt(statement: str, schema: Schema, saved: Sequence[Memory]) -> 
     text = _DELIMS.sub(" ", statement)
     lines += ["", f"<statement>\n{text}\n</statement>", "", "The rule as JSON:"]
     return "\n".join(lines)
+
+
+def switch_or_both(old: Mapping[str, Any], new: Mapping[str, Any], text: str, dialect: str) -> dict[str, Any] | None:
+    """A pending form when a statement keeps a saved value of a column and names new ones without saying "also":
+    "move my focus from Paris to Lyon" and "Paris and Lyon only" have the same words in the same slot, one a
+    switch (only the new values) and one both. The words' order and prepositions are no proof either way, so
+    the person is asked; None when the statement is clear (no saved value named, or an additive one)."""
+    if old.get("kind") != "filter" or new.get("kind") != "filter" or is_additive(text):
+        return None
+    if str(old.get("op")) not in POSITIVE or str(new.get("op")) not in POSITIVE:
+        return None
+    saved = {value_key(v) for v in as_list(old.get("value"))}
+    said = as_list(new.get("value"))
+    fresh = [v for v in said if value_key(v) not in saved]
+    if not fresh or len(fresh) == len(said):
+        return None
+    table, column = str(new["table"]), str(new["column"])
+    only_new = filter_spec(table, column, "=" if len(fresh) == 1 else "IN", fresh[0] if len(fresh) == 1 else fresh,
+                           dialect)
+    return pending_form([only_new, dict(new)], "it names a saved value and a new one: a switch, or both?")

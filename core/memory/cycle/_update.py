@@ -21,6 +21,7 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, nullcontext
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -39,7 +40,7 @@ from core.memory.cycle._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory.cycle._filter_merge import POSITIVE as _POSITIVE
 from core.memory.cycle._filter_merge import as_list, merge_filters, value_key
 from core.memory.cycle._in_context import RESTATED, in_context, listed_values
-from core.memory.cycle._proposal import PENDING, pending_form, second_reading
+from core.memory.cycle._proposal import PENDING, pending_form, second_reading, switch_or_both
 from core.memory.recall import entity_named_by, names_term, table_words, words as name_words
 from core.memory.cycle._sameness import norm as _norm
 from core.memory.cycle._sameness import same_definition as _same_definition
@@ -190,8 +191,6 @@ def _apply_fact(
         reading = second_reading(fact, new_st, llm=llm, schema=schema, lookup=lookup,
                                  saved=store.list(user, database_id=database_id))
         new_st, note = (dict(reading.form) if reading.form else None), reading.note
-        if confirm and new_st and new_st.get("kind") in ENFORCED_KINDS:
-            new_st, note = pending_form([new_st], "read as a change to a saved rule"), "Not enforced until you confirm."
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,
@@ -201,6 +200,11 @@ def _apply_fact(
     slot = slot_key(new_st)
     existing = store.list(user, database_id=database_id)
 
+    if confirm and new_st and new_st.get("kind") in ENFORCED_KINDS:  # a change read into a would-be question
+        saved = next((m.structured for m in existing if slots_clash(slot_key(m.structured), slot)), None)
+        new_st = (switch_or_both(saved or {}, new_st, fact.content, dialect)
+                  or pending_form([new_st], "read as a change to a saved rule"))
+        new, note = replace(new, structured=new_st), "Not enforced until you confirm."
     if new_st and new_st.get("kind") == PENDING:  # context only until the person keeps a reading
         twin = next((m for m in existing if (m.structured or {}).get("kind") == PENDING
                      and m.content.casefold() == fact.content.casefold()), None)  # fmt: skip
@@ -221,6 +225,9 @@ def _apply_fact(
         same_slot = [m for m in existing if slots_clash(slot_key(forms[m.id]), slot)]
         if same_slot:
             old = max(same_slot, key=lambda m: m.updated_at)
+            asked = switch_or_both(forms[old.id] or {}, new_st, fact.content, dialect) if form is None else None
+            if asked is not None:  # "from Paris to Lyon" or "Paris and Lyon": the person decides
+                return _add(replace(new, structured=asked), store, "Not enforced until you confirm.")
             return _decide_structured(old, forms[old.id], new, store, embedder, dialect)
 
     if fact.category in ("terminology", "metric"):

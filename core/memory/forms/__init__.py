@@ -10,9 +10,17 @@ from core.memory.forms._condition_text import parse_condition
 from core.memory.forms._schema_match import column_expr, filter_spec, mentioned_tables, value_hits
 from core.memory.forms._structured import ValueLookup, parse_definition, structure
 from core.memory.forms._verify import ENFORCED_KINDS, PROPOSAL_SCHEMA, meaning, same_meaning, verify_proposal
-from core.memory.forms._understand import Grounding, Understanding, describe_form, understand, window_words
+from core.memory.forms._understand import (
+    Grounding,
+    Understanding,
+    confirmation,
+    describe_form,
+    understand,
+    window_words,
+)
 
 __all__ = [
+    "confirmation",
     "ENFORCED_KINDS",
     "PROPOSAL_SCHEMA",
     "meaning",

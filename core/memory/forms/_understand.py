@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.memory.kernel import Category, Fact
+from core.memory.kernel import Category, Fact, Memory
 from core.memory.forms._structured import ValueLookup, structure
 from core.schema import Schema
 
-__all__ = ["Grounding", "Understanding", "describe_form", "understand", "window_words"]
+__all__ = ["Grounding", "Understanding", "confirmation", "describe_form", "understand", "window_words"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class Understanding:
 
 _USE = {"filter": "enforced", "window": "enforced", "sort": "presentation", "limit": "presentation",
         "columns": "presentation", "display": "presentation", "term": "definition", "metric": "definition",
-        "include": "exclusion lifted", "entity": "context", "pending": "pending"}  # fmt: skip
+        "include": "exclusion lifted", "entity": "context", "pending": "pending", "context": "context"}  # fmt: skip
 
 
 def understand(category: Category, content: str, grounding: Grounding | None = None) -> Understanding:
@@ -70,6 +70,8 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
     if not form:
         return "Used as context only: the model sees your words; nothing is enforced."
     kind = form.get("kind")
+    if kind == "context":
+        return "Used as context only, as you chose: the model sees your words; nothing is enforced."
     if kind == "pending":
         readings = [r for r in form.get("readings") or () if isinstance(r, Mapping)]
         options = " or ".join(f"({i}) {describe_form(r)}" for i, r in enumerate(readings, 1))
@@ -114,6 +116,31 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
         parts = [*(form.get("tables") or []), *(form.get("columns") or []), *map(str, form.get("values") or [])]
         return "About: " + ", ".join(parts) + " (context when a question refers to it by name)."
     return "Used as context only."
+
+
+_RULE_KINDS = ("filter", "window", "limit", "sort")
+
+
+def confirmation(memory: Memory) -> dict[str, Any] | None:
+    """What the person is shown after a rule is saved or changed, so that nothing is enforced unseen: the form in
+    plain words, whether it is enforced or waits for them (with the readings to choose from), and what they can
+    do — keep it, edit it, or make it context only. None for a memory that enforces nothing."""
+    form = memory.structured or {}
+    kind = form.get("kind")
+    if kind not in (*_RULE_KINDS, "pending"):
+        return None
+    readings = [r for r in form.get("readings") or () if isinstance(r, Mapping)] if kind == "pending" else [form]
+    tables = sorted({str(r.get("table")) for r in readings if r.get("table")})
+    return {
+        "memory_id": memory.id,
+        "content": memory.content,
+        "status": "pending" if kind == "pending" else "enforced",
+        "understood_as": describe_form(form, memory.category),
+        "readings": [describe_form(r) for r in readings],
+        "applies_to": tables or ["every list"],
+        "why": str(form.get("why") or ""),
+        "actions": ["keep", "edit", "context"],
+    }
 
 
 def window_words(form: Mapping[str, Any]) -> str:

@@ -328,8 +328,8 @@ def recall_memories(
         form = st.get("kind")
         if m in suspended:
             continue
-        if form == "pending":
-            st = {}  # context only until the person keeps a reading: the person's words, like any preference
+        if form in ("pending", "context"):
+            st = {}  # context only (until the person keeps a reading, or as they chose): their words, as they are
         if m.category == "preference" and form in ("filter", "window") and st.get("table"):
             table = str(st["table"]).split(".")[-1].lower()
             if known_tables is None or table in known_tables:
