@@ -29,7 +29,7 @@ from core.memory import Fact, extract_facts, rule_based_facts
 from core.memory import forget
 from core.memory import Recall, recall_memories
 from core.memory import ConversationStore, MemoryStore
-from core.memory import UpdateReport, apply_fact, changed_rule
+from core.memory import UpdateReport, apply_fact, rule_route
 from core.pipeline import AskPipeline
 from core.prompt import build_sql_prompt
 from core.schema import Schema
@@ -146,22 +146,14 @@ class Assistant:
             if named is not None:  # "what is the revenue" with revenue defined: a number to compute
                 return Route("question", route.uncertain, (*route.reasons, f'names your saved "{named}"'))
         if route.kind in ("question", "follow_up", "refine"):
-            changed = self._changed_rule(user, message)
-            if changed is not None:  # "make it 30 rows" after a saved default limit: a change, not a question
-                return Route("preference", True, (*route.reasons, f'changes your saved "{changed.content}"'),
-                             alternative=route.kind, changes=changed.id)
+            try:  # "make it 30 rows" after a saved default limit is a change of the rule, not a question
+                last = self.conversation.last_reply(user, self.database_id)
+                return rule_route(message, route, user=user, database_id=self.database_id, store=self.store,
+                                  embedder=self.embedder, schema=self.pipeline.load_schema(),
+                                  lookup=self.pipeline.lookup_values, last_reply=last) or route
+            except CairnError as exc:  # never in the way of the question
+                logger.warning("saved rules not checked against the message: %s", exc)
         return route
-
-    def _changed_rule(self, user: str, message: str) -> Memory | None:
-        """The saved enforced rule ``message`` changes, when it asks nothing (see ``memory.changed_rule``)."""
-        try:
-            saved = self.store.list(user, database_id=self.database_id)
-            if not any((m.structured or {}).get("kind") for m in saved):
-                return None
-            return changed_rule(message, saved, self.pipeline.load_schema(), self.pipeline.lookup_values)
-        except CairnError as exc:  # never in the way of the question
-            logger.warning("saved rules not checked against the message: %s", exc)
-            return None
 
     def _withdraws(self, user: str, message: str) -> bool:
         """Whether ``message`` names a saved memory to withdraw (nothing is changed to find out)."""

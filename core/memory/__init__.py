@@ -16,6 +16,8 @@ from core.memory.cycle import (
     UpdateReport,
     apply_fact,
     changed_rule,
+    reads_as_rule,
+    rule_route,
     extract_facts,
     forget,
     rule_based_facts,
@@ -40,7 +42,9 @@ from core.memory.routing import (
     classify,
     is_memory_statement,
     route_group,
+    asks_something,
     router_applies,
+    withdraws,
 )
 from core.memory.stores import (
     BACKENDS,
@@ -80,6 +84,10 @@ from core.memory.kernel import (
 )
 
 __all__ = [
+    "rule_route",
+    "reads_as_rule",
+    "asks_something",
+    "withdraws",
     "confirmation",
     "held_back",
     "changed_rule",

@@ -11,29 +11,74 @@ what is now enforced.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from core.memory.cycle._forget import forget
 from core.memory.cycle._in_context import in_context
 from core.memory.cycle._sameness import slot_key, slots_clash
 from core.memory.forms import ENFORCED_KINDS, ValueLookup, structure
-from core.memory.kernel import Fact, Memory
-from core.memory.routing import asks_something
+from core.memory.kernel import Embedder, Fact, Memory
+from core.memory.routing import Route, asks_something, withdraws
+from core.memory.stores import MemoryStore
 from core.schema import Schema
 
-__all__ = ["changed_rule"]
+__all__ = ["changed_rule", "reads_as_rule", "rule_route"]
 
 
 def changed_rule(message: str, saved: Sequence[Memory], schema: Schema | None, lookup: ValueLookup | None = None
                  ) -> Memory | None:
     """The saved, enforced memory ``message`` changes, or None."""
     rules = [m for m in saved if (m.structured or {}).get("kind") in ENFORCED_KINDS]
-    if schema is None or not rules or asks_something(message):
+    if schema is None or not rules:
+        return None
+    form = _rule_form(message, saved, schema, lookup)
+    if form is None:
+        return None
+    slot = slot_key(form)
+    return next((m for m in rules if slots_clash(slot_key(m.structured), slot)), None)
+
+
+def reads_as_rule(message: str, saved: Sequence[Memory], schema: Schema | None, lookup: ValueLookup | None = None
+                  ) -> bool:
+    """Whether ``message`` (asking nothing) reads as a standing rule on the data, alone or next to the saved ones:
+    "and only credit card payments" right after "only delivered orders from now on" continues the statement."""
+    return schema is not None and _rule_form(message, saved, schema, lookup) is not None
+
+
+def _rule_form(message: str, saved: Sequence[Memory], schema: Schema, lookup: ValueLookup | None
+               ) -> Mapping[str, Any] | None:
+    if asks_something(message):
         return None
     fact = Fact("preference", message)
     form = structure(fact, schema, lookup=lookup)
     if not form or form.get("kind") not in ENFORCED_KINDS:
         form = in_context(fact, list(saved), schema, lookup)
-    if not form or form.get("kind") not in ENFORCED_KINDS:
+    return form if form and form.get("kind") in ENFORCED_KINDS else None
+
+
+def rule_route(message: str, route: Route, *, user: str, database_id: str, store: MemoryStore, embedder: Embedder,
+               schema: Schema, lookup: ValueLookup | None, last_reply: str | None) -> Route | None:
+    """The route of a message the router took for a question or an edit when it is really about a saved rule —
+    a change of it ("make it 30 rows"), a withdrawal ("drop the payment method condition"), or, right after a
+    statement, its continuation ("and only credit card payments": the last reply ran no SQL, so there is no query
+    to edit, and rules are saved) — else None.
+    A change or continuation found this way waits for the person's confirmation (``Route.changes`` is set)."""
+    if route.kind not in ("question", "follow_up", "refine") or asks_something(message):
         return None
-    slot = slot_key(form)
-    return next((m for m in rules if slots_clash(slot_key(m.structured), slot)), None)
+    saved = store.list(user, database_id=database_id)
+    changed = changed_rule(message, saved, schema, lookup)
+    if changed is not None:
+        return Route("preference", True, (*route.reasons, f'changes your saved "{changed.content}"'),
+                     alternative=route.kind, changes=changed.id)
+    if withdraws(message) and any((m.structured or {}).get("kind") in ENFORCED_KINDS for m in saved):
+        report = forget(message, user=user, database_id=database_id, store=store, embedder=embedder, schema=schema,
+                        dry_run=True)
+        if any((m.structured or {}).get("kind") in ENFORCED_KINDS for m in report.before):
+            return Route("forget", False, (*route.reasons, "takes back a saved rule"), alternative=route.kind)
+    rules = any((m.structured or {}).get("kind") in ENFORCED_KINDS for m in saved)
+    if route.kind in ("follow_up", "refine") and last_reply == "words" and rules and reads_as_rule(
+            message, saved, schema, lookup):
+        return Route("preference", True, (*route.reasons, "no query to edit: continues a statement"),
+                     alternative=route.kind, changes="")
+    return None

@@ -70,6 +70,7 @@ class Reading:
 
     form: Mapping[str, Any] | None
     note: str = ""
+    agreed: bool = False  # the model's verified reading says the same as the rules'
 
     @property
     def pending(self) -> bool:
@@ -103,7 +104,7 @@ def second_reading(fact: Fact, rules_form: Mapping[str, Any] | None, *, llm: LLM
     if not enforced and not model_enforces:
         return Reading(rules_form)
     if enforced and model_enforces and same_meaning(rules_form, proposed):
-        return Reading(rules_form, "The model's reading agrees.")
+        return Reading(rules_form, "The model's reading agrees.", agreed=True)
     readings = [f for f in (rules_form, proposed) if f and f.get("kind") in ENFORCED_KINDS]
     if not model_enforces:
         why = "the model read no standing rule in these words"

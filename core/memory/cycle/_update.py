@@ -186,11 +186,11 @@ def _apply_fact(
     if new_st and RESTATED in new_st:  # "whale threshold is 50000 now": the saved wording with the new number
         new_st = dict(new_st)
         fact = Fact(fact.category, str(new_st.pop(RESTATED)))
-    note = ""
+    note, agreed = "", False
     if form is None:  # the person has not chosen the form: a preference is read twice before it is enforced
         reading = second_reading(fact, new_st, llm=llm, schema=schema, lookup=lookup,
                                  saved=store.list(user, database_id=database_id))
-        new_st, note = (dict(reading.form) if reading.form else None), reading.note
+        new_st, note, agreed = (dict(reading.form) if reading.form else None), reading.note, reading.agreed
     vector = embed_one(embedder, fact.content)
     new = Memory(
         user=user, category=fact.category, content=fact.content, database_id=database_id,
@@ -200,7 +200,7 @@ def _apply_fact(
     slot = slot_key(new_st)
     existing = store.list(user, database_id=database_id)
 
-    if confirm and new_st and new_st.get("kind") in ENFORCED_KINDS:  # a change read into a would-be question
+    if confirm and not agreed and new_st and new_st.get("kind") in ENFORCED_KINDS:  # read into a would-be question
         saved = next((m.structured for m in existing if slots_clash(slot_key(m.structured), slot)), None)
         new_st = (switch_or_both(saved or {}, new_st, fact.content, dialect)
                   or pending_form([new_st], "read as a change to a saved rule"))

@@ -58,6 +58,14 @@ class Conversation:
         summary = self.store.summary(user)
         return ([summary] if summary else []) + lines
 
+    def last_reply(self, user: str, database_id: str | None = None) -> str | None:
+        """"sql" when the last reply (on this database) answered with SQL — what an edit or a follow-up refers
+        to —, "words" when it did not (a statement stored, chit-chat), None when there was none."""
+        for m in reversed(self.store.recent_messages(user, limit=4)):
+            if m.role == "assistant" and (database_id is None or m.database_id in (None, database_id)):
+                return "sql" if m.sql else "words"
+        return None
+
     def has_history(self, user: str, database_id: str | None = None) -> bool:
         recent = self.store.recent_messages(user, limit=2)
         return any(database_id is None or m.database_id in (None, database_id) for m in recent)

@@ -14,6 +14,7 @@ from core.memory.routing._classifier import (
     is_memory_statement,
     route_group,
     router_applies,
+    withdraws,
 )
 from core.memory.routing._classify_text import asks_something
 
@@ -29,4 +30,5 @@ __all__ = [
     "is_memory_statement",
     "route_group",
     "router_applies",
+    "withdraws",
 ]

@@ -38,6 +38,7 @@ __all__ = [
     "is_memory_statement",
     "route_group",
     "router_applies",
+    "withdraws",
 ]
 
 logger = logging.getLogger(__name__)

@@ -149,10 +149,18 @@ def is_interrogative(t: Text) -> bool:
     return t.ends_with_question_mark
 
 
+# Request verbs that change what is kept or how it is shown ("add Canada to that", "drop Brazil", "sort by
+# name"): they start rule changes as often as one-off requests, so they alone do not make a message a request.
+_EDIT_VERBS = frozenset({"add", "remove", "exclude", "include", "filter", "narrow", "limit", "restrict", "sort",
+                         "order", "rank", "group", "split", "apply", "pick", "select", "top", "name", "repeat",
+                         "redo", "help"})
+
+
 def asks_something(message: str) -> bool:
-    """A question by form or a show/list/give-me request: what a statement to remember is not."""
+    """A question by form or a show/list/give-me request for data: what a statement to remember is not."""
     t = Text(message)
-    return is_interrogative(t) or is_request_start(t)
+    w = strip_fillers(t.words)
+    return is_interrogative(t) or bool(w) and w[0] in REQUEST_VERBS - _EDIT_VERBS
 
 
 def is_request_start(t: Text) -> bool:
