@@ -240,6 +240,13 @@ def run_case(case: Mapping[str, Any], variant: str, embedder: Any) -> tuple[str,
     conn = sqlite3.connect(f"file:{shop_path() if case['database'] == 'shop' else CHINOOK}?mode=ro", uri=True)
     try:
         outcome, reasons = score(case, enforced_state(memories), conn, g.schema)
+        if case.get("question") and case.get("question_expect") is not None:
+            recall = bot.recall(USER, case["question"])  # what the pipeline would enforce on that question
+            applied = [r.memory for r in recall.memories if r.kind in ("filter", "presentation")]
+            asked, why = score(case, enforced_state(applied), conn, g.schema, "question_expect")
+            kinds[f"question {asked}"] += 1
+            if asked == "wrong" and outcome != "wrong":
+                outcome, reasons = "wrong", [f"question {case['question']!r}: {'; '.join(why)}"]
     finally:
         conn.close()
     return outcome, reasons, kinds
@@ -275,7 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label} / model {variant}: {n} cases — wrong enforced {outcomes['wrong']} "
                   f"({outcomes['wrong'] / n:.0%}), faithful {outcomes['faithful']} ({outcomes['faithful'] / n:.0%}), "
                   f"not enforced {outcomes['not enforced']} ({outcomes['not enforced'] / n:.0%}); memories left: "
-                  f"{sum(kinds.values())}, of which pending {kinds['pending']}, context only {kinds['context']}")
+                  f"{sum(v for k, v in kinds.items() if not k.startswith('question'))}, of which pending "
+                  f"{kinds['pending']}, context only {kinds['context']}; override questions: "
+                  f"{sum(v for k, v in kinds.items() if k.startswith('question'))}, wrong {kinds['question wrong']}, "
+                  f"faithful {kinds['question faithful']}")
             if args.errors and label == "dev":
                 for cid, kind, messages, reasons in errors:
                     print(f"  {cid} [{kind}] {messages}\n      {'; '.join(reasons)}")

@@ -357,6 +357,7 @@ class Assistant:
             embedder=self.embedder,
             exclude=exclude,
             table_names=[t.name for t in schema.tables],
+            schema=schema,
         )
 
     def _answer(

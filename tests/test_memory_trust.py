@@ -275,3 +275,63 @@ def test_context_only_is_kept_as_words_and_never_enforced(shop: Path, tmp_path: 
     bot.bank.context_only(USER, memory.id)
     assert _enforced(bot) == [] and bot.store.list(USER)[0].content == memory.content
     assert confirmation(bot.store.list(USER)[0]) is None
+
+
+# --- a question that says otherwise lifts a rule for itself; rule talk taken for questions reaches the memory -------
+
+
+def _recalled(bot: Assistant, question: str) -> Any:
+    return bot.recall(USER, question)
+
+
+def test_a_question_that_says_otherwise_lifts_the_rule_for_itself_with_a_note(
+        shop: Path, tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on leave cancelled orders out of everything")
+    assert _enforced(bot) == ["NOT orders.status IN ('cancelled')"] or _enforced(bot) == [
+        "orders.status <> 'cancelled'"]
+    plain = _recalled(bot, "how many orders did we get?")
+    assert plain.filters() and not plain.lifted
+    including = _recalled(bot, "how many orders did we get, cancelled ones included?")
+    assert not including.filters() and "it names cancelled" in " ".join(including.held_notes())
+
+
+def test_naming_another_value_of_a_kept_column_lifts_that_filter(shop: Path, tmp_path: Path,
+                                                                 minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only show me customers from India")
+    assert _recalled(bot, "list the customers").filters()
+    both = _recalled(bot, "list the customers in India and Japan")
+    assert not both.filters() and "it names Japan" in " ".join(both.held_notes())
+
+
+def test_every_row_lifts_a_default_limit_for_that_question(shop: Path, tmp_path: Path,
+                                                          minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "Show at most 15 rows by default")
+    assert _recalled(bot, "list the orders").presentation()
+    every = _recalled(bot, "list all the orders, no limit")
+    assert not every.presentation() and "every row" in " ".join(every.held_notes())
+
+
+def test_a_withdrawal_taken_for_a_question_withdraws_the_rule(shop: Path, tmp_path: Path,
+                                                              minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only delivered orders please")
+    bot.handle(USER, "Going forward only credit card payments")
+    assert len(_enforced(bot)) == 2
+    reply = bot.handle(USER, "drop the payment method condition")
+    assert reply.route.kind == "forget"
+    assert _enforced(bot) == ["orders.status = 'delivered'"]
+
+
+def test_right_after_a_statement_an_edit_continues_it_and_waits(shop: Path, tmp_path: Path,
+                                                                minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only delivered orders please")
+    reply = bot.handle(USER, "and only credit card payments")
+    if reply.route.kind == "preference" and reply.route.changes is None:
+        pytest.skip("the router itself took it for a statement")
+    assert reply.route.kind == "preference" and reply.route.changes == ""
+    assert [s["status"] for s in reply.understood()] == ["pending"]
+    assert _enforced(bot) == ["orders.status = 'delivered'"]  # another column: nothing held back

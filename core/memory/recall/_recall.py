@@ -32,9 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from core.schema import Schema
+
 from core.memory.kernel import Embedder, Memory, acronyms
 from core.memory.stores import MemoryStore
 from core.memory.forms import describe_form, window_words
+from core.memory.recall._overrides import lifted_by
 from core.memory.recall._shape import asks_for_rows
 from core.memory.recall._lists import lists_another_table, lists_table, listing_table, shares_subject
 from core.memory.recall._naming import (
@@ -80,6 +83,7 @@ class Recall:
     memories: tuple[RecalledMemory, ...] = ()
     # enforced rules held back because a newer statement about the same rule waits for the person's confirmation
     suspended: tuple[Memory, ...] = ()
+    lifted: tuple[tuple[Memory, str], ...] = ()  # rules the question's own words override, with why
 
     def filters(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
         """Standing filters and default time windows: ANDed into the SQL."""
@@ -94,7 +98,8 @@ class Recall:
     def held_notes(self) -> list[str]:
         """What the person is told about the rules held back (``suspended``)."""
         return [f'Your saved preference "{m.content}" was not applied: a newer statement about the same rule waits '
-                "for your confirmation (Memory bank, or `cairn memory keep`)." for m in self.suspended]
+                "for your confirmation (Memory bank, or `cairn memory keep`)." for m in self.suspended] + [
+            f'Your saved preference "{m.content}" was not applied to this question: {why}.' for m, why in self.lifted]
 
     def display(self) -> dict[str, Any]:
         """How numbers are shown ({"currency": "INR", "decimals": 2}): formatting of the answer, not SQL.
@@ -297,8 +302,10 @@ def recall_memories(
     exclude: Iterable[str] = (),
     k: int = TOP_K,
     table_names: Sequence[str] | None = None,
+    schema: Schema | None = None,
 ) -> Recall:
-    """Pick the memories that apply to ``question``. Only ``user``'s memories for this database are read."""
+    """Pick the memories that apply to ``question``. Only ``user``'s memories for this database are read. With
+    ``schema``, a rule the question's own words override ("including cancelled", "Japan too") is lifted."""
     excluded = set(exclude)
     mine = [m for m in store.list(user, database_id=database_id) if m.id not in excluded]
     if not mine:
@@ -399,4 +406,7 @@ def recall_memories(
             if st.get("kind") == "sort" and lists_another_table(question, q_words, st, table_names or ()):
                 continue
             pick(m, f"standing {st.get('kind')} preference for lists", "presentation")
-    return Recall(tuple(chosen), tuple(suspended))
+    lifted = [(r.memory, why) for r in chosen if schema is not None and r.kind in ("filter", "presentation")
+              and (why := lifted_by(question, r.memory.structured or {}, schema))]  # fmt: skip
+    gone = {m.id for m, _ in lifted}
+    return Recall(tuple(r for r in chosen if r.memory.id not in gone), tuple(suspended), tuple(lifted))

@@ -1,0 +1,53 @@
+"""A question that says otherwise than a saved rule, for itself only: the rule is lifted for that answer.
+
+"How many orders, including cancelled ones?" against a saved exclusion of cancelled orders, "customers in Japan
+too" against "only Indian customers", "all orders, no limit" against a default of 20 rows: enforcing the rule
+would answer another question than the one asked — a confident wrong number. The test is by the data, not by
+phrases: the question names a value of the filtered column that the rule leaves out (looked up among the
+column's known values, as the forms do). A default row limit is lifted when the question asks for every row, a
+default time range when it asks about all time (the few words the person uses for that are listed here).
+The rule stays saved; the answer says it was lifted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from core.memory.forms import value_hits
+from core.memory.kernel import words
+from core.schema import Schema
+
+__all__ = ["lifted_by"]
+
+_EVERY_ROW = re.compile(r"\b(?:no|without\s+(?:a|any)|remove\s+the)\s+(?:row\s+)?limit\b|\ball\s+(?:the\s+)?rows\b|"
+                        r"\bevery\s+(?:single\s+)?row\b|\bfull\s+list\b|\ball\s+of\s+them\b|\bunlimited\b",
+                        re.IGNORECASE)
+
+
+_ALL_TIME = re.compile(r"\ball[\s-]+time\b|\bsince\s+(?:the\s+)?(?:beginning|start)\b|\bentire\s+history\b|"
+                       r"\b(?:ignore|without|skip|drop)\s+(?:the\s+|my\s+)?(?:\d+[\s-]*\w+\s+)?(?:default|date|time)\b",
+                       re.IGNORECASE)
+
+
+def lifted_by(question: str, form: Mapping[str, Any], schema: Schema) -> str | None:
+    """Why ``question`` lifts the saved ``form`` for itself ("it names Japan"), or None when the rule applies."""
+    kind = form.get("kind")
+    if kind == "limit":
+        return "it asks for every row" if _EVERY_ROW.search(question) else None
+    if kind == "window" and not form.get("start") and not form.get("end"):
+        return "it asks about all time" if _ALL_TIME.search(question) else None
+    if kind != "filter" or str(form.get("op")) not in ("=", "IN", "<>", "NOT IN"):
+        return None
+    table = schema.table(str(form.get("table") or ""))
+    column = table.column(str(form.get("column") or "")) if table is not None else None
+    if table is None or column is None:
+        return None
+    value = form.get("value")
+    saved = {str(v).casefold() for v in (value if isinstance(value, (list, tuple)) else [value])}
+    keeps = str(form.get("op")) in ("=", "IN")
+    named = {str(h.value) for h in value_hits(list(words(question)), schema, set())
+             if h.table.qualified_name == table.qualified_name and h.column.name == column.name}
+    left_out = sorted(v for v in named if (v.casefold() in saved) != keeps)
+    return f"it names {', '.join(left_out)}" if left_out else None
