@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -30,6 +32,41 @@ C_GRID = (10.0, 30.0)
 
 
 _NEEDS_HISTORY = ("follow_up", "refine")
+
+# Values analysts name, by kind. A row that names one is also learned with others of the same kind (twins in
+# its group), so the route never hangs on which country, city, status or segment a message names ("only show
+# customers from Peru" is a preference exactly when "... from India" is). tests/test_router.py swaps in values
+# of each kind that are NOT listed here and checks the route holds.
+SWAP_VALUES = {
+    "country": ("India", "Japan", "Germany", "France", "Brazil", "Canada", "USA", "UK", "Australia", "Singapore",
+                "Mexico", "Italy", "Spain", "Sweden", "Norway", "Denmark", "Portugal", "China", "Indonesia",
+                "Argentina", "Chile", "Poland", "Netherlands", "Belgium", "Ireland"),
+    "city": ("Paris", "Lyon", "Mumbai", "Pune", "Delhi", "Bangalore", "Chennai", "London", "Leeds", "Manchester",
+             "Tokyo", "Osaka", "Berlin", "Munich", "Hamburg", "Toronto", "Vancouver", "Chicago", "Austin", "Boston",
+             "Seattle", "Sydney", "Melbourne", "Madrid", "Rome", "Milan", "Dublin", "Prague"),
+    "status": ("delivered", "shipped", "cancelled", "returned", "pending", "processing", "refunded", "completed",
+               "failed", "open", "closed", "active", "inactive", "paid", "unpaid", "overdue"),
+    "segment": ("retail", "wholesale", "corporate", "enterprise", "consumer", "SMB", "premium", "government"),
+}
+TWINS = 2
+
+
+def entity_twins(message: str, rng: random.Random, n: int = TWINS) -> list[str]:
+    """``message`` with each value it names swapped for another of the same kind, ``n`` times (none when it names
+    no value of ``SWAP_VALUES``)."""
+    found = [(kind, re.compile(r"\b(" + "|".join(map(re.escape, values)) + r")\b", re.IGNORECASE))
+             for kind, values in SWAP_VALUES.items()]
+    found = [(kind, pattern) for kind, pattern in found if pattern.search(message)]
+    if not found:
+        return []
+    out = []
+    for _ in range(n):
+        twin = message
+        for kind, pattern in found:
+            twin = pattern.sub(lambda m, k=kind: rng.choice([v for v in SWAP_VALUES[k]
+                                                            if v.lower() != m.group(0).lower()]), twin)
+        out.append(twin)
+    return out
 
 
 def load(path: Path = DATA) -> tuple[list[str], list[str], list[bool]]:
@@ -64,12 +101,19 @@ def main(argv: list[str] | None = None) -> int:
     # tracks are there" is a question after any turn): each such row written without history is also learned
     # with it, so history alone never reads as "follow-up". Twins share a group: they never straddle folds.
     groups = list(range(len(messages)))
+    rng = random.Random(11)
+    for i in range(len(messages)):
+        for twin in entity_twins(messages[i], rng):  # the same route whichever value is named
+            messages.append(twin)
+            labels.append(labels[i])
+            history.append(history[i])
+            groups.append(i)
     for i in range(len(messages)):
         if not history[i] and labels[i] not in _NEEDS_HISTORY:
             messages.append(messages[i])
             labels.append(labels[i])
             history.append(True)
-            groups.append(i)
+            groups.append(groups[i])
     x = matrix(messages, history)
     y = np.asarray([LABELS.index(lbl) for lbl in labels])
     print(f"{len(messages)} rows ({len(set(groups))} messages), {x.shape[1]} features, embedded in "

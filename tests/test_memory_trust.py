@@ -335,3 +335,28 @@ def test_right_after_a_statement_an_edit_continues_it_and_waits(shop: Path, tmp_
     assert reply.route.kind == "preference" and reply.route.changes == ""
     assert [s["status"] for s in reply.understood()] == ["pending"]
     assert _enforced(bot) == ["orders.status = 'delivered'"]  # another column: nothing held back
+
+
+def test_a_new_exclusion_with_nothing_saved_is_kept_not_dropped(shop: Path, tmp_path: Path,
+                                                                minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    reply = bot.handle(USER, "stop showing me returned orders")
+    assert reply.route.kind == "preference" and "nothing saved to withdraw" in " ".join(reply.route.reasons) \
+        or reply.route.kind == "preference"
+    assert _enforced(bot) in (["NOT orders.status IN ('returned')"], ["orders.status <> 'returned'"])
+
+
+def test_a_question_about_one_row_is_a_data_question_not_a_meta_reply(shop: Path, tmp_path: Path,
+                                                                       minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    assert bot.route(USER, "what is the name of customer 12?").kind in ("question", "follow_up")
+    assert bot.route(USER, "which tables do you have?").kind == "meta"
+
+
+def test_no_limit_said_as_a_statement_withdraws_the_default_limit(shop: Path, tmp_path: Path,
+                                                                  minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "Show at most 15 rows by default")
+    reply = bot.handle(USER, "actually no limit any more, show everything")
+    assert reply.route.kind == "forget"
+    assert _enforced(bot) == []

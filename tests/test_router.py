@@ -133,3 +133,46 @@ def test_a_rule_with_no_words_that_take_back_is_never_a_withdrawal(minilm, messa
 
     assert not withdraws(message)
     assert classify(message, embedder=minilm).kind != "forget"
+
+
+# Values of each kind the router was NOT trained with (scripts/train_router.py SWAP_VALUES holds those it was).
+_UNSEEN = {
+    "country": ("Pakistan", "Kenya", "Peru", "Egypt", "Nigeria", "Vietnam", "Turkey", "Greece", "Austria", "Finland"),
+    "city": ("Lagos", "Nairobi", "Lima", "Oslo", "Kyoto", "Lisbon", "Vienna", "Athens", "Cairo", "Hanoi"),
+    "status": ("on hold", "backordered", "dispatched", "voided", "draft"),
+    "segment": ("nonprofit", "education", "startup", "healthcare"),
+}
+
+
+def test_the_route_does_not_hang_on_which_value_a_message_names(minilm) -> None:
+    """Every country, city, status and segment of the training statements swapped for values the router never
+    saw: the route stays (issue 26: "only show customers from <country>" stored for one country, answered as a
+    question for another)."""
+    import csv
+    import random
+    import re
+
+    from core.memory.routing._router import resources
+    from scripts.train_router import SWAP_VALUES
+
+    patterns = {kind: re.compile(r"\b(" + "|".join(map(re.escape, values)) + r")\b", re.IGNORECASE)
+                for kind, values in SWAP_VALUES.items()}
+    text = resources.files("core.memory.routing").joinpath("data", "routing_train.csv").read_text(encoding="utf-8")
+    rng = random.Random(5)
+    swaps, flips = 0, []
+    for row in csv.DictReader(text.splitlines()):
+        message, history = row["message"], row.get("has_history") == "1"
+        kinds = [kind for kind, pattern in patterns.items() if pattern.search(message)]
+        if not kinds:
+            continue
+        before = classify(message, embedder=minilm, has_history=history).kind
+        for _ in range(1):
+            swapped = message
+            for kind in kinds:
+                swapped = patterns[kind].sub(lambda _m, k=kind: rng.choice(_UNSEEN[k]), swapped)
+            swaps += 1
+            after = classify(swapped, embedder=minilm, has_history=history).kind
+            if after != before:
+                flips.append((message, before, swapped, after))
+    assert swaps > 400
+    assert len(flips) <= swaps // 100, f"{len(flips)} of {swaps} swaps changed the route: {flips[:10]}"

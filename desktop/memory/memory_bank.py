@@ -4,7 +4,9 @@ Every bank call (disk, embedding) runs through ``run_in_background``; the tree i
 each change, so edits made elsewhere (the chat, the command line) show up on ``refresh``/``on_memory_changed``.
 Dialogs that block (confirmation, file choosers) are constructor arguments so tests can answer them.
 The tree itself is drawn by :mod:`desktop.memory.memory_tree`; export files are read and written by
-:mod:`desktop.memory.memory_files`.
+:mod:`desktop.memory.memory_files`. A rule that waits for confirmation is kept (one of its readings enforced) or kept
+as context only here, from the bank's buttons or from the block under a chat reply
+(:mod:`desktop.memory.rule_confirmation`), which MainWindow routes to :meth:`MemoryBankView.keep` and its siblings.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from core.cancellation import Cancellation
 from core.memory import BankChange, MemoryBank
-from core.memory import Memory, ScoredMemory, Understanding, describe_form
+from core.memory import Memory, ScoredMemory, Understanding, UpdateReport, describe_form
 from desktop.memory.memory_edit_dialog import (
     MemoryEditDialog,
     ask_to_confirm,
@@ -40,6 +42,7 @@ from desktop.memory.memory_edit_dialog import (
 )
 from desktop.memory.memory_files import export_to_file, import_from_file
 from desktop.memory.memory_tree import GROUP_LABELS, MemoryTree
+from desktop.memory.rule_confirmation import RuleButtons, RuleConfirmation, outcome_text
 from desktop.memory.verified_examples import VerifiedExamplesView
 from desktop.toolkit.errors import show_error
 from desktop.toolkit.widgets import ButtonRow, push_button
@@ -125,6 +128,8 @@ class MemoryBankView(QWidget):
                                         self.edit_selected)
         self._delete_button = push_button(self, "fa5s.trash-alt", "Delete", "memoryDelete",
                                           "Forget the selected memory (Del)", self.delete_selected)
+        self._rules = RuleButtons(self, lambda n: self._selected(lambda m: self.keep(m.id, n)),
+                                  lambda: self._selected(lambda m: self.context_only(m.id)))
         self._undo_button = push_button(self, "fa5s.undo", "Undo", "memoryUndo",
                                         "Undo the last change, also one made in the chat (Ctrl+Z)", self.undo)
         self._export_button = push_button(self, "fa5s.file-export", "Export…", "memoryExport",
@@ -139,7 +144,8 @@ class MemoryBankView(QWidget):
         search_row.setSpacing(6)
         search_row.addWidget(self._search, 1)
         search_row.addWidget(self._similar_button)
-        buttons = ButtonRow(self, (self._add_button, self._edit_button, self._delete_button, self._undo_button),
+        buttons = ButtonRow(self, (self._add_button, self._edit_button, self._rules.keep_button,
+                                   self._rules.context_button, self._delete_button, self._undo_button),
                             (self._export_button, self._import_button))
 
         memories = QWidget(self)
@@ -227,8 +233,37 @@ class MemoryBankView(QWidget):
 
     def edit_selected(self) -> None:
         memory = self.selected_memory()
-        if memory is None:
-            return
+        if memory is not None:
+            self._open_edit(memory)
+
+    def edit_memory(self, memory_id: str) -> None:
+        """Open the edit dialog for this memory (e.g. "Edit…" under a chat reply), read fresh from the bank."""
+        bank, user = self._bank, self._user
+
+        def opened(memory: Memory) -> None:
+            self.select_memory(memory.id)
+            self._open_edit(memory)
+
+        run_in_background(lambda _cancel, _report: bank.get(user, memory_id), on_success=opened,
+                          on_failure=self._failed, receiver=self)
+
+    def keep(self, memory_id: str, reading: int = 1, block: RuleConfirmation | None = None) -> None:
+        """Enforce reading ``reading`` of a memory that waits for confirmation (one undo step). ``block``: the
+        chat's confirmation block, told how it went."""
+        bank, user = self._bank, self._user
+        self._change(lambda: bank.keep(user, memory_id, reading), "", block=block)
+
+    def context_only(self, memory_id: str, block: RuleConfirmation | None = None) -> None:
+        """Keep a memory as the person's words only: nothing of it is enforced any more (undoable)."""
+        bank, user = self._bank, self._user
+        self._change(lambda: bank.context_only(user, memory_id), outcome_text(None), block=block)
+
+    def _selected(self, act: Callable[[Memory], None]) -> None:
+        memory = self.selected_memory()
+        if memory is not None and not self._busy:
+            act(memory)
+
+    def _open_edit(self, memory: Memory) -> None:
         dialog = MemoryEditDialog(memory, self, understand=self._preview)
         dialog.accepted.connect(lambda: self._edit_accepted(dialog, memory))
         dialog.finished.connect(dialog.deleteLater)
@@ -356,11 +391,14 @@ class MemoryBankView(QWidget):
 
         self._change(save, "Saved.", say_form=True)
 
-    def _change(self, fn: Callable[[], object], done_text: str, *, say_form: bool = False) -> None:
+    def _change(self, fn: Callable[[], object], done_text: str, *, say_form: bool = False,
+                block: RuleConfirmation | None = None) -> None:
         """Run one bank change in the background; then highlight what changed, reload and tell the app.
-        ``say_form``: the status also says what the saved memory will do."""
+        ``say_form``: the status also says what the saved memory will do. ``block``: told how it went."""
         self._set_busy(True)
         self._status.setText("Saving…")
+        if block is not None:
+            block.waiting()
 
         def done(result: object) -> None:
             self._set_busy(False)
@@ -369,6 +407,8 @@ class MemoryBankView(QWidget):
             if say_form and isinstance(result, Memory):
                 text += " " + describe_form(result.structured, result.category)
             self._status.setText(text)
+            if block is not None:
+                block.settled(text)
             if ids:
                 self._highlighted = set(ids)
             self.memories_changed.emit()
@@ -378,6 +418,8 @@ class MemoryBankView(QWidget):
 
         def failed(exc: BaseException) -> None:
             self._set_busy(False)
+            if block is not None:
+                block.failed()
             self._failed(exc)
 
         run_in_background(lambda _cancel, _report: fn(), on_success=done, on_failure=failed, receiver=self)
@@ -423,12 +465,15 @@ class MemoryBankView(QWidget):
         self._delete_button.setEnabled(has_selection and not self._busy)
         self._undo_button.setEnabled(not self._busy)
         self._import_button.setEnabled(not self._busy)
+        self._rules.show_for(self.selected_memory(), self._busy)
 
 
 def _describe(result: object) -> tuple[list[str], str]:
     """Which memories to highlight after a change, and what to say about it."""
     if isinstance(result, Memory):
         return [result.id], ""
+    if isinstance(result, UpdateReport):  # a reading kept: the rule it became
+        return [m.id for m in result.after], outcome_text(result)
     if isinstance(result, BankChange):
         restored = [m.id for m in result.before]
         return restored, f"Undid the last change ({result.operation.lower()})."

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import textwrap
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import qtawesome as qta
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from core.memory import ALL_DATABASES, CATEGORIES, Memory, ScoredMemory, describe_form
 from desktop.toolkit.time_text import time_ago
 
-__all__ = ["GROUP_ICONS", "GROUP_LABELS", "SIMILAR_GROUP", "MemoryTree"]
+__all__ = ["GROUP_ICONS", "GROUP_LABELS", "SIMILAR_GROUP", "WAITING", "MemoryTree", "is_pending"]
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -41,6 +41,7 @@ GROUP_ICONS: dict[str, str] = {
     "entity": "fa5s.tag",
 }
 SIMILAR_GROUP = "similar"
+WAITING = "waiting for you"  # a pending memory's mark: nothing of it is enforced until the person keeps a reading
 SHOWN_CHARS = 280  # a longer memory is clipped in its row; the tooltip holds all of it
 TIP_COLUMNS = 80
 _DETAILS_WIDTH = 110  # px the details column keeps when the memory column is sized to the view
@@ -204,7 +205,9 @@ class MemoryTree(QTreeWidget):
                      similarity: float | None = None) -> QTreeWidgetItem:
         sql = str(memory.structured.get("sql") or "") if memory.structured else ""
         scope = "All databases" if memory.database_id == ALL_DATABASES else memory.database_id
-        details = [part for part in (sql, scope, f"updated {time_ago(memory.updated_at)}") if part]
+        pending = is_pending(memory)
+        details = [part for part in (WAITING if pending else "", sql, scope, f"updated {time_ago(memory.updated_at)}")
+                   if part]
         if similarity is not None:
             details.insert(0, f"{max(0.0, similarity):.0%} similar")
         shown = memory.content if len(memory.content) <= SHOWN_CHARS else memory.content[: SHOWN_CHARS - 1] + "…"
@@ -212,7 +215,8 @@ class MemoryTree(QTreeWidget):
         item.setData(0, MEMORY_ROLE, memory)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
         tip = [_wrapped(memory.content), ""]
-        tip.append(_wrapped(describe_form(memory.structured, memory.category)))
+        tip.extend(_pending_tip(memory) if pending
+                   else [_wrapped(describe_form(memory.structured, memory.category))])
         tip.append(f"Applies to: {scope}")
         tip.append(f"Updated: {when}" + (f" · from {memory.source}" if memory.source else ""))
         item.setToolTip(0, "\n".join(tip))
@@ -226,6 +230,8 @@ class MemoryTree(QTreeWidget):
                 item.setFont(col, font)
                 item.setBackground(col, colour)
             item.setIcon(0, qta.icon("fa5s.star"))
+        if pending:  # marked even when highlighted: this is what the person still has to decide
+            item.setIcon(0, qta.icon("fa5s.hourglass-half", color="#b26a00"))
         return item
 
     def _item_for(self, memory_id: str) -> QTreeWidgetItem | None:
@@ -243,6 +249,23 @@ def _wrapped(text: str) -> str:
     return textwrap.fill(text, TIP_COLUMNS, break_long_words=True, break_on_hyphens=False)
 
 
+def is_pending(memory: Memory) -> bool:
+    """The memory waits for the person to keep one of its readings (context only meanwhile)."""
+    return bool(memory.structured) and memory.structured.get("kind") == "pending"
+
+
+def _pending_tip(memory: Memory) -> list[str]:
+    """A pending memory's tooltip lines: why it waits and the readings to keep, numbered."""
+    form = memory.structured or {}
+    why = str(form.get("why") or "").strip()
+    lines = [_wrapped(f"Waiting for you: not enforced until you confirm{f' ({why})' if why else ''}. "
+                      "Until then Cairn reads your words as context only."), "Keep one reading:"]
+    readings = [r for r in form.get("readings") or () if isinstance(r, Mapping)]
+    lines += [_wrapped(f"{n}. {describe_form(r)}") for n, r in enumerate(readings, 1)]
+    return lines
+
+
 def _searchable(memory: Memory) -> str:
     sql = str(memory.structured.get("sql") or "") if memory.structured else ""
-    return f"{memory.content}\n{sql}\n{memory.category}".lower()
+    waiting = WAITING if is_pending(memory) else ""
+    return f"{memory.content}\n{sql}\n{memory.category}\n{waiting}".lower()

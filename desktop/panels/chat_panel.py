@@ -1,4 +1,8 @@
-"""The conversation: questions, answers with row count, time and memory chips, and memory confirmations."""
+"""The conversation: questions, answers with row count, time and memory chips, and memory confirmations.
+
+Under a reply that saved or changed rules, each rule is shown as it will be used (``RuleConfirmation``: enforced,
+or waiting until the person keeps a reading), with its buttons; what they ask is emitted for MainWindow to route
+to the memory bank, which tells the block how it went."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.memory.rule_confirmation import RuleConfirmation, understood
 from desktop.memory.verified_examples import ThumbsBar
 from desktop.sharing.suggestions import SuggestionsBar
 from desktop.toolkit.errors import window_hint
@@ -51,6 +56,13 @@ _STAGE_TEXT = {
 }
 
 
+def _wrapping_policy() -> QSizePolicy:
+    """Any width the column gives, and as tall as the text wrapped at that width."""
+    policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    policy.setHeightForWidth(True)
+    return policy
+
+
 class _Bubble(QFrame):
     def __init__(self, mine: bool) -> None:
         super().__init__()
@@ -65,7 +77,7 @@ class _Bubble(QFrame):
         label.setTextFormat(Qt.TextFormat.PlainText)  # questions, model and database text: never markup
         label.setWordWrap(True)
         # Let long words wrap instead of widening the column.
-        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setSizePolicy(_wrapping_policy())
         label.setMinimumWidth(60)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if name:
@@ -91,13 +103,19 @@ class ChatPanel(QWidget):
     rerun_without_requested = Signal(str, str)
     """Rerun (question, without this memory id)."""
     feedback_given = Signal(str, str, str, object)
+    """A thumb on an answer: (question, SQL, "up" / "down" / "clear", the answer's ThumbsBar)."""
     suggestion_asked = Signal(str)
     """A suggestion from another agent was clicked: ask it."""
     suggestion_rejected = Signal(object, object)
     """Thumbs-down on another agent's suggestion: (the Suggestion, its SuggestionsBar)."""
     busy_changed = Signal(bool)
     """A question started (True) or ended (False): Stop is offered only while one runs."""
-    """A thumb on an answer: (question, SQL, "up" / "down" / "clear", the answer's ThumbsBar)."""
+    keep_requested = Signal(str, int, object)
+    """Keep a rule under a reply: (memory id, the reading to enforce from 1, its RuleConfirmation block)."""
+    context_requested = Signal(str, object)
+    """Keep a rule under a reply as context only: (memory id, its RuleConfirmation block)."""
+    edit_requested = Signal(str)
+    """Edit… a rule under a reply: open this memory id in the memory bank's edit dialog."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -286,6 +304,9 @@ class ChatPanel(QWidget):
             title.setTextFormat(Qt.TextFormat.PlainText)
             title.setObjectName("memoryConfirmation")
             title.setStyleSheet("font-weight: 600")
+            title.setWordWrap(True)  # a narrow column wraps it instead of growing wider
+            title.setMinimumWidth(60)
+            title.setSizePolicy(_wrapping_policy())
             header.addWidget(title, 1)
             bubble.body.addLayout(header)
             for change in reply.changes:
@@ -298,8 +319,11 @@ class ChatPanel(QWidget):
                 bubble.add_text(line.get(change.operation, after), muted=True)
         else:
             self._fill_answer(bubble, reply.message, answer)
+        rules = reply.understood() if hasattr(reply, "understood") else []
+        shown = self._add_rules(bubble, rules)
         for note in reply.notes:
-            bubble.add_text(note, muted=True)
+            if note not in shown:  # "Understood as: …" is in the rule's block, with its buttons
+                bubble.add_text(note, muted=True)
         if reply.error:
             bubble.add_text(reply.error, bold=True, name="chatError")
             bubble.add_text(window_hint(reply.hint or ""), muted=True)
@@ -361,11 +385,27 @@ class ChatPanel(QWidget):
         chip.setMenu(menu)
         return chip
 
-    def add_note(self, text: str) -> None:
-        """A short line from Cairn after an answer (what it learned in the background)."""
+    def add_note(self, text: str, changes: Any = ()) -> None:
+        """A short line from Cairn after an answer (what it learned in the background, with the rules that
+        learning saved or changed: the UpdateReports)."""
         bubble = _Bubble(False)
         bubble.add_text(text, muted=True, name="chatNote")
+        self._add_rules(bubble, understood(changes))
         self._append(bubble, False)
+
+    def rule_blocks(self) -> list[RuleConfirmation]:
+        """The rule blocks under replies, oldest first."""
+        return self._content.findChildren(RuleConfirmation)
+
+    def _add_rules(self, bubble: _Bubble, rules: list[dict[str, Any]]) -> set[str]:
+        """One block per rule saved or changed; returns the "Understood as: …" notes the blocks now say."""
+        for shown in rules:
+            block = RuleConfirmation(shown, bubble)
+            block.keep_requested.connect(lambda mid, n, b=block: self.keep_requested.emit(mid, n, b))
+            block.context_requested.connect(lambda mid, b=block: self.context_requested.emit(mid, b))
+            block.edit_requested.connect(self.edit_requested.emit)
+            bubble.body.addWidget(block)
+        return {f"Understood as: {shown['understood_as']}" for shown in rules}
 
     def add_error(self, message: str, hint: str) -> None:
         bubble = _Bubble(False)

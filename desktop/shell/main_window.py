@@ -114,6 +114,10 @@ class MainWindow(QMainWindow):
         self.chat.rerun_without_requested.connect(lambda q, mid: self.ask(q, exclude=[mid]))
         self.chat.memory_show_requested.connect(self._show_memory)
         self.chat.feedback_given.connect(self._feedback)
+        # A rule under a reply: kept, kept as context only or edited by the memory bank, which then refreshes.
+        self.chat.keep_requested.connect(lambda *args: self.memory_bank and self.memory_bank.keep(*args))
+        self.chat.context_requested.connect(lambda *args: self.memory_bank and self.memory_bank.context_only(*args))
+        self.chat.edit_requested.connect(lambda mid: self.memory_bank and self.memory_bank.edit_memory(mid))
         self._feedback_queue = FeedbackQueue(self)
         self._feedback_queue.recorded.connect(self._feedback_recorded)
         self.sql_editor.run_requested.connect(self.run_sql)
@@ -352,7 +356,7 @@ class MainWindow(QMainWindow):
             reports, notes = result
             self.statusBar().clearMessage()
             if reports:
-                self.chat.add_note(" ".join(notes))
+                self.chat.add_note(" ".join(notes), reports)  # with the rules learned, to confirm
                 self._memory_changes(reports)
             self.learning_done.emit(reports)
 

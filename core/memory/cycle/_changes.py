@@ -17,8 +17,9 @@ from typing import Any
 from core.memory.cycle._forget import forget
 from core.memory.cycle._in_context import in_context
 from core.memory.cycle._sameness import slot_key, slots_clash
-from core.memory.forms import ENFORCED_KINDS, ValueLookup, structure
-from core.memory.kernel import Embedder, Fact, Memory
+from core.memory.forms import ENFORCED_KINDS, ValueLookup, structure, value_hits
+from core.memory.kernel import Embedder, Fact, Memory, singular, words
+from core.memory.recall import lifted_by
 from core.memory.routing import Route, asks_something, withdraws
 from core.memory.stores import MemoryStore
 from core.schema import Schema
@@ -64,6 +65,15 @@ def rule_route(message: str, route: Route, *, user: str, database_id: str, store
     statement, its continuation ("and only credit card payments": the last reply ran no SQL, so there is no query
     to edit, and rules are saved) — else None.
     A change or continuation found this way waits for the person's confirmation (``Route.changes`` is set)."""
+    if route.kind == "meta" and _names_a_row(message, schema):  # "what is the email of customer 42?"
+        return Route("question", True, (*route.reasons, "names rows of the data: a question"), alternative="meta")
+    if route.kind == "forget" and not asks_something(message):
+        report = forget(message, user=user, database_id=database_id, store=store, embedder=embedder, schema=schema,
+                        dry_run=True)
+        if report.operation == "NOOP":  # "stop showing cancelled orders" with nothing saved: a new rule, kept
+            return Route("preference", True, (*route.reasons, "nothing saved to withdraw: a new rule"),
+                         alternative="forget")
+        return None
     if route.kind not in ("question", "follow_up", "refine") or asks_something(message):
         return None
     saved = store.list(user, database_id=database_id)
@@ -71,7 +81,10 @@ def rule_route(message: str, route: Route, *, user: str, database_id: str, store
     if changed is not None:
         return Route("preference", True, (*route.reasons, f'changes your saved "{changed.content}"'),
                      alternative=route.kind, changes=changed.id)
-    if withdraws(message) and any((m.structured or {}).get("kind") in ENFORCED_KINDS for m in saved):
+    # "actually no limit, show all" after a default limit, said as a statement: a withdrawal
+    lifts = any((m.structured or {}).get("kind") in ("limit", "window")
+                and lifted_by(message, m.structured or {}, schema) for m in saved)  # fmt: skip
+    if (withdraws(message) or lifts) and any((m.structured or {}).get("kind") in ENFORCED_KINDS for m in saved):
         report = forget(message, user=user, database_id=database_id, store=store, embedder=embedder, schema=schema,
                         dry_run=True)
         if any((m.structured or {}).get("kind") in ENFORCED_KINDS for m in report.before):
@@ -82,3 +95,14 @@ def rule_route(message: str, route: Route, *, user: str, database_id: str, store
         return Route("preference", True, (*route.reasons, "no query to edit: continues a statement"),
                      alternative=route.kind, changes="")
     return None
+
+
+def _names_a_row(message: str, schema: Schema) -> bool:
+    """The message names rows of the data — a value of a column ("Lyon"), or a table's row by number ("customer
+    42", "order #17") — so it asks about the data, not about the schema or Cairn."""
+    said = list(words(message))
+    if value_hits(said, schema, set()):
+        return True
+    names = {singular(w) for t in schema.tables for w in words(t.name.replace("_", " "))}
+    return any(singular(w) in names and i + 1 < len(said) and said[i + 1].lstrip("#").isdigit()
+               for i, w in enumerate(said))

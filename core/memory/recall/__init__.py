@@ -4,9 +4,11 @@ value or a list of rows); `_conversation` keeps recent turns and a rolling summa
 
 from core.memory.recall._conversation import Conversation
 from core.memory.recall._naming import names_term, table_words, words
+from core.memory.recall._overrides import lifted_by
 from core.memory.recall._recall import Recall, RecalledMemory, entity_named_by, held_back, recall_memories
 
 __all__ = [
+    "lifted_by",
     "held_back",
     "Conversation",
     "Recall",
