@@ -360,3 +360,30 @@ def test_no_limit_said_as_a_statement_withdraws_the_default_limit(shop: Path, tm
     reply = bot.handle(USER, "actually no limit any more, show everything")
     assert reply.route.kind == "forget"
     assert _enforced(bot) == []
+
+
+@pytest.mark.parametrize("said, sql", [
+    ("From now on only count orders dated on or after 1 March 2024", "orders.order_date >= '2024-03-01'"),
+    ("Going forward nothing after 30 Sep 2024 please", "orders.order_date < '2024-10-01'"),
+    ("By default only orders placed on or before 15 May 2024", "orders.order_date < '2024-05-16'"),
+    ("From now on only orders after March 2024", "orders.order_date >= '2024-04-01'"),
+])
+def test_date_bounds_are_exact_as_said(grounding: Grounding, said: str, sql: str) -> None:
+    from core.memory.forms import structure
+
+    assert structure(Fact("preference", said), grounding.schema, lookup=grounding.lookup)["sql"] == sql
+
+
+def test_a_start_and_a_later_end_make_one_period(grounding: Grounding, tmp_path: Path,
+                                                 minilm: MiniLMEmbedder) -> None:
+    store = JsonMemoryStore(tmp_path)
+
+    def say(text: str) -> Any:
+        return apply_fact(Fact("preference", text), user=USER, database_id=grounding.database_id, store=store,
+                          embedder=minilm, llm=None, schema=grounding.schema, source="test", lookup=grounding.lookup)
+
+    say("From now on only orders on or after 1 Feb 2024")
+    report = say("Going forward also nothing after 30 Sep 2024")
+    assert report.operation == "UPDATE"
+    (memory,) = store.list(USER)
+    assert (memory.structured["start"], memory.structured["end"]) == ("2024-02-01", "2024-10-01")

@@ -3,6 +3,7 @@
 Exclusions accumulate ("exclude cancelled", later "exclude returned": both stay out), and so do excluded
 patterns (test and demo e-mail domains); a second positive filter replaces the first unless the person says
 "also"; a lower and an upper bound make a range; excluding one value of a kept list removes it from the list.
+Fixed periods too: "from 1 Feb 2024 onwards", later "and nothing after 30 Sept 2024", make one period.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from core.memory.enforcement import like_condition
+from core.memory.enforcement import filter_condition, like_condition
 from core.memory.forms import column_expr, filter_spec
 
-__all__ = ["NEGATIVE", "POSITIVE", "as_list", "merge_filters", "value_key"]
+__all__ = ["NEGATIVE", "POSITIVE", "as_list", "merge_filters", "merge_periods", "value_key"]
 
 POSITIVE = ("=", "IN")
 NEGATIVE = ("<>", "NOT IN")
@@ -78,3 +79,28 @@ def as_list(value: Any) -> list[Any]:
 
 def value_key(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
+
+
+def merge_periods(old: Mapping[str, Any], new: Mapping[str, Any], dialect: str) -> dict[str, Any] | None:
+    """One fixed period from a saved bound and a new bound on the other side of the same date column ("on or after
+    1 Feb 2024", then "nothing after 30 Sept 2024"); None when they are not one start and one end, or when the
+    period they make would be empty (then the newer statement replaces the older, as for any other rule)."""
+    if old.get("kind") != "window" or new.get("kind") != "window" or old.get("current") or new.get("current"):
+        return None
+    if str(old.get("table")).lower() != str(new.get("table")).lower() or \
+            str(old.get("column")).lower() != str(new.get("column")).lower():
+        return None
+    start = new.get("start") if new.get("start") and not new.get("end") else None
+    end = new.get("end") if new.get("end") and not new.get("start") else None
+    if start and old.get("end") and not old.get("start"):
+        end = old["end"]
+    elif end and old.get("start") and not old.get("end"):
+        start = old["start"]
+    else:
+        return None
+    if not (start and end) or str(start) >= str(end):
+        return None
+    form: dict[str, Any] = {"kind": "window", "table": new["table"], "column": new["column"], "start": start,
+                            "end": end}
+    cond = filter_condition(form, str(new["table"]).split(".")[-1], dialect=dialect)
+    return {**form, "sql": cond.sql(dialect=dialect)} if cond is not None else None

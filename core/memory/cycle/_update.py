@@ -38,7 +38,7 @@ from core.memory.cycle._writes import replace as _replace
 from core.memory.cycle._writes import update as _update
 from core.memory.cycle._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory.cycle._filter_merge import POSITIVE as _POSITIVE
-from core.memory.cycle._filter_merge import as_list, merge_filters, value_key
+from core.memory.cycle._filter_merge import as_list, merge_filters, merge_periods, value_key
 from core.memory.cycle._in_context import RESTATED, in_context, listed_values
 from core.memory.cycle._proposal import PENDING, pending_form, second_reading, switch_or_both
 from core.memory.recall import entity_named_by, names_term, table_words, words as name_words
@@ -365,6 +365,9 @@ def _decide_structured(
             return _replace(old, new, store, f"a new {what} replaces the old one")
         return _update(old, _merge_text(old.content, new.content), merged, store, embedder,
                        f"adds to the same {what}")
+    if (period := merge_periods(old_st or {}, new_st, dialect)) is not None:
+        return _update(old, _merge_text(old.content, new.content), period, store, embedder,
+                       "the two bounds make one period")
     if new_st.get("kind") == "filter" and old_st and old_st.get("kind") == "filter":
         additive = is_additive(new.content)
         if additive and not _own_polarity(new.content):

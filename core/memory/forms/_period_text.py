@@ -42,6 +42,13 @@ _LOWER = re.compile(rf"\b(?:since|starting(?:\s+(?:from|in|with))?|beginning(?:\
 _AFTER = re.compile(rf"\b(?:after|later\s+than|post)\s+{_A}\b|\b{_B}\s+(?:ke\s+)?baad\b", re.IGNORECASE)
 _UPPER = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+{_A}\b|\b{_B}\s+se\s+(?:pehle|pahle|first)\b",
                     re.IGNORECASE)
+# Bounds said inclusively: "on or after 1 Jan 2024" keeps 1 Jan, "on or before 30 June" keeps 30 June, "not
+# after 31 Dec 2024" keeps 31 Dec (checked before "after"/"before" alone, which exclude the day named)
+_ON_OR_AFTER = re.compile(rf"\b(?:on\s+or\s+after|no\s+earlier\s+than|not\s+(?:earlier\s+than|before))\s+{_A}\b",
+                          re.IGNORECASE)
+_ON_OR_BEFORE = re.compile(rf"\b(?:on\s+or\s+before|no\s+later\s+than|not\s+(?:later\s+than|after))\s+{_A}\b|"
+                           rf"\b{_B}\s+or\s+(?:before|earlier)\b", re.IGNORECASE)
+_NEGATING = NEGATION | {"nothing", "none", "neither"}  # "nothing after 31 Dec 2024": the other side of the bound
 _THROUGH = re.compile(rf"\b(?:until|till|through|thru|up\s*to|by\s+the\s+end\s+of)\s+{_A}\b", re.IGNORECASE)
 _IN = re.compile(rf"\b(?:in|during|for|of|from|within|only|sirf|just|year|to)\s+(?:the\s+)?{_A}\b|\b{_B}\s+(?:only|ke|ka|ki|"
                  rf"wale|wali)\b|^\s*{_WHEN.format(p='c')}\s*$", re.IGNORECASE)
@@ -112,8 +119,8 @@ def _clauses(text: str) -> list[tuple[str, int]]:
 def _in_clause(clause: str, offset: int) -> Period | None:
     if _MONEY.search(clause):
         return None
-    for rx, side in ((_RANGE, "range"), (_AFTER, "after"), (_LOWER, "lower"), (_UPPER, "upper"),
-                     (_THROUGH, "through"), (_IN, "in")):  # fmt: skip
+    for rx, side in ((_RANGE, "range"), (_ON_OR_AFTER, "lower"), (_ON_OR_BEFORE, "through"), (_AFTER, "after"),
+                     (_LOWER, "lower"), (_UPPER, "upper"), (_THROUGH, "through"), (_IN, "in")):  # fmt: skip
         m = rx.search(clause)
         if m is None:
             continue
@@ -121,7 +128,7 @@ def _in_clause(clause: str, offset: int) -> Period | None:
             return None
         # a negation before the period ("ignore invoices before 2023"), or a Hindi one after it ("… mat dikhao");
         # "from 2023 onwards and no Brazil" negates Brazil, not the period
-        negated = bool(set(words(clause[: m.start()])) & NEGATION) or bool(
+        negated = bool(set(words(clause[: m.start()])) & _NEGATING) or bool(
             re.search(r"\b(?:mat|nahi|nahin|na)\b", clause[m.end() :], re.IGNORECASE))  # fmt: skip
         a = _point(m, "a") or _point(m, "e") or _point(m, "b") or _point(m, "c") or _point(m, "d")
         if a is None:
