@@ -63,6 +63,9 @@ def merge_filters(
             op, value = ("=", kept[0]) if len(kept) == 1 else ("IN", kept)
             spec = filter_spec(str(old["table"]), str(old["column"]), op, value, dialect)
             return "UPDATE", _scoped(old, spec), "removes values from the same filter"
+    if oa in _POSITIVE and ob in _NEGATIVE and not {value_key(v) for v in new_vals} & {value_key(v) for v in old_vals}:
+        # "only delivered", then "also exclude cancelled": both hold, and the kept values already leave it out
+        return "NOOP", None, f"already left out: only {', '.join(map(str, old_vals))} is kept on this column"
     return "DELETE", None, "a new condition on the same column replaces the old one"
 
 
