@@ -54,6 +54,17 @@ class MemoryStoreContract:
         assert got.embedding is not None
         assert np.allclose(got.embedding, m.embedding, atol=1e-6)
 
+    def test_a_form_waiting_for_the_person_round_trips_with_its_readings(self, store: Any) -> None:
+        readings = [{"kind": "filter", "table": "customers", "column": "city", "op": "=", "value": "Lyon",
+                     "sql": "customers.city = 'Lyon'"},
+                    {"kind": "filter", "table": "customers", "column": "city", "op": "IN", "value": ["Paris", "Lyon"],
+                     "sql": "customers.city IN ('Paris', 'Lyon')"}]
+        m = memory("ann", "move my focus from Paris to Lyon",
+                   structured={"kind": "pending", "readings": readings, "why": "a switch, or both?"})
+        store.put(m)
+        [got] = store.list("ann")
+        assert got == m and got.structured["readings"][1]["value"] == ["Paris", "Lyon"]
+
     def test_put_same_id_replaces(self, store: Any) -> None:
         m = memory("ann", "first text")
         store.put(m)
