@@ -387,3 +387,36 @@ def test_a_start_and_a_later_end_make_one_period(grounding: Grounding, tmp_path:
     assert report.operation == "UPDATE"
     (memory,) = store.list(USER)
     assert (memory.structured["start"], memory.structured["end"]) == ("2024-02-01", "2024-10-01")
+
+
+# --- through the real ollama client and the fake Ollama HTTP server ------------------------------------------------
+
+
+def _ollama_bot(shop: Path, tmp_path: Path, embedder: Any, server: Any) -> Assistant:
+    from core.llm import OllamaLLM
+
+    server.default_chat = lambda body: "NONE" if "extract" in json.dumps(body.get("messages"))[:400] else "SELECT 1"
+    return _bot(shop, tmp_path, embedder, OllamaLLM(server.url, "qwen2.5-coder:7b"))
+
+
+def test_the_model_s_structured_reading_travels_as_a_json_schema(fake_ollama: Any, shop: Path, tmp_path: Path,
+                                                                 minilm: MiniLMEmbedder) -> None:
+    fake_ollama.format_chat = lambda body: json.dumps(
+        {"kind": "filter", "table": "orders", "column": "status", "op": "=", "values": ["delivered"]})
+    bot = _ollama_bot(shop, tmp_path, minilm, fake_ollama)
+    reply = bot.handle(USER, "From now on only delivered orders please")
+    asked = [r for r in fake_ollama.chat_requests() if r.get("format")]
+    assert asked and asked[0]["format"]["properties"]["kind"]["enum"][-1] == "none"
+    assert "<statement>" in asked[0]["messages"][-1]["content"]
+    assert [s["status"] for s in reply.understood()] == ["enforced"]
+    assert _enforced(bot) == ["orders.status = 'delivered'"]
+
+
+def test_a_wrong_but_valid_reading_from_the_model_is_never_enforced(fake_ollama: Any, shop: Path, tmp_path: Path,
+                                                                     minilm: MiniLMEmbedder) -> None:
+    fake_ollama.format_chat = lambda body: json.dumps(
+        {"kind": "filter", "table": "orders", "column": "status", "op": "<>", "values": ["delivered"]})
+    bot = _ollama_bot(shop, tmp_path, minilm, fake_ollama)
+    reply = bot.handle(USER, "From now on only delivered orders please")
+    assert [s["status"] for s in reply.understood()] == ["pending"]
+    assert len(reply.understood()[0]["readings"]) == 2 and _enforced(bot) == []
