@@ -10,7 +10,8 @@ is compared with the gold one:
     enforced filter and fixed period on ``t``, against the rows the gold WHERE keeps;
   - the relative default time range (table, column, days), the default row limit, the default sort.
 A case is **faithful** when everything matches; **wrong** when something is enforced that the person did not say
-(a table keeps different rows, or a limit, sort or time range differs from the gold one) — the silent wrong answer;
+(a table loses rows the gold keeps; an enforced form constrains a column the gold does not, or says something else
+on one it does; a limit, sort or time range differs from the gold one) — the silent wrong answer;
 otherwise **not enforced** (what was said is kept as context, waits for confirmation, or was missed: visible and
 safe). Pending and context-only memories are counted too.
 
@@ -93,6 +94,33 @@ def _table_sql(table: str, forms: Sequence[Mapping[str, Any]], schema: Any) -> s
     return enforce_filters(tree, list(forms), "sqlite").expression.sql(dialect="sqlite")
 
 
+def _says_otherwise(conn: sqlite3.Connection, table: str, forms: Sequence[Mapping[str, Any]], gold: str | None,
+                    schema: Any) -> str:
+    """Why an enforced form that keeps more rows than the gold is still wrong: it constrains a column the person
+    said nothing about, or says something else on a column they did ("<> 'retail'" for "only wholesale").
+    Empty when every enforced form is one of the conditions said (the rest merely not enforced yet)."""
+    import sqlglot
+    from sqlglot import exp
+
+    by_column: dict[str, list[str]] = {}
+    if gold:
+        tree = sqlglot.parse_one(gold, read="sqlite")
+        parts = list(tree.flatten()) if isinstance(tree, exp.And) else [tree]
+        for part in parts:
+            cols = {c.name.lower() for c in part.find_all(exp.Column)}
+            if len(cols) != 1:
+                return ""  # conditions across columns (OR): the rows decide alone
+            by_column.setdefault(cols.pop(), []).append(part.sql(dialect="sqlite"))
+    for form in forms:
+        column = str(form.get("column") or "").lower()
+        if column not in by_column:
+            return f"enforces {column}, which was not said"
+        said = _rows(conn, f'SELECT * FROM "{table}" WHERE ' + " AND ".join(f"({c})" for c in by_column[column]))
+        if _rows(conn, _table_sql(table, [form], schema)) != said:
+            return f"says something else on {column}"
+    return ""
+
+
 def score(case: Mapping[str, Any], state: Mapping[str, Any], conn: sqlite3.Connection, schema: Any,
           expect_key: str = "expect") -> tuple[str, list[str]]:
     """("faithful" | "wrong" | "not enforced", reasons)."""
@@ -110,8 +138,10 @@ def score(case: Mapping[str, Any], state: Mapping[str, Any], conn: sqlite3.Conne
         mine = _rows(conn, _table_sql(real, forms, schema)) if forms else everything
         if mine == gold:
             continue
-        if gold - mine:  # a row the person keeps is gone: something not said is enforced
-            wrong.append(f"{real}: enforced {[f.get('sql') for f in forms]} vs gold {gold_filters.get(table)!r}")
+        said_otherwise = _says_otherwise(conn, real, forms, gold_filters.get(table), schema)
+        if gold - mine or said_otherwise:  # a row the person keeps is gone, or a rule says something else
+            wrong.append(f"{real}: enforced {[f.get('sql') for f in forms]} vs gold {gold_filters.get(table)!r}"
+                         + (f" ({said_otherwise})" if said_otherwise else ""))
         else:
             missing.append(f"{real}: gold {gold_filters.get(table)!r} not (fully) enforced")
     gw, mw = expect.get("window"), state["window"]

@@ -420,3 +420,31 @@ def test_a_wrong_but_valid_reading_from_the_model_is_never_enforced(fake_ollama:
     reply = bot.handle(USER, "From now on only delivered orders please")
     assert [s["status"] for s in reply.understood()] == ["pending"]
     assert len(reply.understood()[0]["readings"]) == 2 and _enforced(bot) == []
+
+
+@pytest.mark.parametrize("sql, limited", [
+    ("SELECT strftime('%Y-%m', order_date) AS month, SUM(total_amount) FROM orders GROUP BY month", False),
+    ("SELECT date(order_date) AS day, COUNT(*) FROM orders GROUP BY 1 ORDER BY 1 DESC", False),
+    ("SELECT c.city, SUM(o.total_amount) FROM orders o JOIN customers c USING (customer_id) GROUP BY c.city", True),
+    ("SELECT * FROM orders", True),
+])
+def test_a_default_row_limit_never_cuts_a_series_over_time(sql: str, limited: bool) -> None:
+    """A "top 20 rows" default turned "sales trend over the year" into the last 20 days (issue 26, failure 5)."""
+    import sqlglot
+
+    from core.memory import apply_presentation
+
+    out = apply_presentation(sqlglot.parse_one(sql, read="sqlite"), [{"kind": "limit", "value": 20}], "sqlite")
+    assert (out.expression.args.get("limit") is not None) == limited
+    assert limited or "series over time" in out.skipped[0][1]
+
+
+def test_only_the_new_value_not_the_old_said_in_hindi_english_replaces(grounding: Grounding, tmp_path: Path,
+                                                                       minilm: MiniLMEmbedder) -> None:
+    store = JsonMemoryStore(tmp_path)
+    for text in ("From now on only retail customers", "sirf corporate customers chahiye ab se, retail nahi"):
+        apply_fact(Fact("preference", text), user=USER, database_id=grounding.database_id, store=store,
+                   embedder=minilm, llm=None, schema=grounding.schema, source="test", lookup=grounding.lookup)
+    forms = [m.structured or {} for m in store.list(USER)]
+    enforced = [f.get("sql") for f in forms if f.get("kind") == "filter"]
+    assert enforced in ([], ["customers.segment = 'corporate'"])  # never NOT IN ('retail', 'wholesale')

@@ -67,14 +67,14 @@ def rule_route(message: str, route: Route, *, user: str, database_id: str, store
     A change or continuation found this way waits for the person's confirmation (``Route.changes`` is set)."""
     if route.kind == "meta" and _names_a_row(message, schema):  # "what is the email of customer 42?"
         return Route("question", True, (*route.reasons, "names rows of the data: a question"), alternative="meta")
-    if route.kind == "forget" and not asks_something(message):
+    if route.kind == "forget" and last_reply != "sql" and not asks_something(message):
         report = forget(message, user=user, database_id=database_id, store=store, embedder=embedder, schema=schema,
                         dry_run=True)
         if report.operation == "NOOP":  # "stop showing cancelled orders" with nothing saved: a new rule, kept
             return Route("preference", True, (*route.reasons, "nothing saved to withdraw: a new rule"),
-                         alternative="forget")
+                         alternative="forget")  # (after an answer, "not X any more" is about that answer)
         return None
-    if route.kind not in ("question", "follow_up", "refine") or asks_something(message):
+    if route.kind not in ("question", "follow_up", "refine", "chat") or asks_something(message):
         return None
     saved = store.list(user, database_id=database_id)
     changed = changed_rule(message, saved, schema, lookup)

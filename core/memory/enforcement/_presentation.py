@@ -340,8 +340,35 @@ def _apply_limit(root: exp.Expression, form: Mapping[str, Any], dialect: str) ->
             return False
         raise _Skip("the answer sets its own row limit")
     _check_rows(root)
+    if _groups_by_time(root):  # "revenue trend over the year" with a default of 20 rows: not the last 20 days
+        raise _Skip("the answer is a series over time, which a row limit would cut short")
     root.set("limit", exp.Limit(expression=exp.Literal.number(value)))
     return True
+
+
+_TIME_FUNCTIONS = (exp.DateTrunc, exp.TimestampTrunc, exp.TimeToStr, exp.Extract, exp.Year, exp.Month, exp.Week,
+                   exp.Day, exp.Quarter, exp.DateToDateStr, exp.TsOrDsToDate, exp.Date)
+_TIME_WORDS = re.compile(r"date|time|day|week|month|quarter|year|period", re.IGNORECASE)
+
+
+def _groups_by_time(root: exp.Expression) -> bool:
+    """Whether the outermost query groups its rows by a date or a period of one (a series over time)."""
+    group = root.args.get("group") if isinstance(root, exp.Select) else None
+    if group is None:
+        return False
+    projections = list(root.expressions)
+    aliases = {p.alias.lower(): p.this for p in projections if isinstance(p, exp.Alias)}
+    for key in group.expressions:
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            key = projections[int(key.this) - 1]
+        elif isinstance(key, exp.Column) and not key.table and key.name.lower() in aliases:
+            key = aliases[key.name.lower()]
+        key = key.this if isinstance(key, exp.Alias) else key
+        if key.find(*_TIME_FUNCTIONS) is not None or (
+                isinstance(key, exp.Anonymous) and _TIME_WORDS.search(str(key.this))) or any(
+                _TIME_WORDS.search(c.name) for c in key.find_all(exp.Column)):  # fmt: skip
+            return True
+    return False
 
 
 def _apply_columns(root: exp.Expression, form: Mapping[str, Any], dialect: str) -> bool:
