@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["console", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,5 +24,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return cli_main(args)
 
 
+def console() -> int:
+    """The ``cairn`` executable: ``main``, then the process ends without waiting on helper threads
+    (``core.cli.finish``). ``main`` itself never ends the process, so tests may call it in-process."""
+    from core.cli import finish
+
+    return finish(main())
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(console())

@@ -4,5 +4,6 @@ It reaches the engine through :class:`core.composition.Services` and the public 
 """
 
 from core.cli._commands import main
+from core.cli._process import finish
 
-__all__ = ["main"]
+__all__ = ["finish", "main"]

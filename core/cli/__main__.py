@@ -2,6 +2,6 @@
 
 import sys
 
-from core.cli import main
+from core.cli import finish, main
 
-sys.exit(main())
+sys.exit(finish(main()))
