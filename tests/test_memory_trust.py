@@ -341,9 +341,31 @@ def test_a_new_exclusion_with_nothing_saved_is_kept_not_dropped(shop: Path, tmp_
                                                                 minilm: MiniLMEmbedder) -> None:
     bot = _bot(shop, tmp_path, minilm)
     reply = bot.handle(USER, "stop showing me returned orders")
-    assert reply.route.kind == "preference" and "nothing saved to withdraw" in " ".join(reply.route.reasons) \
-        or reply.route.kind == "preference"
+    assert reply.route.kind == "preference"
+    if reply.route.changes is not None:  # the router said "withdraw": a new rule, but it waits for the person
+        assert [s["status"] for s in reply.understood()] == ["pending"] and _enforced(bot) == []
+        waiting = next(m for m in bot.store.list(USER) if (m.structured or {}).get("kind") == "pending")
+        bot.bank.keep(USER, waiting.id)
     assert _enforced(bot) in (["NOT orders.status IN ('returned')"], ["orders.status <> 'returned'"])
+
+
+def test_stop_showing_another_value_never_withdraws_the_saved_exclusion(shop: Path, tmp_path: Path,
+                                                                       minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on always exclude cancelled orders")
+    before = _enforced(bot)
+    assert before
+    bot.handle(USER, "stop showing returned orders")
+    kept = [str((m.structured or {}).get("sql")) for m in bot.store.list(USER)]
+    assert before[0] in kept  # the saved exclusion is not withdrawn (it may be held back while the new one waits)
+    assert all("cancelled" in sql or "returned" in sql for sql in _enforced(bot))
+
+
+def test_a_misspelled_leave_out_word_is_never_enforced_on_a_guess(shop: Path, tmp_path: Path,
+                                                                 minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "alwys exclde cancelld orders")
+    assert "orders.status = 'cancelled'" not in _enforced(bot)
 
 
 def test_a_question_about_one_row_is_a_data_question_not_a_meta_reply(shop: Path, tmp_path: Path,

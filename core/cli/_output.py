@@ -130,6 +130,8 @@ def reply_json(reply: Any) -> dict[str, Any]:
     # the reply's own error and hint only when it has them: an answer that failed keeps its message and hint
     base.update({k: v for k, v in extra.items() if k not in ("answer", "message")
                  and not (k in ("error", "hint") and v is None)})  # fmt: skip
+    if reply.answer is not None:  # the answer's own notes (rules lifted or held back, fallback) and the reply's
+        base["notes"] = [*reply.answer.to_json().get("notes", []), *reply.notes]
     if reply.answer is None:
         base["error"], base["hint"] = reply.error, reply.hint
     return base

@@ -27,6 +27,7 @@ from core.memory.kernel import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Cate
 from core.memory.cycle._extraction import Fact
 from core.memory.stores import MemoryStore
 from core.memory.forms import Grounding, Understanding, understand
+from core.memory.cycle._sameness import slot_key, slots_clash
 from core.memory.cycle._update import UpdateReport, apply_fact
 
 __all__ = ["BankChange", "MemoryBank"]
@@ -200,6 +201,17 @@ class MemoryBank:
         if not 1 <= reading <= len(readings):
             raise InputError(f"That memory has {len(readings)} reading(s); there is no reading {reading}.",
                              hint=f"Pick one from 1 to {len(readings)}.")
+        if form.get("replaces"):  # a whole rule for its column ("a switch, or both?"): it replaces the saved one
+            chosen = dict(readings[reading - 1])
+            slot = slot_key(chosen)
+            olds = [m for m in self.store.list(user, database_id=memory.database_id)
+                    if m.id != memory.id and slots_clash(slot_key(m.structured), slot)]
+            kept = self._embedded(memory.edited(structured=chosen))
+            self.store.delete(user, [m.id for m in olds])
+            self.store.put(kept)
+            self.record(user, BankChange("UPDATE", (memory, *olds), (kept,), time.time()))
+            return UpdateReport("UPDATE", (kept.id,), (memory, *olds), (kept,),
+                                "the reading you kept replaces the rule")
         g = self._grounding()
         self.store.delete(user, [memory.id])  # first: its words must not be taken for the same memory again
         try:

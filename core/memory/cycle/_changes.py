@@ -70,9 +70,12 @@ def rule_route(message: str, route: Route, *, user: str, database_id: str, store
     if route.kind == "forget" and last_reply != "sql" and not asks_something(message):
         report = forget(message, user=user, database_id=database_id, store=store, embedder=embedder, schema=schema,
                         dry_run=True)
-        if report.operation == "NOOP":  # "stop showing cancelled orders" with nothing saved: a new rule, kept
-            return Route("preference", True, (*route.reasons, "nothing saved to withdraw: a new rule"),
-                         alternative="forget")  # (after an answer, "not X any more" is about that answer)
+        # "stop showing cancelled orders" with nothing saved, or with a saved rule on another value ("stop showing
+        # returned" next to "exclude cancelled"): a new rule that waits for the person, never a withdrawal of the
+        # wrong rule (after an answer, "not X any more" is about that answer)
+        if report.operation == "NOOP" or _names_another_value(message, report.before, schema):
+            return Route("preference", True, (*route.reasons, "nothing saved names it: a new rule, to confirm"),
+                         alternative="forget", changes="")
         return None
     if route.kind not in ("question", "follow_up", "refine", "chat") or asks_something(message):
         return None
@@ -106,3 +109,19 @@ def _names_a_row(message: str, schema: Schema) -> bool:
     names = {singular(w) for t in schema.tables for w in words(t.name.replace("_", " "))}
     return any(singular(w) in names and i + 1 < len(said) and said[i + 1].lstrip("#").isdigit()
                for i, w in enumerate(said))
+
+
+def _names_another_value(message: str, withdrawn: Sequence[Memory], schema: Schema) -> bool:
+    """The message names values of a withdrawn filter's column, none of them saved in it: it is about others."""
+    said = value_hits(list(words(message)), schema, set())
+    for m in withdrawn:
+        form = m.structured or {}
+        if form.get("kind") != "filter":
+            continue
+        value = form.get("value")
+        saved = {str(v).casefold() for v in (value if isinstance(value, (list, tuple)) else [value])}
+        named = {str(h.value).casefold() for h in said if h.column.name.lower() == str(form.get("column")).lower()
+                 and h.table.qualified_name.lower() == str(form.get("table")).lower()}
+        if named and not named & saved:
+            return True
+    return False

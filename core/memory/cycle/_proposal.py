@@ -33,7 +33,7 @@ from core.memory.forms import (
     same_meaning,
     verify_proposal,
 )
-from core.memory.kernel import Fact, Memory, is_additive
+from core.memory.kernel import NEGATION, Fact, Memory, is_additive, one_edit, words
 from core.schema import Schema
 
 __all__ = ["PENDING", "PROPOSAL_OPTIONS", "PROPOSAL_SYSTEM", "Reading", "pending_form", "proposal_prompt",
@@ -91,6 +91,10 @@ def second_reading(fact: Fact, rules_form: Mapping[str, Any] | None, *, llm: LLM
         missing = ", ".join(map(str, rules_form["unknown_values"]))
         return Reading(pending_form([rules_form], f"not found in the data: {missing}"),
                        f"Not enforced: {missing} is not in {rules_form.get('table')}.{rules_form.get('column')}.")
+    doubt = _misspelled_polarity(fact.content) if enforced else None
+    if doubt and llm is None and rules_form is not None:  # "alwys exclde cancelld orders": in or out is a guess
+        return Reading(pending_form([rules_form], f"'{doubt}' may be a misspelled word that turns the rule around"),
+                       f"Not enforced until you confirm: is '{doubt}' meant as a word like 'exclude'?")
     if fact.category != "preference" or llm is None or schema is None:
         return Reading(rules_form)
     if rules_form and not enforced:
@@ -165,4 +169,17 @@ def switch_or_both(old: Mapping[str, Any], new: Mapping[str, Any], text: str, di
     table, column = str(new["table"]), str(new["column"])
     only_new = filter_spec(table, column, "=" if len(fresh) == 1 else "IN", fresh[0] if len(fresh) == 1 else fresh,
                            dialect)
-    return pending_form([only_new, dict(new)], "it names a saved value and a new one: a switch, or both?")
+    # each reading is the whole rule for the column: the one kept replaces the saved rule as it is
+    return {**pending_form([only_new, dict(new)], "it names a saved value and a new one: a switch, or both?"),
+            "replaces": True}
+
+
+def _misspelled_polarity(text: str) -> str | None:
+    """A word one slip away from a word that says "leave out" (exclude, without, except, …) and not itself one:
+    the rules read it as nothing, so the rule could be the opposite of what was meant."""
+    for word in words(text):
+        if len(word) < 4 or word in NEGATION:
+            continue
+        if any(len(cue) >= 4 and one_edit(word, cue) for cue in NEGATION):
+            return word
+    return None

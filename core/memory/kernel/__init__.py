@@ -15,7 +15,7 @@ from core.memory.kernel._model import (
     ScoredMemory,
     new_memory_id,
 )
-from core.memory.kernel._word_match import acronyms, canonical, same_word
+from core.memory.kernel._word_match import acronyms, canonical, one_edit, same_word
 from core.memory.kernel._words import (
     GENERIC_COL_WORDS,
     INCLUDE_CUES,
@@ -56,6 +56,7 @@ __all__ = [
     "ScoredMemory",
     "acronyms",
     "canonical",
+    "one_edit",
     "currency_code",
     "currency_spans",
     "demonym_of",

@@ -137,7 +137,9 @@ def _structured(value: Any) -> Mapping[str, Any] | None:
         raise ValueError(f"structured must be an object, not {_short(value)}")
     for key, item in value.items():
         items = item if isinstance(item, list) else [item]
-        if key == "readings" and value.get("kind") == "pending" and isinstance(item, list) and item:
+        if value.get("kind") == "pending" and (not isinstance(value.get("readings"), list) or not value["readings"]):
+            raise ValueError("a pending form needs its readings")
+        if key == "readings" and value.get("kind") == "pending":
             for reading in items:  # the forms a pending memory could be enforced as, each a form itself
                 if not isinstance(reading, Mapping) or reading.get("kind") == "pending" or not _structured(reading):
                     raise ValueError(f"structured[{key!r}] holds {_short(reading)}")

@@ -22,7 +22,8 @@ from core.schema import Schema
 __all__ = ["lifted_by"]
 
 _EVERY_ROW = re.compile(r"\b(?:no|without\s+(?:a|any)|remove\s+the)\s+(?:row\s+)?limit\b|\ball\s+(?:the\s+)?rows\b|"
-                        r"\bevery\s+(?:single\s+)?row\b|\bfull\s+list\b|\ball\s+of\s+them\b|\bunlimited\b",
+                        r"\bevery\s+(?:single\s+)?row\b|\bfull\s+list\b|\ball\s+of\s+them\b|\bunlimited\b|"
+                        r"\b(?:list|show|give|display|get|fetch)\s+(?:me\s+|us\s+)?(?:all|every)\b",
                         re.IGNORECASE)
 
 
