@@ -92,9 +92,11 @@ def second_reading(fact: Fact, rules_form: Mapping[str, Any] | None, *, llm: LLM
         return Reading(pending_form([rules_form], f"not found in the data: {missing}"),
                        f"Not enforced: {missing} is not in {rules_form.get('table')}.{rules_form.get('column')}.")
     doubt = _misspelled_polarity(fact.content) if enforced else None
-    if doubt and llm is None and rules_form is not None:  # "alwys exclde cancelld orders": in or out is a guess
-        return Reading(pending_form([rules_form], f"'{doubt}' may be a misspelled word that turns the rule around"),
-                       f"Not enforced until you confirm: is '{doubt}' meant as a word like 'exclude'?")
+    doubted = Reading(pending_form([rules_form], f"'{doubt}' may be a misspelled word that turns the rule around"),
+                      f"Not enforced until you confirm: is '{doubt}' meant as a word like 'exclude'?"
+                      ) if doubt and rules_form is not None else None
+    if doubted is not None and (llm is None or schema is None):  # "alwys exclde cancelld": in or out is a guess
+        return doubted
     if fact.category != "preference" or llm is None or schema is None:
         return Reading(rules_form)
     if rules_form and not enforced:
@@ -103,7 +105,7 @@ def second_reading(fact: Fact, rules_form: Mapping[str, Any] | None, *, llm: LLM
     if proposed is None:
         if why:
             logger.info("the model's reading did not check out (%s); the rules' reading stands", why)
-        return Reading(rules_form)
+        return doubted or Reading(rules_form)
     model_enforces = proposed.get("kind") in ENFORCED_KINDS
     if not enforced and not model_enforces:
         return Reading(rules_form)
