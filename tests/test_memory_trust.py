@@ -470,3 +470,27 @@ def test_only_the_new_value_not_the_old_said_in_hindi_english_replaces(grounding
     forms = [m.structured or {} for m in store.list(USER)]
     enforced = [f.get("sql") for f in forms if f.get("kind") == "filter"]
     assert enforced in ([], ["customers.segment = 'corporate'"])  # never NOT IN ('retail', 'wholesale')
+
+
+def test_keeping_the_switch_reading_enforces_exactly_that_reading(shop: Path, tmp_path: Path,
+                                                                   minilm: MiniLMEmbedder) -> None:
+    """Found by hand: "Move my focus from Paris to Lyon", Keep 1, enforced Lyon *and* Paris."""
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only show me customers based in Paris")
+    bot.handle(USER, "Move my focus from Paris to Lyon")
+    waiting = next(m for m in bot.store.list(USER) if (m.structured or {}).get("kind") == "pending")
+    bot.bank.keep(USER, waiting.id, 1)
+    assert _enforced(bot) == ["customers.city = 'Lyon'"]
+
+
+@pytest.mark.parametrize("readings", ["abc", [], {}, None])
+def test_a_pending_form_without_readings_is_refused_not_left_stuck(readings: Any) -> None:
+    """Found by hand: a hand-edited file with readings "abc" stayed "waiting" with nothing to keep."""
+    from core.memory import Memory
+
+    data = {"id": "m1", "user": USER, "category": "preference", "content": "only Lyon",
+            "structured": {"kind": "pending", "readings": readings, "why": "?"}}
+    with pytest.raises(ValueError, match="readings"):
+        Memory.from_json(data)
+    repairs: list[str] = []
+    assert Memory.from_json(data, repairs=repairs).structured is None and repairs

@@ -26,7 +26,7 @@ from core.text import clean_text
 from core.memory.kernel import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Embedder, Memory, ScoredMemory
 from core.memory.cycle._extraction import Fact
 from core.memory.stores import MemoryStore
-from core.memory.forms import Grounding, Understanding, understand
+from core.memory.forms import ENFORCED_KINDS, Grounding, Understanding, understand
 from core.memory.cycle._sameness import slot_key, slots_clash
 from core.memory.cycle._update import UpdateReport, apply_fact
 
@@ -193,7 +193,7 @@ class MemoryBank:
         memory = self.get(user, memory_id)
         form = dict(memory.structured or {})
         if form.get("kind") != "pending":
-            if form.get("kind") in ("filter", "window", "limit", "sort"):
+            if form.get("kind") in ENFORCED_KINDS:
                 return UpdateReport("NOOP", (memory.id,), (memory,), (memory,), "already enforced")
             raise InputError("That memory does not wait for confirmation.",
                              hint="`cairn memory list` marks the ones that do (waiting for you).")

@@ -15,6 +15,7 @@ from typing import Any
 
 from core.memory.kernel import Category, Fact, Memory
 from core.memory.forms._structured import ValueLookup, structure
+from core.memory.forms._verify import ENFORCED_KINDS
 from core.schema import Schema
 
 __all__ = ["Grounding", "Understanding", "confirmation", "describe_form", "understand", "window_words"]
@@ -118,16 +119,13 @@ def describe_form(form: Mapping[str, Any] | None, category: str = "") -> str:
     return "Used as context only."
 
 
-_RULE_KINDS = ("filter", "window", "limit", "sort")
-
-
 def confirmation(memory: Memory) -> dict[str, Any] | None:
     """What the person is shown after a rule is saved or changed, so that nothing is enforced unseen: the form in
     plain words, whether it is enforced or waits for them (with the readings to choose from), and what they can
     do — keep it, edit it, or make it context only. None for a memory that enforces nothing."""
     form = memory.structured or {}
     kind = form.get("kind")
-    if kind not in (*_RULE_KINDS, "pending"):
+    if kind not in (*ENFORCED_KINDS, "pending"):
         return None
     readings = [r for r in form.get("readings") or () if isinstance(r, Mapping)] if kind == "pending" else [form]
     tables = sorted({str(r.get("table")) for r in readings if r.get("table")})
