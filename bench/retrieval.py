@@ -7,6 +7,8 @@ who never read the code; --errors never prints it). Each bank's memories go in t
 statements take (``apply_fact`` with the statement understood against the real schema and data), then every
 question is recalled with the real MiniLM embedder.
 
+*Listed* is what the person and the prompt see before the SQL exists (``Recall.memories``: a standing filter on
+a table the question's words do not point at is kept aside, enforced only if the SQL reads its table).
 A memory counts as *included* when it would influence the SQL: a standing filter or time window only when the
 question reads its table or a table that references it (where it is enforced, through the foreign key),
 a currency or decimals preference when the answer shows money or a fractional number (it formats the answer,
@@ -64,10 +66,12 @@ def _stored(bank: dict, g: object, embedder: object) -> tuple[object, dict[str, 
 
 def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
     from core.memory import recall_memories, referencing_links
+    from core.prompt import named_tables
 
     data = load_json(path)
     needed = included_needed = included = wrong = 0
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # needed, hit, included, wrong
+    listed = [0, 0, 0, 0]  # questions, memories listed (shown before the SQL, in the prompt), needed, not needed
     for bank in data["banks"]:
         g = grounding(bank["database"])
         store, ids, forms = _stored(bank, g, embedder)
@@ -75,16 +79,20 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
         tables = [t.name for t in g.schema.tables]  # type: ignore[attr-defined]
         for q in bank["questions"]:
             rec = recall_memories(q["q"], user=USER, database_id=g.database_id, store=store,  # type: ignore[attr-defined]
-                                  embedder=embedder, table_names=tables)
+                                  embedder=embedder, table_names=tables, schema=g.schema,  # type: ignore[attr-defined]
+                                  question_tables=named_tables(g.schema, q["q"]))  # type: ignore[attr-defined]
             q_tables = {t.lower() for t in q.get("tables") or []}
             got: set[str] = set()
-            for r in rec.memories:
+            listed_here: set[str] = set()
+            for r in (*rec.memories, *rec.standing):
                 bid = ids.get(r.memory.id)
                 if bid is None:
                     continue
                 st = forms.get(bid) or {}
                 if r.kind == "display" and not _formats(q["q"], st):  # formatting only: counted where it shows
                     continue
+                if r in rec.memories:
+                    listed_here.add(bid)
                 links = [*(st.get("also_on") or ()), *referencing_links(g.schema, str(st.get("table") or ""))]
                 own = [] if st.get("only_through") else [st.get("table", "")]
                 enforced_on = {str(t).split(".")[-1].lower() for t in [*own, *(link.get("table") for link in links)]}
@@ -92,6 +100,10 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
                     continue
                 got.add(bid)
             need = set(q.get("needs") or [])
+            listed[0] += 1
+            listed[1] += len(listed_here)
+            listed[2] += len(listed_here & need)
+            listed[3] += len(listed_here - need)
             needed += len(need)
             included_needed += len(need & got)
             included += len(got)
@@ -109,6 +121,9 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
            "needed": needed, "included": included}
     print(f"  recall {out['recall']:.3f} ({included_needed}/{needed})   wrong inclusions {out['wrong']:.3f} "
           f"({wrong}/{included})")
+    print(f"  listed before the SQL (the prompt, `cairn ask --dry-run`): {listed[1] / max(1, listed[0]):.2f} per "
+          f"question, recall {listed[2] / max(1, needed):.3f} ({listed[2]}/{needed}), wrong inclusions "
+          f"{listed[3] / max(1, listed[1]):.3f} ({listed[3]}/{listed[1]})")
     # The sets disagree on currency/decimals memories (one labels them never needed, the others needed where
     # money is shown), so the figure without them is printed too.
     rest = [v for k, v in by_kind.items() if not k.endswith("/display")]

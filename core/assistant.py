@@ -31,7 +31,7 @@ from core.memory import Recall, recall_memories
 from core.memory import ConversationStore, MemoryStore
 from core.memory import UpdateReport, apply_fact, rule_route
 from core.pipeline import AskPipeline
-from core.prompt import build_sql_prompt
+from core.prompt import build_sql_prompt, named_tables
 from core.schema import Schema
 from core.replies import MetaContext, chat_reply, meta_reply, refine_by_rules
 
@@ -358,6 +358,7 @@ class Assistant:
             exclude=exclude,
             table_names=[t.name for t in schema.tables],
             schema=schema,
+            question_tables=named_tables(schema, question),
         )
 
     def _answer(
@@ -442,6 +443,10 @@ class Assistant:
             {"id": r.memory.id, "category": r.memory.category, "content": r.memory.content,
              "similarity": round(r.similarity, 4), "why": r.reason, "applied_as": r.kind}
             for r in recall.memories
+        ]
+        out["enforced_if_read"] = [  # standing filters on tables the question does not name: not in the prompt
+            {"id": r.memory.id, "content": r.memory.content, "table": (r.memory.structured or {}).get("table")}
+            for r in recall.standing
         ]
         schema = self.pipeline.load_schema()
         conversation = (self.conversation.prompt_lines(user, database_id=self.database_id)

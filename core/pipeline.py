@@ -237,7 +237,7 @@ class AskPipeline:
         """Enforce standing preference filters on every SELECT that reads their table; note what applied."""
         recall = run.recall
         run.notes.extend(recall.held_notes() if recall is not None else ())
-        if recall is None or not recall.memories:
+        if recall is None or not (recall.memories or recall.standing):
             return validated.sql
         filters = self._applicable(run, recall.filters(), schema)
         skip = recall.metric_columns()
@@ -270,7 +270,7 @@ class AskPipeline:
                 f'"{content}" ({reason})' for content, reason in unexpected) + ".")
         run.applied = [
             AppliedMemory(r.memory.id, r.memory.category, r.memory.content, r.similarity, r.reason)
-            for r in recall.memories
+            for r in (*recall.memories, *recall.standing)
             if r.kind not in ("filter", "presentation") or r.memory.id in applied_ids
         ]
         if outcome.added or shaped.applied:

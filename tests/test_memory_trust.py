@@ -494,3 +494,36 @@ def test_a_pending_form_without_readings_is_refused_not_left_stuck(readings: Any
         Memory.from_json(data)
     repairs: list[str] = []
     assert Memory.from_json(data, repairs=repairs).structured is None and repairs
+
+
+# --- wrong inclusions: only memories on the tables a question reads are listed and prompted ----------------------
+
+
+def test_a_filter_on_a_table_the_question_does_not_name_is_not_listed_yet_enforced_if_read(
+        shop: Path, tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on leave cancelled orders out of everything")
+    about_customers = bot.recall(USER, "how many customers live in Paris?")
+    assert not about_customers.memories and not about_customers.context_lines()
+    assert [r.memory.content for r in about_customers.standing] == [
+        "Leave cancelled orders out of everything"]
+    report = bot.dry_run(USER, "how many customers live in Paris?")
+    assert report["memories"] == [] and [m["table"] for m in report["enforced_if_read"]] == ["orders"]
+    assert "status" not in " ".join(line for line in report["prompt"]["user"].splitlines() if "filter" in line)
+    about_orders = bot.recall(USER, "how many orders did Paris customers place?")
+    assert about_orders.filters() and not about_orders.standing
+    # the model reads orders after all: the filter is enforced there, and the answer says so
+    sql = "SELECT COUNT(*) FROM customers c JOIN orders o ON o.customer_id = c.customer_id WHERE c.city = 'Paris'"
+    answer = bot.pipeline.__class__(bot.pipeline.database, ScriptedLLM(sql)).ask(
+        "how many customers live in Paris?", recall=about_customers)
+    assert answer.ok and "cancelled" in (answer.sql or "")
+    assert [m.content for m in answer.memories] == ["Leave cancelled orders out of everything"]
+
+
+def test_named_tables_reads_names_columns_and_values_but_not_keys(grounding: Grounding) -> None:
+    from core.prompt import named_tables
+
+    assert named_tables(grounding.schema, "How many customers do we have?") == {"customers"}
+    assert named_tables(grounding.schema, "orders paid by upi last month") == {"orders"}
+    assert named_tables(grounding.schema, "who lives in Berlin?") == {"customers"}
+    assert named_tables(grounding.schema, "how many in the last week?") == set()

@@ -326,6 +326,10 @@ def _dry_run(args: argparse.Namespace, services: Services) -> int:
         say(f"route: {report['route']}{' (uncertain)' if report.get('uncertain') else ''}")
         for m in report.get("memories", []):
             say(f"memory {m['id'][:8]} [{m['category']}] {m['content']!r}: {m['why']}")
+        aside = report.get("enforced_if_read") or []
+        if aside:
+            say(f"{len(aside)} standing filter(s) on tables this question does not name: enforced only if the SQL "
+                "reads " + ", ".join(sorted({str(m['table']) for m in aside})) + ".")
         if "prompt" in report:
             say("--- system ---\n" + report["prompt"]["system"] + "\n--- user ---\n" + report["prompt"]["user"])
         elif "action" in report:

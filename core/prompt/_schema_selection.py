@@ -106,8 +106,10 @@ class _TableDoc:
     raw_names: tuple[str, ...]  # lower-cased names without separators, for substring matches
 
 
-def _doc(table: Table) -> _TableDoc:
+def _doc(table: Table, *, keys: bool = True) -> _TableDoc:
+    """``keys=False`` leaves out key columns: ``orders.customer_id`` names the customers table, not orders."""
     words: dict[str, float] = {}
+    key_columns = {c.lower() for fk in table.foreign_keys for c in fk.columns} | {c.lower() for c in table.primary_key}
 
     def add(text: str, weight: float) -> None:
         for w in split_words(text):
@@ -121,12 +123,15 @@ def _doc(table: Table) -> _TableDoc:
     if table.comment:
         add(table.comment, W_TABLE_COMMENT)
     for col in table.columns:
+        if not keys and col.name.lower() in key_columns:
+            continue
         add(col.name, W_COLUMN)
         if col.comment:
             add(col.comment, W_COLUMN_COMMENT)
         for v in col.value_hints:
             add(str(v), W_VALUE)
-    raw = (table.name.lower().replace("_", ""),) + tuple(c.name.lower().replace("_", "") for c in table.columns)
+    raw = (table.name.lower().replace("_", ""),) + tuple(c.name.lower().replace("_", "") for c in table.columns
+                                                         if keys or c.name.lower() not in key_columns)
     return _TableDoc(words, raw)
 
 
@@ -163,10 +168,8 @@ def _embed_text(table: Table) -> str:
     return text
 
 
-def score_tables(schema: Schema, question: str, *, embed: Embed | None = None) -> dict[str, float]:
-    """Relevance of every table (by qualified name) to ``question``; higher is better, 0 for no evidence."""
-    terms = _question_terms(question)
-    docs = [_doc(t) for t in schema.tables]
+def _lexical(docs: Sequence[_TableDoc], terms: Sequence[str]) -> list[float]:
+    """Each table's sum over the question's terms of its best field weight times the term's rarity."""
     n = len(docs)
     lexical = [0.0] * n
     for term in terms:
@@ -177,6 +180,13 @@ def score_tables(schema: Schema, question: str, *, embed: Embed | None = None) -
         idf = math.log((n + 1) / (df + 0.5)) + 0.1
         for i, m in enumerate(matches):
             lexical[i] += m * idf
+    return lexical
+
+
+def score_tables(schema: Schema, question: str, *, embed: Embed | None = None) -> dict[str, float]:
+    """Relevance of every table (by qualified name) to ``question``; higher is better, 0 for no evidence."""
+    lexical = _lexical([_doc(t) for t in schema.tables], _question_terms(question))
+    n = len(lexical)
     top = max(lexical, default=0.0)
     scores = [s / top if top > 0 else 0.0 for s in lexical]
     if embed is not None and n:
@@ -287,3 +297,12 @@ def select_tables(schema: Schema, question: str, budget_tokens: int, *, embed: E
         result = schema.subset(chosen)
     logger.debug("selected %d of %d tables for a %d-token budget", len(chosen), len(schema.tables), budget_tokens)
     return result
+
+
+def named_tables(schema: Schema, question: str) -> set[str]:
+    """The tables (qualified names) the question's own words point at: a table's name, a column's name or a
+    known value of one of its columns. Empty when no word points anywhere ("how many in the last week?"): then
+    nothing can be told apart and the caller keeps everything. A guess for what to *show* before the SQL exists,
+    never for what to enforce: enforcement reads the tables of the SQL itself."""
+    scores = _lexical([_doc(t, keys=False) for t in schema.tables], _question_terms(question))
+    return {t.qualified_name for t, score in zip(schema.tables, scores, strict=True) if score > 0}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import re
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ from core.schema import Schema
 
 from core.memory.kernel import Embedder, Memory, acronyms
 from core.memory.stores import MemoryStore
+from core.memory.enforcement import referencing_links
 from core.memory.forms import describe_form, window_words
 from core.memory.recall._overrides import lifted_by
 from core.memory.recall._shape import asks_for_rows
@@ -84,10 +85,13 @@ class Recall:
     # enforced rules held back because a newer statement about the same rule waits for the person's confirmation
     suspended: tuple[Memory, ...] = ()
     lifted: tuple[tuple[Memory, str], ...] = ()  # rules the question's own words override, with why
+    # standing filters on tables the question's words do not point at: not listed, not in the prompt, yet
+    # enforced where the SQL reads their table after all (the chips then show them: nothing applies unseen)
+    standing: tuple[RecalledMemory, ...] = ()
 
     def filters(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
-        """Standing filters and default time windows: ANDed into the SQL."""
-        return [(r, dict(r.memory.structured or {})) for r in self.memories if r.kind == "filter"]
+        """Standing filters and default time windows: ANDed into the SQL wherever it reads their table."""
+        return [(r, dict(r.memory.structured or {})) for r in (*self.memories, *self.standing) if r.kind == "filter"]
 
     def presentation(self) -> list[tuple[RecalledMemory, dict[str, Any]]]:
         """Default sort, row limit and columns shown together: applied to the outermost query, a table's own
@@ -303,9 +307,14 @@ def recall_memories(
     k: int = TOP_K,
     table_names: Sequence[str] | None = None,
     schema: Schema | None = None,
+    question_tables: Collection[str] = (),
 ) -> Recall:
     """Pick the memories that apply to ``question``. Only ``user``'s memories for this database are read. With
-    ``schema``, a rule the question's own words override ("including cancelled", "Japan too") is lifted."""
+    ``schema``, a rule the question's own words override ("including cancelled", "Japan too") is lifted.
+
+    ``question_tables``: the tables the question's words point at (``core.prompt.named_tables``). A standing
+    filter none of whose tables (its own, a table that references it, its extra links) is among them is kept
+    aside in ``Recall.standing``: enforced if the SQL reads its table after all, never listed or prompted."""
     excluded = set(exclude)
     mine = [m for m in store.list(user, database_id=database_id) if m.id not in excluded]
     if not mine:
@@ -409,4 +418,19 @@ def recall_memories(
     lifted = [(r.memory, why) for r in chosen if schema is not None and r.kind in ("filter", "presentation")
               and (why := lifted_by(question, r.memory.structured or {}, schema))]  # fmt: skip
     gone = {m.id for m, _ in lifted}
-    return Recall(tuple(r for r in chosen if r.memory.id not in gone), tuple(suspended), tuple(lifted))
+    kept = [r for r in chosen if r.memory.id not in gone]
+    reads = {*question_tables, *used_tables} if question_tables else set()  # a named term's SQL reads its tables
+    aside = [r for r in kept if r.kind == "filter" and not _reaches(r.memory.structured or {}, reads, schema)]
+    return Recall(tuple(r for r in kept if r not in aside), tuple(suspended), tuple(lifted), tuple(aside))
+
+
+def _reaches(form: Mapping[str, Any], question_tables: Collection[str], schema: Schema | None) -> bool:
+    """Whether a standing filter's tables meet the tables the question points at; without evidence (no table
+    named, no schema) every filter is kept in view."""
+    named = {str(t).split(".")[-1].lower() for t in question_tables}
+    if not named or schema is None:
+        return True
+    links = [*(form.get("also_on") or ()), *referencing_links(schema, str(form.get("table") or ""))]
+    own = [] if form.get("only_through") else [form.get("table")]
+    tables = {str(t).split(".")[-1].lower() for t in [*own, *(link.get("table") for link in links)] if t}
+    return bool(tables & named)
