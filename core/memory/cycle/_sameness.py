@@ -15,50 +15,13 @@ from typing import Any
 from core.memory.cycle._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory.cycle._filter_merge import POSITIVE as _POSITIVE
 from core.memory.cycle._in_context import listed_values
-from core.memory.forms import numbers_in
+from core.memory.forms import numbers_in, slot_key, slots_clash
 from core.memory.recall import words as _recall_words
 from core.memory.kernel import name_key, same_word
 
 __all__ = ["norm", "restates", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
-_NUMBER_FORMAT = ("currency", "decimals")  # one memory says how numbers look: "EUR", then "with two decimals"
-
-
-def slot_key(st: Mapping[str, Any] | None) -> tuple[str, ...] | None:
-    """What a structured form is *about*: two forms with one slot cannot both stand unless they agree."""
-    if not st:
-        return None
-    kind = st.get("kind")
-    if kind == "filter" and st.get("table") and st.get("column"):
-        return ("filter", str(st["table"]).lower(), str(st["column"]).lower())
-    if kind in ("term", "metric") and st.get("name"):
-        return ("name", name_key(str(st["name"])))
-    if kind == "display" and st.get("setting"):
-        setting = str(st["setting"])
-        return ("display", "number format" if setting in _NUMBER_FORMAT else setting)
-    if kind == "include" and st.get("table") and st.get("column"):
-        return ("filter", str(st["table"]).lower(), str(st["column"]).lower())
-    if kind == "window" and st.get("table"):
-        return ("window", str(st["table"]).lower())
-    if kind == "sort":  # one default order per table; a sort for every list ("*") meets every table's
-        return ("sort", str(st.get("table") or "*").lower())
-    if kind == "limit":
-        return ("limit",)
-    if kind == "columns" and st.get("table") and st.get("when"):
-        return ("columns", str(st["table"]).lower(), str(st["when"]).lower())
-    return None
-
-
 _CONDITION_WORDS = re.compile(r"\b(?:not|no|never|except|excluding|without|only|minus|plus|divided|per|times)\b")
-
-
-def slots_clash(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
-    """Two forms about the same slot: equal slots, or two default sorts of which one is for every list. People
-    keep one default order: "oldest first from now" after "newest invoices first" changes it (the labelled
-    pairs agree), while default sorts for two different tables both stay."""
-    if a is None or b is None:
-        return False
-    return a == b or (a[0] == b[0] == "sort" and "*" in (a[1], b[1]))
 
 
 def _values(st: Mapping[str, Any]) -> frozenset[Any]:

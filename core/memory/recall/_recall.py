@@ -37,7 +37,7 @@ from core.schema import Schema
 from core.memory.kernel import Embedder, Memory, acronyms
 from core.memory.stores import MemoryStore
 from core.memory.enforcement import referencing_links
-from core.memory.forms import describe_form, window_words
+from core.memory.forms import ENFORCED_KINDS, describe_form, slot_key, slots_clash, window_words
 from core.memory.recall._overrides import lifted_by
 from core.memory.recall._shape import asks_for_rows
 from core.memory.recall._lists import lists_another_table, lists_table, listing_table, shares_subject
@@ -168,25 +168,15 @@ def _flat(text: object, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _slot(form: Mapping[str, Any]) -> tuple[str, ...] | None:
-    """The one rule an enforced form sets: a table's column, a table's time range, the row limit, a sort."""
-    kind = form.get("kind")
-    table = str(form.get("table") or "*").split(".")[-1].lower()
-    if kind in ("filter", "include") and form.get("column"):
-        return ("filter", table, str(form["column"]).lower())
-    if kind in ("window", "sort"):
-        return (str(kind), table)
-    return ("limit",) if kind == "limit" else None
-
-
 def held_back(memories: Sequence[Memory]) -> list[Memory]:
     """The enforced rules not applied now: a newer statement that could set the same rule waits for the person
     (a pending memory), so neither is enforced until they decide."""
     waiting = _waiting(memories)
     out = []
     for m in memories:
-        pending = waiting.get(_slot(m.structured or {}))
-        if pending is not None and pending.updated_at >= m.updated_at:
+        st = m.structured or {}
+        slot = slot_key(st) if st.get("kind") in (*ENFORCED_KINDS, "include") else None
+        if any(slots_clash(slot, other) and pending.updated_at >= m.updated_at for other, pending in waiting.items()):
             out.append(m)
     return out
 
@@ -199,7 +189,7 @@ def _waiting(memories: Sequence[Memory]) -> dict[tuple[str, ...], Memory]:
         if st.get("kind") != "pending":
             continue
         for reading in st.get("readings") or ():
-            slot = _slot(reading) if isinstance(reading, Mapping) else None
+            slot = slot_key(reading) if isinstance(reading, Mapping) else None
             if slot is not None and (slot not in out or out[slot].updated_at < m.updated_at):
                 out[slot] = m
     return out
@@ -430,7 +420,9 @@ def _reaches(form: Mapping[str, Any], question_tables: Collection[str], schema: 
     named = {str(t).split(".")[-1].lower() for t in question_tables}
     if not named or schema is None:
         return True
-    links = [*(form.get("also_on") or ()), *referencing_links(schema, str(form.get("table") or ""))]
+    extra = form.get("also_on")  # hand-edited memory files may hold anything here: only {table: …} links count
+    links = [*(extra if isinstance(extra, list) else ()), *referencing_links(schema, str(form.get("table") or ""))]
     own = [] if form.get("only_through") else [form.get("table")]
-    tables = {str(t).split(".")[-1].lower() for t in [*own, *(link.get("table") for link in links)] if t}
+    tables = {str(t).split(".")[-1].lower()
+              for t in [*own, *(link.get("table") for link in links if isinstance(link, Mapping))] if t}
     return bool(tables & named)
