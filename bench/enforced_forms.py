@@ -1,9 +1,10 @@
 """Bench: what Cairn ends up *enforcing* after an analyst's standing statements — scored on the data.
 
-    .venv/bin/python -m bench.enforced_forms [--set dev|heldout|all] [--model none|bad|wrong|good|all] [--errors]
+    .venv/bin/python -m bench.enforced_forms [--set dev|seen|heldout|all] [--model none|bad|wrong|good|all] [--errors]
 
-Each case of tests/data/enforced_forms_dev.json ("dev") and tests/heldout/enforced_forms.json ("heldout", written
-by a helper who never read the code; ``--errors`` never prints it) is a sequence of messages typed to the real
+Each case of tests/data/enforced_forms_dev.json ("dev"), tests/heldout/enforced_forms.json ("seen": written by a
+helper who never read the code, measured twice in the first round, its misses never read) and
+tests/heldout/enforced_forms_fresh.json ("heldout": a fresh one from a second helper; ``--errors`` prints neither) is a sequence of messages typed to the real
 ``Assistant`` (router, extraction, update cycle, forget) on a fresh JSON store, then the standing state it enforces
 is compared with the gold one:
   - filters: per table, the rows ``SELECT * FROM t`` keeps once Cairn's own ``enforce_filters`` has added every
@@ -53,6 +54,14 @@ def _days(form: Mapping[str, Any]) -> int | None:
     if unit not in per or form.get("amount") is None:
         return None
     return int(form["amount"]) * per[unit]
+
+
+def enforced_memories(memories: Sequence[Any]) -> list[Any]:
+    """The memories whose forms are enforced on SQL now (held-back rules left out)."""
+    from core.memory import held_back
+
+    held = {m.id for m in held_back(memories)}
+    return [m for m in memories if m.id not in held and (m.structured or {}).get("kind") in ENFORCED]
 
 
 def enforced_state(memories: Sequence[Any]) -> dict[str, Any]:
@@ -178,6 +187,7 @@ class ScriptedFormModel:
     def __init__(self, variant: str, schema: Any, gold: Mapping[str, Any] | None) -> None:
         self.variant, self.schema, self.gold = variant, schema, gold
         self.asked = 0
+        self.proposed: list[dict[str, Any]] = []  # the wrong forms handed out, in the verified spelling
 
     def chat(self, system: str, user: str, *, options: Any = None, format: Any = None) -> str:  # noqa: A002
         if format is None:
@@ -187,7 +197,13 @@ class ScriptedFormModel:
             return ["{not json", '{"kind": "filter"}', '["a list"]', '{"kind": "filter", "table": 7}'][self.asked % 4]
         if self.variant == "good":
             return json.dumps(self.gold or {"kind": "none"})
-        return json.dumps(self._wrong(_statement(user)))
+        wrong = self._wrong(_statement(user))
+        from core.memory.forms import verify_proposal
+
+        form, _ = verify_proposal(wrong, self.schema, None)
+        if form is not None:
+            self.proposed.append(form)
+        return json.dumps(wrong)
 
     def _wrong(self, statement: str) -> dict[str, Any]:
         """A form every check passes (real table, column, value) that the statement does not say."""
@@ -272,7 +288,8 @@ def run_case(case: Mapping[str, Any], variant: str, embedder: Any) -> tuple[str,
         outcome, reasons = score(case, enforced_state(memories), conn, g.schema)
         if case.get("question") and case.get("question_expect") is not None:
             recall = bot.recall(USER, case["question"])  # what the pipeline would enforce on that question
-            applied = [r.memory for r in recall.memories if r.kind in ("filter", "presentation")]
+            applied = [r.memory for r in (*recall.memories, *recall.standing)  # standing: enforced where read
+                       if r.kind in ("filter", "presentation")]
             asked, why = score(case, enforced_state(applied), conn, g.schema, "question_expect")
             kinds[f"question {asked}"] += 1
             if asked == "wrong" and outcome != "wrong":
@@ -284,7 +301,7 @@ def run_case(case: Mapping[str, Any], variant: str, embedder: Any) -> tuple[str,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="dev")
+    ap.add_argument("--set", choices=["dev", "seen", "heldout", "all"], default="dev")
     ap.add_argument("--model", choices=["none", "bad", "wrong", "good", "all"], default="all")
     ap.add_argument("--errors", action="store_true", help="list the development set's wrong cases")
     args = ap.parse_args(argv)
@@ -292,8 +309,10 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = MiniLMEmbedder()
     files = [("dev", DEV / "enforced_forms_dev.json")] if args.set in ("dev", "all") else []
+    if args.set in ("seen", "all"):
+        files.append(("seen", HELDOUT / "enforced_forms.json"))
     if args.set in ("heldout", "all"):
-        files.append(("heldout", HELDOUT / "enforced_forms.json"))
+        files.append(("heldout", HELDOUT / "enforced_forms_fresh.json"))
     variants = ["none", "bad", "wrong", "good"] if args.model == "all" else [args.model]
     for label, path in files:
         cases = json.loads(path.read_text(encoding="utf-8"))
