@@ -527,3 +527,27 @@ def test_named_tables_reads_names_columns_and_values_but_not_keys(grounding: Gro
     assert named_tables(grounding.schema, "orders paid by upi last month") == {"orders"}
     assert named_tables(grounding.schema, "who lives in Berlin?") == {"customers"}
     assert named_tables(grounding.schema, "how many in the last week?") == set()
+
+
+def test_moving_a_saved_bound_waits_and_holds_the_old_bound_back(shop: Path, tmp_path: Path,
+                                                                 minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "Going forward only orders over 2000")
+    assert _enforced(bot) == ["orders.total_amount > 2000"]
+    reply = bot.handle(USER, "hmm, bump that to above 8000")
+    assert reply.understood() and reply.understood()[0]["status"] == "pending"
+    assert _enforced(bot) == []  # neither bound is enforced until the person picks
+    kept = [m for m in bot.store.list(USER) if (m.structured or {}).get("kind") == "pending"][0]
+    assert kept.structured["readings"][0]["sql"] == "orders.total_amount > 8000"
+
+
+@pytest.mark.parametrize("said", ["replace Paris with Lyon", "Paris ki jagah Lyon kar do"])
+def test_a_change_with_nothing_saved_to_change_is_never_a_list_of_both(shop: Path, tmp_path: Path,
+                                                                     minilm: MiniLMEmbedder, said: str) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, said)
+    assert _enforced(bot) == []
+    stored = bot.store.list(USER)
+    assert all((m.structured or {}).get("kind") in ("pending", None, "context") for m in stored)
+    readings = [r["sql"] for m in stored for r in (m.structured or {}).get("readings") or ()]
+    assert not readings or "customers.city = 'Lyon'" in readings

@@ -15,6 +15,8 @@ import sqlglot
 from sqlglot import exp
 
 from core.memory.forms import (
+    CMP_OPS,
+    CMP_RE,
     NUM,
     ValueLookup,
     filter_spec,
@@ -48,6 +50,7 @@ def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: Value
     return (_fragment_on_a_standing_filter(fact.content, existing, schema, lookup)
             or _window_on_a_standing_window(fact, existing, schema)
             or _limit_on_a_standing_limit(fact.content, existing, schema)
+            or _bound_on_a_standing_bound(fact.content, existing, schema)
             or _values_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
 
 
@@ -68,6 +71,29 @@ def _limit_on_a_standing_limit(text: str, existing: list[Memory], schema: Schema
         return None
     value = new.pop()
     return {"kind": "limit", "value": value} if 0 < value <= 100_000 else None
+
+
+def _bound_on_a_standing_bound(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
+    """"Make that above 5000" next to a saved "orders above 1000": one comparison with a number, naming no table,
+    column or value, next to exactly one saved comparison filter and no saved row limit, moves that filter's bound
+    (the comparison said, on the saved column)."""
+    bounds = [m.structured for m in existing if m.structured and m.structured.get("kind") == "filter"
+              and str(m.structured.get("op")) in (">", ">=", "<", "<=")]
+    limits = [m for m in existing if (m.structured or {}).get("kind") == "limit"]
+    said = list(words(text))
+    if len(bounds) != 1 or limits or mentioned_tables(said, schema) or value_hits(said, schema, set()):
+        return None
+    found = list(CMP_RE.finditer(text))
+    if len(found) != 1 or len(numbers_in(text)) != 1:
+        return None
+    st = bounds[0]
+    table = schema.table(str(st.get("table")))
+    column = table.column(str(st.get("column"))) if table is not None else None
+    if table is None or column is None or any(w in {c.name.lower() for t in schema.tables for c in t.columns}
+                                              for w in said):  # fmt: skip
+        return None
+    return filter_spec(table.qualified_name, column.name, CMP_OPS[found[0].group("cmp").lower()],
+                       number_of(found[0]), schema.dialect)
 
 
 def listed_values(form: Mapping[str, Any], dialect: str) -> tuple[str, list[Any]] | None:

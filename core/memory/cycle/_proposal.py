@@ -33,11 +33,11 @@ from core.memory.forms import (
     same_meaning,
     verify_proposal,
 )
-from core.memory.kernel import NEGATION, Fact, Memory, is_additive, one_edit, words
+from core.memory.kernel import NEGATION, Fact, Memory, is_additive, one_edit, says_change, words
 from core.schema import Schema
 
 __all__ = ["PENDING", "PROPOSAL_OPTIONS", "PROPOSAL_SYSTEM", "Reading", "pending_form", "proposal_prompt",
-           "second_reading", "switch_or_both"]
+           "second_reading", "switch_or_both", "change_of_nothing"]
 
 logger = logging.getLogger(__name__)
 
@@ -174,6 +174,20 @@ def switch_or_both(old: Mapping[str, Any], new: Mapping[str, Any], text: str, di
     # each reading is the whole rule for the column: the one kept replaces the saved rule as it is
     return {**pending_form([only_new, dict(new)], "it names a saved value and a new one: a switch, or both?"),
             "replaces": True}
+
+
+def change_of_nothing(new: Mapping[str, Any], text: str, dialect: str) -> dict[str, Any] | None:
+    """A pending form when the words say a change ("swap Germany for Japan", "change that from A to B") and
+    name several values of one column, with no saved rule there to change: kept as both values it would be a
+    list nobody asked for, so each value alone and both are offered and nothing is enforced; None otherwise."""
+    if new.get("kind") != "filter" or str(new.get("op")) not in POSITIVE or not says_change(text):
+        return None
+    values = as_list(new.get("value"))
+    if len(values) < 2 or is_additive(text):
+        return None
+    table, column = str(new["table"]), str(new["column"])
+    singles = [filter_spec(table, column, "=", v, dialect) for v in values]
+    return pending_form([*singles, dict(new)], f"it says a change, but no rule on {column} is saved to change")
 
 
 def _misspelled_polarity(text: str) -> str | None:

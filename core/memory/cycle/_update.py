@@ -40,7 +40,7 @@ from core.memory.cycle._filter_merge import NEGATIVE as _NEGATIVE
 from core.memory.cycle._filter_merge import POSITIVE as _POSITIVE
 from core.memory.cycle._filter_merge import as_list, merge_filters, merge_periods, value_key
 from core.memory.cycle._in_context import RESTATED, in_context, listed_values
-from core.memory.cycle._proposal import PENDING, pending_form, second_reading, switch_or_both
+from core.memory.cycle._proposal import PENDING, change_of_nothing, pending_form, second_reading, switch_or_both
 from core.memory.recall import entity_named_by, names_term, table_words, words as name_words
 from core.memory.cycle._sameness import norm as _norm
 from core.memory.cycle._sameness import same_definition as _same_definition
@@ -205,6 +205,10 @@ def _apply_fact(
         new_st = (switch_or_both(saved or {}, new_st, fact.content, dialect)
                   or pending_form([new_st], "read as a change to a saved rule"))
         new, note = replace(new, structured=new_st), "Not enforced until you confirm."
+    if form is None and new_st and not any(slots_clash(slot_key(m.structured), slot) for m in existing):
+        asked = change_of_nothing(new_st, fact.content, dialect)  # "swap Germany for Japan" with nothing saved
+        if asked is not None:
+            new_st, new, note = asked, replace(new, structured=asked), "Not enforced until you confirm."
     if new_st and new_st.get("kind") == PENDING:  # context only until the person keeps a reading
         twin = next((m for m in existing if (m.structured or {}).get("kind") == PENDING
                      and m.content.casefold() == fact.content.casefold()), None)  # fmt: skip

@@ -138,6 +138,16 @@ def is_additive(text: str) -> bool:
     return bool(_ADDITIVE.search(text))
 
 
+_SWAP = re.compile(r"\b(?:swap\w*|switch\w*|instead|replac\w*|chang\w*|chnage\w*|mov(?:e|es|ed|ing)|"
+                   r"ki\s+jagah|ke\s+badle|badal\w*|badlo)\b", re.IGNORECASE)
+
+
+def says_change(text: str) -> bool:
+    """The words say a change of something ("swap Germany for Japan", "move it from Canada to Brazil", "Paris ki
+    jagah Lyon"): a statement of what replaces what, not a list of what to keep."""
+    return bool(_SWAP.search(text))
+
+
 def currency_code(text: str) -> str | None:
     """The one currency a text talks about ("Indian rupees" -> INR), else None."""
     found = {code for code, _span in currency_spans(text)}
