@@ -551,3 +551,14 @@ def test_a_change_with_nothing_saved_to_change_is_never_a_list_of_both(shop: Pat
     assert all((m.structured or {}).get("kind") in ("pending", None, "context") for m in stored)
     readings = [r["sql"] for m in stored for r in (m.structured or {}).get("readings") or ()]
     assert not readings or "customers.city = 'Lyon'" in readings
+
+
+def test_a_rule_kept_as_context_can_be_enforced_again(shop: Path, tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only delivered orders please")
+    memory = bot.store.list(USER)[0]
+    bot.bank.context_only(USER, memory.id)
+    assert _enforced(bot) == []
+    report = bot.bank.keep(USER, memory.id)
+    assert report.operation != "NOOP" and _enforced(bot) == ["orders.status = 'delivered'"]
+    assert bot.bank.undo(USER) is not None and _enforced(bot) == []  # one undo step puts the context back

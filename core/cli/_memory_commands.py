@@ -39,7 +39,7 @@ def add_memory_parser(sub: Any) -> None:
     edit.add_argument("id", help="memory id (or its first 6+ characters)")
     edit.add_argument("--content")
     edit.add_argument("--category")
-    keep = cmd("keep", "enforce a memory that waits for your confirmation (or one of its readings)")
+    keep = cmd("keep", "enforce a memory that waits for your confirmation or was kept as context (or one of its readings)")
     keep.add_argument("id", help="memory id (or its first 6+ characters)")
     keep.add_argument("--reading", type=int, default=1, help="which reading to enforce (default: 1)")
     cmd("context", "keep a memory as context only: nothing of it is enforced").add_argument("id")

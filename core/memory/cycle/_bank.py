@@ -192,6 +192,8 @@ class MemoryBank:
         is about; the waiting memory goes. One undo step puts everything back."""
         memory = self.get(user, memory_id)
         form = dict(memory.structured or {})
+        if form.get("kind") == "context" and form.get("readings"):  # kept as context before: enforced again
+            form = {**form, "kind": "pending"}
         if form.get("kind") != "pending":
             if form.get("kind") in ENFORCED_KINDS:
                 return UpdateReport("NOOP", (memory.id,), (memory,), (memory,), "already enforced")
@@ -225,8 +227,17 @@ class MemoryBank:
         return report
 
     def context_only(self, user: str, memory_id: str) -> Memory:
-        """Keep a memory as the person's words only: nothing of it is enforced on SQL any more."""
-        return self.edit(user, memory_id, structured={"kind": "context"})
+        """Keep a memory as the person's words only: nothing of it is enforced on SQL any more. What it could be
+        enforced as stays with it (its readings), so ``keep`` can enforce it again later."""
+        form = dict(self.get(user, memory_id).structured or {})
+        readings = (form.get("readings") if form.get("kind") in ("pending", "context")
+                    else [form] if form.get("kind") in ENFORCED_KINDS else None)
+        kept: dict[str, Any] = {"kind": "context"}
+        if readings:
+            kept["readings"] = [dict(r) for r in readings if isinstance(r, Mapping)]
+            if form.get("replaces"):
+                kept["replaces"] = True
+        return self.edit(user, memory_id, structured=kept)
 
     def delete(self, user: str, memory_id: str) -> Memory:
         memory = self.get(user, memory_id)
