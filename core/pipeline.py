@@ -246,7 +246,7 @@ class AskPipeline:
         applied_ids = set()
         for index in (*outcome.added, *outcome.present):
             applied_ids.add(filters[index][0].memory.id)
-        for index in outcome.overridden:
+        for index in sorted(set(outcome.overridden) - set(outcome.added) - set(outcome.present)):  # not added anywhere
             memory = filters[index][0].memory
             run.notes.append(
                 f"Your saved preference \"{memory.content}\" was not added: the question sets "

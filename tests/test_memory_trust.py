@@ -562,3 +562,33 @@ def test_a_rule_kept_as_context_can_be_enforced_again(shop: Path, tmp_path: Path
     report = bot.bank.keep(USER, memory.id)
     assert report.operation != "NOOP" and _enforced(bot) == ["orders.status = 'delivered'"]
     assert bot.bank.undo(USER) is not None and _enforced(bot) == []  # one undo step puts the context back
+
+
+def test_moving_a_bound_never_touches_a_saved_row_limit(shop: Path, tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "never show more than 25 rows unless I ask")
+    bot.handle(USER, "Going forward only orders over 2000")
+    bot.handle(USER, "raise that to over 7000")
+    kinds = {(m.structured or {}).get("kind"): m for m in bot.store.list(USER)}
+    assert "limit" in kinds and kinds["limit"] not in held_back(bot.store.list(USER))  # the limit still holds
+    assert [r["sql"] for r in kinds["pending"].structured["readings"]] == ["orders.total_amount > 7000"]
+
+
+def test_a_change_with_nothing_saved_finds_the_old_value_in_the_data(shop: Path, tmp_path: Path,
+                                                                      minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "going forward swap Berlin for Tokyo")
+    assert _enforced(bot) == []
+    readings = {r["sql"] for m in bot.store.list(USER) for r in (m.structured or {}).get("readings") or ()}
+    assert {"customers.city = 'Berlin'", "customers.city = 'Tokyo'"} <= readings
+
+
+def test_dropping_one_value_of_a_saved_list_reads_as_the_rest_of_the_list(shop: Path, tmp_path: Path,
+                                                                           minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only orders paid with upi or paypal")
+    bot.handle(USER, "drop paypal from that")
+    waiting = [m for m in bot.store.list(USER) if (m.structured or {}).get("kind") == "pending"]
+    if waiting:  # read as a change that waits: the reading is what would stand, not "everything but paypal"
+        assert [r["sql"] for r in waiting[0].structured["readings"]] == ["orders.payment_method = 'upi'"]
+    assert "orders.payment_method <> 'paypal'" not in _enforced(bot)

@@ -49,11 +49,12 @@ def in_context(fact: Fact, existing: list[Memory], schema: Schema, lookup: Value
         return None
     return (_fragment_on_a_standing_filter(fact.content, existing, schema, lookup)
             or _window_on_a_standing_window(fact, existing, schema)
-            or _limit_on_a_standing_limit(fact.content, existing, schema)
             or _bound_on_a_standing_bound(fact.content, existing, schema)
+            or _limit_on_a_standing_limit(fact.content, existing, schema)
             or _values_for_a_saved_term(fact.content, existing, schema, lookup))  # fmt: skip
 
 
+_ROWS = re.compile(r"\b(?:rows?|results?|records?|lines?|entries|items?)\b", re.IGNORECASE)
 _NUMBER_WORDS = {w: v for w, v in NUMBER_WORDS.items() if len(w) > 2}  # "a"/"an"/"one" say no number here
 
 
@@ -62,6 +63,8 @@ def _limit_on_a_standing_limit(text: str, existing: list[Memory], schema: Schema
     the new limit. Only for a statement that names no table, no column and no money."""
     limits = [m.structured for m in existing if m.structured and m.structured.get("kind") == "limit"]
     if len(limits) != 1 or re.search(r"[$€£₹%]", text) or mentioned_tables(words(text), schema):
+        return None
+    if CMP_RE.search(text) and not _ROWS.search(text):  # "make that above 5000": a bound, not a row count
         return None
     old = limits[0].get("value")
     found = [int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", text)]
@@ -75,13 +78,12 @@ def _limit_on_a_standing_limit(text: str, existing: list[Memory], schema: Schema
 
 def _bound_on_a_standing_bound(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
     """"Make that above 5000" next to a saved "orders above 1000": one comparison with a number, naming no table,
-    column or value, next to exactly one saved comparison filter and no saved row limit, moves that filter's bound
-    (the comparison said, on the saved column)."""
+    column, value or rows, next to exactly one saved comparison filter, moves that filter's bound (the comparison
+    said, on the saved column). A saved row limit is not a bound: "at most 50 rows" names rows."""
     bounds = [m.structured for m in existing if m.structured and m.structured.get("kind") == "filter"
               and str(m.structured.get("op")) in (">", ">=", "<", "<=")]
-    limits = [m for m in existing if (m.structured or {}).get("kind") == "limit"]
     said = list(words(text))
-    if len(bounds) != 1 or limits or mentioned_tables(said, schema) or value_hits(said, schema, set()):
+    if len(bounds) != 1 or _ROWS.search(text) or mentioned_tables(said, schema) or value_hits(said, schema, set()):
         return None
     found = list(CMP_RE.finditer(text))
     if len(found) != 1 or len(numbers_in(text)) != 1:

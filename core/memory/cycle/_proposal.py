@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import LLMError
+from core.errors import CairnError, LLMError
 from core.llm import LLM, SQL_OPTIONS
 from core.memory.cycle._filter_merge import POSITIVE, as_list, value_key
 from core.memory.forms import (
@@ -31,6 +31,7 @@ from core.memory.forms import (
     describe_form,
     filter_spec,
     same_meaning,
+    value_hits,
     verify_proposal,
 )
 from core.memory.kernel import NEGATION, Fact, Memory, is_additive, one_edit, says_change, words
@@ -176,16 +177,34 @@ def switch_or_both(old: Mapping[str, Any], new: Mapping[str, Any], text: str, di
             "replaces": True}
 
 
-def change_of_nothing(new: Mapping[str, Any], text: str, dialect: str) -> dict[str, Any] | None:
+def change_of_nothing(new: Mapping[str, Any], text: str, schema: Schema, lookup: ValueLookup | None = None
+                      ) -> dict[str, Any] | None:
     """A pending form when the words say a change ("swap Germany for Japan", "change that from A to B") and
-    name several values of one column, with no saved rule there to change: kept as both values it would be a
-    list nobody asked for, so each value alone and both are offered and nothing is enforced; None otherwise."""
+    name several values of one column (in the form, or found in the column's values), with no saved rule there
+    to change: kept as both values it would be a list nobody asked for, kept as one a guess at the direction, so
+    each value alone and both are offered and nothing is enforced; None otherwise."""
     if new.get("kind") != "filter" or str(new.get("op")) not in POSITIVE or not says_change(text):
         return None
-    values = as_list(new.get("value"))
+    table, column = str(new["table"]), str(new["column"])
+    values = list(as_list(new.get("value")))
+    keys = {value_key(v) for v in values}
+    found = [h.value for h in value_hits(list(words(text)), schema, set())
+             if h.table.qualified_name.lower() == table.lower() and h.column.name.lower() == column.lower()]
+    if lookup is not None:  # a column with too many values for the cached hints: ask the data
+        tokens = re.findall(r"[^\W\d_][\w'-]*", text)
+        asked = [*tokens, *(f"{a} {b}" for a, b in zip(tokens, tokens[1:]))]
+        try:
+            found += [v for v in lookup(table, column, asked).values() if v is not None]
+        except CairnError:
+            pass
+    for value in found:
+        if value_key(value) not in keys:
+            values.append(value)
+            keys.add(value_key(value))
     if len(values) < 2 or is_additive(text):
         return None
-    table, column = str(new["table"]), str(new["column"])
+    dialect = schema.dialect
+    new = {**new, **filter_spec(table, column, "IN", values, dialect)} if len(as_list(new.get("value"))) < 2 else new
     singles = [filter_spec(table, column, "=", v, dialect) for v in values]
     return pending_form([*singles, dict(new)], f"it says a change, but no rule on {column} is saved to change")
 

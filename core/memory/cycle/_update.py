@@ -203,10 +203,11 @@ def _apply_fact(
     if confirm and not agreed and new_st and new_st.get("kind") in ENFORCED_KINDS:  # read into a would-be question
         saved = next((m.structured for m in existing if slots_clash(slot_key(m.structured), slot)), None)
         new_st = (switch_or_both(saved or {}, new_st, fact.content, dialect)
-                  or pending_form([new_st], "read as a change to a saved rule"))
+                  or _change_reading(saved, new_st, fact.content, dialect))
         new, note = replace(new, structured=new_st), "Not enforced until you confirm."
-    if form is None and new_st and not any(slots_clash(slot_key(m.structured), slot) for m in existing):
-        asked = change_of_nothing(new_st, fact.content, dialect)  # "swap Germany for Japan" with nothing saved
+    if form is None and new_st and schema is not None and not any(slots_clash(slot_key(m.structured), slot)
+                                                                  for m in existing):  # fmt: skip
+        asked = change_of_nothing(new_st, fact.content, schema, lookup)  # "swap A for B", nothing saved there
         if asked is not None:
             new_st, new, note = asked, replace(new, structured=asked), "Not enforced until you confirm."
     if new_st and new_st.get("kind") == PENDING:  # context only until the person keeps a reading
@@ -478,3 +479,14 @@ def _merge_text(old: str, new: str) -> str:
     if _norm(new) in _norm(old):
         return old
     return f"{old.rstrip(' .;')}; {new}"[:MAX_CONTENT_CHARS]
+
+
+def _change_reading(saved: Mapping[str, Any] | None, new: dict[str, Any], text: str, dialect: str) -> dict[str, Any]:
+    """The pending form of a change to a saved rule: the rule as it would stand after it ("drop upi" next to "upi
+    or paypal" reads "only paypal", not "everything but upi"), which replaces the saved one when kept."""
+    if saved and saved.get("kind") == new.get("kind") == "filter":
+        verdict, merged, _ = merge_filters(saved, new, is_additive(text), dialect)
+        if verdict == "UPDATE" and merged is not None:
+            return {**pending_form([merged], "read as a change to a saved rule"), "replaces": True}
+    return pending_form([new], "read as a change to a saved rule")
+
