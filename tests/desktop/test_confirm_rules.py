@@ -171,7 +171,7 @@ def test_only_as_context_keeps_the_words_and_enforces_nothing(qtbot, chat: ChatP
     for memory in (memories["enforced"], memories["pending"]):
         block = block_for(chat, memory)
         press(qtbot, block, "Only as context")
-        assert bank.get(USER, memory.id).structured == {"kind": "context"}
+        assert bank.get(USER, memory.id).structured["kind"] == "context"
         assert block.outcome.text() == CONTEXT_DONE and CONTEXT_DONE.startswith("Kept as context only")
         assert not any(b.isEnabled() for b in block.buttons)
 
@@ -282,7 +282,7 @@ def test_the_bank_keeps_a_reading_from_its_menu_and_context_for_an_enforced_one(
     bank_item(view, memories["enforced"])
     with qtbot.waitSignal(view.memories_changed, timeout=5000):
         context.click()
-    assert bank.get(USER, memories["enforced"].id).structured == {"kind": "context"}
+    assert bank.get(USER, memories["enforced"].id).structured["kind"] == "context"
     qtbot.waitUntil(lambda: not bank_button(view, "memoryContext").isEnabled(), timeout=3000)
 
 
@@ -346,7 +346,7 @@ def test_the_window_routes_keep_to_the_bank_and_the_bank_follows(qtbot, window: 
     qtbot.waitUntil(lambda: pending.id not in {m.id for m in window.memory_bank.memories()}, timeout=5000)
 
     press(qtbot, block_for(window.chat, enforced), "Only as context")
-    assert bank.get(USER, enforced.id).structured == {"kind": "context"}
+    assert bank.get(USER, enforced.id).structured["kind"] == "context"
     qtbot.wait(50)  # the outcome lines are laid out
     headline = block_for(window.chat, enforced).findChild(QLabel, "ruleHeadline")
     assert headline.height() >= headline.heightForWidth(headline.width()), "the words are cut off"

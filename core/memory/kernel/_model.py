@@ -129,8 +129,8 @@ _SCALAR = (str, int, float, bool, type(None))
 
 def _structured(value: Any) -> Mapping[str, Any] | None:
     """An object of text keys whose values are text, numbers, booleans, null or lists of those (a list may also
-    hold flat objects of such values: the tables a filter is also enforced on). A pending form's ``readings``
-    are forms themselves, checked the same way."""
+    hold flat objects of such values: the tables a filter is also enforced on). A pending (or context-only)
+    form's ``readings`` are forms themselves, checked the same way."""
     if value is None or value == {}:
         return None
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
@@ -139,7 +139,7 @@ def _structured(value: Any) -> Mapping[str, Any] | None:
         items = item if isinstance(item, list) else [item]
         if value.get("kind") == "pending" and (not isinstance(value.get("readings"), list) or not value["readings"]):
             raise ValueError("a pending form needs its readings")
-        if key == "readings" and value.get("kind") == "pending":
+        if key == "readings" and value.get("kind") in ("pending", "context"):  # context: kept to enforce later
             for reading in items:  # the forms a pending memory could be enforced as, each a form itself
                 if not isinstance(reading, Mapping) or reading.get("kind") == "pending" or not _structured(reading):
                     raise ValueError(f"structured[{key!r}] holds {_short(reading)}")
