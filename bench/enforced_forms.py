@@ -3,8 +3,8 @@
     .venv/bin/python -m bench.enforced_forms [--set dev|seen|heldout|all] [--model none|bad|wrong|good|all] [--errors]
 
 Each case of tests/data/enforced_forms_dev.json ("dev"), tests/heldout/enforced_forms.json ("seen": written by a
-helper who never read the code, measured twice in the first round, its misses never read) and
-tests/heldout/enforced_forms_fresh.json ("heldout": a fresh one from a second helper; ``--errors`` prints neither) is a sequence of messages typed to the real
+helper who never read the code; its misses were read in the second round, so it is a development set now) and
+tests/heldout/enforced_forms_fresh.json ("heldout": a fresh one from a second helper; ``--errors`` never prints it) is a sequence of messages typed to the real
 ``Assistant`` (router, extraction, update cycle, forget) on a fresh JSON store, then the standing state it enforces
 is compared with the gold one:
   - filters: per table, the rows ``SELECT * FROM t`` keeps once Cairn's own ``enforce_filters`` has added every
@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{kinds['pending']}, context only {kinds['context']}; override questions: "
                   f"{sum(v for k, v in kinds.items() if k.startswith('question'))}, wrong {kinds['question wrong']}, "
                   f"faithful {kinds['question faithful']}")
-            if args.errors and label == "dev":
+            if args.errors and label in ("dev", "seen"):
                 for cid, kind, messages, reasons in errors:
                     print(f"  {cid} [{kind}] {messages}\n      {'; '.join(reasons)}")
     return 0

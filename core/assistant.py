@@ -145,7 +145,7 @@ class Assistant:
             named = self._names_saved_definition(user, message)
             if named is not None:  # "what is the revenue" with revenue defined: a number to compute
                 return Route("question", route.uncertain, (*route.reasons, f'names your saved "{named}"'))
-        if route.kind in ("question", "follow_up", "refine", "forget", "meta", "chat"):
+        if route.kind in ("question", "follow_up", "refine", "forget", "meta", "chat", "terminology"):
             try:  # "make it 30 rows" after a saved default limit is a change of the rule, not a question
                 last = self.conversation.last_reply(user, self.database_id)
                 return rule_route(message, route, user=user, database_id=self.database_id, store=self.store,

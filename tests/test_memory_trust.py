@@ -592,3 +592,33 @@ def test_dropping_one_value_of_a_saved_list_reads_as_the_rest_of_the_list(shop: 
     if waiting:  # read as a change that waits: the reading is what would stand, not "everything but paypal"
         assert [r["sql"] for r in waiting[0].structured["readings"]] == ["orders.payment_method = 'upi'"]
     assert "orders.payment_method <> 'paypal'" not in _enforced(bot)
+
+
+@pytest.mark.parametrize("said", ["on second thought the cutoff should be 6000 rather than 2000",
+                                  "hmm, 6000 instead of 2000"])
+def test_a_new_number_for_a_saved_bound_is_a_change_that_waits(shop: Path, tmp_path: Path, minilm: MiniLMEmbedder,
+                                                                said: str) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "Going forward only orders over 2000")
+    bot.handle(USER, said)
+    waiting = [m for m in bot.store.list(USER) if (m.structured or {}).get("kind") == "pending"]
+    assert [r["sql"] for r in waiting[0].structured["readings"]] == ["orders.total_amount > 6000"]
+    assert _enforced(bot) == []
+
+
+def test_anything_above_a_number_excluded_keeps_at_most_that_number(shop: Path, tmp_path: Path,
+                                                                    minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "Going forward only orders of at least 300")
+    bot.handle(USER, "and anything above 9000 should be excluded")
+    readings = [r["sql"] for m in bot.store.list(USER) for r in (m.structured or {}).get("readings") or ()]
+    assert "orders.total_amount > 9000" not in _enforced(bot) + readings
+
+
+def test_a_question_naming_an_excluded_value_lifts_the_exclusion(shop: Path, tmp_path: Path,
+                                                                  minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "stop showing me customers from Tokyo from now on")
+    assert _enforced(bot) == ["customers.city <> 'Tokyo'"]
+    recall = bot.recall(USER, "just this time with Tokyo as well: customers per city")
+    assert not recall.filters() and "it names Tokyo" in " ".join(recall.held_notes())

@@ -77,8 +77,10 @@ def rule_route(message: str, route: Route, *, user: str, database_id: str, store
             return Route("preference", True, (*route.reasons, "nothing saved names it: a new rule, to confirm"),
                          alternative="forget", changes="")
         return None
-    if route.kind not in ("question", "follow_up", "refine", "chat") or asks_something(message):
+    if route.kind not in ("question", "follow_up", "refine", "chat", "terminology") or asks_something(message):
         return None
+    if route.kind == "terminology" and (structure(Fact("terminology", message), schema, lookup=lookup) or {}).get("sql"):
+        return None  # a definition of its own ("big orders means total above 1000"), not a change of a rule
     saved = store.list(user, database_id=database_id)
     changed = changed_rule(message, saved, schema, lookup)
     if changed is not None:

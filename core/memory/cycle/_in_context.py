@@ -17,6 +17,7 @@ from sqlglot import exp
 from core.memory.forms import (
     CMP_OPS,
     CMP_RE,
+    INVERT,
     NUM,
     ValueLookup,
     filter_spec,
@@ -77,25 +78,33 @@ def _limit_on_a_standing_limit(text: str, existing: list[Memory], schema: Schema
 
 
 def _bound_on_a_standing_bound(text: str, existing: list[Memory], schema: Schema) -> dict[str, Any] | None:
-    """"Make that above 5000" next to a saved "orders above 1000": one comparison with a number, naming no table,
-    column, value or rows, next to exactly one saved comparison filter, moves that filter's bound (the comparison
-    said, on the saved column). A saved row limit is not a bound: "at most 50 rows" names rows."""
+    """"Make that above 5000" or "2,500 rather than 5,000" next to a saved "orders above 5000": one number other
+    than the saved bound, naming no table, column, value or rows, next to exactly one saved comparison filter,
+    moves that filter's bound — with the comparison said for it ("anything above 5000 excluded" keeps at most
+    5000), else the saved one. A number with no comparison next to a saved row limit is the limit's."""
     bounds = [m.structured for m in existing if m.structured and m.structured.get("kind") == "filter"
               and str(m.structured.get("op")) in (">", ">=", "<", "<=")]
     said = list(words(text))
     if len(bounds) != 1 or _ROWS.search(text) or mentioned_tables(said, schema) or value_hits(said, schema, set()):
         return None
-    found = list(CMP_RE.finditer(text))
-    if len(found) != 1 or len(numbers_in(text)) != 1:
-        return None
     st = bounds[0]
+    fresh = sorted({n for n in numbers_in(text) if n != st.get("value")})
+    if len(fresh) != 1:
+        return None
+    said_for = [m for m in CMP_RE.finditer(text) if number_of(m) == fresh[0]]
+    limits = any((m.structured or {}).get("kind") == "limit" for m in existing)
+    if len(said_for) > 1 or (not said_for and limits):
+        return None
     table = schema.table(str(st.get("table")))
     column = table.column(str(st.get("column"))) if table is not None else None
     if table is None or column is None or any(w in {c.name.lower() for t in schema.tables for c in t.columns}
                                               for w in said):  # fmt: skip
         return None
-    return filter_spec(table.qualified_name, column.name, CMP_OPS[found[0].group("cmp").lower()],
-                       number_of(found[0]), schema.dialect)
+    op = CMP_OPS[said_for[0].group("cmp").lower()] if said_for else str(st.get("op"))
+    if said_for and set(said) & (NEGATION | {"excluded", "removed", "dropped"}):
+        op = INVERT[op]  # "anything above 5000 should be excluded": at most 5000 is kept
+    value = int(fresh[0]) if float(fresh[0]).is_integer() else fresh[0]
+    return filter_spec(table.qualified_name, column.name, op, value, schema.dialect)
 
 
 def listed_values(form: Mapping[str, Any], dialect: str) -> tuple[str, list[Any]] | None:

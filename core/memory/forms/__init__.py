@@ -5,7 +5,7 @@ filters (`_filter_text`, `_condition_text`, `_atom_text`, `_value_text`), metric
 `_metric_sql`), presentation and periods (`_presentation_text`, `_period_text`), each placed on tables, columns
 and values by `_schema_match`; `_slots` says what a form is about (its slot). Never imports a store: a form is decided from the words and the schema alone."""
 
-from core.memory.forms._atom_text import CMP_OPS, CMP_RE, NUM, number_of, numbers_in
+from core.memory.forms._atom_text import CMP_OPS, CMP_RE, INVERT, NUM, number_of, numbers_in
 from core.memory.forms._condition_text import parse_condition
 from core.memory.forms._schema_match import column_expr, filter_spec, mentioned_tables, value_hits
 from core.memory.forms._slots import slot_key, slots_clash
@@ -23,6 +23,7 @@ from core.memory.forms._understand import (
 __all__ = [
     "CMP_OPS",
     "CMP_RE",
+    "INVERT",
     "confirmation",
     "ENFORCED_KINDS",
     "PROPOSAL_SCHEMA",

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.memory.forms import value_hits
-from core.memory.kernel import words
+from core.memory.kernel import mentions_value, words
 from core.schema import Schema
 
 __all__ = ["lifted_by"]
@@ -50,5 +50,7 @@ def lifted_by(question: str, form: Mapping[str, Any], schema: Schema) -> str | N
     keeps = str(form.get("op")) in ("=", "IN")
     named = {str(h.value) for h in value_hits(list(words(question)), schema, set())
              if h.table.qualified_name == table.qualified_name and h.column.name == column.name}
+    if not keeps:  # the left-out values are in the rule itself: found even where the column has too many values
+        named |= {str(v) for v in (value if isinstance(value, (list, tuple)) else [value]) if mentions_value(question, v)}
     left_out = sorted(v for v in named if (v.casefold() in saved) != keeps)
     return f"it names {', '.join(left_out)}" if left_out else None
