@@ -67,3 +67,16 @@ def test_sqlite_validation_offers_the_query_as_written() -> None:
     assert validated.as_written is not None
     assert validated.as_written.sql == "SELECT state, city, COUNT(*) FROM visits GROUP BY state"
     assert validated.unproven == ("added city to GROUP BY",)
+
+
+def test_an_aggregate_beside_bare_columns_with_no_group_by_is_completed_on_sqlite_too(places) -> None:
+    """Standard SQL rejects it (PostgreSQL says so); SQLite would show one arbitrary state with the total count."""
+    answer = _ask(places, "SELECT state, COUNT(*) AS n FROM visits")
+    assert answer.ok and answer.path == "repaired" and "GROUP BY state" in (answer.sql or "")
+    assert sorted(answer.rows) == [("CA", 3), ("NY", 3), ("TX", 1)]
+    assert any("GROUP BY" in n for n in answer.notes)
+
+
+def test_the_lone_max_idiom_of_sqlite_is_left_as_written(places) -> None:
+    answer = _ask(places, "SELECT city, MAX(zip) AS z FROM visits")
+    assert answer.ok and answer.path == "llm" and list(answer.rows) == [("SF", "9401")]

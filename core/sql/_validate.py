@@ -70,8 +70,25 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str) -> Valida
     grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
     if dialect != "sqlite" or not grouped:
         return repaired  # PostgreSQL rejects an ungrouped column: completing GROUP BY changes no running query
+    if not _had_group_where_added(expression, repaired.expression):
+        # An aggregate beside bare columns with no GROUP BY at all (``SELECT grade, COUNT(*) FROM t``) is an error
+        # in standard SQL (PostgreSQL says so); SQLite answers with one arbitrary row. It is not a query that
+        # already runs correctly, so the completion is no change of a right answer (the lone MIN/MAX idiom is
+        # left alone by the repair).
+        return repaired
     as_written = _validate(expression, schema, dialect, complete_groups=False)
     return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped)
+
+
+def _had_group_where_added(before: exp.Expression, after: exp.Expression) -> bool:
+    """Whether a SELECT the GROUP BY repair touched had a GROUP BY already (the repairs add or remove no SELECT,
+    so the two trees' SELECTs pair up in order)."""
+    olds, news = list(before.find_all(exp.Select)), list(after.find_all(exp.Select))
+    if len(olds) != len(news):
+        return True  # cannot pair them up: treat as the cautious case
+    return any(old.args.get("group") is not None and new.args.get("group") is not None
+               and len(new.args["group"].expressions) > len(old.args["group"].expressions)
+               for old, new in zip(olds, news, strict=True))
 
 
 def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, complete_groups: bool) -> Validated:
