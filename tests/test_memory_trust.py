@@ -622,3 +622,25 @@ def test_a_question_naming_an_excluded_value_lifts_the_exclusion(shop: Path, tmp
     assert _enforced(bot) == ["customers.city <> 'Tokyo'"]
     recall = bot.recall(USER, "just this time with Tokyo as well: customers per city")
     assert not recall.filters() and "it names Tokyo" in " ".join(recall.held_notes())
+
+
+@pytest.mark.parametrize(("rule", "question"), [
+    ("From now on only corporate customers", "this once, all segments: how many customers in each?"),
+    ("Going forward only orders on or after 1 March 2025", "for this one include 2024 too: orders per month"),
+    ("default to the last 60 days", "total revenue over the full order history, not just 60 days"),
+])
+def test_a_question_spanning_what_a_rule_keeps_out_lifts_it_for_itself(shop: Path, tmp_path: Path,
+                                                                      minilm: MiniLMEmbedder, rule: str,
+                                                                      question: str) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, rule)
+    assert _enforced(bot)
+    assert bot.recall(USER, "how many orders do we have?").filters() or "corporate" in rule
+    recall = bot.recall(USER, question)
+    assert not recall.filters() and recall.lifted, recall.held_notes()
+
+
+def test_every_row_of_another_table_lifts_nothing(shop: Path, tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    bot = _bot(shop, tmp_path, minilm)
+    bot.handle(USER, "From now on only delivered orders")
+    assert bot.recall(USER, "list all orders of every customer").filters()
