@@ -160,3 +160,31 @@ def test_a_looser_trailing_limit_after_fetch_first_is_dropped() -> None:
     )
     with pytest.raises(LLMReplyError):  # a tighter one would change the rows: nothing is dropped silently
         extract_sql("SELECT a FROM t ORDER BY a\nFETCH FIRST 50 ROWS ONLY\nLIMIT 10")
+
+
+@pytest.mark.parametrize(("reply", "sql"), [
+    ("SELECT COUNT(*) FROM Like", 'SELECT COUNT(*) FROM "like"'),
+    ("SELECT h.name FROM Highschooler AS h JOIN Like AS l ON h.id = l.student_id",
+     'SELECT h.name FROM Highschooler AS h JOIN "like" AS l ON h.id = l.student_id'),
+])
+def test_a_table_named_like_a_key_word_is_quoted_not_lost(reply: str, sql: str) -> None:
+    assert extract_sql(reply) == sql
+
+
+def test_a_table_named_like_a_key_word_answers_on_sqlite(tmp_path) -> None:
+    import sqlite3
+
+    from core.databases import open_database
+    from core.pipeline import AskPipeline
+    from tests.fakes.scripted_llm import ScriptedLLM
+
+    path = tmp_path / "network.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript('CREATE TABLE "Like" (student_id INTEGER, liked_id INTEGER);'
+                           'INSERT INTO "Like" VALUES (1, 2), (2, 3), (3, 1);')
+    db = open_database(str(path))
+    try:
+        answer = AskPipeline(db, ScriptedLLM("SELECT COUNT(*) FROM Like")).ask("how many likes are there?")
+    finally:
+        db.close()
+    assert answer.ok and list(answer.rows) == [(3,)], answer.error

@@ -172,12 +172,13 @@ def _looser_limit(candidate: str, rest: str) -> bool:
     return bool(fetch and limit and int(fetch.group(1)) <= int(limit.group(1)))
 
 
-_AS_NAME = re.compile(r"\bAS\s+([A-Za-z_]\w*)", re.IGNORECASE)
+_AS_NAME = re.compile(r"\b(?:AS|FROM|JOIN)\s+([A-Za-z_]\w*)", re.IGNORECASE)  # where a name is written
 _MAX_KEYWORD_QUOTES = 8
 
 
 def _keyword_names_quoted(sql: str) -> str | None:
-    """``AS order ... ORDER BY order``: a key word the writer chose as a name (after AS), quoted wherever the
+    """``AS order ... ORDER BY order``, ``FROM Like``: a key word the writer chose as a name (after AS, FROM or
+    JOIN: an alias or a table named like a key word), quoted wherever the
     parser stops on it, until the statement parses; None when it still does not. Quoting in lower case names
     what the bare word would have named (PostgreSQL folds it; SQLite ignores case)."""
     named = {m.group(1).lower() for m in _AS_NAME.finditer(sql)}
