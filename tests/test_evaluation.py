@@ -569,3 +569,26 @@ def test_sigterm_mid_run_exits_143_and_keeps_the_answers(tmp_path: Path, shop: P
     assert "--resume" in capsys.readouterr().err
     assert [r.index for r in read_results(tmp_path / "report" / "results.jsonl")] == [0]
     assert list_runs() == []  # stopped: recorded when a --resume finishes it
+
+
+def test_the_bare_model_s_fetch_first_is_run_as_written_on_sqlite(tmp_path: Path, shop: Path) -> None:
+    """sqlglot prints FETCH FIRST as LIMIT for SQLite; the bare baseline must not be credited with that."""
+    from core.config import Settings
+    from core.databases import open_database
+    from core.evaluation import EvalItem, summarize
+    from core.pipeline import AskPipeline
+    from tests.fakes.scripted_llm import ScriptedLLM
+
+    fetch = "SELECT name FROM customers ORDER BY name FETCH FIRST 1 ROWS ONLY"
+    database = open_database(str(shop))
+    try:
+        pipeline = AskPipeline(database, ScriptedLLM(fetch, fetch, fetch), Settings())
+        item = EvalItem(0, "1", "First customer by name?", ("SELECT name FROM customers ORDER BY name LIMIT 1",),
+                        str(shop))
+        cairn, bare = Runner(lambda _db: pipeline, baseline=True).run([item], tmp_path / "results.jsonl")
+    finally:
+        database.close()
+    assert cairn.correct and (bare.correct, bare.path) == (False, None)
+    summary = summarize([cairn, bare], total=1)
+    assert (summary["modes"]["bare"]["shown"], summary["modes"]["bare"]["no_answer"]) == (0, 1)
+    assert (summary["modes"]["cairn"]["shown"], summary["modes"]["cairn"]["wrong_shown"]) == (1, 0)

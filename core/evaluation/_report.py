@@ -50,7 +50,10 @@ def summarize(results: Sequence[ItemResult], *, total: int) -> dict[str, Any]:
         tokens = [r.prompt_tokens for r in mine if r.correct is not None]
         out["modes"][mode] = {
             **_tally(mine),
-            "answered": len(mine),
+            "answered": len(mine),  # processed: a stopped run has processed fewer than the set
+            "shown": sum(1 for r in mine if r.path is not None and r.correct is not None),  # rows shown as answer
+            "wrong_shown": sum(1 for r in mine if r.path is not None and r.correct is False),
+            "no_answer": sum(1 for r in mine if r.path is None),
             "gold_errors": sum(1 for r in mine if r.correct is None),
             "by_category": {k: _tally(v) for k, v in sorted(by_category.items())},
             "by_path": {k: _tally(v) for k, v in sorted(by_path.items())},
@@ -97,7 +100,9 @@ def markdown_report(summary: dict[str, Any], *, title: str) -> str:
         lines.append(f"| {label} | " + " | ".join(cell(summary["modes"][m]) for m in modes) + " |")
 
     row("**execution accuracy**", lambda s: f"**{_pct(s)}**")
-    row("answered / in set", lambda s: f"{s['answered']} / {summary['questions']}")
+    row("processed / in set", lambda s: f"{s['answered']} / {summary['questions']}")
+    row("answers shown / wrong shown / no answer",
+        lambda s: f"{s.get('shown', 0)} / {s.get('wrong_shown', 0)} / {s.get('no_answer', 0)}")
     row("gold errors (not scored)", lambda s: str(s["gold_errors"]))
     row("latency p50 / p95", lambda s: f"{s['latency_p50_s']:.2f} s / {s['latency_p95_s']:.2f} s")
     row("prompt tokens (mean)", lambda s: f"{s['prompt_tokens_mean']:.0f}")

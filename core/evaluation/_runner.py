@@ -220,8 +220,11 @@ class Runner:
             # The guard's dialect rewrites are Cairn's work: the bare model gets only the safety check.
             raise SQLRejected(f"not {dialect_label(schema.dialect)} as written (Cairn's guard rewrote it)",
                               hint="The bare baseline runs the model's SQL as written.")
-        result = pipeline.database.execute(guarded.sql, limits=self._limits(pipeline))
-        return guarded.sql, tuple(tuple(r) for r in result.rows)
+        # Checked read-only by the guard, then run as the model wrote it: a dialect's spelling the parser would
+        # print differently (FETCH FIRST on SQLite) is the database's to accept or reject, not Cairn's to translate.
+        written = sql.strip().rstrip(";").strip()
+        result = pipeline.database.execute(written, limits=self._limits(pipeline))
+        return written, tuple(tuple(r) for r in result.rows)
 
 
 def _as_written(sql: str, dialect: str) -> str | None:
