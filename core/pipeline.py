@@ -37,12 +37,12 @@ from core.errors import (
 from core.fallback import fallback_sql
 from core.feedback import ExamplesProvider
 from core.llm import LLM
-from core.memory import Recall, apply_presentation, enforce_filters, filter_condition, referencing_links
+from core.memory import Recall, apply_presentation, enforce_filters, filter_condition, referencing_links, valid_links
 from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import Validated, extract_sql, guard, redact_error_values, validate
+from core.sql import Validated, extract_sql, guard, redact_error_values, validate, value_lookup_sql
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -178,22 +178,12 @@ class AskPipeline:
         """How the database spells each written value in ``table.column`` (case-insensitive), or None when it does
         not occur. One small read-only query through the same guard as every other; used to check the values a
         memory names against the data, not only against the cached hints."""
-        from sqlglot import exp
-
         wanted = [str(v) for v in values if str(v).strip()][:200]
         if not wanted:
             return {}
-        schema = self.load_schema()
-        t = schema.table(table)
-        if t is None or t.column(column) is None:
+        sql = value_lookup_sql(self.load_schema(), table, column, wanted)
+        if sql is None:
             return {v: None for v in wanted}
-        parts = t.qualified_name.split(".")
-        source = exp.table_(parts[-1], db=parts[0] if len(parts) > 1 else None, quoted=True)
-        col = exp.column(column, quoted=True)
-        text = exp.Lower(this=exp.cast(col, "TEXT"))
-        cond = exp.In(this=text, expressions=[exp.Literal.string(v.lower()) for v in wanted])
-        query = exp.select(col).distinct().from_(source).where(cond).limit(len(wanted) * 4)
-        sql, _ = self.guard(query.sql(dialect=schema.dialect), schema)
         result = self.database.execute(sql, limits=self.limits)
         found = {str(r[0]).lower(): str(r[0]) for r in result.rows if r[0] is not None}
         return {v: found.get(v.lower()) for v in wanted}
@@ -302,7 +292,9 @@ class AskPipeline:
                 )
                 continue
             if "also_on" in spec:
-                spec = {**spec, "also_on": AskPipeline._valid_links(run, recalled, spec, table, schema)}
+                links, notes = valid_links(recalled.memory.content, spec, table, schema)
+                spec = {**spec, "also_on": links}
+                run.notes.extend(notes)
             if spec.get("kind") in ("filter", "window") and table is not None:
                 # A standing filter on invoices holds for their lines too: a query reading only the rows that
                 # belong to the filtered table (one foreign key away) gets it through the key.
@@ -312,27 +304,6 @@ class AskPipeline:
                     spec = {**spec, "also_on": [*(spec.get("also_on") or []), *more]}
             usable.append((recalled, spec))
         return usable
-
-    @staticmethod
-    def _valid_links(run: _Run, recalled: Any, spec: dict[str, Any], table: Any, schema: Schema) -> list[Any]:
-        """The ``also_on`` links that hold in this schema (a table referencing the filter's table by a column
-        and key that exist); a bad one (a hand-edited memory file) is dropped with a note naming the memory."""
-        raw = spec.get("also_on")
-        links = raw if isinstance(raw, list) else []
-        good = []
-        for link in links:
-            if isinstance(link, Mapping):
-                other = schema.table(str(link.get("table") or ""))
-                if (other is not None and table is not None and other.column(str(link.get("column") or ""))
-                        and table.column(str(link.get("key") or ""))):  # fmt: skip
-                    good.append(link)
-                    continue
-            run.notes.append(f"Part of your saved preference \"{recalled.memory.content}\" was not applied: it "
-                             f"names a link this database does not have ({str(link)[:80]}). Edit or re-add it.")
-        if not isinstance(raw, list) and raw:
-            run.notes.append(f"Part of your saved preference \"{recalled.memory.content}\" was not applied: its "
-                             "links to other tables are unreadable. Edit or re-add it.")
-        return good
 
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):
@@ -414,6 +385,7 @@ class AskPipeline:
                 f"{len(schema.tables)} tables."
             )
         rounds = 1 + max(0, self.settings.repair_rounds)
+        held: str | None = None  # SQL that runs only because a repair silenced its error: the model goes first
         for attempt in range(rounds):
             stage = "generate" if attempt == 0 else "repair"
             sql: str | None = None
@@ -422,7 +394,16 @@ class AskPipeline:
                     reply = self.generate(prompt)
                 sql = extract_sql(reply)
                 fixes: list[str] = []
+                notes, applied = len(run.notes), list(run.applied)
                 checked = self._check(run, sql, schema, fixes)
+                silenced = [f for f in fixes if f.endswith("(ambiguous)") or "(also used for" in f]
+                if silenced and attempt + 1 < rounds:
+                    held = held or sql
+                    del run.notes[notes:]
+                    run.applied = applied
+                    prompt = build_repair_prompt(prompt, sql, "the query is ambiguous as written (" + "; ".join(
+                        silenced) + "): check that every table it joins is needed for the question")
+                    continue
                 result = self.execute(run, checked)
             except _REPAIRABLE as exc:
                 run.reject(sql, str(exc))
@@ -439,6 +420,10 @@ class AskPipeline:
             if attempt:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
             return self._answer(run, checked, result, path)
+        if held is not None:  # the model did no better: the first SQL with its repairs, said so
+            checked = self._check(run, held, schema)
+            run.notes.append("The model's rewrite of an ambiguous query did not run; ran the first one, repaired.")
+            return self._answer(run, checked, self.execute(run, checked), "repaired")
         run.notes.append(f"The model's SQL still failed after {rounds - 1} repair round(s).")
         return None
 

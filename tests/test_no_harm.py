@@ -80,3 +80,39 @@ def test_an_aggregate_beside_bare_columns_with_no_group_by_is_completed_on_sqlit
 def test_the_lone_max_idiom_of_sqlite_is_left_as_written(places) -> None:
     answer = _ask(places, "SELECT city, MAX(zip) AS z FROM visits")
     assert answer.ok and answer.path == "llm" and list(answer.rows) == [("SF", "9401")]
+
+
+@pytest.fixture()
+def school(tmp_path: Path):
+    path = tmp_path / "school.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE teachers(teacher_id INTEGER PRIMARY KEY, name TEXT);"
+            "CREATE TABLE courses(course_id INTEGER PRIMARY KEY, teacher_id INTEGER, title TEXT);"
+            "INSERT INTO teachers VALUES (1,'Ada'),(2,'Bo'),(3,'Cy');"
+            "INSERT INTO courses VALUES (1,1,'Maths'),(2,1,'Logic'),(3,2,'Art'),(4,NULL,'Music');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+_AMBIGUOUS = ("SELECT teacher_id, COUNT(*) AS n FROM courses JOIN teachers "
+              "ON teachers.teacher_id = courses.teacher_id GROUP BY teacher_id")
+
+
+def test_a_repair_that_would_silence_an_ambiguity_lets_the_model_go_first(school) -> None:
+    llm = ScriptedLLM(_AMBIGUOUS, "SELECT teacher_id, COUNT(*) AS n FROM courses GROUP BY teacher_id")
+    answer = AskPipeline(school, llm, Settings(repair_rounds=1)).ask("courses per teacher id")
+    assert answer.ok and answer.sql == "SELECT teacher_id, COUNT(*) AS n FROM courses GROUP BY teacher_id"
+    assert "ambiguous" in llm.history[-1].user and len(llm.history) == 2
+    assert not any("Fixed:" in n for n in answer.notes)  # the silenced repair is not reported as done
+    assert sorted(answer.rows, key=str) == sorted([(1, 2), (2, 1), (None, 1)], key=str)
+
+
+def test_when_the_model_does_no_better_the_repaired_first_query_runs_and_says_so(school) -> None:
+    llm = ScriptedLLM(_AMBIGUOUS, "SELEC nothing useful", "SELEC nothing useful")
+    answer = AskPipeline(school, llm, Settings(repair_rounds=2)).ask("courses per teacher id")
+    assert answer.ok and answer.path == "repaired" and "courses.teacher_id" in (answer.sql or "")
+    assert any("ran the first one, repaired" in n for n in answer.notes)
+    assert sorted(answer.rows) == [(1, 2), (2, 1)]

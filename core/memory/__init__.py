@@ -66,6 +66,7 @@ from core.memory.enforcement import (
     enforce_filters,
     filter_condition,
     referencing_links,
+    valid_links,
 )
 from core.memory.kernel import (
     ALL_DATABASES,
@@ -147,6 +148,7 @@ __all__ = [
     "recall_memories",
     "recall_words",
     "referencing_links",
+    "valid_links",
     "route_group",
     "router_applies",
     "rule_based_facts",

@@ -7,6 +7,7 @@ from core.sql._error_text import redact_error_values
 from core.sql._extract import extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
+from core.sql._value_query import value_lookup_sql
 
 __all__ = [
     "GuardedSQL",
@@ -18,4 +19,5 @@ __all__ = [
     "schema_mapping",
     "validate",
     "validate_sql",
+    "value_lookup_sql",
 ]

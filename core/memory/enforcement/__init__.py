@@ -1,6 +1,6 @@
 """Standing forms applied to the model's SQL: filters and time windows in every SELECT that reads their table
 (`_filters`, which also builds the SQL conditions the forms hold) and presentation (sort, limit, columns) on the
-outermost query only (`_presentation`). sqlglot alone: no words, stores or recall."""
+outermost query only (`_presentation`); `_links` keeps the links of a filter that hold in the database. sqlglot alone: no words, stores or recall."""
 
 from core.memory.enforcement._filters import (
     FilterOutcome,
@@ -13,6 +13,7 @@ from core.memory.enforcement._filters import (
     referencing_links,
     sql_literal,
 )
+from core.memory.enforcement._links import valid_links
 from core.memory.enforcement._presentation import PresentationOutcome, apply_presentation
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "ordered_bounds",
     "referencing_links",
     "sql_literal",
+    "valid_links",
 ]
