@@ -229,6 +229,33 @@ def test_hints_include_rare_values_that_analyze_left_out(embedded_pg: EmbeddedPo
     db.close()
 
 
+def test_a_not_valid_foreign_key_plans_joins_but_proves_nothing(embedded_pg: EmbeddedPostgres) -> None:
+    """Rows written before a NOT VALID key may break it: it is read like an inferred key, never as a proof (a
+    join through it is not removed as needless)."""
+    from core.sql import validate_sql
+
+    embedded_pg.ensure_database("cairn_notvalid")
+    uri = embedded_pg.uri("cairn_notvalid")
+    with psycopg.connect(uri, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS course; DROP TABLE IF EXISTS teacher")
+        conn.execute("CREATE TABLE teacher (id int PRIMARY KEY, name text)")
+        conn.execute("CREATE TABLE course (id int PRIMARY KEY, teacher_id int NOT NULL, title text)")
+        conn.execute("INSERT INTO teacher VALUES (1, 'Ada'); INSERT INTO course VALUES (1, 1, 'A'), (2, 99, 'B')")
+        conn.execute("ALTER TABLE course ADD CONSTRAINT course_teacher FOREIGN KEY (teacher_id) "
+                     "REFERENCES teacher(id) NOT VALID")
+    db = open_database(uri)
+    try:
+        schema = db.schema(refresh=True)
+        (fk,) = schema.table("course").foreign_keys  # type: ignore[union-attr]
+        assert fk.ref_table == "teacher" and fk.inferred
+        validated = validate_sql("SELECT COUNT(*) FROM course c JOIN teacher t ON t.id = c.teacher_id", schema,
+                                 "postgres")
+        assert "JOIN" in validated.sql.upper()  # the join drops course 2: kept
+        assert list(db.execute(validated.sql).rows) == [(1,)]
+    finally:
+        db.close()
+
+
 def test_chinook_postgres_introspection_and_query(chinook_pg_uri: str) -> None:
     db = open_database(chinook_pg_uri)
     started = time.perf_counter()

@@ -54,7 +54,7 @@ ORDER BY a.attrelid, a.attnum
 """
 
 _CONSTRAINTS_SQL = """
-SELECT con.conrelid, con.contype,
+SELECT con.conrelid, con.contype, con.convalidated,
        ARRAY(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
              JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num ORDER BY k.ord),
        fn.nspname, fc.relname,
@@ -207,12 +207,14 @@ def _read_catalogue(conn: Any) -> list[_TableInfo]:
                 enum_oid=typoid if typtype == "e" else None,
             )
         )
-    for rel, contype, cols, ref_schema, ref_name, ref_cols in conn.execute(_CONSTRAINTS_SQL, params).fetchall():
+    rows = conn.execute(_CONSTRAINTS_SQL, params).fetchall()
+    for rel, contype, validated, cols, ref_schema, ref_name, ref_cols in rows:
         table = by_oid[rel]
         if contype == "p":
             table.primary_key = tuple(cols)
-        elif ref_name is not None:
-            table.foreign_keys.append(ForeignKey(tuple(cols), qualify(ref_schema, ref_name), tuple(ref_cols)))
+        elif ref_name is not None:  # NOT VALID: rows before it may break it, so it plans joins but proves nothing
+            table.foreign_keys.append(ForeignKey(tuple(cols), qualify(ref_schema, ref_name), tuple(ref_cols),
+                                                 inferred=not validated))
     for rel, name, unique, cols in conn.execute(_INDEXES_SQL, params).fetchall():
         by_oid[rel].indexes.append(Index(name=name, columns=tuple(cols), unique=bool(unique)))
     enum_oids = sorted({c.enum_oid for t in tables for c in t.columns if c.enum_oid is not None})
