@@ -35,6 +35,18 @@ class AppliedMemory:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """Another query the person may have meant, offered beside the answer with why (one click runs it)."""
+
+    label: str
+    sql: str
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "sql": self.sql, "why": self.why}
+
+
+@dataclass(frozen=True)
 class Answer:
     """``sql`` only ever holds SQL that passed the guard and ran; a refused or failed one is in ``rejected_sql``."""
 
@@ -53,6 +65,7 @@ class Answer:
     hint: str | None = None
     memories: tuple[AppliedMemory, ...] = ()
     display: Mapping[str, Any] = field(default_factory=dict)  # saved currency/decimals: formatting only
+    alternatives: tuple[Alternative, ...] = ()  # what could make this answer wrong, with the other query
 
     @property
     def row_count(self) -> int:
@@ -81,6 +94,7 @@ class Answer:
             "hint": self.hint,
             "memories": [m.to_json() for m in self.memories],
             "display": dict(self.display),
+            "alternatives": [a.to_json() for a in self.alternatives],
         }
 
 

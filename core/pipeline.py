@@ -20,10 +20,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.answer import Answer, AppliedMemory, SqlPath
+from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
+from core.evidence import join_evidence
 from core.errors import (
     CairnError,
     InputError,
@@ -47,6 +48,7 @@ from core.sql import Validated, extract_sql, guard, redact_error_values, validat
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
 logger = logging.getLogger(__name__)
+JOIN_CHECK_MAX_S = 2.0  # a join is checked against the query without it only when the answer took less than this
 
 MAX_QUESTION_CHARS = 4000
 # ANSI/VT100 sequences pasted from a terminal: CSI ("ESC [ 31 m"), OSC ("ESC ] ... BEL") and two-byte escapes.
@@ -69,6 +71,7 @@ class _Run:
     rejected_reason: str | None = None
     recall: Recall | None = None
     applied: list[AppliedMemory] = field(default_factory=list)
+    alternatives: list[Alternative] = field(default_factory=list)
     user: str | None = None  # whose verified examples the prompt may show
 
     @contextmanager
@@ -419,6 +422,11 @@ class AskPipeline:
             path: SqlPath = "llm" if attempt == 0 and not fixes else "repaired"
             if attempt:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
+            if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
+                with run.stage("check_joins"):
+                    notes, run.alternatives = join_evidence(question, checked, result, schema,
+                                                            lambda q: self.execute(run, q))
+                run.notes.extend(notes)
             return self._answer(run, checked, result, path)
         if held is not None:  # the model did no better: the first SQL with its repairs, said so
             checked = self._check(run, held, schema)
@@ -470,6 +478,7 @@ class AskPipeline:
             rejected_reason=run.rejected_reason,
             memories=tuple(run.applied),
             display=display,
+            alternatives=tuple(run.alternatives),
         )
 
     def _failed(self, run: _Run, exc: CairnError) -> Answer:

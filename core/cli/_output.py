@@ -90,6 +90,8 @@ def print_answer(answer: Answer) -> None:
         say(f"Memory applied [{m.category}] {m.content}  ({m.reason}; id {m.id[:8]})")
     for note in answer.notes:
         say(f"Note: {note}")
+    for other in answer.alternatives:
+        say(f"Other query ({other.label}):\n  " + other.sql.replace("\n", "\n  "))
     if answer.error:
         if answer.rejected_sql:
             say(f"Last SQL tried (edit and run it yourself):\n  {answer.rejected_sql}", file=sys.stderr)

@@ -6,14 +6,17 @@ Pure functions over text and a :class:`core.schema.Schema`: no database, no mode
 from core.sql._error_text import redact_error_values
 from core.sql._extract import extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
+from core.sql._join_check import JoinCheck, joins_adding_no_column
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import value_lookup_sql
 
 __all__ = [
     "GuardedSQL",
+    "JoinCheck",
     "Validated",
     "extract_sql",
     "guard",
+    "joins_adding_no_column",
     "parse_statements",
     "redact_error_values",
     "schema_mapping",

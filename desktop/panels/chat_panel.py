@@ -107,6 +107,8 @@ class ChatPanel(QWidget):
     suggestion_asked = Signal(str)
     """A suggestion from another agent was clicked: ask it."""
     suggestion_rejected = Signal(object, object)
+    # another query offered beside an answer ("Without the join to courses"): the window runs it as the person's SQL
+    alternative_requested = Signal(str)
     """Thumbs-down on another agent's suggestion: (the Suggestion, its SuggestionsBar)."""
     busy_changed = Signal(bool)
     """A question started (True) or ended (False): Stop is offered only while one runs."""
@@ -355,6 +357,15 @@ class ChatPanel(QWidget):
             if note.startswith("Applied your memories"):
                 continue
             bubble.add_text(note, muted=True)
+        for other in answer.alternatives:
+            button = QPushButton(qta.icon("fa5s.code-branch"), f"Run: {other.label}")
+            button.setObjectName("alternativeQuery")
+            button.setToolTip(f"{other.why}\n\n{other.sql}")
+            button.clicked.connect(lambda _=False, sql=other.sql: self.alternative_requested.emit(sql))
+            row = QHBoxLayout()
+            row.addWidget(button)
+            row.addStretch(1)
+            bubble.body.addLayout(row)
         if answer.ok and answer.sql:
             thumbs = ThumbsBar(bubble)
             thumbs.verdict_changed.connect(lambda v, q=question, sql=answer.sql, bar=thumbs:

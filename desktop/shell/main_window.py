@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         self.chat.cancel_requested.connect(self.cancel)
         self.chat.rerun_without_requested.connect(lambda q, mid: self.ask(q, exclude=[mid]))
         self.chat.memory_show_requested.connect(self._show_memory)
+        self.chat.alternative_requested.connect(self.run_sql)
         self.chat.feedback_given.connect(self._feedback)
         # A rule under a reply: kept, kept as context only or edited by the memory bank, which then refreshes.
         self.chat.keep_requested.connect(lambda *args: self.memory_bank and self.memory_bank.keep(*args))

@@ -1,0 +1,84 @@
+"""Issue 27, class 3: an inner join that adds no column but changes the rows is measured and said, never removed.
+
+A real SQLite school through Cairn's own backend; the model is scripted. The query without the join runs under the
+same guard and limits; when its rows differ, the answer carries a note with both results and the other query.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from core.config import Settings
+from core.databases import open_database
+from core.pipeline import AskPipeline
+from core.sql import joins_adding_no_column
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def school(tmp_path: Path):
+    path = tmp_path / "school.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys, as many real databases
+        conn.executescript(
+            "CREATE TABLE teacher(tid INTEGER, name TEXT);"
+            "CREATE TABLE course(cid INTEGER, tid INTEGER, title TEXT);"
+            "INSERT INTO teacher VALUES (1,'Ada'),(2,'Bo'),(3,'Cy'),(4,'Dee');"
+            "INSERT INTO course VALUES (1,1,'Maths'),(2,1,'Logic'),(3,2,'Art');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, sql: str, question: str = "how many teachers are there?"):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask(question)
+
+
+def test_a_child_join_that_changes_the_count_is_said_with_both_counts(school) -> None:
+    answer = _ask(school, "SELECT COUNT(*) AS n FROM teacher t JOIN course c ON c.tid = t.tid")
+    assert answer.ok and list(answer.rows) == [(3,)]  # nothing removed on a guess
+    assert any("join to course adds no column" in n and "4 instead of 3" in n for n in answer.notes)
+    (other,) = answer.alternatives
+    assert other.label == "Without the join to course" and "JOIN" not in other.sql.upper()
+    assert list(school.execute(other.sql).rows) == [(4,)]
+    assert answer.to_json()["alternatives"][0]["sql"] == other.sql
+
+
+def test_a_join_that_changes_nothing_or_is_used_says_nothing(school) -> None:
+    same = _ask(school, "SELECT COUNT(*) AS n FROM course c JOIN teacher t ON t.tid = c.tid")  # each course has one
+    used = _ask(school, "SELECT t.name, COUNT(*) AS n FROM teacher t JOIN course c ON c.tid = t.tid GROUP BY t.name",
+                "how many courses does each teacher give?")  # the question names the joined table: meant
+    assert same.ok and used.ok and not same.alternatives and not used.alternatives
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM teacher t JOIN course c ON c.tid = t.tid",  # every column of both is shown
+    "SELECT name FROM teacher t LEFT JOIN course c ON c.tid = t.tid",  # an outer join drops nothing
+    "SELECT name FROM teacher t JOIN course c ON c.tid = t.tid WHERE title = 'Art'",  # filtered by its column
+    "SELECT name FROM teacher t JOIN course c USING (tid)",
+])
+def test_only_a_join_that_adds_nothing_is_a_candidate(school, sql: str) -> None:
+    schema = school.schema()
+    assert joins_adding_no_column(sqlglot.parse_one(sql, read="sqlite"), schema, "sqlite") == []
+
+
+def test_the_window_offers_the_other_query_as_one_click(qtbot, school) -> None:
+    from PySide6.QtWidgets import QPushButton
+
+    from desktop.panels.chat_panel import ChatPanel
+
+    answer = _ask(school, "SELECT COUNT(*) AS n FROM teacher t JOIN course c ON c.tid = t.tid")
+    chat = ChatPanel()
+    qtbot.addWidget(chat)
+    from core.memory import Route
+    from core.assistant import Reply
+
+    chat.add_reply(Reply("how many teachers are there?", Route("question", False, ()), answer=answer))
+    (button,) = [b for b in chat.findChildren(QPushButton) if b.objectName() == "alternativeQuery"]
+    with qtbot.waitSignal(chat.alternative_requested) as signal:
+        button.click()
+    assert signal.args == [answer.alternatives[0].sql] and "4 instead of 3" in button.toolTip()
