@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from core.errors import SQLValidationError
 from core.schema import Column, ForeignKey, Index, Schema, Table
-from core.sql import Validated, schema_mapping, validate
+from core.sql import Validated, schema_mapping, validate, validate_sql
 from tests.conftest import shared_data_path
 
 
@@ -736,3 +736,30 @@ def test_output_names_in_where_and_having(sample_db_uri: str) -> None:
         conn.read_only = True
         for sql in (having, where, doubled):
             conn.execute(fixed(sql)).fetchall()
+
+
+
+def _named_schema() -> Schema:
+    return Schema("sqlite", (
+        Table("pupil", (Column("pupil_id", "int"), Column("name", "text"), Column("age", "int"))),
+        Table("people", (Column("people_id", "int"), Column("name", "text"))),
+        Table("engines", (Column("engine_id", "int"), Column("valves", "int"), Column("maker", "text"))),
+        Table("track", (Column("track_id", "int"), Column("name", "text"))),
+        Table("book", (Column("book_id", "int"), Column("name", "text"), Column("title", "text"))),
+    ))
+
+
+@pytest.mark.parametrize(("sql", "repaired"), [
+    ("SELECT pupil_no FROM pupil", "SELECT pupil_id FROM pupil"),  # another key convention
+    ("SELECT name FROM peoples", "SELECT name FROM people"),  # an irregular plural made plural again
+    ("SELECT valves_count FROM engines", "SELECT valves FROM engines"),  # a trailing word that adds nothing
+    ("SELECT title FROM track", "SELECT name FROM track"),  # the row's label under another word
+])
+def test_names_written_in_another_convention_are_repaired(sql: str, repaired: str) -> None:
+    assert validate_sql(sql, _named_schema(), "sqlite").sql == repaired
+
+
+def test_a_label_word_with_two_label_columns_is_not_guessed() -> None:
+    with pytest.raises(SQLValidationError) as err:
+        validate_sql("SELECT label FROM book", _named_schema(), "sqlite")
+    assert "name" in str(err.value) and "title" in str(err.value)

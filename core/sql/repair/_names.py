@@ -105,8 +105,16 @@ def _singular(word: str) -> str:
     if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+        return _IRREGULAR.get(word[:-1], word[:-1])  # "peoples": a plural made plural again
     return word
+
+
+# Words a key column ends in, one convention or another: ``student_no`` and ``student_id`` name one column.
+_KEY_WORDS = frozenset({"id", "no", "num", "nr", "number", "code", "key"})
+# Words for the one column that labels a row: ``title`` asked of a table whose label is ``name``.
+_LABEL_WORDS = frozenset({"name", "title", "label"})
+# Words a column name may carry after its subject without changing it: ``cylinders_name`` for ``cylinders``.
+_TRAILING = frozenset({"name", "value", "val", "count", "number", "num", "amount", "text"})
 
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -208,6 +216,12 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
         best = max(best, 0.7 if not dropped or len(rw) <= len(rc) else 0.66)  # full_name -> name, id -> customer_id
     elif rw and matched == len(rw) and extra and len(rw) >= 1 and not fuzzy:
         best = max(best, 0.64)  # salary -> salary_amount, phone -> phone_number: every word kept, one added
+    if len(tw) == len(tc) and tw[:-1] == tc[:-1] and {tw[-1], tc[-1]} <= _KEY_WORDS:
+        best = max(best, 0.8)  # student_no -> student_id
+    if len(rw) == len(rc) == 1 and {rw[0], rc[0]} <= _LABEL_WORDS:
+        best = max(best, 0.66)  # title -> name: the row's label, however it is called
+    if len(tw) > len(tc) >= 1 and tw[: len(tc)] == tc and set(tw[len(tc):]) <= _TRAILING:
+        best = max(best, 0.66)  # cylinders_name -> cylinders (a rival column "name" ties it: see _with_rivals)
     common = set(rw) & set(rc)
     resid_w = "".join(t for t in rw if t not in common) or nw
     resid_c = "".join(t for t in rc if t not in common) or nc
