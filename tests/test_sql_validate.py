@@ -763,3 +763,15 @@ def test_a_label_word_with_two_label_columns_is_not_guessed() -> None:
     with pytest.raises(SQLValidationError) as err:
         validate_sql("SELECT label FROM book", _named_schema(), "sqlite")
     assert "name" in str(err.value) and "title" in str(err.value)
+
+
+def test_a_text_column_holding_numbers_on_sqlite_may_be_summed() -> None:
+    """SQLite keeps what a column holds: ``scores TEXT`` with values 12, 57 is the number ``SUM(score)`` means, not
+    the integer key whose name is further away."""
+    schema = Schema("sqlite", (Table("game", (
+        Column("score_id", "INTEGER"), Column("scores", "TEXT", value_hints=("12", "57", "60.5")),
+        Column("venue", "TEXT", value_hints=("home", "away")))),))
+    assert validate_sql("SELECT SUM(score) FROM game", schema, "sqlite").sql == "SELECT SUM(scores) FROM game"
+    words = Schema("sqlite", (Table("game", (
+        Column("score_id", "INTEGER"), Column("scores", "TEXT", value_hints=("high", "low")))),))
+    assert validate_sql("SELECT SUM(score) FROM game", words, "sqlite").sql == "SELECT SUM(score_id) FROM game"

@@ -10,6 +10,7 @@ share is qualified with the first when the join equates them.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -72,12 +73,19 @@ class _Repairer:
     def _typed(self, col: exp.Column, candidates: list[Candidate]) -> list[Candidate]:
         """The candidates the use of ``col`` allows by type (see ``_types``)."""
 
-        def type_of(cand: object) -> str | None:
+        def column_of(cand: object) -> Any:
             src = cand.target  # type: ignore[attr-defined]
-            column = src.table.column(cand.name) if src.table is not None else None  # type: ignore[attr-defined]
+            return src.table.column(cand.name) if src.table is not None else None  # type: ignore[attr-defined]
+
+        def type_of(cand: object) -> str | None:
+            column = column_of(cand)
             return column.type if column is not None else None
 
-        return narrow_by_type(col, candidates, type_of, self.dialect)  # type: ignore[return-value]
+        def values_of(cand: object) -> tuple[str, ...]:
+            column = column_of(cand)
+            return tuple(column.value_hints) if column is not None else ()
+
+        return narrow_by_type(col, candidates, type_of, self.dialect, values_of)  # type: ignore[return-value]
 
     def _fail(self, col: exp.Column, where: list[Source], names: list[str]) -> SQLValidationError:
         tables = ", ".join(s.table.qualified_name if s.table else s.key for s in where) or "the query"

@@ -19,6 +19,7 @@ _NUMBER_TYPES = re.compile(r"int|numeric|decimal|real|double|float|money|number|
 _DATE_TYPES = re.compile(r"date|time", re.IGNORECASE)
 _TEXT_TYPES = re.compile(r"char|text|string|clob|enum|citext", re.IGNORECASE)
 _DATE_TEXT = re.compile(r"\d{4}-\d{2}(-\d{2})?([ T].*)?")
+_NUMBER_TEXT = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _NUMERIC_AGGREGATES = (exp.Sum, exp.Avg, exp.Stddev, exp.Variance)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
@@ -67,9 +68,10 @@ def expected_kind(col: exp.Column) -> str | None:
 
 
 def narrow_by_type(col: exp.Column, candidates: Sequence[object], type_of: Callable[[object], str | None],
-                   dialect: str) -> list[object]:
+                   dialect: str, values_of: Callable[[object], Sequence[str]] | None = None) -> list[object]:
     """``candidates`` whose kind the use of ``col`` allows; all of them when the use says nothing or none fits.
-    A date kept as text (SQLite) may stand where a date is wanted."""
+    SQLite keeps what a column holds, not what it declares: a date kept as text may stand where a date is wanted,
+    and a text column whose known values are all numbers (or whose values are not known) where a number is."""
     want = expected_kind(col)
     if want is None:
         return list(candidates)
@@ -78,7 +80,12 @@ def narrow_by_type(col: exp.Column, candidates: Sequence[object], type_of: Calla
         have = kind_of(type_of(cand) or "")
         if have is None or have == want:
             return True
-        return want == "date" and have == "text" and dialect == "sqlite"
+        if dialect != "sqlite" or have != "text":
+            return False
+        if want == "date":
+            return True
+        values = values_of(cand) if values_of is not None else ()
+        return want == "number" and all(_NUMBER_TEXT.fullmatch(str(v).strip()) for v in values)
 
     kept = [c for c in candidates if fits(c)]
     return kept or list(candidates)
