@@ -272,7 +272,7 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             if args.json:
                 _emit_json(args, {**reply_json(reply), "suggestions": shared.suggestions()})
             else:
-                print_reply(reply)
+                print_reply(reply, args.user)
                 shared.print_suggestions()
             if answer is None:
                 return EXIT_OK if reply.error is None else EXIT_NO_ANSWER

@@ -10,6 +10,7 @@ JSON output (:func:`print_json`) is exact: ``json.dumps`` escapes control charac
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import unicodedata
 from typing import Any, TextIO
@@ -98,8 +99,9 @@ def print_answer(answer: Answer) -> None:
         say(f"Error: {answer.error}\nHint: {answer.hint}", file=sys.stderr)
 
 
-def print_reply(reply: Any) -> None:
-    """A Reply from the Assistant: an answer, or what was remembered."""
+def print_reply(reply: Any, user: str = "NAME") -> None:
+    """A Reply from the Assistant: an answer, or what was remembered (the commands it suggests name ``user``)."""
+    who = shlex.quote(user)
     if reply.answer is not None:
         print_answer(reply.answer)
     if reply.text:
@@ -116,11 +118,11 @@ def print_reply(reply: Any) -> None:
         short = shown["memory_id"][:8]
         if shown["status"] == "pending":
             choose = " --reading N" if len(shown["readings"]) > 1 else ""
-            say(f"  To enforce it: cairn memory keep {short}{choose} --user NAME; to keep it as words only: "
-                f"cairn memory context {short} --user NAME")
+            say(f"  To enforce it: cairn memory keep {short}{choose} --user {who}; to keep it as words only: "
+                f"cairn memory context {short} --user {who}")
         else:
-            say(f"  Not what you meant? cairn memory context {short} --user NAME keeps it as words only; "
-                f"cairn memory edit {short} --content TEXT --user NAME rewords it")
+            say(f"  Not what you meant? cairn memory context {short} --user {who} keeps it as words only; "
+                f"cairn memory edit {short} --content TEXT --user {who} rewords it")
     if reply.error:
         say(f"Error: {reply.error}\nHint: {reply.hint}", file=sys.stderr)
 
