@@ -610,7 +610,16 @@ def test_row_condition_in_having_moves_to_where_in_postgres() -> None:
 def test_aggregate_only_in_order_by_groups_the_selected_columns() -> None:
     sql = ("SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id "
            "ORDER BY COUNT(*) DESC LIMIT 1")
-    assert "GROUP BY c.name ORDER BY COUNT(*) DESC" in fixed(sql)
+    # the customer's key too: two customers with one name are not one customer with both their orders
+    assert "GROUP BY c.customer_id, c.name ORDER BY COUNT(*) DESC" in fixed(sql)
+
+
+def test_a_category_is_grouped_alone_and_a_label_with_its_row_s_key() -> None:
+    schema = Schema("postgres", (_table("customers", ["customer_id", "name", "city"], pk=("customer_id",)),))
+    assert fixed("SELECT city, COUNT(*) FROM customers", schema) == (
+        "SELECT city, COUNT(*) FROM customers GROUP BY city")
+    assert fixed("SELECT name, COUNT(*) FROM customers", schema) == (  # how many share each name
+        "SELECT name, COUNT(*) FROM customers GROUP BY name")
 
 
 def test_a_name_whose_dropped_word_is_another_column_is_not_chosen_silently() -> None:

@@ -9,6 +9,8 @@ PostgreSQL rejects such a query; SQLite runs it but returns an arbitrary row's v
 the question meant. A column is already fine when it is grouped, when the whole selected expression is
 grouped (by expression, output alias or position), or when its table's primary key is grouped (functional
 dependency). In SQLite a lone MIN()/MAX() makes bare columns come from that row on purpose: left alone.
+A row's label (``name``, ``title``, ``…_name``) added over joined rows brings its table's key along: "the
+customer with the most orders" is one customer, not every customer of that name together.
 """
 
 from __future__ import annotations
@@ -226,6 +228,10 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                 continue
             if check.covered(index, proj):
                 continue
+            # over one table, grouping by its key makes groups of one: only an aggregate over joined rows is per row
+            key = _key_of_label(proj.unalias(), sources, dialect) if len(sources) > 1 else None
+            if key is not None and not check.covers(key) and all(key != a for a in added):
+                added.append(key)  # "name" labels a row: grouped by the row's key too, namesakes stay apart
             added.append(proj.unalias().copy())
         if not added:
             continue
@@ -236,3 +242,27 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                 group.append("expressions", item)
         for item in added:
             fixes.append(f"added {item.sql(dialect=dialect)}{GROUP_BY_FIX}")
+
+
+_LABELS = frozenset({"name", "title", "label"})
+
+
+def _key_of_label(expr: exp.Expression, sources: list[Source], dialect: str) -> exp.Column | None:
+    """The one-column key of the table whose label column (``name``, ``title``, ``…_name``) ``expr`` is, qualified
+    as ``expr`` is; None for anything else (a category such as ``city`` is what the rows are grouped by)."""
+    if not isinstance(expr, exp.Column):
+        return None
+    words = expr.name.lower().replace("-", "_").split("_")
+    if not (_LABELS & set(words)) and not expr.name.lower().endswith("name"):
+        return None
+    owners = column_sources(expr, sources, dialect)
+    owner = owners[0] if len(owners) == 1 else None
+    table = owner.table if owner is not None else None
+    if table is None or len(table.primary_key) != 1 or table.primary_key[0].lower() == expr.name.lower():
+        return None
+    if any(ix.unique and len(ix.columns) == 1 and ix.columns[0].lower() == expr.name.lower() for ix in table.indexes):
+        return None  # a unique label has no namesakes
+    assert owner is not None
+    qualifier = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
+    return exp.column(table.primary_key[0], table=qualifier)
+
