@@ -1,7 +1,7 @@
 """Bench: how often does Cairn recover the right rows from a damaged model reply, against running it as-is?
 
 Run from the repository root: ``.venv/bin/python -m bench.recovery [--split dev|test|all] [--dialect
-postgres|sqlite|both] [--generator own|independent] [--show KIND]``.
+postgres|sqlite|both] [--generator own|independent|fresh] [--show KIND]``.
 
 Defog dumps and Chinook are loaded into a fresh embedded PostgreSQL; for ``sqlite`` each defog database is copied
 into a SQLite file with its primary keys and **no foreign keys** (``tests/defog_sqlite.py``), and asked defog's
@@ -12,8 +12,10 @@ Right = the rows of one of the question's gold variants under ``cairn eval``'s r
 duplicates counted, order ignored, columns by content, numbers within a tolerance). Generators: ``own``
 (``tests/damage.py``, written with the repairs) and ``independent`` (``tests/heldout/damage_independent.py``,
 written from published error analyses by a helper who never read the repair code: a held-out check whose
-failures are not printed). Harm is listed as "changed results": a reply that was right as written (``clean``
-is the gold itself) whose rows Cairn changed. The ``dev`` split is for tuning; ``test`` is kept untouched until the end.
+failures are not printed) and ``fresh`` (``tests/heldout/damage_fresh.py``, a second such helper's, written
+for issue 27 with kinds that change rows without an error, named ``silent_*``; held out the same way). Harm is
+listed as "changed results": a reply that was right as written (``clean`` is the gold itself) whose rows Cairn
+changed. The ``dev`` split is for tuning; ``test`` is kept untouched until the end.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ from tests.defog_sqlite import sqlite_copy  # noqa: E402
 from tests.fakes.scripted_llm import ScriptedLLM  # noqa: E402
 
 QUESTION_FILES = ("questions_gen_{}.csv", "instruct_basic_{}.csv", "instruct_advanced_{}.csv")
-GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_independent"}
+GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_independent",
+              "fresh": "tests.heldout.damage_fresh"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
@@ -280,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=1, help="run this many seeds from --seed on, pooled")
     parser.add_argument("--kinds", nargs="*", help="only these damage kinds (default: all of the generator's)")
     parser.add_argument("--show", nargs="*", default=[],
-                        help="print Cairn's failures of these kinds ('all'); never for the independent generator")
+                        help="print Cairn's failures of these kinds ('all'); never for a held-out generator")
     args = parser.parse_args(argv)
     generator = Generator.load(args.generator)
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
