@@ -1,7 +1,7 @@
 """Bench: how often does Cairn recover the right rows from a damaged model reply, against running it as-is?
 
 Run from the repository root: ``.venv/bin/python -m bench.recovery [--split dev|test|all] [--dialect
-postgres|sqlite|both] [--generator own|independent|fresh] [--show KIND]``.
+postgres|sqlite|both] [--generator own|independent|fresh] [--model never|fixes] [--show KIND]``.
 
 Defog dumps and Chinook are loaded into a fresh embedded PostgreSQL; for ``sqlite`` each defog database is copied
 into a SQLite file with its primary keys and **no foreign keys** (``tests/defog_sqlite.py``), and asked defog's
@@ -61,6 +61,7 @@ SPLITS = {
     "test": DEFOG_DATABASES[1::2],
 }
 SPLITS["all"] = (*SPLITS["dev"], *SPLITS["test"])
+FIXING_MODEL = [False]  # --model fixes: the scripted model answers a repair prompt with the gold SQL
 
 # Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
 CHINOOK_GOLD = (
@@ -171,10 +172,12 @@ class Tally:
     n: Counter[str]
     asis: Counter[str]
     cairn: Counter[str]
+    wrong: Counter[str]  # Cairn showed rows, and they are not the question's: the worst outcome
+    flagged: Counter[str]  # ... of which the answer offers another query (what could make it wrong, said)
 
     @classmethod
     def new(cls) -> Tally:
-        return cls(Counter(), Counter(), Counter())
+        return cls(Counter(), Counter(), Counter(), Counter(), Counter())
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,9 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 if damaged is None:
                     continue
                 asis_ok = matches(run_readonly(conn, strip_fences(damaged.reply)), wants)
-                llm = ScriptedLLM(damaged.reply, damaged.reply, damaged.reply)
+                # a model that never improves, or one that writes the right SQL once it is shown the error
+                again = base if FIXING_MODEL[0] else damaged.reply
+                llm = ScriptedLLM(damaged.reply, again, again)
                 pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today)
                 answer = pipeline.ask(case.question)
                 cairn_ok = answer.ok and matches([tuple(r) for r in answer.rows], wants)
@@ -240,6 +245,8 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                         tally.n[key] += 1
                         tally.asis[key] += asis_ok
                         tally.cairn[key] += cairn_ok
+                        tally.wrong[key] += answer.ok and not cairn_ok
+                        tally.flagged[key] += answer.ok and not cairn_ok and bool(answer.alternatives)
                 if asis_ok and not cairn_ok:  # the reply was right as written and Cairn changed its result
                     false_repairs.append(f"[{kind}] {name} ({dialect}): {case.question[:60]!r} -> "
                                          f"{answer.sql or answer.error}")  # fmt: skip
@@ -257,7 +264,8 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
           f"{counts['gold_fails']}), non-empty gold {counts['non_empty']} "
           f"({100 * counts['non_empty'] / max(1, counts['scored']):.0f}%), gold not faithfully re-rendered "
           f"(tree kinds skipped): {counts['unrenderable']}")
-    print(f"{'kind':16} {'n':>5} {'as-is':>7} {'cairn':>7} | {'n≠∅':>5} {'as-is':>7} {'cairn':>7}")
+    print(f"{'kind':16} {'n':>5} {'as-is':>7} {'cairn':>7} | {'n≠∅':>5} {'as-is':>7} {'cairn':>7} | "
+          f"{'wrong shown':>11} {'flagged':>7} {'no answer':>9}")
     for key in (*kinds, "ALL"):
         a, b = totals["all:" + key], totals["non_empty:" + key]
         if not a.n[key]:
@@ -266,8 +274,9 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
         def pct(t: Tally, c: Counter[str]) -> str:
             return f"{100 * c[key] / t.n[key]:6.1f}%" if t.n[key] else "      -"
 
+        no_answer = a.n[key] - a.cairn[key] - a.wrong[key]
         print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
-              f"{pct(b, b.cairn)}")
+              f"{pct(b, b.cairn)} | {a.wrong[key]:>11} {a.flagged[key]:>7} {no_answer:>9}")
     print(f"changed results (the reply was right as written, Cairn's rows differ): {len(false_repairs)}")
     for line in false_repairs[:20]:
         print("  " + line)
@@ -279,6 +288,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dbs", nargs="*", help="override the split with these databases")
     parser.add_argument("--dialect", choices=("postgres", "sqlite", "both"), default="both")
     parser.add_argument("--generator", choices=sorted(GENERATORS), default="own")
+    parser.add_argument("--model", choices=("never", "fixes"), default="never",
+                        help="asked to repair, the model sends the same reply (never) or the gold SQL (fixes)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=1, help="run this many seeds from --seed on, pooled")
     parser.add_argument("--kinds", nargs="*", help="only these damage kinds (default: all of the generator's)")
@@ -286,6 +297,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="print Cairn's failures of these kinds ('all'); never for a held-out generator")
     args = parser.parse_args(argv)
     generator = Generator.load(args.generator)
+    FIXING_MODEL[0] = args.model == "fixes"
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
     dialects = ("postgres", "sqlite") if args.dialect == "both" else (args.dialect,)
