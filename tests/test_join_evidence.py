@@ -82,3 +82,21 @@ def test_the_window_offers_the_other_query_as_one_click(qtbot, school) -> None:
     with qtbot.waitSignal(chat.alternative_requested) as signal:
         button.click()
     assert signal.args == [answer.alternatives[0].sql] and "4 instead of 3" in button.toolTip()
+
+
+def test_a_join_inside_a_cte_or_derived_table_is_checked_too(school) -> None:
+    sql = ("WITH taught AS (SELECT t.tid FROM teacher t JOIN course c ON c.tid = t.tid) "
+           "SELECT COUNT(*) AS n FROM taught")
+    answer = _ask(school, sql)
+    assert answer.ok and list(answer.rows) == [(3,)]
+    (other,) = answer.alternatives
+    assert "JOIN" not in other.sql.upper() and list(school.execute(other.sql).rows) == [(4,)]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT name FROM teacher WHERE tid IN (SELECT t.tid FROM teacher t JOIN course c ON c.tid = t.tid)",
+    "SELECT name FROM teacher t0 WHERE EXISTS (SELECT 1 FROM teacher t JOIN course c ON c.tid = t.tid "
+    "WHERE t.tid = t0.tid)",
+])
+def test_a_join_that_tests_existence_is_what_the_query_means(school, sql: str) -> None:
+    assert joins_adding_no_column(sqlglot.parse_one(sql, read="sqlite"), school.schema(), "sqlite") == []
