@@ -65,7 +65,7 @@ def _stored(bank: dict, g: object, embedder: object) -> tuple[object, dict[str, 
 
 
 def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
-    from core.memory import recall_memories, referencing_links
+    from core.memory import enforced_tables, recall_memories
     from core.prompt import named_tables
 
     data = load_json(path)
@@ -93,10 +93,7 @@ def run(path: Path, embedder: object, show_errors: bool) -> dict[str, float]:
                     continue
                 if r in rec.memories:
                     listed_here.add(bid)
-                links = [*(st.get("also_on") or ()), *referencing_links(g.schema, str(st.get("table") or ""))]
-                own = [] if st.get("only_through") else [st.get("table", "")]
-                enforced_on = {str(t).split(".")[-1].lower() for t in [*own, *(link.get("table") for link in links)]}
-                if r.kind == "filter" and not enforced_on & q_tables:
+                if r.kind == "filter" and not enforced_tables(st, g.schema) & q_tables:  # type: ignore[attr-defined]
                     continue
                 got.add(bid)
             need = set(q.get("needs") or [])

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.answer import Alternative, Answer, AppliedMemory, SqlPath
@@ -43,7 +43,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import Validated, extract_sql, guard, redact_error_values, validate, value_lookup_sql
+from core.sql import (Validated, extract_sql, guard, redact_error_values, silences_an_error, validate,
+                      value_lookup_sql)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -308,6 +309,12 @@ class AskPipeline:
             usable.append((recalled, spec))
         return usable
 
+    def _evidence_run(self, run: _Run) -> Callable[[str], QueryResult]:
+        """Runs an evidence query under the answer's limits but a short timeout: a stalled server never makes a
+        check take longer than the answer it checks, twice over."""
+        limits = replace(self.limits, timeout_s=min(self.limits.timeout_s, 2 * JOIN_CHECK_MAX_S))
+        return lambda sql: self.database.execute(sql, limits=limits, cancel=run.cancel)
+
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):
             return self.database.execute(sql, limits=self.limits, cancel=run.cancel)
@@ -399,7 +406,7 @@ class AskPipeline:
                 fixes: list[str] = []
                 notes, applied = len(run.notes), list(run.applied)
                 checked = self._check(run, sql, schema, fixes)
-                silenced = [f for f in fixes if f.endswith("(ambiguous)") or "(also used for" in f]
+                silenced = [f for f in fixes if silences_an_error(f)]
                 if silenced and attempt + 1 < rounds:
                     held = held or sql
                     del run.notes[notes:]
@@ -424,8 +431,7 @@ class AskPipeline:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_joins"):
-                    notes, run.alternatives = join_evidence(question, checked, result, schema,
-                                                            lambda q: self.execute(run, q))
+                    notes, run.alternatives = join_evidence(question, checked, result, schema, self._evidence_run(run))
                 run.notes.extend(notes)
             return self._answer(run, checked, result, path)
         if held is not None:  # the model did no better: the first SQL with its repairs, said so

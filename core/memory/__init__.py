@@ -60,6 +60,7 @@ from core.memory.stores import (
     stray_memories,
 )
 from core.memory.enforcement import (
+    enforced_tables,
     FilterOutcome,
     PresentationOutcome,
     apply_presentation,
@@ -85,6 +86,7 @@ from core.memory.kernel import (
 )
 
 __all__ = [
+    "enforced_tables",
     "rule_route",
     "reads_as_rule",
     "asks_something",

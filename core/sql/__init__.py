@@ -9,6 +9,7 @@ from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._join_check import JoinCheck, joins_adding_no_column
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import value_lookup_sql
+from core.sql.repair import silences_an_error
 
 __all__ = [
     "GuardedSQL",
@@ -20,6 +21,7 @@ __all__ = [
     "parse_statements",
     "redact_error_values",
     "schema_mapping",
+    "silences_an_error",
     "validate",
     "validate_sql",
     "value_lookup_sql",

@@ -97,8 +97,8 @@ def _bound_on_a_standing_bound(text: str, existing: list[Memory], schema: Schema
         return None
     table = schema.table(str(st.get("table")))
     column = table.column(str(st.get("column"))) if table is not None else None
-    if table is None or column is None or any(w in {c.name.lower() for t in schema.tables for c in t.columns}
-                                              for w in said):  # fmt: skip
+    column_names = {c.name.lower() for t in schema.tables for c in t.columns}
+    if table is None or column is None or column_names.intersection(said):
         return None
     op = CMP_OPS[said_for[0].group("cmp").lower()] if said_for else str(st.get("op"))
     if said_for and set(said) & (NEGATION | {"excluded", "removed", "dropped"}):

@@ -203,10 +203,9 @@ def change_of_nothing(new: Mapping[str, Any], text: str, schema: Schema, lookup:
             keys.add(value_key(value))
     if len(values) < 2 or is_additive(text):
         return None
-    dialect = schema.dialect
-    new = {**new, **filter_spec(table, column, "IN", values, dialect)} if len(as_list(new.get("value"))) < 2 else new
-    singles = [filter_spec(table, column, "=", v, dialect) for v in values]
-    return pending_form([*singles, dict(new)], f"it says a change, but no rule on {column} is saved to change")
+    both = {**new, **filter_spec(table, column, "IN", values, schema.dialect)}  # every value the words name
+    singles = [filter_spec(table, column, "=", v, schema.dialect) for v in values]
+    return pending_form([*singles, both], f"it says a change, but no rule on {column} is saved to change")
 
 
 def _misspelled_polarity(text: str) -> str | None:

@@ -13,10 +13,11 @@ from core.memory.enforcement._filters import (
     referencing_links,
     sql_literal,
 )
-from core.memory.enforcement._links import valid_links
+from core.memory.enforcement._links import enforced_tables, valid_links
 from core.memory.enforcement._presentation import PresentationOutcome, apply_presentation
 
 __all__ = [
+    "enforced_tables",
     "FilterOutcome",
     "PresentationOutcome",
     "apply_presentation",

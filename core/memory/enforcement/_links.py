@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["valid_links"]
+from core.memory.enforcement._filters import referencing_links
+
+__all__ = ["enforced_tables", "valid_links"]
 
 
 def valid_links(content: str, spec: Mapping[str, Any], table: Any, schema: Any) -> tuple[list[Any], list[str]]:
@@ -27,3 +29,15 @@ def valid_links(content: str, spec: Mapping[str, Any], table: Any, schema: Any) 
         notes.append(f"Part of your saved preference \"{content}\" was not applied: its links to other tables are "
                      "unreadable. Edit or re-add it.")
     return good, notes
+
+
+def enforced_tables(form: Mapping[str, Any], schema: Any) -> set[str]:
+    """The tables (bare names, lower case) a standing filter is enforced on: its own (unless it holds only through
+    its links), the tables that reference it by a foreign key, and its extra links. A hand-edited memory file may
+    hold anything in ``also_on``: only ``{"table": …}`` links count."""
+    extra = form.get("also_on")
+    links = [*(extra if isinstance(extra, list) else ()), *referencing_links(schema, str(form.get("table") or ""))]
+    own = [] if form.get("only_through") else [form.get("table")]
+    return {str(t).split(".")[-1].lower()
+            for t in [*own, *(link.get("table") for link in links if isinstance(link, Mapping))] if t}
+

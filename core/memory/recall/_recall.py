@@ -36,7 +36,7 @@ from core.schema import Schema
 
 from core.memory.kernel import Embedder, Memory, acronyms
 from core.memory.stores import MemoryStore
-from core.memory.enforcement import referencing_links
+from core.memory.enforcement import enforced_tables
 from core.memory.forms import ENFORCED_KINDS, describe_form, slot_key, slots_clash, window_words
 from core.memory.recall._overrides import lifted_by
 from core.memory.recall._shape import asks_for_rows
@@ -420,9 +420,5 @@ def _reaches(form: Mapping[str, Any], question_tables: Collection[str], schema: 
     named = {str(t).split(".")[-1].lower() for t in question_tables}
     if not named or schema is None:
         return True
-    extra = form.get("also_on")  # hand-edited memory files may hold anything here: only {table: …} links count
-    links = [*(extra if isinstance(extra, list) else ()), *referencing_links(schema, str(form.get("table") or ""))]
-    own = [] if form.get("only_through") else [form.get("table")]
-    tables = {str(t).split(".")[-1].lower()
-              for t in [*own, *(link.get("table") for link in links if isinstance(link, Mapping))] if t}
+    tables = enforced_tables(form, schema)
     return bool(tables & named)

@@ -3,8 +3,8 @@
 Each repair takes a parsed query and the schema and returns a repaired query; only :mod:`core.sql` calls them.
 """
 
-from core.sql.repair._aliases import repair_alias_clashes
-from core.sql.repair._columns import repair_columns
+from core.sql.repair._aliases import ALIAS_CLASH_FIX, repair_alias_clashes
+from core.sql.repair._columns import AMBIGUOUS_FIX, repair_columns
 from core.sql.repair._concat import repair_concat
 from core.sql.repair._dates import rewrite_sqlite_dates
 from core.sql.repair._dates_sqlite import rewrite_postgres_dates
@@ -15,4 +15,11 @@ from core.sql.repair._keywords import quote_keywords
 from core.sql.repair._names import is_reserved
 from core.sql.repair._tables import repair_tables
 
-__all__ = ["GROUP_BY_FIX", "is_reserved", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "quote_keywords", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "strip_joins"]
+__all__ = ["ALIAS_CLASH_FIX", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "is_reserved", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "quote_keywords", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins"]
+
+
+def silences_an_error(fix: str) -> bool:
+    """Whether a repair's note is one that makes a database error go away without explaining it (an ambiguous
+    column qualified, a clashing alias renamed): the model should see that error first."""
+    return fix.endswith(AMBIGUOUS_FIX) or ALIAS_CLASH_FIX in fix
+

@@ -14,7 +14,9 @@ from sqlglot import exp
 
 from core.schema import Schema
 
-__all__ = ["repair_alias_clashes"]
+__all__ = ["ALIAS_CLASH_FIX", "repair_alias_clashes"]
+
+ALIAS_CLASH_FIX = " (also used for "  # in the note of a renamed clashing alias: it makes an error go away
 
 
 def _entries(select: exp.Select) -> list[exp.Expression]:
@@ -92,4 +94,4 @@ def repair_alias_clashes(tree: exp.Expression, schema: Schema, dialect: str, fix
                 if later:
                     col.set("table", exp.to_identifier(fresh))
             entry.set("alias", exp.TableAlias(this=exp.to_identifier(fresh)))
-            fixes.append(f"alias {later_spelling} (also used for {first_spelling}) -> {fresh}")
+            fixes.append(f"alias {later_spelling}{ALIAS_CLASH_FIX}{first_spelling}) -> {fresh}")

@@ -32,6 +32,7 @@ from core.sql.repair._scope import (
 __all__ = ["repair_columns", "shared_column_owner"]
 
 logger = logging.getLogger(__name__)
+AMBIGUOUS_FIX = " (ambiguous)"  # how the note of a qualified ambiguous column ends: it makes an error go away
 
 
 class _Repairer:
@@ -248,7 +249,7 @@ class _Repairer:
             before = col.sql(dialect=self.dialect)
             ident = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
             col.set("table", ident)
-            self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)} (ambiguous)")
+            self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}{AMBIGUOUS_FIX}")
 
 
 def _using_columns(scope: Scope) -> set[str]:
