@@ -100,3 +100,24 @@ def test_a_join_inside_a_cte_or_derived_table_is_checked_too(school) -> None:
 ])
 def test_a_join_that_tests_existence_is_what_the_query_means(school, sql: str) -> None:
     assert joins_adding_no_column(sqlglot.parse_one(sql, read="sqlite"), school.schema(), "sqlite") == []
+
+
+def test_a_stalled_server_during_the_check_leaves_the_answer_as_it_was(school) -> None:
+    """The query without the join times out (a stalled server): the answer stands, with no claim about the join,
+    and the check asked for a short timeout, not the answer's own."""
+    from core.errors import QueryTimeout
+
+    seen: list[float] = []
+    real = school.execute
+
+    def stalling(sql, *, limits=None, cancel=None):
+        if "JOIN" not in sql.upper():  # the evidence query
+            seen.append(limits.timeout_s)
+            raise QueryTimeout("canceling statement due to statement timeout")
+        return real(sql, limits=limits, cancel=cancel)
+
+    school.execute = stalling
+    answer = _ask(school, "SELECT COUNT(*) AS n FROM teacher t JOIN course c ON c.tid = t.tid")
+    assert answer.ok and list(answer.rows) == [(3,)] and not answer.alternatives
+    assert not any("adds no column" in n for n in answer.notes)
+    assert seen and seen[0] <= 4.0 < Settings().statement_timeout_s
