@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.errors import CairnError
-from core.prompt import named_tables
+from core.prompt import tables_called_by_name
 from core.schema import Schema
 from core.sql import guard, joins_adding_no_column
 
@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
                   execute: Callable[[str], QueryResult]) -> tuple[list[str], list[Alternative]]:
     """Notes and alternatives for the joins of ``sql`` that add no column but change its rows. A join to a table
-    the question's own words point at ("courses per teacher") is meant: its rows are what is counted."""
+    the question calls by its name ("courses per teacher") is meant: its rows are what is counted."""
     if result.truncated:
         return [], []  # capped rows cannot be compared
     try:
@@ -39,7 +39,7 @@ def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
         return [], []
     notes: list[str] = []
     alternatives: list[Alternative] = []
-    named = {t.split(".")[-1].lower() for t in named_tables(schema, question)}
+    named = {t.split(".")[-1].lower() for t in tables_called_by_name(schema, question)}
     for check in joins_adding_no_column(tree, schema, schema.dialect):
         if check.table.split(".")[-1].lower() in named:
             continue

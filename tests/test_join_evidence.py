@@ -121,3 +121,22 @@ def test_a_stalled_server_during_the_check_leaves_the_answer_as_it_was(school) -
     assert answer.ok and list(answer.rows) == [(3,)] and not answer.alternatives
     assert not any("adds no column" in n for n in answer.notes)
     assert seen and seen[0] <= 4.0 < Settings().statement_timeout_s
+
+
+def test_a_column_word_of_the_joined_table_does_not_make_its_join_meant(tmp_path: Path) -> None:
+    """"list employee names" says nothing of departments, though dept has a column dname."""
+    path = tmp_path / "staff.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE emp(id INTEGER, name TEXT, dept_id INTEGER);"
+                           "CREATE TABLE dept(id INTEGER, dname TEXT);"
+                           "INSERT INTO emp VALUES (1,'a',1),(2,'b',1),(3,'c',2),(4,'d',NULL),(5,'e',9);"
+                           "INSERT INTO dept VALUES (1,'A'),(2,'B');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "SELECT e.name FROM emp e JOIN dept d ON e.dept_id = d.id", "list employee names")
+        meant = _ask(db, "SELECT e.name FROM emp e JOIN dept d ON e.dept_id = d.id",
+                     "list employee names with a dept")
+    finally:
+        db.close()
+    assert answer.ok and len(answer.rows) == 3 and answer.alternatives  # said: 5 rows without the join
+    assert meant.ok and not meant.alternatives

@@ -3,7 +3,7 @@ SQL and repair prompts built from them."""
 
 from core.prompt._build import Prompt, build_repair_prompt, build_sql_prompt, dialect_label
 from core.prompt._schema_block import estimate_tokens, render_schema_block, render_table_line
-from core.prompt._schema_selection import named_tables, select_tables
+from core.prompt._schema_selection import named_tables, select_tables, tables_called_by_name
 
 __all__ = [
     "Prompt",
@@ -15,4 +15,5 @@ __all__ = [
     "render_schema_block",
     "render_table_line",
     "select_tables",
+    "tables_called_by_name",
 ]

@@ -306,3 +306,13 @@ def named_tables(schema: Schema, question: str) -> set[str]:
     never for what to enforce: enforcement reads the tables of the SQL itself."""
     scores = _lexical([_doc(t, keys=False) for t in schema.tables], _question_terms(question))
     return {t.qualified_name for t, score in zip(schema.tables, scores, strict=True) if score > 0}
+
+
+def tables_called_by_name(schema: Schema, question: str) -> set[str]:
+    """The tables (qualified names) whose own name the question says, every word of it ("courses per teacher"
+    names course and teacher; "employee names" names no ``dept`` table through its ``dname`` column). Stricter
+    than :func:`named_tables`: for deciding that a join to a table is meant."""
+    said = set(split_words(question))
+    return {t.qualified_name for t in schema.tables
+            if (name := [w for w in split_words(t.name) if len(w) > 1]) and set(name) <= said}
+
