@@ -15,10 +15,9 @@ import datetime as _dt
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
@@ -38,7 +37,7 @@ from core.errors import (
 from core.fallback import fallback_sql
 from core.feedback import ExamplesProvider
 from core.llm import LLM
-from core.memory import Recall, apply_presentation, enforce_filters, filter_condition, referencing_links, valid_links
+from core.memory import Recall, apply_presentation, enforce_filters, usable_forms
 from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
 from core.schema import Schema
@@ -233,7 +232,8 @@ class AskPipeline:
         run.notes.extend(recall.held_notes() if recall is not None else ())
         if recall is None or not (recall.memories or recall.standing):
             return validated.sql
-        filters = self._applicable(run, recall.filters(), schema)
+        filters, notes = usable_forms(recall.filters(), schema)
+        run.notes.extend(notes)
         skip = recall.metric_columns()
         outcome = enforce_filters(validated.expression, [spec for _, spec in filters], schema.dialect,
                                   today=self._today(), skip_columns=skip)
@@ -253,7 +253,8 @@ class AskPipeline:
                 f"its own conditions on {filters[index][1].get('table')}.{filters[index][1].get('column')}, and a "
                 "metric's own conditions win inside its expression."
             )
-        shown = self._applicable(run, recall.presentation(), schema)
+        shown, notes = usable_forms(recall.presentation(), schema)
+        run.notes.extend(notes)
         shaped = apply_presentation(outcome.expression, [spec for _, spec in shown], schema.dialect)
         for index in shaped.applied:
             applied_ids.add(shown[index][0].memory.id)
@@ -270,44 +271,6 @@ class AskPipeline:
         if outcome.added or shaped.applied:
             return shaped.expression.sql(dialect=schema.dialect)
         return validated.sql
-
-    @staticmethod
-    def _applicable(
-        run: _Run, picked: list[tuple[Any, dict[str, Any]]], schema: Schema
-    ) -> list[tuple[Any, dict[str, Any]]]:
-        """The forms whose columns exist in this database; a memory kept for every database may name a column
-        another database lacks, and then it is left out of this answer with a note, never forced into the SQL."""
-        usable = []
-        for recalled, spec in picked:
-            table = schema.table(str(spec.get("table") or "")) if spec.get("table") else None
-            names = [spec.get("column"), spec.get("when"), *(spec.get("add") or [])]
-            missing = [str(n) for n in names if n and (table is None or table.column(str(n)) is None)]
-            if spec.get("table") and (table is None or missing):
-                run.notes.append(
-                    f"Your saved preference \"{recalled.memory.content}\" was not applied: this database has no "
-                    f"{spec.get('table')}.{missing[0] if missing else spec.get('column')}."
-                )
-                continue
-            if spec.get("kind") in ("filter", "window") and table is not None and filter_condition(
-                    spec, table.name, dialect=schema.dialect) is None:  # fmt: skip
-                run.notes.append(
-                    f"Your saved preference \"{recalled.memory.content}\" was not applied: its saved rule cannot be "
-                    "read (an impossible date, an unknown period or operator). Edit or re-add it."
-                )
-                continue
-            if "also_on" in spec:
-                links, notes = valid_links(recalled.memory.content, spec, table, schema)
-                spec = {**spec, "also_on": links}
-                run.notes.extend(notes)
-            if spec.get("kind") in ("filter", "window") and table is not None:
-                # A standing filter on invoices holds for their lines too: a query reading only the rows that
-                # belong to the filtered table (one foreign key away) gets it through the key.
-                linked = {str(link.get("table")) for link in spec.get("also_on") or () if isinstance(link, Mapping)}
-                more = [link for link in referencing_links(schema, table.qualified_name) if link["table"] not in linked]
-                if more:
-                    spec = {**spec, "also_on": [*(spec.get("also_on") or []), *more]}
-            usable.append((recalled, spec))
-        return usable
 
     def _evidence_run(self, run: _Run) -> Callable[[str], QueryResult]:
         """Runs an evidence query under the answer's limits but a short timeout: a stalled server never makes a

@@ -67,6 +67,7 @@ from core.memory.enforcement import (
     enforce_filters,
     filter_condition,
     referencing_links,
+    usable_forms,
     valid_links,
 )
 from core.memory.kernel import (
@@ -150,6 +151,7 @@ __all__ = [
     "recall_memories",
     "recall_words",
     "referencing_links",
+    "usable_forms",
     "valid_links",
     "route_group",
     "router_applies",

@@ -13,7 +13,7 @@ from core.memory.enforcement._filters import (
     referencing_links,
     sql_literal,
 )
-from core.memory.enforcement._links import enforced_tables, valid_links
+from core.memory.enforcement._links import enforced_tables, usable_forms, valid_links
 from core.memory.enforcement._presentation import PresentationOutcome, apply_presentation
 
 __all__ = [
@@ -29,5 +29,6 @@ __all__ = [
     "ordered_bounds",
     "referencing_links",
     "sql_literal",
+    "usable_forms",
     "valid_links",
 ]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.memory.enforcement._filters import referencing_links
+from core.memory.enforcement._filters import filter_condition, referencing_links
 
-__all__ = ["enforced_tables", "valid_links"]
+__all__ = ["enforced_tables", "usable_forms", "valid_links"]
 
 
 def valid_links(content: str, spec: Mapping[str, Any], table: Any, schema: Any) -> tuple[list[Any], list[str]]:
@@ -41,3 +41,37 @@ def enforced_tables(form: Mapping[str, Any], schema: Any) -> set[str]:
     return {str(t).split(".")[-1].lower()
             for t in [*own, *(link.get("table") for link in links if isinstance(link, Mapping))] if t}
 
+
+
+def usable_forms(picked: list[tuple[Any, dict[str, Any]]], schema: Any) -> tuple[list[tuple[Any, dict[str, Any]]], list[str]]:
+    """The (recalled memory, form) pairs whose columns exist in this database, each with the links that hold here
+    (its own valid ones and every table referencing it by a key), and a note for each left out: a memory kept for
+    every database may name a column another database lacks, and it is then never forced into the SQL."""
+    usable, notes = [], []
+    for recalled, spec in picked:
+        content = recalled.memory.content
+        table = schema.table(str(spec.get("table") or "")) if spec.get("table") else None
+        names = [spec.get("column"), spec.get("when"), *(spec.get("add") or [])]
+        missing = [str(n) for n in names if n and (table is None or table.column(str(n)) is None)]
+        if spec.get("table") and (table is None or missing):
+            notes.append(f"Your saved preference \"{content}\" was not applied: this database has no "
+                         f"{spec.get('table')}.{missing[0] if missing else spec.get('column')}.")
+            continue
+        if spec.get("kind") in ("filter", "window") and table is not None and filter_condition(
+                spec, table.name, dialect=schema.dialect) is None:  # fmt: skip
+            notes.append(f"Your saved preference \"{content}\" was not applied: its saved rule cannot be read (an "
+                         "impossible date, an unknown period or operator). Edit or re-add it.")
+            continue
+        if "also_on" in spec:
+            links, bad = valid_links(content, spec, table, schema)
+            spec = {**spec, "also_on": links}
+            notes.extend(bad)
+        if spec.get("kind") in ("filter", "window") and table is not None:
+            # A standing filter on invoices holds for their lines too: a query reading only the rows that belong
+            # to the filtered table (one foreign key away) gets it through the key.
+            linked = {str(link.get("table")) for link in spec.get("also_on") or () if isinstance(link, Mapping)}
+            more = [link for link in referencing_links(schema, table.qualified_name) if link["table"] not in linked]
+            if more:
+                spec = {**spec, "also_on": [*(spec.get("also_on") or []), *more]}
+        usable.append((recalled, spec))
+    return usable, notes
