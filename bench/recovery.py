@@ -235,7 +235,7 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 asis_ok = matches(run_readonly(conn, strip_fences(damaged.reply)), wants)
                 # a model that never improves, or one that writes the right SQL once it is shown the error
                 again = base if FIXING_MODEL[0] else damaged.reply
-                llm = ScriptedLLM(damaged.reply, again, again)
+                llm = ScriptedLLM(damaged.reply, again, again, again)  # the first, two repair rounds, a review
                 pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today)
                 answer = pipeline.ask(case.question)
                 cairn_ok = answer.ok and matches([tuple(r) for r in answer.rows], wants)

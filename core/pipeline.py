@@ -39,7 +39,7 @@ from core.feedback import ExamplesProvider
 from core.llm import LLM
 from core.memory import Recall, apply_presentation, enforce_filters, usable_forms
 from core.number_format import NumberFormat
-from core.prompt import Prompt, build_repair_prompt, build_sql_prompt
+from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
 from core.sql import (Validated, extract_sql, guard, redact_error_values, silences_an_error, validate,
@@ -395,6 +395,10 @@ class AskPipeline:
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_joins"):
                     notes, run.alternatives = join_evidence(question, checked, result, schema, self._evidence_run(run))
+                reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
+                if reviewed is not None:
+                    checked, result, notes = reviewed
+                    path = "repaired"
                 run.notes.extend(notes)
             return self._answer(run, checked, result, path)
         if held is not None:  # the model did no better: the first SQL with its repairs, said so
@@ -403,6 +407,33 @@ class AskPipeline:
             return self._answer(run, checked, self.execute(run, checked), "repaired")
         run.notes.append(f"The model's SQL still failed after {rounds - 1} repair round(s).")
         return None
+
+    def _review(self, run: _Run, prompt: Prompt, sql: str, result: QueryResult,
+                schema: Schema) -> tuple[str, QueryResult, list[str]] | None:
+        """Asks the model once whether the join the check found is meant, giving both counts. Its rewrite is
+        shown instead when it runs and its rows differ from the first query's, which is then offered; the same
+        SQL back (or the same rows) keeps the first answer and its note."""
+        if self.llm is None or self.settings.repair_rounds <= 0:
+            return None
+        first = run.alternatives[0]
+        notes, applied = len(run.notes), list(run.applied)
+        try:
+            with run.stage("review"):
+                reply = self.generate(build_review_prompt(prompt, sql, first.why))
+                revised = self._check(run, extract_sql(reply), schema)
+                other = None if revised == sql else self._evidence_run(run)(revised)
+        except (*_REPAIRABLE, LLMError) as exc:
+            logger.info("the model's review of the join was not used: %s", exc)
+            other = None
+        added = run.notes[notes:]
+        del run.notes[notes:]
+        if other is None or other.truncated or Counter(other.rows) == Counter(result.rows):
+            run.applied = applied
+            return None
+        run.notes.extend(n for n in added if n not in run.notes)
+        run.alternatives = [Alternative("The first query", sql, first.why)]
+        return revised, other, [f"{first.why} Shown both counts, the model rewrote its query (this answer); the "
+                                "first query is offered below."]
 
     def _ask_fallback(self, run: _Run, question: str, schema: Schema) -> Answer:
         with run.stage("fallback"):

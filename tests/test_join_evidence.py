@@ -140,3 +140,36 @@ def test_a_column_word_of_the_joined_table_does_not_make_its_join_meant(tmp_path
         db.close()
     assert answer.ok and len(answer.rows) == 3 and answer.alternatives  # said: 5 rows without the join
     assert meant.ok and not meant.alternatives
+
+
+JOINED = "SELECT COUNT(*) AS n FROM teacher t JOIN course c ON c.tid = t.tid"
+
+
+def test_the_model_is_asked_once_with_both_counts_and_its_rewrite_is_shown(school) -> None:
+    """With a model, the finding goes back to it once: it writes the query without the join, which is shown,
+    and the first query stays one click away."""
+    llm = ScriptedLLM(JOINED, "SELECT COUNT(*) AS n FROM teacher")
+    answer = AskPipeline(school, llm, Settings()).ask("how many teachers are there?")
+    assert answer.ok and list(answer.rows) == [(4,)] and answer.path == "repaired"
+    assert len(llm.history) == 2 and "4 instead of 3" in llm.history[1].user and "same SQL" in llm.history[1].user
+    (first,) = answer.alternatives
+    assert first.label == "The first query" and "JOIN" in first.sql.upper()
+    assert any("the model rewrote its query" in n and "4 instead of 3" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("review", [
+    JOINED,  # the model says the join is meant: the same SQL back
+    "SELECT COUNT(*) FROM staff_roster",  # a rewrite that does not run
+    "SELECT COUNT(c.cid) AS n FROM teacher t JOIN course c ON c.tid = t.tid",  # the same rows
+])
+def test_a_review_that_changes_nothing_keeps_the_answer_and_its_note(school, review: str) -> None:
+    answer = AskPipeline(school, ScriptedLLM(JOINED, review), Settings()).ask("how many teachers are there?")
+    assert answer.ok and list(answer.rows) == [(3,)]
+    assert [a.label for a in answer.alternatives] == ["Without the join to course"]
+    assert sum("adds no column" in n for n in answer.notes) == 1 and not any("rewrote" in n for n in answer.notes)
+
+
+def test_no_review_when_repairs_are_off(school) -> None:
+    llm = ScriptedLLM(JOINED)  # a second call would fail the test
+    answer = AskPipeline(school, llm, Settings(repair_rounds=0)).ask("how many teachers are there?")
+    assert answer.ok and list(answer.rows) == [(3,)] and len(llm.history) == 1 and answer.alternatives

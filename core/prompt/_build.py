@@ -18,7 +18,7 @@ from core.schema import Schema
 from core.prompt._schema_block import estimate_tokens, render_schema_block
 from core.prompt._schema_selection import select_tables
 
-__all__ = ["Prompt", "build_repair_prompt", "build_sql_prompt", "dialect_label"]
+__all__ = ["Prompt", "build_repair_prompt", "build_review_prompt", "build_sql_prompt", "dialect_label"]
 
 # Room kept free in the context window for the reply and the template's own words.
 REPLY_TOKENS = 400
@@ -167,12 +167,26 @@ def _sql_line(sql: str, dialect: str, limit: int = 2000) -> str:
 
 def build_repair_prompt(previous: Prompt, failed_sql: str, error: str) -> Prompt:
     """Second and later attempts: the same prompt plus the failed SQL and the database's or checker's error."""
-    user = (
-        f"{previous.user}\n\n"
+    return _follow_up(previous, (
         f"Your previous SQL (data): {_sql_line(failed_sql, previous.schema.dialect)}\n\n"
         f"It failed with this error (data): {_quote_data(error, 600)}\n"
         "Write a corrected SQL query that answers the question. Output only the SQL."
-    )
+    ))
+
+
+def build_review_prompt(previous: Prompt, sql: str, finding: str) -> Prompt:
+    """A query that ran, shown back with what a check measured about it (both counts): the model keeps it or
+    writes the query it meant."""
+    return _follow_up(previous, (
+        f"Your previous SQL (data): {_sql_line(sql, previous.schema.dialect)}\n\n"
+        f"It ran, but a check found (data): {_quote_data(finding, 600)}\n"
+        "If the question needs the query as it is, output the same SQL unchanged; otherwise write the SQL query "
+        "that answers the question. Output only the SQL."
+    ))
+
+
+def _follow_up(previous: Prompt, more: str) -> Prompt:
+    user = f"{previous.user}\n\n{more}"
     return Prompt(
         system=previous.system,
         user=user,
