@@ -644,7 +644,31 @@ def test_text_joined_with_plus_becomes_concatenation_in_postgres(sample_db_uri: 
     for runs in ("SELECT total_amount + '10' FROM orders", "SELECT order_date + '1 day' FROM orders",
                  "SELECT customer_id + 1 FROM customers"):
         assert check(runs, schema).fixes == ()  # PostgreSQL runs these as they are
-    assert check("SELECT name + ' ' + email FROM customers", Schema("sqlite", schema.tables), "sqlite").fixes == ()
+
+
+def test_text_joined_with_plus_becomes_concatenation_in_sqlite_only_on_proof_of_words(tmp_path) -> None:
+    """SQLite runs ``'Ada' + ' '`` as arithmetic (0): no query means that. A string literal of words or a text
+    column whose known values are words proves a concatenation; text that holds numbers, or whose values are
+    unknown, is added as written."""
+    import sqlite3
+
+    path = tmp_path / "people.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE people(id INTEGER, first TEXT, last TEXT, code TEXT, extra TEXT);"
+                           "INSERT INTO people VALUES (1, 'Ada', 'Byron', '12', '3');")
+    people = Table("people", (Column("id", "INTEGER"), Column("first", "TEXT", value_hints=("Ada",)),
+                              Column("last", "TEXT", value_hints=("Byron",)),
+                              Column("code", "TEXT", value_hints=("12", "7")), Column("extra", "TEXT")))
+    schema = Schema("sqlite", (people,))
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        for sql, want in (("SELECT first + ' ' + last FROM people", "Ada Byron"),
+                          ("SELECT first + last FROM people", "AdaByron")):
+            out = check(sql, schema, "sqlite")
+            assert out.fixes == ("text joined with + -> ||",)
+            assert conn.execute(sql).fetchone()[0] == 0 and conn.execute(out.sql).fetchone()[0] == want
+        for runs in ("SELECT code + extra FROM people", "SELECT code + 1 FROM people",
+                     "SELECT id + '10' FROM people", "SELECT extra + extra FROM people"):
+            assert check(runs, schema, "sqlite").fixes == ()  # numbers held as text, or values unknown
 
 
 def test_double_quoted_value_becomes_a_string_in_postgres() -> None:

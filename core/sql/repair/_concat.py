@@ -1,9 +1,11 @@
-"""String concatenation written with ``+`` (T-SQL, Access) on PostgreSQL: ``first_name + ' ' + last_name``.
+"""String concatenation written with ``+`` (T-SQL, Access): ``first_name + ' ' + last_name``.
 
-PostgreSQL has no ``+`` between text values (an error as written), so such an addition becomes ``||`` when an
-operand is surely text: a text column of the schema, a string literal that is not a number or an interval
-(``price + '10'`` and ``order_date + '1 day'`` run as they are and are left alone), or another concatenation.
-SQLite runs ``'a' + 'b'`` (as 0), so there a query that runs would change: nothing is done for SQLite.
+Standard SQL has no ``+`` between text values: PostgreSQL rejects it, and SQLite runs it as arithmetic on each
+text's numeric prefix (``'Ada' + ' ' + 'Byron'`` is 0). Neither is a query that already runs correctly, so such an
+addition becomes ``||`` when an operand is surely words: a string literal that is not a number, an interval or a
+date (``price + '10'`` and ``order_date + '1 day'`` are left alone), another concatenation, or a text column of the
+schema. On SQLite a text column counts only when its known values include words: one holding numbers as text
+(``'12' + '3'`` is 15, as meant) or whose values are unknown is left as written.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ _NOT_TEXT_LITERAL = re.compile(
     r"\s*[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?\s*|\s*[+-]?\d+\s*[a-z]+(\s+[+-]?\d+\s*[a-z]+)*\s*|\s*\d{1,4}[-/:].*",
     re.IGNORECASE,
 )  # numbers, intervals ('1 day'), dates and times: PostgreSQL reads them as the other operand's type
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?", re.IGNORECASE)
 
 
 def _text_type(col: exp.Column, sources: list, dialect: str) -> bool:
@@ -30,13 +33,13 @@ def _text_type(col: exp.Column, sources: list, dialect: str) -> bool:
         return False
     name = owners[0].has(col.this, dialect)
     column = next((c for c in owners[0].table.columns if c.name == name), None)
-    return column is not None and bool(_TEXT_TYPES.search(column.type or ""))
+    if column is None or not _TEXT_TYPES.search(column.type or ""):
+        return False
+    return dialect != "sqlite" or any(not _NUMBER.fullmatch(str(v).strip()) for v in column.value_hints)
 
 
 def repair_concat(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """Turn ``+`` between text values into ``||``, in place (PostgreSQL only)."""
-    if dialect != "postgres":
-        return
+    """Turn ``+`` between text values into ``||``, in place."""
     for scope in scopes(tree):
         sources = scope_sources(scope, schema, dialect)
 
