@@ -1,8 +1,10 @@
 """Bounded evidence about an answer that ran: what could make it wrong, measured, with the other query.
 
-Today: an inner join that adds no column but changes the rows (``core.sql.joins_adding_no_column``). The query
-without the join runs under the same limits; when its rows differ, the answer says how ("7 instead of 4") and
-offers the other query. Nothing is changed on a guess: the person decides.
+Two checks, each one more bounded query: an inner join that adds no column but changes the rows
+(``core.sql.joins_adding_no_column``: the query without the join), and on SQLite an order or extreme taken of a
+text column that holds numbers (``ORDER BY price``, ``MAX(price)``: '9' after '100'; the query with the column
+read as a number). When the other query's rows differ, the answer says how ("7 instead of 4") and offers it.
+Nothing is changed on a guess: the person decides (and the model, shown the finding, may rewrite its query).
 """
 
 from __future__ import annotations
@@ -13,29 +15,100 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlglot
+from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.errors import CairnError
 from core.prompt import tables_called_by_name
-from core.schema import Schema
-from core.sql import guard, joins_adding_no_column
+from core.schema import Column, Schema
+from core.sql import as_number, guard, holds_numbers_as_text, joins_adding_no_column
 
-__all__ = ["join_evidence"]
+__all__ = ["check_answer", "join_evidence", "order_evidence"]
 
 logger = logging.getLogger(__name__)
 
 
+Execute = Callable[[str], QueryResult]
+
+
+def check_answer(question: str, sql: str, result: QueryResult, schema: Schema,
+                 execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """Notes and alternatives of every check, the joins' first."""
+    notes, alternatives = join_evidence(question, sql, result, schema, execute)
+    more_notes, more = order_evidence(sql, result, schema, execute)
+    return notes + more_notes, alternatives + more
+
+
+def order_evidence(sql: str, result: QueryResult, schema: Schema,
+                   execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """On SQLite, an ORDER BY key or a MIN/MAX argument that is a text column holding numbers of several lengths
+    orders them as text ('9' after '100'): the query reading it as a number is run, and offered when its rows or
+    their order differ. Codes with leading zeros ('007') keep their text order."""
+    if schema.dialect != "sqlite" or result.truncated:
+        return [], []
+    tree = _parse(sql, schema.dialect)
+    if tree is None:
+        return [], []
+    cast: list[str] = []
+    for col in list(tree.find_all(exp.Column)):
+        parent = col.parent.parent if isinstance(col.parent, exp.Ordered) else col.parent
+        if not isinstance(parent, (exp.Order, exp.Max, exp.Min)) or not isinstance(col.this, exp.Identifier):
+            continue
+        column = _numbers_as_text(col, tree, schema)
+        if column is not None:
+            col.replace(as_number(col, column))
+            cast.append(column.name)
+    if not cast:
+        return [], []
+    names = ", ".join(dict.fromkeys(cast))
+    try:
+        other_sql = guard(tree.sql(dialect=schema.dialect), schema.dialect).sql
+        other = execute(other_sql)
+    except CairnError as exc:
+        logger.info("order check skipped: %s", exc)
+        return [], []
+    if other.truncated or list(map(repr, other.rows)) == list(map(repr, result.rows)):
+        return [], []
+    how = "the rows come in another order" if _same(result.rows, other.rows) else _difference(result.rows, other.rows)
+    why = (f"{names} holds numbers stored as text, so this answer orders them as text ('9' after '100'); read as "
+           f"numbers, {how}.")
+    return [why + " See the other query below the answer."], [Alternative(f"Read {names} as numbers", other_sql, why)]
+
+
+def _numbers_as_text(col: exp.Column, tree: exp.Expression, schema: Schema) -> Column | None:
+    """The table column ``col`` reads when it holds numbers of several lengths as text, else None."""
+    tables = [t for t in (schema.table(n.name) for n in tree.find_all(exp.Table)) if t is not None]
+    qualifier = col.table.lower()
+    if qualifier:
+        aliases = {(n.alias_or_name or "").lower(): n.name for n in tree.find_all(exp.Table)}
+        tables = [t for t in tables if t.name.lower() == aliases.get(qualifier, qualifier).lower()]
+    owners = [c for c in (t.column(col.name) for t in tables) if c is not None]
+    if len(owners) != 1 or not holds_numbers_as_text(owners[0]):
+        return None
+    hints = [str(v).strip().lstrip("+-") for v in owners[0].value_hints]
+    lengths = {len(v.split(".")[0]) for v in hints}
+    if len(lengths) < 2 or any(len(v) > 1 and v.startswith("0") and not v.startswith("0.") for v in hints):
+        return None
+    return owners[0]
+
+
+def _parse(sql: str, dialect: str) -> exp.Expression | None:
+    try:
+        return sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+
+
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
-                  execute: Callable[[str], QueryResult]) -> tuple[list[str], list[Alternative]]:
+                  execute: Execute) -> tuple[list[str], list[Alternative]]:
     """Notes and alternatives for the joins of ``sql`` that add no column but change its rows. A join to a table
     the question calls by its name ("courses per teacher") is meant: its rows are what is counted."""
     if result.truncated:
         return [], []  # capped rows cannot be compared
-    try:
-        tree = sqlglot.parse_one(sql, read=schema.dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    tree = _parse(sql, schema.dialect)
+    if tree is None:
         return [], []
     notes: list[str] = []
     alternatives: list[Alternative] = []
@@ -65,4 +138,11 @@ def _same(a: tuple[tuple[Any, ...], ...], b: tuple[tuple[Any, ...], ...]) -> boo
 def _difference(before: tuple[tuple[Any, ...], ...], after: tuple[tuple[Any, ...], ...]) -> str:
     if len(before) == len(after) == 1 and len(before[0]) == len(after[0]) == 1:
         return f"the result is {after[0][0]} instead of {before[0][0]}"
-    return f"{len(after):,} row(s) instead of {len(before):,}"
+    if len(before) != len(after):
+        return f"{_rows(len(after))} instead of {len(before):,}"
+    differ = sum((Counter(map(repr, before)) - Counter(map(repr, after))).values())
+    return f"{differ:,} of the {_rows(len(before))} differ"
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row" if n == 1 else f"{n:,} rows"

@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import join_evidence
+from core.evidence import check_answer
 from core.errors import (
     CairnError,
     InputError,
@@ -393,8 +393,8 @@ class AskPipeline:
             if attempt:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
-                with run.stage("check_joins"):
-                    notes, run.alternatives = join_evidence(question, checked, result, schema, self._evidence_run(run))
+                with run.stage("check_answer"):
+                    notes, run.alternatives = check_answer(question, checked, result, schema, self._evidence_run(run))
                 reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
                 if reviewed is not None:
                     checked, result, notes = reviewed

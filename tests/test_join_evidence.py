@@ -173,3 +173,48 @@ def test_no_review_when_repairs_are_off(school) -> None:
     llm = ScriptedLLM(JOINED)  # a second call would fail the test
     answer = AskPipeline(school, llm, Settings(repair_rounds=0)).ask("how many teachers are there?")
     assert answer.ok and list(answer.rows) == [(3,)] and len(llm.history) == 1 and answer.alternatives
+
+
+# -- a SQLite text column holding numbers, ordered or taken as an extreme ----------------------------------------
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:  # a CSV loaded as text
+        conn.executescript("CREATE TABLE items(id INTEGER, name TEXT, price TEXT, code TEXT);"
+                           "INSERT INTO items VALUES (1,'pen','25','007'),(2,'ink','150','010'),(3,'pad','9','100'),"
+                           "(4,'cap','1200','020');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("sql", "said"), [
+    ("SELECT name, price FROM items ORDER BY price DESC LIMIT 2", "2 of the 2 rows differ"),
+    ("SELECT MAX(price) AS top FROM items", "the result is 1200 instead of 9"),
+    ("SELECT name FROM items ORDER BY items.price", "the rows come in another order"),
+])
+def test_an_order_of_numbers_held_as_text_is_said_with_the_other_query(shop, sql: str, said: str) -> None:
+    answer = _ask(shop, sql, "most expensive items")
+    assert answer.ok and any("price holds numbers stored as text" in n and said in n for n in answer.notes)
+    (other,) = answer.alternatives
+    assert other.label == "Read price as numbers" and "CAST(" in other.sql.upper()
+    assert list(shop.execute(other.sql).rows) != list(answer.rows)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT code FROM items ORDER BY code",  # codes with leading zeros keep their text order
+    "SELECT name FROM items ORDER BY name",  # words
+    "SELECT name FROM items ORDER BY id",
+])
+def test_no_order_note_for_codes_words_or_numbers(shop, sql: str) -> None:
+    answer = _ask(shop, sql, "list the items")
+    assert answer.ok and not answer.alternatives and not any("stored as text" in n for n in answer.notes)
+
+
+def test_the_model_shown_the_order_finding_may_read_the_column_as_numbers(shop) -> None:
+    sql = "SELECT name FROM items ORDER BY price DESC LIMIT 1"
+    llm = ScriptedLLM(sql, "SELECT name FROM items ORDER BY CAST(price AS INTEGER) DESC LIMIT 1")
+    answer = AskPipeline(shop, llm, Settings()).ask("most expensive item")
+    assert answer.ok and list(answer.rows) == [("cap",)] and answer.alternatives[0].label == "The first query"

@@ -808,3 +808,30 @@ def test_a_text_column_holding_numbers_on_sqlite_may_be_summed() -> None:
     words = Schema("sqlite", (Table("game", (
         Column("score_id", "INTEGER"), Column("scores", "TEXT", value_hints=("high", "low")))),))
     assert validate_sql("SELECT SUM(score) FROM game", words, "sqlite").sql == "SELECT SUM(score_id) FROM game"
+
+
+def test_a_sqlite_text_column_holding_numbers_is_compared_as_a_number(tmp_path) -> None:
+    """A CSV loaded as TEXT: ``price > 100`` compares text ('9' > '100'). Standard SQL has no text-number
+    comparison; the known values are all numbers, so the column is compared as one, and the note says so."""
+    import sqlite3
+
+    from core.databases import open_database
+
+    path = tmp_path / "items.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE items(id INTEGER, price TEXT, label TEXT);"
+                           "INSERT INTO items VALUES (1,'25','a'),(2,'150','b'),(3,'100','c'),(4,'9','d');")
+    db = open_database(str(path))
+    try:
+        schema = db.schema()
+        for sql, want in (("SELECT COUNT(*) FROM items WHERE price > 100", 1),
+                          ("SELECT COUNT(*) FROM items i WHERE 100 <= i.price", 2),
+                          ("SELECT COUNT(*) FROM items WHERE price BETWEEN 10 AND 120", 2)):
+            out = check(sql, schema, "sqlite")
+            assert out.fixes == ("price holds numbers stored as text: compared as numbers",)
+            assert db.execute(sql).rows[0][0] != want and db.execute(out.sql).rows[0][0] == want
+        for runs in ("SELECT COUNT(*) FROM items WHERE price = 100",  # '100' = '100': as meant
+                     "SELECT COUNT(*) FROM items WHERE label > 'b'", "SELECT COUNT(*) FROM items WHERE id > 2"):
+            assert check(runs, schema, "sqlite").fixes == ()
+    finally:
+        db.close()

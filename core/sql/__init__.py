@@ -7,6 +7,7 @@ from core.sql._error_text import redact_error_values
 from core.sql._extract import extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._join_check import JoinCheck, joins_adding_no_column
+from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import value_lookup_sql
 from core.sql.repair import silences_an_error
@@ -17,6 +18,8 @@ __all__ = [
     "Validated",
     "extract_sql",
     "guard",
+    "as_number",
+    "holds_numbers_as_text",
     "joins_adding_no_column",
     "parse_statements",
     "redact_error_values",

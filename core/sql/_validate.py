@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair import repair_alias_clashes, repair_columns, repair_concat
+from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import quote_keywords, strip_joins
 from core.sql.repair import repair_tables
@@ -99,6 +99,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_tables(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)
+        compare_text_numbers(tree, schema, dialect, fixes)
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
         strip_joins(tree, schema, dialect, fixes)

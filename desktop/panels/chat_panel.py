@@ -52,8 +52,8 @@ _STAGE_TEXT = {
     "apply_memory": "Applying your preferences…",
     "execute": "Running the query…",
     "repair": "The query failed; asking the model to repair it…",
-    "check_joins": "Checking each join changes only what it should…",
-    "review": "Showing the model what the join check measured…",
+    "check_answer": "Checking joins and orders change only what they should…",
+    "review": "Showing the model what the check measured…",
     "fallback": "Trying the rule-based fallback…",
 }
 

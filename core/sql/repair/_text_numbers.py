@@ -1,0 +1,66 @@
+"""SQLite text columns that hold numbers, compared with a number, are compared as numbers.
+
+A CSV loaded into SQLite often keeps every column as TEXT. Compared with a number (``price > 100``), such a column
+is compared as text (``'25' > '100'`` is true), which no query means: standard SQL has no comparison of text with a
+number (PostgreSQL rejects it). When the column's known values are all numbers, the column is cast
+(``CAST(price AS INTEGER) > 100``) and the note says so. A column whose known values include words, or are
+unknown, is left as written; equality (``code = 7``) is left too, as SQLite compares it as ``'7'``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.schema import Column, Schema
+from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair._types import kind_of
+
+__all__ = ["as_number", "compare_text_numbers", "holds_numbers_as_text"]
+
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?", re.IGNORECASE)
+_ORDERINGS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def holds_numbers_as_text(column: Column) -> bool:
+    """A column declared as text whose known values are all numbers (at least two of them)."""
+    hints = column.value_hints
+    return (kind_of(column.type or "") == "text" and len(hints) >= 2
+            and all(_NUMBER.fullmatch(str(v).strip()) for v in hints))
+
+
+def as_number(col: exp.Column, column: Column) -> exp.Cast:
+    """``col`` read as a number: INTEGER when every known value is a whole number (1200, not 1200.0), else REAL."""
+    whole = all(re.fullmatch(r"[-+]?\d+", str(v).strip()) for v in column.value_hints)
+    return exp.Cast(this=col.copy(), to=exp.DataType.build("INTEGER" if whole else "REAL"))
+
+
+def _number(node: exp.Expression | None) -> bool:
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def compare_text_numbers(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Cast a SQLite text column holding numbers where it is ordered against a number, in place."""
+    if dialect != "sqlite":
+        return
+    for scope in scopes(tree):
+        sources = scope_sources(scope, schema, dialect)
+        for node in list(scope.expression.find_all(*_ORDERINGS, exp.Between)):
+            if isinstance(node, exp.Between):
+                pairs = [(node.this, node.args.get("low"))] if _number(node.args.get("high")) else []
+            else:
+                pairs = [(node.this, node.expression), (node.expression, node.this)]
+            for col, other in pairs:
+                if not isinstance(col, exp.Column) or not isinstance(col.this, exp.Identifier) or not _number(other):
+                    continue
+                owners = column_sources(col, sources, dialect)
+                if len(owners) != 1 or owners[0].table is None:
+                    continue
+                name = owners[0].has(col.this, dialect)
+                column = owners[0].table.column(name) if name else None
+                if column is not None and holds_numbers_as_text(column):
+                    col.replace(as_number(col, column))
+                    fixes.append(f"{column.name} holds numbers stored as text: compared as numbers")
