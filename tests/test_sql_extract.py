@@ -166,6 +166,9 @@ def test_a_looser_trailing_limit_after_fetch_first_is_dropped() -> None:
     ("SELECT COUNT(*) FROM Like", 'SELECT COUNT(*) FROM "like"'),
     ("SELECT h.name FROM Highschooler AS h JOIN Like AS l ON h.id = l.student_id",
      'SELECT h.name FROM Highschooler AS h JOIN "like" AS l ON h.id = l.student_id'),
+    # the parser stops only at the later "Like.", after the word: the last such word before it is quoted
+    ("SELECT a FROM t WHERE EXISTS (SELECT 1 FROM Like WHERE Like.u = t.id)",
+     'SELECT a FROM t WHERE EXISTS (SELECT 1 FROM "like" WHERE "like".u = t.id)'),
 ])
 def test_a_table_named_like_a_key_word_is_quoted_not_lost(reply: str, sql: str) -> None:
     assert extract_sql(reply) == sql

@@ -198,7 +198,14 @@ def _keyword_names_quoted(sql: str) -> str | None:
             tokens = dialect.tokenize(sql)
         except (SqlglotError, RecursionError):
             return None
-        hit = next((t for t in tokens if (t.line, t.col) == where and t.text.lower() in named), None)
+        # The parser may stop at the key word or a little after it (``FROM (SELECT * FROM Order) x`` stops at
+        # ``)``): the last such word at or before where it stopped.
+        hit = None
+        for token in tokens:
+            if where is None or (token.line, token.col) > where:
+                break
+            if token.text.lower() in named and token.token_type.name != "IDENTIFIER":
+                hit = token
         if hit is None:
             return None
         sql = f'{sql[: hit.start]}"{hit.text.lower()}"{sql[hit.end + 1 :]}'
