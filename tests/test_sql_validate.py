@@ -835,3 +835,17 @@ def test_a_sqlite_text_column_holding_numbers_is_compared_as_a_number(tmp_path) 
             assert check(runs, schema, "sqlite").fixes == ()
     finally:
         db.close()
+
+
+def test_a_name_between_two_columns_is_settled_by_the_value_it_is_compared_with() -> None:
+    """``city_name = 'Pune'`` with columns ``city`` and ``name``: the column whose known values hold 'Pune'."""
+    table = Table("customers", (Column("customer_id", "integer"),
+                                Column("name", "text", value_hints=("Asha", "Ravi")),
+                                Column("city", "text", value_hints=("Pune", "Delhi"))), primary_key=("customer_id",))
+    schema = Schema("postgres", (table,))
+    assert fixed("SELECT COUNT(*) FROM customers WHERE city_name = 'Pune'", schema) == (
+        "SELECT COUNT(*) FROM customers WHERE city = 'Pune'")
+    assert fixed("SELECT COUNT(*) FROM customers WHERE LOWER(city_name) IN ('pune', 'delhi')", schema) == (
+        "SELECT COUNT(*) FROM customers WHERE LOWER(city) IN ('pune', 'delhi')")
+    with pytest.raises(SQLValidationError):  # a value neither holds: still not chosen on a guess
+        check("SELECT COUNT(*) FROM customers WHERE city_name = 'Mysore'", schema)

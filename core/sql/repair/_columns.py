@@ -17,7 +17,7 @@ from sqlglot.optimizer.scope import Scope
 
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair._types import narrow_by_type
+from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
@@ -72,7 +72,7 @@ class _Repairer:
         self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
 
     def _typed(self, col: exp.Column, candidates: list[Candidate]) -> list[Candidate]:
-        """The candidates the use of ``col`` allows by type (see ``_types``)."""
+        """The candidates the use of ``col`` allows by type, and by the values it is compared with (see ``_types``)."""
 
         def column_of(cand: object) -> Any:
             src = cand.target  # type: ignore[attr-defined]
@@ -86,7 +86,8 @@ class _Repairer:
             column = column_of(cand)
             return tuple(column.value_hints) if column is not None else ()
 
-        return narrow_by_type(col, candidates, type_of, self.dialect, values_of)  # type: ignore[return-value]
+        typed = narrow_by_type(col, candidates, type_of, self.dialect, values_of)
+        return narrow_by_values(col, typed, values_of)  # type: ignore[return-value]
 
     def _fail(self, col: exp.Column, where: list[Source], names: list[str]) -> SQLValidationError:
         tables = ", ".join(s.table.qualified_name if s.table else s.key for s in where) or "the query"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-__all__ = ["expected_kind", "kind_of", "narrow_by_type"]
+__all__ = ["expected_kind", "kind_of", "narrow_by_type", "narrow_by_values"]
 
 _NUMBER_TYPES = re.compile(r"int|numeric|decimal|real|double|float|money|number|serial", re.IGNORECASE)
 _DATE_TYPES = re.compile(r"date|time", re.IGNORECASE)
@@ -88,4 +88,29 @@ def narrow_by_type(col: exp.Column, candidates: Sequence[object], type_of: Calla
         return want == "number" and all(_NUMBER_TEXT.fullmatch(str(v).strip()) for v in values)
 
     kept = [c for c in candidates if fits(c)]
+    return kept or list(candidates)
+
+
+def _compared_strings(col: exp.Column) -> list[str]:
+    """The string literals ``col`` is compared with for equality (``=``, ``<>``, ``IN (...)``), lower case."""
+    parent = col.parent
+    while isinstance(parent, (exp.Lower, exp.Upper, exp.Trim, exp.Paren)):
+        col, parent = parent, parent.parent
+    if isinstance(parent, (exp.EQ, exp.NEQ)):
+        other = parent.expression if parent.this is col else parent.this
+        return [other.this.lower()] if isinstance(other, exp.Literal) and other.is_string else []
+    if isinstance(parent, exp.In) and parent.this is col:
+        return [e.this.lower() for e in parent.expressions if isinstance(e, exp.Literal) and e.is_string]
+    return []
+
+
+def narrow_by_values(col: exp.Column, candidates: Sequence[object],
+                     values_of: Callable[[object], Sequence[str]]) -> list[object]:
+    """``candidates`` whose known values hold every string ``col`` is compared with (``city_name = 'Pune'`` on a
+    table with ``city`` and ``name``: the column that holds 'Pune'); all of them when none does or nothing is
+    compared. Data only ever narrows a choice the names left open."""
+    wanted = _compared_strings(col)
+    if not wanted:
+        return list(candidates)
+    kept = [c for c in candidates if set(wanted) <= {str(v).lower() for v in values_of(c)}]
     return kept or list(candidates)
