@@ -25,7 +25,7 @@ from core.prompt import tables_called_by_name
 from core.schema import Column, Schema
 from core.sql import as_number, guard, holds_numbers_as_text, joins_adding_no_column
 
-__all__ = ["check_answer", "join_evidence", "order_evidence"]
+__all__ = ["check_answer", "completion_evidence", "join_evidence", "order_evidence"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,12 +33,44 @@ logger = logging.getLogger(__name__)
 Execute = Callable[[str], QueryResult]
 
 
-def check_answer(question: str, sql: str, result: QueryResult, schema: Schema,
-                 execute: Execute) -> tuple[list[str], list[Alternative]]:
-    """Notes and alternatives of every check, the joins' first."""
+def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
+                 written: str | None = None) -> tuple[list[str], list[Alternative]]:
+    """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
-    more_notes, more = order_evidence(sql, result, schema, execute)
-    return notes + more_notes, alternatives + more
+    for check in (order_evidence(sql, result, schema, execute),
+                  completion_evidence(written, sql, result, schema, execute) if written else ([], [])):
+        notes += check[0]
+        alternatives += check[1]
+    return notes, alternatives
+
+
+def completion_evidence(written: str, sql: str, result: QueryResult, schema: Schema,
+                        execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A GROUP BY Cairn completed where the query had none (``SELECT region, SUM(amount) FROM sales``) splits one
+    total by the bare columns; the question may have asked for the total, so the aggregates alone are offered."""
+    before, after = _parse(written, schema.dialect), _parse(sql, schema.dialect)
+    if (not isinstance(before, exp.Select) or not isinstance(after, exp.Select) or before.args.get("group")
+            or not after.args.get("group") or after.args.get("having") or after.find(exp.Window)):  # fmt: skip
+        return [], []
+    totals = [p for p in after.expressions if p.find(exp.AggFunc)]
+    split = [p.alias_or_name for p in after.expressions if not p.find(exp.AggFunc)]
+    if not totals or not split:
+        return [], []
+    other_tree = after.copy()
+    other_tree.set("expressions", [p.copy() for p in totals])
+    for clause in ("group", "order", "limit", "offset"):
+        other_tree.set(clause, None)
+    try:
+        other_sql = guard(other_tree.sql(dialect=schema.dialect), schema.dialect).sql
+        other = execute(other_sql)
+    except CairnError as exc:
+        logger.info("total check skipped: %s", exc)
+        return [], []
+    names = ", ".join(split)
+    value = f" ({other.rows[0][0]})" if len(other.rows) == 1 and len(other.rows[0]) == 1 else ""
+    why = (f"The query had no GROUP BY; Cairn split its totals by {names}. If you asked for one total{value}, "
+           "run the other query.")
+    return [why], [Alternative(f"One total, not split by {names}", other_sql, why)]
 
 
 def order_evidence(sql: str, result: QueryResult, schema: Schema,

@@ -394,7 +394,8 @@ class AskPipeline:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_answer"):
-                    notes, run.alternatives = check_answer(question, checked, result, schema, self._evidence_run(run))
+                    notes, run.alternatives = check_answer(question, checked, result, schema,
+                                                           self._evidence_run(run), written=sql)
                 reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
                 if reviewed is not None:
                     checked, result, notes = reviewed

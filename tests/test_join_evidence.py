@@ -218,3 +218,22 @@ def test_the_model_shown_the_order_finding_may_read_the_column_as_numbers(shop) 
     llm = ScriptedLLM(sql, "SELECT name FROM items ORDER BY CAST(price AS INTEGER) DESC LIMIT 1")
     answer = AskPipeline(shop, llm, Settings()).ask("most expensive item")
     assert answer.ok and list(answer.rows) == [("cap",)] and answer.alternatives[0].label == "The first query"
+
+
+# -- a GROUP BY completed where the query had none -------------------------------------------------------------
+
+
+def test_a_completed_group_by_offers_the_one_total(shop) -> None:
+    """``SELECT name, SUM(...)`` with no GROUP BY: the completion splits the total by name; the question may
+    have asked for one total, which is offered with its value."""
+    answer = _ask(shop, "SELECT name, SUM(CAST(price AS INTEGER)) AS revenue FROM items", "total revenue")
+    assert answer.ok and len(answer.rows) == 4  # completed: one row per name
+    total = next(a for a in answer.alternatives if a.label == "One total, not split by name")
+    assert list(shop.execute(total.sql).rows) == [(1384,)]
+    assert any("had no GROUP BY" in n and "(1384)" in n for n in answer.notes)
+
+
+def test_a_group_by_the_model_wrote_offers_no_total(shop) -> None:
+    answer = _ask(shop, "SELECT name, SUM(CAST(price AS INTEGER)) AS revenue FROM items GROUP BY name",
+                  "revenue per item")
+    assert answer.ok and not answer.alternatives
