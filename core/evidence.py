@@ -46,31 +46,45 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
 
 def completion_evidence(written: str, sql: str, result: QueryResult, schema: Schema,
                         execute: Execute) -> tuple[list[str], list[Alternative]]:
-    """A GROUP BY Cairn completed where the query had none (``SELECT region, SUM(amount) FROM sales``) splits one
-    total by the bare columns; the question may have asked for the total, so the aggregates alone are offered."""
+    """The other reading of an aggregate beside bare columns with no GROUP BY in the query as written.
+
+    Completed (``SELECT region, SUM(amount) FROM sales`` grouped by region), the question may have asked for one
+    total: the aggregates alone are offered. Kept as SQLite's one-extreme idiom (``SELECT name, MAX(price)``: the
+    row with the highest price), the question may have asked per name: the grouped query is offered."""
     before, after = _parse(written, schema.dialect), _parse(sql, schema.dialect)
     if (not isinstance(before, exp.Select) or not isinstance(after, exp.Select) or before.args.get("group")
-            or not after.args.get("group") or after.args.get("having") or after.find(exp.Window)):  # fmt: skip
+            or after.args.get("having") or after.find(exp.Window)):  # fmt: skip
         return [], []
     totals = [p for p in after.expressions if p.find(exp.AggFunc)]
-    split = [p.alias_or_name for p in after.expressions if not p.find(exp.AggFunc)]
-    if not totals or not split:
+    bare = [p for p in after.expressions if not p.find(exp.AggFunc) and not isinstance(p.unalias(), exp.Literal)]
+    if not totals or not bare or any(isinstance(p, exp.Star) or p.find(exp.Star) for p in bare):
         return [], []
+    names = ", ".join(p.alias_or_name for p in bare)
     other_tree = after.copy()
-    other_tree.set("expressions", [p.copy() for p in totals])
-    for clause in ("group", "order", "limit", "offset"):
-        other_tree.set(clause, None)
+    if after.args.get("group"):
+        other_tree.set("expressions", [p.copy() for p in totals])
+        for clause in ("group", "order", "limit", "offset"):
+            other_tree.set(clause, None)
+        label = f"One total, not split by {names}"
+    else:  # SQLite's idiom ran: bare columns from the row holding the extreme
+        other_tree.set("group", exp.Group(expressions=[p.unalias().copy() for p in bare]))
+        label = f"One row per {names}"
     try:
         other_sql = guard(other_tree.sql(dialect=schema.dialect), schema.dialect).sql
         other = execute(other_sql)
     except CairnError as exc:
-        logger.info("total check skipped: %s", exc)
+        logger.info("aggregate check skipped: %s", exc)
         return [], []
-    names = ", ".join(split)
-    value = f" ({other.rows[0][0]})" if len(other.rows) == 1 and len(other.rows[0]) == 1 else ""
-    why = (f"The query had no GROUP BY; Cairn split its totals by {names}. If you asked for one total{value}, "
-           "run the other query.")
-    return [why], [Alternative(f"One total, not split by {names}", other_sql, why)]
+    if other.truncated or _same(result.rows, other.rows):
+        return [], []
+    if after.args.get("group"):
+        value = f" ({other.rows[0][0]})" if len(other.rows) == 1 and len(other.rows[0]) == 1 else ""
+        why = (f"The query had no GROUP BY; Cairn split its totals by {names}. If you asked for one total{value}, "
+               "run the other query.")
+    else:
+        why = (f"The query has no GROUP BY, so {names} come from the one row holding the extreme. If you asked "
+               f"for one row per {names} ({_rows(len(other.rows))}), run the other query.")
+    return [why], [Alternative(label, other_sql, why)]
 
 
 def order_evidence(sql: str, result: QueryResult, schema: Schema,

@@ -329,11 +329,10 @@ class AskPipeline:
                 return validated.as_written
         if Counter(before.rows) == Counter(after.rows) and len(before.columns) == len(after.columns):
             return validated
-        run.notes.append(
-            f"Ran as written, without the repair \"{'; '.join(validated.unproven)}\": it would change the rows (in "
-            "SQLite a column that is neither grouped nor aggregated shows one row's value per group). To split the "
-            f"groups by that column, run: {validated.sql}"
-        )
+        why = (f"Ran as written, without the repair \"{'; '.join(validated.unproven)}\": it would change the rows "
+               "(in SQLite a column that is neither grouped nor aggregated shows one row's value per group).")
+        run.notes.append(why + " To split the groups by that column, run the other query below the answer.")
+        run.alternatives.append(Alternative("Grouped by every column shown", validated.sql, why))
         return validated.as_written
 
     def _ask_model(
@@ -362,6 +361,7 @@ class AskPipeline:
         for attempt in range(rounds):
             stage = "generate" if attempt == 0 else "repair"
             sql: str | None = None
+            run.alternatives = []
             try:
                 with run.stage(stage):
                     reply = self.generate(prompt)
@@ -394,8 +394,8 @@ class AskPipeline:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_answer"):
-                    notes, run.alternatives = check_answer(question, checked, result, schema,
-                                                           self._evidence_run(run), written=sql)
+                    notes, found = check_answer(question, checked, result, schema, self._evidence_run(run), written=sql)
+                run.alternatives += found
                 reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
                 if reviewed is not None:
                     checked, result, notes = reviewed
@@ -416,7 +416,7 @@ class AskPipeline:
         SQL back (or the same rows) keeps the first answer and its note."""
         if self.llm is None or self.settings.repair_rounds <= 0:
             return None
-        first = run.alternatives[0]
+        first, found = run.alternatives[0], list(run.alternatives)
         notes, applied = len(run.notes), list(run.applied)
         try:
             with run.stage("review"):
@@ -426,15 +426,15 @@ class AskPipeline:
         except (*_REPAIRABLE, LLMError) as exc:
             logger.info("the model's review of the join was not used: %s", exc)
             other = None
-        added = run.notes[notes:]
+        added, run.alternatives = run.notes[notes:], found
         del run.notes[notes:]
         if other is None or other.truncated or Counter(other.rows) == Counter(result.rows):
             run.applied = applied
             return None
-        run.notes.extend(n for n in added if n not in run.notes)
+        run.notes[:] = [n for n in run.notes if not n.startswith(first.why)] + [n for n in added if n not in run.notes]
         run.alternatives = [Alternative("The first query", sql, first.why)]
-        return revised, other, [f"{first.why} Shown both counts, the model rewrote its query (this answer); the "
-                                "first query is offered below."]
+        return revised, other, [f"{first.why} Shown this, the model rewrote its query (this answer); the first "
+                                "query is offered below."]
 
     def _ask_fallback(self, run: _Run, question: str, schema: Schema) -> Answer:
         with run.stage("fallback"):

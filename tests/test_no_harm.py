@@ -41,8 +41,11 @@ def test_a_completion_that_would_change_the_rows_is_not_applied(places) -> None:
     sql = "SELECT state, city, COUNT(*) AS n FROM visits GROUP BY state HAVING COUNT(*) > 2"
     answer = _ask(places, sql)
     assert answer.ok and answer.sql == sql and answer.path == "llm"
-    assert sorted(r[0] for r in answer.rows) == ["CA", "NY"]  # with city grouped too, nothing would pass HAVING
+    assert sorted(r[0] for r in answer.rows) == ["CA", "NY"]  # with city grouped too, only NYC passes HAVING
     assert any("Ran as written" in n and "city" in n for n in answer.notes)
+    (grouped,) = answer.alternatives  # the completion stays one click away
+    assert grouped.label == "Grouped by every column shown" and "GROUP BY state, city" in grouped.sql
+    assert places.execute(grouped.sql).rows == (('NY', 'NYC', 3),)
 
 
 def test_a_completion_that_keeps_the_rows_is_applied(places) -> None:
@@ -80,6 +83,9 @@ def test_an_aggregate_beside_bare_columns_with_no_group_by_is_completed_on_sqlit
 def test_the_lone_max_idiom_of_sqlite_is_left_as_written(places) -> None:
     answer = _ask(places, "SELECT city, MAX(zip) AS z FROM visits")
     assert answer.ok and answer.path == "llm" and list(answer.rows) == [("SF", "9401")]
+    (per_city,) = answer.alternatives  # the question may have asked per city: offered, with how many rows
+    assert per_city.label == "One row per city" and "GROUP BY city" in per_city.sql
+    assert len(places.execute(per_city.sql).rows) == 5 and "(5 rows)" in per_city.why
 
 
 @pytest.fixture()
