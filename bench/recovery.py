@@ -174,10 +174,11 @@ class Tally:
     cairn: Counter[str]
     wrong: Counter[str]  # Cairn showed rows, and they are not the question's: the worst outcome
     flagged: Counter[str]  # ... of which the answer offers another query (what could make it wrong, said)
+    noise: Counter[str]  # right rows, and yet another query offered: a doubt raised for nothing
 
     @classmethod
     def new(cls) -> Tally:
-        return cls(Counter(), Counter(), Counter(), Counter(), Counter())
+        return cls(Counter(), Counter(), Counter(), Counter(), Counter(), Counter())
 
 
 @dataclass(frozen=True)
@@ -247,9 +248,13 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                         tally.cairn[key] += cairn_ok
                         tally.wrong[key] += answer.ok and not cairn_ok
                         tally.flagged[key] += answer.ok and not cairn_ok and bool(answer.alternatives)
+                        tally.noise[key] += cairn_ok and bool(answer.alternatives)
                 if asis_ok and not cairn_ok:  # the reply was right as written and Cairn changed its result
                     false_repairs.append(f"[{kind}] {name} ({dialect}): {case.question[:60]!r} -> "
                                          f"{answer.sql or answer.error}")  # fmt: skip
+                if cairn_ok and answer.alternatives and (kind in show or "all" in show) and generator.name == "own":
+                    print(f"--- doubt [{kind}] {name}: {case.question[:90]}\n  offered: "
+                          f"{[a.label for a in answer.alternatives]}")
                 if not cairn_ok and (kind in show or "all" in show) and generator.name == "own":
                     print(f"--- [{kind}] {name} ({dialect}): {case.question[:80]}\n  note: {damaged.note}\n  reply: "
                           f"{damaged.reply[:600]}\n  cairn: {answer.sql or ''}\n  error: {answer.error}"
@@ -265,7 +270,7 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
           f"({100 * counts['non_empty'] / max(1, counts['scored']):.0f}%), gold not faithfully re-rendered "
           f"(tree kinds skipped): {counts['unrenderable']}")
     print(f"{'kind':16} {'n':>5} {'as-is':>7} {'cairn':>7} | {'n≠∅':>5} {'as-is':>7} {'cairn':>7} | "
-          f"{'wrong shown':>11} {'flagged':>7} {'no answer':>9}")
+          f"{'wrong shown':>11} {'flagged':>7} {'no answer':>9} {'right+doubt':>11}")
     for key in (*kinds, "ALL"):
         a, b = totals["all:" + key], totals["non_empty:" + key]
         if not a.n[key]:
@@ -276,7 +281,7 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
 
         no_answer = a.n[key] - a.cairn[key] - a.wrong[key]
         print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
-              f"{pct(b, b.cairn)} | {a.wrong[key]:>11} {a.flagged[key]:>7} {no_answer:>9}")
+              f"{pct(b, b.cairn)} | {a.wrong[key]:>11} {a.flagged[key]:>7} {no_answer:>9} {a.noise[key]:>11}")
     print(f"changed results (the reply was right as written, Cairn's rows differ): {len(false_repairs)}")
     for line in false_repairs[:20]:
         print("  " + line)

@@ -21,8 +21,8 @@ from sqlglot.errors import SqlglotError
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.errors import CairnError
-from core.prompt import tables_called_by_name
-from core.schema import Column, Schema
+from core.prompt import column_said, tables_called_by_name
+from core.schema import Column, Schema, Table
 from core.sql import as_number, guard, holds_numbers_as_text, joins_adding_no_column
 
 __all__ = ["check_answer", "completion_evidence", "join_evidence", "order_evidence"]
@@ -38,18 +38,18 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     for check in (order_evidence(sql, result, schema, execute),
-                  completion_evidence(written, sql, result, schema, execute) if written else ([], [])):
+                  completion_evidence(question, written, sql, result, schema, execute) if written else ([], [])):
         notes += check[0]
         alternatives += check[1]
     return notes, alternatives
 
 
-def completion_evidence(written: str, sql: str, result: QueryResult, schema: Schema,
+def completion_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,
                         execute: Execute) -> tuple[list[str], list[Alternative]]:
     """The other reading of an aggregate beside bare columns with no GROUP BY in the query as written.
 
     Completed (``SELECT region, SUM(amount) FROM sales`` grouped by region), the question may have asked for one
-    total: the aggregates alone are offered. Kept as SQLite's one-extreme idiom (``SELECT name, MAX(price)``: the
+    total: the aggregates alone are offered, unless the question says every column split by ("per region"). Kept as SQLite's one-extreme idiom (``SELECT name, MAX(price)``: the
     row with the highest price), the question may have asked per name: the grouped query is offered."""
     before, after = _parse(written, schema.dialect), _parse(sql, schema.dialect)
     if (not isinstance(before, exp.Select) or not isinstance(after, exp.Select) or before.args.get("group")
@@ -60,6 +60,9 @@ def completion_evidence(written: str, sql: str, result: QueryResult, schema: Sch
     if not totals or not bare or any(isinstance(p, exp.Star) or p.find(exp.Star) for p in bare):
         return [], []
     names = ", ".join(p.alias_or_name for p in bare)
+    if after.args.get("group") and all(column_said(question, p.alias_or_name, _table_of(p.unalias(), after, schema))
+                                       for p in bare):  # fmt: skip
+        return [], []
     other_tree = after.copy()
     if after.args.get("group"):
         other_tree.set("expressions", [p.copy() for p in totals])
@@ -123,21 +126,35 @@ def order_evidence(sql: str, result: QueryResult, schema: Schema,
     return [why + " See the other query below the answer."], [Alternative(f"Read {names} as numbers", other_sql, why)]
 
 
-def _numbers_as_text(col: exp.Column, tree: exp.Expression, schema: Schema) -> Column | None:
-    """The table column ``col`` reads when it holds numbers of several lengths as text, else None."""
+def _owner(col: exp.Expression, tree: exp.Expression, schema: Schema) -> tuple[Table, Column] | None:
+    """The one table column a column reference of ``tree`` reads (by its qualifier, else by its name)."""
+    if not isinstance(col, exp.Column):
+        return None
     tables = [t for t in (schema.table(n.name) for n in tree.find_all(exp.Table)) if t is not None]
     qualifier = col.table.lower()
     if qualifier:
         aliases = {(n.alias_or_name or "").lower(): n.name for n in tree.find_all(exp.Table)}
         tables = [t for t in tables if t.name.lower() == aliases.get(qualifier, qualifier).lower()]
-    owners = [c for c in (t.column(col.name) for t in tables) if c is not None]
-    if len(owners) != 1 or not holds_numbers_as_text(owners[0]):
+    owners = [(t, c) for t in tables if (c := t.column(col.name)) is not None]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _table_of(col: exp.Expression, tree: exp.Expression, schema: Schema) -> str:
+    owner = _owner(col, tree, schema)
+    return owner[0].name if owner else ""
+
+
+def _numbers_as_text(col: exp.Column, tree: exp.Expression, schema: Schema) -> Column | None:
+    """The table column ``col`` reads when it holds numbers of several lengths as text, else None."""
+    owner = _owner(col, tree, schema)
+    if owner is None or not holds_numbers_as_text(owner[1]):
         return None
-    hints = [str(v).strip().lstrip("+-") for v in owners[0].value_hints]
+    column = owner[1]
+    hints = [str(v).strip().lstrip("+-") for v in column.value_hints]
     lengths = {len(v.split(".")[0]) for v in hints}
     if len(lengths) < 2 or any(len(v) > 1 and v.startswith("0") and not v.startswith("0.") for v in hints):
         return None
-    return owners[0]
+    return column
 
 
 def _parse(sql: str, dialect: str) -> exp.Expression | None:

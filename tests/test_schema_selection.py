@@ -152,3 +152,18 @@ def test_load_two_defog_dumps(embedded_pg: object) -> None:
         assert count is not None and count[0] == expected
         assert rows is not None and rows[0] > 0
         assert len(defog_schema(name).tables) == expected
+
+
+@pytest.mark.parametrize(("question", "column", "table", "said"), [
+    ("How many restaurants are there in each city?", "city_name", "location", True),
+    ("sales by customer's state", "sbCustState", "sbCustomer", True),
+    ("papers per dataset", "datasetid", "paper_dataset", True),
+    ("publications per author", "name", "author", True),  # a label: its table's name is what is said
+    ("top 3 transaction statuses", "status", "transactions", True),
+    ("What is the total revenue?", "region", "sales", False),
+    ("What is the total revenue?", "name", "customer", False),
+])
+def test_a_column_is_said_by_its_own_words_or_for_a_label_by_its_table(question, column, table, said) -> None:
+    from core.prompt import column_said
+
+    assert column_said(question, column, table) is said

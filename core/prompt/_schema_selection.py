@@ -72,7 +72,7 @@ def _stem(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes")):
+    if len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes", "uses")):  # statuses, bonuses: status, bonus
         return w[:-2]
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
@@ -316,3 +316,26 @@ def tables_called_by_name(schema: Schema, question: str) -> set[str]:
     return {t.qualified_name for t in schema.tables
             if (name := [w for w in split_words(t.name) if len(w) > 1]) and set(name) <= said}
 
+
+
+_LABEL_OR_KEY = frozenset({"name", "id", "no", "num", "number", "code", "key", "title", "label"})
+
+
+def column_said(question: str, name: str, table: str = "") -> bool:
+    """Whether the question says what a column is about: one of its own words beside name/id/code... ("city" of
+    ``city_name``, "state" of ``sbCustState``, "dataset" of ``datasetid``), or, for a column that is only a label
+    or key of its table (``name``, ``did``), the table's name. For deciding that a split by that column is meant."""
+    said = set(split_words(question))
+    words = []
+    for word in split_words(name):
+        for end in ("name", "id"):  # run-together names: datasetid, authorname
+            if word.endswith(end) and len(word) > len(end) + 2:
+                word = _stem(word[: -len(end)])
+        if len(word) > 2 and not word.isdigit() and word not in _LABEL_OR_KEY:
+            words.append(word)
+    if any(w in said for w in words):
+        return True
+    if words and not all(len(w) <= 3 for w in words):
+        return False
+    table_words = [w for w in split_words(table) if len(w) > 1]
+    return bool(table_words) and set(table_words) <= said

@@ -1,62 +1,63 @@
-"""Held-out damage generator no. 3 ("fresh2"): replies a small local model might give instead of the gold SQL.
+"""Held-out damage generator "fresh2": the reply a small local model might give instead of the gold SQL.
 
 Written without reading the repair code or the earlier generators, from published analyses of LLM-written SQL:
 
-* DIN-SQL (Pourreza & Rafiei 2023) error study on Spider: schema linking is the largest class (wrong or invented
-  column / table names, a column taken from the wrong table), then JOIN errors (missing or superfluous tables),
-  GROUP BY errors (missing clause, grouping by the wrong column), nested-query / set errors, invalid SQL.
-* MAC-SQL (Wang et al. 2024) and the BIRD paper (Li et al. 2023): "dirty" values and dialect slips, missing CAST in
-  ratios (integer division in SQLite), misuse of aggregates (aggregate in WHERE, bare columns), wrong DISTINCT.
-* Work on SQL hallucination / self-correction (e.g. "SQL-CRAFT", "Before Generation, Align it" / TA-SQL, the
-  DAIL-SQL and CodeS error tables, the SQL-PaLM ablations): hallucinated names that follow the *model's* naming
-  conventions instead of the schema's (snake vs camel, id/_id/_no/_num suffixes, plural tables, abbreviation
-  expansion such as cust -> customer), functions and LIMIT syntax from another dialect (MySQL / T-SQL / Oracle
-  habits leak into SQLite and PostgreSQL), output wrapped in prose or several code blocks.
-* Own observation of 7B coder models (qwen2.5-coder, deepseek-coder, codellama): ```sqlite / ```postgresql fence tags,
-  "SQLQuery:" LangChain-style prefixes, "Let's think step by step" numbered plans, an exploratory query before the
-  answer, echoing the schema as CREATE TABLE, initial-letter aliases that happen to be keywords (airport_service ->
-  ``as``, inventory_snapshots -> ``is``), British/American spelling slips (neighbourhood).
+* DIN-SQL (Pourreza & Rafiei 2023), Spider error study: schema linking is the largest class (invented or misspelt
+  column / table names, a column taken from the wrong table), then JOIN errors (superfluous or missing tables),
+  GROUP BY errors (missing clause, grouping by the wrong column), nested-query errors and invalid SQL.
+* BIRD (Li et al. 2023) and MAC-SQL (Wang et al. 2024): dialect slips, a missing CAST in ratios (integer division),
+  aggregate misuse (aggregate in WHERE, bare columns, nested aggregates for "the most ..."), wrong DISTINCT.
+* Hallucination and self-correction studies (TA-SQL "Before Generation, Align it", DAIL-SQL / CodeS error tables):
+  names that follow the model's own conventions instead of the schema's (snake vs camel, id / _id / _no / _num,
+  plural tables, abbreviations expanded such as cust -> customer, synonyms taken from the question's wording), and
+  habits of other dialects (MySQL / T-SQL / Oracle functions, LIMIT syntax and quoting) leaking into SQLite and
+  PostgreSQL; replies wrapped in prose or in several code blocks.
+* Observed on 7B coder models (qwen2.5-coder, deepseek-coder, codellama): ```sqlite / ```postgresql fence tags,
+  LangChain "SQLQuery:" lines, "Let's think step by step" plans, an exploratory query or an echoed CREATE TABLE
+  before the answer, initial-letter aliases that happen to be keywords (airport_service -> ``as``,
+  inventory_snapshots -> ``is``), British / American spelling (neighbourhood), COUNT over a 0/1 CASE.
 
-Family A ("meaning kept": the database rejects the reply, or the intended query is recoverable from reply + schema):
-
+Family A (meaning kept: the database rejects the reply, or the intended query follows from reply + schema):
   clean               the gold itself.
-  prose_wrapped       the SQL inside varied prose: preambles, numbered plans, trailing explanations, LangChain
-                      "SQLQuery:" lines, fence tags of other dialects, unfenced SQL followed by an explanation.
-  two_blocks          two code blocks: an exploratory/draft/schema-echo block before the answer, or the answer
-                      followed by example output or a MySQL variant.
-  column_name         one column misnamed: convention (camel/snake, id/_id/_no/_num, plural, table prefix added or
-                      dropped, abbreviation expanded/contracted) or a synonym guessed from the question wording.
+  prose_wrapped       the SQL inside varied prose: preamble, numbered plan, bullet explanation, "SQLQuery:",
+                      "Answer:", fences tagged with other dialects or untagged, SQL unfenced between paragraphs.
+  two_blocks          an exploratory / draft / CREATE TABLE block before the answer, or the answer followed by an
+                      example-output block or a MySQL variant.
+  column_name         one column misnamed: a convention (camel/snake, id/_no/_num, plural, table prefix added or
+                      dropped, abbreviation) or a synonym guessed from the question (title/name, amount/total).
   table_name          one table misnamed: plural/singular, tbl_ prefix, camel/snake, synonym, schema prefix dropped.
-  reserved_word       an unquoted keyword as identifier: a column guessed as ``desc``/``from``/``to``/``limit``,
-                      a table alias from initials that is a keyword, an output alias such as ``AS order``.
-  quoting_slip        MySQL / T-SQL quoting: backticks, [brackets], "strings", 'alias', dbo. prefixes, `t.col`,
+  reserved_word       an unquoted keyword as identifier: a column guessed as desc / from / to / limit, a table alias
+                      from initials or prefix that is a keyword (as, is, do, in, or), an output alias AS order.
+  quoting_slip        MySQL / T-SQL quoting: `backticks`, [brackets], "strings", 'alias', dbo. prefix, `t.col`,
                       typographic quotes, quoted mixed-case names on PostgreSQL.
-  foreign_limit       TOP n, TOP (n), FETCH FIRST, OFFSET .. FETCH NEXT, LIMIT a, b (PostgreSQL), Oracle ROWNUM.
-  foreign_function    date/string/null functions of another dialect: YEAR(), DATEPART, DATEDIFF, GETDATE(),
-                      CURDATE(), DATE_FORMAT, strftime on PostgreSQL, ISNULL/NVL/IFNULL, LEN, CONCAT or + for ||.
-  foreign_operator    operators/casts of another dialect: ILIKE or ``::`` on SQLite, ``==``, REGEXP, CONVERT(),
-                      CAST AS FLOAT64/NUMBER, IF(), boolean compared with 1/0 on PostgreSQL.
-  missing_group_by    aggregate with bare columns: GROUP BY dropped, or one selected key left out of it.
-  aggregate_in_where  HAVING condition moved into WHERE; ``= (SELECT MAX(x) FROM t)`` written as ``= MAX(x)``.
+  foreign_limit       TOP n, TOP (n), FETCH FIRST (SQLite), OFFSET .. FETCH NEXT, LIMIT a, b (PostgreSQL), ROWNUM.
+  foreign_function    date / null / string functions of another dialect, consistently in one style (MySQL, T-SQL,
+                      Oracle, SQLite-on-PostgreSQL): YEAR(), DATEPART, DATEDIFF, GETDATE(), DATE_FORMAT, strftime,
+                      DATE_SUB, ISNULL / NVL / IFNULL, LEN, CONCAT or + for ||.
+  foreign_operator    operators / casts of another dialect: ILIKE and ``::`` on SQLite, ``==``, REGEXP, CONVERT(),
+                      CAST AS FLOAT64 / NUMBER / DOUBLE, IF(), LIKE .. COLLATE NOCASE, booleans compared with 1 / 0.
+  missing_group_by    aggregate beside bare columns: GROUP BY left out, or a selected column left out of it.
+  aggregate_in_where  HAVING condition in WHERE; "= (SELECT MAX(x) FROM t)" as "= MAX(x)"; ORDER BY .. LIMIT 1
+                      as WHERE x = MAX(x) or HAVING COUNT(..) = MAX(COUNT(..)).
   alias_misuse        the table name used after aliasing it, a column qualified with the other table's alias, an
-                      output alias used in WHERE/HAVING (before it is defined in evaluation order).
+                      output alias used in WHERE / HAVING (before it exists in evaluation order).
   ambiguous_column    a column present in two joined tables left unqualified.
-
-Family B ("silent_*": runs without error, different rows):
-
+Family B ("silent_*": runs without error, returns other rows):
   silent_extra_join       an INNER JOIN to a related table that adds no selected column (multiplies or drops rows).
-  silent_group_by_label   the key dropped from GROUP BY, so rows with equal labels (names) merge.
-  silent_integer_division the CAST / ``* 1.0`` that made a ratio fractional left out (integer division).
-  silent_missing_distinct DISTINCT dropped from SELECT DISTINCT or COUNT(DISTINCT ...).
-  silent_count_nulls       COUNT(col) written COUNT(*): counts NULLs and the unmatched rows of a LEFT JOIN.
+  silent_group_by_label   the key dropped from GROUP BY, or COUNT(DISTINCT key) as COUNT(DISTINCT name).
+  silent_integer_division the CAST / * 1.0 / 60.0 that made a ratio fractional left out.
+  silent_missing_distinct DISTINCT dropped from SELECT DISTINCT or COUNT(DISTINCT ..).
+  silent_count_nulls      COUNT(col) as COUNT(*) (counts NULLs and unmatched LEFT JOIN rows), COUNT(CASE .. END)
+                          with ELSE 0, SUM(CASE .. 1 ELSE 0) as COUNT: COUNT's NULL rule missed.
 
-Kinds in TREE_KINDS re-render the gold through sqlglot; the others edit the gold's text at positions sqlglot
-reports (identifiers, tokens), so the rest of the gold's formatting is kept.
+TREE_KINDS re-render the gold through sqlglot; the other kinds edit the gold's own text at positions sqlglot
+reports (identifiers, tokens), keeping its formatting.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import re
 from dataclasses import dataclass
@@ -80,132 +81,99 @@ class Damaged:
 DAMAGE_KINDS: tuple[str, ...] = (
     "clean", "prose_wrapped", "two_blocks", "column_name", "table_name", "reserved_word", "quoting_slip",
     "foreign_limit", "foreign_function", "foreign_operator", "missing_group_by", "aggregate_in_where",
-    "alias_misuse", "ambiguous_column",
-    "silent_extra_join", "silent_group_by_label", "silent_integer_division", "silent_missing_distinct",
-    "silent_count_nulls",
+    "alias_misuse", "ambiguous_column", "silent_extra_join", "silent_group_by_label", "silent_integer_division",
+    "silent_missing_distinct", "silent_count_nulls",
 )  # fmt: skip
 TREE_KINDS: tuple[str, ...] = (
-    "foreign_function", "foreign_operator", "missing_group_by", "aggregate_in_where",
-    "silent_extra_join", "silent_group_by_label", "silent_integer_division", "silent_missing_distinct",
-    "silent_count_nulls",
+    "foreign_function", "foreign_operator", "missing_group_by", "aggregate_in_where", "silent_extra_join",
+    "silent_group_by_label", "silent_integer_division", "silent_missing_distinct", "silent_count_nulls",
 )  # fmt: skip
+Reply = tuple[str, str] | None
+Edit = tuple[int, int, str]
 
-# ---------------------------------------------------------------------------------------------------- keywords
-# Measured on SQLite 3.40 and PostgreSQL 16: words that make ``FROM t AS w`` / ``SELECT x AS w`` / ``SELECT x w`` fail.
-_W = str.split
+# Measured on SQLite 3.40 and PostgreSQL 16: words that make ``FROM t AS w`` (table alias) or ``SELECT x AS w``
+# (SQLite) / ``SELECT x w`` (PostgreSQL accepts any keyword after AS) fail.
 _TABLE_ALIAS_FAILS = {
-    "sqlite": set(_W("all and as between case cast check collate constraint create current_date default distinct "
-                     "else except foreign from group having in index is join limit not null on or order primary "
-                     "references select table then to union unique using values when where")),
-    "postgres": set(_W("all and any array as asc both case cast check collate column constraint create current_date "
-                       "current_user default desc distinct do else end except false fetch for foreign from grant "
-                       "group having in inner is join left like limit natural not null offset on only or order "
-                       "outer primary references right select session_user some table then to true union unique "
-                       "user using when where window with")),
+    "sqlite": set("all and as between case cast check collate constraint create current_date default distinct else "
+                  "except foreign from group having in index is join limit not null on or order primary references "
+                  "select table then to union unique using values when where".split()),
+    "postgres": set("all and any array as asc both case cast check collate column constraint create current_date "
+                    "current_user default desc distinct do else end except false fetch for foreign from grant group "
+                    "having in inner is join left like limit natural not null offset on only or order outer primary "
+                    "references right select session_user some table then to true union unique user using when "
+                    "where window with".split()),
 }  # fmt: skip
-_OUTPUT_ALIAS_FAILS = {  # sqlite: with AS; postgres: without AS (PostgreSQL accepts any keyword after AS)
-    "sqlite": set(_W("all and as between case check collate constraint create default distinct else except foreign "
-                     "from group having in index is join limit not null on or order primary references select "
-                     "table then to union unique using values when where")),
-    "postgres": set(_W("array as create except fetch for from grant group having limit offset on order to union "
-                       "where window with")),
+_OUTPUT_ALIAS_FAILS = {
+    "sqlite": _TABLE_ALIAS_FAILS["sqlite"] - {"cast", "current_date"},
+    "postgres": set("array as create except fetch for from grant group having limit offset on order to union where "
+                    "window with".split()),
 }  # fmt: skip
-# A name part a model turns into a bare keyword when it guesses a column (from_airport -> from, description -> desc).
+# A name part a model shortens a column to, giving a bare keyword (from_airport -> from, description -> desc).
 _KEYWORD_OF_WORD = {
     "from": "from", "to": "to", "order": "order", "orders": "order", "group": "group", "groups": "group",
     "limit": "limit", "index": "index", "check": "check", "checkin": "check", "checkins": "check", "case": "case",
     "default": "default", "reference": "references", "references": "references", "table": "table",
     "offset": "offset", "window": "window", "primary": "primary", "unique": "unique", "values": "values",
-    "user": "user", "users": "user", "end": "end", "desc": "desc", "description": "desc", "like": "like",
-    "likes": "like", "between": "between", "distinct": "distinct", "only": "only", "left": "left",
-    "right": "right", "cast": "cast", "column": "column", "grant": "grant", "fetch": "fetch", "when": "when",
+    "user": "user", "end": "end", "desc": "desc", "description": "desc", "like": "like", "likes": "like",
+    "between": "between", "only": "only", "left": "left", "right": "right", "column": "column", "when": "when",
 }  # fmt: skip
-_UNSAFE_BARE = {"user", "current_user", "session_user", "current_date", "true", "false", "null"}
+_UNSAFE_BARE = {"user", "current_user", "session_user", "current_date", "true", "false", "null"}  # valid bare values
 
-# --------------------------------------------------------------------------------------------- name distortion
 _ABBREV = {
-    "customer": ["cust"], "transaction": ["txn", "tx", "trans"], "amount": ["amt"], "quantity": ["qty"],
-    "number": ["num", "no", "nbr"], "description": ["desc", "descr"], "address": ["addr"], "date": ["dt"],
-    "timestamp": ["ts"], "department": ["dept"], "employee": ["emp"], "manager": ["mgr"],
-    "organization": ["org"], "reference": ["ref"], "minimum": ["min"], "maximum": ["max"], "average": ["avg"],
-    "count": ["cnt"], "message": ["msg"], "percent": ["pct"], "category": ["cat"], "information": ["info"],
-    "payment": ["pmt"], "publication": ["pub"], "professor": ["prof"], "instructor": ["instr"],
-    "product": ["prod"], "account": ["acct"], "balance": ["bal"], "latitude": ["lat"], "longitude": ["lng", "lon"],
-    "conference": ["conf"], "keyword": ["kw"], "sequence": ["seq"], "service": ["svc"], "distance": ["dist"],
-    "identifier": ["id"], "citation": ["cite"], "year": ["yr"], "month": ["mon"], "telephone": ["tel"],
-    "business": ["biz"], "received": ["rcvd"], "symbol": ["sym"],
-    "treatment": ["tx", "trt"], "diagnosis": ["dx"], "patient": ["pt"], "doctor": ["dr", "doc"],
-    "created": ["crtd"], "status": ["stat"], "student": ["stu"], "course": ["crs"], "semester": ["sem"],
+    "customer": ["cust"], "transaction": ["txn", "tx"], "amount": ["amt"], "quantity": ["qty"],
+    "number": ["num", "no"], "description": ["desc", "descr"], "address": ["addr"], "date": ["dt"],
+    "timestamp": ["ts"], "department": ["dept"], "employee": ["emp"], "manager": ["mgr"], "organization": ["org"],
+    "reference": ["ref"], "minimum": ["min"], "maximum": ["max"], "average": ["avg"], "count": ["cnt"],
+    "message": ["msg"], "percent": ["pct"], "category": ["cat"], "information": ["info"], "payment": ["pmt"],
+    "publication": ["pub"], "professor": ["prof"], "instructor": ["instr"], "product": ["prod"],
+    "account": ["acct"], "balance": ["bal"], "latitude": ["lat"], "longitude": ["lng", "lon"], "sequence": ["seq"],
+    "conference": ["conf"], "keyword": ["kw"], "service": ["svc"], "distance": ["dist"], "citation": ["cite"],
+    "year": ["yr"], "telephone": ["tel"], "business": ["biz"], "symbol": ["sym"], "treatment": ["trt"],
+    "diagnosis": ["dx"], "patient": ["pt"], "doctor": ["dr", "doc"], "created": ["crtd"], "status": ["stat"],
+    "student": ["stu"], "course": ["crs"], "semester": ["sem"],
 }  # fmt: skip
-_EXPAND = {short: full for full, shorts in _ABBREV.items() for short in shorts if short not in ("id", "no", "to")}
+_EXPAND = {short: full for full, shorts in _ABBREV.items() for short in shorts if short not in ("no", "pt")}
 _SYNONYMS = {
-    "name": ["title", "label"], "title": ["name", "heading"], "amount": ["total", "value", "sum"],
-    "total": ["amount", "sum"], "price": ["cost", "amount"], "cost": ["price", "amount", "fare"],
-    "date": ["day", "time"], "time": ["date", "hour"], "rating": ["score", "stars"], "score": ["rating", "points"],
-    "email": ["mail", "email_address"], "phone": ["telephone", "mobile", "phone_number"],
-    "state": ["province", "region"], "country": ["nation", "country_code"], "city": ["town", "city_name"],
-    "status": ["state", "condition"], "type": ["kind", "category"], "category": ["type", "genre", "kind"],
-    "description": ["details", "summary"], "text": ["content", "body"], "message": ["content", "body"],
-    "balance": ["funds", "amount"], "quantity": ["amount", "units"], "count": ["total", "number"],
-    "created": ["creation", "inserted", "added"], "updated": ["modified", "changed"], "first": ["given"],
-    "last": ["family", "sur"], "username": ["login", "handle", "user_name"], "customer": ["client", "buyer"],
-    "salesperson": ["seller", "agent", "rep"], "vendor": ["supplier", "payee"], "make": ["brand", "manufacturer"],
-    "manufacturer": ["maker", "brand"], "color": ["colour"], "colour": ["color"],
-    "neighbourhood": ["neighborhood"], "neighborhood": ["neighbourhood"], "organisation": ["organization"],
-    "organization": ["organisation", "institution"], "sale": ["purchase", "order"], "payment": ["transaction"],
-    "method": ["type", "mode"], "start": ["begin", "from"], "end": ["finish", "stop"], "begin": ["start"],
-    "departure": ["depart", "takeoff"], "arrival": ["arrive", "landing"], "airline": ["carrier"],
-    "fare": ["price", "ticket"], "meal": ["food"], "food": ["cuisine", "dish"], "cuisine": ["food"],
+    "name": ["title", "label"], "title": ["name", "heading"], "amount": ["total", "value"], "total": ["amount", "sum"],
+    "price": ["cost", "amount"], "cost": ["price", "fare"], "date": ["day", "time"], "time": ["date", "hour"],
+    "rating": ["score", "stars"], "score": ["rating", "points"], "email": ["mail", "email_address"],
+    "phone": ["telephone", "phone_number"], "state": ["province", "region"], "country": ["nation", "country_code"],
+    "city": ["town", "city_name"], "status": ["state", "condition"], "type": ["kind", "category"],
+    "category": ["type", "genre"], "description": ["details", "summary"], "text": ["content", "body"],
+    "message": ["content", "body"], "balance": ["funds"], "quantity": ["units"], "count": ["total", "number"],
+    "created": ["creation", "added"], "updated": ["modified", "changed"], "first": ["given"], "last": ["family"],
+    "username": ["login", "user_name"], "customer": ["client", "buyer"], "salesperson": ["seller", "sales_rep"],
+    "vendor": ["supplier", "payee"], "make": ["brand", "manufacturer"], "manufacturer": ["maker", "brand"],
+    "color": ["colour"], "colour": ["color"], "neighbourhood": ["neighborhood"], "neighborhood": ["neighbourhood"],
+    "organization": ["organisation", "institution"], "sale": ["purchase", "order"], "method": ["type", "mode"],
+    "start": ["begin"], "end": ["finish"], "departure": ["depart", "takeoff"], "arrival": ["arrive", "landing"],
+    "airline": ["carrier"], "fare": ["price", "ticket"], "meal": ["food"], "food": ["cuisine", "dish"],
     "street": ["road"], "region": ["area", "zone"], "county": ["district"], "homepage": ["website", "url"],
-    "continent": ["region"], "abstract": ["summary"], "citation": ["cite", "reference"],
-    "reference": ["citation", "ref"], "keyword": ["tag", "term"], "journal": ["venue"], "conference": ["venue"],
-    "domain": ["field", "area"], "author": ["writer", "researcher"], "publication": ["paper", "article"],
-    "likes": ["votes", "upvotes"], "review": ["feedback"], "business": ["company", "store"],
+    "abstract": ["summary"], "citation": ["reference"], "keyword": ["tag", "term"], "journal": ["venue"],
+    "conference": ["venue", "event"], "domain": ["field", "area"], "author": ["writer", "researcher"],
+    "publication": ["paper", "article"], "likes": ["votes"], "business": ["company", "store"],
     "user": ["member", "account"], "tip": ["comment"], "day": ["weekday"], "merchant": ["store", "seller"],
     "coupon": ["voucher", "promo"], "notification": ["alert"], "session": ["visit"], "sender": ["payer"],
-    "receiver": ["payee", "recipient"], "snapshot": ["record"], "inventory": ["stock"], "engine": ["motor"],
-    "track": ["song"], "album": ["record"], "artist": ["performer", "band"], "genre": ["style"],
-    "invoice": ["bill"], "employee": ["staff", "worker"], "milliseconds": ["duration", "length"],
-    "bytes": ["size"], "composer": ["writer"], "hire": ["start", "employment"], "termination": ["end", "exit"],
-    "doctor": ["physician"], "patient": ["client"], "drug": ["medication", "medicine"],
-    "treatment": ["therapy"], "diagnosis": ["condition"], "ticker": ["stock", "symbol"], "price": ["cost"],
-    "close": ["closing"], "open": ["opening"], "high": ["max"], "low": ["min"], "course": ["class", "subject"],
-    "student": ["learner"], "instructor": ["teacher", "professor"], "semester": ["term"],
-    "population": ["inhabitants"], "area": ["size"], "capital": ["capital_city"], "river": ["waterway"],
-    "mountain": ["peak"], "lake": ["water"], "length": ["size"], "capacity": ["seats"],
-    "payload": ["cargo"], "speed": ["velocity"], "paper": ["publication", "article"], "venue": ["conference"],
+    "receiver": ["payee", "recipient"], "inventory": ["stock"], "track": ["song"], "artist": ["performer", "band"],
+    "invoice": ["bill"], "employee": ["staff", "worker"], "milliseconds": ["duration"], "bytes": ["size"],
+    "composer": ["writer"], "hire": ["start"], "termination": ["end", "exit"], "doctor": ["physician"],
+    "drug": ["medication", "medicine"], "treatment": ["therapy"], "ticker": ["stock", "symbol"],
+    "course": ["class", "subject"], "instructor": ["teacher", "professor"], "semester": ["term"],
+    "population": ["inhabitants"], "mountain": ["peak"], "capacity": ["seats"], "writes": ["authorship"],
 }  # fmt: skip
 _WHOLE_SYNONYMS = {
-    "created_at": ["created_date", "creation_date", "date_created", "created_on"],
-    "updated_at": ["modified_at", "last_updated", "updated_on"], "crtd_ts": ["created_at", "created_ts"],
-    "first_name": ["fname", "given_name", "firstname"], "last_name": ["lname", "surname", "lastname"],
-    "pay_load": ["payload"], "zip_code": ["zipcode", "postal_code"], "postal_code": ["zip_code", "zip"],
-    "vin_number": ["vin"], "is_open": ["open", "is_active"], "phone_number": ["phone", "mobile"],
-    "username": ["user_name", "login"], "milliseconds": ["duration_ms", "length_ms"],
-    "birth_date": ["dob", "date_of_birth"], "hire_date": ["hired_on", "start_date"], "name": ["full_name", "title"],
+    "created_at": ["created_date", "creation_date", "date_created"], "updated_at": ["modified_at", "last_updated"],
+    "first_name": ["fname", "given_name"], "last_name": ["lname", "surname"], "pay_load": ["payload"],
+    "zip_code": ["zipcode", "postal_code"], "postal_code": ["zip_code", "zip"], "vin_number": ["vin"],
+    "is_open": ["open", "is_active"], "username": ["user_name", "login"], "name": ["full_name", "title"],
+    "birth_date": ["dob", "date_of_birth"], "hire_date": ["hired_on", "start_date"], "crtd_ts": ["created_at"],
 }  # fmt: skip
-_TABLE_SYNONYMS = {
-    "writes": ["authorship", "author_publication", "paper_author"], "publication": ["paper", "papers"],
-    "author": ["researcher"], "domain": ["field", "research_area"], "conference": ["venue"],
-    "cite": ["citation", "citations"], "organization": ["organisation", "institution"], "keyword": ["tag"],
-    "business": ["company", "businesses"], "review": ["rating", "ratings"], "checkin": ["check_in", "visits"],
-    "neighbourhood": ["neighborhood"], "tip": ["tips"], "users": ["user_accounts", "accounts"],
-    "flight": ["flights"], "airline": ["carrier", "carriers"], "fare": ["fares", "ticket_price"],
-    "aircraft": ["airplane", "plane"], "food_service": ["meal_service", "meals"], "location": ["address"],
-    "geographic": ["geography", "geo"], "salespersons": ["salespeople", "sales_reps", "employees"],
-    "payments_received": ["payments", "received_payments"], "inventory_snapshots": ["inventory"],
-    "wallet_transactions_daily": ["wallet_transactions", "transactions"], "merchants": ["vendors", "stores"],
-    "coupons": ["promotions", "vouchers"], "user_sessions": ["sessions"], "notifications": ["alerts"],
-    "track": ["song", "songs"], "invoice_line": ["invoice_item", "line_items"], "employee": ["staff"],
-    "media_type": ["mediatype", "format"], "customer": ["client", "clients"], "artist": ["band"],
-    "sales": ["orders", "transactions"], "cars": ["vehicles", "car_inventory"], "customers": ["clients"],
-}  # fmt: skip
-
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+# ------------------------------------------------------------------------------------------------ name distortion
 def _words(name: str) -> tuple[list[str], str]:
-    """Split an identifier into lower-case words and remember its style (snake, camel, pascal, single)."""
+    """Lower-case parts of an identifier and its style (snake, camel, pascal, single)."""
     if "_" in name.strip("_"):
         return [w.lower() for w in name.split("_") if w], "snake"
     parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)
@@ -216,8 +184,7 @@ def _words(name: str) -> tuple[list[str], str]:
 
 def _join(words: list[str], style: str) -> str:
     if style in ("camel", "pascal"):
-        head = words[0].capitalize() if style == "pascal" else words[0]
-        return head + "".join(w.capitalize() for w in words[1:])
+        return (words[0].capitalize() if style == "pascal" else words[0]) + "".join(w.capitalize() for w in words[1:])
     return "_".join(words)
 
 
@@ -228,9 +195,7 @@ def _singular(w: str) -> str:
         return w[:-3] + "y"
     if re.search(r"(ss|x|ch|sh|ses)es$", w):
         return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
-        return w[:-1]
-    return w
+    return w[:-1] if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3 else w
 
 
 def _plural(w: str) -> str:
@@ -238,21 +203,21 @@ def _plural(w: str) -> str:
         return w[:-6] + "people"
     if re.search(r"[^aeiou]y$", w):
         return w[:-1] + "ies"
-    if w.endswith(("s", "x", "ch", "sh")):
-        return w + "es"
-    return w + "s"
+    return w + "es" if w.endswith(("s", "x", "ch", "sh")) else w + "s"
 
 
 def _flip_number(w: str) -> str:
-    s = _singular(w)
-    return _plural(w) if s == w else s
+    return _plural(w) if _singular(w) == w else _singular(w)
+
+
+def _swap(words: list[str], i: int, alt: str, style: str) -> str:
+    return _join([*words[:i], *alt.split("_"), *words[i + 1:]], style if style != "single" else "snake")
 
 
 def _convention_names(col: str, table: str) -> list[str]:
     """Same words, another naming convention: what a model writes when it guesses the schema's style wrong."""
     words, style = _words(col)
-    twords, _ = _words(table)
-    tsing = _singular(twords[-1])
+    tsing = _singular(_words(table)[0][-1])
     out: list[str] = []
     if len(words) > 1:
         out += [_join(words, "snake" if style != "snake" else "camel"), "".join(words)]
@@ -262,23 +227,21 @@ def _convention_names(col: str, table: str) -> list[str]:
     swaps = {"id": ["no", "num", "key", "code"], "no": ["id", "num", "number"], "num": ["number", "no", "count"],
              "number": ["num", "no", "nbr"], "code": ["id", "cd"], "count": ["cnt", "num"], "ts": ["timestamp", "at"],
              "at": ["date", "ts", "on"], "date": ["dt", "on"]}  # fmt: skip
-    for alt in swaps.get(last, []):
-        out.append(_join([*words[:-1], alt], style if style != "single" else "snake"))
+    out += [_swap(words, len(words) - 1, alt, style) for alt in swaps.get(last, [])]
     if re.fullmatch(r"[a-z]{1,3}id", col.lower()) and table.lower().startswith(col[0].lower()):
         out += [f"{tsing}_id", f"{tsing}Id", "id"]  # aid -> author_id
     if col.lower() == "id":
         out += [f"{tsing}_id", f"{tsing}id"]
     if last not in ("id", "no", "at", "ts", "code", "num") and len(last) > 3 and not last.endswith("id"):
-        out.append(_join([*words[:-1], _flip_number(last)], style if style != "single" else "snake"))
+        out.append(_swap(words, len(words) - 1, _flip_number(last), style))  # stops -> stop, rating -> ratings
     if len(words) == 2 and words[1] in ("num", "count", "number"):
-        out.append(_join([words[1], _plural(words[0])], "snake"))  # citation_num -> num_citations
-    if style == "single" and last not in ("id",):
+        out.append(f"{words[1]}_{_plural(words[0])}")  # citation_num -> num_citations
+    if style == "single" and last != "id":
         out.append(f"{tsing}_{col.lower()}")  # name -> author_name
-    if len(words) > 1 and words[0] in (tsing, _singular(twords[0]), twords[0]):
+    if len(words) > 1 and words[0] in (tsing, _words(table)[0][0]):
         out.append(_join(words[1:], style))  # airline_name -> name
     for i, w in enumerate(words):
-        for alt in _ABBREV.get(w, [])[:2] + ([_EXPAND[w]] if w in _EXPAND else []):
-            out.append(_join([*words[:i], alt, *words[i + 1:]], style if style != "single" else "snake"))
+        out += [_swap(words, i, alt, style) for alt in _ABBREV.get(w, [])[:2] + ([_EXPAND[w]] if w in _EXPAND else [])]
     return out
 
 
@@ -290,116 +253,74 @@ def _word_synonyms(w: str) -> list[str]:
     return [_plural(a) if "_" not in a else a for a in _SYNONYMS.get(s, [])] if s != w else []
 
 
-def _synonym_names(col: str, table: str) -> list[str]:
+def _synonym_names(col: str) -> list[str]:
     words, style = _words(col)
-    st = style if style != "single" else "snake"
     out = list(_WHOLE_SYNONYMS.get(col.lower(), []))
-    for i, w in enumerate(words):
-        for alt in _word_synonyms(w):
-            out.append(_join([*words[:i], *alt.split("_"), *words[i + 1:]], st))
-    return out
+    return out + [_swap(words, i, alt, style) for i, w in enumerate(words) for alt in _word_synonyms(w)]
 
 
 def _table_names(name: str) -> tuple[list[str], list[str]]:
-    """(convention variants, synonym variants) of a table name."""
+    """(convention variants, synonym variants) of a table name; the plural flips on the noun (payments_received)."""
     words, style = _words(name)
-    st = style if style != "single" else "snake"
     noun = next((i for i in range(len(words) - 1, -1, -1)
                  if not words[i].endswith("ed") and words[i] not in ("daily", "made", "weekly", "monthly")), 0)
-    conv = [_join([*words[:noun], _flip_number(words[noun]), *words[noun + 1:]], st)]
-    if len(words) > 1:
-        conv += ["".join(words), _join(words, "pascal")]
-    conv += [f"tbl_{name}", f"t_{name}"]
-    syn = list(_TABLE_SYNONYMS.get(name.lower(), []))
-    for i, w in enumerate(words):
-        for alt in _word_synonyms(w):
-            syn.append(_join([*words[:i], *alt.split("_"), *words[i + 1:]], st))
+    conv = [_swap(words, noun, _flip_number(words[noun]), style), f"tbl_{name}", f"t_{name}"]
+    conv += ["".join(words), _join(words, "pascal")] if len(words) > 1 else []
+    syn = [_swap(words, i, alt, style) for i, w in enumerate(words) for alt in _word_synonyms(w)]
     return conv, syn
 
 
-# ------------------------------------------------------------------------------------------------ the context
+# ------------------------------------------------------------------------------------------------ shared machinery
 class _Ctx:
-    """The gold parsed once, with helpers shared by the kinds."""
+    """The gold parsed once (text without the closing semicolon), with helpers shared by the kinds."""
 
-    def __init__(self, gold: str, schema: Any, rng: random.Random) -> None:
-        self.sql = gold.strip().rstrip(";").rstrip()
-        self.schema = schema
+    def __init__(self, gold: str, schema: Any, rng: random.Random, tree: exp.Expression | None = None) -> None:
+        self.sql, self.schema, self.rng = gold.strip().rstrip(";").rstrip(), schema, rng
         self.d = "postgres" if str(schema.dialect).startswith("postgres") else "sqlite"
-        self.rng = rng
-        self._tree: exp.Expression | None = None
-        self._parsed = False
+        if tree is None:
+            trees = [t for t in sqlglot.parse(self.sql, read=self.d) if t is not None]
+            tree = trees[0] if len(trees) == 1 else None
+        self.tree = tree
+        self.ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)} if tree is not None else set()
 
-    @property
-    def tree(self) -> exp.Expression | None:
-        if not self._parsed:
-            self._parsed = True
-            try:
-                trees = [t for t in sqlglot.parse(self.sql, read=self.d) if t is not None]
-                self._tree = trees[0] if len(trees) == 1 else None
-            except Exception:  # noqa: BLE001
-                self._tree = None
-        return self._tree
-
-    def fresh(self) -> exp.Expression | None:
-        return self.tree.copy() if self.tree is not None else None
+    def fresh(self) -> exp.Expression:
+        return self.tree.copy()
 
     def render(self, tree: exp.Expression) -> str:
         return tree.sql(dialect=self.d, pretty=self.rng.random() < 0.35)
 
-    def cte_names(self) -> set[str]:
-        return {c.alias_or_name.lower() for c in self.tree.find_all(exp.CTE)} if self.tree else set()
-
     def table_of(self, node: exp.Table) -> Any:
-        if not node.name or (not node.db and node.name.lower() in self.cte_names()):
+        if not node.name or (not node.db and node.name.lower() in self.ctes):
             return None
         return self.schema.table(f"{node.db}.{node.name}" if node.db else node.name)
 
     def query_tables(self) -> list[Any]:
-        seen: dict[str, Any] = {}
-        for node in self.tree.find_all(exp.Table):
-            t = self.table_of(node)
-            if t is not None:
-                seen.setdefault(t.qualified_name, t)
-        return list(seen.values())
+        found = (self.table_of(n) for n in self.tree.find_all(exp.Table))
+        return list({t.qualified_name: t for t in found if t is not None}.values())
 
     def taken(self) -> set[str]:
-        """Every name the new identifier must not collide with (so that the damage really misses)."""
+        """Every name a new identifier must not collide with, so that the damage really misses."""
         names = {i.name.lower() for i in self.tree.find_all(exp.Identifier)}
-        for t in self.query_tables():
-            names |= {c.name.lower() for c in t.columns}
-        return names
+        return names | {c.name.lower() for t in self.query_tables() for c in t.columns}
 
-    def scopes(self) -> list[tuple[Any, dict[str, tuple[str, Any, Any]]]]:
-        """(scope, {source name: ("table", Table node, schema table) | ("derived", None, column names)})."""
+    def refs(self, tree: exp.Expression | None = None) -> list[tuple[exp.Column, Any, str, Any, dict]]:
+        """Column references resolved to a schema table: (column, table, source name, scope, sources), where
+        sources maps a name to ("table", Table node, schema table) or ("derived", None, its column names)."""
         out = []
-        for scope in traverse_scope(self.tree):
+        for scope in traverse_scope(tree or self.tree):
             sources: dict[str, tuple[str, Any, Any]] = {}
             for name, src in scope.sources.items():
                 if isinstance(src, exp.Table):
                     sources[name] = ("table", src, self.table_of(src))
                 else:
-                    expr = getattr(src, "expression", None)
-                    cols = {c.lower() for c in getattr(expr, "named_selects", [])} if expr is not None else set()
-                    sources[name] = ("derived", None, cols)
-            out.append((scope, sources))
-        return out
-
-    def refs(self) -> list[tuple[exp.Column, Any, str, Any, dict]]:
-        """Column references resolved to a schema table: (column, table, source name, scope, sources)."""
-        out = []
-        for scope, sources in self.scopes():
+                    selects = getattr(getattr(src, "expression", None), "named_selects", None) or []
+                    sources[name] = ("derived", None, {c.lower() for c in selects})
             for col in scope.columns:
                 if not isinstance(col.this, exp.Identifier) or col.args.get("db"):
                     continue
                 name = col.name.lower()
-                if col.table:
-                    src = sources.get(col.table)
-                    if src and src[0] == "table" and src[2] is not None and src[2].column(name):
-                        out.append((col, src[2], col.table, scope, sources))
-                    continue
-                hits = [(k, s) for k, s in sources.items()
-                        if (s[0] == "table" and s[2] is not None and s[2].column(name))
-                        or (s[0] == "derived" and name in s[2])]  # fmt: skip
+                hits = [(k, s) for k, s in sources.items() if (not col.table or k == col.table) and (
+                    (s[0] == "table" and s[2] is not None and s[2].column(name)) or (s[0] == "derived" and name in s[2]))]
                 if len(hits) == 1 and hits[0][1][0] == "table":
                     out.append((col, hits[0][1][2], hits[0][0], scope, sources))
         return out
@@ -407,194 +328,154 @@ class _Ctx:
     def tokens(self) -> list[Any]:
         return list(sqlglot.Dialect.get_or_raise(self.d).tokenize(self.sql))
 
+    def out(self, edits: list[Edit], what: str) -> Reply:
+        """The gold's text with the edits applied, handed over the way a model would."""
+        edits = sorted(set(edits))
+        if not edits or any(b[0] < a[1] for a, b in zip(edits, edits[1:])):
+            return None
+        text = self.sql
+        for start, end, repl in reversed(edits):
+            text = text[:start] + repl + text[end:]
+        return (_present(self, text), what) if text != self.sql else None
+
+    def tree_out(self, tree: exp.Expression, what: str) -> Reply:
+        return _present(self, self.render(tree)), what
+
 
 def _span(ident: Any) -> tuple[int, int] | None:
     meta = getattr(ident, "meta", None) or {}
-    if isinstance(ident, exp.Identifier) and "start" in meta and "end" in meta:
-        return meta["start"], meta["end"] + 1
-    return None
-
-
-def _splice(text: str, edits: list[tuple[int, int, str]]) -> str | None:
-    edits = sorted(set(edits), key=lambda e: (e[0], e[1]))
-    for a, b in zip(edits, edits[1:]):
-        if b[0] < a[1]:
-            return None
-    for start, end, repl in reversed(edits):
-        text = text[:start] + repl + text[end:]
-    return text
+    return (meta["start"], meta["end"] + 1) if isinstance(ident, exp.Identifier) and "start" in meta else None
 
 
 def _ident_like(ctx: _Ctx, ident: exp.Identifier, new: str) -> str:
-    span = _span(ident)
-    if span and ctx.sql[span[0]] in "\"`[":
-        q = ctx.sql[span[0]]
-        return f"{q}{new}{']' if q == '[' else q}"
-    return new
+    """``new`` quoted the way the gold quoted ``ident``."""
+    q = ctx.sql[_span(ident)[0]]
+    return f"{q}{new}{']' if q == '[' else q}" if q in "\"`[" else new
 
 
 def _present(ctx: _Ctx, sql: str) -> str:
-    """How a model hands over a bare query: as is, fenced, or with a closing semicolon."""
+    """A bare query as a model hands it over: as is, fenced, or with a closing semicolon."""
     roll = ctx.rng.random()
     if roll < 0.3:
-        return f"```sql\n{sql};\n```" if ctx.rng.random() < 0.5 else f"```sql\n{sql}\n```"
-    if roll < 0.45:
-        return sql + ";"
-    return sql
+        return f"```sql\n{sql}{';' if ctx.rng.random() < 0.5 else ''}\n```"
+    return sql + ";" if roll < 0.45 else sql
 
 
 def _pick(rng: random.Random, options: list[Any]) -> Any:
     return options[rng.randrange(len(options))] if options else None
 
 
-# --------------------------------------------------------------------------------------------- prose kinds
-def _describe(ctx: _Ctx) -> dict[str, Any]:
-    info: dict[str, Any] = {"tables": [], "joins": [], "where": False, "group": [], "order": [], "limit": None}
-    try:
-        tree = ctx.tree
-        if tree is None:
-            return info
-        info["tables"] = [t.name for t in ctx.query_tables()]
-        sel = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
-        for j in sel.args.get("joins") or []:
-            if j.args.get("on") is not None:
-                info["joins"].append(j.args["on"].sql(dialect=ctx.d))
-        info["where"] = sel.args.get("where") is not None
-        info["group"] = [g.sql(dialect=ctx.d) for g in (sel.args.get("group").expressions if sel.args.get("group") else [])]
-        info["order"] = [o.this.sql(dialect=ctx.d) for o in (sel.args.get("order").expressions if sel.args.get("order") else [])]
-        lim = sel.args.get("limit")
-        info["limit"] = lim.expression.sql() if lim is not None and lim.expression is not None else None
-    except Exception:  # noqa: BLE001
-        pass
-    return info
+def _weighted(rng: random.Random, options: list[tuple[float, Any]]) -> Any:
+    roll = rng.random() * sum(w for w, _ in options)
+    for w, value in options:
+        if roll < w:
+            return value
+        roll -= w
+    return options[-1][1]
 
 
-def _steps(ctx: _Ctx, info: dict[str, Any]) -> list[str]:
-    tabs = ", ".join(f"`{t}`" for t in info["tables"]) or "the relevant table"
-    steps = [f"Identify the table{'s' if len(info['tables']) > 1 else ''} we need: {tabs}."]
-    for on in info["joins"][:2]:
-        steps.append(f"Join them on `{on}`.")
-    if info["where"]:
+# ------------------------------------------------------------------------------------------------ prose kinds
+def _plan(ctx: _Ctx) -> list[str]:
+    """Numbered-plan sentences describing the gold, the way models narrate before answering."""
+    tables = [t.name for t in ctx.query_tables()] if ctx.tree is not None else []
+    steps = [f"Identify the table{'s' if len(tables) > 1 else ''} we need: {', '.join(f'`{t}`' for t in tables)}."]
+    sel = ctx.tree.find(exp.Select) if ctx.tree is not None else None
+    if sel is None:
+        return steps
+    steps += [f"Join them on `{j.args['on'].sql(dialect=ctx.d)}`." for j in (sel.args.get("joins") or [])[:2]
+              if j.args.get("on") is not None]
+    if sel.args.get("where") is not None:
         steps.append(_pick(ctx.rng, ["Filter the rows in the WHERE clause.", "Apply the conditions from the question.",
                                      "Keep only the rows that match the criteria."]))
-    if info["group"]:
-        steps.append(f"Group by {', '.join(f'`{g}`' for g in info['group'][:3])} and aggregate.")
-    if info["order"]:
-        tail = f" and keep the first {info['limit']}" if info["limit"] else ""
-        steps.append(f"Sort by `{info['order'][0]}`{tail}.")
+    if sel.args.get("group"):
+        steps.append(f"Group by {', '.join(f'`{g.sql(dialect=ctx.d)}`' for g in sel.args['group'].expressions[:3])}"
+                     " and aggregate.")
+    if sel.args.get("order"):
+        lim = sel.args.get("limit")
+        tail = f" and keep the first {lim.expression.sql()}" if lim is not None and lim.expression is not None else ""
+        steps.append(f"Sort by `{sel.args['order'].expressions[0].this.sql(dialect=ctx.d)}`{tail}.")
     return steps
 
 
-_TAGS = ["sql", "sql", "sql", "SQL", "sqlite", "postgresql", "postgres", "pgsql", "psql", "mysql", "tsql", "plsql", ""]
+_TAGS = ["sql", "sql", "sql", "SQL", "sqlite", "postgresql", "pgsql", "psql", "mysql", "tsql", "plsql", ""]
 
 
-def _prose_wrapped(ctx: _Ctx) -> tuple[str, str] | None:
+def _prose_wrapped(ctx: _Ctx) -> Reply:
     rng, sql = ctx.rng, ctx.sql
-    info = _describe(ctx)
-    main = info["tables"][0] if info["tables"] else "the table"
+    steps = _plan(ctx)
     tag = _pick(rng, _TAGS)
-    if ctx.d == "sqlite" and tag in ("postgresql", "pgsql", "psql", "postgres"):
-        tag = "sqlite"
-    elif ctx.d == "postgres" and tag == "sqlite":
-        tag = "postgresql"
+    tag = {"sqlite": {"postgresql": "sqlite", "pgsql": "sqlite", "psql": "sqlite"},
+           "postgres": {"sqlite": "postgresql"}}[ctx.d].get(tag, tag)  # fmt: skip
     fence = f"```{tag}\n{sql}{';' if rng.random() < 0.5 else ''}\n```"
-    explain = [f"This query reads from `{main}`"
-               + (f" and joins {len(info['joins'])} more table{'s' if len(info['joins']) > 1 else ''}" if info["joins"] else "")
-               + (", filters the rows" if info["where"] else "")
-               + (f", groups them by {', '.join(info['group'][:2])}" if info["group"] else "")
-               + (f" and orders by {info['order'][0]}" if info["order"] else "") + "."]  # fmt: skip
+    explain = "This query " + " then ".join(s[0].lower() + s[1:-1] for s in steps[1:] or steps) + "."
+    lead = _pick(rng, ["Here's the SQL query:", "Sure! Here is the query that answers your question:",
+                       "The following query should work:", "Certainly. Based on the schema, you can use:"])
     style = rng.randrange(8)
-    if style == 0:
-        lead = _pick(rng, ["Here's the SQL query:", "Sure! Here is the query that answers your question:",
-                           "The following query should work:", "Certainly. Based on the schema, you can use:"])
-        reply, what = f"{lead}\n\n{fence}\n\n{explain[0]}", f"preamble + ```{tag} fence + explanation"
-    elif style == 1:
-        steps = "\n".join(f"{i}. {s}" for i, s in enumerate(_steps(ctx, info), 1))
-        reply = f"Let's think step by step.\n\n{steps}\n\nFinal query:\n\n{fence}"
-        what = "numbered plan before the fence"
-    elif style == 2:
-        reply = f"SQLQuery: {' '.join(sql.split())}\nSQLResult: "
-        what = "LangChain-style 'SQLQuery:' line, no fence"
-    elif style == 3:
-        reply = (f"To answer this we need {main}. The SQL query is:\n\n{sql}\n\n{explain[0]} "
-                 f"Let me know if you need any changes!")
-        what = "unfenced SQL between two paragraphs"
-    elif style == 4:
-        bullets = "\n".join(f"- {s}" for s in _steps(ctx, info)[1:]) or "- It returns the requested columns."
-        reply = f"{fence}\n\n**Explanation:**\n{bullets}"
-        what = f"```{tag} fence then bullet explanation"
-    elif style == 5:
-        comment = f"-- {rng.choice(['Answer to the question', 'Query for the requested data', 'Result query'])}"
-        reply = f"Here you go:\n```{tag}\n{comment}\n{sql};\n```\nNote: column names are taken from the schema above."
-        what = "fence with a leading SQL comment and a note"
-    elif style == 6:
-        reply = f"Answer:\n{sql};\n\nExplanation: {explain[0]}"
-        what = "'Answer:' prefix, SQL unfenced, explanation after"
-    else:
-        reply = f"```\n{sql}\n```"
-        what = "fence without a language tag"
-    return reply, f"prose: {what}"
+    return [
+        (f"{lead}\n\n{fence}\n\n{explain}", f"preamble, ```{tag} fence, explanation"),
+        ("Let's think step by step.\n\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+         + f"\n\nFinal query:\n\n{fence}", f"numbered plan before a ```{tag} fence"),
+        (f"SQLQuery: {' '.join(sql.split())}\nSQLResult: ", "LangChain-style 'SQLQuery:' line, no fence"),
+        (f"To answer this, {steps[0][0].lower()}{steps[0][1:]} The SQL query is:\n\n{sql}\n\n{explain} "
+         "Let me know if you need any changes!", "unfenced SQL between two paragraphs"),
+        (f"{fence}\n\n**Explanation:**\n" + "\n".join(f"- {s}" for s in steps), f"```{tag} fence, bullet explanation"),
+        (f"Here you go:\n```{tag}\n-- {_pick(rng, ['Answer to the question', 'Query for the requested data'])}\n"
+         f"{sql};\n```\nNote: column names are taken from the schema above.", "fence with a SQL comment, a note"),
+        (f"Answer:\n{sql};\n\nExplanation: {explain}", "'Answer:' prefix, SQL unfenced, explanation after"),
+        (f"```\n{sql}\n```", "fence without a language tag"),
+    ][style]
 
 
-def _create_table(table: Any) -> str:
-    cols = ",\n  ".join(f"{c.name} {c.type.upper()}" for c in table.columns[:8])
-    return f"CREATE TABLE {table.qualified_name} (\n  {cols}\n);"
-
-
-def _two_blocks(ctx: _Ctx) -> tuple[str, str] | None:
-    rng, sql = ctx.rng, ctx.sql
-    tree = ctx.tree
-    if tree is None:
-        return None
+def _two_blocks(ctx: _Ctx) -> Reply:
+    rng, sql, tree = ctx.rng, ctx.sql, ctx.tree
     tables = ctx.query_tables()
-    options = ["explore", "schema", "output", "mysql"]
-    sel = tree if isinstance(tree, exp.Select) else None
-    if sel is not None and any(sel.args.get(k) is not None for k in ("where", "limit", "order")):
+    fence = f"```sql\n{sql};\n```"
+    options = ["output", "mysql"] + (["explore", "schema"] if tables else [])
+    if isinstance(tree, exp.Select) and any(tree.args.get(k) is not None for k in ("where", "limit", "order")):
         options.append("draft")
     style = _pick(rng, options)
-    fence = f"```sql\n{sql};\n```"
-    if style == "explore" and tables:
+    if style == "explore":
         t = _pick(rng, tables)
         col = _pick(rng, [c.name for c in t.columns if c.value_hints] or [c.name for c in t.columns])
         probe = _pick(rng, [f"SELECT DISTINCT {col} FROM {t.qualified_name} LIMIT 10;",
                             f"SELECT * FROM {t.qualified_name} LIMIT 5;"])
         return (f"First, let's look at the data:\n\n```sql\n{probe}\n```\n\nNow the actual query:\n\n{fence}",
                 "exploratory query in the first block, answer in the second")
-    if style == "schema" and tables:
-        return (f"Given the table:\n\n```sql\n{_create_table(_pick(rng, tables))}\n```\n\nthe query is:\n\n{fence}",
-                "schema echoed as CREATE TABLE in the first block")
+    if style == "schema":
+        t = _pick(rng, tables)
+        cols = ",\n  ".join(f"{c.name} {c.type.upper()}" for c in t.columns[:8])
+        return (f"Given the table:\n\n```sql\nCREATE TABLE {t.qualified_name} (\n  {cols}\n);\n```\n\n"
+                f"the query is:\n\n{fence}", "schema echoed as CREATE TABLE in the first block")
     if style == "draft":
-        draft = sel.copy()
+        draft = tree.copy()
         drop = _pick(rng, [k for k in ("where", "limit", "order") if draft.args.get(k) is not None])
         draft.set(drop, None)
         return (f"```sql\n{draft.sql(dialect=ctx.d)};\n```\n\nWait, that misses the {drop.upper()} part. "
                 f"Corrected version:\n\n{fence}", f"draft without {drop.upper()} first, corrected query second")
     if style == "output":
-        names = (tree.named_selects if hasattr(tree, "named_selects") else []) or ["result"]
-        header = "| " + " | ".join(names) + " |\n|" + "---|" * len(names) + "\n| " + " | ".join("..." for _ in names) + " |"
-        return f"{fence}\n\nExample output:\n\n```\n{header}\n```", "answer first, example output table second"
+        names = getattr(tree, "named_selects", None) or ["result"]
+        table = f"| {' | '.join(names)} |\n|{'---|' * len(names)}\n| {' | '.join('...' for _ in names)} |"
+        return f"{fence}\n\nExample output:\n\n```\n{table}\n```", "answer first, example output table second"
+    level = logging.getLogger("sqlglot").level
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)  # transpiling warns about what MySQL lacks
     try:
         other = sqlglot.transpile(sql, read=ctx.d, write="mysql")[0]
-    except Exception:  # noqa: BLE001
-        return None
-    return (f"{fence}\n\nIf you are on MySQL instead, use:\n\n```sql\n{other};\n```",
-            "answer first, a MySQL rendering second")
+    finally:
+        logging.getLogger("sqlglot").setLevel(level)
+    return f"{fence}\n\nIf you are on MySQL instead, use:\n\n```sql\n{other};\n```", "answer, then a MySQL variant"
 
 
-# --------------------------------------------------------------------------------------------- name kinds
-def _column_name(ctx: _Ctx) -> tuple[str, str] | None:
-    if ctx.tree is None:
-        return None
+# ------------------------------------------------------------------------------------------------ name kinds
+def _column_name(ctx: _Ctx) -> Reply:
     groups: dict[tuple[str, str], list[exp.Column]] = {}
-    for col, table, _src, _scope, _sources in ctx.refs():
+    for col, table, *_ in ctx.refs():
         if _span(col.this):
             groups.setdefault((table.qualified_name, table.column(col.name).name), []).append(col)
     taken = ctx.taken() | {t.name.lower() for t in ctx.schema.tables}
     choices = []
     for (tname, cname), cols in groups.items():
-        table = ctx.schema.table(tname)
-        for family, names in (("convention", _convention_names(cname, table.name)),
-                              ("synonym", _synonym_names(cname, table.name))):
+        conv, syn = _convention_names(cname, ctx.schema.table(tname).name), _synonym_names(cname)
+        for family, names in (("convention", conv), ("synonym", syn)):
             names = [n for n in dict.fromkeys(names) if _IDENT.match(n) and n.lower() not in taken]
             if names:
                 choices.append((family, cname, cols, names))
@@ -604,297 +485,189 @@ def _column_name(ctx: _Ctx) -> tuple[str, str] | None:
     _f, cname, cols, names = _pick(ctx.rng, [c for c in choices if c[0] == family])
     new = _pick(ctx.rng, names)
     hit = cols if ctx.rng.random() < 0.75 or len(cols) == 1 else [_pick(ctx.rng, cols)]
-    out = _splice(ctx.sql, [(*_span(c.this), _ident_like(ctx, c.this, new)) for c in hit])
-    if out is None:
-        return None
-    return _present(ctx, out), f"column {cname} written {new} ({family}, {len(hit)} of {len(cols)} uses)"
+    return ctx.out([(*_span(c.this), _ident_like(ctx, c.this, new)) for c in hit],
+                   f"column {cname} written {new} ({family}, {len(hit)} of {len(cols)} uses)")
 
 
-def _table_name(ctx: _Ctx) -> tuple[str, str] | None:
-    if ctx.tree is None:
-        return None
+def _table_name(ctx: _Ctx) -> Reply:
     by_table: dict[str, list[exp.Table]] = {}
     for node in ctx.tree.find_all(exp.Table):
-        t = ctx.table_of(node)
-        if t is not None and _span(node.this):
-            by_table.setdefault(t.qualified_name, []).append(node)
+        if ctx.table_of(node) is not None and _span(node.this):
+            by_table.setdefault(ctx.table_of(node).qualified_name, []).append(node)
     if not by_table:
         return None
     qn = _pick(ctx.rng, sorted(by_table))
     table, nodes = ctx.schema.table(qn), by_table[qn]
-    taken = {t.name.lower() for t in ctx.schema.tables} | ctx.cte_names() | ctx.taken()
-    conv, syn = _table_names(table.name)
-    conv = [n for n in dict.fromkeys(conv) if n.lower() not in taken and _IDENT.match(n)]
-    syn = [n for n in dict.fromkeys(syn) if n.lower() not in taken and _IDENT.match(n)]
-    edits: list[tuple[int, int, str]] = []
-    has_db = any(n.db for n in nodes)
+    taken = {t.name.lower() for t in ctx.schema.tables} | ctx.ctes | ctx.taken()
+    conv, syn = ([n for n in dict.fromkeys(ns) if n.lower() not in taken and _IDENT.match(n)] for ns in _table_names(table.name))
     roll = ctx.rng.random()
-    if has_db and ctx.d == "postgres" and roll < 0.3:
-        for n in nodes:
-            db = n.args.get("db")
-            if _span(db) and _span(n.this):
-                edits.append((_span(db)[0], _span(n.this)[0], ""))
-        new, what = table.name, f"schema prefix {table.schema}. dropped from {table.name}"
-    else:
-        pool = (syn if syn and (roll < 0.65 or not conv) else conv) or syn
-        pool = [n for n in pool if not n.startswith(("tbl_", "t_"))] or pool if ctx.rng.random() < 0.75 else pool
-        if not pool:
-            return None
-        new = _pick(ctx.rng, pool)
-        what = f"table {table.name} written {new}"
-        for n in nodes:
-            edits.append((*_span(n.this), _ident_like(ctx, n.this, new)))
-            if not n.alias:  # qualifiers that repeat the table name follow it
-                for col in ctx.tree.find_all(exp.Column):
-                    q = col.args.get("table")
-                    if q is not None and q.name.lower() == n.name.lower() and _span(q):
-                        edits.append((*_span(q), _ident_like(ctx, q, new)))
-    out = _splice(ctx.sql, edits)
-    return (_present(ctx, out), what) if out and out != ctx.sql else None
-
-
-def _initial_aliases(name: str) -> list[str]:
-    words, _ = _words(name)
-    cands = ["".join(w[0] for w in words)] if len(words) > 1 else []
-    cands += [name.lower()[:2], _singular(words[-1]), words[0]]
-    return cands
+    if ctx.d == "postgres" and roll < 0.3 and all(_span(n.args.get("db")) for n in nodes):
+        return ctx.out([(_span(n.args["db"])[0], _span(n.this)[0], "") for n in nodes],
+                       f"schema prefix {table.schema}. dropped from {table.name}")
+    pool = (syn if syn and (roll < 0.65 or not conv) else conv) or syn
+    if ctx.rng.random() < 0.75:
+        pool = [n for n in pool if not n.startswith(("tbl_", "t_"))] or pool
+    if not pool:
+        return None
+    new = _pick(ctx.rng, pool)
+    edits = [(*_span(n.this), _ident_like(ctx, n.this, new)) for n in nodes]
+    for n in (n for n in nodes if not n.alias):  # qualifiers that repeat the table name follow it
+        edits += [(*_span(c.args["table"]), _ident_like(ctx, c.args["table"], new)) for c in ctx.tree.find_all(exp.Column)
+                  if c.args.get("table") is not None and c.table.lower() == n.name.lower() and _span(c.args["table"])]
+    return ctx.out(edits, f"table {table.name} written {new}")
 
 
 def _keyword_guess(name: str) -> list[str]:
-    """The keyword a model shortens a name to: the leading or trailing part of a short name (from_airport ->
-    from, meal_description -> desc), never a part in the middle (publication_to_author_ratio)."""
+    """The keyword a model shortens a name to: the first or last part of a short name (from_airport -> from,
+    meal_description -> desc), never a middle part (publication_to_author_ratio)."""
     words = _words(name)[0]
-    if len(words) > 3:
-        return []
-    ends = [words[0], words[-1]] if len(words) > 1 else words
+    ends = ([words[0], words[-1]] if len(words) > 1 else words) if len(words) <= 3 else []
     return [_KEYWORD_OF_WORD[w] for w in ends if w in _KEYWORD_OF_WORD]
 
 
-def _reserved_word(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.tree
-    if tree is None:
-        return None
-    taken = ctx.taken()
-    options: list[tuple[list[tuple[int, int, str]], str]] = []
-    # R1: a column guessed as a bare keyword (from_airport -> from, description -> desc)
-    same: dict[tuple[str, str], list[exp.Column]] = {}
-    for col, table, _src, _scope, _sources in ctx.refs():
+def _reserved_word(ctx: _Ctx) -> Reply:
+    tree, taken, options = ctx.tree, ctx.taken(), []
+    same: dict[tuple[str, str], list[exp.Column]] = {}  # 1. a column guessed as a bare keyword
+    for col, table, *_ in ctx.refs():
         if _span(col.this):
             same.setdefault((table.qualified_name, col.name.lower()), []).append(col)
     for (_t, cname), cols in same.items():
-        kws = _keyword_guess(cols[0].name)
-        kws = [k for k in kws if k not in taken and not (k in _UNSAFE_BARE and any(not c.table for c in cols))]
+        kws = [k for k in _keyword_guess(cols[0].name)
+               if k not in taken and not (k in _UNSAFE_BARE and any(not c.table for c in cols))]
         if kws:
             options.append(([(*_span(c.this), kws[0]) for c in cols], f"column {cname} written as keyword {kws[0]}"))
-    # R2: a table alias that is a keyword (initials, prefix or the singular name)
-    names = [n.alias_or_name.lower() for n in tree.find_all(exp.Table)]
-    fails = _TABLE_ALIAS_FAILS[ctx.d]
+    names = [n.alias_or_name.lower() for n in tree.find_all(exp.Table)]  # 2. a table alias that is a keyword
     for node in tree.find_all(exp.Table):
-        table = ctx.table_of(node)
+        table, alias = ctx.table_of(node), node.args.get("alias")
         if table is None or names.count(node.alias_or_name.lower()) != 1 or not _span(node.this):
             continue
-        kws = [w for w in dict.fromkeys(_initial_aliases(table.name)) if w in fails and w not in taken]
-        if not kws:
+        words = _words(table.name)[0]
+        cands = (["".join(w[0] for w in words)] if len(words) > 1 else []) + [table.name.lower()[:2], words[0],
+                                                                             _singular(words[-1])]
+        kw = next((w for w in cands if w in _TABLE_ALIAS_FAILS[ctx.d] and w not in taken), None)
+        end = _span(node.this)[1]
+        if kw is None or (node.alias and not _span(alias.this)) or ctx.sql[end:end + 1] == '"':
             continue
-        kw = kws[0]
-        old = node.alias_or_name.lower()
-        alias = node.args.get("alias")
-        if node.alias and alias is not None and _span(alias.this):
-            edits = [(*_span(alias.this), kw)]
-        elif not node.alias:
-            end = _span(node.this)[1]
-            if end < len(ctx.sql) and ctx.sql[end] == '"':
+        edits = [(*_span(alias.this), kw)] if node.alias else [(end, end, (" AS " if " AS " in ctx.sql.upper() else " ") + kw)]
+        edits += [(*_span(c.args["table"]), kw) for c in tree.find_all(exp.Column)
+                  if c.table.lower() == node.alias_or_name.lower() and _span(c.args.get("table"))]
+        options.append((edits, f"table {table.name} aliased as keyword {kw}"))
+    for e in tree.expressions if isinstance(tree, exp.Select) else []:  # 3. an output alias that is a keyword
+        base = e.alias if isinstance(e, exp.Alias) else (e.name if isinstance(e, exp.Column) else "")
+        kw = next((k for k in _keyword_guess(base) if k in _OUTPUT_ALIAS_FAILS[ctx.d]), None) if base else None
+        sep = " AS " if ctx.d == "sqlite" else " "
+        if kw is None:
+            continue
+        if isinstance(e, exp.Alias):
+            a_span = _span(e.args.get("alias"))
+            m = re.search(r"(\s+AS\s+|\s+)$", ctx.sql[: a_span[0]], re.I) if a_span else None
+            if m is None:
                 continue
-            edits = [(end, end, f" AS {kw}" if " AS " in ctx.sql.upper() else f" {kw}")]
+            edits = [(a_span[0] - len(m.group(0)), a_span[1], sep + kw)]
+            edits += [(*_span(c.this), kw) for c in tree.find_all(exp.Column) if not c.table and _span(c.this)
+                      and c.name.lower() == e.alias.lower() and not c.find_ancestor(exp.Alias)]
+        elif _span(e.this):
+            edits = [(_span(e.this)[1], _span(e.this)[1], sep + kw)]
         else:
             continue
-        for col in tree.find_all(exp.Column):
-            q = col.args.get("table")
-            if q is not None and q.name.lower() == old and _span(q):
-                edits.append((*_span(q), kw))
-        options.append((edits, f"table {table.name} aliased as keyword {kw}"))
-    # R3: an output alias that is a keyword (AS from / AS order)
-    if isinstance(tree, exp.Select):
-        ofails = _OUTPUT_ALIAS_FAILS[ctx.d]
-        for e in tree.expressions:
-            base = e.alias if isinstance(e, exp.Alias) else (e.name if isinstance(e, exp.Column) else "")
-            kws = _keyword_guess(base) if base else []
-            kws = [k for k in kws if k in ofails]
-            if not kws:
-                continue
-            kw, sep = kws[0], (" AS " if ctx.d == "sqlite" else " ")
-            if isinstance(e, exp.Alias):
-                a_span = _span(e.args.get("alias"))
-                m = re.search(r"(\s+AS\s+|\s+)$", ctx.sql[: a_span[0]], re.I) if a_span else None
-                if m is None:
-                    continue
-                edits = [(a_span[0] - len(m.group(0)), a_span[1], sep + kw)]
-                for col in tree.find_all(exp.Column):
-                    if not col.table and col.name.lower() == e.alias.lower() and _span(col.this) and not col.find_ancestor(exp.Alias):
-                        edits.append((*_span(col.this), kw))
-            elif _span(e.this):
-                edits = [(_span(e.this)[1], _span(e.this)[1], sep + kw)]
-            else:
-                continue
-            options.append((edits, f"output column {base} aliased as keyword {kw}"))
-    if not options:
-        return None
-    edits, what = _pick(ctx.rng, options)
-    out = _splice(ctx.sql, edits)
-    return (_present(ctx, out), what) if out and out != ctx.sql else None
+        options.append((edits, f"output column {base} aliased as keyword {kw}"))
+    return ctx.out(*_pick(ctx.rng, options)) if options else None
 
 
-# --------------------------------------------------------------------------------------------- quoting
 def _string_tokens(ctx: _Ctx) -> list[Any]:
-    toks = ctx.tokens()
+    """String literals compared with something (= 'CA', IN ('a', 'b'), THEN 'x'): the ones a model requotes."""
+    toks, out, stack = ctx.tokens(), [], []
     cmp_types = {TokenType.EQ, TokenType.NEQ, TokenType.LIKE, TokenType.ILIKE, TokenType.GT, TokenType.GTE,
                  TokenType.LT, TokenType.LTE, TokenType.THEN, TokenType.ELSE}  # fmt: skip
-    out, stack = [], []
     for i, t in enumerate(toks):
         if t.token_type == TokenType.L_PAREN:
             stack.append(toks[i - 1].token_type if i else None)
         elif t.token_type == TokenType.R_PAREN and stack:
             stack.pop()
-        elif t.token_type == TokenType.STRING and i and '"' not in t.text and "'" not in t.text:
+        elif t.token_type == TokenType.STRING and i and not set("'\"") & set(t.text):
             prev = toks[i - 1].token_type
-            in_list = prev in (TokenType.L_PAREN, TokenType.COMMA) and stack and stack[-1] == TokenType.IN
-            if prev in cmp_types or in_list:
+            if prev in cmp_types or (prev in (TokenType.L_PAREN, TokenType.COMMA) and stack and stack[-1] == TokenType.IN):
                 out.append(t)
     return out
 
 
-def _quoting_slip(ctx: _Ctx) -> tuple[str, str] | None:
+def _quoting_slip(ctx: _Ctx) -> Reply:
     tree = ctx.tree
-    if tree is None:
-        return None
-    idents = []
-    for col in tree.find_all(exp.Column):
-        idents += [i for i in (col.args.get("table"), col.this) if isinstance(i, exp.Identifier) and _span(i)]
     tables = [n for n in tree.find_all(exp.Table) if ctx.table_of(n) is not None and _span(n.this)]
-    for n in tables:
-        idents += [i for i in (n.args.get("db"), n.this) if isinstance(i, exp.Identifier) and _span(i)]
+    idents = [i for c in tree.find_all(exp.Column) for i in (c.args.get("table"), c.this) if _span(i)]
+    idents += [i for n in tables for i in (n.args.get("db"), n.this) if _span(i)]
     strings = _string_tokens(ctx)
     aliases = [e.args["alias"] for e in (tree.expressions if isinstance(tree, exp.Select) else [])
                if isinstance(e, exp.Alias) and _span(e.args.get("alias"))]  # fmt: skip
     qualified = [c for c in tree.find_all(exp.Column) if _span(c.args.get("table")) and _span(c.this)]
     mixed = [i for i in idents if not i.quoted and i.name != i.name.lower()]
-    opts: list[tuple[float, str]] = []
-    if ctx.d == "postgres":
-        opts += [(0.25, "backticks"), (0.15, "brackets"), (0.15, "dbo")]
-        opts += [(0.2, "dq_strings")] if strings else []
-        opts += [(0.1, "sq_alias")] if aliases else []
-        opts += [(0.25, "mixed_case")] if mixed else []
-    else:
-        opts += [(0.3, "dbo"), (0.08, "backticks"), (0.08, "brackets")]
-        opts += [(0.25, "bt_qualified")] if qualified else []
-        opts += [(0.15, "curly")] if strings else []
-        opts += [(0.06, "dq_strings")] if strings else []
-    if not idents and not tables:
+    if ctx.d == "postgres":  # every style fails on PostgreSQL
+        opts = [(0.25, "backticks"), (0.15, "brackets"), (0.15, "dbo"), (0.2 * bool(strings), "dq_strings"),
+                (0.1 * bool(aliases), "sq_alias"), (0.25 * bool(mixed), "mixed_case")]
+    else:  # SQLite accepts backticks, brackets and "strings": mostly the styles it rejects
+        opts = [(0.3, "dbo"), (0.08, "backticks"), (0.08, "brackets"), (0.25 * bool(qualified), "bt_qualified"),
+                (0.15 * bool(strings), "curly"), (0.06 * bool(strings), "dq_strings")]
+    if not idents or not tables:
         return None
-    total = sum(w for w, _ in opts)
-    roll, style = ctx.rng.random() * total, opts[-1][1]
-    for w, name in opts:
-        if roll < w:
-            style = name
-            break
-        roll -= w
-    edits: list[tuple[int, int, str]] = []
+    style = _weighted(ctx.rng, [o for o in opts if o[0] > 0])
     if style in ("backticks", "brackets"):
-        l_, r_ = ("`", "`") if style == "backticks" else ("[", "]")
-        for i in idents:
-            edits.append((*_span(i), f"{l_}{i.name}{r_}"))
-        what = f"identifiers quoted with {l_}{r_}"
-    elif style == "dbo":
+        left, right = ("`", "`") if style == "backticks" else ("[", "]")
+        return ctx.out([(*_span(i), f"{left}{i.name}{right}") for i in idents], f"identifiers quoted with {left}{right}")
+    if style == "dbo":
         bracket = ctx.rng.random() < 0.4
-        for n in tables:
-            if n.args.get("db") is not None:
-                continue
-            edits.append((*_span(n.this), f"[dbo].[{n.name}]" if bracket else f"dbo.{ctx.sql[slice(*_span(n.this))]}"))
-        what = "T-SQL dbo. schema prefix on tables"
-    elif style == "dq_strings":
-        edits = [(t.start, t.end + 1, f'"{t.text}"') for t in strings]
-        what = "string literals in double quotes"
-    elif style == "curly":
-        edits = [(t.start, t.end + 1, f"\u2018{t.text}\u2019") for t in strings]
-        what = "string literals in typographic quotes"
-    elif style == "sq_alias":
-        edits = [(*_span(a), f"'{a.name}'") for a in aliases]
-        what = "output aliases in single quotes"
-    elif style == "mixed_case":
-        edits = [(*_span(i), f'"{i.name}"') for i in mixed]
-        what = "mixed-case names double-quoted (PostgreSQL folds the real ones)"
-    else:  # bt_qualified
-        for c in qualified if ctx.rng.random() < 0.6 else [_pick(ctx.rng, qualified)]:
-            edits.append((_span(c.args["table"])[0], _span(c.this)[1], f"`{c.table}.{c.name}`"))
-        what = "qualified column quoted as one identifier `t.col`"
-    out = _splice(ctx.sql, edits)
-    return (_present(ctx, out), what) if out and out != ctx.sql else None
+        return ctx.out([(*_span(n.this), f"[dbo].[{n.name}]" if bracket else f"dbo.{ctx.sql[slice(*_span(n.this))]}")
+                        for n in tables if n.args.get("db") is None], "T-SQL dbo. schema prefix on tables")
+    if style in ("dq_strings", "curly"):
+        left, right = ('"', '"') if style == "dq_strings" else ("\u2018", "\u2019")
+        return ctx.out([(t.start, t.end + 1, f"{left}{t.text}{right}") for t in strings],
+                       f"string literals in {'double' if style == 'dq_strings' else 'typographic'} quotes")
+    if style == "sq_alias":
+        return ctx.out([(*_span(a), f"'{a.name}'") for a in aliases], "output aliases in single quotes")
+    if style == "mixed_case":
+        return ctx.out([(*_span(i), f'"{i.name}"') for i in mixed], "mixed-case names double-quoted (folded in PG)")
+    cols = qualified if ctx.rng.random() < 0.6 else [_pick(ctx.rng, qualified)]
+    return ctx.out([(_span(c.args["table"])[0], _span(c.this)[1], f"`{c.table}.{c.name}`") for c in cols],
+                   "qualified column quoted as one identifier `t.col`")
 
 
-# --------------------------------------------------------------------------------------------- dialect kinds
-def _foreign_limit(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.tree
-    if not isinstance(tree, exp.Select) or tree.args.get("limit") is None:
+# ------------------------------------------------------------------------------------------------ dialect kinds
+def _foreign_limit(ctx: _Ctx) -> Reply:
+    if not isinstance(ctx.tree, exp.Select) or ctx.tree.args.get("limit") is None:
         return None
     toks, depth, top = ctx.tokens(), 0, []
     for i, t in enumerate(toks):
-        if t.token_type == TokenType.L_PAREN:
-            depth += 1
-        elif t.token_type == TokenType.R_PAREN:
-            depth -= 1
-        elif depth == 0:
+        depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+        if depth == 0 and t.token_type != TokenType.R_PAREN:
             top.append(i)
-    sels = [i for i in top if toks[i].token_type == TokenType.SELECT]
-    lims = [i for i in top if toks[i].token_type == TokenType.LIMIT]
-    if len(sels) != 1 or len(lims) != 1 or lims[0] + 1 >= len(toks) or toks[lims[0] + 1].token_type != TokenType.NUMBER:
+    kinds = [toks[i].token_type for i in top]
+    if kinds.count(TokenType.SELECT) != 1 or kinds.count(TokenType.LIMIT) != 1:
         return None
-    li = lims[0]
-    n = toks[li + 1].text
-    end, off = toks[li + 1].end + 1, None
-    rest = toks[li + 2:]
-    if rest and rest[0].token_type == TokenType.OFFSET and len(rest) > 1 and rest[1].token_type == TokenType.NUMBER:
-        off, end = rest[1].text, rest[1].end + 1
-    elif rest and rest[0].token_type not in (TokenType.SEMICOLON,):
+    li = top[kinds.index(TokenType.LIMIT)]
+    rest = [t.token_type for t in toks[li + 1:li + 4]]
+    if rest[:1] != [TokenType.NUMBER] or (len(rest) > 1 and rest[1:] != [TokenType.OFFSET, TokenType.NUMBER]):
         return None
-    start = toks[li].start
+    n, off = toks[li + 1].text, toks[li + 3].text if len(rest) == 3 else None
+    start, end = toks[li].start, toks[li + len(rest)].end + 1
     while start > 0 and ctx.sql[start - 1].isspace():
         start -= 1
-    si = sels[0]
-    after = toks[si + 1] if toks[si + 1].token_type == TokenType.DISTINCT else toks[si]
-    ins = after.end + 1
-    where = [i for i in top if toks[i].token_type == TokenType.WHERE]
-    rng = ctx.rng
+    si = top[kinds.index(TokenType.SELECT)]
+    ins = toks[si + 1 if toks[si + 1].token_type == TokenType.DISTINCT else si].end + 1
     if off is not None:
-        styles = ["offset_fetch"] if ctx.d == "sqlite" else ["mysql_pair"]
-    elif ctx.d == "sqlite":
-        styles = ["top"] * 4 + ["top_paren", "fetch_first", "fetch_first", "offset_fetch", "rownum"]
+        style = "offset_fetch" if ctx.d == "sqlite" else "mysql_pair"
     else:
-        styles = ["top"] * 4 + ["top_paren", "mysql_pair", "mysql_pair", "rownum"]
-    style = _pick(rng, styles)
+        style = _pick(ctx.rng, ["top"] * 4 + ["top_paren", "rownum"] + (
+            ["fetch_first"] * 2 + ["offset_fetch"] if ctx.d == "sqlite" else ["mysql_pair"] * 2))
     if style in ("top", "top_paren"):
-        top_txt = f" TOP {n}" if style != "top_paren" else f" TOP ({n})"
-        edits = [(ins, ins, top_txt), (start, end, "")]
-        what = f"LIMIT {n} written as T-SQL{top_txt}"
-    elif style == "fetch_first":
-        edits = [(start, end, f" FETCH FIRST {n} ROWS ONLY")]
-        what = "LIMIT written as FETCH FIRST n ROWS ONLY"
-    elif style == "offset_fetch":
-        edits = [(start, end, f" OFFSET {off or 0} ROWS FETCH NEXT {n} ROWS ONLY")]
-        what = "LIMIT written as T-SQL OFFSET .. FETCH NEXT"
-    elif style == "mysql_pair":
-        edits = [(start, end, f" LIMIT {off or 0}, {n}")]
-        what = "MySQL LIMIT offset, count"
-    else:
-        if where:
-            w = toks[where[0]]
-            edits = [(w.end + 1, w.end + 1, f" ROWNUM <= {n} AND"), (start, end, "")]
-        else:
-            nxt = [i for i in top if toks[i].token_type in (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT)]
-            at = toks[nxt[0]].start
-            edits = [(at, at, f"WHERE ROWNUM <= {n} "), (start, end, "")]
-        what = "Oracle ROWNUM instead of LIMIT"
-    out = _splice(ctx.sql, edits)
-    return (_present(ctx, out), what) if out and out != ctx.sql else None
+        text = f" TOP {n}" if style == "top" else f" TOP ({n})"
+        return ctx.out([(ins, ins, text), (start, end, "")], f"LIMIT {n} written as T-SQL{text}")
+    if style == "rownum":
+        where = [i for i, k in zip(top, kinds) if k == TokenType.WHERE]
+        at = [i for i, k in zip(top, kinds) if k in (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT)][0]
+        ins = (toks[where[0]].end + 1, f" ROWNUM <= {n} AND") if where else (toks[at].start, f"WHERE ROWNUM <= {n} ")
+        return ctx.out([(ins[0], ins[0], ins[1]), (start, end, "")], "Oracle ROWNUM instead of LIMIT")
+    text = {"fetch_first": f" FETCH FIRST {n} ROWS ONLY", "offset_fetch": f" OFFSET {off or 0} ROWS FETCH NEXT {n} "
+            "ROWS ONLY", "mysql_pair": f" LIMIT {off or 0}, {n}"}[style]  # fmt: skip
+    return ctx.out([(start, end, text)], f"LIMIT written as{text}")
 
 
 _NOW = {"mysql": "CURDATE()", "tsql": "GETDATE()", "oracle": "SYSDATE", "other": "NOW()"}
@@ -906,523 +679,394 @@ def _mod_parts(text: str) -> tuple[str, int, str] | None:
 
 
 def _shifted(base: dict[str, str], sign: str, n: int, unit: str) -> dict[str, str]:
-    fn = "DATE_SUB" if sign == "-" else "DATE_ADD"
-    return {"mysql": f"{fn}({base['mysql']}, INTERVAL {n} {unit.upper()})",
+    return {"mysql": f"{'DATE_SUB' if sign == '-' else 'DATE_ADD'}({base['mysql']}, INTERVAL {n} {unit.upper()})",
             "tsql": f"DATEADD({unit}, {'-' if sign == '-' else ''}{n}, {base['tsql']})",
             "oracle": f"{base['oracle']} {sign} INTERVAL '{n}' {unit.upper()}",
             "other": f"{base['other']} {sign} INTERVAL '{n} {unit}s'"}  # fmt: skip
 
 
 def _fmt_styles(x: str, fmt: str) -> dict[str, str]:
-    simple = {"%Y": "year", "%m": "month", "%d": "day", "%H": "hour", "%w": "weekday"}
-    if fmt in simple:
-        u = simple[fmt]
-        return {"mysql": f"{'DAYOFWEEK' if u == 'weekday' else u.upper()}({x})", "tsql": f"DATEPART({u}, {x})",
-                "oracle": f"EXTRACT({'DOW' if u == 'weekday' else u.upper()} FROM {x})"}
+    """strftime-style formatting of ``x`` as MySQL, T-SQL and Oracle write it."""
+    part = {"%Y": "year", "%m": "month", "%d": "day", "%H": "hour", "%w": "weekday"}.get(fmt)
+    if part:
+        return {"mysql": f"{'DAYOFWEEK' if part == 'weekday' else part.upper()}({x})", "tsql": f"DATEPART({part}, {x})",
+                "oracle": f"EXTRACT({'DOW' if part == 'weekday' else part.upper()} FROM {x})"}
     if fmt == "%s":
         return {"mysql": f"UNIX_TIMESTAMP({x})", "tsql": f"DATEDIFF(second, '1970-01-01', {x})"}
-    ora = fmt.replace("%Y", "YYYY").replace("%m", "MM").replace("%d", "DD").replace("%H", "HH24").replace("%M", "MI")
-    net = fmt.replace("%Y", "yyyy").replace("%m", "MM").replace("%d", "dd").replace("%H", "HH").replace("%M", "mm")
+    ora, net = fmt, fmt
+    for code, o, t in (("%Y", "YYYY", "yyyy"), ("%m", "MM", "MM"), ("%d", "DD", "dd"), ("%H", "HH24", "HH"), ("%M", "MI", "mm")):
+        ora, net = ora.replace(code, o), net.replace(code, t)
     return {"mysql": f"DATE_FORMAT({x}, '{fmt}')", "tsql": f"FORMAT({x}, '{net}')", "oracle": f"TO_CHAR({x}, '{ora}')"}
 
 
 def _foreign_candidates(ctx: _Ctx, node: exp.Expression) -> tuple[str, dict[str, str]] | None:
     """(family, {style: foreign text}) for a node the gold writes in its own dialect."""
-    r = lambda e: e.sql(dialect=ctx.d)  # noqa: E731
-    lite = ctx.d == "sqlite"
-    if isinstance(node, exp.TimeToStr):
+    r, lite = (lambda e: e.sql(dialect=ctx.d)), ctx.d == "sqlite"  # noqa: E731
+    if isinstance(node, exp.TimeToStr) and isinstance(node.args.get("format"), exp.Literal):
         x = node.this.this if isinstance(node.this, exp.TsOrDsToTimestamp) else node.this
-        fmt = node.args.get("format")
-        if not isinstance(fmt, exp.Literal):
-            return None
-        xs = _NOW["mysql"] if isinstance(x, exp.Literal) and x.this == "now" else r(x)
-        styles = _fmt_styles(xs, fmt.this)
-        if not lite:
-            styles["sqlite"] = f"strftime('{fmt.this}', {xs})"
-            styles.pop("oracle", None)
-        return "date_format", styles
+        fmt, xs = node.args["format"].this, _NOW["mysql"] if isinstance(x, exp.Literal) and x.this == "now" else r(x)
+        styles = _fmt_styles(xs, fmt)
+        return "date_format", styles if lite else {**styles, "oracle": f"strftime('{fmt}', {xs})"}
     if isinstance(node, exp.Extract) and not lite:
         unit, x = node.name.upper(), r(node.expression)
         fmt = {"YEAR": "%Y", "MONTH": "%m", "DAY": "%d", "DOW": "%w", "HOUR": "%H", "EPOCH": "%s"}.get(unit)
         if fmt is None:
             return "extract", {"tsql": f"DATEPART({unit.lower()}, {x})"}
-        styles = _fmt_styles(x, fmt)
-        styles.pop("oracle", None)
-        styles["sqlite"] = f"strftime('{fmt}', {x})"
-        return "extract", styles
-    if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)) and not lite:
-        unit, x = str(node.args.get("unit").name if node.args.get("unit") else "").upper(), r(node.this)
+        return "extract", {**_fmt_styles(x, fmt), "oracle": f"strftime('{fmt}', {x})"}  # oracle slot: SQLite habit
+    if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)) and not lite and node.args.get("unit") is not None:
+        unit, x = node.args["unit"].name.upper(), r(node.this)
         fm = {"MONTH": "%Y-%m-01", "YEAR": "%Y-01-01", "DAY": "%Y-%m-%d"}.get(unit)
-        ora = {"MONTH": "MM", "YEAR": "YYYY", "WEEK": "IW", "QUARTER": "Q"}.get(unit, "DD")
-        styles = {"oracle": f"TRUNC({x}, '{ora}')"}
+        styles = {"oracle": f"TRUNC({x}, '{ {'MONTH': 'MM', 'YEAR': 'YYYY', 'WEEK': 'IW'}.get(unit, unit[:1])}')"}
         if fm:
-            styles |= {"mysql": f"DATE_FORMAT({x}, '{fm}')", "sqlite": f"strftime('{fm}', {x})"}
+            styles |= {"mysql": f"DATE_FORMAT({x}, '{fm}')", "other": f"strftime('{fm}', {x})"}
         elif unit == "WEEK":
-            styles |= {"mysql": f"DATE_SUB({x}, INTERVAL WEEKDAY({x}) DAY)",
-                       "tsql": f"DATEADD(week, DATEDIFF(week, 0, {x}), 0)"}
+            styles |= {"mysql": f"DATE_SUB({x}, INTERVAL WEEKDAY({x}) DAY)", "tsql": f"DATEADD(week, DATEDIFF(week, 0, {x}), 0)"}
         return "date_trunc", styles
     if isinstance(node, (exp.Sub, exp.Add)) and isinstance(node.expression, exp.Interval) and not lite:
-        iv = node.expression
-        unit = iv.args.get("unit")
-        parts = _mod_parts(f"{iv.this.name} {unit.name}" if unit is not None else iv.this.name)
+        iv, sign = node.expression, "-" if isinstance(node, exp.Sub) else "+"
+        parts = _mod_parts(f"{iv.this.name} {iv.args['unit'].name}" if iv.args.get("unit") else iv.this.name)
         if parts is None:
             return None
-        sign = "-" if isinstance(node, exp.Sub) else "+"
         base = r(node.this)
-        styles = _shifted({k: base for k in _NOW}, sign, parts[1], parts[2])
-        styles["sqlite"] = f"date({base}, '{sign}{parts[1]} {parts[2]}s')"
-        styles.pop("other")
-        return "interval", styles
-    if isinstance(node, exp.Sub) and lite and all(
-            isinstance(a, exp.Anonymous) and a.name.lower() == "julianday" and a.expressions for a in (node.this, node.expression)):
+        styles = _shifted({k: base for k in _NOW}, sign, parts[1], parts[2])  # oracle form is valid PostgreSQL
+        return "interval", {**styles, "oracle": f"date({base}, '{sign}{parts[1]} {parts[2]}s')", "other": ""}
+    if isinstance(node, exp.Sub) and lite and all(isinstance(a, exp.Anonymous) and a.name.lower() == "julianday"
+                                                  and a.expressions for a in (node.this, node.expression)):
         a, b = r(node.this.expressions[0]), r(node.expression.expressions[0])
-        return "datediff", {"mysql": f"DATEDIFF({a}, {b})", "tsql": f"DATEDIFF(day, {b}, {a})", "other": f"DATE_PART('day', {a} - {b})"}
-    if lite and (isinstance(node, (exp.Anonymous, exp.Date)) and node.name.lower() in ("date", "datetime")
-                 or isinstance(node, exp.CurrentDate)):
-        args = [] if isinstance(node, exp.CurrentDate) else ([node.this, *node.expressions] if isinstance(node, exp.Date) else node.expressions)
+        return "datediff", {"mysql": f"DATEDIFF({a}, {b})", "tsql": f"DATEDIFF(day, {b}, {a})",
+                            "other": f"DATE_PART('day', {a} - {b})"}
+    if lite and (isinstance(node, exp.CurrentDate) or isinstance(node, (exp.Anonymous, exp.Date))
+                 and node.name.lower() in ("date", "datetime")):
+        args = [] if isinstance(node, exp.CurrentDate) else [node.this, *node.expressions] if isinstance(node, exp.Date) else node.expressions
         if isinstance(node, exp.CurrentDate) or (args and isinstance(args[0], exp.Literal) and args[0].this == "now"):
-            mods = args[1:]
-            if not mods:
+            mods = [a.this for a in args[1:] if isinstance(a, exp.Literal)]
+            if len(args) < 2:
                 return "now", dict(_NOW)
-            if len(mods) == 1 and isinstance(mods[0], exp.Literal) and _mod_parts(mods[0].this):
-                return "now", _shifted(_NOW, *_mod_parts(mods[0].this))
-            return None
+            return ("now", _shifted(_NOW, *_mod_parts(mods[0]))) if len(args) == 2 and mods and _mod_parts(mods[0]) else None
         if len(args) == 2 and isinstance(args[1], exp.Literal) and args[1].this == "unixepoch":
             x = r(args[0])
-            return "from_unix", {"mysql": f"FROM_UNIXTIME({x})", "other": f"TO_TIMESTAMP({x})", "tsql": f"DATEADD(second, {x}, '1970-01-01')"}
-        if len(args) == 1 and node.name.lower() == "date":
-            x = r(args[0])
-            return "date_cast", {"tsql": f"CONVERT(DATE, {x})", "oracle": f"TRUNC({x})", "other": f"DATE_TRUNC('day', {x})"}
+            return "from_unix", {"mysql": f"FROM_UNIXTIME({x})", "other": f"TO_TIMESTAMP({x})",
+                                 "tsql": f"DATEADD(second, {x}, '1970-01-01')"}
         return None
     if isinstance(node, (exp.CurrentDate, exp.CurrentTimestamp)) and not lite:
         return "now", {"mysql": "CURDATE()" if isinstance(node, exp.CurrentDate) else "SYSDATE()", "tsql": "GETDATE()",
-                       "sqlite": "datetime('now')", "oracle": "SYSDATE"}  # fmt: skip
+                       "other": "datetime('now')", "oracle": "SYSDATE"}  # fmt: skip
     if isinstance(node, exp.UnixToTime) and not lite:
-        x = r(node.this)
-        return "from_unix", {"mysql": f"FROM_UNIXTIME({x})", "sqlite": f"datetime({x}, 'unixepoch')"}
+        return "from_unix", {"mysql": f"FROM_UNIXTIME({r(node.this)})", "other": f"datetime({r(node.this)}, 'unixepoch')"}
     if isinstance(node, exp.Coalesce) and len(node.expressions) == 1:
         a, b = r(node.this), r(node.expressions[0])
-        styles = {"tsql": f"ISNULL({a}, {b})", "oracle": f"NVL({a}, {b})"}
-        if not lite:
-            styles["mysql"] = f"IFNULL({a}, {b})"
-        return "coalesce", styles
+        return "coalesce", {"tsql": f"ISNULL({a}, {b})", "oracle": f"NVL({a}, {b})", "mysql": "" if lite else f"IFNULL({a}, {b})"}
     if isinstance(node, exp.Length):
-        return "length", {"tsql": f"LEN({r(node.this)})", **({"other": f"CHAR_LENGTH({r(node.this)})"} if lite else {})}
+        return "length", {"tsql": f"LEN({r(node.this)})", "other": f"CHAR_LENGTH({r(node.this)})" if lite else ""}
     if isinstance(node, exp.DPipe) and not isinstance(node.parent, exp.DPipe):
-        parts = [r(p) for p in node.flatten()] if hasattr(node, "flatten") else [r(node.this), r(node.expression)]
-        styles = {"tsql": "(" + " + ".join(parts) + ")"}
-        if lite:
-            styles["mysql"] = f"CONCAT({', '.join(parts)})"
-        return "concat", styles
-    if isinstance(node, exp.GroupConcat):
-        x = r(node.this)
-        return "group_concat", ({"other": f"STRING_AGG({x}, ',')", "oracle": f"LISTAGG({x}, ',')"} if lite else
-                                {"mysql": f"GROUP_CONCAT({x} SEPARATOR ',')", "oracle": f"LISTAGG({x}, ',')"})
+        parts = [r(p) for p in node.flatten()]
+        return "concat", {"tsql": f"({' + '.join(parts)})", "mysql": f"CONCAT({', '.join(parts)})" if lite else ""}
     if isinstance(node, exp.StrPosition) and node.args.get("substr") is not None:
         x, s = r(node.this), r(node.args["substr"])
-        return "position", {"tsql": f"CHARINDEX({s}, {x})", "mysql": f"LOCATE({s}, {x})",
-                            **({} if lite else {"sqlite": f"INSTR({x}, {s})"})}  # fmt: skip
+        return "position", {"tsql": f"CHARINDEX({s}, {x})", "mysql": f"LOCATE({s}, {x})"}
     return None
 
 
-def _foreign_function(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.fresh()
-    if tree is None:
-        return None
-    found: dict[str, list[tuple[exp.Expression, dict[str, str]]]] = {}
-    for node in reversed(list(tree.walk())):
+def _foreign_function(ctx: _Ctx) -> Reply:
+    tree, found = ctx.fresh(), {}
+    for node in reversed(list(tree.walk())):  # innermost first, so outer rewrites see the inner ones
         got = _foreign_candidates(ctx, node)
-        if got and got[1]:
-            found.setdefault(got[0], []).append((node, got[1]))
+        styles = {k: v for k, v in (got[1] if got else {}).items() if v}
+        if styles:
+            found.setdefault(got[0], []).append((node, styles))
     if not found:
         return None
     family = _pick(ctx.rng, sorted(found))
-    style = _pick(ctx.rng, sorted({s for _n, st in found[family] for s in st}))
+    style = _pick(ctx.rng, sorted({s for _n, styles in found[family] for s in styles}))
     used = []
     for node, styles in found[family]:
         text = styles.get(style) or styles[sorted(styles)[0]]
         node.replace(exp.Var(this=text))
         used.append(text.split("(")[0])
-    return _present(ctx, ctx.render(tree)), f"{family} written in {style} style: {', '.join(dict.fromkeys(used))}"
+    return ctx.tree_out(tree, f"{family} written in {style} style: {', '.join(dict.fromkeys(used))}")
 
 
 _FLOATY = {exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT, exp.DataType.Type.DECIMAL}
 
 
-def _foreign_operator(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.fresh()
-    if tree is None:
-        return None
+def _foreign_operator(ctx: _Ctx) -> Reply:
+    tree, fam, lite = ctx.fresh(), {}, ctx.d == "sqlite"
     r = lambda e: e.sql(dialect=ctx.d)  # noqa: E731
-    fam: dict[str, list[tuple[exp.Expression, str]]] = {}
-    lite = ctx.d == "sqlite"
-    cast_style = ctx.rng.choice(["pg", "convert"] if lite else ["convert", "float64", "number", "double"])
+    cast_style = _pick(ctx.rng, ["pg", "convert"] if lite else ["convert", "float64", "number", "double"])
     for node in reversed(list(tree.walk())):
         if isinstance(node, exp.Like) and isinstance(node.this, exp.Lower) and lite:
             pat = node.expression.this if isinstance(node.expression, exp.Lower) else node.expression
             fam.setdefault("ilike", []).append((node, f"{r(node.this.this)} ILIKE {r(pat)}"))
         if isinstance(node, (exp.Like, exp.ILike)) and isinstance(node.expression, exp.Literal):
             pat = node.expression.this
-            rx = ("" if pat.startswith("%") else "^") + re.escape(pat.strip("%")).replace("%", ".*").replace("_", ".") + ("" if pat.endswith("%") else "$")
+            rx = re.escape(pat.strip("%")).replace("%", ".*").replace("_", ".")
+            rx = ("" if pat.startswith("%") else "^") + rx + ("" if pat.endswith("%") else "$")
             fam.setdefault("regexp", []).append((node, f"{r(node.this)} REGEXP '{rx}'"))
         if isinstance(node, exp.ILike) and not lite:
             fam.setdefault("collate_nocase", []).append((node, f"{r(node.this)} LIKE {r(node.expression)} COLLATE NOCASE"))
         if isinstance(node, exp.Cast) and node.to.this in (_FLOATY | {exp.DataType.Type.INT, exp.DataType.Type.BIGINT}):
-            x, floaty = r(node.this), node.to.this in _FLOATY
-            if isinstance(node.this, (exp.Binary, exp.Case)):
-                x = f"({x})"
-            text = {"pg": f"{x}::{'float' if floaty else 'int'}", "convert": f"CONVERT({'FLOAT' if floaty else 'INT'}, {r(node.this)})",
-                    "float64": f"CAST({r(node.this)} AS {'FLOAT64' if floaty else 'INT64'})",
-                    "number": f"CAST({r(node.this)} AS NUMBER)", "double": f"CAST({r(node.this)} AS {'DOUBLE' if floaty else 'INTEGER'})"}[cast_style]  # fmt: skip
+            x, fl = r(node.this), node.to.this in _FLOATY
+            text = {"pg": f"{f'({x})' if isinstance(node.this, (exp.Binary, exp.Case)) else x}::{'float' if fl else 'int'}",
+                    "convert": f"CONVERT({'FLOAT' if fl else 'INT'}, {x})", "number": f"CAST({x} AS NUMBER)",
+                    "float64": f"CAST({x} AS {'FLOAT64' if fl else 'INT64'})",
+                    "double": f"CAST({x} AS {'DOUBLE' if fl else 'INTEGER'})"}[cast_style]  # fmt: skip
             fam.setdefault("cast", []).append((node, text))
         if isinstance(node, exp.Case) and len(node.args.get("ifs") or []) == 1 and node.this is None:
-            branch = node.args["ifs"][0]
-            other = r(node.args["default"]) if node.args.get("default") is not None else "NULL"
-            fam.setdefault("if", []).append((node, f"IF({r(branch.this)}, {r(branch.args['true'])}, {other})"))
-        if isinstance(node, exp.EQ) and not lite:
-            if isinstance(node.expression, exp.Boolean):
-                fam.setdefault("bool_int", []).append((node, f"{r(node.this)} = {1 if node.expression.this else 0}"))
-            elif isinstance(node.expression, exp.Literal):
-                fam.setdefault("eqeq", []).append((node, f"{r(node.this)} == {r(node.expression)}"))
+            branch, other = node.args["ifs"][0], node.args.get("default")
+            fam.setdefault("if", []).append(
+                (node, f"IF({r(branch.this)}, {r(branch.args['true'])}, {r(other) if other is not None else 'NULL'})"))
+        if isinstance(node, exp.EQ) and not lite and isinstance(node.expression, exp.Boolean):
+            fam.setdefault("bool_int", []).append((node, f"{r(node.this)} = {int(node.expression.this)}"))
+        elif isinstance(node, exp.EQ) and not lite and isinstance(node.expression, exp.Literal):
+            fam.setdefault("eqeq", []).append((node, f"{r(node.this)} == {r(node.expression)}"))
     if not fam:
         return None
     family = _pick(ctx.rng, sorted(fam))
     for node, text in fam[family]:
         node.replace(exp.Var(this=text))
-    return _present(ctx, ctx.render(tree)), f"{family} written with another dialect's syntax ({len(fam[family])}x)"
+    return ctx.tree_out(tree, f"{family} written with another dialect's syntax ({len(fam[family])}x)")
 
 
-# --------------------------------------------------------------------------------------------- aggregate kinds
-def _missing_group_by(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.fresh()
-    if tree is None:
-        return None
-    cands = []
+# ------------------------------------------------------------------------------------------------ aggregate kinds
+def _missing_group_by(ctx: _Ctx) -> Reply:
+    tree, cands = ctx.fresh(), []
     for sel in tree.find_all(exp.Select):
-        group = sel.args.get("group")
-        if group is None or any(e.find(exp.Window) for e in sel.expressions):
+        if sel.args.get("group") is None or any(e.find(exp.Window) for e in sel.expressions):
             continue
         plain = [e for e in sel.expressions if not e.find(exp.AggFunc) and not e.find(exp.Star) and e.find(exp.Column)]
         if plain and any(e.find(exp.AggFunc) for e in sel.expressions):
-            cands.append((sel, group, plain))
+            cands.append((sel, sel.args["group"], plain))
     if not cands:
         return None
     sel, group, plain = _pick(ctx.rng, cands)
-    shown = {(e.this if isinstance(e, exp.Alias) else e).sql() for e in plain} | {e.alias_or_name for e in plain}
+    shown = {e.unalias().sql() for e in plain} | {e.alias_or_name for e in plain}
     partial = [g for g in group.expressions if g.sql() in shown] if len(group.expressions) > 1 else []
     if partial and ctx.rng.random() < 0.4:
         drop = _pick(ctx.rng, partial)
         group.set("expressions", [g for g in group.expressions if g is not drop])
-        what = f"GROUP BY misses selected column {drop.sql(dialect=ctx.d)}"
-    else:
-        sel.set("group", None)
-        what = "GROUP BY left out, selected columns bare beside the aggregate"
-    return _present(ctx, ctx.render(tree)), what
+        return ctx.tree_out(tree, f"GROUP BY misses selected column {drop.sql(dialect=ctx.d)}")
+    sel.set("group", None)
+    return ctx.tree_out(tree, "GROUP BY left out, selected columns bare beside the aggregate")
 
 
-def _aggregate_in_where(ctx: _Ctx) -> tuple[str, str] | None:
+def _aggregate_in_where(ctx: _Ctx) -> Reply:
     tree = ctx.fresh()
-    if tree is None:
-        return None
-    opts = []
-    for sel in tree.find_all(exp.Select):
-        if sel.args.get("having") is not None and sel.args["having"].find(exp.AggFunc):
-            opts.append(("having", sel, None))
-    for sub in tree.find_all(exp.Subquery):
-        inner = sub.this
-        if not (isinstance(sub.parent, (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NEQ)) and isinstance(inner, exp.Select)):
-            continue
-        outer = sub.parent.find_ancestor(exp.Select)
-        if (outer is None or sub.parent.find_ancestor(exp.Where) is None or len(inner.expressions) != 1
+    opts: list[tuple[str, Any, Any]] = [("having", s, None) for s in tree.find_all(exp.Select)
+                                        if s.args.get("having") is not None and s.args["having"].find(exp.AggFunc)]
+    for sub in tree.find_all(exp.Subquery):  # x = (SELECT MAX(x) FROM t) -> x = MAX(x)
+        inner, outer = sub.this, sub.parent.find_ancestor(exp.Select)
+        if (not isinstance(sub.parent, (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NEQ)) or outer is None
+                or not isinstance(inner, exp.Select) or len(inner.expressions) != 1 or sub.find_ancestor(exp.Where) is None
                 or any(inner.args.get(k) for k in ("where", "group", "joins", "having"))):
             continue
-        agg = inner.expressions[0].unalias()
-        src, osrc = inner.args.get("from_"), outer.args.get("from_")
+        agg, src, osrc = inner.expressions[0].unalias(), inner.args.get("from_"), outer.args.get("from_")
         if (isinstance(agg, exp.AggFunc) and src is not None and osrc is not None and isinstance(src.this, exp.Table)
                 and isinstance(osrc.this, exp.Table) and src.this.name.lower() == osrc.this.name.lower()):
             opts.append(("inline", sub, agg))
-    sel = tree if isinstance(tree, exp.Select) else None
-    lim = sel.args.get("limit") if sel is not None else None
-    if lim is not None and isinstance(lim.expression, exp.Literal) and lim.expression.this == "1" and sel.args.get("order"):
-        keys = [o for o in sel.args["order"].expressions if not isinstance(o.this, exp.Case)]
-        key = keys[-1] if len(keys) == 1 else None
-        target = key.this if key is not None else None
-        for e in sel.expressions:  # ORDER BY an output alias: the expression behind it
+    lim = tree.args.get("limit") if isinstance(tree, exp.Select) else None
+    if lim is not None and isinstance(lim.expression, exp.Literal) and lim.expression.this == "1" and tree.args.get("order"):
+        keys = [o for o in tree.args["order"].expressions if not isinstance(o.this, exp.Case)]  # CASE: NULLS emulation
+        target = keys[0].this if len(keys) == 1 else None
+        for e in tree.expressions:  # ORDER BY an output alias: the expression behind it
             if isinstance(target, exp.Column) and not target.table and isinstance(e, exp.Alias) and e.alias == target.name:
                 target = e.this
-        aggs = any(e.find(exp.AggFunc) for e in sel.expressions)
-        if target is not None and target.find(exp.AggFunc) and sel.args.get("group") is not None:
-            opts.append(("top_group", sel, (target, key)))
-        elif isinstance(target, exp.Column) and sel.args.get("group") is None and not aggs:
-            opts.append(("top_row", sel, (target, key)))
+        if target is not None and target.find(exp.AggFunc) and tree.args.get("group") is not None:
+            opts.append(("having_top", keys[0], target))  # "the most": HAVING COUNT(x) = MAX(COUNT(x))
+        elif isinstance(target, exp.Column) and tree.args.get("group") is None and not tree.find(exp.AggFunc):
+            opts.append(("where_top", keys[0], target))  # "the highest": WHERE x = MAX(x)
     if not opts:
         return None
     how, node, agg = _pick(ctx.rng, opts)
-    if how in ("top_row", "top_group"):
-        target, key = agg
-        best = (exp.Max if key.args.get("desc") else exp.Min)(this=target.copy())
-        cond = exp.EQ(this=target.copy(), expression=best)
-        clause = "where" if how == "top_row" else "having"
-        old = node.args.get(clause)
-        node.set(clause, (exp.Where if clause == "where" else exp.Having)(this=exp.and_(old.this, cond) if old else cond))
-        node.set("order", None)
-        node.set("limit", None)
-        return _present(ctx, ctx.render(tree)), f"ORDER BY .. LIMIT 1 written as {clause.upper()} {cond.sql(dialect=ctx.d)}"
-    if how == "having":
-        cond = node.args["having"].this
-        where = node.args.get("where")
-        node.set("where", exp.Where(this=exp.and_(where.this, cond) if where is not None else cond))
-        node.set("having", None)
-        what = "HAVING condition written in WHERE"
-    else:
+    if how == "inline":
         agg = agg.copy()
         for c in agg.find_all(exp.Column):
             c.set("table", None)
         node.replace(agg)
-        what = f"scalar subquery replaced by {agg.sql(dialect=ctx.d)} in WHERE"
-    return _present(ctx, ctx.render(tree)), what
+        return ctx.tree_out(tree, f"scalar subquery replaced by {agg.sql(dialect=ctx.d)} in WHERE")
+    if how == "having":
+        cond, node, clause = node.args["having"].this, node, "where"
+        node.set("having", None)
+    else:
+        best = (exp.Max if node.args.get("desc") else exp.Min)(this=agg.copy())
+        cond, node, clause = exp.EQ(this=agg.copy(), expression=best), tree, how.split("_")[0]
+        tree.set("order", None)
+        tree.set("limit", None)
+    old = node.args.get(clause)
+    node.set(clause, (exp.Where if clause == "where" else exp.Having)(this=exp.and_(old.this, cond) if old else cond))
+    return ctx.tree_out(tree, f"{'HAVING condition' if how == 'having' else 'ORDER BY .. LIMIT 1'} written as "
+                              f"{clause.upper()} {cond.sql(dialect=ctx.d)}")
 
 
-# --------------------------------------------------------------------------------------------- alias kinds
-def _alias_misuse(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.tree
-    if tree is None:
-        return None
-    opts: list[tuple[float, list[tuple[int, int, str]], str]] = []
-    for col, table, src, scope, sources in ctx.refs():
-        q = col.args.get("table")
-        if q is None or not _span(q):
+# ------------------------------------------------------------------------------------------------ alias kinds
+def _alias_misuse(ctx: _Ctx) -> Reply:
+    opts: list[tuple[float, tuple[list[Edit], str]]] = []
+    for col, _table, src, _scope, sources in ctx.refs():
+        q, node = col.args.get("table"), sources[src][1]
+        if not _span(q):
             continue
-        kind, node, _t = sources[src]
         if node is not None and node.alias and node.alias.lower() != node.name.lower():
-            opts.append((1.0, [(*_span(q), node.name)], f"{col.table}.{col.name} written {node.name}.{col.name} after aliasing"))
-        others = [k for k, s in sources.items() if k != src and s[0] == "table" and s[2] is not None
-                  and not s[2].column(col.name)]  # fmt: skip
+            opts.append((1.0, ([(*_span(q), node.name)], f"{col.table}.{col.name} written {node.name}.{col.name}")))
+        others = sorted(k for k, s in sources.items() if k != src and s[0] == "table" and s[2] is not None
+                        and not s[2].column(col.name))  # fmt: skip
         if others:
-            k = _pick(ctx.rng, sorted(others))
-            opts.append((1.0, [(*_span(q), k)], f"{col.table}.{col.name} qualified with the other alias {k}"))
-    for sel in tree.find_all(exp.Select):
+            k = _pick(ctx.rng, others)
+            opts.append((1.0, ([(*_span(q), k)], f"{col.table}.{col.name} qualified with the other alias {k}")))
+    for sel in ctx.tree.find_all(exp.Select):  # an output alias used in WHERE / HAVING (SQLite resolves it)
         for clause in ("where", "having"):
-            part = sel.args.get(clause)
-            if part is None:
-                continue
-            text = part.sql(dialect=ctx.d)
-            if ctx.sql.count(text) != 1:
-                continue
-            for e in sel.expressions:
-                if isinstance(e, exp.Alias) and not isinstance(e.this, exp.Column):
-                    inner = e.this.sql(dialect=ctx.d)
-                    if inner in text[6:] and ctx.sql.count(inner) >= 2:
-                        at = ctx.sql.index(text)
-                        new = text.replace(inner, e.alias, 1)
-                        opts.append((0.3 if ctx.d == "sqlite" else 1.5, [(at, at + len(text), new)],
-                                     f"output alias {e.alias} used in {clause.upper()}"))
-    if not opts:
-        return None
-    total, roll = sum(o[0] for o in opts), ctx.rng.random()
-    roll *= total
-    for w, edits, what in opts:
-        if roll < w:
-            break
-        roll -= w
-    out = _splice(ctx.sql, edits)
-    return (_present(ctx, out), what) if out and out != ctx.sql else None
+            text = sel.args[clause].sql(dialect=ctx.d) if sel.args.get(clause) is not None else ""
+            for e in sel.expressions if text and ctx.sql.count(text) == 1 else []:
+                inner = e.this.sql(dialect=ctx.d) if isinstance(e, exp.Alias) and not isinstance(e.this, exp.Column) else ""
+                if inner and inner in text[6:] and ctx.sql.count(inner) >= 2:
+                    at = ctx.sql.index(text)
+                    opts.append((0.3 if ctx.d == "sqlite" else 1.5, ([(at, at + len(text), text.replace(inner, e.alias, 1))],
+                                                                     f"output alias {e.alias} used in {clause.upper()}")))
+    return ctx.out(*_weighted(ctx.rng, opts)) if opts else None
 
 
-def _ambiguous_column(ctx: _Ctx) -> tuple[str, str] | None:
-    if ctx.tree is None:
-        return None
+def _ambiguous_column(ctx: _Ctx) -> Reply:
     opts = []
     for col, _table, _src, scope, sources in ctx.refs():
         q = col.args.get("table")
-        if q is None or not _span(q) or not _span(col.this):
-            continue
         using = {i.name.lower() for j in scope.expression.args.get("joins") or [] for i in j.args.get("using") or []}
         owners = [k for k, s in sources.items() if (s[0] == "table" and s[2] is not None and s[2].column(col.name))
                   or (s[0] == "derived" and col.name.lower() in s[2])]  # fmt: skip
-        if len(owners) >= 2 and col.name.lower() not in using:
-            in_join = col.find_ancestor(exp.Join) is not None
-            opts.append((col, q, in_join))
-    if not opts:
-        return None
-    pool = [o for o in opts if not o[2]] or opts
-    col, q, _ = _pick(ctx.rng, pool)
-    start = _span(q)[0]
-    out = _splice(ctx.sql, [(start, _span(col.this)[0], "")])
-    return (_present(ctx, out), f"{col.table}.{col.name} left unqualified though two joined tables have {col.name}"
-            ) if out and out != ctx.sql else None
+        if _span(q) and _span(col.this) and len(owners) >= 2 and col.name.lower() not in using:
+            opts.append((col, col.find_ancestor(exp.Join) is not None))
+    pool = [c for c, in_join in opts if not in_join] or [c for c, _ in opts]
+    col = _pick(ctx.rng, pool)
+    return ctx.out([(_span(col.args["table"])[0], _span(col.this)[0], "")],
+                   f"{col.table}.{col.name} left unqualified though two joined tables have it") if col else None
 
 
-# --------------------------------------------------------------------------------------------- silent kinds
+# ------------------------------------------------------------------------------------------------ silent kinds
 def _key_like(name: str) -> bool:
     n = name.lower()
-    return n == "id" or n.endswith(("_id", "id", "_code", "_no", "_num", "_key")) and len(n) > 2
+    return n == "id" or (len(n) > 2 and n.endswith(("_id", "id", "_code", "_no", "_num", "_key")))
 
 
 def _links(schema: Any) -> list[tuple[Any, str, Any, str]]:
-    """Joinable (table, column, other table, column) pairs: declared keys, then naming conventions."""
-    out: list[tuple[Any, str, Any, str]] = []
-    for t in schema.tables:
-        for fk in t.foreign_keys:
-            p = schema.table(fk.ref_table)
-            if p is not None and len(fk.columns) == 1:
-                out.append((t, fk.columns[0], p, fk.ref_columns[0]))
+    """Joinable (table, column, other table, column): declared keys, then naming (aid ~ aid, car_id ~ cars.id,
+    sbTxCustId ~ sbCustomer.sbCustId). The SQLite copies declare no foreign keys."""
+    out = [(t, fk.columns[0], schema.table(fk.ref_table), fk.ref_columns[0]) for t in schema.tables
+           for fk in t.foreign_keys if len(fk.columns) == 1 and schema.table(fk.ref_table) is not None]
     for p in schema.tables:
         keys = [p.primary_key[0]] if len(p.primary_key) == 1 else [c.name for c in p.columns if _key_like(c.name)]
         sing = _singular(_words(p.name)[0][-1])
         for key in keys:
-            core = key[2:] if re.match(r"^[a-z]{2}[A-Z]", key) else key  # sbCustId -> CustId
-            for c in schema.tables:
-                if c is p:
-                    continue
-                for col in c.columns:
-                    n = col.name
-                    same = n.lower() == key.lower() and key.lower() != "id" and _key_like(n)
-                    by_id = key.lower() == "id" and n.lower() in (f"{sing}_id", f"{sing}id")
-                    by_core = core != key and n.lower().endswith(core.lower()) and n.lower() != key.lower()
-                    if same or by_id or by_core:
+            core = key[2:] if re.match(r"^[a-z]{2}[A-Z]", key) else key
+            for c in (c for c in schema.tables if c is not p):
+                for n in (col.name for col in c.columns):
+                    if ((n.lower() == key.lower() and key.lower() != "id" and _key_like(n))
+                            or (key.lower() == "id" and n.lower() in (f"{sing}_id", f"{sing}id"))
+                            or (core != key and n.lower().endswith(core.lower()) and n.lower() != key.lower())):
                         out.append((c, n, p, key))
     return out
 
 
-def _silent_extra_join(ctx: _Ctx) -> tuple[str, str] | None:
-    tree = ctx.fresh()
-    if tree is None:
-        return None
-    used = {t.qualified_name for t in ctx.query_tables()}
-    links = _links(ctx.schema)
-    opts = []
+def _silent_extra_join(ctx: _Ctx) -> Reply:
+    tree, used, links, opts = ctx.fresh(), {t.qualified_name for t in ctx.query_tables()}, _links(ctx.schema), []
+    aliases = {s.alias_or_name.lower() for s in tree.find_all(exp.Table)}
     for sel in tree.find_all(exp.Select):
         if any(e.find(exp.Star) for e in sel.expressions):
             continue
-        sources = [sel.args["from_"].this] if sel.args.get("from_") else []
-        sources += [j.this for j in sel.args.get("joins") or []]
+        nodes = ([sel.args["from_"].this] if sel.args.get("from_") else []) + [j.this for j in sel.args.get("joins") or []]
         bare = {c.name.lower() for c in sel.find_all(exp.Column) if not c.table}
-        aliases = {s.alias_or_name.lower() for s in tree.find_all(exp.Table)}
-        for node in sources:
+        for node in nodes:
             t = ctx.table_of(node) if isinstance(node, exp.Table) else None
-            if t is None:
-                continue
-            for a, acol, b, bcol in links:
+            for a, acol, b, bcol in links if t is not None else []:
                 for me, mcol, other, ocol, child in ((b, bcol, a, acol, True), (a, acol, b, bcol, False)):
-                    if me is t and other.qualified_name not in used and not ({c.name.lower() for c in other.columns} & bare):
-                        opts.append((sel, node, mcol, other, ocol, child, aliases))
+                    if me is t and other.qualified_name not in used and not {c.name.lower() for c in other.columns} & bare:
+                        opts.append((sel, node, mcol, other, ocol, child))
     if not opts:
         return None
-    children = [o for o in opts if o[5]]
-    sel, node, mcol, other, ocol, _child, aliases = _pick(ctx.rng, children if children and ctx.rng.random() < 0.75 else opts)
-    alias = next(a for a in ("".join(w[0] for w in _words(other.name)[0]), other.name[:2].lower(), "x", "x2", "x3")
-                 if a not in aliases and a not in _TABLE_ALIAS_FAILS[ctx.d] | _TABLE_ALIAS_FAILS["postgres"])
-    q = node.alias_or_name
-    qn = other.qualified_name
-    on = exp.EQ(this=exp.column(ocol, alias, quoted=not re.fullmatch(r"[a-z_][a-z0-9_]*", ocol) and ctx.d == "postgres"),
-                expression=exp.column(mcol, q, quoted=not re.fullmatch(r"[a-z_][a-z0-9_]*", mcol) and ctx.d == "postgres"))
-    join = sqlglot.parse_one(f"SELECT 1 FROM x JOIN {qn} AS {alias} ON 1 = 1", read=ctx.d).args["joins"][0]
-    join.set("on", on)
+    children = [o for o in opts if o[5]]  # a child table multiplies rows; a parent drops the unmatched ones
+    sel, node, mcol, other, ocol, _ = _pick(ctx.rng, children if children and ctx.rng.random() < 0.75 else opts)
+    initials = "".join(w[0] for w in _words(other.name)[0])
+    alias = next(a for a in (initials, other.name[:2].lower(), "x", "x2", "x3")
+                 if a not in aliases and a not in _TABLE_ALIAS_FAILS["sqlite"] | _TABLE_ALIAS_FAILS["postgres"])
+    quote = lambda n: ctx.d == "postgres" and not re.fullmatch(r"[a-z_][a-z0-9_]*", n)  # noqa: E731
+    join = sqlglot.parse_one(f"SELECT 1 FROM x JOIN {other.qualified_name} AS {alias} ON 1 = 1", read=ctx.d).args["joins"][0]
+    join.set("on", exp.EQ(this=exp.column(ocol, alias, quoted=quote(ocol)),
+                          expression=exp.column(mcol, node.alias_or_name, quoted=quote(mcol))))
     sel.set("joins", [*(sel.args.get("joins") or []), join])
-    return _present(ctx, ctx.render(tree)), f"extra inner join to {qn} on {ocol} = {q}.{mcol}, no column used"
+    return ctx.tree_out(tree, f"extra inner join to {other.qualified_name} on {ocol} = {node.alias_or_name}.{mcol}")
 
 
-def _silent_group_by_label(ctx: _Ctx) -> tuple[str, str] | None:
+def _label_of(table: Any) -> str | None:
+    names = [c.name for c in table.columns]
+    return next((n for n in names if n.lower() == "name"), None) or next(
+        (n for n in names if n.lower().endswith("name") or n.lower() == "title"), None)
+
+
+def _silent_group_by_label(ctx: _Ctx) -> Reply:
     tree = ctx.fresh()
-    if tree is None:
-        return None
-    sub = _Ctx(ctx.sql, ctx.schema, ctx.rng)
-    sub._tree, sub._parsed = tree, True
-    resolved = {id(c): t for c, t, *_ in sub.refs()}
+    resolved = {id(c): t for c, t, *_ in ctx.refs(tree)}
     opts = []
     for sel in tree.find_all(exp.Select):
         group = sel.args.get("group")
-        if group is None:
-            continue
         shown = {e.unalias().sql() for e in sel.expressions if not e.find(exp.AggFunc)}
-        for g in group.expressions:
-            if not isinstance(g, exp.Column) or g.sql() in shown:
-                continue
+        for g in group.expressions if group is not None and len(group.expressions) > 1 else []:
             t = resolved.get(id(g))
-            is_key = (t is not None and len(t.primary_key) == 1 and t.primary_key[0].lower() == g.name.lower()) or _key_like(g.name)
-            if is_key and len(group.expressions) > 1:
-                opts.append((group, g))
-        labels = [e for e in sel.expressions if isinstance(e, exp.Column) and e.table]
-        keys = [g for g in group.expressions if isinstance(g, exp.Column) and g.sql() not in shown]
-        if keys and len(keys) == len(group.expressions) and all(_key_like(g.name) for g in keys):
-            same = [lab for lab in labels if lab.table in {g.table for g in keys}]
-            if same:
-                opts.append((group, same))
+            pk = t is not None and len(t.primary_key) == 1 and t.primary_key[0].lower() == g.name.lower()
+            if isinstance(g, exp.Column) and g.sql() not in shown and (pk or _key_like(g.name)):
+                opts.append(("drop", group, g))
+    for cnt in tree.find_all(exp.Count):  # COUNT(DISTINCT key) -> COUNT(DISTINCT name): same-named rows merge
+        arg = cnt.this.expressions[0] if isinstance(cnt.this, exp.Distinct) and len(cnt.this.expressions) == 1 else None
+        t = resolved.get(id(arg)) if isinstance(arg, exp.Column) else None
+        if t is not None and _key_like(arg.name) and _label_of(t):
+            opts.append(("count", arg, _label_of(t)))
     if not opts:
         return None
-    group, g = _pick(ctx.rng, opts)
-    if isinstance(g, list):
-        before = ", ".join(e.sql(dialect=ctx.d) for e in group.expressions)
-        group.set("expressions", [lab.copy() for lab in g])
-        return _present(ctx, ctx.render(tree)), f"GROUP BY {before} replaced by the shown labels"
-    group.set("expressions", [e for e in group.expressions if e is not g])
-    return _present(ctx, ctx.render(tree)), f"key {g.sql(dialect=ctx.d)} dropped from GROUP BY, equal labels merge"
+    how, node, g = _pick(ctx.rng, opts)
+    if how == "count":
+        node.set("this", exp.to_identifier(g, quoted=node.this.quoted))
+        return ctx.tree_out(tree, f"COUNT(DISTINCT {node.table + '.' if node.table else ''}{g}) counts names, not keys")
+    node.set("expressions", [e for e in node.expressions if e is not g])
+    return ctx.tree_out(tree, f"key {g.sql(dialect=ctx.d)} dropped from GROUP BY, equal labels merge")
 
 
 def _float_forcers(e: exp.Expression) -> list[tuple[exp.Expression, exp.Expression]]:
-    """(node, replacement) pairs that make a division operand fractional: CAST(.. AS REAL), x * 1.0, 100.0 * x."""
-    out = []
-    node = e
-    while isinstance(node, (exp.Paren, exp.Nullif)) or (isinstance(node, exp.Anonymous) and node.name.upper() == "NULLIF"):
-        node = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
-    if isinstance(node, exp.Cast) and node.to.this in _FLOATY:
-        out.append((node, node.this.copy()))
-    elif isinstance(node, exp.Literal) and not node.is_string and re.fullmatch(r"\d+\.0*", str(node.this)):
-        out.append((node, exp.Literal.number(str(node.this).split(".")[0])))  # / 60.0 -> / 60
-    elif isinstance(node, exp.Mul):
-        for lit, other in ((node.this, node.expression), (node.expression, node.this)):
-            if isinstance(lit, exp.Literal) and not lit.is_string and "." in lit.this:
-                num = lit.this.rstrip("0").rstrip(".")
-                out.append((node, other.copy() if num == "1" else exp.Mul(this=exp.Literal.number(num), expression=other.copy())))
-                break
-        else:
-            for side in (node.this, node.expression):
-                out += _float_forcers(side)
-    return out
+    """(node, replacement) pairs that make a division operand fractional: CAST(.. AS REAL), x * 1.0, / 60.0."""
+    while isinstance(e, (exp.Paren, exp.Nullif)):
+        e = e.this
+    if isinstance(e, exp.Cast) and e.to.this in _FLOATY:
+        return [(e, e.this.copy())]
+    if isinstance(e, exp.Literal) and not e.is_string and re.fullmatch(r"\d+\.0*", str(e.this)):
+        return [(e, exp.Literal.number(str(e.this).split(".")[0]))]
+    if not isinstance(e, exp.Mul):
+        return []
+    for lit, other in ((e.this, e.expression), (e.expression, e.this)):
+        if isinstance(lit, exp.Literal) and not lit.is_string and "." in str(lit.this):
+            num = str(lit.this).rstrip("0").rstrip(".")
+            return [(e, other.copy() if num == "1" else exp.Mul(this=exp.Literal.number(num), expression=other.copy()))]
+    return _float_forcers(e.this) + _float_forcers(e.expression)
 
 
-def _silent_integer_division(ctx: _Ctx) -> tuple[str, str] | None:
+def _silent_integer_division(ctx: _Ctx) -> Reply:
     tree = ctx.fresh()
-    if tree is None:
-        return None
-    pairs = []
-    for div in tree.find_all(exp.Div):
-        pairs += _float_forcers(div.this) + _float_forcers(div.expression)
-    if not pairs:
-        return None
+    pairs = [p for div in tree.find_all(exp.Div) for p in _float_forcers(div.this) + _float_forcers(div.expression)]
     for node, repl in pairs:
         node.replace(repl)
-    return _present(ctx, ctx.render(tree)), f"CAST / * 1.0 left out of {len(pairs)} division operand(s)"
+    return ctx.tree_out(tree, f"CAST / * 1.0 left out of {len(pairs)} division operand(s)") if pairs else None
 
 
-def _silent_missing_distinct(ctx: _Ctx) -> tuple[str, str] | None:
+def _silent_missing_distinct(ctx: _Ctx) -> Reply:
     tree = ctx.fresh()
-    if tree is None:
-        return None
-    opts: list[tuple[str, exp.Expression]] = [("select", s) for s in tree.find_all(exp.Select) if s.args.get("distinct")]
+    opts = [("select", s) for s in tree.find_all(exp.Select) if s.args.get("distinct")]
     opts += [("count", c) for c in tree.find_all(exp.Count) if isinstance(c.this, exp.Distinct) and len(c.this.expressions) == 1]
     if not opts:
         return None
     how, node = _pick(ctx.rng, opts)
     if how == "select":
         node.set("distinct", None)
-        what = "DISTINCT dropped from SELECT"
-    else:
-        node.set("this", node.this.expressions[0].copy())
-        what = f"COUNT(DISTINCT {node.this.sql(dialect=ctx.d)}) written without DISTINCT"
-    return _present(ctx, ctx.render(tree)), what
+        return ctx.tree_out(tree, "DISTINCT dropped from SELECT")
+    node.set("this", node.this.expressions[0].copy())
+    return ctx.tree_out(tree, f"COUNT(DISTINCT {node.this.sql(dialect=ctx.d)}) written without DISTINCT")
 
 
-def _silent_count_nulls(ctx: _Ctx) -> tuple[str, str] | None:
-    """COUNT's NULL rule missed: COUNT(*) for COUNT(col), COUNT(CASE .. ELSE 0 END) for a conditional count."""
-    tree = ctx.fresh()
-    if tree is None:
-        return None
-    sub = _Ctx(ctx.sql, ctx.schema, ctx.rng)
-    sub._tree, sub._parsed = tree, True
-    resolved = {id(c): (t, src, scope) for c, t, src, scope, _s in sub.refs()}
-    opts = []
+def _silent_count_nulls(ctx: _Ctx) -> Reply:
+    tree, opts = ctx.fresh(), []
+    resolved = {id(c): (t, src, scope) for c, t, src, scope, _s in ctx.refs(tree)}
     for cnt in tree.find_all(exp.Count):
         arg = cnt.this
         if isinstance(arg, exp.Column) and id(arg) in resolved:
@@ -1432,12 +1076,11 @@ def _silent_count_nulls(ctx: _Ctx) -> tuple[str, str] | None:
                 opts += [("star", cnt)] * (3 if outer else 1)
         elif isinstance(arg, exp.Case) and arg.args.get("default") is None and len(arg.args.get("ifs") or []) == 1:
             opts += [("else0", cnt)] * 2
-    for s_ in tree.find_all(exp.Sum):
-        arg = s_.this
-        if (isinstance(arg, exp.Case) and len(arg.args.get("ifs") or []) == 1
-                and arg.args["ifs"][0].args.get("true") == exp.Literal.number(1)
-                and arg.args.get("default") == exp.Literal.number(0)):
-            opts += [("sum", s_)] * 2
+    for total in tree.find_all(exp.Sum):
+        arg = total.this
+        if (isinstance(arg, exp.Case) and len(arg.args.get("ifs") or []) == 1 and arg.args.get("default") == exp.Literal.number(0)
+                and arg.args["ifs"][0].args.get("true") == exp.Literal.number(1)):
+            opts += [("sum", total)] * 2
     if not opts:
         return None
     how, node = _pick(ctx.rng, opts)
@@ -1448,10 +1091,10 @@ def _silent_count_nulls(ctx: _Ctx) -> tuple[str, str] | None:
         node.this.set("default", exp.Literal.number(0))
     else:
         node.replace(exp.Count(this=node.this.copy()))
-    return _present(ctx, ctx.render(tree)), f"{before} written as a COUNT that also counts the non-matching rows"
+    return ctx.tree_out(tree, f"{before} written as a COUNT that also counts the non-matching rows")
 
 
-# --------------------------------------------------------------------------------------------- entry point
+# ------------------------------------------------------------------------------------------------ entry point
 _KINDS = {
     "prose_wrapped": _prose_wrapped, "two_blocks": _two_blocks, "column_name": _column_name,
     "table_name": _table_name, "reserved_word": _reserved_word, "quoting_slip": _quoting_slip,
@@ -1464,27 +1107,19 @@ _KINDS = {
 }  # fmt: skip
 
 
-def _rng(gold_sql: str, kind: str, seed: int) -> random.Random:
-    digest = hashlib.sha256(f"fresh2\x00{kind}\x00{seed}\x00{gold_sql}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
-
-
 def damage(gold_sql: str, schema: Any, kind: str, seed: int = 0) -> Damaged | None:
-    """The reply a small model might write instead of ``gold_sql``, damaged in one way; None when ``kind`` does not
-    apply to this query (or is unknown)."""
+    """The reply a small model might write instead of ``gold_sql``, damaged in the way ``kind`` names; None when the
+    kind does not apply to this query, is unknown, or the gold cannot be parsed."""
     if kind == "clean":
         return Damaged(kind, gold_sql, "the gold query, unchanged")
-    fn = _KINDS.get(kind)
-    if fn is None:
+    if kind not in _KINDS:
         return None
+    digest = hashlib.sha256(f"fresh2\x00{kind}\x00{seed}\x00{gold_sql}".encode()).digest()
     try:
-        ctx = _Ctx(gold_sql, schema, _rng(gold_sql, kind, seed))
-        got = fn(ctx)
+        ctx = _Ctx(gold_sql, schema, random.Random(int.from_bytes(digest[:8], "big")))
+        got = _KINDS[kind](ctx) if ctx.tree is not None else None
     except Exception:  # noqa: BLE001 - an unusual gold query never breaks the bench
         return None
-    if got is None:
+    if got is None or " ".join(got[0].split()).rstrip(";") == " ".join(gold_sql.split()).rstrip(";"):
         return None
-    reply, note = got
-    if " ".join(reply.split()).rstrip(";") == " ".join(gold_sql.split()).rstrip(";"):
-        return None
-    return Damaged(kind, reply, note)
+    return Damaged(kind, *got)
