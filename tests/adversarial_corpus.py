@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BYPASS_POSTGRES", "BYPASS_SEQUENCES", "BYPASS_SQLITE", "CASES", "HARMLESS_LOOKALIKES", "AdversarialCase"]
+__all__ = ["BYPASS_DUCKDB", "BYPASS_POSTGRES", "BYPASS_SEQUENCES", "BYPASS_SQLITE", "CASES", "HARMLESS_LOOKALIKES", "AdversarialCase"]
 
 
 @dataclass(frozen=True)
 class AdversarialCase:
     sql: str
-    dialect: str  # "postgres" or "sqlite"
+    dialect: str  # "postgres", "sqlite" or "duckdb"
     reason: str  # a fragment of the SQLRejected message
     category: str
 
@@ -326,10 +326,70 @@ _SQLITE = _cases("sqlite", LITE, [
     ("SELECT * FROM Artist FOR UPDATE", LOCKING),
 ])  # fmt: skip
 
+# DuckDB over a person's files: what reaches other files, other databases, extensions or the settings.
+_DUCKDB = _cases("DuckDB files and settings", "duckdb", [
+    ("COPY orders TO '/tmp/out.csv'", READS),
+    ("COPY (SELECT * FROM orders) TO '/tmp/out.parquet' (FORMAT parquet)", READS),
+    ("ATTACH '/tmp/other.duckdb' AS other", READS),
+    ("ATTACH 'sqlite:/tmp/x.db' AS x (TYPE sqlite)", READS),
+    ("INSTALL httpfs", READS),
+    ("LOAD httpfs", READS),
+    ("SET enable_external_access = true", READS),
+    ("SET lock_configuration = false", READS),
+    ("RESET memory_limit", READS),
+    ("SELECT * FROM read_csv('/etc/passwd')", FUNC),
+    ("SELECT * FROM read_csv_auto('/home/other/salaries.csv')", FUNC),
+    ("SELECT * FROM read_parquet('/tmp/*.parquet')", FUNC),
+    ("SELECT * FROM read_json_auto('/tmp/x.json')", FUNC),
+    ("SELECT * FROM read_text('/etc/shadow')", FUNC),
+    ("SELECT * FROM read_blob('/root/.ssh/id_rsa')", FUNC),
+    ("SELECT * FROM glob('/home/*/*')", FUNC),
+    ("SELECT * FROM sniff_csv('/etc/passwd')", FUNC),
+    ("SELECT * FROM parquet_metadata('/tmp/x.parquet')", FUNC),
+    ("SELECT * FROM sqlite_scan('/tmp/x.db', 'users')", FUNC),
+    ("SELECT * FROM postgres_scan('dbname=x', 'public', 'users')", FUNC),
+    ("SELECT * FROM query('DROP TABLE orders')", FUNC),
+    ("SELECT * FROM duckdb_settings()", FUNC),
+    ("SELECT * FROM duckdb_secrets()", FUNC),
+    ("SELECT getenv('HOME')", FUNC),
+    ("SELECT * FROM orders WHERE id IN (SELECT 1 FROM read_csv('/etc/passwd'))", FUNC),
+    ("SELECT * FROM '/etc/passwd'", "reading a file named in the query is not allowed"),
+    ("EXPORT DATABASE '/tmp/dump'", READS),
+    ("CHECKPOINT", READS),
+])
+
 CASES: list[AdversarialCase] = [
     *_WRITES, *_DDL, *_MULTI, *_CTE, *_INTO, *_COPY, *_SESSION, *_COMMANDS, *_FUNCTIONS, *_SECRETS, *_TRICKS,
-    *_LOCKING, *_SQLITE,
+    *_LOCKING, *_SQLITE, *_DUCKDB,
 ]  # fmt: skip
+
+# Run on the files backend without the guard (``{tmp}``: the test's folder; ``{other}``: a file there that was not
+# opened): DuckDB's own locked configuration and the read-only transaction must refuse every one.
+BYPASS_DUCKDB: list[str] = [
+    "CREATE TABLE evil AS SELECT 1",
+    "CREATE VIEW evil AS SELECT 1",
+    "DROP VIEW orders",
+    "CREATE OR REPLACE VIEW orders AS SELECT 1 AS id",
+    "INSERT INTO orders SELECT * FROM orders",
+    "COPY orders TO '{tmp}/stolen.csv'",
+    "COPY (SELECT 1) TO '{tmp}/stolen.parquet' (FORMAT parquet)",
+    "EXPORT DATABASE '{tmp}/dump'",
+    "ATTACH '{tmp}/side.duckdb' AS side",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SET enable_external_access = true",
+    "SET allowed_paths = ['/']",
+    "SET lock_configuration = false",
+    "RESET lock_configuration",
+    "SELECT * FROM read_csv('{other}')",
+    "SELECT * FROM read_text('{other}')",
+    "SELECT * FROM '{other}'",
+    "SELECT * FROM glob('{tmp}/*')",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM read_blob('/etc/hostname')",
+    "CREATE MACRO evil(x) AS x",
+    "CREATE SECRET s (TYPE s3, KEY_ID 'a', SECRET 'b')",
+]
 
 # Unicode lookalikes PostgreSQL reads as *identifiers*, not separators or keywords: the guard may pass them,
 # and what runs is still one read-only SELECT (checked in the test).

@@ -57,10 +57,13 @@ def test_missing_or_foreign_files_are_config_errors_and_nothing_is_created(tmp_p
     assert not missing.exists()
     text = tmp_path / "notes.txt"
     text.write_text("hello")
-    with pytest.raises(ConfigError, match="not a SQLite database"):
+    with pytest.raises(ConfigError, match="cannot read notes.txt as a table"):
         open_database(str(text))
+    (tmp_path / "notes.db").write_text("hello")
+    with pytest.raises(ConfigError, match="not a SQLite database"):
+        open_database(str(tmp_path / "notes.db"))
     with pytest.raises(ConfigError, match="folder"):
-        open_database(str(tmp_path))
+        open_database(str(tmp_path))  # a folder with no data files
 
 
 def test_chinook_introspection(chinook_db: SqliteDatabase) -> None:

@@ -1,7 +1,8 @@
-"""The databases Cairn reads: PostgreSQL and SQLite behind one :class:`Database` protocol, the embedded
-PostgreSQL server with the sample database, saved connections and the secret store for their passwords.
+"""The databases Cairn reads: PostgreSQL, SQLite and data files (through DuckDB) behind one :class:`Database`
+protocol, the embedded PostgreSQL server with the sample database, saved connections and the secret store for their
+passwords.
 
-Each backend is a sub-package (``postgres``, ``sqlite``) that imports no other backend; what they share sits
+Each backend is a sub-package (``postgres``, ``sqlite``, ``files``) that imports no other backend; what they share sits
 here (``_base``: the protocol and limits, ``_fetch``: rows under the caps, ``_shared``: the schema cache and value
 hints, ``_inferred_keys``), and ``_open``/``_targets`` turn what a person typed into one of them.
 """
@@ -22,6 +23,7 @@ from core.databases.connections import (
 from core.databases.embedded import SAMPLE_DATABASE, EmbeddedPostgres, ensure_sample_database
 from core.databases._open import open_database
 from core.databases.postgres import PostgresDatabase, RoleReport, check_privileges, read_only_role_sql
+from core.databases.files import FilesDatabase
 from core.databases.sqlite import SqliteDatabase
 from core.databases._targets import open_target
 
@@ -31,6 +33,7 @@ __all__ = [
     "ConnectionStore",
     "Database",
     "EmbeddedPostgres",
+    "FilesDatabase",
     "PostgresDatabase",
     "QueryLimits",
     "QueryResult",

@@ -1,8 +1,9 @@
-"""Open a database from what a person typed: a PostgreSQL URL or a SQLite file."""
+"""Open a database from what a person typed: a PostgreSQL URL, a SQLite file, data files or a DuckDB file."""
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,19 +15,24 @@ from core.databases.connections import (
     redact_url,
     sqlite_path_from_target,
 )
+from core.databases.files import DATA_SUFFIXES, DUCKDB_SUFFIXES, FilesDatabase, is_duckdb_file
 from core.databases.postgres import PostgresDatabase
 from core.databases.sqlite import SqliteDatabase
 from core.errors import ConfigError
 
 __all__ = ["open_database"]
 
+_SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".db3")  # said to be SQLite: the SQLite backend says what is wrong
+
 logger = logging.getLogger(__name__)
 
 
 def open_database(target: str, *, pool_size: int = 4) -> Database:
-    """A PostgreSQL URL -> PostgresDatabase; a SQLite file path or sqlite:/// URL -> SqliteDatabase.
+    """A PostgreSQL URL -> PostgresDatabase; a SQLite file path or sqlite:/// URL -> SqliteDatabase; a data file
+    (CSV/TSV, Parquet, JSON, Excel), a folder of them, several joined by ``os.pathsep``, a ``duckdb:///`` URL or a
+    DuckDB file -> FilesDatabase.
 
-    Nothing connects yet for PostgreSQL (the pool opens on first use); a SQLite file must already exist.
+    Nothing connects yet for PostgreSQL (the pool opens on first use); files must already exist.
     """
     text = (target or "").strip()
     if not text:
@@ -41,11 +47,26 @@ def open_database(target: str, *, pool_size: int = 4) -> Database:
         if not text.startswith(SQLITE_PREFIX):
             raise ConfigError(f"Cannot read the SQLite URL {text!r}.", hint=TARGET_FORMS_HINT)
         return SqliteDatabase(sqlite_path_from_target(text))
+    if scheme == "duckdb":
+        return FilesDatabase(text[len("duckdb:///"):].split(";") if text.startswith("duckdb:///") else [text])
     if scheme:
         raise ConfigError(f"Unsupported database URL scheme {scheme!r} in {redact_url(text)}.", hint=TARGET_FORMS_HINT)
-    path = Path(text).expanduser()
-    if not path.exists():
-        raise ConfigError(f"{text!r} is neither a PostgreSQL URL nor an existing SQLite file.", hint=TARGET_FORMS_HINT)
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder, not a SQLite file.", hint=TARGET_FORMS_HINT)
+    parts = [Path(p).expanduser() for p in text.split(os.pathsep)] if os.pathsep in text else [Path(text).expanduser()]
+    for path in parts:
+        if not path.exists():
+            raise ConfigError(f"{str(path)!r} is neither a database URL nor an existing file or folder.",
+                              hint=TARGET_FORMS_HINT)
+    path = parts[0]
+    if len(parts) > 1 or path.is_dir() or path.suffix.lower() in (*DATA_SUFFIXES, *DUCKDB_SUFFIXES):
+        return FilesDatabase(parts)
+    if is_duckdb_file(path) or not (_sqlite_header(path) or path.suffix.lower() in _SQLITE_SUFFIXES):
+        return FilesDatabase([path])  # a DuckDB file; anything else is refused there as "not a table"
     return SqliteDatabase(path)
+
+
+def _sqlite_header(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return True  # let the SQLite backend say what is wrong with the file

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer
 
+from core.dialects import is_postgres_like
 from core.fallback._model import ColRef, Condition, Group, Link, Measure, Plan, Refusal
 from core.fallback._plan import plan_question
 from core.fallback._text import is_date_type, split_name, stem
@@ -113,7 +114,7 @@ class _Builder:
 
     def date_literal(self, d: date) -> exp.Expression:
         lit = exp.Literal.string(d.isoformat())
-        return exp.cast(lit, exp.DataType.build("date")) if self.dialect == "postgres" else lit
+        return exp.cast(lit, exp.DataType.build("date")) if is_postgres_like(self.dialect) else lit
 
     def condition(self, c: Condition) -> tuple[exp.Expression, str]:
         col = self.col(c.col)
@@ -147,7 +148,7 @@ class _Builder:
         col = self.col(g.col)
         if g.unit is None:
             return col, g.col.column.name
-        pg = self.dialect == "postgres"
+        pg = is_postgres_like(self.dialect)
         if g.unit == "year":
             if pg:
                 return exp.Extract(this=exp.var("YEAR"), expression=col), "year"

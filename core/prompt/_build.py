@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
+from core.dialects import dialect_info
 from core.schema import Schema
 from core.prompt._schema_block import estimate_tokens, render_schema_block
 from core.prompt._schema_selection import select_tables
@@ -26,11 +27,9 @@ SAFETY_TOKENS = 150
 # Verified examples may take at most this share of the room left for the schema (the rest stays the schema's).
 EXAMPLES_SHARE = 0.25
 
-_LABELS = {"postgres": "PostgreSQL", "sqlite": "SQLite"}
-
-
 def dialect_label(dialect: str) -> str:
-    return _LABELS.get(dialect, dialect)
+    info = dialect_info(dialect)
+    return info.label if info is not None else dialect
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,8 @@ def _rules(dialect: str) -> list[str]:
     ]
     if dialect == "sqlite":
         rules.append("Use SQLite date functions (date(), strftime()); SQLite has no date_trunc or INTERVAL.")
+    elif dialect == "duckdb":
+        rules.append("Use DuckDB SQL: date_trunc(), EXTRACT, INTERVAL, || and ::casts work as in PostgreSQL.")
     return rules
 
 

@@ -35,7 +35,7 @@ __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
 logger = logging.getLogger(__name__)
 
-_TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite"}
+_TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite", "duckdb": "duckdb"}
 
 
 class CairnMysql(MySQL):
@@ -116,7 +116,12 @@ _DENIED_FUNCTIONS = frozenset(
 )  # fmt: skip
 _DENIED_PREFIXES = (
     "lo_", "dblink", "query_to_xml", "table_to_xml", "schema_to_xml", "database_to_xml", "cursor_to_xml",
+    # DuckDB: files, other databases and settings reached from a query (its configuration denies them too)
+    "read_", "parquet_", "sniff_", "duckdb_", "which_secret", "sqlite_scan", "sqlite_attach", "postgres_scan",
+    "postgres_attach", "postgres_query", "postgres_execute", "mysql_scan", "mysql_query", "mysql_execute",
+    "iceberg_", "delta_scan", "st_read", "load_aws", "json_execute", "query", "getenv",
 )  # fmt: skip
+_DENIED_CALLS = frozenset({"glob"})  # DuckDB's glob('/path/*') lists files; the GLOB operator of SQLite stays
 # pg_* is denied by default; these only describe objects and values.
 _ALLOWED_PG_FUNCTIONS = frozenset(
     {
@@ -143,12 +148,13 @@ _DENIED_RELATIONS = frozenset(
 # person (and the model, in a repair round) learns it is refused, not merely misspelt.
 _COMMAND_WORDS = frozenset(
     """abort alter analyze attach begin call checkpoint close cluster comment commit copy create deallocate
-    declare delete detach discard do drop end execute explain fetch grant import insert listen load lock merge
+    declare delete detach discard do drop end execute explain export fetch force grant import insert install listen load lock merge
     move notify pragma prepare reassign refresh reindex release replace reset revoke rollback savepoint security
     set show start truncate unlisten update upsert use vacuum""".split()
 )
 _PG_GET_DEF = re.compile(r"pg_get_\w*def")
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_FILE_LIKE = re.compile(r"[/\\*~]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|xlsx?|db|duckdb|sqlite3?|gz|zst)$", re.I)
 
 # Functions a model borrows from another dialect, by target: name -> dialects that know it.
 _TSQL = ("tsql",)
@@ -172,6 +178,10 @@ _FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",),
     },
 }  # fmt: skip
+_FOREIGN_FUNCTIONS["duckdb"] = {  # DuckDB reads PostgreSQL's functions and has IFNULL, INSTR and GROUP_CONCAT
+    name: dialects for name, dialects in _FOREIGN_FUNCTIONS["postgres"].items()
+    if name not in ("IFNULL", "INSTR", "GROUP_CONCAT")
+}
 _DATE_PARTS = frozenset(
     "year yy yyyy quarter qq q month mm m week wk ww day dd d dayofyear dy y hour hh minute mi n "
     "second ss s millisecond ms microsecond mcs".split()
@@ -379,6 +389,9 @@ def _check(tree: exp.Expression) -> None:
             raise SQLRejected("NEXT VALUE FOR is not allowed: it advances a sequence")
         if isinstance(node, exp.Func):
             _check_function(node)
+        if isinstance(node, exp.Table) and (isinstance(node.this, exp.Literal) or _FILE_LIKE.search(node.name)):
+            # DuckDB reads FROM 'file.csv' or FROM "/path/*.parquet" as that file
+            raise SQLRejected("reading a file named in the query is not allowed: ask about the tables Cairn opened")
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             if node.name.lower() in _DENIED_RELATIONS:
                 raise SQLRejected(
@@ -400,6 +413,7 @@ def _check_function(node: exp.Func) -> None:
         name = raw.lower()
         if (
             name in _DENIED_FUNCTIONS
+            or (name in _DENIED_CALLS and isinstance(node, exp.Anonymous))
             or name.startswith(_DENIED_PREFIXES)
             or (name.startswith("pg_") and name not in _ALLOWED_PG_FUNCTIONS and not _PG_GET_DEF.fullmatch(name))
         ):

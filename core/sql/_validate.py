@@ -16,6 +16,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from core.dialects import DIALECTS
 from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
@@ -27,7 +28,7 @@ __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
 logger = logging.getLogger(__name__)
 
-_DIALECTS = ("postgres", "sqlite")
+_DIALECTS = tuple(DIALECTS)
 
 
 @dataclass(frozen=True)

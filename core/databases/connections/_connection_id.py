@@ -27,8 +27,8 @@ logger = logging.getLogger(__name__)
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 SQLITE_PREFIX = "sqlite:///"
 TARGET_FORMS_HINT = (
-    "Use a PostgreSQL URL such as postgresql://user:password@host:5432/dbname, "
-    "or the path of a SQLite file (also written sqlite:///path/to/file.db)."
+    "Use a PostgreSQL URL such as postgresql://user:password@host:5432/dbname, the path of a SQLite or DuckDB "
+    "file, or data files: a .csv, .tsv, .parquet, .json or .xlsx file, or a folder of them."
 )
 _REDACTED = "***"
 _SECRET_KEYS = {"password", "sslpassword"}

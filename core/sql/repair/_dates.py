@@ -14,6 +14,7 @@ import re
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
+from core.dialects import is_postgres_like
 
 __all__ = ["rewrite_sqlite_dates"]
 
@@ -63,7 +64,7 @@ def _rewrite(name: str, args: list[exp.Expression]) -> exp.Expression | None:
 
 def rewrite_sqlite_dates(tree: exp.Expression, target: str) -> list[str]:
     """Rewrite SQLite ``date()/datetime()`` calls with modifiers in place for a PostgreSQL target; notes back."""
-    if target != "postgres":
+    if not is_postgres_like(target):  # DuckDB reads the PostgreSQL rewrite too
         return []
     notes: list[str] = []
     for node in list(tree.find_all(exp.Date, exp.Datetime, exp.Anonymous)):

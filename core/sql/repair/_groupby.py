@@ -21,6 +21,7 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, walk_in_scope
 
+from core.dialects import is_postgres_like
 from core.schema import Schema
 from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
 
@@ -220,7 +221,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                for p in select.expressions):
             continue
         check = _GroupCheck(scope, sources, dialect)
-        if dialect == "postgres" and group is not None:
+        if is_postgres_like(dialect) and group is not None:
             _move_row_filters(select, check, dialect, fixes)
         added: list[exp.Expression] = []
         for index, proj in enumerate(select.expressions):

@@ -12,6 +12,7 @@ running query changes.
 from __future__ import annotations
 
 from sqlglot import exp
+from core.dialects import is_postgres_like
 
 __all__ = ["rewrite_foreign_idioms"]
 
@@ -74,5 +75,5 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     notes: list[str] = []
     if tree.find(exp.Select) is None:
         return notes
-    (_postgres if target == "postgres" else _sqlite)(tree, notes)
+    (_postgres if is_postgres_like(target) else _sqlite)(tree, notes)
     return notes

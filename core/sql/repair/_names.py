@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from sqlglot import exp
+from core.dialects import is_postgres_like
 
 __all__ = [
     "ACCEPT",
@@ -83,13 +84,13 @@ def matches(ident: exp.Identifier | str, name: str, dialect: str) -> bool:
 
 def is_reserved(name: str, dialect: str) -> bool:
     """Is ``name`` a key word the dialect will not take as a bare name?"""
-    return name.lower() in (_PG_RESERVED if dialect == "postgres" else _SQLITE_RESERVED)
+    return name.lower() in (_PG_RESERVED if is_postgres_like(dialect) else _SQLITE_RESERVED)
 
 
 def needs_quotes(name: str, dialect: str) -> bool:
     if dialect == "postgres":
         return not _PG_BARE.fullmatch(name) or name in _PG_RESERVED
-    return not _SQLITE_BARE.fullmatch(name) or name.lower() in _SQLITE_RESERVED
+    return not _SQLITE_BARE.fullmatch(name) or is_reserved(name, dialect)  # DuckDB: any case, PostgreSQL's words
 
 
 def identifier(name: str, dialect: str) -> exp.Identifier:

@@ -1,0 +1,43 @@
+"""What Cairn needs to know about each SQL dialect it answers in, by the sqlglot name the backends report.
+
+Checks and repairs ask about a behaviour, never about a name: ``strict_grouping("duckdb")`` is True because DuckDB,
+like PostgreSQL, rejects a column that is neither grouped nor aggregated. A new backend whose SQL is close to one
+of these adds its row here and is handled by every stage (guard, validation, repairs, prompt, fallback, memory).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DIALECTS", "Dialect", "dialect_info", "is_postgres_like", "is_sqlite"]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str  # sqlglot's name
+    label: str  # for people and the prompt
+    family: str  # "postgres" | "sqlite": whose behaviour the checks and repairs follow
+    strict_grouping: bool  # rejects a column neither grouped nor aggregated (SQLite shows one row's value)
+    folds_lower: bool  # unquoted names fold to lower case and quoted ones must match exactly (PostgreSQL)
+
+
+DIALECTS: dict[str, Dialect] = {
+    "postgres": Dialect("postgres", "PostgreSQL", "postgres", strict_grouping=True, folds_lower=True),
+    "sqlite": Dialect("sqlite", "SQLite", "sqlite", strict_grouping=False, folds_lower=False),
+    # DuckDB reads PostgreSQL's SQL (||, INTERVAL, date_trunc, ::casts, strict GROUP BY); names match in any case.
+    "duckdb": Dialect("duckdb", "DuckDB", "postgres", strict_grouping=True, folds_lower=False),
+}
+
+
+def dialect_info(name: str) -> Dialect | None:
+    return DIALECTS.get((name or "").lower())
+
+
+def is_postgres_like(name: str) -> bool:
+    """PostgreSQL or a dialect that behaves like it for the checks (DuckDB)."""
+    info = dialect_info(name)
+    return info is not None and info.family == "postgres"
+
+
+def is_sqlite(name: str) -> bool:
+    return (name or "").lower() == "sqlite"
