@@ -42,8 +42,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (Validated, extract_sql, guard, redact_error_values, silences_an_error, validate,
-                      value_lookup_sql)
+from core.sql import (Validated, extract_queries, extract_sql, guard, redact_error_values, silences_an_error, spelled_in,
+                      validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -181,15 +181,8 @@ class AskPipeline:
         """How the database spells each written value in ``table.column`` (case-insensitive), or None when it does
         not occur. One small read-only query through the same guard as every other; used to check the values a
         memory names against the data, not only against the cached hints."""
-        wanted = [str(v) for v in values if str(v).strip()][:200]
-        if not wanted:
-            return {}
-        sql = value_lookup_sql(self.load_schema(), table, column, wanted)
-        if sql is None:
-            return {v: None for v in wanted}
-        result = self.database.execute(sql, limits=self.limits)
-        found = {str(r[0]).lower(): str(r[0]) for r in result.rows if r[0] is not None}
-        return {v: found.get(v.lower()) for v in wanted}
+        return spelled_in(self.load_schema(), table, column, values,
+                          lambda sql: self.database.execute(sql, limits=self.limits).rows)
 
     def load_schema(self) -> Schema:
         hidden = self.settings.hidden.get(self.database.id, [])
@@ -365,7 +358,9 @@ class AskPipeline:
             try:
                 with run.stage(stage):
                     reply = self.generate(prompt)
-                sql = extract_sql(reply)
+                sql, *others = extract_queries(reply)
+                run.alternatives = [Alternative("Another query in the model's reply", other, "The model's reply "
+                                                "held more than one query; Cairn ran its last one.") for other in others]
                 fixes: list[str] = []
                 notes, applied = len(run.notes), list(run.applied)
                 checked = self._check(run, sql, schema, fixes)

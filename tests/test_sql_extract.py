@@ -35,8 +35,8 @@ CASES: list[tuple[str, str]] = [
         "To answer, select the customers from India:\nSELECT name FROM customers WHERE country = 'India';",
         "SELECT name FROM customers WHERE country = 'India'",
     ),
-    ("```python\nprint(1)\n```\n```sql\nSELECT 1 AS one\n```\n```sql\nSELECT 2\n```", "SELECT 1 AS one"),
-    ("```sql\nSELECT 1 AS first\n```\nor\n```sql\nSELECT 2 AS second\n```", "SELECT 1 AS first"),
+    ("```python\nprint(1)\n```\n```sql\nSELECT 1 AS one\n```\n```sql\nSELECT 2\n```", "SELECT 2"),  # the last query
+    ("```sql\nSELECT 1 AS first\n```\nor\n```sql\nSELECT 2 AS second\n```", "SELECT 2 AS second"),  # the other offered
     ("SELECT 1;\nSELECT 2;", "SELECT 1"),
     ("SELECT 1; -- trailing remark", "SELECT 1"),
     ("SELECT 1; -- x\nDROP TABLE t", "SELECT 1"),
@@ -191,3 +191,30 @@ def test_a_table_named_like_a_key_word_answers_on_sqlite(tmp_path) -> None:
     finally:
         db.close()
     assert answer.ok and list(answer.rows) == [(3,)], answer.error
+
+
+@pytest.mark.parametrize(("reply", "answer", "others"), [
+    # a draft, then its correction
+    ("```sql\nSELECT title FROM p ORDER BY n DESC;\n```\nWait, that misses the LIMIT. Corrected:\n```sql\n"
+     "SELECT title FROM p ORDER BY n DESC LIMIT 1;\n```", "SELECT title FROM p ORDER BY n DESC LIMIT 1",
+     ["SELECT title FROM p ORDER BY n DESC"]),
+    # a look at the data, then the query
+    ("First, the data:\n```sql\nSELECT * FROM p LIMIT 5;\n```\nNow the query:\n```sql\nSELECT COUNT(*) FROM p;\n```",
+     "SELECT COUNT(*) FROM p", ["SELECT * FROM p LIMIT 5"]),
+    # the schema echoed before the query: not a query, not offered
+    ("Given:\n```sql\nCREATE TABLE p (id INT);\n```\nthe query is:\n```sql\nSELECT id FROM p\n```", "SELECT id FROM p", []),
+    # only a write: kept, for the guard to refuse with its reason
+    ("```sql\nDELETE FROM p\n```", "DELETE FROM p", []),
+])
+def test_a_reply_with_several_blocks_answers_with_its_last_query_and_offers_the_others(reply, answer, others) -> None:
+    from core.sql import extract_queries
+
+    assert extract_queries(reply) == [answer, *others]
+
+
+def test_the_same_query_in_another_dialect_is_not_offered_again() -> None:
+    from core.sql import extract_queries
+
+    reply = ("```sql\nSELECT name FROM t ORDER BY n DESC LIMIT 3\n```\nIn MySQL:\n```sql\n"
+             "SELECT `name` FROM `t` ORDER BY `n` DESC LIMIT 3;\n```")
+    assert extract_queries(reply) == ["SELECT `name` FROM `t` ORDER BY `n` DESC LIMIT 3"]

@@ -4,18 +4,19 @@ Pure functions over text and a :class:`core.schema.Schema`: no database, no mode
 """
 
 from core.sql._error_text import redact_error_values
-from core.sql._extract import extract_sql
+from core.sql._extract import extract_queries, extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._join_check import JoinCheck, joins_adding_no_column
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
-from core.sql._value_query import value_lookup_sql
+from core.sql._value_query import spelled_in, value_lookup_sql
 from core.sql.repair import silences_an_error
 
 __all__ = [
     "GuardedSQL",
     "JoinCheck",
     "Validated",
+    "extract_queries",
     "extract_sql",
     "guard",
     "as_number",
@@ -27,5 +28,6 @@ __all__ = [
     "silences_an_error",
     "validate",
     "validate_sql",
+    "spelled_in",
     "value_lookup_sql",
 ]

@@ -21,7 +21,7 @@ from core.errors import LLMReplyError
 from core.sql._guard import BACKTICK_POSTGRES_READ, parse_statements
 from core.sql.repair import is_reserved
 
-__all__ = ["extract_sql"]
+__all__ = ["extract_queries", "extract_sql"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,21 @@ _MAX_STARTS = 12
 
 
 def extract_sql(reply: str) -> str:
-    """The single SQL statement in ``reply``, without trailing semicolons.
+    """The SQL statement of ``reply`` that answers, without trailing semicolons (see :func:`extract_queries`).
+
+    Raises:
+        LLMReplyError: when the reply holds no SQL statement.
+    """
+    return extract_queries(reply)[0]
+
+
+def extract_queries(reply: str) -> list[str]:
+    """The statement that answers, then the reply's other queries (to offer, never to run unseen).
+
+    A reply with several SQL code blocks is a draft and its correction ("Wait, that misses the LIMIT. Corrected:"),
+    a look at the data and then the query, or a schema echoed as CREATE TABLE before the query: the answer is the
+    last block holding a query (SELECT/WITH/VALUES). The other queries come after it, for the person to choose.
+    A reply with no query keeps its first statement, for the guard to refuse with a reason.
 
     Raises:
         LLMReplyError: when the reply holds no SQL statement.
@@ -54,12 +68,41 @@ def extract_sql(reply: str) -> str:
     text = reply or ""
     outside_think = _THINK.sub("", text)
     for source in (outside_think, text) if outside_think != text else (text,):
-        for region in _regions(source):
-            sql = _statement_in(region)
-            if sql:
-                logger.debug("extracted SQL: %s", sql)
-                return sql
+        blocks = _sql_blocks(source)
+        found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
+        if not found:
+            found = [sql for sql in (_statement_in(r) for r in _regions(source)) if sql][:1]
+        if found:
+            queries = [sql for sql in found if _is_query(sql)]
+            answer = queries[-1] if queries else found[0]
+            seen = {_normal(answer)}
+            others = [q for q in queries if _normal(q) not in seen and not seen.add(_normal(q))]
+            logger.debug("extracted SQL: %s (%d other queries)", answer, len(others))
+            return [answer, *others]
     raise LLMReplyError("the model's reply holds no SQL query")
+
+
+def _normal(sql: str) -> str:
+    """One spelling of a statement, to tell a query from the same query in another dialect or layout."""
+    for dialect in _READ_DIALECTS:
+        try:
+            tree = parse_statements(sql, dialect)[0]
+        except (SqlglotError, IndexError, RecursionError):
+            continue
+        for ident in tree.find_all(exp.Identifier):
+            ident.set("quoted", False)
+        for ordered in tree.find_all(exp.Ordered):
+            ordered.set("nulls_first", None)
+        return tree.sql(dialect="postgres").lower()
+    return " ".join(sql.lower().split())
+
+
+def _is_query(sql: str) -> bool:
+    return bool(re.match(r"\s*\(*\s*(SELECT|WITH|VALUES)\b", sql, re.IGNORECASE))
+
+
+def _sql_blocks(text: str) -> list[str]:
+    return [m.group(2) for m in _FENCE.finditer(text) if m.group(1).lower() in _SQL_LANGS]
 
 
 def _regions(text: str) -> list[str]:
