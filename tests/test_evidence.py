@@ -1,7 +1,8 @@
-"""Issue 27, class 3: an inner join that adds no column but changes the rows is measured and said, never removed.
+"""Evidence about an answer (core.evidence): what could make it wrong is measured and said, never changed on a guess.
 
-A real SQLite school through Cairn's own backend; the model is scripted. The query without the join runs under the
-same guard and limits; when its rows differ, the answer carries a note with both results and the other query.
+Real SQLite databases through Cairn's own backend; the model is scripted. The other query (without a join that adds
+no column, reading text as numbers, one total, keeping the fraction, counting only the matches) runs under the same
+guard and limits; when its rows differ, the answer carries a note with both results and the other query.
 """
 
 from __future__ import annotations
@@ -237,3 +238,54 @@ def test_a_group_by_the_model_wrote_offers_no_total(shop) -> None:
     answer = _ask(shop, "SELECT name, SUM(CAST(price AS INTEGER)) AS revenue FROM items GROUP BY name",
                   "revenue per item")
     assert answer.ok and not answer.alternatives
+
+
+# -- numbers that come out other than the words mean ------------------------------------------------------------
+
+
+@pytest.fixture()
+def flights(tmp_path: Path):
+    path = tmp_path / "flights.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE airport(code TEXT PRIMARY KEY, city TEXT);"
+            "CREATE TABLE flight(id INTEGER PRIMARY KEY, origin TEXT, stops INTEGER, minutes INTEGER);"
+            "INSERT INTO airport VALUES ('BOM','Mumbai'),('DEL','Delhi'),('GOI','Goa');"
+            "INSERT INTO flight VALUES (1,'BOM',0,95),(2,'BOM',1,200),(3,'DEL',0,130),(4,'BOM',0,100);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_a_division_of_whole_numbers_offers_the_fraction(flights) -> None:
+    answer = _ask(flights, "SELECT origin, SUM(CASE WHEN stops > 0 THEN 1 ELSE 0 END) / COUNT(*) AS share "
+                           "FROM flight GROUP BY origin", "share of flights with stops per origin")
+    assert answer.ok and sorted(answer.rows) == [("BOM", 0), ("DEL", 0)]  # as written: nothing changed
+    (fraction,) = answer.alternatives
+    assert fraction.label == "Keep the fraction" and "divides whole numbers" in fraction.why
+    assert sorted(flights.execute(fraction.sql).rows) == [("BOM", pytest.approx(1 / 3)), ("DEL", 0.0)]
+
+
+def test_a_division_that_keeps_its_fraction_or_changes_nothing_says_nothing(flights) -> None:
+    for sql in ("SELECT origin, SUM(stops) * 1.0 / COUNT(*) FROM flight GROUP BY origin",
+                "SELECT origin, AVG(minutes) / 60 FROM flight GROUP BY origin",  # AVG is a decimal already
+                "SELECT id, minutes / 5 FROM flight WHERE minutes = 100"):  # 100 / 5 has no fraction to lose
+        answer = _ask(flights, sql, "a question")
+        assert answer.ok and not answer.alternatives, sql
+
+
+def test_a_count_of_a_case_with_an_else_counts_every_row(flights) -> None:
+    answer = _ask(flights, "SELECT COUNT(CASE WHEN stops > 0 THEN 1 ELSE 0 END) AS with_stops FROM flight",
+                  "how many flights have stops")
+    assert answer.ok and list(answer.rows) == [(4,)]
+    (matches,) = answer.alternatives
+    assert "counts every row" in matches.why and flights.execute(matches.sql).rows == ((1,),)
+
+
+def test_count_star_over_a_left_join_offers_counting_the_matches(flights) -> None:
+    answer = _ask(flights, "SELECT a.code, COUNT(*) AS departures FROM airport a LEFT JOIN flight f "
+                           "ON f.origin = a.code GROUP BY a.code", "departures per airport")
+    assert answer.ok and sorted(answer.rows) == [("BOM", 3), ("DEL", 1), ("GOI", 1)]
+    (matches,) = answer.alternatives
+    assert "LEFT JOIN finds no f" in matches.why
+    assert sorted(flights.execute(matches.sql).rows) == [("BOM", 3), ("DEL", 1), ("GOI", 0)]

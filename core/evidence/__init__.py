@@ -1,0 +1,38 @@
+"""Bounded evidence about an answer that ran: what could make it wrong, measured, with the other query.
+
+Each check finds a construct that may not mean what the question says, runs the query without it (one more
+bounded query under the guard), and when the rows differ says how ("4 instead of 3") and offers the other query
+(``Answer.alternatives``). Nothing is changed on a guess: the person decides, and the model, shown the finding,
+may rewrite its query (``AskPipeline._review``).
+
+- ``_joins``: an inner join that adds no column but drops or multiplies rows;
+- ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
+- ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value);
+- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches.
+"""
+
+from __future__ import annotations
+
+from core.answer import Alternative
+from core.databases import QueryResult
+from core.evidence._arithmetic import count_evidence, division_evidence
+from core.evidence._common import Execute
+from core.evidence._groups import completion_evidence
+from core.evidence._joins import join_evidence
+from core.evidence._orders import order_evidence
+from core.schema import Schema
+
+__all__ = ["check_answer", "completion_evidence", "count_evidence", "division_evidence", "join_evidence",
+           "order_evidence"]
+
+
+def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
+                 written: str | None = None) -> tuple[list[str], list[Alternative]]:
+    """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs."""
+    notes, alternatives = join_evidence(question, sql, result, schema, execute)
+    for check in (order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
+                  count_evidence(sql, result, schema, execute),
+                  completion_evidence(question, written, sql, result, schema, execute) if written else ([], [])):
+        notes += check[0]
+        alternatives += check[1]
+    return notes, alternatives

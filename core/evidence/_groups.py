@@ -1,0 +1,57 @@
+"""The other reading of an aggregate beside bare columns that had no GROUP BY as written."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.answer import Alternative
+from core.databases import QueryResult
+from core.evidence._common import Execute, other_rows, owner, parse, rows_word
+from core.prompt import column_said
+from core.schema import Schema
+
+__all__ = ["completion_evidence"]
+
+
+def completion_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,
+                        execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """Completed (``SELECT region, SUM(amount) FROM sales`` grouped by region), the question may have asked for one
+    total: the aggregates alone are offered, unless the question says what every column splits by ("per region").
+    Kept as SQLite's one-extreme idiom (``SELECT name, MAX(price)``: the row with the highest price), the question
+    may have asked per name: the grouped query is offered."""
+    before, after = parse(written, schema.dialect), parse(sql, schema.dialect)
+    if (not isinstance(before, exp.Select) or not isinstance(after, exp.Select) or before.args.get("group")
+            or after.args.get("having") or after.find(exp.Window)):  # fmt: skip
+        return [], []
+    totals = [p for p in after.expressions if p.find(exp.AggFunc)]
+    bare = [p for p in after.expressions if not p.find(exp.AggFunc) and not isinstance(p.unalias(), exp.Literal)]
+    if not totals or not bare or any(isinstance(p, exp.Star) or p.find(exp.Star) for p in bare):
+        return [], []
+    names = ", ".join(p.alias_or_name for p in bare)
+    grouped = bool(after.args.get("group"))
+    if grouped and all(column_said(question, p.alias_or_name, _table_of(p.unalias(), after, schema)) for p in bare):
+        return [], []
+    other_tree = after.copy()
+    if grouped:
+        other_tree.set("expressions", [p.copy() for p in totals])
+        for clause in ("group", "order", "limit", "offset"):
+            other_tree.set(clause, None)
+    else:  # SQLite's idiom ran: bare columns from the row holding the extreme
+        other_tree.set("group", exp.Group(expressions=[p.unalias().copy() for p in bare]))
+    found = other_rows(other_tree.sql(dialect=schema.dialect), schema, execute, result)
+    if found is None:
+        return [], []
+    other_sql, other = found
+    if grouped:
+        value = f" ({other.rows[0][0]})" if len(other.rows) == 1 and len(other.rows[0]) == 1 else ""
+        why = (f"The query had no GROUP BY; Cairn split its totals by {names}. If you asked for one total{value}, "
+               "run the other query.")
+        return [why], [Alternative(f"One total, not split by {names}", other_sql, why)]
+    why = (f"The query has no GROUP BY, so {names} come from the one row holding the extreme. If you asked for one "
+           f"row per {names} ({rows_word(len(other.rows))}), run the other query.")
+    return [why], [Alternative(f"One row per {names}", other_sql, why)]
+
+
+def _table_of(col: exp.Expression, tree: exp.Expression, schema: Schema) -> str:
+    found = owner(col, tree, schema)
+    return found[0].name if found else ""
