@@ -358,7 +358,7 @@ class AskPipeline:
             try:
                 with run.stage(stage):
                     reply = self.generate(prompt)
-                sql, *others = extract_queries(reply)
+                sql, *others = extract_queries(reply, schema.dialect)
                 run.alternatives = [Alternative("Another query in the model's reply", other, "The model's reply "
                                                 "held more than one query; Cairn ran its last one.") for other in others]
                 fixes: list[str] = []
@@ -416,7 +416,7 @@ class AskPipeline:
         try:
             with run.stage("review"):
                 reply = self.generate(build_review_prompt(prompt, sql, first.why))
-                revised = self._check(run, extract_sql(reply), schema)
+                revised = self._check(run, extract_sql(reply, schema.dialect), schema)
                 other = None if revised == sql else self._evidence_run(run)(revised)
         except (*_REPAIRABLE, LLMError) as exc:
             logger.info("the model's review of the join was not used: %s", exc)

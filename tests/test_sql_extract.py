@@ -218,3 +218,15 @@ def test_the_same_query_in_another_dialect_is_not_offered_again() -> None:
     reply = ("```sql\nSELECT name FROM t ORDER BY n DESC LIMIT 3\n```\nIn MySQL:\n```sql\n"
              "SELECT `name` FROM `t` ORDER BY `n` DESC LIMIT 3;\n```")
     assert extract_queries(reply) == ["SELECT `name` FROM `t` ORDER BY `n` DESC LIMIT 3"]
+
+
+def test_with_the_target_dialect_known_the_last_query_written_in_it_answers() -> None:
+    """"If you are on MySQL instead, use: …" after the SQLite query: the SQLite one answers, the other is offered."""
+    from core.sql import extract_queries
+
+    reply = ("```sql\nSELECT d, COUNT(*) FROM t WHERE d >= DATE('now', '-7 days') GROUP BY d;\n```\n"
+             "If you are on MySQL instead, use:\n```sql\nSELECT d, COUNT(*) FROM t WHERE d >= DATE_SUB(CURDATE(), "
+             "INTERVAL 7 DAY) GROUP BY d;\n```")
+    sqlite_query = "SELECT d, COUNT(*) FROM t WHERE d >= DATE('now', '-7 days') GROUP BY d"
+    assert extract_queries(reply, "sqlite")[0] == sqlite_query
+    assert extract_queries(reply)[0] != sqlite_query  # without the dialect: the last block

@@ -17,8 +17,8 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import TokenType
 
-from core.errors import LLMReplyError
-from core.sql._guard import BACKTICK_POSTGRES_READ, parse_statements
+from core.errors import LLMReplyError, SQLRejected
+from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
 __all__ = ["extract_queries", "extract_sql"]
@@ -45,21 +45,22 @@ _MAX_CUTS = 60  # bounds the work on long replies
 _MAX_STARTS = 12
 
 
-def extract_sql(reply: str) -> str:
+def extract_sql(reply: str, dialect: str | None = None) -> str:
     """The SQL statement of ``reply`` that answers, without trailing semicolons (see :func:`extract_queries`).
 
     Raises:
         LLMReplyError: when the reply holds no SQL statement.
     """
-    return extract_queries(reply)[0]
+    return extract_queries(reply, dialect)[0]
 
 
-def extract_queries(reply: str) -> list[str]:
+def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
     """The statement that answers, then the reply's other queries (to offer, never to run unseen).
 
     A reply with several SQL code blocks is a draft and its correction ("Wait, that misses the LIMIT. Corrected:"),
     a look at the data and then the query, or a schema echoed as CREATE TABLE before the query: the answer is the
-    last block holding a query (SELECT/WITH/VALUES). The other queries come after it, for the person to choose.
+    last block holding a query (SELECT/WITH/VALUES), and with the target ``dialect`` known, the last one written in
+    it (not "the same for MySQL" after it). The other queries come after it, for the person to choose.
     A reply with no query keeps its first statement, for the guard to refuse with a reason.
 
     Raises:
@@ -74,7 +75,8 @@ def extract_queries(reply: str) -> list[str]:
             found = [sql for sql in (_statement_in(r) for r in _regions(source)) if sql][:1]
         if found:
             queries = [sql for sql in found if _is_query(sql)]
-            answer = queries[-1] if queries else found[0]
+            native = [sql for sql in queries if dialect and _native(sql, dialect)] if len(queries) > 1 else []
+            answer = native[-1] if native else queries[-1] if queries else found[0]
             seen = {_normal(answer)}
             others = [q for q in queries if _normal(q) not in seen and not seen.add(_normal(q))]
             logger.debug("extracted SQL: %s (%d other queries)", answer, len(others))
@@ -95,6 +97,14 @@ def _normal(sql: str) -> str:
             ordered.set("nulls_first", None)
         return tree.sql(dialect="postgres").lower()
     return " ".join(sql.lower().split())
+
+
+def _native(sql: str, dialect: str) -> bool:
+    """Whether ``sql`` runs in ``dialect`` as written: the guard rewrites no idiom borrowed from another."""
+    try:
+        return _normal(guard(sql, dialect).sql) == _normal(sql)
+    except (SQLRejected, ValueError):
+        return False
 
 
 def _is_query(sql: str) -> bool:
