@@ -84,9 +84,9 @@ def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
     raise LLMReplyError("the model's reply holds no SQL query")
 
 
-def _normal(sql: str) -> str:
+def _normal(sql: str, first: str | None = None) -> str:
     """One spelling of a statement, to tell a query from the same query in another dialect or layout."""
-    for dialect in _READ_DIALECTS:
+    for dialect in (first, *_READ_DIALECTS) if first else _READ_DIALECTS:
         try:
             tree = parse_statements(sql, dialect)[0]
         except (SqlglotError, IndexError, RecursionError):
@@ -102,7 +102,7 @@ def _normal(sql: str) -> str:
 def _native(sql: str, dialect: str) -> bool:
     """Whether ``sql`` runs in ``dialect`` as written: the guard rewrites no idiom borrowed from another."""
     try:
-        return _normal(guard(sql, dialect).sql) == _normal(sql)
+        return _normal(guard(sql, dialect).sql, dialect) == _normal(sql, dialect)
     except (SQLRejected, ValueError):
         return False
 
