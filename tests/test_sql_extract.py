@@ -230,3 +230,9 @@ def test_with_the_target_dialect_known_the_last_query_written_in_it_answers() ->
     sqlite_query = "SELECT d, COUNT(*) FROM t WHERE d >= DATE('now', '-7 days') GROUP BY d"
     assert extract_queries(reply, "sqlite")[0] == sqlite_query
     assert extract_queries(reply)[0] != sqlite_query  # without the dialect: the last block
+
+
+def test_typographic_quotes_from_a_word_processor_are_read_as_quotes() -> None:
+    assert extract_sql("SELECT AVG(p) FROM s WHERE d >= \u20182023-01-01\u2019 AND d < \u20182023-04-01\u2019;") == (
+        "SELECT AVG(p) FROM s WHERE d >= '2023-01-01' AND d < '2023-04-01'")
+    assert extract_sql("SELECT name FROM t WHERE x = 'it\u2019s'") == "SELECT name FROM t WHERE x = 'it\u2019s'"

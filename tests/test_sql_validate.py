@@ -849,3 +849,13 @@ def test_a_name_between_two_columns_is_settled_by_the_value_it_is_compared_with(
         "SELECT COUNT(*) FROM customers WHERE LOWER(city) IN ('pune', 'delhi')")
     with pytest.raises(SQLValidationError):  # a value neither holds: still not chosen on a guess
         check("SELECT COUNT(*) FROM customers WHERE city_name = 'Mysore'", schema)
+
+
+def test_a_qualified_name_quoted_as_one_identifier_is_split() -> None:
+    """```c.id``` (SQLite would compare the string 'c.id' and return nothing, without an error)."""
+    cars = Table("cars", (Column("id", "INTEGER"), Column("make", "TEXT")))
+    sales = Table("sales", (Column("id", "INTEGER"), Column("car_id", "INTEGER")))
+    schema = Schema("sqlite", (cars, sales))
+    out = check('SELECT c.make FROM cars AS c LEFT JOIN sales AS s ON "c.id" = s.car_id WHERE "s.id" IS NULL',
+                schema, "sqlite")
+    assert out.sql == "SELECT c.make FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id WHERE s.id IS NULL"

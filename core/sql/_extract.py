@@ -35,6 +35,7 @@ _OTHER_KEYWORDS = (
 )  # fmt: skip
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
+_CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d")
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
@@ -68,7 +69,12 @@ def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
     """
     text = reply or ""
     outside_think = _THINK.sub("", text)
-    for source in (outside_think, text) if outside_think != text else (text,):
+    sources = [outside_think, text] if outside_think != text else [text]
+    straight = _CURLY_PAIR.sub(lambda m: f"'{m.group(1)}'" if m.group(1) is not None else f'"{m.group(2)}"',
+                               outside_think)
+    if straight != outside_think:  # ‘2023-01-01’ typed by a word processor: read as the quotes meant
+        sources.insert(0, straight)
+    for source in sources:
         blocks = _sql_blocks(source)
         found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
         if not found:

@@ -168,14 +168,14 @@ _FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "CURTIME": _MYSQL, "SUBSTRING_INDEX": _MYSQL, "UNIX_TIMESTAMP": _MYSQL, "FROM_UNIXTIME": _MYSQL,
         "LOCATE": _MYSQL, "INSTR": (_MYSQL_READ, "sqlite"), "DAYOFWEEK": _MYSQL, "DAYOFMONTH": _MYSQL,
         "LAST_DAY": _MYSQL, "GROUP_CONCAT": (_MYSQL_READ, "sqlite"), "STRFTIME": ("sqlite",),
-        "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",),
+        "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "FORMAT": _TSQL,
     },
     "sqlite": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
         "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
         "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
         "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", _MYSQL_READ),
-        "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",),
+        "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
     },
 }  # fmt: skip
 _FOREIGN_FUNCTIONS["duckdb"] = {  # DuckDB reads PostgreSQL's functions and has IFNULL, INSTR and GROUP_CONCAT
@@ -347,6 +347,11 @@ def _foreign_markers(tree: exp.Expression, target: str) -> list[str]:
     """Names of idioms in ``tree`` that the target database does not have."""
     foreign = _FOREIGN_FUNCTIONS[target]
     markers = [f.name.upper() for f in tree.find_all(exp.Anonymous) if f.name.upper() in foreign]
+    for node in tree.find_all(exp.Format):  # T-SQL's FORMAT(value, 'yyyy-MM'), not printf's format('%d', x)
+        pattern = node.expressions[0] if node.expressions else None
+        if (not (isinstance(node.this, exp.Literal) and "%" in node.this.name) and isinstance(pattern, exp.Literal)
+                and pattern.is_string and "%" not in pattern.name and "FORMAT" in foreign):  # fmt: skip
+            markers.append("FORMAT")
     for node in tree.find_all(*_UNIT_FIRST_FUNCS):  # DATEDIFF(day, a, b): unit first, read as a column
         first = node.this
         if isinstance(first, exp.Column) and not first.table and first.name.lower() in _DATE_PARTS:

@@ -187,6 +187,8 @@ class _Repairer:
             return
         if any(s.key.lower() == name.lower() for s in local):
             return  # whole-row reference
+        if ident.quoted and "." in name and self._split_quoted(col, scope, local):
+            return
         outer = self.outer_sources(scope)
         if any(s.has(ident, self.dialect) is not None for s in outer):
             return
@@ -223,6 +225,21 @@ class _Repairer:
             self._set_qualifier(col, owner, best.name)
             return
         self._set_name(col, best.name)
+
+    def _split_quoted(self, col: exp.Column, scope: Scope, local: list[Source]) -> bool:
+        """```c.id``` or ``"c.id"``: a qualified name quoted as one identifier (SQLite would read it as the string
+        'c.id'). It is split when the part before the dot names a source of the query and the rest is its column."""
+        qualifier, _, name = col.name.rpartition(".")
+        src = find_source(exp.to_identifier(qualifier), local) or find_source(exp.to_identifier(qualifier),
+                                                                              self.outer_sources(scope))
+        real = src.has(name, self.dialect) if src is not None else None
+        if src is None or real is None:
+            return False
+        before = col.sql(dialect=self.dialect)
+        col.set("this", identifier(real, self.dialect))
+        col.set("table", src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key))
+        self.fixes.append(f"{before} -> {col.sql(dialect=self.dialect)} (a qualified name quoted as one)")
+        return True
 
     def _respell_alias(self, col: exp.Column, scope: Scope) -> None:
         """``ORDER BY "Total"`` for ``AS total``: spell the reference as the output alias is spelt."""
