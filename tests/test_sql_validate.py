@@ -859,3 +859,5 @@ def test_a_qualified_name_quoted_as_one_identifier_is_split() -> None:
     out = check('SELECT c.make FROM cars AS c LEFT JOIN sales AS s ON "c.id" = s.car_id WHERE "s.id" IS NULL',
                 schema, "sqlite")
     assert out.sql == "SELECT c.make FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id WHERE s.id IS NULL"
+    joined = check('SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON s.car_id = "c.id"', schema, "sqlite")
+    assert joined.sql == "SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON s.car_id = c.id"

@@ -351,6 +351,8 @@ def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
                 repairer.qualified(col, scope)
             elif isinstance(col.this, exp.Identifier):
                 repairer.unqualified(col, scope)
+                if col.table:  # the repair qualified it ("c.id" quoted as one name, split)
+                    continue
                 if not _in_alias_position(col, scope):  # PostgreSQL and SQLite both reject it as written
                     repairer.ambiguous(col, scope)
 
