@@ -289,3 +289,47 @@ def test_count_star_over_a_left_join_offers_counting_the_matches(flights) -> Non
     (matches,) = answer.alternatives
     assert "LEFT JOIN finds no f" in matches.why
     assert sorted(flights.execute(matches.sql).rows) == [("BOM", 3), ("DEL", 1), ("GOI", 0)]
+
+
+# -- what a join repeats or merges -------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def library(tmp_path: Path):
+    path = tmp_path / "library.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE author(aid INTEGER PRIMARY KEY, name TEXT, city TEXT);"
+            "CREATE TABLE book(bid INTEGER PRIMARY KEY, aid INTEGER, title TEXT);"
+            "INSERT INTO author VALUES (1,'Ann','Pune'),(2,'Bo','Goa'),(3,'Ann','Goa');"
+            "INSERT INTO book VALUES (1,1,'x'),(2,1,'y'),(3,2,'z'),(4,3,'w');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_repeated_rows_from_a_join_offer_each_row_once(library) -> None:
+    answer = _ask(library, "SELECT a.city FROM author a JOIN book b ON b.aid = a.aid", "cities of authors with books")
+    assert answer.ok and len(answer.rows) == 4
+    distinct = next(a for a in answer.alternatives if a.label == "Each row once (DISTINCT)")
+    assert sorted(library.execute(distinct.sql).rows) == [("Goa",), ("Pune",)] and "repeat" in distinct.why
+
+
+def test_a_key_counted_after_a_join_and_namesakes_grouped_together_are_said(library) -> None:
+    counted = _ask(library, "SELECT COUNT(a.aid) FROM author a JOIN book b ON b.aid = a.aid", "how many authors")
+    assert counted.ok and counted.rows == ((4,),)
+    once = next(a for a in counted.alternatives if a.label == "Count each once")
+    assert library.execute(once.sql).rows == ((3,),) and "once per row the joins give it" in once.why
+    grouped = _ask(library, "SELECT a.name, COUNT(*) FROM author a JOIN book b ON b.aid = a.aid GROUP BY a.name",
+                   "books per author")
+    assert grouped.ok and sorted(grouped.rows) == [("Ann", 3), ("Bo", 1)]
+    apart = next(a for a in grouped.alternatives if a.label == "Count each once")
+    assert sorted(library.execute(apart.sql).rows) == [("Ann", 1), ("Ann", 2), ("Bo", 1)]
+
+
+def test_no_doubt_when_nothing_repeats(library) -> None:
+    for sql in ("SELECT DISTINCT a.city FROM author a JOIN book b ON b.aid = a.aid",
+                "SELECT b.title, a.name FROM author a JOIN book b ON b.aid = a.aid",
+                "SELECT COUNT(b.bid) FROM author a JOIN book b ON b.aid = a.aid"):
+        answer = _ask(library, sql, "books and their authors")
+        assert answer.ok and not answer.alternatives, sql

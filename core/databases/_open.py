@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from core.databases._base import Database
 from core.databases.connections import (
+    FILES_PREFIX,
     POSTGRES_SCHEMES,
     SQLITE_PREFIX,
     TARGET_FORMS_HINT,
@@ -48,7 +49,9 @@ def open_database(target: str, *, pool_size: int = 4) -> Database:
             raise ConfigError(f"Cannot read the SQLite URL {text!r}.", hint=TARGET_FORMS_HINT)
         return SqliteDatabase(sqlite_path_from_target(text))
     if scheme == "duckdb":
-        return FilesDatabase(text[len("duckdb:///"):].split(";") if text.startswith("duckdb:///") else [text])
+        if not text.startswith(FILES_PREFIX):
+            raise ConfigError(f"Cannot read the DuckDB URL {text!r}.", hint=TARGET_FORMS_HINT)
+        return FilesDatabase(text[len(FILES_PREFIX):].split(";"))
     if scheme:
         raise ConfigError(f"Unsupported database URL scheme {scheme!r} in {redact_url(text)}.", hint=TARGET_FORMS_HINT)
     parts = [Path(p).expanduser() for p in text.split(os.pathsep)] if os.pathsep in text else [Path(text).expanduser()]

@@ -8,7 +8,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_joins``: an inner join that adds no column but drops or multiplies rows;
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value);
-- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches.
+- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
+- ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key).
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute
+from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import completion_evidence
 from core.evidence._joins import join_evidence
 from core.evidence._orders import order_evidence
 from core.schema import Schema
 
-__all__ = ["check_answer", "completion_evidence", "count_evidence", "division_evidence", "join_evidence",
-           "order_evidence"]
+__all__ = ["check_answer", "completion_evidence", "count_evidence", "division_evidence", "duplicate_evidence",
+           "join_evidence", "order_evidence"]
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
@@ -31,7 +33,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     for check in (order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
-                  count_evidence(sql, result, schema, execute),
+                  count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], [])):
         notes += check[0]
         alternatives += check[1]

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.databases import DEFAULT_PORT, SavedConnection, SecretStore
+from core.databases import DEFAULT_PORT, SavedConnection, SecretStore, file_kind
 from core.errors import ConfigError
 from desktop.toolkit.widgets import line_edit, push_button
 
@@ -40,7 +40,8 @@ SSL_MODES: tuple[tuple[str, str], ...] = (
     ("verify-ca", "verify-ca"),
     ("verify-full", "verify-full"),
 )
-SQLITE_FILTER = "SQLite databases (*.sqlite *.sqlite3 *.db *.db3);;All files (*)"
+SQLITE_FILTER = ("Databases and data files (*.sqlite *.sqlite3 *.db *.db3 *.duckdb *.ddb *.csv *.tsv *.tab *.xlsx "
+                 "*.xlsm *.parquet *.pq *.json *.jsonl *.ndjson);;All files (*)")
 _UNSAVED_NAME = "Unsaved connection"
 
 
@@ -66,7 +67,7 @@ class ConnectionForm(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("kindTabs")
         self.tabs.addTab(self._build_postgres_tab(), qta.icon("fa5s.server"), "PostgreSQL")
-        self.tabs.addTab(self._build_sqlite_tab(), qta.icon("fa5s.file"), "SQLite")
+        self.tabs.addTab(self._build_sqlite_tab(), qta.icon("fa5s.file"), "File")
         layout.addWidget(self.tabs, 1)
 
     # -- building ------------------------------------------------------------------------------------------
@@ -128,12 +129,16 @@ class ConnectionForm(QWidget):
         form = QFormLayout(page)
         form.setContentsMargins(10, 10, 10, 10)
         row = QHBoxLayout()
-        self.sqlite_path_edit = line_edit(page, "sqlitePathEdit", "/path/to/database.sqlite",
-                                          "The SQLite file; it is opened read-only")
-        self.browse_button = push_button(page, "fa5s.folder-open", "Browse…", "browseButton",
-                                         "Choose a SQLite file", self._browse)
+        self.sqlite_path_edit = line_edit(page, "sqlitePathEdit", "/path/to/sales.sqlite, sales.csv or a folder",
+                                          "A SQLite or DuckDB file, a CSV, Excel, Parquet or JSON file, or a folder of "
+                                          "them (one table each); opened read-only")
+        self.browse_button = push_button(page, "fa5s.file", "File…", "browseButton",
+                                         "Choose a database or data file", self._browse)
+        self.folder_button = push_button(page, "fa5s.folder-open", "Folder…", "folderButton",
+                                         "Choose a folder of data files: each file is a table", self._browse_folder)
         row.addWidget(self.sqlite_path_edit, 1)
         row.addWidget(self.browse_button)
+        row.addWidget(self.folder_button)
         label = QLabel("&File:")
         label.setBuddy(self.sqlite_path_edit)  # a row of widgets has no buddy of its own: "&" would show literally
         form.addRow(label, row)
@@ -145,7 +150,7 @@ class ConnectionForm(QWidget):
         """Show a saved (or pasted) connection; the password field is emptied, never filled from the store."""
         self.name_edit.setText(conn.name)
         self.password_edit.clear()
-        if conn.kind == "sqlite":
+        if conn.kind in ("sqlite", "files"):
             self.tabs.setCurrentIndex(SQLITE_TAB)
             self.sqlite_path_edit.setText(conn.path)
             return
@@ -183,7 +188,7 @@ class ConnectionForm(QWidget):
         if not self.name_edit.text().strip():
             self.name_edit.setText(conn.database or Path(conn.path).stem or "")
         self.url_edit.clear()  # never leave a password visible in plain text
-        if conn.kind == "sqlite":
+        if conn.kind in ("sqlite", "files"):
             self.tabs.setCurrentIndex(SQLITE_TAB)
             self.sqlite_path_edit.setText(conn.path)
         else:
@@ -207,11 +212,18 @@ class ConnectionForm(QWidget):
 
     def _browse(self) -> None:
         start = self.sqlite_path_edit.text().strip() or str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a SQLite database", start, SQLITE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a database or data file", start, SQLITE_FILTER)
+        self._chosen(path)
+
+    def _browse_folder(self) -> None:
+        start = self.sqlite_path_edit.text().strip() or str(Path.home())
+        self._chosen(QFileDialog.getExistingDirectory(self, "Choose a folder of data files", start))
+
+    def _chosen(self, path: str) -> None:
         if path:
             self.sqlite_path_edit.setText(path)
             if not self.name_edit.text().strip():
-                self.name_edit.setText(Path(path).stem)
+                self.name_edit.setText(Path(path).stem or Path(path).name)
 
     # -- reading the fields --------------------------------------------------------------------------------
 
@@ -225,8 +237,9 @@ class ConnectionForm(QWidget):
         if self.tabs.currentIndex() == SQLITE_TAB:
             path = self.sqlite_path_edit.text().strip()
             if not path:
-                raise ConfigError("No SQLite file chosen.", hint="Type the file's path or press Browse….")
-            return SavedConnection(name=name, kind="sqlite", path=str(Path(path).expanduser()))
+                raise ConfigError("No file chosen.", hint="Type the path of a file or folder, or press File… or Folder….")
+            chosen = Path(path).expanduser()
+            return SavedConnection(name=name, kind=file_kind(chosen), path=str(chosen))
         sslmode = self.ssl_combo.currentData()
         return SavedConnection(
             name=name,

@@ -21,6 +21,7 @@ from core.number_format import NumberFormat
 from desktop.memory.verified_examples import FeedbackQueue
 from desktop.panels.chat_panel import ChatPanel
 from desktop.sharing.suggestions import WindowSharing
+from desktop.shell.file_drop import FileDrop
 from desktop.toolkit.errors import error_text, show_error
 from desktop.toolkit.widgets import muted_color
 from desktop.toolkit.workers import Worker, run_in_background
@@ -88,6 +89,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.banner)
         column.addWidget(splitter, 1)
         self.setCentralWidget(central)
+        self._file_drop = FileDrop(self, lambda conn: self.start(conn.url(), connection=conn))
 
         self.memory_bank: Any = None
         self._memory_dock = self._dock("Memory bank", "memoryDock", self._placeholder("Loading memories…"))

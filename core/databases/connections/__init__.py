@@ -3,6 +3,7 @@
 
 from core.databases.connections._connection_id import (
     POSTGRES_SCHEMES,
+    FILES_PREFIX,
     SQLITE_PREFIX,
     TARGET_FORMS_HINT,
     parse_postgres_url,
@@ -18,6 +19,7 @@ from core.databases.connections._saved import (
     connection_url,
     default_connections_path,
     delete_connection,
+    file_kind,
     save_connection,
 )
 from core.databases.connections._secrets import SecretStore, open_secret_store
@@ -25,6 +27,7 @@ from core.databases.connections._secrets import SecretStore, open_secret_store
 __all__ = [
     "DEFAULT_PORT",
     "POSTGRES_SCHEMES",
+    "FILES_PREFIX",
     "SQLITE_PREFIX",
     "TARGET_FORMS_HINT",
     "ConnectionStore",
@@ -33,6 +36,7 @@ __all__ = [
     "connection_url",
     "default_connections_path",
     "delete_connection",
+    "file_kind",
     "open_secret_store",
     "parse_postgres_url",
     "postgres_id",

@@ -13,6 +13,7 @@ from core.errors import ConfigError
 
 __all__ = [
     "POSTGRES_SCHEMES",
+    "FILES_PREFIX",
     "SQLITE_PREFIX",
     "TARGET_FORMS_HINT",
     "parse_postgres_url",
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 SQLITE_PREFIX = "sqlite:///"
+FILES_PREFIX = "duckdb:///"  # data files, a folder of them or a DuckDB file, read through DuckDB
 TARGET_FORMS_HINT = (
     "Use a PostgreSQL URL such as postgresql://user:password@host:5432/dbname, the path of a SQLite or DuckDB "
     "file, or data files: a .csv, .tsv, .parquet, .json or .xlsx file, or a folder of them."

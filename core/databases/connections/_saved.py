@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from core.config import config_dir, write_json_atomic
 from core.databases.connections._connection_id import (
     POSTGRES_SCHEMES,
+    FILES_PREFIX,
     SQLITE_PREFIX,
     TARGET_FORMS_HINT,
     parse_postgres_url,
@@ -35,12 +36,13 @@ __all__ = [
     "connection_url",
     "default_connections_path",
     "delete_connection",
+    "file_kind",
     "save_connection",
 ]
 
 logger = logging.getLogger(__name__)
 
-ConnectionKind = Literal["postgres", "sqlite"]
+ConnectionKind = Literal["postgres", "sqlite", "files"]  # files: data files or a folder, or a DuckDB file
 DEFAULT_PORT = 5432
 _FILE_VERSION = 1
 LAST_CONNECTION_FILE = "last_connection.json"  # beside connections.json; the target last connected, no password
@@ -70,8 +72,8 @@ class SavedConnection:
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise ConfigError("A saved connection needs a name.", hint="Type a name such as 'Sales (production)'.")
-        if self.kind not in ("postgres", "sqlite"):
-            raise ConfigError(f"Unknown connection kind {self.kind!r}.", hint="Use 'postgres' or 'sqlite'.")
+        if self.kind not in ("postgres", "sqlite", "files"):
+            raise ConfigError(f"Unknown connection kind {self.kind!r}.", hint="Use 'postgres', 'sqlite' or 'files'.")
         if not 0 < int(self.port) < 65536:
             raise ConfigError(f"The port {self.port} is not a valid port number.", hint="Use a port from 1 to 65535.")
         secret = _SECRET_KEYS & {k.lower() for k in self.options}
@@ -84,10 +86,10 @@ class SavedConnection:
 
     def url(self, password: str | None = None) -> str:
         """The URL ``open_database`` reads; the password (if any) is percent-encoded into it."""
-        if self.kind == "sqlite":
+        if self.kind in ("sqlite", "files"):
             if not self.path:
-                raise ConfigError(f"The connection {self.name!r} names no SQLite file.", hint=TARGET_FORMS_HINT)
-            return SQLITE_PREFIX + self.path
+                raise ConfigError(f"The connection {self.name!r} names no file.", hint=TARGET_FORMS_HINT)
+            return (SQLITE_PREFIX if self.kind == "sqlite" else FILES_PREFIX) + self.path
         userinfo = quote(self.user, safe="") if self.user else ""
         if password:
             userinfo += ":" + quote(password, safe="")
@@ -109,8 +111,8 @@ class SavedConnection:
 
     def display(self) -> str:
         """A one-line, password-free description for lists and tooltips."""
-        if self.kind == "sqlite":
-            return f"SQLite: {self.path}"
+        if self.kind in ("sqlite", "files"):
+            return f"{'SQLite' if self.kind == 'sqlite' else 'Files'}: {self.path}"
         user = f"{self.user}@" if self.user else ""
         text = f"{user}{self.host or 'localhost'}:{self.port}/{self.database}"
         ssl = self.options.get("sslmode")
@@ -118,8 +120,8 @@ class SavedConnection:
 
     def secret_key(self) -> str:
         """The secret store key: who logs in where. Renaming a connection keeps its password."""
-        if self.kind == "sqlite":
-            return f"sqlite:{self.path}"
+        if self.kind in ("sqlite", "files"):
+            return f"{self.kind}:{self.path}"
         return f"postgresql://{self.user}@{self.host or 'localhost'}:{self.port}/{self.database}"
 
     @classmethod
@@ -133,10 +135,13 @@ class SavedConnection:
             if not text.startswith(SQLITE_PREFIX):
                 raise ConfigError("Cannot read that SQLite URL.", hint=TARGET_FORMS_HINT)
             return cls(name=name, kind="sqlite", path=str(sqlite_path_from_target(text))), None
+        if scheme == "duckdb" and text.startswith(FILES_PREFIX):
+            return cls(name=name, kind="files", path=text[len(FILES_PREFIX):]), None
         if scheme and scheme not in POSTGRES_SCHEMES:
             raise ConfigError(f"Unsupported database URL scheme {scheme!r}.", hint=TARGET_FORMS_HINT)
         if not scheme:
-            return cls(name=name, kind="sqlite", path=str(Path(text).expanduser().resolve())), None
+            path = Path(text).expanduser().resolve()
+            return cls(name=name, kind=file_kind(path), path=str(path)), None
         params = parse_postgres_url(text)  # libpq's reading; ConfigError (redacted) when malformed
         host = params.get("host") or params.get("hostaddr") or ""
         port_text = params.get("port") or str(DEFAULT_PORT)
@@ -328,9 +333,18 @@ def delete_connection(store: ConnectionStore, secrets: SecretStore, name: str) -
     return True
 
 
+def file_kind(path: Path) -> ConnectionKind:
+    """"sqlite" for a SQLite database (by its header, or its name when it cannot be read), else "files"."""
+    try:
+        with path.open("rb") as fh:
+            return "sqlite" if fh.read(16) == b"SQLite format 3\x00" else "files"
+    except OSError:
+        return "sqlite" if path.suffix.lower() in (".sqlite", ".sqlite3", ".db", ".db3") else "files"
+
+
 def connection_url(conn: SavedConnection, secrets: SecretStore, password: str | None = None) -> str:
     """The full URL to open: the typed ``password`` if any, else the stored one, else none (libpq may use .pgpass)."""
-    if conn.kind == "sqlite":
+    if conn.kind in ("sqlite", "files"):
         return conn.url()
     return conn.url(password or secrets.get(conn.secret_key()))
 

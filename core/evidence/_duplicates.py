@@ -1,0 +1,61 @@
+"""Rows or keys a join repeats: the same row shown twice, an entity counted once per partner, namesakes merged."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlglot import exp
+
+from core.answer import Alternative
+from core.databases import QueryResult
+from core.evidence._common import Execute, difference, other_rows, owner, parse, rows_word
+from core.schema import Schema
+
+__all__ = ["duplicate_evidence"]
+
+
+def duplicate_evidence(sql: str, result: QueryResult, schema: Schema,
+                       execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """Three fan-outs of a join, each offered with the query that undoes it when the rows differ:
+
+    - a plain SELECT over a join whose answer repeats whole rows (each organisation once per author): DISTINCT;
+    - ``COUNT(t.key)`` of a table's own key after a join: the key is counted once per partner: COUNT(DISTINCT);
+    - ``GROUP BY name`` (a label, not the table's key) over a join: namesakes are merged: grouped by the key too.
+    """
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select) or not tree.args.get("joins") or result.truncated:
+        return [], []
+    if not tree.args.get("distinct") and not tree.args.get("group") and not tree.find(exp.AggFunc):
+        repeated = sum(n - 1 for n in Counter(map(repr, result.rows)).values() if n > 1)
+        if not repeated:
+            return [], []
+        other = tree.copy()
+        other.set("distinct", exp.Distinct())
+        why = (f"{rows_word(repeated)} of this answer {'repeats' if repeated == 1 else 'repeat'} another: the join "
+               "gives one row per partner. Each row once: the other query.")
+        return [why], [Alternative("Each row once (DISTINCT)", other.sql(dialect=schema.dialect), why)]
+    said, changed = [], tree.copy()
+    for count in changed.find_all(exp.Count):
+        column = count.this
+        found = owner(column, tree, schema) if isinstance(column, exp.Column) else None
+        if found is not None and not count.args.get("distinct") and found[0].primary_key == (found[1].name,):
+            count.set("this", exp.Distinct(expressions=[column.copy()]))
+            said.append(f"COUNT({column.sql(dialect=schema.dialect)}) counts each {found[0].name} once per "
+                        "row the joins give it")
+    group = changed.args.get("group")
+    for key in list(group.expressions) if group else ():
+        found = owner(key, tree, schema)
+        if found is None or found[1].name in found[0].primary_key or len(found[0].primary_key) != 1:
+            continue
+        if found[0].is_unique((found[1].name,)):
+            continue
+        qualifier = key.table if isinstance(key, exp.Column) else ""
+        group.append("expressions", exp.column(found[0].primary_key[0], table=qualifier or None))
+        said.append(f"GROUP BY {key.sql(dialect=schema.dialect)} puts every {found[0].name} of the same "
+                    f"{found[1].name} in one group")
+    found_rows = other_rows(changed.sql(dialect=schema.dialect), schema, execute, result) if said else None
+    if found_rows is None:
+        return [], []
+    other_sql, other = found_rows
+    why = f"{'; '.join(said)}: otherwise, {difference(result.rows, other.rows)}."
+    return [why + " See the other query below the answer."], [Alternative("Count each once", other_sql, why)]
