@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from sqlglot import exp
@@ -12,6 +13,8 @@ from core.evidence._common import Execute, difference, other_rows, owner, parse,
 from core.schema import Schema
 
 __all__ = ["duplicate_evidence"]
+
+_LABEL = re.compile(r"name|title|label", re.IGNORECASE)
 
 
 def duplicate_evidence(sql: str, result: QueryResult, schema: Schema,
@@ -38,15 +41,17 @@ def duplicate_evidence(sql: str, result: QueryResult, schema: Schema,
     for count in changed.find_all(exp.Count):
         column = count.this
         found = owner(column, tree, schema) if isinstance(column, exp.Column) else None
-        if found is not None and not count.args.get("distinct") and found[0].primary_key == (found[1].name,):
+        if (found is not None and not count.args.get("distinct") and found[0].primary_key == (found[1].name,)
+                and _fanned_out(tree, column, schema)):  # fmt: skip
             count.set("this", exp.Distinct(expressions=[column.copy()]))
             said.append(f"COUNT({column.sql(dialect=schema.dialect)}) counts each {found[0].name} once per "
                         "row the joins give it")
     group = changed.args.get("group")
     for key in list(group.expressions) if group else ():
         found = owner(key, tree, schema)
-        if found is None or found[1].name in found[0].primary_key or len(found[0].primary_key) != 1:
-            continue
+        if (found is None or found[1].name in found[0].primary_key or len(found[0].primary_key) != 1
+                or not _LABEL.search(found[1].name)):  # fmt: skip
+            continue  # a state or a category groups rows on purpose; a name labels one row
         if found[0].is_unique((found[1].name,)):
             continue
         qualifier = key.table if isinstance(key, exp.Column) else ""
@@ -59,3 +64,21 @@ def duplicate_evidence(sql: str, result: QueryResult, schema: Schema,
     other_sql, other = found_rows
     why = f"{'; '.join(said)}: otherwise, {difference(result.rows, other.rows)}."
     return [why + " See the other query below the answer."], [Alternative("Count each once", other_sql, why)]
+
+
+def _fanned_out(select: exp.Select, key: exp.Column, schema: Schema) -> bool:
+    """Whether a join of ``select`` matches ``key`` (a table's own key) with a column of another table that is not
+    that table's key: each row of the key's table then comes once per partner."""
+    side = key.table.lower()
+    for join in select.args.get("joins") or ():
+        on = join.args.get("on")
+        for eq in on.find_all(exp.EQ) if on is not None else ():
+            sides = [c for c in (eq.this, eq.expression) if isinstance(c, exp.Column)]
+            if len(sides) != 2 or not any(c.table.lower() == side and c.name.lower() == key.name.lower()
+                                          for c in sides):  # fmt: skip
+                continue
+            other = next(c for c in sides if not (c.table.lower() == side and c.name.lower() == key.name.lower()))
+            found = owner(other, select, schema)
+            if found is not None and not found[0].is_unique((found[1].name,)):
+                return True
+    return False

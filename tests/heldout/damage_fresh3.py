@@ -1,54 +1,50 @@
-"""Held-out damage generator no. 3: how a 7B-class local model (qwen2.5-coder:7b, llama3.1:8b, mistral) gets SQL wrong.
+"""Held-out damage generator no. 3: the reply a 7B-class local model (qwen2.5-coder:7b, llama3.1:8b, mistral) writes
+instead of a correct query, damaged in one named way. Written without reading the repair code or earlier generators.
 
-Written independently of the repair code and of the earlier generators, from published error analyses:
+Research note: where each kind comes from.
+* DIN-SQL (Pourreza & Rafiei 2023) sorts failures into schema linking (largest: invented/misspelt columns and
+  tables), JOIN (missing or wrong condition, extra tables), GROUP BY, nesting, invalid SQL. MAC-SQL's refiner and
+  CHESS's revision step rest on the same split: execution errors can be repaired in a loop, silent ones cannot.
+* BIRD (Li et al. 2023) and the hallucination taxonomies (Qu et al. 2024 "Before Generation, Align it"; the LLM
+  text-to-SQL surveys) separate schema hallucinations (non-existent or wrongly attributed column, ambiguity,
+  plural/abbreviation/key-convention guesses such as c.id) from logic ones (aggregate misuse, missing GROUP BY,
+  extra joins, value linking: 'USA' for 'United States', case). Value linking is BIRD's largest silent class.
+* Dialect drift (Spider 2.0, dialect-robustness reports, logs of small models): YEAR(), NOW(), ILIKE, :: casts and
+  TOP on SQLite; IFNULL, DATE_SUB(.., INTERVAL 30 DAY), backticks and "double-quoted strings" on PostgreSQL.
+* Output format: prose around unfenced SQL, LangChain's "SQLQuery:" echo, a note inside the fence, a draft query
+  before a marked final one.
+Edits are made on the gold's sqlglot tokens by character offset (the rest of the gold is kept byte for byte), so no
+kind re-renders the gold and TREE_KINDS is empty. Plain replies come bare or in a sql fence.
 
-* DIN-SQL (Pourreza & Rafiei 2023) sorts Codex/GPT failures into schema linking (~35%: wrong or invented
-  column/table names), JOIN (~20%: missing or wrong join condition, extra tables), GROUP BY (~15%: missing or
-  wrong grouping), nested-query/set-op, invalid SQL (syntax, dialect) and "others". MAC-SQL's refiner and CHESS's
-  revision agent are motivated by the same classes: execution errors (no such column/function, syntax) are the
-  ones a feedback loop can repair, value mismatches and wrong joins the ones it cannot see.
-* BIRD (Li et al. 2023) and the "SQL hallucination" taxonomies (Qu et al. 2024, "Before generation, align it";
-  Shen et al. 2024 "A survey on employing LLMs for text-to-SQL") split hallucinations into *schema-based*
-  (non-existent column, column attached to the wrong table, ambiguous reference, abbreviation/plural guesses) and
-  *logic-based* (aggregate misuse, missing GROUP BY, implicit type conversion, extra joins, wrong values).
-  BIRD highlights value-linking errors ('USA' vs 'United States', case) as the largest silent class.
-* Dialect drift: small code models are trained mostly on MySQL/T-SQL/PostgreSQL text, so on SQLite they write
-  YEAR(), NOW(), ILIKE, ``::`` casts, TOP n; on PostgreSQL they write IFNULL, DATE_SUB(..., INTERVAL 30 DAY),
-  backtick identifiers and double-quoted strings (Spider 2.0 / "dialect hallucination" reports; our own logs of
-  qwen2.5-coder:7b and llama3.1:8b).
-* Output format: small instruction models wrap SQL in prose, answer "SQLQuery: ..." (LangChain prompt echo),
-  or show a draft query and then a "final" one (self-correction in the reply).
-
-Every edit is made on the gold's *tokens* (sqlglot tokenizer, character offsets) so the rest of the gold text is
-kept byte for byte: no kind re-renders the gold through sqlglot, hence ``TREE_KINDS = ()``.
-
-Family A (the database rejects the reply, or the fix is unambiguous from reply + schema):
+Family A (the database rejects the reply, or the fix is plain from reply + schema):
   clean             the gold itself.
-  format_noise      prose around unfenced SQL, LangChain "SQLQuery:" echo, inline `backticks`, an explanation
-                    line inside the fence, or a draft block followed by a clearly marked final block.
-  column_misspelt   schema-linking hallucination of a column: plural/singular, abbreviation (qty, amt, num),
-                    table prefix added/dropped, camelCase, synonym, "id" conventions, a typo (DIN-SQL schema linking).
-  table_misspelt    the same for a table: plural/singular (the most common), tbl_ prefix, camelCase, synonym.
-  reserved_word     a reserved word used unquoted: table alias "order"/"user"/"is"/"to" derived from the table
-                    name, a column label like AS desc referenced in ORDER BY, or a quoted keyword name unquoted.
-  quoting_slip      MySQL backticks / T-SQL brackets on PostgreSQL, "double-quoted strings", wrong-case quoted
-                    names, unescaped apostrophes, unquoted date or word literals, `alias.col` quoted as one name.
+  format_noise      prose + unfenced SQL, "SQLQuery:" echo, SQL inline in a sentence, a note inside the fence,
+                    <sql> tags, or a draft block (schema peek / failing first try) before a marked final block.
+  column_misspelt   schema linking: plural/singular, abbreviation (qty, amt, dt), table prefix added or dropped,
+                    camelCase, synonym (price/cost), key conventions (id, customerid, customer_no), a lost letter.
+  table_misspelt    plural/singular (most common), tbl_ prefix, PascalCase, synonym.
+  reserved_word     an unquoted keyword: alias from the table name (orders -> order, organization -> or,
+                    notifications -> not), a label like AS to (SQLite), a quoted keyword name unquoted.
+  quoting_slip      backticks/[brackets] and "double-quoted strings" on PostgreSQL, "WrongCase" quoted names,
+                    unescaped apostrophes, unquoted date/word literals, typographic quotes, `alias.col` as one name.
   foreign_limit     TOP n, WHERE ROWNUM <= n, FETCH FIRST on SQLite, MySQL LIMIT offset, count on PostgreSQL.
-  foreign_function  date/time (YEAR(), DATE_SUB, DATEADD, strftime on PG, EXTRACT on SQLite, NOW, CURDATE),
-                    null handling (IFNULL/ISNULL/NVL), strings (LEN, CHARINDEX, LCASE, MID, GROUP_CONCAT),
-                    IF()/IIF for CASE, ILIKE and ``::`` casts on SQLite.
-  concat_plus       T-SQL string concatenation with + (an error on PostgreSQL; 0 on SQLite).
-  missing_group_by  aggregate beside bare columns, GROUP BY dropped (DIN-SQL "GROUP BY" class).
-  aggregate_in_where  HAVING condition written into WHERE, or WHERE x > AVG(x) for the scalar subquery.
+  foreign_function  date/time (YEAR(), DATEPART, DATE_SUB/DATEADD, strftime on PG, EXTRACT on SQLite, CURDATE,
+                    GETDATE, DATEDIFF), nulls (IFNULL/ISNULL/NVL), strings (LEN, CHARINDEX, LCASE, MID, LEFT,
+                    STRING_AGG/GROUP_CONCAT), IF()/IIF for a CASE; ILIKE and :: casts on SQLite.
+  concat_plus       T-SQL string concatenation with + (an error on PostgreSQL, 0 on SQLite).
+  missing_group_by  aggregate beside bare columns, GROUP BY dropped (DIN-SQL's GROUP BY class).
+  aggregate_in_where  HAVING written into WHERE; WHERE x > AVG(x) for the scalar subquery; "the most" as
+                    WHERE x = MAX(x) / HAVING COUNT(*) = MAX(COUNT(*)) instead of ORDER BY .. LIMIT 1.
   alias_misuse      table name used after aliasing it, alias used but never declared, column under the other
-                    table's alias, a SELECT alias used in HAVING/WHERE (PostgreSQL).
-  ambiguous_column  qualifiers dropped in a join where the name exists in two tables.
-  join_error        conventional key guessed (c.id, same name both sides), JOIN without ON (PostgreSQL),
-                    USING on a column only one side has, join on a type-incompatible column.
-Family B (runs, different rows; detectable from schema + data by a careful checker):
-  silent_extra_join     an inner join to a related table that adds no selected column (fan-out or lost rows).
-  silent_group_label    GROUP BY a non-unique label (name) instead of the key.
-  silent_value_literal  a filter literal in the wrong case/spelling/abbreviation (BIRD value-linking errors).
+                    table's alias, a SELECT alias used in HAVING (PostgreSQL only: SQLite accepts it).
+  ambiguous_column  qualifiers dropped in a join where the name is in two tables (that name, or all of them).
+  join_error        key guessed by convention (c.id, same name both sides), JOIN without ON (PostgreSQL), USING
+                    on a name the joined table lacks, a join on a column of another type.
+Family B (runs, other rows; a careful checker sees it from schema + data):
+  silent_extra_join     inner join to a child table (fan-out) that adds no selected column.
+  silent_group_label    GROUP BY a text label instead of (or without) the key.
+  silent_value_literal  a filter literal in another case/spelling/abbreviation than the data holds.
+Whether a silent kind changes rows depends on the data (1:1 samples, unique names): the bench's as-is column says.
 """
 
 from __future__ import annotations
@@ -79,10 +75,10 @@ DAMAGE_KINDS: tuple[str, ...] = (
 )  # fmt: skip
 TREE_KINDS: tuple[str, ...] = ()  # every kind edits the gold's text at token offsets; nothing is re-rendered
 
-# ----------------------------------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------------------
 # word lists
 
-# cannot be a table alias (verified: SQLite 3.40, PostgreSQL 16)
+# cannot be a table alias (checked by hand on SQLite 3.40 and PostgreSQL 16)
 _RES_SQLITE = frozenset(
     "order group from to table check default primary references limit in is on or as case index select where union "
     "unique using when then else into join values exists not null all distinct between collate escape "
@@ -95,43 +91,40 @@ _RES_PG = frozenset(
     "session_user some symmetric table then to trailing true union unique user using variadic when where window "
     "with authorization binary collation concurrently cross freeze full ilike inner is isnull join left like natural "
     "notnull outer overlaps right similar tablesample verbose".split())  # fmt: skip
-# words that a model would pick as a table alias or column label from a name part
-_RES_WORDS = ("order", "group", "user", "check", "table", "case", "default", "primary", "limit", "end", "desc",
-              "from", "to", "index", "transaction", "values", "offset", "window", "in", "is", "on", "or", "as", "do")
-_PREFIX_ALIASES = frozenset({"as", "do", "in", "is", "on", "or", "to", "all", "and", "any", "asc", "end", "for", "not"})
+# name parts a model turns into an alias or a label, and the 2-3 letter prefixes it uses as an alias
+_RES_WORDS = frozenset("order group user check table case default primary limit end desc from to index transaction "
+                       "values offset window".split())
+_PREFIX_ALIASES = frozenset("as do in is on or to all and any asc end for not".split())
 _LABEL_FROM = {"description": "desc", "descr": "desc", "end_date": "end", "from_airport": "from", "to_airport": "to"}
-
 _ABBREV = {
     "quantity": "qty", "number": "num", "amount": "amt", "description": "descr", "average": "avg", "count": "cnt",
     "address": "addr", "department": "dept", "category": "cat", "customer": "cust", "product": "prod",
-    "identifier": "id", "transaction": "txn", "employee": "emp", "year": "yr", "date": "dt", "total": "tot",
-    "information": "info", "position": "pos", "temperature": "temp", "number_of": "num", "organization": "org",
-    "minimum": "min", "maximum": "max", "percentage": "pct", "reference": "ref", "message": "msg",
-    "status": "stat", "balance": "bal", "account": "acct", "telephone": "phone", "registration": "reg",
-    "restaurant": "rest", "salesperson": "sales_rep", "publication": "pub", "conference": "conf",
+    "transaction": "txn", "employee": "emp", "year": "yr", "date": "dt", "total": "tot", "information": "info",
+    "position": "pos", "temperature": "temp", "organization": "org", "minimum": "min", "maximum": "max",
+    "percentage": "pct", "reference": "ref", "message": "msg", "status": "stat", "balance": "bal",
+    "account": "acct", "registration": "reg", "publication": "pub", "conference": "conf",
 }
-_EXPAND = {v: k for k, v in _ABBREV.items() if v not in ("id", "num")}
-_EXPAND.update({"no": "number", "num": "number", "qty": "quantity", "dob": "date_of_birth", "ts": "timestamp"})
+_EXPAND = {v: k for k, v in _ABBREV.items()} | {"no": "number", "num": "number", "dob": "date_of_birth",
+                                                "ts": "timestamp"}
 _SYNONYM = {
     "price": "cost", "cost": "price", "amount": "total", "total": "amount", "name": "title", "title": "name",
     "created_at": "created_date", "updated_at": "modified_date", "email": "email_address", "phone": "phone_number",
     "first_name": "firstname", "last_name": "surname", "salary": "wage", "city": "town", "revenue": "sales",
     "rating": "score", "score": "rating", "state": "state_name", "country": "country_name", "year": "yr",
     "date": "created_date", "birth_date": "dob", "gender": "sex", "sex": "gender", "zip": "zipcode",
-    "date_of_birth": "birthdate", "signup_date": "created_at", "timestamp": "created_at", "type": "category",
+    "signup_date": "created_at", "timestamp": "created_at", "type": "category",
 }
 _TABLE_SYNONYM = {
     "customers": "clients", "customer": "client", "users": "accounts", "products": "items", "product": "item",
     "employees": "staff", "orders": "purchases", "order": "purchase", "transactions": "payments",
-    "payments": "transactions", "sales": "orders", "doctors": "physicians", "patients": "patient_info",
-    "drugs": "medications", "treatments": "therapies", "paper": "papers", "author": "authors", "flight": "flights",
+    "payments": "transactions", "sales": "orders", "doctors": "physicians", "drugs": "medications",
+    "treatments": "therapies",
 }
 _VALUE_ABBREV = {
     "united states": "USA", "usa": "United States", "us": "United States", "united kingdom": "UK",
     "uk": "United Kingdom", "new york": "NY", "california": "CA", "texas": "TX", "ny": "New York",
-    "ca": "California", "tx": "Texas", "female": "F", "male": "M", "f": "Female", "m": "Male",
-    "yes": "Y", "no": "N", "true": "1", "false": "0", "completed": "complete", "cancelled": "canceled",
-    "canceled": "cancelled", "pending": "in progress", "active": "enabled", "inactive": "disabled",
+    "ca": "California", "tx": "Texas", "female": "F", "male": "M", "f": "Female", "m": "Male", "yes": "Y",
+    "no": "N", "completed": "complete", "cancelled": "canceled", "canceled": "cancelled", "active": "enabled",
 }
 _AGG = frozenset({"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT", "STRING_AGG", "ARRAY_AGG",
                   "STDDEV", "VARIANCE", "MEDIAN", "BOOL_AND", "BOOL_OR", "PERCENTILE_CONT", "PERCENTILE_DISC"})
@@ -142,10 +135,11 @@ _STRUCT = frozenset({
     T.NATURAL, T.USING, T.OFFSET, T.FETCH, T.OVER, T.INTERVAL, T.CURRENT_DATE, T.CURRENT_TIMESTAMP, T.TRUE,
     T.FALSE, T.STRING, T.NUMBER, T.EXCEPT, T.INTERSECT, T.PARTITION_BY,
 })  # fmt: skip
-_CLAUSE_STOP = frozenset({T.WHERE, T.GROUP_BY, T.HAVING, T.ORDER_BY, T.LIMIT, T.OFFSET, T.FETCH, T.WINDOW,
-                          T.UNION, T.EXCEPT, T.INTERSECT, T.SEMICOLON, T.QUALIFY})
-_JOIN_START = frozenset({T.JOIN, T.LEFT, T.RIGHT, T.INNER, T.FULL, T.CROSS, T.NATURAL, T.OUTER, T.COMMA})
+_STOP = frozenset({T.WHERE, T.GROUP_BY, T.HAVING, T.ORDER_BY, T.LIMIT, T.OFFSET, T.FETCH, T.WINDOW, T.UNION,
+                   T.EXCEPT, T.INTERSECT, T.SEMICOLON, T.QUALIFY})
+_JOINS = frozenset({T.JOIN, T.LEFT, T.RIGHT, T.INNER, T.FULL, T.CROSS, T.NATURAL, T.OUTER, T.COMMA})
 _WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_UNITS = ("year", "month", "week", "day", "hour", "minute")
 
 
 def _rng(gold: str, kind: str, seed: int) -> random.Random:
@@ -155,35 +149,24 @@ def _rng(gold: str, kind: str, seed: int) -> random.Random:
 
 def _pick(rng: random.Random, options: list[tuple[float, Any]]) -> Any:
     options = [o for o in options if o[0] > 0]
-    if not options:
-        return None
-    return rng.choices([o[1] for o in options], weights=[o[0] for o in options], k=1)[0]
+    return rng.choices([o[1] for o in options], [o[0] for o in options])[0] if options else None
 
 
 def _singular(w: str) -> str:
     low = w.lower()
     if low.endswith("ies") and len(w) > 4:
-        return w[:-3] + ("Y" if w[-1].isupper() else "y")
+        return w[:-3] + "y"
     if low.endswith(("sses", "xes", "ches", "shes")):
         return w[:-2]
-    if low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(w) > 3:
-        return w[:-1]
-    return w
-
-
-def _plural(w: str) -> str:
-    low = w.lower()
-    if low.endswith("y") and len(w) > 2 and low[-2] not in "aeiou":
-        return w[:-1] + "ies"
-    if low.endswith(("s", "x", "ch", "sh")):
-        return w + "es"
-    return w + "s"
+    return w[:-1] if low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(w) > 3 else w
 
 
 def _toggle_number(w: str) -> str:
-    s = _singular(w)
-    out = s if s != w else _plural(w)
-    return out.upper() if w.isupper() else out
+    low, s = w.lower(), _singular(w)
+    if s == w:
+        s = (w[:-1] + "ies" if low.endswith("y") and len(w) > 2 and low[-2] not in "aeiou"
+             else w + "es" if low.endswith(("s", "x", "ch", "sh")) else w + "s")
+    return s.upper() if w.isupper() else s
 
 
 def _parts(name: str) -> list[str]:
@@ -199,14 +182,10 @@ def _camel(parts: list[str], pascal: bool = False) -> str:
 
 def _family(type_: str) -> str:
     t = (type_ or "").lower()
-    if any(k in t for k in ("date", "time")):
-        return "date"
-    if any(k in t for k in ("char", "text", "string", "clob", "uuid", "json")):
-        return "text"
-    if "bool" in t:
-        return "bool"
-    if any(k in t for k in ("int", "num", "dec", "real", "double", "float", "money", "serial")):
-        return "num"
+    for fam, keys in (("date", ("date", "time")), ("text", ("char", "text", "string", "clob", "uuid", "json")),
+                      ("bool", ("bool",)), ("num", ("int", "num", "dec", "real", "double", "float", "money"))):
+        if any(k in t for k in keys):
+            return fam
     return "other"
 
 
@@ -220,33 +199,31 @@ def _key_col(table: Any) -> str | None:
 
 
 def _keyish(name: str, table: Any) -> bool:
-    low = name.lower()
-    key = _key_col(table)
-    return (key is not None and key.lower() == low) or low == "id" or low.endswith("_id") or bool(
-        re.fullmatch(r"[a-z]{1,3}id", low))
+    low, key = name.lower(), _key_col(table)
+    return (key or "").lower() == low or low == "id" or low.endswith("_id") or bool(re.fullmatch(r"[a-z]{1,3}id", low))
 
 
-# ----------------------------------------------------------------------------------------------------------------
-# the analysed gold: tokens with paren depth, query frames, SELECT blocks, table references and column references
+# ---------------------------------------------------------------------------------------------------------------
+# the analysed gold: tokens, paren depth, SELECT blocks (with their outer block), table and column references
 
 
 @dataclass
 class _Ref:
-    block: int | None
-    name_i: int | None  # token of the table name (None for a derived table)
-    end_i: int  # last token of the table expression (before the alias)
+    block: int | None  # token index of the SELECT whose FROM holds it
+    name_i: int | None  # the table-name token (None for a derived table or a table function)
+    end_i: int  # last token before the alias
     alias_i: int | None
-    table: Any  # core.schema.Table or None (CTE, derived)
+    table: Any  # core.schema.Table, or None (CTE, derived table)
     intro_i: int  # the FROM / JOIN / comma token
 
 
 @dataclass
 class _Col:
-    i: int  # the column token
-    q: int | None  # the qualifier token
+    i: int  # the column-name token
+    q: int | None  # its qualifier token
     ref: _Ref | None
     table: Any
-    column: Any
+    column: Any  # core.schema.Column, or None when unresolved
 
 
 class _Q:
@@ -255,48 +232,45 @@ class _Q:
         self.dialect = "postgres" if str(getattr(schema, "dialect", "")).startswith("postgres") else "sqlite"
         self.toks = Dialect.get_or_raise(self.dialect).tokenize(sql)
         n = self.n = len(self.toks)
-        self.depth = [0] * n
-        self.block: list[int | None] = [None] * n
+        self.depth, self.block = [0] * n, [None] * n
         self.match: dict[int, int] = {}
         self.parent: dict[int, int | None] = {}
         stack: list[tuple[int, bool]] = []
-        cur_block: dict[int, int | None] = {-1: None}
-        frames = [-1]
+        current: dict[int, int | None] = {-1: None}
+        frames = [-1]  # the open query parentheses: ( SELECT ... )
         for i, t in enumerate(self.toks):
             if t.token_type == T.R_PAREN and stack:
-                op, is_q = stack.pop()
+                op, is_query = stack.pop()
                 self.match[op], self.match[i] = i, op
-                if is_q:
+                if is_query:
                     frames.pop()
             self.depth[i] = len(stack)
             frame = frames[-1]
             if t.token_type == T.SELECT:
-                cur_block[frame] = i
+                current[frame] = i
                 self.parent[i] = self.block[frame] if frame >= 0 else None
-            self.block[i] = cur_block.get(frame)
+            self.block[i] = current.get(frame)
             if t.token_type == T.L_PAREN:
-                is_q = i + 1 < n and self.toks[i + 1].token_type in (T.SELECT, T.WITH)
-                stack.append((i, is_q))
-                if is_q:
+                is_query = self.typ(i + 1) in (T.SELECT, T.WITH)
+                stack.append((i, is_query))
+                if is_query:
                     frames.append(i)
-                    cur_block[i] = None
+                    current[i] = None
         if stack:
             raise ValueError("unbalanced parentheses")
-        self.ctes = {self.toks[i].text.lower() for i in range(n - 3) if self.word(i)
-                     and self.toks[i + 1].token_type == T.ALIAS and self.toks[i + 2].token_type == T.L_PAREN
-                     and self.toks[i + 3].token_type in (T.SELECT, T.WITH)}  # fmt: skip
+        self.ctes = {self.toks[i].text.lower() for i in range(n - 3) if self.word(i) and self.typ(i + 1) == T.ALIAS
+                     and self.typ(i + 2) == T.L_PAREN and self.typ(i + 3) in (T.SELECT, T.WITH)}  # fmt: skip
         self.refs: list[_Ref] = []
         for i, t in enumerate(self.toks):
-            if t.token_type in (T.FROM, T.JOIN) and self.block[i] is not None and self._frame_level(i):
-                self._read_refs(i + 1, i, t.token_type == T.FROM)
-        self.ref_tokens = {k for r in self.refs for k in (r.name_i, r.alias_i) if k is not None}
-        self.ref_tokens |= {r.name_i - 2 for r in self.refs if r.name_i and r.name_i >= 2
-                            and self.toks[r.name_i - 1].token_type == T.DOT}  # fmt: skip
+            if t.token_type in (T.FROM, T.JOIN) and self.level(i):
+                self._read_ref(i + 1, i, t.token_type == T.FROM)
+        skip = {k for r in self.refs for k in (r.name_i, r.alias_i) if k is not None}
+        skip |= {r.name_i - 2 for r in self.refs if r.name_i and self.typ(r.name_i - 1) == T.DOT}
         self.out_aliases = {self.toks[i + 1].text.lower() for i in range(n - 1)
-                            if self.toks[i].token_type == T.ALIAS and self.word(i + 1)}  # fmt: skip
-        self.cols = [c for c in (self._col(i) for i in range(n)) if c is not None]
+                            if self.typ(i) == T.ALIAS and self.word(i + 1)}  # fmt: skip
+        self.cols = [c for c in (self._col(i) for i in range(n) if i not in skip) if c is not None]
+        self.col_by_i = {c.i: c for c in self.cols}
 
-    # -- helpers
     def word(self, i: int) -> bool:
         t = self.toks[i]
         return t.token_type == T.IDENTIFIER or (t.token_type not in (T.STRING, T.NUMBER) and bool(_WORD.match(t.text)))
@@ -304,245 +278,207 @@ class _Q:
     def typ(self, i: int) -> Any:
         return self.toks[i].token_type if 0 <= i < self.n else None
 
-    def text(self, i: int, j: int) -> str:  # tokens i..j inclusive, as written
+    def text(self, i: int, j: int) -> str:  # tokens i..j, as written
         return self.sql[self.toks[i].start : self.toks[j].end + 1]
 
     def raw(self, i: int) -> str:
-        return self.text(i, i)
+        return self.text(i, i) if 0 <= i < self.n else ""
 
-    def _frame_level(self, i: int) -> bool:
-        """Token i sits directly in its query (not inside a function's parentheses)."""
+    def level(self, i: int) -> bool:
+        """Token i sits directly in its SELECT (not inside a function's parentheses)."""
         b = self.block[i]
         return b is not None and self.depth[i] == self.depth[b]
-
-    def chain(self, block: int | None) -> list[int]:
-        out: list[int] = []
-        while block is not None and block not in out:
-            out.append(block)
-            block = self.parent.get(block)
-        return out
 
     def block_refs(self, block: int | None) -> list[_Ref]:
         return [r for r in self.refs if r.block == block]
 
-    def qual_name(self, r: _Ref) -> str:
-        return self.toks[r.alias_i].text if r.alias_i is not None else self.toks[r.name_i].text  # type: ignore[index]
+    def qual(self, r: _Ref) -> str:
+        return self.toks[r.alias_i if r.alias_i is not None else r.name_i].text  # type: ignore[index]
 
-    def _read_refs(self, k: int, intro: int, from_list: bool) -> None:
-        n, toks = self.n, self.toks
-        if k >= n:
-            return
-        name_i: int | None = None
-        table = None
-        if toks[k].token_type == T.L_PAREN:
+    def _read_ref(self, k: int, intro: int, from_list: bool) -> None:
+        toks, name_i, table = self.toks, None, None
+        if self.typ(k) == T.L_PAREN:
             end = self.match[k]
-        elif self.word(k) and k + 1 < n and toks[k + 1].token_type == T.L_PAREN:
+        elif k < self.n and self.word(k) and self.typ(k + 1) == T.L_PAREN:
             end = self.match[k + 1]
-        elif self.word(k) and toks[k].token_type not in _STRUCT:
+        elif k < self.n and self.word(k) and toks[k].token_type not in _STRUCT:
             end = name_i = k
-            qualified = toks[k].text
-            if k + 2 < n and toks[k + 1].token_type == T.DOT and self.word(k + 2):
+            if self.typ(k + 1) == T.DOT and k + 2 < self.n and self.word(k + 2):
                 end = name_i = k + 2
-                qualified = f"{toks[k].text}.{toks[k + 2].text}"
             if toks[name_i].text.lower() not in self.ctes:
-                table = self.schema.table(qualified) or self.schema.table(toks[name_i].text)
+                table = self.schema.table(self.text(k, name_i).replace('"', "")) or self.schema.table(toks[name_i].text)
         else:
             return
         alias_i = None
-        a = end + 1
-        if a < n and toks[a].token_type == T.ALIAS and a + 1 < n and self.word(a + 1):
-            alias_i = a + 1
-        elif a < n and toks[a].token_type in (T.VAR, T.IDENTIFIER):
-            alias_i = a
+        if self.typ(end + 1) == T.ALIAS and end + 2 < self.n and self.word(end + 2):
+            alias_i = end + 2
+        elif self.typ(end + 1) in (T.VAR, T.IDENTIFIER):
+            alias_i = end + 1
         self.refs.append(_Ref(self.block[intro], name_i, end, alias_i, table, intro))
         nxt = (alias_i if alias_i is not None else end) + 1
-        if from_list and nxt < n and toks[nxt].token_type == T.COMMA and self.depth[nxt] == self.depth[intro]:
-            self._read_refs(nxt + 1, nxt, True)
+        if from_list and self.typ(nxt) == T.COMMA and self.depth[nxt] == self.depth[intro]:
+            self._read_ref(nxt + 1, nxt, True)
 
     def lookup(self, name: str, block: int | None) -> _Ref | None:
-        low = name.lower()
-        for b in self.chain(block):
-            for r in self.block_refs(b):
-                if r.alias_i is not None:
-                    if self.toks[r.alias_i].text.lower() == low:
-                        return r
-                elif r.name_i is not None and self.toks[r.name_i].text.lower() == low:
+        low, seen = name.lower(), set()
+        while block is not None and block not in seen:
+            seen.add(block)
+            for r in self.block_refs(block):
+                if self.qual(r).lower() == low:
                     return r
+            block = self.parent.get(block)
         return None
 
     def _col(self, i: int) -> _Col | None:
-        toks, n = self.toks, self.n
-        if i in self.ref_tokens or not self.word(i) or toks[i].token_type in _STRUCT:
+        toks = self.toks
+        if not self.word(i) or toks[i].token_type in _STRUCT or self.typ(i + 1) in (T.DOT, T.L_PAREN):
             return None
-        if i + 1 < n and toks[i + 1].token_type in (T.DOT, T.L_PAREN):
-            return None
-        prev = toks[i - 1].token_type if i else None
+        prev = self.typ(i - 1)
         if prev == T.DOT:
-            q = i - 2
-            if q < 0 or not self.word(q):
+            if i < 2 or not self.word(i - 2):
                 return None
-            ref = self.lookup(toks[q].text, self.block[i])
+            ref = self.lookup(toks[i - 2].text, self.block[i])
             table = ref.table if ref else None
-            return _Col(i, q, ref, table, table.column(toks[i].text) if table else None)
+            return _Col(i, i - 2, ref, table, table.column(toks[i].text) if table else None)
         if prev in (T.ALIAS, T.DCOLON, T.STRING, T.NUMBER) or toks[i].text.lower() in self.out_aliases:
             return None
-        if prev == T.L_PAREN and i >= 2 and toks[i - 2].text.upper() in ("EXTRACT", "DATE_PART", "DATEPART"):
+        if prev == T.L_PAREN and self.raw(i - 2).upper() in ("EXTRACT", "DATE_PART", "DATEPART"):
             return None
-        low = toks[i].text.lower()
-        for b in self.chain(self.block[i]):
-            refs = self.block_refs(b)
-            hits = [r for r in refs if r.table is not None and r.table.column(low) is not None]
+        block, seen = self.block[i], set()
+        while block is not None and block not in seen:  # unqualified: the one table of the nearest SELECT
+            seen.add(block)
+            refs = self.block_refs(block)
+            hits = [r for r in refs if r.table is not None and r.table.column(toks[i].text) is not None]
             if len(hits) == 1:
-                return _Col(i, None, hits[0], hits[0].table, hits[0].table.column(low))
+                return _Col(i, None, hits[0], hits[0].table, hits[0].table.column(toks[i].text))
             if hits or any(r.table is None for r in refs):
                 return None
+            block = self.parent.get(block)
         return None
 
-    def query_tables(self) -> list[Any]:
-        seen: dict[str, Any] = {}
-        for r in self.refs:
-            if r.table is not None:
-                seen.setdefault(r.table.qualified_name, r.table)
-        return list(seen.values())
+    def tables(self) -> list[Any]:
+        return list({r.table.qualified_name: r.table for r in self.refs if r.table is not None}.values())
 
-    def all_column_names(self) -> set[str]:
-        return {c.name.lower() for t in self.query_tables() for c in t.columns}
+    def column_names(self) -> set[str]:
+        return {c.name.lower() for t in self.tables() for c in t.columns}
 
-    def clause_end(self, i: int, stops: frozenset[Any] = _CLAUSE_STOP) -> int:
+    def clause_end(self, i: int, stops: frozenset[Any] = _STOP) -> int:
         d = self.depth[i]
-        for j in range(i + 1, self.n):
-            if self.depth[j] < d or (self.depth[j] == d and self.toks[j].token_type in stops):
-                return j
-        return self.n
+        return next((j for j in range(i + 1, self.n) if self.depth[j] < d
+                     or (self.depth[j] == d and self.toks[j].token_type in stops)), self.n)  # fmt: skip
 
     def pos(self, j: int) -> int:
-        """Character offset where token j starts (end of text, before trailing blanks, when j is past the end)."""
+        """Where token j starts (the end of the text when j is past the last token)."""
         return self.toks[j].start if j < self.n else len(self.sql.rstrip())
 
-    def find(self, types: Any, block: int | None, after: int = -1, before: int | None = None) -> int | None:
-        for j in range(after + 1, self.n if before is None else before):
-            if self.toks[j].token_type in types and self.block[j] == block and self._frame_level(j):
-                return j
-        return None
+    def after(self, j: int) -> int:
+        return self.toks[j].end + 1
 
-    def select_items(self, block: int) -> list[tuple[int, int]]:
-        """(first, last) token of each select-list item of the SELECT at ``block``."""
-        f = self.find((T.FROM,), block, block)
-        end = f if f is not None else self.clause_end(block)
-        start = block + 1
-        while start < end and self.toks[start].token_type in (T.DISTINCT, T.ALL):
-            start += 1
-        return self.split(start, end)
+    def find(self, types: Any, block: int | None, after: int = -1, before: int | None = None) -> int | None:
+        return next((j for j in range(after + 1, self.n if before is None else before)
+                     if self.toks[j].token_type in types and self.block[j] == block and self.level(j)), None)
 
     def split(self, start: int, end: int) -> list[tuple[int, int]]:
-        """Top-level comma-separated pieces of tokens start..end-1."""
-        out, s = [], start
-        d = self.depth[start] if start < self.n else 0
+        """(first, last) token of each top-level comma-separated piece of tokens start..end-1."""
+        out, s, d = [], start, self.depth[start] if start < self.n else 0
         for j in range(start, end):
             if self.toks[j].token_type == T.COMMA and self.depth[j] == d:
                 out.append((s, j - 1))
                 s = j + 1
-        if s < end:
-            out.append((s, end - 1))
-        return [p for p in out if p[0] <= p[1]]
+        return [p for p in [*out, (s, end - 1)] if p[0] <= p[1]]
+
+    def items(self, block: int) -> list[tuple[int, int, int | None]]:
+        """(first, last token of the expression, alias token or None) of each select-list item."""
+        f = self.find((T.FROM,), block, block)
+        start, end = block + 1, f if f is not None else self.clause_end(block)
+        while start < end and self.typ(start) in (T.DISTINCT, T.ALL):
+            start += 1
+        return [(a, z - 2, z) if z - 1 > a and self.typ(z - 1) == T.ALIAS else (a, z, None)
+                for a, z in self.split(start, end)]  # fmt: skip
 
     def has_agg(self, a: int, b: int) -> bool:
-        toks = self.toks
-        if any(toks[j].token_type == T.OVER for j in range(a, b + 1)):
-            return False
-        return any(toks[j].text.upper() in _AGG and j + 1 <= b and toks[j + 1].token_type == T.L_PAREN
-                   for j in range(a, b + 1))  # fmt: skip
-
-    def col_at(self, i: int) -> _Col | None:
-        return next((c for c in self.cols if c.i == i), None)
+        span = range(a, b + 1)
+        return not any(self.typ(j) == T.OVER for j in span) and any(
+            self.toks[j].text.upper() in _AGG and self.typ(j + 1) == T.L_PAREN for j in span)
 
     def item_col(self, a: int, b: int) -> _Col | None:
-        """The column when tokens a..b are exactly one (optionally qualified) column reference."""
-        c = self.col_at(b)
-        if c is None or c.column is None:
-            return None
-        return c if (c.q is None and a == b) or (c.q is not None and c.q == a and b == a + 2) else None
+        """The column when tokens a..b are exactly one (maybe qualified) resolved column reference."""
+        c = self.col_by_i.get(b)
+        ok = c is not None and c.column is not None and ((c.q is None and a == b) or (c.q == a and b == a + 2))
+        return c if ok else None
 
 
 def _apply(sql: str, edits: list[tuple[int, int, str]]) -> str | None:
+    """Replace character spans (start, end, new); tidy the blanks where text was cut or inserted."""
     edits = sorted(edits, key=lambda e: (e[0], e[1]))
-    for (s1, e1, _), (s2, _, _) in zip(edits, edits[1:], strict=False):
-        if s2 < e1:
-            return None
+    if any(b[0] < a[1] for a, b in zip(edits, edits[1:], strict=False)):
+        return None
     out = sql
     for s, e, new in reversed(edits):
-        out = out[:s] + new + out[e:]
-    return re.sub(r"[ \t]+;", ";", re.sub(r"[ \t]{2,}", " ", out)).strip()
+        left, right = out[:s], out[e:]
+        if not new:  # a cut: one blank between the neighbours (the left side stays put for the edits before it)
+            right = right.lstrip(" ")
+            new = "" if not left or not right or right[0] in ";),\n" or left[-1] in " (\n" else " "
+        else:
+            new = new.lstrip(" ") if left.endswith((" ", "\n")) or not left else new
+            new = new.rstrip(" ") if right[:1] in (" ", ";", ")", ",", "\n", "") else new
+        out = left + new + right
+    return re.sub(r"[ \t]+;(\s*)$", r";\1", out).strip()
 
 
 def _rename(q: _Q, i: int, new: str) -> tuple[int, int, str]:
-    t = q.toks[i]
-    raw = q.raw(i)
-    if t.token_type == T.IDENTIFIER and len(raw) >= 2:
-        return (t.start, t.end + 1, raw[0] + new + raw[-1])
-    return (t.start, t.end + 1, new)
+    t, raw = q.toks[i], q.raw(i)
+    keep = t.token_type == T.IDENTIFIER and len(raw) >= 2 and not raw[0].isalnum()
+    return (t.start, t.end + 1, raw[0] + new + raw[-1] if keep else new)
 
 
 def _wrap(sql: str, rng: random.Random) -> str:
-    """How a plain answer usually comes back: bare, or in a sql fence (a plain tool handles both)."""
-    body = sql if sql.rstrip().endswith(";") or rng.random() < 0.5 else sql.rstrip() + ";"
+    """How a plain answer usually comes back: bare, or in a sql fence, sometimes with a closing sentence."""
+    body = sql if sql.endswith(";") or rng.random() < 0.5 else sql + ";"
     roll = rng.random()
     if roll < 0.45:
         return f"```sql\n{body}\n```"
     if roll < 0.6:
-        return f"```sql\n{body}\n```\n" + rng.choice(
-            ("This query returns the requested rows.", "Let me know if you need anything else!",
-             "The results are filtered and aggregated as asked."))  # fmt: skip
+        return f"```sql\n{body}\n```\n" + rng.choice(("This query returns the requested rows.",
+                                                      "Let me know if you need anything else!"))
     return body
 
 
-# ----------------------------------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------------------
 # family A
 
 
 def _format_noise(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     sql = q.sql.strip()
-    tables = [t.name for t in q.query_tables()] or ["the table"]
-    main = tables[0]
-    joined = ", ".join(f"`{t}`" for t in tables)
-    options = [
-        (3, "prose"), (2, "langchain"), (1.5, "draft"), (1, "inline"), (1.5, "note_in_fence"), (1, "tags"),
-    ]
-    how = _pick(rng, options)
+    names = [t.name for t in q.tables()] or ["the"]
+    joined = ", ".join(f"`{t}`" for t in names)
+    how = _pick(rng, [(3, "prose"), (2, "langchain"), (1.5, "draft"), (1, "inline"), (1.5, "note"), (1, "tags")])
     if how == "inline" and ("\n" in sql or len(sql) > 220):
         how = "prose"
     if how == "prose":
-        intro = rng.choice(("Sure! Here is the SQL query to answer your question:",
-                            "To answer this question, we need to query the " + joined + " table(s).",
-                            "Here's the query:", "Based on the schema provided, the query would be:"))
-        outro = rng.choice(("This query selects the relevant columns from " + joined + " and applies the filters "
-                            "described in the question.", "Explanation:\n- We use the " + joined + " table(s).\n- "
-                            "The conditions restrict the rows to those asked for.",
-                            "Note: adjust the conditions if your data uses a different format."))
+        intro = rng.choice(("Sure! Here is the SQL query to answer your question:", "Here's the query:",
+                            f"To answer this question, we need to query the {joined} table(s).",
+                            "Based on the schema provided, the query would be:"))
+        outro = rng.choice((f"This query selects the relevant columns from {joined} and applies the filters "
+                            "described in the question.", "Note: adjust the conditions if your data differs.",
+                            f"Explanation:\n- We use the {joined} table(s).\n- The conditions keep the rows asked for."))
         return f"{intro}\n\n{sql}\n\n{outro}", "prose around unfenced SQL"
     if how == "langchain":
-        return (f"SQLQuery: {' '.join(sql.split())}\nSQLResult: \nAnswer: The query above returns the result.",
-                "LangChain-style 'SQLQuery:' echo")
+        return f"SQLQuery: {' '.join(sql.split())}\nSQLResult: \nAnswer: ", "LangChain-style 'SQLQuery:' echo"
     if how == "inline":
-        return (f"You can get this with `{sql.rstrip(';')}`, which reads from {joined}.",
-                "SQL inline in a sentence, single backticks")
-    if how == "note_in_fence":
-        note = rng.choice(("Note: this assumes the dates are stored as text in ISO format.",
-                           "This query will return the expected result.", "Explanation: we filter and aggregate."))
-        return f"```sql\n{sql}\n{note}\n```", "explanation line inside the code fence"
+        return f"You can get this with `{sql.rstrip(';')}`, which reads from {joined}.", "SQL inline in a sentence"
+    if how == "note":
+        note = rng.choice(("Note: this assumes dates are stored in ISO format.", "This query returns the result.",
+                           "Explanation: we filter and then aggregate."))
+        return f"```sql\n{sql}\n{note}\n```", "an explanation line inside the code fence"
     if how == "tags":
         return f"<sql>\n{sql}\n</sql>", "SQL inside <sql> tags"
-    draft_kind = rng.choice(("column_misspelt", "missing_group_by", "preview"))
-    draft = None
-    if draft_kind != "preview":
-        made = _KINDS[draft_kind](q, rng)
-        draft = made[0] if made else None
-    if draft is None or draft.strip() == sql:
-        draft = f"SELECT * FROM {main} LIMIT 5;"
-        lead = "First, let's look at a few rows of the table:"
-        mid = "Now that we know the structure, the final query is:"
+    made = _KINDS[rng.choice(("column_misspelt", "missing_group_by"))](q, rng) if rng.random() < 0.6 else None
+    if made is None or made[0].strip() == sql:
+        draft, lead, mid = (f"SELECT * FROM {names[0]} LIMIT 5;", "First, let's look at a few rows of the table:",
+                            "Now that we know the structure, the final query is:")
     else:
-        lead = "Let's start with this query:"
+        draft, lead = made[0], "Let's start with this query:"
         mid = rng.choice(("Wait, that is not quite right. Here is the corrected version.\n\n**Final answer:**",
                           "However, this might fail. The final, corrected query:"))
     return (f"{lead}\n\n```sql\n{draft}\n```\n\n{mid}\n\n```sql\n{sql}\n```",
@@ -550,48 +486,41 @@ def _format_noise(q: _Q, rng: random.Random) -> tuple[str, str] | None:
 
 
 def _col_variants(name: str, table: Any) -> list[tuple[float, str, str]]:
-    parts = _parts(name)
-    low = name.lower()
-    tsing = _singular(table.name).lower()
+    parts, low, tsing = _parts(name), name.lower(), _singular(table.name).lower()
     out: list[tuple[float, str, str]] = []
-    if parts[-1].lower() != "id":
-        tail = name[len(name) - len(parts[-1]) :]
-        if tail.lower() == parts[-1].lower():
-            new = name[: len(name) - len(tail)] + _toggle_number(tail)
-            out.append((3 if len(new) < len(name) else 1.5, new, "plural/singular"))
+    tail = name[len(name) - len(parts[-1]) :]
+    if tail.lower() == parts[-1].lower() and not _keyish(name, table):
+        new = name[: len(name) - len(tail)] + _toggle_number(tail)
+        out.append((3 if len(new) < len(name) else 1.5, new, "plural/singular"))
     if len(parts) >= 2:
-        out.append((2, _camel(parts), "camelCase"))
-        out.append((1, _camel(parts, pascal=True), "PascalCase"))
-        out.append((1.5, "".join(parts), "underscores dropped"))
-    elif name != name.lower():
-        out.append((2, "_".join(_parts(name)), "snake_case for camelCase"))
+        out += [(2, _camel(parts), "camelCase"), (1, _camel(parts, True), "PascalCase"),
+                (1.5, "".join(parts), "underscores dropped")]
+    elif name != low:
+        out.append((2, "_".join(parts), "snake_case for camelCase"))
     if low.startswith(tsing + "_") and len(low) > len(tsing) + 1:
         out.append((2, name[len(tsing) + 1 :], "table prefix dropped"))
     elif low != "id" and len(tsing) <= 10 and "_" not in tsing:
         out.append((1.5, f"{tsing}_{name}", "table prefix added"))
     for i, p in enumerate(parts):
-        if p.lower() in _ABBREV and _ABBREV[p.lower()] != "id":
-            out.append((2.5, "_".join(parts[:i] + [_ABBREV[p.lower()]] + parts[i + 1 :]), "abbreviated"))
-        elif p.lower() in _EXPAND:
-            out.append((2, "_".join(parts[:i] + [_EXPAND[p.lower()]] + parts[i + 1 :]), "abbreviation expanded"))
+        swap = _ABBREV.get(p.lower()) or _EXPAND.get(p.lower())
+        if swap:
+            out.append((2.5, "_".join(parts[:i] + [swap] + parts[i + 1 :]), "abbreviation"))
     if low in _SYNONYM:
         out.append((2.5, _SYNONYM[low], "synonym"))
     if low == "id":
         out.append((4, f"{tsing}_id", "'id' guessed as <table>_id"))
     elif low.endswith("_id"):
-        stem = low[:-3]
-        out += [(2, stem + "id", "id suffix joined"), (1, stem + "_no", "id guessed as _no")]
-        if stem == tsing:
+        out += [(2, low[:-3] + "id", "id suffix joined"), (1, low[:-3] + "_no", "id guessed as _no")]
+        if low[:-3] == tsing:
             out.append((2, "id", "own key guessed as 'id'"))
-    if len(name) >= 6:
-        k = 1 + (len(name) - 3) // 2
-        if name[k].isalpha():
-            out.append((0.7, name[:k] + name[k + 1 :], "a letter dropped"))
+    k = 1 + (len(name) - 3) // 2
+    if len(name) >= 6 and name[k].isalpha():
+        out.append((0.7, name[:k] + name[k + 1 :], "a letter dropped"))
     return out
 
 
 def _column_misspelt(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    taken = q.all_column_names() | {t.name.lower() for t in q.schema.tables} | q.out_aliases
+    taken = q.column_names() | {t.name.lower() for t in q.schema.tables} | q.out_aliases | _RES_PG | _RES_SQLITE
     sites: dict[tuple[str, str], list[_Col]] = {}
     for c in q.cols:
         if c.column is not None:
@@ -600,120 +529,78 @@ def _column_misspelt(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     rng.shuffle(keys)
     for key in keys:
         cols = sites[key]
-        variants = [(w, v, why) for w, v, why in _col_variants(cols[0].column.name, cols[0].table)
-                    if v and _WORD.match(v) and v.lower() not in taken and v.lower() not in _RES_PG
-                    and v.lower() not in _RES_SQLITE]  # fmt: skip
-        pick = _pick(rng, [(w, (v, why)) for w, v, why in variants])
-        if pick is None:
-            continue
-        new, why = pick
-        out = _apply(q.sql, [_rename(q, c.i, new) for c in cols])
-        if out:
-            return out, f"column {key[0]}.{key[1]} written as {new} ({why})"
+        pick = _pick(rng, [(w, (v, why)) for w, v, why in _col_variants(cols[0].column.name, cols[0].table)
+                           if _WORD.match(v) and v.lower() not in taken])  # fmt: skip
+        if pick:
+            out = _apply(q.sql, [_rename(q, c.i, pick[0]) for c in cols])
+            if out:
+                return out, f"column {key[0]}.{key[1]} written as {pick[0]} ({pick[1]})"
     return None
 
 
-def _table_variants(name: str) -> list[tuple[float, str, str]]:
-    parts = _parts(name)
-    tail = name[len(name) - len(parts[-1]) :]
-    out = [(5, name[: len(name) - len(tail)] + _toggle_number(tail), "plural/singular")]
-    if name.lower().startswith(("tbl_", "t_")):
-        out.append((2, name.split("_", 1)[1], "prefix dropped"))
-    else:
-        out.append((0.7, "tbl_" + name, "tbl_ prefix added"))
-    if len(parts) >= 2:
-        out += [(1.5, _camel(parts, pascal=True), "PascalCase"), (1.5, "".join(parts), "underscores dropped")]
-    elif name != name.lower():
-        out.append((2, "_".join(parts), "snake_case for camelCase"))
-    if name.lower() in _TABLE_SYNONYM:
-        out.append((1.5, _TABLE_SYNONYM[name.lower()], "synonym"))
-    return out
-
-
 def _table_misspelt(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    tables = q.query_tables()
+    tables = q.tables()
     rng.shuffle(tables)
     for table in tables:
         refs = [r for r in q.refs if r.table is table and r.name_i is not None]
-        variants = [(w, (v, why)) for w, v, why in _table_variants(q.toks[refs[0].name_i].text)
-                    if _WORD.match(v) and q.schema.table(v) is None and v.lower() not in q.ctes
-                    and v.lower() not in q.all_column_names()]  # fmt: skip
-        pick = _pick(rng, variants)
-        if pick is None:
-            continue
-        new, why = pick
-        edits = [_rename(q, r.name_i, new) for r in refs]
-        edits += [_rename(q, c.q, new) for c in q.cols if c.q is not None and c.ref in refs and c.ref.alias_i is None]
-        out = _apply(q.sql, edits)
-        if out:
-            return out, f"table {table.name} written as {new} ({why})"
+        name = q.toks[refs[0].name_i].text
+        parts, tail = _parts(name), name[len(name) - len(_parts(name)[-1]) :]
+        variants = [(5, name[: len(name) - len(tail)] + _toggle_number(tail), "plural/singular"),
+                    (0.7, "tbl_" + name, "tbl_ prefix added"), (1.5, _TABLE_SYNONYM.get(name.lower(), ""), "synonym")]
+        if len(parts) >= 2:
+            variants += [(1.5, _camel(parts, True), "PascalCase"), (1.5, "".join(parts), "underscores dropped")]
+        elif name != name.lower():
+            variants.append((2, "_".join(parts), "snake_case for camelCase"))
+        pick = _pick(rng, [(w, (v, why)) for w, v, why in variants if _WORD.match(v) and q.schema.table(v) is None
+                           and v.lower() not in q.ctes | q.column_names()])  # fmt: skip
+        if pick:
+            edits = [_rename(q, r.name_i, pick[0]) for r in refs]
+            edits += [_rename(q, c.q, pick[0]) for c in q.cols if c.q is not None and c.ref in refs
+                      and c.ref.alias_i is None]  # fmt: skip
+            out = _apply(q.sql, edits)
+            if out:
+                return out, f"table {table.name} written as {pick[0]} ({pick[1]})"
     return None
 
 
 def _reserved_word(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     res = _RES_PG if q.dialect == "postgres" else _RES_SQLITE
     sites: list[tuple[float, Any]] = []
-    for r in q.refs:  # a table alias derived from the table name
+    for r in q.refs:  # a table alias made from the table's name
         if r.table is None or r.name_i is None:
             continue
-        parts = [_singular(p) for p in _parts(r.table.name)]
-        words = [w for w in [*parts, "_".join(parts)] if w in _RES_WORDS and w in res]
-        initials = "".join(p[0] for p in parts)
-        if len(parts) >= 2 and initials in res and initials in _RES_WORDS:
-            words.append(initials)
-        low = r.table.name.lower()
-        words += [w for w in (low[:2], low[:3]) if w in res and w in _PREFIX_ALIASES]  # or -> organization
-        for w in dict.fromkeys(words):
-            sites.append((3, ("alias", r, w)))
-    for b in {r.block for r in q.refs if r.block is not None}:  # a column label like AS desc
-        for a, z in q.select_items(b):
-            alias = z if z - 1 >= a and q.typ(z - 1) == T.ALIAS else None
-            c = q.item_col(a, z - 2 if alias else z)
-            if c is None:
-                continue
-            low = c.column.name.lower()
+        parts, low = [_singular(p) for p in _parts(r.table.name)], r.table.name.lower()
+        words = [w for w in [*parts, "_".join(parts)] if w in _RES_WORDS]
+        words += [w for w in ("".join(p[0] for p in parts), low[:2], low[:3]) if w in _PREFIX_ALIASES]
+        sites += [(3, ("alias", r, w)) for w in dict.fromkeys(words) if w in res]
+    for b in {r.block for r in q.refs if r.block is not None} if q.dialect == "sqlite" else ():
+        for a, z, alias in q.items(b):  # a column label like AS desc (PostgreSQL accepts any keyword after AS)
+            c = q.item_col(a, z)
+            low = c.column.name.lower() if c else ""
             words = [_LABEL_FROM[low]] if low in _LABEL_FROM else [p for p in _parts(low) if p in _RES_WORDS]
-            for w in (w for w in words if w in res):
-                sites.append((2, ("label", (a, z, alias, c), w)))
-    for i, t in enumerate(q.toks):  # a quoted keyword name left unquoted
-        if t.token_type == T.IDENTIFIER and t.text.lower() in res:
-            sites.append((4, ("unquote", i, t.text)))
-    rng.shuffle(sites)
+            sites += [(2, ("label", (z, alias, c), w)) for w in words if w in res]
+    sites += [(4, ("unquote", i, t.text)) for i, t in enumerate(q.toks)  # a quoted keyword name left unquoted
+              if t.token_type == T.IDENTIFIER and t.text.lower() in res]
     while sites:
         choice = _pick(rng, sites)
         sites = [s for s in sites if s[1] is not choice]
         how, what, w = choice
         edits: list[tuple[int, int, str]] = []
         if how == "unquote":
-            edits = [_rename(q, i, w) for i, t in enumerate(q.toks)
-                     if t.token_type == T.IDENTIFIER and t.text.lower() == w.lower()]  # fmt: skip
+            edits = [(t.start, t.end + 1, w) for t in q.toks if t.token_type == T.IDENTIFIER and t.text == w]
             note = f"keyword name {w} written without quotes"
         elif how == "alias":
             r = what
-            if r.alias_i is not None:
-                edits.append(_rename(q, r.alias_i, w))
-            else:
-                edits.append((q.toks[r.end_i].end + 1, q.toks[r.end_i].end + 1, f" AS {w}"))
+            at = q.after(r.end_i)
+            edits.append(_rename(q, r.alias_i, w) if r.alias_i is not None else (at, at, f" AS {w}"))
             edits += [_rename(q, c.q, w) for c in q.cols if c.q is not None and c.ref is r]
             note = f"table {r.table.name} aliased as reserved word {w}"
         else:
-            a, z, alias, c = what
-            old = q.toks[alias + 1].text.lower() if alias else None
-            later: list[tuple[int, int]] = []  # ORDER BY references, which the model writes with the label
-            ob = q.find((T.ORDER_BY,), q.block[a], z)
-            for j in range(ob + 1, q.clause_end(ob)) if ob is not None else ():
-                c2 = q.col_at(j)
-                if old and q.toks[j].text.lower() == old and q.typ(j - 1) != T.DOT and q.typ(j + 1) != T.DOT:
-                    later.append((j, j))
-                elif c2 is not None and c2.column is c.column and c2.table is c.table:
-                    later.append((c2.q if c2.q is not None else j, j))
-            if q.dialect == "postgres" and not later:
-                continue  # PostgreSQL accepts AS <keyword> as a label; it fails where ORDER BY names it
-            if alias:
-                edits.append(_rename(q, alias + 1, w))
-            else:
-                edits.append((q.toks[z].end + 1, q.toks[z].end + 1, f" AS {w}"))
-            edits += [(q.toks[i].start, q.toks[j].end + 1, w) for i, j in later]
+            z, alias, c = what
+            old = q.raw(alias).lower() if alias else None  # later uses of an old label follow the new one
+            edits = [(t.start, t.end + 1, w) for j, t in enumerate(q.toks) if old and t.text.lower() == old and
+                     j > z and q.typ(j - 1) != T.DOT and q.typ(j + 1) != T.DOT]
+            edits.append(_rename(q, alias, w) if alias else (q.after(z), q.after(z), f" AS {w}"))
             note = f"column {c.column.name} labelled with reserved word {w}"
         out = _apply(q.sql, edits) if edits else None
         if out:
@@ -722,260 +609,215 @@ def _reserved_word(q: _Q, rng: random.Random) -> tuple[str, str] | None:
 
 
 def _quoting_slip(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    pg = q.dialect == "postgres"
-    strings = [i for i, t in enumerate(q.toks) if t.token_type == T.STRING]
-    compared = [i for i in strings if q.typ(i - 1) in (T.EQ, T.NEQ) and q.col_at(i - 2) is not None]
-    dates = [i for i in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", q.toks[i].text)]
-    words = [i for i in compared if re.fullmatch(r"[A-Za-z]+", q.toks[i].text)
-             and q.toks[i].text.lower() not in q.all_column_names()
-             and q.toks[i].text.lower() not in _RES_PG | _RES_SQLITE | {"true", "false", "null"}]  # fmt: skip
-    apos = [i for i in strings if "'" in q.toks[i].text]
+    pg, toks = q.dialect == "postgres", q.toks
+    strings = [i for i, t in enumerate(toks) if t.token_type == T.STRING]
+    dates = [i for i in strings if re.fullmatch(r"\d{4}-\d{2}-\d{2}", toks[i].text)]
+    words = [i for i in strings if q.typ(i - 1) in (T.EQ, T.NEQ) and (i - 2) in q.col_by_i
+             and re.fullmatch(r"[A-Za-z]+", toks[i].text) and toks[i].text.lower() not in q.column_names()
+             and toks[i].text.lower() not in _RES_PG | _RES_SQLITE | {"true", "false"}]  # fmt: skip
+    apos = [i for i in strings if "'" in toks[i].text]
     quals = [c for c in q.cols if c.q is not None and c.column is not None]
-    idents = [i for i, t in enumerate(q.toks) if t.token_type == T.IDENTIFIER]
-    mixed = [i for i in idents if (pg and q.toks[i].text != q.toks[i].text.lower()) or " " in q.toks[i].text]
+    idents = [i for i, t in enumerate(toks) if t.token_type == T.IDENTIFIER]
+    mixed = [i for i in idents if (pg and toks[i].text != toks[i].text.lower()) or " " in toks[i].text]
     names = [r.name_i for r in q.refs if r.name_i is not None] + [c.i for c in q.cols if c.column is not None]
-    plain_cols = [c for c in q.cols if c.column is not None and q.typ(c.i) != T.IDENTIFIER and c.column.name.islower()]
-    options: list[tuple[float, str]] = [
+    lower_cols = [c for c in q.cols if c.column is not None and q.typ(c.i) != T.IDENTIFIER and c.column.name.islower()]
+    how = _pick(rng, [
         (3 if pg else 0, "backticks"), (1 if pg else 0, "brackets"), (3 if pg and strings else 0, "dq_string"),
-        (3 if mixed else 0, "unquote"), (2 if pg and plain_cols else 0, "wrong_case"),
-        ((2 if pg else 3) if apos else 0, "apostrophe"), (2 if dates else 0, "bare_date"),
-        ((1 if pg else 2) if words else 0, "bare_word"), (1 if strings else 0, "curly"),
-        ((1 if pg else 3) if quals else 0, "qualified_as_one"),
-    ]
-    how = _pick(rng, options)
-    edits: list[tuple[int, int, str]] = []
+        (3 if mixed else 0, "unquote"), (2 if pg and lower_cols else 0, "wrong_case"), (2 if dates else 0, "date"),
+        ((2 if pg else 3) if apos else 0, "apostrophe"), ((1 if pg else 2) if words else 0, "word"),
+        (1 if strings else 0, "curly"), ((1 if pg else 3) if quals else 0, "qualified_as_one")])  # fmt: skip
+
+    def span(i: int, new: str) -> tuple[int, int, str]:
+        return (toks[i].start, toks[i].end + 1, new)
+
     if how in ("backticks", "brackets"):
-        o, c = ("`", "`") if how == "backticks" else ("[", "]")
-        edits = [(q.toks[i].start, q.toks[i].end + 1, f"{o}{q.toks[i].text}{c}") for i in dict.fromkeys(names)]
-        note = f"identifiers quoted with {o}{c} ({'MySQL' if o == '`' else 'T-SQL'} habit)"
+        o, c = "``" if how == "backticks" else "[]"
+        edits, note = [span(i, f"{o}{toks[i].text}{c}") for i in dict.fromkeys(names)], f"names quoted with {o}{c}"
     elif how == "dq_string":
-        pick = [i for i in strings if '"' not in q.toks[i].text]
-        edits = [(q.toks[i].start, q.toks[i].end + 1, f'"{q.toks[i].text}"') for i in pick]
-        note = "string literals in double quotes"
+        edits, note = [span(i, f'"{toks[i].text}"') for i in strings if '"' not in toks[i].text], "strings in \"\""
     elif how == "unquote":
         i = rng.choice(mixed)
-        edits = [(q.toks[j].start, q.toks[j].end + 1, q.toks[i].text) for j in idents if q.toks[j].text == q.toks[i].text]
-        note = f'quoted name "{q.toks[i].text}" written without quotes'
+        edits = [span(j, toks[i].text) for j in idents if toks[j].text == toks[i].text]
+        note = f'quoted name "{toks[i].text}" written without quotes'
     elif how == "wrong_case":
-        c = rng.choice(plain_cols)
-        new = _camel(_parts(c.column.name), pascal=True)
-        edits = [(q.toks[x.i].start, q.toks[x.i].end + 1, f'"{new}"') for x in q.cols if x.column is c.column]
+        c = rng.choice(lower_cols)
+        new = _camel(_parts(c.column.name), True)
+        edits = [span(x.i, f'"{new}"') for x in q.cols if x.column is c.column]
         note = f'column {c.column.name} quoted in the wrong case as "{new}"'
     elif how == "apostrophe":
-        i = rng.choice(apos)
-        esc = "\\'" if rng.random() < 0.4 else "'"
-        edits = [(q.toks[i].start, q.toks[i].end + 1, "'" + q.toks[i].text.replace("'", esc) + "'")]
-        note = "apostrophe in a literal not doubled"
-    elif how == "bare_date":
-        edits = [(q.toks[i].start, q.toks[i].end + 1, q.toks[i].text) for i in dates]
-        note = "date literal written without quotes"
-    elif how == "bare_word":
+        i, esc = rng.choice(apos), "\\'" if rng.random() < 0.4 else "'"
+        edits, note = [span(i, "'" + toks[i].text.replace("'", esc) + "'")], "apostrophe in a literal not doubled"
+    elif how == "date":
+        edits, note = [span(i, toks[i].text) for i in dates], "date literal written without quotes"
+    elif how == "word":
         i = rng.choice(words)
-        edits = [(q.toks[i].start, q.toks[i].end + 1, q.toks[i].text)]
-        note = f"string value {q.toks[i].text} written without quotes"
+        edits, note = [span(i, toks[i].text)], f"string value {toks[i].text} written without quotes"
     elif how == "curly":
-        edits = [(q.toks[i].start, q.toks[i].end + 1, f"\u2018{q.toks[i].text}\u2019") for i in strings]
-        note = "typographic quotes around string literals"
+        edits, note = [span(i, f"\u2018{toks[i].text}\u2019") for i in strings], "typographic quotes on strings"
     elif how == "qualified_as_one":
         c = rng.choice(quals)
-        edits = [(q.toks[c.q].start, q.toks[c.i].end + 1, f"`{q.toks[c.q].text}.{q.toks[c.i].text}`")]
+        edits = [(toks[c.q].start, q.after(c.i), f"`{toks[c.q].text}.{toks[c.i].text}`")]
         note = "alias.column quoted as one name in backticks"
     else:
         return None
     out = _apply(q.sql, edits) if edits else None
-    return (out, note) if out and out != q.sql.strip() else None
+    return (out, note) if out else None
 
 
 def _foreign_limit(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    lims = [i for i, t in enumerate(q.toks) if t.token_type == T.LIMIT and q.depth[i] == 0]
-    if not lims or q.typ(lims[-1] + 1) != T.NUMBER:
+    lim = max((i for i, t in enumerate(q.toks) if t.token_type == T.LIMIT and q.depth[i] == 0), default=None)
+    if lim is None or q.typ(lim + 1) != T.NUMBER:
         return None
-    lim = lims[-1]
-    count, offset, last = q.toks[lim + 1].text, None, lim + 1
-    if q.typ(lim + 2) == T.OFFSET and q.typ(lim + 3) == T.NUMBER:
-        offset, last = q.toks[lim + 3].text, lim + 3
-    elif q.typ(lim + 2) == T.COMMA and q.typ(lim + 3) == T.NUMBER:
-        offset, count, last = count, q.toks[lim + 3].text, lim + 3
-    pg = q.dialect == "postgres"
-    how = _pick(rng, [(5 if offset is None else 0, "top"), (2 if offset is None else 0, "rownum"),
-                      (0 if pg else 3, "fetch"), (4 if pg and offset else 0, "mysql")])
-    cut = (q.toks[lim].start, q.toks[last].end + 1, "")
-    block = q.block[lim]
+    count, offset, last = q.raw(lim + 1), None, lim + 1
+    if q.typ(lim + 2) in (T.OFFSET, T.COMMA) and q.typ(lim + 3) == T.NUMBER:
+        offset, last = q.raw(lim + 3), lim + 3
+        if q.typ(lim + 2) == T.COMMA:  # SQLite's LIMIT offset, count
+            offset, count = count, offset
+    pg, block = q.dialect == "postgres", q.block[lim]
+    how = _pick(rng, [(0 if offset else 5, "top"), (0 if offset else 2, "rownum"), (0 if pg else 3, "fetch"),
+                      (4 if pg and offset else 0, "mysql")])
+    cut = (q.toks[lim].start, q.after(last), "")
     if how == "top":
         first = next(i for i, t in enumerate(q.toks) if t.token_type == T.SELECT and q.depth[i] == 0)
-        at = first + 1 if q.typ(first + 1) == T.DISTINCT else first
-        edits = [cut, (q.toks[at].end + 1, q.toks[at].end + 1, f" TOP {count}")]
-        note = f"LIMIT {count} written as T-SQL TOP {count}"
+        at = q.after(first + 1 if q.typ(first + 1) == T.DISTINCT else first)
+        edits, note = [cut, (at, at, f" TOP {count}")], f"LIMIT {count} written as T-SQL TOP {count}"
     elif how == "rownum":
         w = q.find((T.WHERE,), block, block)
+        f = q.find((T.FROM,), block, block)
         if w is not None:
-            e = q.clause_end(w)
-            edits = [cut, (q.pos(e), q.pos(e), f" AND ROWNUM <= {count} " if e < q.n else f" AND ROWNUM <= {count}")]
+            at = q.pos(q.clause_end(w))
+            edits = [cut, (at, at, f" AND ROWNUM <= {count} ")]
+        elif f is not None:
+            at = q.after(q.clause_end(f) - 1)
+            edits = [cut, (at, at, f" WHERE ROWNUM <= {count}")]
         else:
-            f = q.find((T.FROM,), block, block)
-            if f is None:
-                return None
-            e = q.clause_end(f)
-            edits = [cut, (q.toks[e - 1].end + 1, q.toks[e - 1].end + 1, f" WHERE ROWNUM <= {count}")]
+            return None
         note = f"LIMIT {count} written as Oracle ROWNUM <= {count}"
     elif how == "fetch":
-        text = (f"OFFSET {offset} ROWS FETCH NEXT {count} ROWS ONLY" if offset
-                else f"FETCH FIRST {count} ROWS ONLY")
-        edits = [(cut[0], cut[1], text)]
-        note = "LIMIT written as standard FETCH FIRST (not in SQLite)"
+        text = f"OFFSET {offset} ROWS FETCH NEXT {count} ROWS ONLY" if offset else f"FETCH FIRST {count} ROWS ONLY"
+        edits, note = [(cut[0], cut[1], text)], "LIMIT written as FETCH FIRST (not in SQLite)"
     elif how == "mysql":
-        edits = [(cut[0], cut[1], f"LIMIT {offset}, {count}")]
-        note = "MySQL LIMIT offset, count on PostgreSQL"
+        edits, note = [(cut[0], cut[1], f"LIMIT {offset}, {count}")], "MySQL LIMIT offset, count on PostgreSQL"
     else:
         return None
     out = _apply(q.sql, edits)
     return (out, note) if out else None
 
 
-_UNITS = {"year": "YEAR", "month": "MONTH", "week": "WEEK", "day": "DAY", "hour": "HOUR", "minute": "MINUTE"}
-_FMT_MYSQL = {"%Y": "%Y", "%m": "%m", "%d": "%d", "%H": "%H", "%M": "%i", "%W": "%u", "%j": "%j", "%w": "%w"}
+_RENAMES = {  # (function, arguments, dialect or None for both): (weight, replacements with {0}, {1} ...)
+    ("COALESCE", 2, "postgres"): (2, ("IFNULL({0}, {1})", "ISNULL({0}, {1})", "NVL({0}, {1})")),
+    ("COALESCE", 2, "sqlite"): (2, ("ISNULL({0}, {1})", "NVL({0}, {1})")),
+    ("IFNULL", 2, "sqlite"): (2, ("ISNULL({0}, {1})", "NVL({0}, {1})")),
+    ("LENGTH", 1, "postgres"): (1, ("LEN({0})",)), ("LENGTH", 1, "sqlite"): (1, ("LEN({0})", "CHAR_LENGTH({0})")),
+    ("CHAR_LENGTH", 1, "postgres"): (1, ("LEN({0})",)),
+    ("STRPOS", 2, "postgres"): (1, ("CHARINDEX({1}, {0})", "LOCATE({1}, {0})", "INSTR({0}, {1})")),
+    ("INSTR", 2, "sqlite"): (1, ("CHARINDEX({1}, {0})", "LOCATE({1}, {0})", "STRPOS({0}, {1})")),
+    ("LOWER", 1, None): (1, ("LCASE({0})",)), ("UPPER", 1, None): (1, ("UCASE({0})",)),
+    ("SUBSTR", 3, None): (1, ("MID({0}, {1}, {2})",)), ("SUBSTRING", 3, None): (1, ("MID({0}, {1}, {2})",)),
+    ("GROUP_CONCAT", 1, "sqlite"): (1.5, ("STRING_AGG({0}, ',')", "LISTAGG({0}, ',')")),
+    ("GROUP_CONCAT", 2, "sqlite"): (1.5, ("STRING_AGG({0}, {1})", "LISTAGG({0}, {1})")),
+    ("STRING_AGG", 2, "postgres"): (1.5, ("GROUP_CONCAT({0} SEPARATOR {1})", "LISTAGG({0}, {1})")),
+    ("AGE", 2, "postgres"): (2, ("DATEDIFF({0}, {1})", "TIMESTAMPDIFF(YEAR, {1}, {0})")),
+    ("AGE", 1, "postgres"): (2, ("DATEDIFF({0}, CURDATE())", "TIMESTAMPDIFF(YEAR, CURDATE(), {0})")),
+}
 _PG_FMT = {"%Y": "YYYY", "%m": "MM", "%d": "DD", "%H": "HH24", "%M": "MI", "%W": "WW"}
 
 
+def _function_sites(q: _Q, i: int) -> list[tuple[float, int, list[str], str]]:
+    """(weight, last token, replacements, note) of the foreign-dialect rewrites that can start at token i."""
+    pg, t, up = q.dialect == "postgres", q.toks[i], q.toks[i].text.upper()
+    if t.token_type in (T.CURRENT_DATE, T.CURRENT_TIMESTAMP) or (up == "NOW" and q.typ(i + 1) == T.L_PAREN):
+        end = i + 2 if up == "NOW" else i
+        iv = pg and q.typ(end + 1) in (T.DASH, T.PLUS) and q.typ(end + 2) == T.INTERVAL and q.typ(end + 3) == T.STRING
+        m = re.fullmatch(rf"\s*(\d+)\s*({'|'.join(_UNITS)})s?\s*", q.toks[end + 3].text, re.I) if iv else None
+        if m:  # CURRENT_DATE - INTERVAL '30 days'
+            n, unit, sign = m.group(1), m.group(2).lower(), "-" if q.typ(end + 1) == T.DASH else ""
+            return [(4, end + 3, [f"DATE_{'SUB' if sign else 'ADD'}(CURDATE(), INTERVAL {n} {unit.upper()})",
+                                  f"DATEADD({unit}, {sign}{n}, GETDATE())", f"date('now', '{sign or '+'}{n} {unit}s')"],
+                     "interval arithmetic in another dialect")]
+        return [(2, end, ["GETDATE()", "CURDATE()", "SYSDATE()"] if pg else ["CURDATE()", "GETDATE()", "NOW()"],
+                 f"{t.text} written as another dialect's function")]
+    if t.token_type == T.CASE and q.typ(i + 1) == T.WHEN:
+        end = next((j for j in range(i + 1, q.n) if q.typ(j) == T.END and q.depth[j] == q.depth[i]), None)
+        top = [j for j in range(i + 1, end or i) if q.depth[j] == q.depth[i]]
+        kinds = [q.typ(j) for j in top]
+        if not end or kinds.count(T.WHEN) != 1 or kinds.count(T.ELSE) != 1 or T.CASE in kinds:
+            return []
+        th, el = (next(j for j in top if q.typ(j) == k) for k in (T.THEN, T.ELSE))
+        c, a, b = q.text(i + 2, th - 1), q.text(th + 1, el - 1), q.text(el + 1, end - 1)
+        return [(1.5, end, [f"IF({c}, {a}, {b})"] + [f"IIF({c}, {a}, {b})"] * pg, "CASE as IF()")]
+    if t.token_type == T.LIKE and not pg:
+        return [(1.5, i, ["ILIKE"], "ILIKE on SQLite")]
+    if not (q.word(i) and q.typ(i + 1) == T.L_PAREN):
+        return []
+    rp = q.match[i + 1]
+    args = [q.text(a, b) for a, b in q.split(i + 2, rp)] if rp > i + 2 else []
+    one, two = len(args) == 1, len(args) == 2
+    rule = _RENAMES.get((up, len(args), q.dialect)) or _RENAMES.get((up, len(args), None))
+    if rule:
+        opts = [re.sub(r"\{(\d)\}", lambda m: args[int(m.group(1))], tpl) for tpl in rule[1]]
+        if up in ("SUBSTR", "SUBSTRING") and not pg and args[1].strip() == "1":
+            opts.append(f"LEFT({args[0]}, {args[2]})")
+        return [(rule[0], rp, opts, f"{up} written as another dialect's function")]
+    if up == "CAST" and not pg and one:
+        as_ = [j for j in range(i + 2, rp) if q.typ(j) == T.ALIAS and q.depth[j] == q.depth[i] + 1]
+        expr = q.text(i + 2, as_[-1] - 1) if as_ else ""
+        expr = expr if re.fullmatch(r"[\w.]+", expr) else f"({expr})"
+        return [(1.5, rp, [f"{expr}::{q.text(as_[-1] + 1, rp - 1).lower()}"], "CAST as a :: cast on SQLite")] if as_ else []
+    if up in ("EXTRACT", "DATE_PART") and pg:
+        frm = [j for j in range(i + 2, rp) if q.typ(j) == T.FROM and q.depth[j] == q.depth[i] + 1]
+        unit, x = ((q.text(i + 2, frm[0] - 1), q.text(frm[0] + 1, rp - 1)) if up == "EXTRACT" and frm
+                   else args if up == "DATE_PART" and two else ("", ""))
+        unit = unit.strip("'\" ").upper()
+        if unit not in ("YEAR", "MONTH", "DAY", "QUARTER", "DOW", "WEEK", "HOUR"):
+            return []
+        opts = [f"DATEPART({unit.lower()}, {x})"] + [f"{unit}({x})"] * 2 * (unit in ("YEAR", "MONTH", "DAY", "HOUR"))
+        opts += [f"strftime('{'%Y' if unit == 'YEAR' else '%m'}', {x})"] * (unit in ("YEAR", "MONTH"))
+        return [(3, rp, opts, f"{up} as another dialect's date function")]
+    if up == "DATE_TRUNC" and pg and two and args[0].strip("'\" ").lower() in ("year", "month", "day"):
+        unit, x = args[0].strip("'\" ").lower(), args[1]
+        fmt = {"year": "%Y-01-01", "month": "%Y-%m-01", "day": "%Y-%m-%d"}[unit]
+        trunc = {"year": "YYYY", "month": "MM", "day": "DD"}[unit]
+        return [(3, rp, [f"DATE_FORMAT({x}, '{fmt}')", f"strftime('{fmt}', {x})", f"TRUNC({x}, '{trunc}')"],
+                 "DATE_TRUNC as another dialect's date function")]
+    if up == "TO_CHAR" and pg and two:
+        my = args[1].strip("'").replace("YYYY", "%Y").replace("MM", "%m").replace("DD", "%d").replace("HH24", "%H")
+        return [(2, rp, [f"DATE_FORMAT({args[0]}, '{my}')", f"strftime('{my}', {args[0]})"], "TO_CHAR as DATE_FORMAT")]
+    if up == "STRFTIME" and not pg and two:
+        fmt = args[0].strip("'\"")
+        x = "NOW()" if args[1].strip("'\"").lower() == "now" else args[1]
+        unit = {"%Y": "YEAR", "%m": "MONTH", "%d": "DAY", "%H": "HOUR"}.get(fmt)
+        opts = [f"DATE_FORMAT({x}, '{fmt.replace('%M', '%i')}')",
+                f"TO_CHAR({x}, '{''.join(_PG_FMT.get(p, p) for p in re.split('(%.)', fmt))}')"]
+        opts += [f"{unit}({x})", f"EXTRACT({unit} FROM {x})", f"DATE_PART('{unit.lower()}', {x})"] * 2 if unit else []
+        return [(3, rp, opts, "strftime as another dialect's date function")]
+    if up in ("DATE", "DATETIME") and not pg and args:
+        x = "CURDATE()" if args[0].strip("'\"").lower() == "now" else args[0]
+        m = re.fullmatch(rf"'\s*([+-]?)(\d+)\s*({'|'.join(_UNITS)})s?\s*'", args[1], re.I) if two else None
+        if m:  # date(x, '-7 days')
+            sign, n, unit = m.group(1), m.group(2), m.group(3).lower()
+            return [(4, rp, [f"DATE_{'SUB' if sign == '-' else 'ADD'}({x}, INTERVAL {n} {unit.upper()})",
+                             f"DATEADD({unit}, {sign}{n}, {x})", f"{x} {sign or '+'} INTERVAL '{n} {unit}s'"],
+                     "date modifier as another dialect's interval arithmetic")]
+        opts = [x, "NOW()", "GETDATE()"] if x != args[0] else [f"{x}::date", f"CONVERT(DATE, {x})"]
+        return [(2, rp, opts, f"{up}() as another dialect's function")] if one else []
+    if up == "JULIANDAY" and not pg and one and q.typ(rp + 1) == T.DASH and q.typ(rp + 3) == T.L_PAREN \
+            and q.raw(rp + 2).upper() == "JULIANDAY":
+        rp2 = q.match[rp + 3]
+        a, b = args[0], q.text(rp + 4, rp2 - 1)
+        return [(4, rp2, [f"DATEDIFF({a}, {b})", f"DATEDIFF(day, {b}, {a})", f"DATE_PART('day', {a} - {b})"],
+                 "julianday difference as DATEDIFF")]
+    return []
+
+
 def _foreign_function(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    pg = q.dialect == "postgres"
-    toks, sql = q.toks, q.sql
-    sites: list[tuple[float, tuple[int, int, list[str], str]]] = []  # (start char, end char, options, note)
-
-    def add(w: float, a: int, b: int, opts: list[str], note: str) -> None:
-        sites.append((w, (toks[a].start, toks[b].end + 1, opts, note)))
-
-    now = ["GETDATE()", "CURDATE()", "SYSDATE()"] if pg else ["CURDATE()", "GETDATE()", "NOW()"]
-    for i, t in enumerate(toks):
-        up = t.text.upper()
-        if t.token_type in (T.CURRENT_DATE, T.CURRENT_TIMESTAMP) or (up == "NOW" and q.typ(i + 1) == T.L_PAREN):
-            end = i + 2 if up == "NOW" else i
-            # a PostgreSQL interval arithmetic right after: CURRENT_DATE - INTERVAL '30 days'
-            if pg and q.typ(end + 1) in (T.DASH, T.PLUS) and q.typ(end + 2) == T.INTERVAL and q.typ(end + 3) == T.STRING:
-                m = re.fullmatch(r"\s*(\d+)\s*(year|month|week|day|hour|minute)s?\s*", toks[end + 3].text, re.I)
-                if m:
-                    n, unit = m.group(1), _UNITS[m.group(2).lower()]
-                    sign = "-" if toks[end + 1].token_type == T.DASH else ""
-                    fn = "DATE_SUB" if sign else "DATE_ADD"
-                    add(4, i, end + 3, [f"{fn}(CURDATE(), INTERVAL {n} {unit})",
-                                        f"DATEADD({unit.lower()}, {sign}{n}, GETDATE())",
-                                        f"date('now', '{sign or '+'}{n} {unit.lower()}s')"], "interval arithmetic")
-                    continue
-            add(2, i, end, now, f"{t.text} written as another dialect's function")
-            continue
-        if t.token_type == T.CASE:
-            end = next((j for j in range(i + 1, q.n) if toks[j].token_type == T.END and q.depth[j] == q.depth[i]), None)
-            inner = [toks[j].token_type for j in range(i + 1, end or i) if q.depth[j] == q.depth[i]]
-            if end and inner.count(T.WHEN) == 1 and inner.count(T.ELSE) == 1 and T.CASE not in inner \
-                    and toks[i + 1].token_type == T.WHEN:
-                th = next(j for j in range(i, end) if toks[j].token_type == T.THEN and q.depth[j] == q.depth[i])
-                el = next(j for j in range(i, end) if toks[j].token_type == T.ELSE and q.depth[j] == q.depth[i])
-                c, a, b = q.text(i + 2, th - 1), q.text(th + 1, el - 1), q.text(el + 1, end - 1)
-                add(1.5, i, end, [f"IF({c}, {a}, {b})"] + ([f"IIF({c}, {a}, {b})"] if pg else []), "CASE as IF()")
-            continue
-        if t.token_type == T.LIKE and not pg:
-            add(1.5, i, i, ["ILIKE"], "ILIKE on SQLite")
-            continue
-        if not (q.word(i) and q.typ(i + 1) == T.L_PAREN):
-            continue
-        rp = q.match[i + 1]
-        args = [q.text(a, b) for a, b in q.split(i + 2, rp)] if rp > i + 2 else []
-        if up in ("COALESCE", "IFNULL") and len(args) == 2:
-            add(2, i, rp, [f"{f}({args[0]}, {args[1]})" for f in (["IFNULL", "ISNULL", "NVL"] if pg else ["ISNULL", "NVL"])],
-                f"{up} as another dialect's null function")
-        elif up in ("LENGTH", "CHAR_LENGTH") and len(args) == 1:
-            add(1, i, rp, [f"LEN({args[0]})"] + ([] if pg else [f"CHAR_LENGTH({args[0]})"]), "LENGTH as LEN")
-        elif up in ("INSTR", "STRPOS") and len(args) == 2:
-            a, b = args
-            add(1, i, rp, [f"CHARINDEX({b}, {a})", f"LOCATE({b}, {a})", f"STRPOS({a}, {b})" if not pg
-                           else f"INSTR({a}, {b})"], f"{up} as another dialect's function")
-        elif up in ("LOWER", "UPPER") and len(args) == 1:
-            add(1, i, rp, [f"{up[0]}CASE({args[0]})"], f"{up} as {up[0]}CASE")
-        elif up in ("SUBSTR", "SUBSTRING") and len(args) == 3:
-            opts = [f"MID({', '.join(args)})"]
-            if not pg and args[1].strip() == "1":
-                opts.append(f"LEFT({args[0]}, {args[2]})")
-            add(1, i, rp, opts, f"{up} as MID/LEFT")
-        elif up == "GROUP_CONCAT" and not pg:
-            sep = args[1] if len(args) > 1 else "','"
-            add(1.5, i, rp, [f"STRING_AGG({args[0]}, {sep})", f"LISTAGG({args[0]}, {sep})"], "GROUP_CONCAT as STRING_AGG")
-        elif up == "STRING_AGG" and pg and len(args) == 2:
-            add(1.5, i, rp, [f"GROUP_CONCAT({args[0]} SEPARATOR {args[1]})", f"LISTAGG({args[0]}, {args[1]})"],
-                "STRING_AGG as GROUP_CONCAT")
-        elif up == "CAST" and not pg:
-            inner = q.split(i + 2, rp)
-            a_s = [j for j in range(i + 2, rp) if toks[j].token_type == T.ALIAS and q.depth[j] == q.depth[i] + 1]
-            if len(inner) == 1 and a_s:
-                expr, typ = q.text(i + 2, a_s[-1] - 1), q.text(a_s[-1] + 1, rp - 1)
-                expr = expr if re.fullmatch(r"[\w.]+", expr) else f"({expr})"
-                add(1.5, i, rp, [f"{expr}::{typ.lower()}"], "CAST as PostgreSQL :: cast on SQLite")
-        elif up in ("EXTRACT", "DATE_PART") and pg:
-            if up == "EXTRACT":
-                frm = [j for j in range(i + 2, rp) if toks[j].token_type == T.FROM and q.depth[j] == q.depth[i] + 1]
-                if not frm:
-                    continue
-                unit, x = q.text(i + 2, frm[0] - 1).strip("'\" ").upper(), q.text(frm[0] + 1, rp - 1)
-            elif len(args) == 2:
-                unit, x = args[0].strip("'\" ").upper(), args[1]
-            else:
-                continue
-            if unit not in ("YEAR", "MONTH", "DAY", "QUARTER", "DOW", "WEEK", "HOUR"):
-                continue
-            opts = [f"DATEPART({unit.lower()}, {x})"]
-            if unit in ("YEAR", "MONTH", "DAY", "HOUR"):
-                opts += [f"{unit}({x})", f"{unit}({x})"]
-            if unit in ("YEAR", "MONTH"):
-                opts.append(f"strftime('{'%Y' if unit == 'YEAR' else '%m'}', {x})")
-            add(3, i, rp, opts, f"{up} as another dialect's date function")
-        elif up == "DATE_TRUNC" and pg and len(args) == 2:
-            unit, x = args[0].strip("'\" ").lower(), args[1]
-            fmt = {"year": "%Y-01-01", "month": "%Y-%m-01", "day": "%Y-%m-%d"}.get(unit)
-            if fmt:
-                add(3, i, rp, [f"DATE_FORMAT({x}, '{fmt}')", f"strftime('{fmt}', {x})",
-                               f"TRUNC({x}, '{ {'year': 'YYYY', 'month': 'MM', 'day': 'DD'}[unit]}')"],
-                    "DATE_TRUNC as another dialect's date function")
-        elif up == "TO_CHAR" and pg and len(args) == 2:
-            fmt = args[1].strip("'")
-            my = fmt.replace("YYYY", "%Y").replace("MM", "%m").replace("DD", "%d").replace("HH24", "%H")
-            add(2, i, rp, [f"DATE_FORMAT({args[0]}, '{my}')", f"strftime('{my}', {args[0]})"], "TO_CHAR as DATE_FORMAT")
-        elif up == "AGE" and pg and len(args) in (1, 2):
-            b = args[1] if len(args) == 2 else "CURDATE()"
-            add(2, i, rp, [f"DATEDIFF({args[0]}, {b})", f"TIMESTAMPDIFF(YEAR, {b}, {args[0]})"], "AGE as DATEDIFF")
-        elif up == "STRFTIME" and not pg and len(args) == 2:
-            fmt, x = args[0].strip("'\""), args[1]
-            x2 = "NOW()" if x.strip("'\"").lower() == "now" else x
-            unit = {"%Y": "YEAR", "%m": "MONTH", "%d": "DAY", "%H": "HOUR"}.get(fmt)
-            opts = [f"DATE_FORMAT({x2}, '{''.join(_FMT_MYSQL.get(p, p) for p in re.split(r'(%.)', fmt))}')",
-                    f"TO_CHAR({x2}, '{''.join(_PG_FMT.get(p, p) for p in re.split(r'(%.)', fmt))}')"]
-            if unit:
-                opts += [f"{unit}({x2})", f"EXTRACT({unit} FROM {x2})", f"DATE_PART('{unit.lower()}', {x2})"] * 2
-            add(3, i, rp, opts, "strftime as another dialect's date function")
-        elif up in ("DATE", "DATETIME") and not pg and args:
-            x = args[0]
-            x2 = "CURDATE()" if x.strip("'\"").lower() == "now" else x
-            if len(args) == 1 and x2 != x:
-                add(2, i, rp, [x2, "NOW()", "GETDATE()"], f"{up}('now') as another dialect's function")
-            elif len(args) == 2:
-                m = re.fullmatch(r"'\s*([+-]?)(\d+)\s*(year|month|week|day|hour|minute)s?\s*'", args[1], re.I)
-                if m:
-                    sign, n, unit = m.group(1), m.group(2), _UNITS[m.group(3).lower()]
-                    fn = "DATE_SUB" if sign == "-" else "DATE_ADD"
-                    add(4, i, rp, [f"{fn}({x2}, INTERVAL {n} {unit})", f"DATEADD({unit.lower()}, {sign}{n}, {x2})",
-                                   f"{x2} {'-' if sign == '-' else '+'} INTERVAL '{n} {unit.lower()}s'"],
-                        "date modifier as another dialect's interval arithmetic")
-            elif len(args) == 1:
-                add(1, i, rp, [f"{x}::date", f"CONVERT(DATE, {x})"], f"{up}() as another dialect's cast")
-        elif up == "JULIANDAY" and not pg and len(args) == 1 and q.typ(rp + 1) == T.DASH and q.typ(rp + 3) == T.L_PAREN \
-                and q.toks[rp + 2].text.upper() == "JULIANDAY":
-            rp2 = q.match[rp + 3]
-            a, b = args[0], q.text(rp + 4, rp2 - 1)
-            add(4, i, rp2, [f"DATEDIFF({a}, {b})", f"DATEDIFF(day, {b}, {a})", f"DATE_PART('day', {a} - {b})"],
-                "julianday difference as DATEDIFF")
-    choice = _pick(rng, sites)
+    found = [(w, (i, end, opts, note)) for i in range(q.n) for w, end, opts, note in _function_sites(q, i)]
+    per_note = {note: sum(site[3] == note for _, site in found) for _, (_, _, _, note) in found}
+    choice = _pick(rng, [(w / per_note[site[3]], site) for w, site in found])  # each function once, not per call
     if choice is None:
         return None
-    s, e, opts, note = choice
-    out = _apply(sql, [(s, e, rng.choice(opts))])
+    i, end, opts, note = choice
+    out = _apply(q.sql, [(q.toks[i].start, q.after(end), rng.choice(opts))])
     return (out, note) if out else None
 
 
@@ -983,52 +825,42 @@ def _concat_plus(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     edits = [(t.start, t.end + 1, "+") for t in q.toks if t.token_type == T.DPIPE]
     for i, t in enumerate(q.toks):
         if t.text.upper() == "CONCAT" and q.typ(i + 1) == T.L_PAREN:
-            rp = q.match[i + 1]
-            args = [q.text(a, b) for a, b in q.split(i + 2, rp)]
+            args = [q.text(a, b) for a, b in q.split(i + 2, q.match[i + 1])]
             if len(args) >= 2:
-                edits.append((t.start, q.toks[rp].end + 1, "(" + " + ".join(args) + ")"))
+                edits.append((t.start, q.after(q.match[i + 1]), "(" + " + ".join(args) + ")"))
     out = _apply(q.sql, edits) if edits else None
     return (out, "string concatenation written with + (T-SQL)") if out else None
 
 
-def _group_sites(q: _Q) -> list[int]:
-    out = []
-    for g, t in enumerate(q.toks):
-        if t.token_type != T.GROUP_BY or not q._frame_level(g):
-            continue
-        items = q.select_items(q.block[g])
-        aggs = [q.has_agg(a, b) for a, b in items]
-        bare = [not ag and any(q.col_at(j) is not None for j in range(a, b + 1)) for (a, b), ag in zip(items, aggs, strict=True)]
-        if any(aggs) and any(bare):
-            out.append(g)
-    return out
-
-
 def _missing_group_by(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    sites = _group_sites(q)
+    sites = []
+    for g, t in enumerate(q.toks):
+        if t.token_type == T.GROUP_BY and q.level(g):
+            items = q.items(q.block[g])
+            aggs = [q.has_agg(a, z) for a, z, _ in items]
+            bare = [not ag and any(j in q.col_by_i for j in range(a, z + 1)) for (a, z, _), ag in zip(items, aggs, strict=True)]
+            if any(aggs) and any(bare):
+                sites.append(g)
     if not sites:
         return None
     g = rng.choice(sites)
-    e = q.clause_end(g)
-    out = _apply(q.sql, [(q.toks[g].start, q.pos(e), "")])
+    out = _apply(q.sql, [(q.toks[g].start, q.pos(q.clause_end(g)), "")])
     return (out, "GROUP BY dropped beside an aggregate and bare columns") if out else None
 
 
 def _aggregate_in_where(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     sites: list[tuple[float, Any]] = []
-    for h, t in enumerate(q.toks):
-        if t.token_type == T.HAVING and q._frame_level(h):
-            g = q.find((T.GROUP_BY,), q.block[h], q.block[h], h)
-            if g is not None:
-                sites.append((2, ("having", h, g)))
-    for p, t in enumerate(q.toks):
-        if t.token_type != T.L_PAREN or q.typ(p + 1) != T.SELECT or q.typ(p + 3) != T.L_PAREN:
-            continue
-        if q.toks[p + 2].text.upper() not in ("AVG", "MAX", "MIN", "SUM") or q.block[p] is None:
+    for h, t in enumerate(q.toks):  # HAVING written into WHERE
+        g = q.find((T.GROUP_BY,), q.block[h], q.block[h], h) if t.token_type == T.HAVING and q.level(h) else None
+        if g is not None:
+            sites.append((2, ("having", h, g)))
+    for p, t in enumerate(q.toks):  # WHERE x > (SELECT AVG(x) FROM t) written as WHERE x > AVG(x)
+        if t.token_type != T.L_PAREN or q.typ(p + 1) != T.SELECT or q.typ(p + 3) != T.L_PAREN or q.block[p] is None:
             continue
         m = q.match[p + 3]
-        tail = [q.toks[j].token_type for j in range(m + 1, q.match[p])]
-        if not tail or tail[0] != T.FROM or len(tail) > 4 or any(x not in (T.FROM, T.VAR, T.ALIAS, T.IDENTIFIER) for x in tail):
+        tail = [q.typ(j) for j in range(m + 1, q.match[p])]
+        if q.raw(p + 2).upper() not in ("AVG", "MAX", "MIN", "SUM") or not tail or tail[0] != T.FROM or len(
+                tail) > 4 or any(x not in (T.FROM, T.VAR, T.ALIAS, T.IDENTIFIER) for x in tail):
             continue
         inner = next(iter(q.block_refs(p + 1)), None)
         outer = [r for r in q.block_refs(q.block[p]) if inner and r.table is not None and r.table is inner.table]
@@ -1036,25 +868,20 @@ def _aggregate_in_where(q: _Q, rng: random.Random) -> tuple[str, str] | None:
         if outer and w is not None and q.clause_end(w) > p:
             sites.append((3, ("subquery", p, m, inner, outer[0])))
     for lim, t in enumerate(q.toks):  # "the most ...": ORDER BY x DESC LIMIT 1 written as WHERE x = MAX(x)
-        if t.token_type != T.LIMIT or q.raw(lim + 1) != "1" or q.typ(lim + 2) == T.OFFSET or q.block[lim] is None:
-            continue
         b = q.block[lim]
-        ob = q.find((T.ORDER_BY,), b, b, lim)
-        items = [(a, z) for a, z in q.split(ob + 1, lim) if q.typ(a) not in (T.CASE, T.NUMBER)] if ob else []
-        if not items:
+        if t.token_type != T.LIMIT or q.raw(lim + 1) != "1" or q.typ(lim + 2) == T.OFFSET or b is None:
             continue
-        a, z = items[0]
-        desc = False
-        while z > a and (q.typ(z) in (T.DESC, T.ASC) or q.toks[z].text.upper() in ("NULLS", "FIRST", "LAST")):
+        ob = q.find((T.ORDER_BY,), b, b, lim)
+        order = [(a, z) for a, z in q.split(ob + 1, lim) if q.typ(a) not in (T.CASE, T.NUMBER)] if ob else []
+        if not order:
+            continue
+        (a, z), desc = order[0], False
+        while z > a and (q.typ(z) in (T.DESC, T.ASC) or q.raw(z).upper() in ("NULLS", "FIRST", "LAST")):
             desc, z = desc or q.typ(z) == T.DESC, z - 1
-        expr, agg = q.text(a, z), q.has_agg(a, z)
-        if a == z and q.toks[a].text.lower() in q.out_aliases:
-            named = [(x, y) for x, y in q.select_items(b) if y - 1 > x and q.typ(y - 1) == T.ALIAS
-                     and q.toks[y].text.lower() == q.toks[a].text.lower()]  # fmt: skip
-            if named:
-                expr, agg = q.text(named[0][0], named[0][1] - 2), q.has_agg(named[0][0], named[0][1] - 2)
-        grouped = q.find((T.GROUP_BY,), b, b) is not None
-        if agg == grouped:
+        named = [(x, y) for x, y, al in q.items(b) if al and a == z and q.raw(al).lower() == q.raw(a).lower()]
+        x, y = named[0] if named else (a, z)
+        expr, agg = q.text(x, y), q.has_agg(x, y)
+        if agg == (q.find((T.GROUP_BY,), b, b) is not None):
             sites.append((3, ("superlative", b, ob, lim, expr, desc, agg)))
     choice = _pick(rng, sites)
     if choice is None:
@@ -1063,83 +890,70 @@ def _aggregate_in_where(q: _Q, rng: random.Random) -> tuple[str, str] | None:
         _, h, g = choice
         e = q.clause_end(h)
         cond = q.text(h + 1, e - 1)
-        if any(q.toks[j].token_type == T.OR and q.depth[j] == q.depth[h] for j in range(h, e)):
+        if any(q.typ(j) == T.OR and q.depth[j] == q.depth[h] for j in range(h, e)):
             cond = f"({cond})"
-        w = q.find((T.WHERE,), q.block[h], q.block[h], g)
-        edits = [(q.toks[h].start, q.pos(e), ""),
-                 (q.toks[g].start, q.toks[g].start, f"AND {cond} " if w is not None else f"WHERE {cond} ")]
+        kw = "AND" if q.find((T.WHERE,), q.block[h], q.block[h], g) is not None else "WHERE"
+        edits = [(q.toks[h].start, q.pos(e), ""), (q.toks[g].start, q.toks[g].start, f"{kw} {cond} ")]
         out = _apply(q.sql, edits)
         return (out, "HAVING condition written into WHERE") if out else None
     if choice[0] == "superlative":
         _, b, ob, lim, expr, desc, agg = choice
         cond = f"{expr} = {'MAX' if desc else 'MIN'}({expr})"
-        edits = [(q.toks[ob].start, q.toks[lim + 1].end + 1, "")]
+        edits = [(q.toks[ob].start, q.after(lim + 1), "")]
         kw = q.find((T.HAVING,) if agg else (T.WHERE,), b, b, ob)
+        f = q.find((T.FROM,), b, b)
         if kw is not None:
             at = q.pos(q.clause_end(kw))
             edits.append((at, at, f" AND {cond} "))
         elif agg:
             edits.append((q.toks[ob].start, q.toks[ob].start, f"HAVING {cond} "))
-        else:
-            f = q.find((T.FROM,), b, b)
-            if f is None:
-                return None
+        elif f is not None:
             at = q.pos(q.clause_end(f))
             edits.append((at, at, f" WHERE {cond} "))
+        else:
+            return None
         out = _apply(q.sql, edits)
-        return (out, f"ORDER BY ... LIMIT 1 written as {'HAVING' if agg else 'WHERE'} {cond}") if out else None
+        return (out, f"ORDER BY .. LIMIT 1 written as {'HAVING' if agg else 'WHERE'} {cond}") if out else None
     _, p, m, inner, outer = choice
-    expr = q.text(p + 2, m)
-    inner_q = q.toks[inner.alias_i if inner.alias_i is not None else inner.name_i].text
-    expr = re.sub(rf"\b{re.escape(inner_q)}\.", f"{q.qual_name(outer)}." if outer.alias_i is not None else "", expr)
-    out = _apply(q.sql, [(q.toks[p].start, q.toks[q.match[p]].end + 1, expr)])
+    expr = re.sub(rf"\b{re.escape(q.qual(inner))}\.", f"{q.qual(outer)}." if outer.alias_i is not None else "",
+                  q.text(p + 2, m))
+    out = _apply(q.sql, [(q.toks[p].start, q.after(q.match[p]), expr)])
     return (out, "scalar subquery replaced by a bare aggregate in WHERE") if out else None
 
 
 def _alias_misuse(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     sites: dict[str, list[Any]] = {"table_name": [], "wrong_alias": [], "undeclared": [], "select_alias": []}
     aliased = [r for r in q.refs if r.table is not None and r.alias_i is not None and r.name_i is not None
-               and q.toks[r.alias_i].text.lower() != q.toks[r.name_i].text.lower()]  # fmt: skip
+               and q.raw(r.alias_i).lower() != q.raw(r.name_i).lower()]  # fmt: skip
     for c in q.cols:
         if c.q is not None and c.ref in aliased:
             sites["table_name"].append(c)
             sites["wrong_alias"] += [(c, r) for r in q.block_refs(c.ref.block) if r is not c.ref and r.table is not None
-                                     and r.table.column(q.toks[c.i].text) is None]  # fmt: skip
+                                     and r.table.column(q.raw(c.i)) is None]  # fmt: skip
     sites["undeclared"] = [r for r in aliased if any(c.q is not None and c.ref is r for c in q.cols)]
-    if q.dialect == "postgres":  # a select alias reused in HAVING / WHERE (SQLite would accept it)
+    if q.dialect == "postgres":  # a select alias reused in HAVING (SQLite would accept it)
         for b in {r.block for r in q.refs if r.block is not None}:
-            for a, z in q.select_items(b):
-                if z - 1 > a and q.typ(z - 1) == T.ALIAS and q.has_agg(a, z - 2):
-                    expr = " ".join(q.text(a, z - 2).split()).lower()
-                    h = q.find((T.HAVING,), b, b)
-                    if h is None:
-                        continue
-                    e = q.clause_end(h)
-                    for j in range(h + 1, e):
-                        k = next((k for k in range(j, e) if " ".join(q.text(j, k).split()).lower() == expr), None)
-                        if k is not None:
-                            sites["select_alias"].append((j, k, q.toks[z].text))
-                            break
-    how = _pick(rng, [(w if sites[k] else 0, k) for w, k in ((3, "table_name"), (2, "wrong_alias"),
-                                                            (3, "undeclared"), (4, "select_alias"))])
+            h = q.find((T.HAVING,), b, b)
+            for a, z, al in q.items(b) if h is not None else ():
+                expr, e = " ".join(q.text(a, z).split()).lower(), q.clause_end(h)
+                if al is not None and q.has_agg(a, z):
+                    sites["select_alias"] += [(j, k, q.raw(al)) for j in range(h + 1, e) for k in range(j, e)
+                                              if " ".join(q.text(j, k).split()).lower() == expr][:1]
+    how = _pick(rng, [(w if sites[k] else 0, k) for w, k in ((3, "table_name"), (2, "wrong_alias"), (3, "undeclared"),
+                                                             (4, "select_alias"))])
     if how is None:
         return None
     what = rng.choice(sites[how])
     if how == "table_name":
-        c = what
-        edits, note = [_rename(q, c.q, q.toks[c.ref.name_i].text)], f"table name {q.toks[c.ref.name_i].text} used after aliasing it"
+        edits, note = [_rename(q, what.q, q.raw(what.ref.name_i))], f"table {q.raw(what.ref.name_i)} named after aliasing"
     elif how == "wrong_alias":
         c, r = what
-        edits = [_rename(q, c.q, q.qual_name(r))]
-        note = f"column {q.toks[c.i].text} put under the alias of {r.table.name}"
+        edits, note = [_rename(q, c.q, q.qual(r))], f"column {q.raw(c.i)} put under the alias of {r.table.name}"
     elif how == "undeclared":
-        r = what
-        edits = [(q.toks[r.end_i].end + 1, q.toks[r.alias_i].end + 1, "")]
-        note = f"alias {q.toks[r.alias_i].text} used but never declared"
+        edits, note = [(q.after(what.end_i), q.after(what.alias_i), "")], f"alias {q.raw(what.alias_i)} never declared"
     else:
         j, k, name = what
-        edits = [(q.toks[j].start, q.toks[k].end + 1, name)]
-        note = f"select alias {name} used in HAVING"
+        edits, note = [(q.toks[j].start, q.after(k), name)], f"select alias {name} used in HAVING"
     out = _apply(q.sql, edits)
     return (out, note) if out else None
 
@@ -1149,21 +963,17 @@ def _ambiguous_column(q: _Q, rng: random.Random) -> tuple[str, str] | None:
         return None
     groups: dict[tuple[int | None, str, str], list[_Col]] = {}
     for c in q.cols:
-        if c.q is None or c.column is None or c.ref is None:
+        if c.q is None or c.column is None or c.ref is None or c.ref.block != q.block[c.i]:
             continue
-        tables = [r.table for r in q.block_refs(c.ref.block) if r.table is not None]
-        if sum(t.column(c.column.name) is not None for t in tables) >= 2 and c.ref.block == q.block[c.i]:
-            groups.setdefault((c.ref.block, q.toks[c.q].text.lower(), c.column.name.lower()), []).append(c)
+        if sum(r.table.column(c.column.name) is not None for r in q.block_refs(c.ref.block) if r.table) >= 2:
+            groups.setdefault((c.ref.block, q.raw(c.q).lower(), c.column.name.lower()), []).append(c)
     if not groups:
         return None
     key = rng.choice(sorted(groups, key=str))
-    cols = groups[key]
+    cols, note = groups[key], f"qualifier dropped from {key[2]}, which exists in several joined tables"
     if rng.random() < 0.35:  # a model that never qualifies: every qualifier of that SELECT goes
-        cols = [c for c in q.cols if c.q is not None and c.ref is not None and c.ref.block == key[0]
-                and q.block[c.i] == key[0]]  # fmt: skip
+        cols = [c for c in q.cols if c.q is not None and c.ref is not None and c.ref.block == key[0] == q.block[c.i]]
         note = f"all qualifiers dropped; {key[2]} exists in several joined tables"
-    else:
-        note = f"qualifier dropped from {key[2]}, which exists in several joined tables"
     out = _apply(q.sql, [(q.toks[c.q].start, q.toks[c.i].start, "") for c in cols])
     return (out, note) if out else None
 
@@ -1172,241 +982,181 @@ def _join_error(q: _Q, rng: random.Random) -> tuple[str, str] | None:
     pg = q.dialect == "postgres"
     sites: list[tuple[float, Any]] = []
     for e, t in enumerate(q.toks):
-        if t.token_type != T.EQ:
+        left, right = q.col_by_i.get(e - 1), q.col_by_i.get(e + 3)
+        if t.token_type != T.EQ or not (left and right and left.q == e - 3 and right.q == e + 1):
             continue
-        left, right = q.col_at(e - 1), q.col_at(e + 3)
-        if not (left and right and left.q == e - 3 and right.q == e + 1 and left.column and right.column):
+        if not (left.column and right.column and left.ref and right.ref) or left.ref is right.ref:
             continue
-        if left.ref is right.ref or left.ref is None or right.ref is None:
-            continue
-        on = e - 4 if q.typ(e - 4) == T.ON else None
         for side, other in ((left, right), (right, left)):
-            tab, col = side.table, side.column.name
-            own = _key_col(tab)
+            tab, col, own = side.table, side.column.name, _key_col(side.table)
             is_key = own is not None and own.lower() == col.lower()
-            guesses = []
-            if is_key and col.lower() != "id":
-                guesses.append("id")
-            if is_key:
-                guesses.append(other.column.name)
-            if not is_key and col.lower() != other.column.name.lower():
-                guesses.append(other.column.name)
-            for gname in guesses:
-                if tab.column(gname) is None:
-                    sites.append((5 if not pg else 4, ("guess", side, gname)))
+            guesses = (["id"] if is_key and col.lower() != "id" else []) + [other.column.name] * (
+                is_key or col.lower() != other.column.name.lower())
+            sites += [(4 if pg else 5, ("guess", side, g)) for g in dict.fromkeys(guesses) if tab.column(g) is None]
             fam = _family(side.column.type)
-            wrong = [c for c in tab.columns if _family(c.type) not in (fam, "other") and {fam, _family(c.type)} <= {"num", "text", "date"}]
-            wrong.sort(key=lambda c: (0 if any(k in c.name.lower() for k in ("name", "title", "desc", "code")) else 1))
+            wrong = sorted((c for c in tab.columns if fam != _family(c.type) and {fam, _family(c.type)} <= {
+                "num", "text", "date"}), key=lambda c: not any(k in c.name.lower() for k in ("name", "title", "code")))
             if wrong:
                 sites.append((3 if pg else 0.5, ("type", side, wrong[0].name)))
-        if on is not None:
-            end = q.clause_end(on, _CLAUSE_STOP | _JOIN_START)
+        if q.typ(e - 4) == T.ON:
+            on = e - 4
+            end = q.clause_end(on, _STOP | _JOINS)
             if pg:
                 sites.append((3, ("no_on", on, end)))
             joined = max((r for r in q.refs if r.intro_i < on and r.block == q.block[on]), key=lambda r: r.intro_i,
                          default=None)  # the table this JOIN brings in: USING needs the name on both sides
-            for side, other in ((left, right), (right, left)):
-                name = side.column.name
-                if joined is not None and joined.table is not None and joined.table.column(name) is None:
-                    sites.append((2 if pg else 3, ("using", (on, end, name))))
+            for side in (left, right):
+                if joined is not None and joined.table is not None and joined.table.column(side.column.name) is None:
+                    sites.append((2 if pg else 3, ("using", (on, end), side.column.name)))
     choice = _pick(rng, sites)
     if choice is None:
         return None
     how, what, *rest = choice
     if how == "guess":
-        edits, note = [_rename(q, what.i, rest[0])], f"join key guessed as {q.toks[what.q].text}.{rest[0]}"
+        edits, note = [_rename(q, what.i, rest[0])], f"join key guessed as {q.raw(what.q)}.{rest[0]}"
     elif how == "type":
-        edits = [_rename(q, what.i, rest[0])]
-        note = f"join on {what.table.name}.{rest[0]}, a column of another type"
+        edits, note = [_rename(q, what.i, rest[0])], f"join on {what.table.name}.{rest[0]}, a column of another type"
     elif how == "no_on":
-        on, end = what
-        edits, note = [(q.toks[on].start, q.pos(end), "")], "JOIN written without its ON condition"
+        edits, note = [(q.toks[what].start, q.pos(rest[0]), "")], "JOIN written without its ON condition"
     else:
-        on, end, name = what
-        edits, note = [(q.toks[on].start, q.pos(end), f"USING ({name}) ")], f"USING ({name}), a column only one side has"
+        (on, end), name = what, rest[0]
+        edits, note = [(q.toks[on].start, q.pos(end), f"USING ({name}) ")], f"USING ({name}), which one side lacks"
     out = _apply(q.sql, edits)
     return (out, note) if out else None
 
 
-# ----------------------------------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------------------
 # family B: silent
 
 
-def _relations(schema: Any) -> list[tuple[Any, str, Any, str]]:
-    """(child table, child column, parent table, parent column): declared keys, else by naming convention."""
-    out = []
-    for t in schema.tables:
-        for fk in t.foreign_keys:
-            ref = schema.table(fk.ref_table)
-            if ref is not None and len(fk.columns) == 1:
-                out.append((t, fk.columns[0], ref, fk.ref_columns[0]))
-    for p in schema.tables:
-        pk = _key_col(p)
-        if pk is None:
-            continue
-        for c in schema.tables:
-            if c is p:
-                continue
-            if pk.lower() != "id" and c.column(pk) is not None:
-                out.append((c, c.column(pk).name, p, pk))
-            elif pk.lower() == "id":
-                for cand in (f"{_singular(p.name)}_id", f"{p.name}_id"):
-                    if c.column(cand) is not None:
-                        out.append((c, c.column(cand).name, p, pk))
-                        break
-    seen, uniq = set(), []
-    for r in out:
-        key = (r[0].qualified_name, r[1].lower(), r[2].qualified_name)
-        if key not in seen:
-            seen.add(key)
-            uniq.append(r)
-    return uniq
+def _children(schema: Any, parent: Any) -> list[tuple[Any, str, str]]:
+    """(child table, child column, parent column) for tables pointing at ``parent``: declared keys, else names."""
+    out = [(t, fk.columns[0], fk.ref_columns[0]) for t in schema.tables for fk in t.foreign_keys
+           if len(fk.columns) == 1 and schema.table(fk.ref_table) is parent]  # fmt: skip
+    pk = _key_col(parent)
+    for c in schema.tables if pk else ():
+        names = [pk] if pk.lower() != "id" else [f"{_singular(parent.name)}_id", f"{parent.name}_id"]
+        col = next((c.column(n) for n in names if c is not parent and c.column(n) is not None), None)
+        if col is not None and not any(o[0] is c and o[1].lower() == col.name.lower() for o in out):
+            out.append((c, col.name, pk))
+    return out
 
 
 def _silent_extra_join(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    rels = _relations(q.schema)
-    used = {t.qualified_name for t in q.query_tables()}
-    taken = {q.toks[k].text.lower() for r in q.refs for k in (r.name_i, r.alias_i) if k is not None}
+    used = {t.qualified_name for t in q.tables()}
+    taken = {q.raw(k).lower() for r in q.refs for k in (r.name_i, r.alias_i) if k is not None}
     sites: list[tuple[float, Any]] = []
     for b in {r.block for r in q.refs if r.block is not None}:
-        if q.depth[b] != 0 and not (q.typ(b - 2) == T.ALIAS):  # top-level SELECTs and CTE bodies only
+        if q.depth[b] != 0 and q.typ(b - 2) != T.ALIAS:  # top-level SELECTs and CTE bodies only
             continue
-        items = q.select_items(b)
-        if q.typ(b + 1) == T.DISTINCT or any(q.typ(a) == T.STAR or (q.typ(z) == T.STAR and q.typ(z - 1) == T.DOT)
-                                             for a, z in items):
+        items = q.items(b)
+        if q.typ(b + 1) == T.DISTINCT or any(q.typ(a) == T.STAR or q.typ(z) == T.STAR for a, z, _ in items):
             continue
-        aggs = [q.toks[j].text.upper() for a, z in items for j in range(a, z + 1)
-                if q.toks[j].text.upper() in _AGG and q.typ(j + 1) == T.L_PAREN and q.typ(j + 2) != T.DISTINCT]
-        grouped = q.find((T.GROUP_BY,), b, b) is not None
-        if q.find((T.LIMIT,), b, b) is not None:  # a top-n list barely moves when rows are doubled
+        aggs = {q.raw(j).upper() for a, z, _ in items for j in range(a, z + 1)
+                if q.raw(j).upper() in _AGG and q.typ(j + 1) == T.L_PAREN and q.typ(j + 2) != T.DISTINCT}
+        grouped, f = q.find((T.GROUP_BY,), b, b) is not None, q.find((T.FROM,), b, b)
+        if f is None or q.find((T.LIMIT,), b, b) is not None:  # a top-n list barely moves when rows double
             continue
-        if not (set(aggs) & {"COUNT", "SUM", "AVG", "TOTAL", "GROUP_CONCAT", "STRING_AGG"} or (not aggs and not grouped)):
+        if not (aggs & {"COUNT", "SUM", "AVG", "TOTAL", "GROUP_CONCAT", "STRING_AGG"} or (not aggs and not grouped)):
             continue
-        f = q.find((T.FROM,), b, b)
-        if f is None:
-            continue
-        bare = {q.toks[c.i].text.lower() for c in q.cols if c.q is None and q.block[c.i] == b}
+        bare = {q.raw(c.i).lower() for c in q.cols if c.q is None and q.block[c.i] == b}
         commas = [r.intro_i for r in q.block_refs(b) if q.typ(r.intro_i) == T.COMMA]
         for r in q.block_refs(b):
             if r.table is None or (commas and r.intro_i < max(commas)):  # JOIN binds tighter than a comma
                 continue
-            for child, ccol, parent, pcol in rels:
-                if parent is r.table and child.qualified_name not in used:
-                    new, mine, theirs, w = child, pcol, ccol, 4
-                else:  # the parent side rarely changes rows where keys hold: only the fan-out side is used
-                    continue
-                if bare & {c.name.lower() for c in new.columns}:
-                    continue
-                sites.append((w, (b, f, r, new, mine, theirs)))
+            # only the fan-out side: an inner join to the parent changes nothing while the keys hold
+            sites += [(1, (f, r, child, ccol, pcol)) for child, ccol, pcol in _children(q.schema, r.table)
+                      if child.qualified_name not in used and not bare & {c.name.lower() for c in child.columns}]
     choice = _pick(rng, sites)
     if choice is None:
         return None
-    b, f, r, new, mine, theirs = choice
-    alias = "".join(p[0] for p in _parts(new.name)).lower() or "x"
-    base, k = alias, 2
-    while alias in taken or alias in _RES_PG or alias in _RES_SQLITE:
+    f, r, child, ccol, pcol = choice
+    alias = base = "".join(p[0] for p in _parts(child.name)).lower() or "x"
+    k = 2
+    while alias in taken | _RES_PG | _RES_SQLITE:
         alias, k = f"{base}{k}", k + 1
-    e = q.clause_end(f)
-    at = q.toks[e - 1].end + 1
-    text = f" JOIN {new.qualified_name} AS {alias} ON {alias}.{theirs} = {q.qual_name(r)}.{mine}"
+    at = q.after(q.clause_end(f) - 1)
+    text = f" JOIN {child.qualified_name} AS {alias} ON {alias}.{ccol} = {q.qual(r)}.{pcol}"
     out = _apply(q.sql, [(at, at, text)])
-    return (out, f"extra inner join to {new.name} that adds no selected column") if out else None
+    return (out, f"extra inner join to {child.name} that adds no selected column") if out else None
 
 
 def _silent_group_label(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    pg = q.dialect == "postgres"
-    sites = []
+    pg, sites = q.dialect == "postgres", []
+
+    def is_key(c: _Col | None) -> bool:
+        return c is not None and _keyish(c.column.name, c.table)
+
+    def is_label(c: _Col | None) -> bool:
+        return c is not None and not is_key(c) and _family(c.column.type) == "text"
+
     for g, t in enumerate(q.toks):
-        if t.token_type != T.GROUP_BY or not q._frame_level(g):
+        if t.token_type != T.GROUP_BY or not q.level(g):
             continue
-        b = q.block[g]
-        items = q.split(g + 1, q.clause_end(g))
-        sel = [q.item_col(a, z if not (z - 1 > a and q.typ(z - 1) == T.ALIAS) else z - 2) for a, z in q.select_items(b)]
-        sel_cols = {c.column for c in sel if c is not None}
-        gcols = [(a, z, q.item_col(a, z)) for a, z in items]
-
-        def is_key(c: _Col | None) -> bool:
-            if c is None:
-                return False
-            low = c.column.name.lower()
-            return _keyish(low, c.table)
-
-        def is_label(c: _Col | None) -> bool:
-            return c is not None and not is_key(c) and _family(c.column.type) == "text"
-
-        keys = [(a, z, c) for a, z, c in gcols if is_key(c)]
-        if not keys or (pg and any(c.column in sel_cols for _, _, c in keys)):
+        b, groups = q.block[g], [(a, z, q.item_col(a, z)) for a, z in q.split(g + 1, q.clause_end(g))]
+        sel = [q.item_col(a, z) for a, z, _ in q.items(b)]
+        keys = [c for _, _, c in groups if is_key(c)]
+        key_cols = {c.column for c in keys}
+        if not keys or (pg and key_cols & {c.column for c in sel if c is not None}):
             continue
-        rest = [(a, z, c) for a, z, c in gcols if not is_key(c)]
-        kept = {c.column for _, _, c in rest if c is not None}
-        texts = [q.text(a, z) for a, z, _ in rest]
-        if any(is_label(c) for _, _, c in gcols):
-            note = "key dropped from GROUP BY, label kept"
+        rest = [(a, z, c) for a, z, c in groups if not is_key(c)]
+        kept, texts = {c.column for _, _, c in rest if c is not None}, [q.text(a, z) for a, z, _ in rest]
+        if any(is_label(c) for _, _, c in groups):
+            note = "key dropped from GROUP BY, the label kept"
         else:
-            labels = [c for c in sel if is_label(c) and c.column not in {x.column for _, _, x in gcols if x}]
+            labels = [c for c in sel if is_label(c) and c.column not in {x.column for _, _, x in groups if x}]
             if not labels:
                 continue
             lab = rng.choice(labels)
             kept.add(lab.column)
             texts.append(q.text(lab.q, lab.i) if lab.q is not None else q.raw(lab.i))
             note = f"GROUP BY {lab.column.name} (a label) instead of the key"
-        if pg:  # PostgreSQL must still accept it: every bare selected or ordered column stays grouped
+        if pg:  # PostgreSQL must still accept it: every bare selected column stays grouped, no ordering by the key
             ob = q.find((T.ORDER_BY,), b, g)
-            ordered = [q.col_at(j) for j in range(ob + 1, q.clause_end(ob))] if ob is not None else []
-            bare = [q.item_col(a, z if not (z - 1 > a and q.typ(z - 1) == T.ALIAS) else z - 2) if not q.has_agg(a, z)
-                    else True for a, z in q.select_items(b)]
+            ordered = [q.col_by_i.get(j) for j in range(ob + 1, q.clause_end(ob))] if ob is not None else []
+            bare = [True if q.has_agg(a, z) else q.item_col(a, z) for a, z, _ in q.items(b)]
             if any(x is None or (x is not True and x.column not in kept) for x in bare) or any(
-                    c is not None and c.column is not None and c.column in {k.column for _, _, k in keys} for c in ordered):
+                    c is not None and c.column in key_cols for c in ordered):
                 continue
-        sites.append((g, items, texts, note))
+        sites.append((groups, texts, note))
     if not sites:
         return None
-    g, items, new_items, note = rng.choice(sites)
-    out = _apply(q.sql, [(q.toks[items[0][0]].start, q.toks[items[-1][1]].end + 1, ", ".join(new_items))])
+    groups, texts, note = rng.choice(sites)
+    out = _apply(q.sql, [(q.toks[groups[0][0]].start, q.after(groups[-1][1]), ", ".join(texts))])
     return (out, note) if out else None
 
 
 def _value_variants(v: str, hints: tuple[str, ...]) -> list[str]:
-    out = []
-    low = v.lower()
-    if low in _VALUE_ABBREV:
-        out += [_VALUE_ABBREV[low]] * 2
+    out = [_VALUE_ABBREV[v.lower()]] * 2 if v.lower() in _VALUE_ABBREV else []
     out += [v.lower(), v.upper() if len(v) <= 4 else v.title(), v.title(), v.capitalize()]
-    if "_" in v:
-        out.append(v.replace("_", " "))
-    elif " " in v:
-        out.append(v.replace(" ", "_"))
-    if v.isalpha() and len(v) > 3 and _singular(v) != v:
-        out.append(_singular(v))
-    hint_set = set(hints)
-    return [o for o in dict.fromkeys(out) if o != v and o not in hint_set and "'" not in o]
+    out += [v.replace("_", " ") if "_" in v else v.replace(" ", "_")]
+    out += [_singular(v)] if v.isalpha() and len(v) > 3 else []
+    return [o for o in dict.fromkeys(out) if o != v and o not in hints and "'" not in o]
 
 
 def _silent_value_literal(q: _Q, rng: random.Random) -> tuple[str, str] | None:
-    sites: list[tuple[float, Any]] = []
+    pg, sites = q.dialect == "postgres", []
     for i, t in enumerate(q.toks):
-        if t.token_type != T.STRING or not re.search(r"[A-Za-z]", t.text) or "'" in t.text \
-                or ("%" in t.text and q.dialect != "postgres"):
+        if t.token_type != T.STRING or not re.search(r"[A-Za-z]", t.text) or "'" in t.text or ("%" in t.text and not pg):
             continue
         j = i - 1
         while q.typ(j) in (T.COMMA, T.STRING, T.L_PAREN):  # IN ('a', 'b')
             j -= 1
-        op = q.typ(j)
-        if op not in (T.EQ, T.NEQ, T.IN) and not (op == T.LIKE and q.dialect == "postgres"):
+        c = q.col_by_i.get(j - 1)
+        if q.typ(j) not in (T.EQ, T.NEQ, T.IN) and not (q.typ(j) == T.LIKE and pg) or c is None or c.column is None:
             continue
-        c = q.col_at(j - 1)
-        if c is None or c.column is None or _family(c.column.type) not in ("text", "other"):
+        if _family(c.column.type) not in ("text", "other"):
             continue
-        text = t.text.strip("%") if op == T.LIKE else t.text
-        hints = tuple(c.column.value_hints or ())
-        variants = _value_variants(text, hints)
+        value = t.text.strip("%") if q.typ(j) == T.LIKE else t.text
+        variants = _value_variants(value, tuple(c.column.value_hints or ()))
         if variants:
-            sites.append((3 if text in hints else 1, (i, t.text.replace(text, rng.choice(variants)), c)))
+            weight = 3 if value in (c.column.value_hints or ()) else 1
+            sites.append((weight, (i, t.text.replace(value, rng.choice(variants)), c)))
     choice = _pick(rng, sites)
     if choice is None:
         return None
     i, new, c = choice
-    out = _apply(q.sql, [(q.toks[i].start, q.toks[i].end + 1, "'" + new + "'")])
+    out = _apply(q.sql, [(q.toks[i].start, q.after(i), f"'{new}'")])
     return (out, f"value '{q.toks[i].text}' of {c.column.name} written as '{new}'") if out else None
 
 
@@ -1422,19 +1172,16 @@ _KINDS = {
 
 def damage(gold_sql: str, schema: Any, kind: str, seed: int = 0) -> Damaged | None:
     """The reply a small model might give instead of ``gold_sql``, damaged in ``kind``; None when it does not apply."""
-    if kind not in DAMAGE_KINDS:
-        raise ValueError(f"unknown damage kind {kind!r}")
     if kind == "clean":
         return Damaged(kind, gold_sql, "the gold query unchanged")
+    if kind not in DAMAGE_KINDS:
+        return None
     rng = _rng(gold_sql, kind, seed)
     try:
         q = _Q(gold_sql, schema)
-        if kind == "format_noise":
-            made = _format_noise(q, rng)
-            return Damaged(kind, made[0], made[1]) if made else None
-        made = _KINDS[kind](q, rng)
+        made = _format_noise(q, rng) if kind == "format_noise" else _KINDS[kind](q, rng)
     except Exception:  # an unusual gold: the kind does not apply
         return None
     if made is None or " ".join(made[0].split()).rstrip(";") == " ".join(gold_sql.split()).rstrip(";"):
         return None
-    return Damaged(kind, _wrap(made[0], rng), made[1])
+    return Damaged(kind, made[0] if kind == "format_noise" else _wrap(made[0], rng), made[1])
