@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DIALECTS", "Dialect", "dialect_info", "is_postgres_like", "is_sqlite"]
+__all__ = ["DIALECTS", "Dialect", "dialect_info", "is_postgres_like", "is_sqlite", "register_dialect"]
 
 
 @dataclass(frozen=True)
@@ -41,3 +41,13 @@ def is_postgres_like(name: str) -> bool:
 
 def is_sqlite(name: str) -> bool:
     return (name or "").lower() == "sqlite"
+
+
+def register_dialect(dialect: Dialect) -> None:
+    """A backend plugin's dialect (its sqlglot name, and which family's checks it follows): call it when the
+    plugin's module is imported. A built-in dialect cannot be replaced."""
+    if dialect.name in ("postgres", "sqlite", "duckdb"):
+        raise ValueError(f"{dialect.name} is built in")
+    if dialect.family not in ("postgres", "sqlite"):
+        raise ValueError(f"family must be 'postgres' or 'sqlite', not {dialect.family!r}")
+    DIALECTS[dialect.name] = dialect

@@ -32,6 +32,7 @@ def run_checks(settings: Settings, db: str | None = None) -> list[Check]:
         check_settings_file(),
         check_embedded_postgres(),
         check_database_role(db),
+        check_database_backends(),
         check_memory_store(settings),
         check_ollama(settings),
         check_embedding_model(),
@@ -49,6 +50,7 @@ def check_database_role(db: str | None) -> Check:
         try:
             report = check_privileges(database)
             where = database.id
+            kind = {"sqlite": "SQLite", "duckdb": "files through DuckDB"}.get(database.dialect, database.dialect)
         finally:
             database.close()
     except CairnError as exc:
@@ -56,13 +58,28 @@ def check_database_role(db: str | None) -> Check:
     except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
         return Check(name, "fail", f"{type(exc).__name__}: {exc}", "Check the connection with `cairn schema --db`.")
     if report is None:
-        return Check(name, "ok", f"{where}: SQLite, opened read-only")
+        return Check(name, "ok", f"{where}: {kind}, opened read-only")
     if report.read_only:
         return Check(name, "ok", f"{where}: role {report.role!r} can only read")
     dbname = where.rsplit("/", 1)[-1]
     return Check(name, "warn", f"{where}: {'; '.join(report.problems())}. Cairn never writes (read-only "
                  "transactions and the guard), but a read-only role cannot even be misused.",
                  "Ask your DBA for a read-only role and connect as it, for example:\n" + read_only_role_sql(dbname))
+
+
+def check_database_backends() -> Check:
+    """The built-in backends and every plugin registered under ``cairn.databases`` (one that fails to load: why)."""
+    from core.databases import BUILT_IN, ENTRY_POINT_GROUP, plugin_backends
+
+    plugins = plugin_backends()
+    listed = [f"{b.name} ({b.reads})" for b in BUILT_IN] + [f"{b.name} from {b.origin} ({b.reads})" for b in plugins
+                                                             if not b.error]
+    broken = [f"{b.name} from {b.origin}: {b.error}" for b in plugins if b.error]
+    detail = "; ".join(listed)
+    if broken:
+        return Check("database backends", "warn", detail + ". Failed to load: " + "; ".join(broken),
+                     f"Reinstall or remove the plugin package (entry points in the group {ENTRY_POINT_GROUP!r}).")
+    return Check("database backends", "ok", detail)
 
 
 def check_memory_store(settings: Settings) -> Check:

@@ -23,12 +23,16 @@ from core.databases.connections import (
 )
 from core.databases.embedded import SAMPLE_DATABASE, EmbeddedPostgres, ensure_sample_database
 from core.databases._open import open_database
+from core.databases._plugins import BUILT_IN, ENTRY_POINT_GROUP, Backend, plugin_backends
 from core.databases.postgres import PostgresDatabase, RoleReport, check_privileges, read_only_role_sql
 from core.databases.files import FilesDatabase
 from core.databases.sqlite import SqliteDatabase
 from core.databases._targets import open_target
 
 __all__ = [
+    "BUILT_IN",
+    "ENTRY_POINT_GROUP",
+    "Backend",
     "DEFAULT_PORT",
     "SAMPLE_DATABASE",
     "ConnectionStore",
@@ -51,6 +55,7 @@ __all__ = [
     "open_database",
     "open_secret_store",
     "open_target",
+    "plugin_backends",
     "read_only_role_sql",
     "redact_url",
     "save_connection",

@@ -16,6 +16,7 @@ from core.databases.connections import (
     redact_url,
     sqlite_path_from_target,
 )
+from core.databases._plugins import plugin_for
 from core.databases.files import DATA_SUFFIXES, DUCKDB_SUFFIXES, FilesDatabase, is_duckdb_file
 from core.databases.postgres import PostgresDatabase
 from core.databases.sqlite import SqliteDatabase
@@ -53,7 +54,11 @@ def open_database(target: str, *, pool_size: int = 4) -> Database:
             raise ConfigError(f"Cannot read the DuckDB URL {text!r}.", hint=TARGET_FORMS_HINT)
         return FilesDatabase(text[len(FILES_PREFIX):].split(";"))
     if scheme:
-        raise ConfigError(f"Unsupported database URL scheme {scheme!r} in {redact_url(text)}.", hint=TARGET_FORMS_HINT)
+        plugin = plugin_for(text)
+        if plugin is not None and plugin.factory is not None:
+            return plugin.factory(text)
+        raise ConfigError(f"Unsupported database URL scheme {scheme!r} in {redact_url(text)}.",
+                          hint=TARGET_FORMS_HINT + " Other databases come as plugins: `cairn doctor` lists them.")
     parts = [Path(p).expanduser() for p in text.split(os.pathsep)] if os.pathsep in text else [Path(text).expanduser()]
     for path in parts:
         if not path.exists():

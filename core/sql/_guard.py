@@ -28,6 +28,7 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokens import TokenType
 
+from core.dialects import dialect_info
 from core.errors import SQLRejected
 from core.sql.repair import rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -230,7 +231,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
     Raises:
         SQLRejected: with a specific reason (several statements, a write, a denied function...).
     """
-    target = _TARGETS.get(dialect.lower())
+    target = _TARGETS.get(dialect.lower()) or (dialect.lower() if dialect_info(dialect) is not None else None)
     if target is None:
         raise ValueError(f"unsupported target dialect: {dialect!r}")
     text = sql.strip()
@@ -337,7 +338,7 @@ def _candidates(tree: exp.Expression | None, target: str) -> list[str]:
     order: list[str] = []
     if tree is not None:
         for marker in _foreign_markers(tree, target):
-            order.extend(_FOREIGN_FUNCTIONS[target].get(marker, ("tsql", "snowflake", _MYSQL_READ)))
+            order.extend(_FOREIGN_FUNCTIONS.get(target, {}).get(marker, ("tsql", "snowflake", _MYSQL_READ)))
     else:
         order.extend(_FALLBACK_DIALECTS)
     return [d for d in dict.fromkeys(order) if d != target]
@@ -345,7 +346,7 @@ def _candidates(tree: exp.Expression | None, target: str) -> list[str]:
 
 def _foreign_markers(tree: exp.Expression, target: str) -> list[str]:
     """Names of idioms in ``tree`` that the target database does not have."""
-    foreign = _FOREIGN_FUNCTIONS[target]
+    foreign = _FOREIGN_FUNCTIONS.get(target, {})
     markers = [f.name.upper() for f in tree.find_all(exp.Anonymous) if f.name.upper() in foreign]
     for node in tree.find_all(exp.Format):  # T-SQL's FORMAT(value, 'yyyy-MM'), not printf's format('%d', x)
         pattern = node.expressions[0] if node.expressions else None

@@ -16,7 +16,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from core.dialects import DIALECTS
+from core.dialects import dialect_info
 from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
@@ -28,7 +28,6 @@ __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
 logger = logging.getLogger(__name__)
 
-_DIALECTS = tuple(DIALECTS)
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,8 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str) -> Valida
 
     ``expression`` is not changed. Raises :class:`SQLValidationError` when a name cannot be repaired.
     """
-    if dialect not in _DIALECTS:
-        raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}; expected postgres or sqlite")
+    if dialect_info(dialect) is None:
+        raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}: a backend must use a dialect of core.dialects")
     repaired = _validate(expression, schema, dialect, complete_groups=True)
     grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
     if dialect != "sqlite" or not grouped:
