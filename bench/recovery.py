@@ -28,6 +28,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import duckdb  # noqa: E402
 import psycopg  # noqa: E402
 
 from core.config import Settings  # noqa: E402
@@ -50,6 +52,7 @@ from core.schema import Schema  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.damage import render  # noqa: E402
 from tests.defog_loader import DEFOG_DATABASES, load_defog  # noqa: E402
+from tests.defog_duckdb import duckdb_copy  # noqa: E402
 from tests.defog_sqlite import sqlite_copy  # noqa: E402
 from tests.fakes.scripted_llm import ScriptedLLM  # noqa: E402
 
@@ -125,6 +128,16 @@ def run_readonly(conn: Any, sql: str) -> Rows | None:
             return [tuple(r) for r in cur.fetchall()] if cur.description else None
         except (sqlite3.Error, ValueError, OverflowError):
             return None
+    if isinstance(conn, duckdb.DuckDBPyConnection):
+        timer = threading.Timer(10, conn.interrupt)
+        timer.start()
+        try:
+            cur = conn.execute(sql)
+            return [tuple(r) for r in cur.fetchall()] if cur.description else None
+        except duckdb.Error:
+            return None
+        finally:
+            timer.cancel()
     try:
         with conn.transaction():
             conn.execute("SET TRANSACTION READ ONLY")
@@ -203,6 +216,15 @@ def connect(server: EmbeddedPostgres, name: str, dialect: str, scratch: Path) ->
     if dialect == "postgres":
         uri = load(server, name)
         return uri, psycopg.connect(uri, autocommit=False)
+    if dialect == "duckdb":  # a DuckDB file copied from the PostgreSQL database; PostgreSQL's gold queries
+        uri = load(server, name)
+        source = (SHARED_DATA / "defog" / name / f"{name}.sql") if name != "chinook" else (
+            SHARED_DATA / "chinook" / "Chinook_PostgreSql.sql")
+        path = duckdb_copy(uri, name, scratch / "duckdb", source.read_bytes())
+        gold = path.with_name(path.stem + "-gold.duckdb")  # DuckDB opens one file with one configuration
+        if not gold.exists():
+            shutil.copyfile(path, gold)
+        return str(path), duckdb.connect(str(gold), read_only=True)
     path = sqlite_copy(server, name, scratch)
     return str(path), sqlite3.connect(f"file:{path}?mode=ro", uri=True)
 
@@ -215,7 +237,7 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
     schema: Schema = database.schema()
     today = dt.date.today()
     try:
-        for case in cases(name, dialect):
+        for case in cases(name, "sqlite" if dialect == "sqlite" else "postgres"):
             counts["questions"] += 1
             wants = [r for r in (run_readonly(conn, g) for g in case.golds) if r is not None]
             base = next((g for g in case.golds if run_readonly(conn, g) is not None), None)
@@ -292,7 +314,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--split", choices=sorted(SPLITS), default="dev")
     parser.add_argument("--dbs", nargs="*", help="override the split with these databases")
-    parser.add_argument("--dialect", choices=("postgres", "sqlite", "both"), default="both")
+    parser.add_argument("--dialect", choices=("postgres", "sqlite", "duckdb", "both", "all"), default="both",
+                        help="both: PostgreSQL and SQLite; all: those and DuckDB (a copy of each database)")
     parser.add_argument("--generator", choices=sorted(GENERATORS), default="own")
     parser.add_argument("--model", choices=("never", "fixes"), default="never",
                         help="asked to repair, the model sends the same reply (never) or the gold SQL (fixes)")
@@ -306,7 +329,8 @@ def main(argv: list[str] | None = None) -> None:
     FIXING_MODEL[0] = args.model == "fixes"
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
-    dialects = ("postgres", "sqlite") if args.dialect == "both" else (args.dialect,)
+    dialects = {"both": ("postgres", "sqlite"), "all": ("postgres", "sqlite", "duckdb")}.get(args.dialect,
+                                                                                          (args.dialect,))
     scratch = Path(tempfile.mkdtemp(prefix="cairn-rec-"))
     server = EmbeddedPostgres(scratch / "pg")
     server.start()

@@ -19,13 +19,14 @@ class Dialect:
     family: str  # "postgres" | "sqlite": whose behaviour the checks and repairs follow
     strict_grouping: bool  # rejects a column neither grouped nor aggregated (SQLite shows one row's value)
     folds_lower: bool  # unquoted names fold to lower case and quoted ones must match exactly (PostgreSQL)
+    groups_by_key: bool = True  # a grouped primary key covers its table's other columns (PostgreSQL, SQLite)
 
 
 DIALECTS: dict[str, Dialect] = {
     "postgres": Dialect("postgres", "PostgreSQL", "postgres", strict_grouping=True, folds_lower=True),
     "sqlite": Dialect("sqlite", "SQLite", "sqlite", strict_grouping=False, folds_lower=False),
     # DuckDB reads PostgreSQL's SQL (||, INTERVAL, date_trunc, ::casts, strict GROUP BY); names match in any case.
-    "duckdb": Dialect("duckdb", "DuckDB", "postgres", strict_grouping=True, folds_lower=False),
+    "duckdb": Dialect("duckdb", "DuckDB", "postgres", strict_grouping=True, folds_lower=False, groups_by_key=False),
 }
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, walk_in_scope
 
-from core.dialects import is_postgres_like
+from core.dialects import dialect_info, is_postgres_like
 from core.schema import Schema
 from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
 
@@ -83,7 +83,10 @@ class _GroupCheck:
         return {(id(s), col.name.lower()) for s in owners}
 
     def _dependent(self, col: exp.Column) -> bool:
-        """The column's table has its whole primary key grouped."""
+        """The column's table has its whole primary key grouped (and the dialect knows it: DuckDB does not)."""
+        info = dialect_info(self.dialect)
+        if info is not None and not info.groups_by_key:
+            return False
         owners = column_sources(col, self.sources, self.dialect)
         if len(owners) != 1 or owners[0].table is None or not owners[0].table.primary_key:
             return False
