@@ -194,3 +194,34 @@ def test_a_question_on_files_runs_through_the_pipeline_in_duckdb(shop: Path) -> 
         assert fixed.ok and sorted(fixed.rows) == [("Asha", 2), ("Ravi", 1)]
     finally:
         db.close()
+
+
+def test_a_key_column_proven_unique_joins_exported_files(tmp_path: Path) -> None:
+    """Exports declare no keys: ``customer_id`` unique and never empty over the whole file is customers' key, and
+    orders.customer_id (its values all found there) joins to it, so the rule-based fallback can answer across both."""
+    from core.databases import write_sample_files
+
+    write_sample_files(tmp_path / "shop")
+    db = open_database(str(tmp_path / "shop"))
+    try:
+        schema = db.schema()
+        assert schema.table("customers").primary_key == ("customer_id",)
+        (fk,) = schema.table("orders").foreign_keys
+        assert fk.columns == ("customer_id",) and fk.ref_table == "customers" and fk.inferred
+        answer = AskPipeline(db, None, Settings()).ask("total amount per country")
+        assert answer.ok and answer.path == "fallback" and len(answer.rows) == 10
+    finally:
+        db.close()
+    dup = FilesDatabase([_write(tmp_path / "people.csv", "id,name\n1,a\n1,b\n")])
+    try:
+        assert dup.schema().table("people").primary_key == ()  # not unique: no key claimed
+    finally:
+        dup.close()
+
+
+def test_cairn_sample_files_writes_a_workbook_and_a_csv(tmp_path: Path, capsys) -> None:
+    from core.cli import main
+
+    assert main(["sample-files", str(tmp_path / "s")]) == 0
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["customers.xlsx", "orders.csv"]
+    assert "cairn ask" in capsys.readouterr().out

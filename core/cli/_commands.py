@@ -192,7 +192,8 @@ def _parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser("ask", help="answer a question (or a batch of questions)")
     ask.add_argument("question", nargs="?", help="the question, in plain words")
-    ask.add_argument("--db", help="postgresql:// URL or SQLite file path (default: the embedded sample database)")
+    ask.add_argument("--db", help="postgresql:// URL, a SQLite or DuckDB file, a CSV/Excel/Parquet/JSON file or a "
+                     "folder of them (default: the embedded sample database)")
     ask.add_argument("--model", help="Ollama model (default from settings: qwen2.5-coder:7b)")
     ask.add_argument("--json", action="store_true", help="print one JSON object per answer")
     ask.add_argument("--csv", type=Path, help="also write the rows to this CSV file")
@@ -230,16 +231,13 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--db", help="also check what the role of this database connection may do")
     doctor.set_defaults(func=_cmd_doctor)
 
+    from core.cli._eval_command import add_eval_parser
     from core.cli._insights_command import add_insights_parser
-
-    add_insights_parser(sub)
+    from core.cli._sample_files_command import add_sample_files_parser
     from core.cli._settings_command import add_settings_parser
 
-    add_settings_parser(sub)
-
-    from core.cli._eval_command import add_eval_parser
-
-    add_eval_parser(sub)
+    for add in (add_insights_parser, add_settings_parser, add_eval_parser, add_sample_files_parser):
+        add(sub)
     return p
 
 

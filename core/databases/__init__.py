@@ -27,6 +27,7 @@ from core.databases._plugins import BUILT_IN, ENTRY_POINT_GROUP, Backend, plugin
 from core.databases.postgres import PostgresDatabase, RoleReport, check_privileges, read_only_role_sql
 from core.databases.files import FilesDatabase
 from core.databases.sqlite import SqliteDatabase
+from core.databases._sample_files import write_sample_files
 from core.databases._targets import open_target
 
 __all__ = [
@@ -59,4 +60,5 @@ __all__ = [
     "read_only_role_sql",
     "redact_url",
     "save_connection",
+    "write_sample_files",
 ]

