@@ -139,10 +139,12 @@ class FilesDatabase:
                                   hint=_read_hint(source)) from exc
             if source.kind != "csv" or attempt == 2 or "thousands" in source.options:
                 break
-            options = self._number_options(conn, source, described)
-            if not options:
+            found = self._number_options(conn, source, described)
+            if not found:
                 break
+            options, columns = found
             source.options.update(options)
+            source.types.update({name: "DOUBLE" for name in columns})  # DuckDB's sniffer may not see them alone
         else:
             raise ConfigError(f"Cannot read {source.path.name} as a table.", hint=_read_hint(source))
         columns = [row[0] for row in described]
@@ -154,10 +156,12 @@ class FilesDatabase:
         return str(source.reads)
 
     @staticmethod
-    def _number_options(conn: Any, source: Source, described: list[Any]) -> dict[str, str] | None:
-        """Separators that make every sampled text column holding numbers a number column, or None."""
+    def _number_options(conn: Any, source: Source, described: list[Any]) -> tuple[dict[str, str], list[str]] | None:
+        """Separators that read every sampled text column holding numbers as numbers, and those columns; None when
+        there are none or two columns disagree on the separators (both are then read as written)."""
         texts = [row[0] for row in described if str(row[1]).upper() == "VARCHAR"]
         found: dict[str, str] | None = None
+        columns: list[str] = []
         for name in texts[:50]:
             sample = [r[0] for r in conn.execute(
                 f"SELECT {_q(name)} FROM {_q(source.table)} WHERE {_q(name)} IS NOT NULL LIMIT 1000").fetchall()]
@@ -165,9 +169,10 @@ class FilesDatabase:
             if options is None:
                 continue
             if found is not None and options != found:
-                return None  # two columns disagree on the separators: read both as written
+                return None
             found = options
-        return found
+            columns.append(name)
+        return (found, columns) if found else None
 
     def _excel_cache(self) -> Path:
         if self._cache_dir is not None:

@@ -39,6 +39,7 @@ class Source:
     kind: str  # "csv" | "parquet" | "json" | "xlsx"
     options: dict[str, str] = field(default_factory=dict)  # extra read_csv options (separators, encoding)
     read_path: Path | None = None  # what DuckDB reads (the cached CSV of an Excel sheet), else ``path``
+    types: dict[str, str] = field(default_factory=dict)  # columns read as a type the sniffer did not see
     notes: list[str] = field(default_factory=list)  # what was inferred, for the table's comment
 
     @property
@@ -95,6 +96,8 @@ def reader_sql(source: Source) -> str:
     if source.kind == "json":
         return f"read_json_auto({path})"
     options = "".join(f", {key}={_literal(value)}" for key, value in sorted(source.options.items()))
+    if source.types:
+        options += ", types={" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in sorted(source.types.items())) + "}"
     return f"read_csv({path}{options})"
 
 
