@@ -30,7 +30,7 @@ QUERY = "SELECT region, COUNT(*) AS n, SUM(amount) AS total FROM {table} GROUP B
 def make_csv(path: Path, megabytes: int) -> None:
     import duckdb
 
-    rows = max(1000, megabytes * 1024 * 1024 // 62)  # about 62 bytes a row
+    rows = max(1000, megabytes * 1024 * 1024 // 52)  # about 52 bytes a row
     conn = duckdb.connect()
     conn.execute(f"""
         COPY (SELECT range AS id,

@@ -35,7 +35,8 @@ DUCKDB_SUFFIXES = (".duckdb", ".ddb")
 _MAGIC = b"DUCK"  # bytes 8..12 of a DuckDB database file
 _BATCH = 1000
 MEMORY_LIMIT = "1GB"
-KEY_CHECK_S = 2.0  # time for proving one file's key column unique  # DuckDB's own cap; sorts and joins beyond it fail with a clear error
+KEY_CHECK_S = 2.0  # time for proving one file's key column unique
+KEY_CHECK_MAX_BYTES = 64 * 1024 * 1024  # a bigger file gets no key proof: it would read the whole file at open  # DuckDB's own cap; sorts and joins beyond it fail with a clear error
 
 
 def is_duckdb_file(path: Path) -> bool:
@@ -285,13 +286,18 @@ class FilesDatabase:
             keys[(schema_name, table)] = tuple(columns)
         return keys
 
-    @staticmethod
-    def _proven_key(conn: Any, schema_name: str, table: str, columns: list[Column]) -> tuple[str, ...]:
+    def _source_of(self, table: str) -> Source | None:
+        return next((s for s in self.sources if s.table == table), None)
+
+    def _proven_key(self, conn: Any, schema_name: str, table: str, columns: list[Column]) -> tuple[str, ...]:
         """A file declares no key: a column named like one (``id``, ``<table>_id``, ``<table>id``) that is unique
         and never empty over the whole file is its key (a proof, not a sample: the file is read once, within
-        KEY_CHECK_S; a bigger file gets no key)."""
+        KEY_CHECK_S; a file over KEY_CHECK_MAX_BYTES gets no key). A table of a DuckDB file keeps what it declares."""
         import duckdb
 
+        source = self._source_of(table)
+        if source is None or source.reads.stat().st_size > KEY_CHECK_MAX_BYTES:
+            return ()
         stem = table.lower().rstrip("s")
         wanted = {"id", f"{table.lower()}_id", f"{stem}_id", f"{table.lower()}id", f"{stem}id"}
         for col in columns:
