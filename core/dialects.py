@@ -27,6 +27,8 @@ DIALECTS: dict[str, Dialect] = {
     "sqlite": Dialect("sqlite", "SQLite", "sqlite", strict_grouping=False, folds_lower=False),
     # DuckDB reads PostgreSQL's SQL (||, INTERVAL, date_trunc, ::casts, strict GROUP BY); names match in any case.
     "duckdb": Dialect("duckdb", "DuckDB", "postgres", strict_grouping=True, folds_lower=False, groups_by_key=False),
+    # MySQL/MariaDB: backticks, CONCAT, DATE_SUB; `+` on text is arithmetic and GROUP BY is lenient, as in SQLite.
+    "mysql": Dialect("mysql", "MySQL/MariaDB", "sqlite", strict_grouping=False, folds_lower=False),
 }
 
 
@@ -47,7 +49,7 @@ def is_sqlite(name: str) -> bool:
 def register_dialect(dialect: Dialect) -> None:
     """A backend plugin's dialect (its sqlglot name, and which family's checks it follows): call it when the
     plugin's module is imported. A built-in dialect cannot be replaced."""
-    if dialect.name in ("postgres", "sqlite", "duckdb"):
+    if dialect.name in ("postgres", "sqlite", "duckdb", "mysql"):
         raise ValueError(f"{dialect.name} is built in")
     if dialect.family not in ("postgres", "sqlite"):
         raise ValueError(f"family must be 'postgres' or 'sqlite', not {dialect.family!r}")

@@ -26,6 +26,7 @@ from core.databases._open import open_database
 from core.databases._plugins import BUILT_IN, ENTRY_POINT_GROUP, Backend, plugin_backends
 from core.databases.postgres import PostgresDatabase, RoleReport, check_privileges, read_only_role_sql
 from core.databases.files import FilesDatabase
+from core.databases.mysql import MysqlDatabase
 from core.databases.sqlite import SqliteDatabase
 from core.databases._sample_files import write_sample_files
 from core.databases._targets import open_target
@@ -40,6 +41,7 @@ __all__ = [
     "Database",
     "EmbeddedPostgres",
     "FilesDatabase",
+    "MysqlDatabase",
     "PostgresDatabase",
     "QueryLimits",
     "QueryResult",

@@ -18,6 +18,7 @@ from core.databases.connections import (
 )
 from core.databases._plugins import plugin_for
 from core.databases.files import DATA_SUFFIXES, DUCKDB_SUFFIXES, FilesDatabase, is_duckdb_file
+from core.databases.mysql import MYSQL_SCHEMES, MysqlDatabase
 from core.databases.postgres import PostgresDatabase
 from core.databases.sqlite import SqliteDatabase
 from core.errors import ConfigError
@@ -49,6 +50,8 @@ def open_database(target: str, *, pool_size: int = 4) -> Database:
         if not text.startswith(SQLITE_PREFIX):
             raise ConfigError(f"Cannot read the SQLite URL {text!r}.", hint=TARGET_FORMS_HINT)
         return SqliteDatabase(sqlite_path_from_target(text))
+    if scheme in MYSQL_SCHEMES:
+        return MysqlDatabase(text)
     if scheme == "duckdb":
         if not text.startswith(FILES_PREFIX):
             raise ConfigError(f"Cannot read the DuckDB URL {text!r}.", hint=TARGET_FORMS_HINT)

@@ -41,6 +41,7 @@ class Backend:
 BUILT_IN = (
     Backend("postgres", "postgresql:// URLs (and the embedded sample database)", "built in"),
     Backend("sqlite", "SQLite files", "built in"),
+    Backend("mysql", "mysql:// and mariadb:// URLs (MySQL and MariaDB, through PyMySQL)", "built in"),
     Backend("files", "CSV, TSV, Excel, Parquet and JSON files, folders of them, DuckDB files (through DuckDB)",
             "built in"),
 )

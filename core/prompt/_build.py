@@ -60,6 +60,8 @@ def _rules(dialect: str) -> list[str]:
     ]
     if dialect == "sqlite":
         rules.append("Use SQLite date functions (date(), strftime()); SQLite has no date_trunc or INTERVAL.")
+    elif dialect == "mysql":
+        rules.append("Use MySQL functions (DATE_SUB, DATE_FORMAT, CONCAT); quote names with backticks.")
     elif dialect == "duckdb":
         rules.append("Use DuckDB SQL: date_trunc(), EXTRACT, INTERVAL, || and ::casts work as in PostgreSQL.")
     return rules

@@ -36,7 +36,7 @@ __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
 logger = logging.getLogger(__name__)
 
-_TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite", "duckdb": "duckdb"}
+_TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite", "duckdb": "duckdb", "mysql": "mysql"}
 
 
 class CairnMysql(MySQL):
@@ -58,6 +58,19 @@ class CairnMysql(MySQL):
 
 
 _MYSQL_READ = "cairnmysql"  # CairnMysql, registered by sqlglot under its lower-cased class name
+
+
+class CairnMysqlTarget(MySQL):
+    """SQL meant for a MySQL/MariaDB database: MySQL's own reading, except that ``a || b`` is a concatenation (what
+    a model writing it means; MySQL would read OR and answer 0 or 1). Generated as MySQL's ``CONCAT``."""
+
+    DPIPE_IS_STRING_CONCAT = True
+
+    class Parser(MySQL.Parser):
+        DISJUNCTION = {k: v for k, v in MySQL.Parser.DISJUNCTION.items() if k != TokenType.DPIPE}
+
+
+_MYSQL_TARGET_READ = "cairnmysqltarget"
 
 
 class CairnPostgres(Postgres):
@@ -113,6 +126,9 @@ _DENIED_FUNCTIONS = frozenset(
     {
         "set_config", "nextval", "setval", "txid_current", "ts_stat", "ts_rewrite",
         "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "loread", "lowrite",
+        # MySQL/MariaDB: files, sleeping, locks, replication waits
+        "sleep", "benchmark", "load_file", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+        "is_used_lock", "master_pos_wait", "source_pos_wait", "master_gtid_wait", "sys_eval", "sys_exec",
     }
 )  # fmt: skip
 _DENIED_PREFIXES = (
@@ -179,6 +195,12 @@ _FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
     },
 }  # fmt: skip
+_FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB
+    "STRFTIME": ("sqlite",), "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "DATE_TRUNC": ("postgres",),
+    "TO_CHAR": ("postgres",), "AGE": ("postgres",), "DATE_PART": ("postgres",), "TOP": _TSQL, "GETDATE": _TSQL,
+    "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle",),
+    "FORMAT": _TSQL,
+}
 _FOREIGN_FUNCTIONS["duckdb"] = {  # DuckDB reads PostgreSQL's functions and has IFNULL, INSTR and GROUP_CONCAT
     name: dialects for name, dialects in _FOREIGN_FUNCTIONS["postgres"].items()
     if name not in ("IFNULL", "INSTR", "GROUP_CONCAT")
@@ -262,7 +284,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
 def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     """The tree in the target dialect, or in the borrowed dialect that reads it with fewer foreign idioms."""
     try:
-        tree = _single(parse_statements(text, target), text)
+        tree = _single(parse_statements(text, _MYSQL_TARGET_READ if target == "mysql" else target), text)
     except SqlglotError as exc:
         error: SqlglotError | None = exc
         tree = None
@@ -391,6 +413,9 @@ def _check(tree: exp.Expression) -> None:
             raise SQLRejected("SELECT ... INTO is not allowed: it creates a table, and Cairn only reads")
         if isinstance(node, exp.Lock):
             raise SQLRejected("locking clauses (FOR UPDATE / FOR SHARE) are not allowed: Cairn only reads")
+        if isinstance(node, exp.PropertyEQ) and isinstance(node.this, (exp.Parameter, exp.SessionParameter)):
+            raise SQLRejected("assigning a variable (@x := ...) is not allowed: it changes the session, and Cairn only "
+                              "reads")
         if isinstance(node, exp.NextValueFor):
             raise SQLRejected("NEXT VALUE FOR is not allowed: it advances a sequence")
         if isinstance(node, exp.Func):

@@ -75,5 +75,8 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     notes: list[str] = []
     if tree.find(exp.Select) is None:
         return notes
-    (_postgres if is_postgres_like(target) else _sqlite)(tree, notes)
+    if is_postgres_like(target):
+        _postgres(tree, notes)
+    elif target == "sqlite":
+        _sqlite(tree, notes)
     return notes

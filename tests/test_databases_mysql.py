@@ -1,0 +1,130 @@
+"""MySQL/MariaDB on a real MariaDB server started by the tests: introspection (columns, comments, keys, value hints),
+read-only sessions whatever the account may do, the server's own time limit and KILL QUERY on cancel, MySQL's
+dialect through the guard and the repairs, and the shared backend contract."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from core.cancellation import Cancellation
+from core.config import Settings
+from core.databases import QueryLimits, open_database
+from core.errors import AuthenticationFailed, CairnError, QueryCancelled, QueryTimeout
+from core.pipeline import AskPipeline
+from core.sql import guard
+from tests.backend_contract import contract_failures
+from tests.fakes.scripted_llm import ScriptedLLM
+from tests.mariadb_server import MariaDB
+
+HEAVY = "SELECT COUNT(*) FROM t a, t b, t c, t d, t e, t f, t g, t h, t i, t j, t k, t l, t m, t n, t o, t p"
+pytestmark = pytest.mark.skipif(not MariaDB.available(), reason="MariaDB is not installed (scripts/install.sh)")
+
+
+@pytest.fixture(scope="module")
+def mariadb() -> Iterator[MariaDB]:
+    server = MariaDB()
+    server.start()
+    with server.admin() as conn, conn.cursor() as cur:
+        cur.execute("CREATE DATABASE shop")
+        cur.execute("USE shop")
+        cur.execute("CREATE TABLE customers (customer_id INT PRIMARY KEY, name VARCHAR(50) COMMENT 'Full name', "
+                    "city VARCHAR(30)) COMMENT 'People who buy'")
+        cur.execute("CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT, status VARCHAR(20), "
+                    "amount DECIMAL(10,2), placed DATE, FOREIGN KEY (customer_id) REFERENCES customers(customer_id))")
+        cur.execute("INSERT INTO customers VALUES (1,'Asha','Pune'),(2,'Ravi','Delhi'),(3,'Meera','Pune')")
+        cur.execute("INSERT INTO orders VALUES (1,1,'paid',120.50,'2024-03-01'),(2,1,'paid',80,'2024-04-02'),"
+                    "(3,2,'cancelled',300,'2024-04-03')")
+        cur.execute("CREATE TABLE t (a INT)")
+        cur.execute("INSERT INTO t VALUES (1),(2),(3)")
+        cur.execute("CREATE USER 'reader'@'localhost' IDENTIFIED BY 'pw'")
+        cur.execute("GRANT SELECT ON shop.* TO 'reader'@'localhost'")
+    yield server
+    server.stop()
+
+
+def test_introspection_reads_columns_comments_keys_and_value_hints(mariadb: MariaDB) -> None:
+    db = open_database(mariadb.url("shop"))
+    try:
+        schema = db.schema()
+        customers, orders = schema.table("customers"), schema.table("orders")
+        assert db.dialect == "mysql" and customers.comment == "People who buy"
+        assert customers.column("name").comment == "Full name" and customers.primary_key == ("customer_id",)
+        (fk,) = orders.foreign_keys
+        assert fk.columns == ("customer_id",) and fk.ref_table == "customers" and not fk.inferred
+        assert orders.column("status").value_hints == ("paid", "cancelled")
+    finally:
+        db.close()
+
+
+def test_the_contract_holds_even_for_an_account_that_may_write(mariadb: MariaDB) -> None:
+    """root may write anything; the read-only transaction refuses it all the same."""
+    db = open_database(mariadb.url("shop"))
+    try:
+        assert contract_failures(db, ("INSERT INTO t VALUES (99)", "UPDATE t SET a = 0", "DELETE FROM t",
+                                      "DROP TABLE t", "CREATE TABLE evil (a INT)", "TRUNCATE TABLE t",
+                                      "SET SESSION TRANSACTION READ WRITE", "CREATE TEMPORARY TABLE tmp (a INT)",
+                                      "GRANT ALL ON *.* TO 'reader'@'localhost'", "SELECT * FROM t INTO OUTFILE '/tmp/x'"),
+                                 runaway=HEAVY) == []
+    finally:
+        db.close()
+
+
+def test_timeout_and_cancel_stop_the_server_too(mariadb: MariaDB) -> None:
+    db = open_database(mariadb.url("shop"))
+    heavy = HEAVY
+    try:
+        started = time.perf_counter()
+        with pytest.raises(QueryTimeout):
+            db.execute(heavy, limits=QueryLimits(timeout_s=0.5))
+        assert time.perf_counter() - started < 10
+        cancel = Cancellation()
+        threading.Timer(0.5, cancel.cancel).start()
+        with pytest.raises(QueryCancelled):
+            db.execute(heavy, cancel=cancel)
+        with mariadb.admin() as conn, conn.cursor() as cur:  # nothing left running on the server
+            time.sleep(0.3)
+            cur.execute("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'SELECT COUNT(*) FROM t a%'")
+            assert cur.fetchone()[0] == 0
+    finally:
+        db.close()
+
+
+def test_a_wrong_password_is_said_as_such(mariadb: MariaDB) -> None:
+    db = open_database(mariadb.url("shop", "reader", "wrong"))
+    with pytest.raises(AuthenticationFailed):
+        db.schema()
+
+
+@pytest.mark.parametrize(("sql", "reason"), [
+    ("SELECT * FROM orders INTO OUTFILE '/tmp/stolen.csv'", ""),
+    ("LOAD DATA INFILE '/etc/passwd' INTO TABLE t", "not allowed"),
+    ("SELECT SLEEP(10)", "not allowed"),
+    ("SELECT BENCHMARK(100000000, MD5('x'))", "not allowed"),
+    ("SELECT LOAD_FILE('/etc/passwd')", "not allowed"),
+    ("SELECT @x := 1", "not allowed"),
+    ("SET @x = 1", "not allowed"),
+    ("DO SLEEP(1)", "not allowed"),
+])
+def test_mysql_specials_are_refused_by_the_guard(sql: str, reason: str) -> None:
+    with pytest.raises(CairnError) as err:
+        guard(sql, "mysql")
+    assert reason in str(err.value)
+
+
+def test_a_question_runs_in_mysql_with_postgres_habits_translated(mariadb: MariaDB) -> None:
+    """The model writes || and a misspelt column; the guard makes CONCAT, the repair finds the column."""
+    db = open_database(mariadb.url("shop", "reader", "pw"))
+    llm = ScriptedLLM("SELECT name || ' (' || city || ')' AS who, SUM(amont) AS total FROM customers c "
+                      "JOIN orders o ON o.customer_id = c.customer_id WHERE o.status = 'paid' GROUP BY name, city",
+                      "x", "x", "x")
+    try:
+        answer = AskPipeline(db, llm, Settings()).ask("paid totals per customer")
+        assert answer.ok, answer.error
+        assert [tuple(r) for r in answer.rows] == [("Asha (Pune)", pytest.approx(200.5))]
+        assert "MySQL" in llm.history[0].system
+    finally:
+        db.close()
