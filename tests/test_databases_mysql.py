@@ -128,3 +128,12 @@ def test_a_question_runs_in_mysql_with_postgres_habits_translated(mariadb: Maria
         assert "MySQL" in llm.history[0].system
     finally:
         db.close()
+
+
+def test_doctor_reports_the_accounts_powers_and_the_sql_for_a_read_only_one(mariadb: MariaDB) -> None:
+    from core.cli._doctor import check_database_role
+
+    root = check_database_role(mariadb.url("shop"))
+    assert root.status == "warn" and "ALL PRIVILEGES" in root.detail and "GRANT SELECT, SHOW VIEW ON `shop`.*" in root.hint
+    reader = check_database_role(mariadb.url("shop", "reader", "pw"))
+    assert reader.status == "ok" and "can only read" in reader.detail

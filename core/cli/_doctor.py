@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from core.config import SETTINGS_FIX_HINT, Settings, check_settings
 from core.errors import CairnError
@@ -48,6 +48,8 @@ def check_database_role(db: str | None) -> Check:
     try:
         database = open_target(db)
         try:
+            if database.dialect == "mysql":
+                return _mysql_account(name, database)
             report = check_privileges(database)
             where = database.id
             kind = {"sqlite": "SQLite", "duckdb": "files through DuckDB"}.get(database.dialect, database.dialect)
@@ -65,6 +67,19 @@ def check_database_role(db: str | None) -> Check:
     return Check(name, "warn", f"{where}: {'; '.join(report.problems())}. Cairn never writes (read-only "
                  "transactions and the guard), but a read-only role cannot even be misused.",
                  "Ask your DBA for a read-only role and connect as it, for example:\n" + read_only_role_sql(dbname))
+
+
+def _mysql_account(name: str, database: Any) -> Check:
+    from core.databases.mysql import write_privileges
+
+    account, grants = database.grants()
+    powers = write_privileges(grants)
+    if not powers:
+        return Check(name, "ok", f"{database.id}: account {account} can only read")
+    return Check(name, "warn", f"{database.id}: account {account} holds {', '.join(powers)}. Cairn never writes "
+                 "(read-only sessions and the guard), but a read-only account cannot even be misused.",
+                 "Ask your DBA for a read-only account and connect as it, for example:\n"
+                 + database.read_only_account_sql())
 
 
 def check_database_backends() -> Check:

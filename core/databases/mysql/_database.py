@@ -29,7 +29,7 @@ from core.errors import (AuthenticationFailed, ConfigError, DatabaseError, Datab
                          QueryFailed, QueryTimeout)
 from core.schema import Column, ForeignKey, Schema, Table
 
-__all__ = ["MYSQL_SCHEMES", "MysqlDatabase"]
+__all__ = ["MYSQL_SCHEMES", "MysqlDatabase", "write_privileges"]
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +173,20 @@ class MysqlDatabase:
                     pass
         return collector.result(columns, started)
 
+    def grants(self) -> tuple[str, list[str]]:
+        """The account Cairn logs in as and its grants (``SHOW GRANTS``), for ``cairn doctor``."""
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER()")
+            account = str(cur.fetchone()[0])
+            cur.execute("SHOW GRANTS")
+            return account, [str(r[0]) for r in cur.fetchall()]
+
+    def read_only_account_sql(self) -> str:
+        """The statements a DBA runs to give Cairn an account that can only read this database."""
+        db = _q(self._kwargs["database"])
+        return (f"CREATE USER 'cairn_reader'@'%' IDENTIFIED BY '<a password>';\n"
+                f"GRANT SELECT, SHOW VIEW ON {db}.* TO 'cairn_reader'@'%';")
+
     def close(self) -> None:
         self._closed = True
 
@@ -267,3 +281,19 @@ def _plain_query(sql: str) -> bool:
     if not tokens or tokens[0].text.upper() not in ("SELECT", "WITH", "VALUES", "TABLE"):
         return False
     return not any(t.text.upper() in ("INTO", "OUTFILE", "DUMPFILE") and t.token_type.name != "STRING" for t in tokens)
+
+
+_READ_PRIVILEGES = frozenset({"SELECT", "SHOW VIEW", "USAGE", "SHOW DATABASES", "PROCESS", "REPLICATION CLIENT"})
+
+
+def write_privileges(grants: list[str]) -> list[str]:
+    """The privileges in ``SHOW GRANTS`` lines that let the account change something (not SELECT/SHOW VIEW/USAGE)."""
+    found: list[str] = []
+    for line in grants:
+        head = line.upper().split(" ON ", 1)[0].removeprefix("GRANT ").strip()
+        if head.startswith("PROXY"):
+            continue
+        for privilege in (p.strip() for p in head.split(",")):
+            if privilege and privilege not in _READ_PRIVILEGES and privilege not in found:
+                found.append(privilege)
+    return found
