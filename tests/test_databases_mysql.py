@@ -137,3 +137,15 @@ def test_doctor_reports_the_accounts_powers_and_the_sql_for_a_read_only_one(mari
     assert root.status == "warn" and "ALL PRIVILEGES" in root.detail and "GRANT SELECT, SHOW VIEW ON `shop`.*" in root.hint
     reader = check_database_role(mariadb.url("shop", "reader", "pw"))
     assert reader.status == "ok" and "can only read" in reader.detail
+
+
+def test_the_rule_based_fallback_answers_in_mysql(mariadb: MariaDB) -> None:
+    db = open_database(mariadb.url("shop", "reader", "pw"))
+    try:
+        by_month = AskPipeline(db, None, Settings()).ask("number of orders per month")
+        assert by_month.ok and by_month.path == "fallback", by_month.error
+        assert sorted(by_month.rows) == [("2024-03", 1), ("2024-04", 2)]
+        per_city = AskPipeline(db, None, Settings()).ask("total amount per customer city")
+        assert per_city.ok and sorted((r[0], float(r[1])) for r in per_city.rows) == [("Delhi", 300.0), ("Pune", 200.5)]
+    finally:
+        db.close()

@@ -149,6 +149,8 @@ class _Builder:
         if g.unit is None:
             return col, g.col.column.name
         pg = is_postgres_like(self.dialect)
+        if self.dialect == "mysql":
+            return self._mysql_group(col, g.unit)
         if g.unit == "year":
             if pg:
                 return exp.Extract(this=exp.var("YEAR"), expression=col), "year"
@@ -166,6 +168,16 @@ class _Builder:
             args = [col, exp.Literal.string("weekday 0"), exp.Literal.string("-6 days")]
             return exp.Anonymous(this="DATE", expressions=args), "week"
         raise Refusal(f"grouping by {g.unit} is not supported in {self.dialect}")
+
+    @staticmethod
+    def _mysql_group(col: exp.Expression, unit: str) -> tuple[exp.Expression, str]:
+        if unit == "year":
+            return exp.Anonymous(this="YEAR", expressions=[col]), "year"
+        if unit == "day":
+            return exp.cast(col, exp.DataType.build("date")), "day"
+        if unit == "month":
+            return exp.Anonymous(this="DATE_FORMAT", expressions=[col, exp.Literal.string("%Y-%m")]), "month"
+        raise Refusal(f"grouping by {unit} is not supported on MySQL yet")
 
     def measure(self, m: Measure) -> tuple[exp.Expression, str, str]:
         """(expression, alias, words for the explanation)."""
