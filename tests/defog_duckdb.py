@@ -16,6 +16,8 @@ from typing import Any
 import duckdb
 import psycopg
 
+from tests.defog_loader import pg_tables
+
 __all__ = ["duckdb_copy"]
 
 _KEEP = ("smallint", "integer", "bigint", "numeric", "real", "double precision", "boolean", "date", "text",
@@ -56,34 +58,15 @@ def duckdb_copy(uri: str, name: str, dest: Path, stamp_source: bytes) -> Path:
     out = duckdb.connect(str(tmp))
     try:
         with psycopg.connect(uri) as conn:
-            tables = conn.execute(
-                "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
-                "AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY table_schema <> 'public', "
-                "table_schema, table_name").fetchall()  # fmt: skip
-            done: set[str] = set()
-            for namespace, table in tables:
-                if table.lower() in done:
-                    continue
-                done.add(table.lower())
-                qualified = f"{_q(namespace)}.{_q(table)}"
-                cols = conn.execute(
-                    "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
-                    "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position", (namespace, table)
-                ).fetchall()
-                pk = [r[0] for r in conn.execute(
-                    "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
-                    "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
-                    "ORDER BY array_position(i.indkey, a.attnum)", (qualified,))]  # fmt: skip
-                defs = [f"{_q(c)} {_type(t)}" for c, t, _ in cols]
-                if pk:
-                    defs.append(f"PRIMARY KEY ({', '.join(_q(c) for c in pk)})")
-                out.execute(f"CREATE TABLE {_q(table)} ({', '.join(defs)})")
-                names = ", ".join(_q(c) for c, _, _ in cols)
-                rows = conn.execute(f"SELECT {names} FROM {qualified}").fetchall()  # type: ignore[arg-type]
-                if rows:
-                    marks = ", ".join("?" for _ in cols)
-                    out.executemany(f"INSERT INTO {_q(table)} VALUES ({marks})",
-                                    [tuple(_value(v) for v in row) for row in rows])
+            for t in pg_tables(conn):
+                defs = [f"{_q(c)} {_type(ty)}" for c, ty, _ in t.columns]
+                if t.primary_key:
+                    defs.append(f"PRIMARY KEY ({', '.join(_q(c) for c in t.primary_key)})")
+                out.execute(f"CREATE TABLE {_q(t.name)} ({', '.join(defs)})")
+                if t.rows:
+                    marks = ", ".join("?" for _ in t.columns)
+                    out.executemany(f"INSERT INTO {_q(t.name)} VALUES ({marks})",
+                                    [tuple(_value(v) for v in row) for row in t.rows])
     finally:
         out.close()
     os.replace(tmp, path)

@@ -13,6 +13,8 @@ import json
 import logging
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import sqlglot
@@ -22,7 +24,7 @@ from core.errors import DatabaseError
 from core.schema import Column, ForeignKey, Schema, Table
 from tests.conftest import shared_data_path
 
-__all__ = ["DEFOG_DATABASES", "defog_schema", "load_defog", "split_dump"]
+__all__ = ["DEFOG_DATABASES", "PgTable", "defog_schema", "load_defog", "pg_tables", "split_dump"]
 
 logger = logging.getLogger(__name__)
 
@@ -218,3 +220,36 @@ def defog_schema(name: str) -> Schema:
             )
         )
     return Schema(dialect="postgres", tables=tuple(tables), database_id=f"defog_{name}")
+
+
+@dataclass(frozen=True)
+class PgTable:
+    name: str
+    columns: list[tuple[str, str, str]]  # (name, data_type, is_nullable)
+    primary_key: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+def pg_tables(conn: Any) -> Iterator[PgTable]:
+    """Every base table of a PostgreSQL connection with its columns, primary key and rows, for copying it into
+    another engine; a table of another namespace is taken by its bare name, once (public first)."""
+    tables = conn.execute(
+        "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+        "AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY table_schema <> 'public', "
+        "table_schema, table_name").fetchall()  # fmt: skip
+    done: set[str] = set()
+    for namespace, table in tables:
+        if table.lower() in done:
+            continue
+        done.add(table.lower())
+        qualified = '"' + namespace.replace('"', '""') + '"."' + table.replace('"', '""') + '"'
+        cols = conn.execute(
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position", (namespace, table)).fetchall()
+        pk = [r[0] for r in conn.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+            "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
+            "ORDER BY array_position(i.indkey, a.attnum)", (qualified,))]  # fmt: skip
+        names = ", ".join('"' + c.replace('"', '""') + '"' for c, _, _ in cols)
+        rows = conn.execute(f"SELECT {names} FROM {qualified}").fetchall()
+        yield PgTable(table, [tuple(c) for c in cols], pk, rows)

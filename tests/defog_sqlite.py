@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import shared_data_path
-from tests.defog_loader import load_defog
+from tests.defog_loader import load_defog, pg_tables
 
 __all__ = ["sqlite_copy"]
 
@@ -72,33 +72,15 @@ def sqlite_copy(server: Any, name: str, dest: Path) -> Path:
     out = sqlite3.connect(tmp)
     try:
         with psycopg.connect(uri) as conn:
-            tables = conn.execute(
-                "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
-                "AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY table_schema <> 'public', "
-                "table_schema, table_name").fetchall()  # fmt: skip
-            done: set[str] = set()
-            for namespace, table in tables:  # SQLite has one namespace: a table of another schema by its name
-                if table.lower() in done:
-                    continue
-                done.add(table.lower())
-                qualified = f"{_q(namespace)}.{_q(table)}"
-                cols = conn.execute(
-                    "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
-                    "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position", (namespace, table)
-                ).fetchall()
-                pk = [r[0] for r in conn.execute(
-                    "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
-                    "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
-                    "ORDER BY array_position(i.indkey, a.attnum)", (qualified,))]  # fmt: skip
-                defs = [f"{_q(c)} {_affinity(t)}{'' if n == 'YES' else ' NOT NULL'}" for c, t, n in cols]
-                if pk:
-                    defs.append(f"PRIMARY KEY ({', '.join(_q(c) for c in pk)})")
-                out.execute(f"CREATE TABLE {_q(table)} ({', '.join(defs)})")
-                names = ", ".join(_q(c) for c, _, _ in cols)
-                rows = conn.execute(f"SELECT {names} FROM {qualified}").fetchall()  # type: ignore[arg-type]
-                marks = ", ".join("?" for _ in cols)
-                out.executemany(f"INSERT INTO {_q(table)} ({names}) VALUES ({marks})",
-                                [tuple(_value(v) for v in row) for row in rows])  # fmt: skip
+            for t in pg_tables(conn):  # SQLite has one namespace: a table of another schema by its name
+                defs = [f"{_q(c)} {_affinity(ty)}{'' if n == 'YES' else ' NOT NULL'}" for c, ty, n in t.columns]
+                if t.primary_key:
+                    defs.append(f"PRIMARY KEY ({', '.join(_q(c) for c in t.primary_key)})")
+                out.execute(f"CREATE TABLE {_q(t.name)} ({', '.join(defs)})")
+                names = ", ".join(_q(c) for c, _, _ in t.columns)
+                marks = ", ".join("?" for _ in t.columns)
+                out.executemany(f"INSERT INTO {_q(t.name)} ({names}) VALUES ({marks})",
+                                [tuple(_value(v) for v in row) for row in t.rows])  # fmt: skip
         out.commit()
     finally:
         out.close()

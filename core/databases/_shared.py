@@ -13,6 +13,7 @@ from core.schema import Schema
 
 __all__ = [
     "HINT_SAMPLE_ROWS",
+    "OneConnection",
     "HINT_TIMEOUT_S",
     "MAX_HINT_VALUE_CHARS",
     "MAX_VALUE_HINTS",
@@ -87,3 +88,23 @@ def capped_result(
         if not collector.add(row):
             break
     return collector.result(columns, started)
+
+
+class OneConnection:
+    """For a backend holding one connection under ``_lock`` (SQLite, DuckDB): closing it, and forgetting the schema
+    cached under its ``id``."""
+
+    id: str
+    _lock: threading.Lock
+    _conn: Any
+    _closed: bool
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def forget_schema(self) -> None:
+        forget_schema(self.id)

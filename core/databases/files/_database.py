@@ -22,7 +22,8 @@ from core.cancellation import Cancellation
 from core.databases._base import QueryLimits, QueryResult
 from core.databases._fetch import RowCollector
 from core.databases._inferred_keys import SAMPLE_ROWS, with_inferred_keys
-from core.databases._shared import HINT_SAMPLE_ROWS, MAX_HINT_VALUE_CHARS, MAX_VALUE_HINTS, cached_schema, clean_hints, forget_schema
+from core.databases._shared import (HINT_SAMPLE_ROWS, MAX_HINT_VALUE_CHARS, MAX_VALUE_HINTS, OneConnection, cached_schema,
+                                    clean_hints)
 from core.databases.files._sources import Source, discover, excel_as_csv, number_format, reader_sql, table_name
 from core.errors import ConfigError, DatabaseError, DatabaseUnavailable, QueryCancelled, QueryFailed, QueryTimeout
 from core.schema import Column, Schema, Table
@@ -51,7 +52,7 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-class FilesDatabase:
+class FilesDatabase(OneConnection):
     """Data files (or one DuckDB database file) queried read-only through DuckDB."""
 
     dialect = "duckdb"
@@ -233,16 +234,6 @@ class FilesDatabase:
                 except duckdb.Error:
                     pass
         return collector.result(columns, started)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
-
-    def forget_schema(self) -> None:
-        forget_schema(self.id)
 
     # -- introspection ------------------------------------------------------------------------------------
 

@@ -24,9 +24,9 @@ from core.databases._shared import (
     HINT_TIMEOUT_S,
     MAX_HINT_VALUE_CHARS,
     MAX_VALUE_HINTS,
+    OneConnection,
     cached_schema,
     clean_hints,
-    forget_schema,
 )
 from core.databases.connections import TARGET_FORMS_HINT, sqlite_id
 from core.databases._inferred_keys import SAMPLE_ROWS, with_inferred_keys
@@ -53,7 +53,7 @@ def _text_affinity(declared: str) -> bool:
     return "CHAR" in up or "CLOB" in up or "TEXT" in up
 
 
-class SqliteDatabase:
+class SqliteDatabase(OneConnection):
     """One SQLite file, read-only."""
 
     dialect = "sqlite"
@@ -143,16 +143,6 @@ class SqliteDatabase:
                 if conn.in_transaction:
                     conn.rollback()
         return collector.result(columns, started)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
-
-    def forget_schema(self) -> None:
-        forget_schema(self.id)
 
     # -- introspection ------------------------------------------------------------------------------------
 
