@@ -65,7 +65,7 @@ def test_from_url_reads_password_in_query_and_empty_password() -> None:
 
 def test_from_url_rejects_what_it_cannot_save() -> None:
     with pytest.raises(ConfigError):
-        SavedConnection.from_url("x", "mysql://u:p@h/d")
+        SavedConnection.from_url("x", "oracle://u:p@h/d")
     with pytest.raises(ConfigError):
         SavedConnection.from_url("x", "postgresql://u@h1,h2/d")
     with pytest.raises(ConfigError) as info:

@@ -149,3 +149,36 @@ def test_the_rule_based_fallback_answers_in_mysql(mariadb: MariaDB) -> None:
         assert per_city.ok and sorted((r[0], float(r[1])) for r in per_city.rows) == [("Delhi", 300.0), ("Pune", 200.5)]
     finally:
         db.close()
+
+
+def test_a_saved_mysql_connection_keeps_its_password_in_the_secret_store(mariadb: MariaDB) -> None:
+    from core.databases import SavedConnection, connection_url
+    from core.databases.connections._secrets import SessionSecretStore
+
+    conn, password = SavedConnection.from_url("Shop", mariadb.url("shop", "reader", "pw"))
+    assert conn.kind == "mysql" and password == "pw" and "pw" not in conn.to_json().values()
+    secrets = SessionSecretStore()
+    secrets.set(conn.secret_key(), password)
+    db = open_database(connection_url(conn, secrets))
+    try:
+        assert db.execute("SELECT COUNT(*) FROM customers").rows == ((3,),)
+    finally:
+        db.close()
+
+
+def test_the_connect_form_makes_a_mysql_connection(qtbot) -> None:
+    from core.databases.connections._secrets import SessionSecretStore
+    from desktop.connections.connection_form import POSTGRES_TAB, ConnectionForm
+
+    form = ConnectionForm(SessionSecretStore())
+    qtbot.addWidget(form)
+    form.tabs.setCurrentIndex(POSTGRES_TAB)
+    form.server_combo.setCurrentIndex(form.server_combo.findData("mysql"))
+    for edit, text in ((form.name_edit, "Shop"), (form.host_edit, "db.local"), (form.database_edit, "shop"),
+                       (form.user_edit, "reader")):
+        edit.setText(text)
+    conn = form.form_connection()
+    assert conn.kind == "mysql" and conn.port == 3306 and conn.url() == "mysql://reader@db.local:3306/shop"
+    assert not form.ssl_combo.isEnabled()
+    form.fill_from_url("postgresql://ann@pg.local/sales")
+    assert form.server_combo.currentData() == "postgres" and form.form_connection().kind == "postgres"

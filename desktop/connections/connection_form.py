@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.databases import DEFAULT_PORT, SavedConnection, SecretStore, file_kind
+from core.databases.connections import MYSQL_PORT
 from core.errors import ConfigError
 from desktop.toolkit.widgets import line_edit, push_button
 
@@ -66,7 +67,7 @@ class ConnectionForm(QWidget):
         layout.addLayout(name_form)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("kindTabs")
-        self.tabs.addTab(self._build_postgres_tab(), qta.icon("fa5s.server"), "PostgreSQL")
+        self.tabs.addTab(self._build_postgres_tab(), qta.icon("fa5s.server"), "Server")
         self.tabs.addTab(self._build_sqlite_tab(), qta.icon("fa5s.file"), "File")
         layout.addWidget(self.tabs, 1)
 
@@ -76,11 +77,17 @@ class ConnectionForm(QWidget):
         page = QWidget(self)
         form = QFormLayout(page)
         form.setContentsMargins(10, 10, 10, 10)
-        self.url_edit = line_edit(page, "urlEdit", "Paste a URL: postgresql://user:password@host:5432/dbname",
+        self.url_edit = line_edit(page, "urlEdit", "Paste a URL: postgresql://user:password@host:5432/dbname or mysql://…",
                                   "Paste a connection URL: it fills in the fields below (the password too)")
         self.url_edit.setClearButtonEnabled(True)
         self.url_edit.editingFinished.connect(self._on_url_edited)
         form.addRow("&URL:", self.url_edit)
+        self.server_combo = QComboBox(page)
+        self.server_combo.setObjectName("serverKindCombo")
+        self.server_combo.addItem("PostgreSQL", "postgres")
+        self.server_combo.addItem("MySQL or MariaDB", "mysql")
+        self.server_combo.currentIndexChanged.connect(self._on_server_kind)
+        form.addRow("Ser&ver:", self.server_combo)
         self.host_edit = line_edit(page, "hostEdit", "localhost",
                                    "Server name or address, or the directory of a Unix socket")
         form.addRow("&Host:", self.host_edit)
@@ -156,6 +163,7 @@ class ConnectionForm(QWidget):
             return
         self.tabs.setCurrentIndex(POSTGRES_TAB)
         self.url_edit.clear()
+        self.server_combo.setCurrentIndex(max(self.server_combo.findData(conn.kind), 0))
         self.host_edit.setText(conn.host)
         self.port_spin.setValue(conn.port)
         self.database_edit.setText(conn.database)
@@ -168,6 +176,7 @@ class ConnectionForm(QWidget):
         for edit in (self.name_edit, self.url_edit, self.host_edit, self.database_edit, self.user_edit,
                      self.password_edit, self.sqlite_path_edit):
             edit.clear()
+        self.server_combo.setCurrentIndex(0)
         self.port_spin.setValue(DEFAULT_PORT)
         self.ssl_combo.setCurrentIndex(0)
 
@@ -199,6 +208,13 @@ class ConnectionForm(QWidget):
                 self.password_edit.setText(password)
         self.url_filled.emit()
         return True
+
+    def _on_server_kind(self) -> None:
+        """MySQL listens on 3306 and takes no libpq sslmode: the port follows when it was the other default."""
+        mysql = self.server_combo.currentData() == "mysql"
+        if self.port_spin.value() in (DEFAULT_PORT, MYSQL_PORT):
+            self.port_spin.setValue(MYSQL_PORT if mysql else DEFAULT_PORT)
+        self.ssl_combo.setEnabled(not mysql)
 
     def _on_url_edited(self) -> None:
         if self.url_edit.text().strip():
@@ -240,10 +256,11 @@ class ConnectionForm(QWidget):
                 raise ConfigError("No file chosen.", hint="Type the path of a file or folder, or press File… or Folder….")
             chosen = Path(path).expanduser()
             return SavedConnection(name=name, kind=file_kind(chosen), path=str(chosen))
-        sslmode = self.ssl_combo.currentData()
+        kind = self.server_combo.currentData()
+        sslmode = self.ssl_combo.currentData() if kind == "postgres" else None
         return SavedConnection(
             name=name,
-            kind="postgres",
+            kind=kind,
             host=self.host_edit.text().strip(),
             port=self.port_spin.value(),
             database=self.database_edit.text().strip(),

@@ -14,6 +14,7 @@ from core.databases.connections._connection_id import (
 )
 from core.databases.connections._saved import (
     DEFAULT_PORT,
+    MYSQL_PORT,
     ConnectionStore,
     SavedConnection,
     connection_url,
@@ -26,6 +27,7 @@ from core.databases.connections._secrets import SecretStore, open_secret_store
 
 __all__ = [
     "DEFAULT_PORT",
+    "MYSQL_PORT",
     "POSTGRES_SCHEMES",
     "FILES_PREFIX",
     "SQLITE_PREFIX",

@@ -13,7 +13,7 @@ import logging
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 from core.config import config_dir, write_json_atomic
 from core.databases.connections._connection_id import (
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from core.databases.connections._secrets import SecretStore
 
 __all__ = [
+    "MYSQL_PORT",
     "DEFAULT_PORT",
     "ConnectionStore",
     "SavedConnection",
@@ -42,7 +43,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ConnectionKind = Literal["postgres", "sqlite", "files"]  # files: data files or a folder, or a DuckDB file
+ConnectionKind = Literal["postgres", "mysql", "sqlite", "files"]  # files: data files or a folder, or a DuckDB file
+MYSQL_PORT = 3306
 DEFAULT_PORT = 5432
 _FILE_VERSION = 1
 LAST_CONNECTION_FILE = "last_connection.json"  # beside connections.json; the target last connected, no password
@@ -72,8 +74,9 @@ class SavedConnection:
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise ConfigError("A saved connection needs a name.", hint="Type a name such as 'Sales (production)'.")
-        if self.kind not in ("postgres", "sqlite", "files"):
-            raise ConfigError(f"Unknown connection kind {self.kind!r}.", hint="Use 'postgres', 'sqlite' or 'files'.")
+        if self.kind not in ("postgres", "mysql", "sqlite", "files"):
+            raise ConfigError(f"Unknown connection kind {self.kind!r}.",
+                              hint="Use 'postgres', 'mysql', 'sqlite' or 'files'.")
         if not 0 < int(self.port) < 65536:
             raise ConfigError(f"The port {self.port} is not a valid port number.", hint="Use a port from 1 to 65535.")
         secret = _SECRET_KEYS & {k.lower() for k in self.options}
@@ -93,6 +96,10 @@ class SavedConnection:
         userinfo = quote(self.user, safe="") if self.user else ""
         if password:
             userinfo += ":" + quote(password, safe="")
+        if self.kind == "mysql":  # a host starting with / is the server's Unix socket
+            where = (f"localhost/{quote(self.database, safe='')}?unix_socket={quote(self.host, safe='/')}"
+                     if self.host.startswith("/") else f"{self.host or 'localhost'}:{self.port}/{quote(self.database, safe='')}")
+            return f"mysql://{userinfo}@{where}" if userinfo else f"mysql://{where}"
         query = dict(self.options)
         host = self.host
         if host.startswith(("/", "@")):
@@ -115,6 +122,8 @@ class SavedConnection:
             return f"{'SQLite' if self.kind == 'sqlite' else 'Files'}: {self.path}"
         user = f"{self.user}@" if self.user else ""
         text = f"{user}{self.host or 'localhost'}:{self.port}/{self.database}"
+        if self.kind == "mysql":
+            return f"MySQL: {text}"
         ssl = self.options.get("sslmode")
         return f"{text} (sslmode={ssl})" if ssl else text
 
@@ -122,7 +131,8 @@ class SavedConnection:
         """The secret store key: who logs in where. Renaming a connection keeps its password."""
         if self.kind in ("sqlite", "files"):
             return f"{self.kind}:{self.path}"
-        return f"postgresql://{self.user}@{self.host or 'localhost'}:{self.port}/{self.database}"
+        scheme = "mysql" if self.kind == "mysql" else "postgresql"
+        return f"{scheme}://{self.user}@{self.host or 'localhost'}:{self.port}/{self.database}"
 
     @classmethod
     def from_url(cls, name: str, url: str) -> tuple[SavedConnection, str | None]:
@@ -135,6 +145,14 @@ class SavedConnection:
             if not text.startswith(SQLITE_PREFIX):
                 raise ConfigError("Cannot read that SQLite URL.", hint=TARGET_FORMS_HINT)
             return cls(name=name, kind="sqlite", path=str(sqlite_path_from_target(text))), None
+        if scheme in ("mysql", "mariadb"):
+            parts = urlsplit(text)
+            query = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
+            socket = unquote(query.get("unix_socket", ""))
+            conn = cls(name=name, kind="mysql", host=socket or parts.hostname or "localhost",
+                       port=parts.port or MYSQL_PORT, database=unquote(parts.path.strip("/")),
+                       user=unquote(parts.username or ""))
+            return conn, unquote(parts.password) if parts.password else None
         if scheme == "duckdb" and text.startswith(FILES_PREFIX):
             return cls(name=name, kind="files", path=text[len(FILES_PREFIX):]), None
         if scheme and scheme not in POSTGRES_SCHEMES:
