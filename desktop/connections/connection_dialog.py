@@ -188,7 +188,7 @@ class ConnectionDialog(QDialog):
         self.list_widget.blockSignals(True)
         self.list_widget.clear()
         for conn in saved:
-            icon = qta.icon("fa5s.server" if conn.kind == "postgres" else "fa5s.file")
+            icon = qta.icon("fa5s.server" if conn.kind in ("postgres", "mysql") else "fa5s.file")
             item = QListWidgetItem(icon, conn.name)
             item.setData(Qt.ItemDataRole.UserRole, conn)
             item.setToolTip(conn.display())

@@ -215,7 +215,7 @@ class ConnectionAttempt(QObject):
 
     def _failed(self, exc: BaseException) -> None:
         self._worker = None
-        if self._conn.kind != "postgres" or not needs_password(exc):
+        if self._conn.kind not in ("postgres", "mysql") or not needs_password(exc):
             self._on_failure(exc)
             self.deleteLater()
             return
