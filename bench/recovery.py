@@ -1,12 +1,15 @@
 """Bench: how often does Cairn recover the right rows from a damaged model reply, against running it as-is?
 
 Run from the repository root: ``.venv/bin/python -m bench.recovery [--split dev|test|all] [--dialect
-postgres|sqlite|both] [--generator own|independent|fresh] [--model never|fixes] [--show KIND]``.
+postgres|sqlite|duckdb|mysql|both|all] [--generator own|independent|fresh|fresh2|fresh3] [--model never|fixes]
+[--show KIND]``.
 
 Defog dumps and Chinook are loaded into a fresh embedded PostgreSQL; for ``sqlite`` each defog database is copied
 into a SQLite file with its primary keys and **no foreign keys** (``tests/defog_sqlite.py``), and asked defog's
-SQLite gold queries. Every gold query is damaged in every kind of the generator and answered twice: (a) as-is:
-fences stripped, run directly in a read-only transaction; (b) Cairn: ``AskPipeline`` with a scripted model
+SQLite gold queries; ``duckdb`` asks PostgreSQL's gold queries of a DuckDB copy (``tests/defog_duckdb.py``) and
+``mysql`` of a MariaDB copy on a server the bench starts (``tests/defog_mysql.py``), the gold transpiled by sqlglot
+(a gold query that does not run there is skipped). Every gold query is damaged in every kind of the generator and
+answered twice: (a) as-is: fences stripped, run directly in a read-only transaction; (b) Cairn: ``AskPipeline`` with a scripted model
 that serves the damaged reply and, when asked to repair, the same reply again (a model that never improves).
 Right = the rows of one of the question's gold variants under ``cairn eval``'s rules (``core.evaluation``:
 duplicates counted, order ignored, columns by content, numbers within a tolerance). Generators: ``own``
@@ -42,6 +45,8 @@ if str(ROOT) not in sys.path:
 
 import duckdb  # noqa: E402
 import psycopg  # noqa: E402
+import pymysql  # noqa: E402
+import sqlglot  # noqa: E402
 
 from core.config import Settings  # noqa: E402
 from core.databases import open_database  # noqa: E402
@@ -53,6 +58,8 @@ from tests.conftest import SHARED_DATA  # noqa: E402
 from tests.damage import render  # noqa: E402
 from tests.defog_loader import DEFOG_DATABASES, load_defog  # noqa: E402
 from tests.defog_duckdb import duckdb_copy  # noqa: E402
+from tests.defog_mysql import mysql_copy  # noqa: E402
+from tests.mariadb_server import MariaDB  # noqa: E402
 from tests.defog_sqlite import sqlite_copy  # noqa: E402
 from tests.fakes.scripted_llm import ScriptedLLM  # noqa: E402
 
@@ -128,6 +135,17 @@ def run_readonly(conn: Any, sql: str) -> Rows | None:
             return [tuple(r) for r in cur.fetchall()] if cur.description else None
         except (sqlite3.Error, ValueError, OverflowError):
             return None
+    if isinstance(conn, pymysql.connections.Connection):
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SET SESSION max_statement_time = 10")
+                cur.execute("START TRANSACTION READ ONLY")
+                cur.execute(sql)
+                return [tuple(r) for r in cur.fetchall()] if cur.description else None
+        except pymysql.Error:
+            return None
+        finally:
+            conn.rollback()
     if isinstance(conn, duckdb.DuckDBPyConnection):
         timer = threading.Timer(10, conn.interrupt)
         timer.start()
@@ -157,7 +175,22 @@ def strip_fences(reply: str) -> str:
     return rest if first.strip().isalpha() or not first.strip() else inner
 
 
-def cases(name: str, dialect: str = "postgres") -> Iterator[Case]:
+def cases(name: str, dialect: str = "postgres", transpile_to: str | None = None) -> Iterator[Case]:
+    """The questions of ``name`` with their gold queries (written for ``dialect``; for MySQL transpiled to it)."""
+    for case in _cases(name, dialect):
+        if transpile_to != "mysql":
+            yield case
+            continue
+        golds = []
+        for gold in case.golds:
+            try:
+                golds.append(sqlglot.transpile(gold, read="postgres", write="mysql")[0])
+            except sqlglot.errors.SqlglotError:
+                continue
+        yield Case(case.db, case.question, tuple(golds))
+
+
+def _cases(name: str, dialect: str) -> Iterator[Case]:
     if name == "chinook":
         for question, sql in CHINOOK_GOLD if dialect == "postgres" else ():
             yield Case(name, question, (sql,))
@@ -211,11 +244,27 @@ class Generator:
                    module.damage)
 
 
+_MARIADB: list[MariaDB] = []
+
+
+def _mariadb(scratch: Path) -> MariaDB:
+    """One MariaDB server for the run (started on first use, stopped at the end)."""
+    if not _MARIADB:
+        server = MariaDB()
+        server.start()
+        _MARIADB.append(server)
+    return _MARIADB[0]
+
+
 def connect(server: EmbeddedPostgres, name: str, dialect: str, scratch: Path) -> tuple[str, Any]:
     """(target for ``open_database``, a plain driver connection for the gold) of database ``name``."""
     if dialect == "postgres":
         uri = load(server, name)
         return uri, psycopg.connect(uri, autocommit=False)
+    if dialect == "mysql":  # a MariaDB copy on a server of the bench's own; PostgreSQL's gold queries, transpiled
+        url = mysql_copy(load(server, name), name, _mariadb(scratch))
+        gold = pymysql.connect(unix_socket=str(_mariadb(scratch).socket), user="root", database=name, autocommit=False)
+        return url, gold
     if dialect == "duckdb":  # a DuckDB file copied from the PostgreSQL database; PostgreSQL's gold queries
         uri = load(server, name)
         source = (SHARED_DATA / "defog" / name / f"{name}.sql") if name != "chinook" else (
@@ -237,7 +286,7 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
     schema: Schema = database.schema()
     today = dt.date.today()
     try:
-        for case in cases(name, "sqlite" if dialect == "sqlite" else "postgres"):
+        for case in cases(name, "sqlite" if dialect == "sqlite" else "postgres", transpile_to=dialect):
             counts["questions"] += 1
             wants = [r for r in (run_readonly(conn, g) for g in case.golds) if r is not None]
             base = next((g for g in case.golds if run_readonly(conn, g) is not None), None)
@@ -314,8 +363,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--split", choices=sorted(SPLITS), default="dev")
     parser.add_argument("--dbs", nargs="*", help="override the split with these databases")
-    parser.add_argument("--dialect", choices=("postgres", "sqlite", "duckdb", "both", "all"), default="both",
-                        help="both: PostgreSQL and SQLite; all: those and DuckDB (a copy of each database)")
+    parser.add_argument("--dialect", choices=("postgres", "sqlite", "duckdb", "mysql", "both", "all"), default="both",
+                        help="both: PostgreSQL and SQLite; all: those, DuckDB and MariaDB (a copy of each database)")
     parser.add_argument("--generator", choices=sorted(GENERATORS), default="own")
     parser.add_argument("--model", choices=("never", "fixes"), default="never",
                         help="asked to repair, the model sends the same reply (never) or the gold SQL (fixes)")
@@ -329,7 +378,7 @@ def main(argv: list[str] | None = None) -> None:
     FIXING_MODEL[0] = args.model == "fixes"
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
-    dialects = {"both": ("postgres", "sqlite"), "all": ("postgres", "sqlite", "duckdb")}.get(args.dialect,
+    dialects = {"both": ("postgres", "sqlite"), "all": ("postgres", "sqlite", "duckdb", "mysql")}.get(args.dialect,
                                                                                           (args.dialect,))
     scratch = Path(tempfile.mkdtemp(prefix="cairn-rec-"))
     server = EmbeddedPostgres(scratch / "pg")
@@ -351,6 +400,8 @@ def main(argv: list[str] | None = None) -> None:
             report(totals, counts, false_repairs, kinds)
     finally:
         server.stop()
+        for mariadb in _MARIADB:
+            mariadb.stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
 
