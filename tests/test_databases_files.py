@@ -57,10 +57,11 @@ def test_a_folder_opens_one_table_per_file_with_clean_names_and_inferred_types(s
     ("id;amount\n1;\"1.200,50\"\n2;300\n", "utf-8", "amount", 1500.5, "1.200,50"),  # European, ; separated
     ("id,amount\n1,\"1,20,000\"\n2,\"5,000.25\"\n", "utf-8", "amount", 125000.25, "1,200.50"),  # Indian lakh
     ("id\tamount\n1\t7\n2\t8\n", "utf-8", "amount", 15, ""),  # tab separated
-    ("name,amount\nJosé,1\nZoë,2\n", "latin-1", "amount", 3, "Latin-1"),  # not UTF-8: read, and said
+    ("name,amount\nJosé,1\nZoë,2\n", "latin-1", "amount", 3, "not UTF-8"),  # not UTF-8: read, and said
+    ("name,amount\n“Café”,1\n€ area,2\n", "cp1252", "amount", 3, "Windows-1252"),  # Excel's export
 ])
 def test_csv_dialects_and_number_formats(tmp_path: Path, text, encoding, column, expected, note) -> None:
-    db = FilesDatabase([_write(tmp_path / "data.csv", text, encoding)])
+    db = FilesDatabase([_write(tmp_path / "data.csv", text, encoding)], cache_dir=tmp_path / "cache")
     try:
         table = db.schema().table("data")
         assert db.execute(f"SELECT SUM({column}) FROM data").rows[0][0] == pytest.approx(expected)
@@ -225,3 +226,56 @@ def test_cairn_sample_files_writes_a_workbook_and_a_csv(tmp_path: Path, capsys) 
     assert main(["sample-files", str(tmp_path / "s")]) == 0
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["customers.xlsx", "orders.csv"]
     assert "cairn ask" in capsys.readouterr().out
+
+
+def test_a_european_decimal_comma_is_not_read_as_a_thousands_separator(tmp_path: Path) -> None:
+    """"12,50" in a ;-separated file is twelve and a half; "1,250" alone could be either and stays text, as written."""
+    db = FilesDatabase([_write(tmp_path / "eu.csv", "region;price\nnorth;12,50\nnorth;100,25\nsouth;3,75\n"),
+                        _write(tmp_path / "amb.csv", "id,qty\n1,\"1,250\"\n2,\"2,500\"\n")])
+    try:
+        assert db.execute("SELECT SUM(price) FROM eu WHERE region = 'north'").rows[0][0] == pytest.approx(112.75)
+        assert "VARCHAR" in {c.name: c.type for c in db.schema().table("amb").columns}["qty"]
+    finally:
+        db.close()
+
+
+def test_utf8_with_a_broken_byte_is_refused_with_its_line_not_read_as_mojibake(tmp_path: Path) -> None:
+    path = tmp_path / "cities.csv"
+    path.write_bytes("city,n\nMünchen,1\nK\xf6ln,2\n".encode().replace(b"\xc3\xb6", b"\xf6"))
+    with pytest.raises(ConfigError) as err:
+        FilesDatabase([path], cache_dir=tmp_path / "cache").schema()
+    assert "line 3" in err.value.message and err.value.hint
+
+
+def test_a_link_inside_a_folder_is_not_followed_and_a_broken_workbook_is_a_message(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    _write(folder / "sales.csv", "a\n1\n")
+    secret = _write(tmp_path / "secret.csv", "password\nhunter2\n")
+    (folder / "shadow.csv").symlink_to(secret)
+    db = FilesDatabase([folder], cache_dir=tmp_path / "cache")
+    try:
+        assert [t.name for t in db.schema().tables] == ["sales"]
+    finally:
+        db.close()
+    _write(tmp_path / "fake.xlsx", "a,b\n1,2\n")
+    with pytest.raises(ConfigError) as err:
+        FilesDatabase([tmp_path / "fake.xlsx"], cache_dir=tmp_path / "cache").schema()
+    assert "not a readable Excel workbook" in err.value.message
+
+
+def test_duckdb_s_temp_folder_is_private_and_settings_cannot_be_set(tmp_path: Path, monkeypatch) -> None:
+    """DuckDB always allows its temp folder (by default .tmp where Cairn runs); SET search_path is not locked."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    _write(tmp_path / ".tmp" / "secret.csv", "s\n42\n")
+    db = FilesDatabase([_write(tmp_path / "t.csv", "a\n1\n")], cache_dir=tmp_path / "cache")
+    try:
+        db.schema()
+        for sql in ("SELECT * FROM '.tmp/secret.csv'", f"SELECT * FROM read_csv('{tmp_path}/.tmp/secret.csv')",
+                    "SET search_path = 'temp'"):
+            with pytest.raises(QueryFailed):
+                db.execute(sql)
+        assert db.execute("SELECT COUNT(*) FROM t").rows == ((1,),)
+    finally:
+        db.close()

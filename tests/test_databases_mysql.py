@@ -182,3 +182,39 @@ def test_the_connect_form_makes_a_mysql_connection(qtbot) -> None:
     assert not form.ssl_combo.isEnabled()
     form.fill_from_url("postgresql://ann@pg.local/sales")
     assert form.server_combo.currentData() == "postgres" and form.form_connection().kind == "postgres"
+
+
+def test_executable_comments_are_refused_by_the_guard_and_the_executor(mariadb: MariaDB, tmp_path) -> None:
+    """/*! … */ is a comment to every parser and code to the server (root may write files with INTO OUTFILE)."""
+    db = open_database(mariadb.url("shop"))
+    out = tmp_path / "stolen.txt"
+    try:
+        for sql in (f"SELECT * FROM customers /*!50000 INTO OUTFILE '{out}' */",
+                    "SELECT name FROM customers WHERE 1=1 /*!UNION SELECT LOAD_FILE('/etc/hostname')*/",
+                    "SELECT name FROM customers /*M! INTO DUMPFILE '/tmp/x' */"):
+            with pytest.raises(CairnError):
+                guard(sql, "mysql")
+            with pytest.raises(CairnError):
+                db.execute(sql)
+    finally:
+        db.close()
+    assert not out.exists()
+
+
+def test_a_stalled_server_is_given_up_not_waited_for(mariadb: MariaDB) -> None:
+    import os
+    import signal
+
+    from core.errors import DatabaseError
+
+    db = open_database(mariadb.url("shop"))
+    pid = mariadb._proc.pid
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.perf_counter()
+        with pytest.raises(DatabaseError):
+            db.execute("SELECT 1", limits=QueryLimits(timeout_s=1))
+        assert time.perf_counter() - started < 30
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        db.close()

@@ -259,6 +259,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
     text = sql.strip()
     if not text.rstrip(";").strip():
         raise SQLRejected("the SQL is empty")
+    if target == "mysql" and re.search(r"/\*\s*M?!", text):
+        raise SQLRejected("MySQL executable comments (/*! … */) are not allowed: the server runs what is inside them")
     try:
         tree, read = _read(text, target)
         if read != target:

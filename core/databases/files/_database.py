@@ -12,6 +12,9 @@ another thread, and rows are fetched in batches under the row and byte caps.
 from __future__ import annotations
 
 import logging
+import re
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -24,7 +27,8 @@ from core.databases._fetch import RowCollector
 from core.databases._inferred_keys import SAMPLE_ROWS, with_inferred_keys
 from core.databases._shared import (HINT_SAMPLE_ROWS, MAX_HINT_VALUE_CHARS, MAX_VALUE_HINTS, OneConnection, cached_schema,
                                     clean_hints)
-from core.databases.files._sources import Source, discover, excel_as_csv, number_format, reader_sql, table_name
+from core.databases.files._sources import (Source, discover, excel_as_csv, number_format, reader_sql, table_name,
+                                           utf8_copy)
 from core.errors import ConfigError, DatabaseError, DatabaseUnavailable, QueryCancelled, QueryFailed, QueryTimeout
 from core.schema import Column, Schema, Table
 
@@ -73,6 +77,7 @@ class FilesDatabase(OneConnection):
         self._conn: Any = None
         self._lock = threading.Lock()
         self._closed = False
+        self._temp: Path | None = None
 
     def __repr__(self) -> str:
         return f"FilesDatabase({self.id!r})"
@@ -90,8 +95,10 @@ class FilesDatabase(OneConnection):
     def _open(self) -> Any:
         import duckdb
 
+        # DuckDB always allows its temp folder (by default .tmp in the working folder): a private, empty one instead
+        self._temp = Path(tempfile.mkdtemp(prefix="cairn-duckdb-"))
         config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
-                  "memory_limit": MEMORY_LIMIT}
+                  "memory_limit": MEMORY_LIMIT, "temp_directory": str(self._temp)}
         try:
             if self.database_file is not None:
                 conn = duckdb.connect(str(self.database_file), read_only=True, config=config)
@@ -108,6 +115,11 @@ class FilesDatabase(OneConnection):
                               hint="Check the file is complete and in one of the formats Cairn reads.") from exc
         return conn
 
+    def close(self) -> None:
+        super().close()
+        if self._temp is not None:
+            shutil.rmtree(self._temp, ignore_errors=True)
+
     def _avoid_key_words(self, conn: Any) -> None:
         """A file named like a reserved word (``order.csv``) gets a table name a model can write bare."""
         reserved = {r[0] for r in conn.execute(
@@ -123,7 +135,7 @@ class FilesDatabase(OneConnection):
         import duckdb
 
         if source.kind == "xlsx":
-            excel_as_csv(source, self._excel_cache())
+            excel_as_csv(source, self._cache("excel"))
         elif source.path.stat().st_size == 0:
             raise ConfigError(f"{source.path.name} is empty: there is no table to read.",
                               hint="Export the data again, with a header row and at least the column names.")
@@ -133,9 +145,9 @@ class FilesDatabase(OneConnection):
                 described = conn.execute(f"DESCRIBE {_q(source.table)}").fetchall()
             except duckdb.Error as exc:
                 text = str(exc)
-                if source.kind == "csv" and attempt == 0 and ("unicode" in text.lower() or "utf" in text.lower()):
-                    source.options["encoding"] = "latin-1"  # not UTF-8: read as Latin-1, and say so
-                    source.notes.append("read as Latin-1 (not UTF-8)")
+                if source.kind == "csv" and source.read_path is None and ("unicode" in text.lower()
+                                                                          or "utf" in text.lower()):
+                    utf8_copy(source, self._cache("text"))  # not UTF-8: a UTF-8 copy, and say so
                     continue
                 raise ConfigError(f"Cannot read {source.path.name} as a table: {_first_line(exc)}",
                                   hint=_read_hint(source)) from exc
@@ -176,12 +188,13 @@ class FilesDatabase(OneConnection):
             columns.append(name)
         return (found, columns) if found else None
 
-    def _excel_cache(self) -> Path:
+    def _cache(self, kind: str) -> Path:
+        """Where copies are kept (an Excel sheet as CSV, a file as UTF-8): the given folder, else Cairn's cache."""
         if self._cache_dir is not None:
-            return self._cache_dir
+            return self._cache_dir / kind
         from platformdirs import user_cache_dir
 
-        return Path(user_cache_dir("cairn")) / "excel"
+        return Path(user_cache_dir("cairn")) / kind
 
     def _shown(self) -> str:
         return str(self.database_file or (self.paths[0] if len(self.paths) == 1 else f"{len(self.paths)} files"))
@@ -200,6 +213,9 @@ class FilesDatabase(OneConnection):
         limits = limits.clamped()
         if cancel is not None:
             cancel.raise_if_cancelled()
+        if not _plain_query(sql):
+            raise QueryFailed("Only a plain query runs on files: this statement was refused before it ran.",
+                              hint="Ask a question, or run a SELECT.")
         started = time.perf_counter()
         collector = RowCollector(limits)
         with self._lock:
@@ -356,7 +372,30 @@ def _first_line(exc: BaseException) -> str:
 
 def _failed(exc: BaseException) -> DatabaseError:
     text = _first_line(exc)
+    line = re.search(r"CSV Error on Line:? (\d+)", str(exc))
+    if line or "Could not convert" in text:
+        where = f" on line {line.group(1)}" if line else ""
+        return QueryFailed(f"A value in the file{where} does not fit its column's type ({text}).",
+                           hint="Fix that value in the file, or export it again; Cairn reads each column's type from "
+                                "the file's first rows.")
     if "permission" in text.lower() or "external access" in text.lower():
         return QueryFailed(f"The query tried to reach outside the opened files: {text}",
                            hint="Ask about the tables Cairn opened; other files are not read.")
     return QueryFailed(text)
+
+
+def _plain_query(sql: str) -> bool:
+    """A SELECT, WITH, VALUES, TABLE or DuckDB's FROM-first query, by DuckDB's own tokenizer: not SET (search_path is
+    the one setting lock_configuration leaves open), PRAGMA, CALL, DESCRIBE or a write."""
+    import duckdb
+
+    try:
+        tokens = [start for start, kind in duckdb.tokenize(sql) if kind != duckdb.token_type.comment]
+    except (duckdb.Error, RuntimeError, ValueError):
+        return False
+    for start in tokens:
+        if sql[start] == "(":
+            continue
+        word = re.match(r"[A-Za-z_]+", sql[start:])
+        return word is not None and word.group(0).upper() in ("SELECT", "WITH", "VALUES", "TABLE", "FROM")
+    return False

@@ -18,10 +18,11 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from zipfile import BadZipFile
 
 from core.errors import ConfigError
 
-__all__ = ["DATA_SUFFIXES", "Source", "discover", "reader_sql", "table_name"]
+__all__ = ["DATA_SUFFIXES", "Source", "discover", "reader_sql", "table_name", "utf8_copy"]
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +52,9 @@ def discover(paths: Sequence[Path]) -> list[Source]:
     """The data files named (a folder: the data files directly in it), each with a clean, unique table name."""
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in DATA_SUFFIXES)
+        if path.is_dir():  # a link inside the folder may point anywhere on the machine: not followed
+            inside = sorted(p for p in path.iterdir()
+                            if p.is_file() and not p.is_symlink() and p.suffix.lower() in DATA_SUFFIXES)
             if not inside:
                 raise ConfigError(f"The folder {path} holds no data files.", hint=_FILE_HINT)
             files.extend(inside)
@@ -103,19 +105,24 @@ def reader_sql(source: Source) -> str:
 
 # -- number formats ----------------------------------------------------------------------------------------
 
-_COMMA_THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{2,3})+(\.\d+)?|[-+]?\d+(\.\d+)?")  # 1,200.50 and 1,20,000
-_DOT_THOUSANDS = re.compile(r"[-+]?\d{1,3}(\.\d{3})+(,\d+)?|[-+]?\d+(,\d+)?")  # 1.200,50
+# 1,200.50 and Indian 1,20,000.50 (the last group three digits, those before it two or three)
+_COMMA_THOUSANDS = re.compile(r"[-+]?(\d{1,3}(,\d{3})+|\d{1,2}(,\d{2})*,\d{3})(\.\d+)?|[-+]?\d+(\.\d+)?")
+_DOT_THOUSANDS = re.compile(r"[-+]?\d{1,3}(\.\d{3})+(,\d+)?|[-+]?\d+(,\d+)?")  # 1.200,50 and 12,50
+_AMBIGUOUS = re.compile(r"[-+]?\d{1,3},\d{3}")  # 1,250: a thousand and a quarter, or one and a quarter?
 
 
 def number_format(values: Sequence[str]) -> dict[str, str] | None:
-    """read_csv options that read ``values`` (one text column's sample) as numbers, or None when they are not
-    all numbers in one format. Plain numbers say nothing; at least one value must use a separator."""
+    """read_csv options that read ``values`` (one text column's sample) as numbers, or None when they are not all
+    numbers in one format, or when every value with a separator could be read either way ("1,250" alone):
+    then the column stays text, as written, rather than a guess. At least one value must use a separator."""
     texts = [v.strip() for v in values if v and v.strip()]
-    if not texts:
+    if not texts or not any("," in t for t in texts):
         return None
-    if all(_COMMA_THOUSANDS.fullmatch(t) for t in texts) and any("," in t for t in texts):
+    if all(_AMBIGUOUS.fullmatch(t) or "," not in t and "." not in t for t in texts):
+        return None
+    if all(_COMMA_THOUSANDS.fullmatch(t) for t in texts):
         return {"thousands": ","}
-    if all(_DOT_THOUSANDS.fullmatch(t) for t in texts) and any("," in t for t in texts):
+    if all(_DOT_THOUSANDS.fullmatch(t) for t in texts):
         return {"decimal_separator": ",", "thousands": "."}
     return None
 
@@ -143,7 +150,7 @@ def excel_as_csv(source: Source, cache_dir: Path) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         book = load_workbook(source.path, read_only=True, data_only=True)
-    except (InvalidFileException, OSError, KeyError, ValueError) as exc:
+    except (InvalidFileException, BadZipFile, OSError, KeyError, ValueError) as exc:
         raise ConfigError(f"{source.path.name} is not a readable Excel workbook: {exc}",
                           hint="Save it again as .xlsx, or export the sheet as CSV.") from exc
     try:
@@ -166,3 +173,38 @@ def excel_as_csv(source: Source, cache_dir: Path) -> None:
             source.notes.append(f"first sheet \"{sheet.title}\" of {len(book.worksheets)}")
     finally:
         book.close()
+
+
+# -- text that is not UTF-8 ---------------------------------------------------------------------------------------
+
+
+def utf8_copy(source: Source, cache_dir: Path) -> None:
+    """A CSV that is not UTF-8, re-written once as UTF-8 in ``cache_dir`` and read from there.
+
+    A file that is UTF-8 but for a few broken bytes is refused with the line to fix (reading it all as Windows-1252
+    would turn every "München" into "MÃ¼nchen"); a file with no UTF-8 in it is read as Windows-1252 (Excel's
+    exports), its few bytes that code page lacks as Latin-1, and the table's comment says so."""
+    raw = source.path.read_bytes()
+    text = raw.decode("utf-8", errors="replace")
+    broken = text.count("\ufffd")
+    if any(ord(ch) > 127 and ch != "\ufffd" for ch in text):
+        line = text[: text.index("\ufffd")].count("\n") + 1
+        raise ConfigError(f"{source.path.name} is UTF-8 but has {broken} byte(s) that are not, the first on line {line}.",
+                          hint="Fix or remove those characters, or save the file again as UTF-8.")
+    try:
+        decoded = raw.decode("cp1252")
+        label = "Windows-1252"
+    except UnicodeDecodeError:
+        decoded = raw.decode("latin-1")
+        label = "Latin-1"
+    stat = source.path.stat()
+    key = hashlib.sha256(f"{source.path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()[:24]
+    cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target = cache_dir / f"{key}{source.path.suffix.lower()}"
+    if not target.exists():
+        fd, partial = tempfile.mkstemp(prefix=".utf8-", suffix=source.path.suffix, dir=cache_dir)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            out.write(decoded)
+        os.replace(partial, target)
+    source.read_path = target
+    source.notes.append(f"read as {label}, not UTF-8")

@@ -12,6 +12,7 @@ columns with their comments, primary and foreign keys, value hints from a bounde
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from contextlib import contextmanager
@@ -79,13 +80,14 @@ class MysqlDatabase:
     # -- connections ----------------------------------------------------------------------------------------
 
     @contextmanager
-    def _connection(self) -> Iterator[Any]:
+    def _connection(self, wait_s: float = 60.0) -> Iterator[Any]:
+        """A new connection; a server that stops answering is given up after ``wait_s`` (not only at connect)."""
         import pymysql
 
         if self._closed:
             raise DatabaseUnavailable(f"The connection to {self.id} was closed.", hint="Open the database again.")
         try:
-            conn = pymysql.connect(**self._kwargs)
+            conn = pymysql.connect(**self._kwargs, read_timeout=wait_s, write_timeout=wait_s)
         except pymysql.err.OperationalError as exc:
             code = exc.args[0] if exc.args else 0
             if code in (1044, 1045, 1698):
@@ -134,7 +136,7 @@ class MysqlDatabase:
                               hint="Ask a question, or run a SELECT.")
         started = time.perf_counter()
         collector = RowCollector(limits)
-        with self._connection() as conn:
+        with self._connection(limits.timeout_s + 15) as conn:
             thread_id = conn.thread_id()
             stopped = {"by": ""}
 
@@ -202,7 +204,8 @@ class MysqlDatabase:
         if stopped == "timeout" or code in (1969, 3024) or "max_statement_time" in text:
             return QueryTimeout(f"The query ran past the timeout of {limits.timeout_s:g} s and was stopped.")
         if code in (2006, 2013):
-            return DatabaseUnavailable(f"The server closed the connection: {text}")
+            return DatabaseUnavailable(f"The server stopped answering or closed the connection: {text}",
+                                       hint="Check that the MySQL/MariaDB server runs and is not overloaded.")
         return QueryFailed(text)
 
     # -- introspection ----------------------------------------------------------------------------------------
@@ -270,10 +273,13 @@ class MysqlDatabase:
 
 def _plain_query(sql: str) -> bool:
     """A SELECT (or WITH/VALUES/TABLE) with no INTO anywhere: not ``SET``, ``DO``, ``HANDLER`` or ``CALL``, and no
-    ``INTO OUTFILE``/``DUMPFILE``/``@var`` (which a read-only transaction does not stop), read by MySQL's tokenizer."""
+    ``INTO OUTFILE``/``DUMPFILE``/``@var`` (which a read-only transaction does not stop), read by MySQL's tokenizer;
+    and no executable comment (``/*!50000 INTO OUTFILE … */``), which the tokenizer drops and the server runs."""
     from sqlglot.dialects.mysql import MySQL
     from sqlglot.errors import SqlglotError
 
+    if _EXECUTABLE_COMMENT.search(sql):  # /*! … */ and /*M! … */ are run by the server: never "just a comment"
+        return False
     try:
         tokens = [t for t in MySQL().tokenize(sql) if t.text != "("]
     except SqlglotError:
@@ -283,6 +289,7 @@ def _plain_query(sql: str) -> bool:
     return not any(t.text.upper() in ("INTO", "OUTFILE", "DUMPFILE") and t.token_type.name != "STRING" for t in tokens)
 
 
+_EXECUTABLE_COMMENT = re.compile(r"/\*\s*M?!")
 _READ_PRIVILEGES = frozenset({"SELECT", "SHOW VIEW", "USAGE", "SHOW DATABASES", "PROCESS", "REPLICATION CLIENT"})
 
 
