@@ -333,3 +333,37 @@ def test_no_doubt_when_nothing_repeats(library) -> None:
                 "SELECT COUNT(b.bid) FROM author a JOIN book b ON b.aid = a.aid"):
         answer = _ask(library, sql, "books and their authors")
         assert answer.ok and not answer.alternatives, sql
+
+
+def test_a_filter_value_spelled_otherwise_than_the_data_offers_the_data_s_spelling(shop) -> None:
+    """The model writes 'PEN' (and ' ink '); the column holds 'pen' and 'ink': as written nothing matches."""
+    answer = _ask(shop, "SELECT COUNT(*) FROM items WHERE name IN ('PEN', ' ink ')", "how many pens and inks")
+    assert answer.ok and answer.rows == ((0,),)
+    spelled = next(a for a in answer.alternatives if a.label == "As the data spells it")
+    assert shop.execute(spelled.sql).rows == ((2,),) and "holds 'pen', not 'PEN'" in spelled.why
+    right = _ask(shop, "SELECT COUNT(*) FROM items WHERE name = 'pen'", "how many pens")
+    assert right.ok and not right.alternatives
+
+
+def test_a_join_on_columns_the_schema_does_not_relate_offers_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE customers(customer_id INTEGER PRIMARY KEY, name TEXT);"
+            "CREATE TABLE orders(order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(customer_id),"
+            " amount INTEGER);"
+            "INSERT INTO customers VALUES (1,'Asha'),(2,'Ravi'),(3,'Meera');"
+            "INSERT INTO orders VALUES (1,2,10),(2,2,20),(3,1,5);")
+    db = open_database(str(path))
+    try:
+        wrong = _ask(db, "SELECT c.name, SUM(o.amount) FROM orders o JOIN customers c ON o.order_id = c.customer_id "
+                         "GROUP BY c.name", "amount per customer")
+        assert wrong.ok and sorted(wrong.rows) == [("Asha", 10), ("Meera", 5), ("Ravi", 20)]
+        keyed = next(a for a in wrong.alternatives if a.label == "Joined on the schema's key")
+        assert sorted(db.execute(keyed.sql).rows) == [("Asha", 5), ("Ravi", 30)]
+        assert "orders.customer_id = customers.customer_id" in keyed.why
+        right = _ask(db, "SELECT c.name, SUM(o.amount) FROM orders o JOIN customers c ON c.customer_id = "
+                         "o.customer_id GROUP BY c.name", "amount per customer")
+        assert right.ok and not right.alternatives
+    finally:
+        db.close()

@@ -5,11 +5,13 @@ bounded query under the guard), and when the rows differ says how ("4 instead of
 (``Answer.alternatives``). Nothing is changed on a guess: the person decides, and the model, shown the finding,
 may rewrite its query (``AskPipeline._review``).
 
-- ``_joins``: an inner join that adds no column but drops or multiplies rows;
+- ``_joins``: an inner join that adds no column but drops or multiplies rows; a join on columns the schema does not
+  relate between tables it relates by a key;
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value);
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
-- ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key).
+- ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
+- ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid').
 """
 
 from __future__ import annotations
@@ -20,19 +22,21 @@ from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import completion_evidence
-from core.evidence._joins import join_evidence
+from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
+from core.evidence._values import value_evidence
 from core.schema import Schema
 
 __all__ = ["check_answer", "completion_evidence", "count_evidence", "division_evidence", "duplicate_evidence",
-           "join_evidence", "order_evidence"]
+           "join_evidence", "join_key_evidence", "order_evidence", "value_evidence"]
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
                  written: str | None = None) -> tuple[list[str], list[Alternative]]:
     """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
-    for check in (order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
+    for check in (join_key_evidence(sql, result, schema, execute), value_evidence(sql, result, schema, execute),
+                  order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], [])):
         notes += check[0]

@@ -1,15 +1,18 @@
-"""An inner join that adds no column but changes the rows: dropped parents without children, or multiplied ones."""
+"""Joins that change the rows without an error: an inner join that adds no column (dropping parents without children,
+or repeating them), and a join on columns the schema does not relate where it knows the key."""
 
 from __future__ import annotations
+
+from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._common import Execute, difference, other_rows, parse
 from core.prompt import tables_called_by_name
-from core.schema import Schema
+from core.schema import Schema, Table
 from core.sql import joins_adding_no_column
 
-__all__ = ["join_evidence"]
+__all__ = ["join_evidence", "join_key_evidence"]
 
 
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
@@ -34,3 +37,49 @@ def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
         notes.append(why + " See the other query below the answer.")
         alternatives.append(Alternative(f"Without the join to {check.table}", other_sql, why))
     return notes, alternatives
+
+
+def join_key_evidence(sql: str, result: QueryResult, schema: Schema,
+                      execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A join on columns the schema does not relate (``o.id = c.id``) between two tables it relates one way (a
+    declared or inferred key, ``orders.customer_id -> customers.customer_id``): the query joined on that key is run
+    and offered when its rows differ. A join on any other condition the schema cannot judge is left alone."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    said: list[str] = []
+    for select in tree.find_all(exp.Select):
+        sources = {(t.alias_or_name or "").lower(): t for t in select.find_all(exp.Table)
+                   if t.find_ancestor(exp.Select) is select}
+        for join in select.args.get("joins") or ():
+            on = join.args.get("on")
+            if not isinstance(on, exp.EQ) or not all(isinstance(c, exp.Column) and c.table for c in (on.this,
+                                                                                                     on.expression)):
+                continue
+            left, right = on.this, on.expression
+            a, b = sources.get(left.table.lower()), sources.get(right.table.lower())
+            ta, tb = (schema.table(a.name) if a is not None else None), (schema.table(b.name) if b is not None else None)
+            if ta is None or tb is None or ta is tb:
+                continue
+            relations = _relations(ta, tb) + [(y, x) for x, y in _relations(tb, ta)]
+            if len(relations) != 1:
+                continue
+            (col_a, col_b), = relations
+            if {left.name.lower(), right.name.lower()} == {col_a.lower(), col_b.lower()}:
+                continue  # joined on the key the schema knows
+            new = exp.EQ(this=exp.column(col_a, table=left.table), expression=exp.column(col_b, table=right.table))
+            said.append(f"{on.sql(dialect=schema.dialect)} joins {ta.name} and {tb.name} on columns the schema does "
+                        f"not relate; it relates them by {ta.name}.{col_a} = {tb.name}.{col_b}")
+            join.set("on", new)
+    found = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result) if said else None
+    if found is None:
+        return [], []
+    other_sql, other = found
+    why = f"{'; '.join(said)}. Joined on that key, {difference(result.rows, other.rows)}."
+    return [why + " See the other query below the answer."], [Alternative("Joined on the schema's key", other_sql, why)]
+
+
+def _relations(child: Table, parent: Table) -> list[tuple[str, str]]:
+    """(child column, parent column) of each single-column key from ``child`` to ``parent``."""
+    return [(fk.columns[0], fk.ref_columns[0]) for fk in child.foreign_keys
+            if len(fk.columns) == 1 and fk.ref_table.split(".")[-1].lower() == parent.name.lower()]

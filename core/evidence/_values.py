@@ -1,0 +1,51 @@
+"""A text filter whose value is not how the column spells it: ``status = 'Paid'`` where the column holds 'paid'."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.answer import Alternative
+from core.databases import QueryResult
+from core.evidence._common import Execute, difference, other_rows, owner, parse
+from core.schema import Schema
+
+__all__ = ["value_evidence"]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def value_evidence(sql: str, result: QueryResult, schema: Schema,
+                   execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """For ``col = 'x'`` / ``col IN ('x', …)`` on a text column whose known values do not hold 'x' but hold exactly
+    one value equal to it but for case and spacing: the query with that spelling is run and offered when its rows
+    differ (the filter as written may match nothing). Nothing is changed: the value may exist beyond the sample."""
+    tree = parse(sql, schema.dialect)
+    if tree is None:
+        return [], []
+    said: list[str] = []
+    for literal in list(tree.find_all(exp.Literal)):
+        parent = literal.parent
+        column = None
+        if isinstance(parent, (exp.EQ, exp.NEQ)):
+            column = parent.expression if parent.this is literal else parent.this
+        elif isinstance(parent, exp.In) and literal in parent.expressions:
+            column = parent.this
+        if not literal.is_string or not isinstance(column, exp.Column):
+            continue
+        found = owner(column, tree, schema)
+        hints = found[1].value_hints if found is not None else ()
+        if not hints or literal.this in hints:
+            continue
+        same = [h for h in hints if _key(h) == _key(literal.this)]
+        if len(same) != 1:
+            continue
+        said.append(f"{column.sql(dialect=schema.dialect)} holds '{same[0]}', not '{literal.this}'")
+        literal.replace(exp.Literal.string(same[0]))
+    found_rows = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result) if said else None
+    if found_rows is None:
+        return [], []
+    other_sql, other = found_rows
+    why = f"{'; '.join(said)}: spelled as the data spells it, {difference(result.rows, other.rows)}."
+    return [why + " See the other query below the answer."], [Alternative("As the data spells it", other_sql, why)]
