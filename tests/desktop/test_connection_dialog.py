@@ -253,7 +253,7 @@ def test_test_uses_the_opener_and_errors_need_a_name_to_save(qtbot, memory_keyri
     dialog.save()
     assert "needs a name" in dialog.status_label.text()
     assert not default_connections_path().exists()
-    dialog.fill_from_url("mysql://u:p@h/d")
+    dialog.fill_from_url("oracle://u:p@h/d")
     assert "Unsupported" in dialog.status_label.text() and "p@h" not in dialog.status_label.text()
 
 
