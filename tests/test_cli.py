@@ -67,7 +67,7 @@ def test_empty_question_and_bad_db_exit_codes(chinook: Path, tmp_path: Path) -> 
     assert proc.returncode == 2 and "empty" in proc.stderr.lower() and "Hint:" in proc.stderr
     proc = cairn("ask", "How many artists?", "--db", str(tmp_path / "missing.sqlite"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    proc = cairn("ask", "How many artists?", "--db", "mysql://x@y/z")
+    proc = cairn("ask", "How many artists?", "--db", "oracle://x@y/z")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 

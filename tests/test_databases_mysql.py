@@ -218,3 +218,11 @@ def test_a_stalled_server_is_given_up_not_waited_for(mariadb: MariaDB) -> None:
     finally:
         os.kill(pid, signal.SIGCONT)
         db.close()
+
+
+def test_an_unreachable_mysql_server_is_a_message_without_the_password(capsys) -> None:
+    from core.cli import main
+
+    code = main(["ask", "How many?", "--db", "mysql://u:s3cretpw@127.0.0.1:1/db", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 3 and "s3cretpw" not in out + err and "Cannot reach" in out

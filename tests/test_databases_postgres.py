@@ -124,7 +124,7 @@ def test_socket_host_is_shown_as_its_directory(sample_db_uri: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "target", ["", "mysql://u@h/db", "postgresql://u@h:notaport/db", "/no/such/file.sqlite", "sqlite:/x.db"]
+    "target", ["", "oracle://u@h/db", "postgresql://u@h:notaport/db", "/no/such/file.sqlite", "sqlite:/x.db"]
 )
 def test_bad_targets_are_config_errors_with_both_forms_in_the_hint(target: str) -> None:
     with pytest.raises(ConfigError) as info:

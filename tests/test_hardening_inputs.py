@@ -134,7 +134,7 @@ def test_cancelled_batch_keeps_the_whole_lines_answered(chinook: Path, tmp_path:
     "postgresql://u:s3cretpw@h:99999/db", "postgresql://u:s3cretpw@h:0/db", "postgresql://u:s3cretpw@h:abc/db",
     "postgresql://u:s3c%ZZretpw@h/db", "postgresql://u@h/db?password=s3cretpw&port=x",
     "postgresql://u:s3cretpw@h/d%00b", "postgres://u:s3cretpw@h:-1/db", "sqlite:///", "sqlite:relative.db",
-    "mysql://u:s3cretpw@h/db", "postgresql://u:s3cretpw@h/db\x1b[2J", "",
+    "oracle://u:s3cretpw@h/db", "postgresql://u:s3cretpw@h/db\x1b[2J", "",
 ])  # fmt: skip
 def test_malformed_database_urls_exit_2_without_the_password(url: str, capsys) -> None:
     code, out, err = run(capsys, "ask", "How many artists?", "--db", url, "--json")

@@ -84,7 +84,7 @@ def test_dialog_is_masked_and_offers_the_keyring_only_when_there_is_one(qtbot) -
 def test_connection_for_reads_no_password() -> None:
     conn = connection_for("postgresql://ann:secret@db.example.com:5433/sales")
     assert conn is not None and conn.user == "ann" and conn.port == 5433 and "secret" not in repr(conn)
-    assert connection_for(None) is None and connection_for("mysql://x/y") is None
+    assert connection_for(None) is None and connection_for("oracle://x/y") is None
 
 
 # -- a real scram login on the embedded server ---------------------------------------------------------------------
