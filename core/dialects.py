@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DIALECTS", "Dialect", "dialect_info", "is_postgres_like", "is_sqlite", "register_dialect"]
+__all__ = ["DIALECTS", "Dialect", "dialect_info", "exact_table_names", "is_postgres_like", "is_sqlite",
+           "register_dialect"]
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Dialect:
     strict_grouping: bool  # rejects a column neither grouped nor aggregated (SQLite shows one row's value)
     folds_lower: bool  # unquoted names fold to lower case and quoted ones must match exactly (PostgreSQL)
     groups_by_key: bool = True  # a grouped primary key covers its table's other columns (PostgreSQL, SQLite)
+    exact_tables: bool = False  # table names match only as spelled, whatever the quoting (MySQL on Linux)
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -28,7 +30,7 @@ DIALECTS: dict[str, Dialect] = {
     # DuckDB reads PostgreSQL's SQL (||, INTERVAL, date_trunc, ::casts, strict GROUP BY); names match in any case.
     "duckdb": Dialect("duckdb", "DuckDB", "postgres", strict_grouping=True, folds_lower=False, groups_by_key=False),
     # MySQL/MariaDB: backticks, CONCAT, DATE_SUB; `+` on text is arithmetic and GROUP BY is lenient, as in SQLite.
-    "mysql": Dialect("mysql", "MySQL/MariaDB", "sqlite", strict_grouping=False, folds_lower=False),
+    "mysql": Dialect("mysql", "MySQL/MariaDB", "sqlite", strict_grouping=False, folds_lower=False, exact_tables=True),
 }
 
 
@@ -40,6 +42,12 @@ def is_postgres_like(name: str) -> bool:
     """PostgreSQL or a dialect that behaves like it for the checks (DuckDB)."""
     info = dialect_info(name)
     return info is not None and info.family == "postgres"
+
+
+def exact_table_names(name: str) -> bool:
+    """Whether the database matches table names only as spelled (MySQL/MariaDB on Linux)."""
+    info = dialect_info(name)
+    return info is not None and info.exact_tables
 
 
 def is_sqlite(name: str) -> bool:

@@ -226,3 +226,16 @@ def test_an_unreachable_mysql_server_is_a_message_without_the_password(capsys) -
     code = main(["ask", "How many?", "--db", "mysql://u:s3cretpw@127.0.0.1:1/db", "--json"])
     out, err = capsys.readouterr()
     assert code == 3 and "s3cretpw" not in out + err and "Cannot reach" in out
+
+
+def test_table_and_alias_names_are_spelled_as_mysql_on_linux_wants_them(mariadb: MariaDB) -> None:
+    """MySQL on Linux matches table names and aliases only as spelled; columns in any case."""
+    db = open_database(mariadb.url("shop", "reader", "pw"))
+    sql = "SELECT Customers.Name, COUNT(*) FROM Customers JOIN Orders o ON O.customer_id = Customers.customer_id GROUP BY Customers.Name"
+    try:
+        answer = AskPipeline(db, ScriptedLLM(sql, "x", "x", "x"), Settings()).ask("orders per customer")
+        assert answer.ok, answer.error
+        assert sorted(answer.rows) == [("Asha", 2), ("Ravi", 1)]
+        assert "FROM customers" in answer.sql and "o.customer_id" in answer.sql
+    finally:
+        db.close()

@@ -15,6 +15,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
+from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair._types import narrow_by_type, narrow_by_values
@@ -148,8 +149,14 @@ class _Repairer:
         raise self._fail(col, [src], near)
 
     def _fix_qualifier_spelling(self, col: exp.Column, src: Source) -> None:
-        """PostgreSQL: ``Customer.x`` does not reach a table spelt "Customer"; copy the source's spelling."""
+        """PostgreSQL: ``Customer.x`` does not reach a table spelt "Customer"; MySQL: ``A.x`` does not reach alias
+        ``a``. The qualifier takes the source's spelling."""
         qualifier = col.args["table"]
+        if src.key_ident is not None and exact_table_names(self.dialect) and qualifier.this != src.key_ident.this:
+            before = col.sql(dialect=self.dialect)  # MySQL on Linux: an alias or table name only as spelled
+            col.set("table", src.key_ident.copy())
+            self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}")
+            return
         if self.dialect != "postgres" or src.key_ident is None:
             return
         if qualifier.quoted == src.key_ident.quoted and qualifier.this == src.key_ident.this:

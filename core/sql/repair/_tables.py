@@ -11,6 +11,7 @@ import logging
 
 from sqlglot import exp
 
+from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema, Table
 from core.sql.repair._names import Candidate, effective, identifier, matches, name_score, pick_scored
@@ -96,7 +97,15 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         if node.args.get("db") is None and node.name.lower() in ctes:
             _respell_cte(node, cte_spelling.get(node.name.lower()), dialect, fixes)
             continue
-        if resolve_table(node, schema, dialect) is not None:
+        found = resolve_table(node, schema, dialect)
+        if found is not None:
+            if exact_table_names(dialect):  # MySQL on Linux: "Orders" is not "orders", nor is Orders.id
+                if node.name != found.name:
+                    before = _spelled(node)
+                    node.set("this", identifier(found.name, dialect))
+                    fixes.append(f"table {before} -> {_spelled(node)}")
+                if not node.alias:
+                    renamed[node.name.lower()] = node
             continue
         before = _spelled(node)
         scored = [(_score(node, t), Candidate(t.qualified_name, t)) for t in schema.tables]
