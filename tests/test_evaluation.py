@@ -592,3 +592,25 @@ def test_the_bare_model_s_fetch_first_is_run_as_written_on_sqlite(tmp_path: Path
     summary = summarize([cairn, bare], total=1)
     assert (summary["modes"]["bare"]["shown"], summary["modes"]["bare"]["no_answer"]) == (0, 1)
     assert (summary["modes"]["cairn"]["shown"], summary["modes"]["cairn"]["wrong_shown"]) == (1, 0)
+
+
+def test_cli_eval_runs_on_the_same_data_exported_as_files(tmp_path: Path, shop: Path, fake_ollama) -> None:
+    """The set's database may be a folder of CSV exports (DuckDB): the same questions score the same."""
+    import csv
+    import sqlite3
+
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    with sqlite3.connect(shop) as conn:
+        for table in ("customers", "orders"):
+            cur = conn.execute(f"SELECT * FROM {table}")
+            with (folder / f"{table}.csv").open("w", newline="", encoding="utf-8") as out:
+                writer = csv.writer(out)
+                writer.writerow([d[0] for d in cur.description])
+                writer.writerows(cur.fetchall())
+    fake_ollama.add_model("qwen2.5-coder:7b")
+    fake_ollama.default_chat = _reply
+    report = tmp_path / "report"
+    assert main(["eval", "--set", str(_write_set(tmp_path, folder)), "--report", str(report)]) == 0
+    cairn = json.loads((report / "report.json").read_text())["modes"]["cairn"]
+    assert (cairn["correct"], cairn["n"]) == (3, 3)
