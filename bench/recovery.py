@@ -324,10 +324,10 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 if asis_ok and not cairn_ok:  # the reply was right as written and Cairn changed its result
                     false_repairs.append(f"[{kind}] {name} ({dialect}): {case.question[:60]!r} -> "
                                          f"{answer.sql or answer.error}")  # fmt: skip
-                if cairn_ok and answer.alternatives and (kind in show or "all" in show) and generator.name in ("own", "fresh2"):
+                if cairn_ok and answer.alternatives and (kind in show or "all" in show) and generator.name in ("own", "fresh2", "fresh3"):
                     print(f"--- doubt [{kind}] {name}: {case.question[:90]}\n  offered: "
                           f"{[a.label for a in answer.alternatives]}")
-                if not cairn_ok and (kind in show or "all" in show) and generator.name in ("own", "fresh2"):
+                if not cairn_ok and (kind in show or "all" in show) and generator.name in ("own", "fresh2", "fresh3"):
                     print(f"--- [{kind}] {name} ({dialect}): {case.question[:80]}\n  note: {damaged.note}\n  reply: "
                           f"{damaged.reply[:600]}\n  cairn: {answer.sql or ''}\n  error: {answer.error}"
                           f" | rejected: {answer.rejected_reason}\n  path={answer.path} as-is ok={asis_ok}")

@@ -359,8 +359,6 @@ class AskPipeline:
                 with run.stage(stage):
                     reply = self.generate(prompt)
                 sql, *others = extract_queries(reply, schema.dialect)
-                run.alternatives = [Alternative("Another query in the model's reply", other, "The model's reply "
-                                                "held more than one query; Cairn ran its last one.") for other in others]
                 fixes: list[str] = []
                 notes, applied = len(run.notes), list(run.applied)
                 checked = self._check(run, sql, schema, fixes)
@@ -389,7 +387,8 @@ class AskPipeline:
                 run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_answer"):
-                    notes, found = check_answer(question, checked, result, schema, self._evidence_run(run), written=sql)
+                    notes, found = check_answer(question, checked, result, schema, self._evidence_run(run), written=sql,
+                                                others=others)
                 run.alternatives += found
                 reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
                 if reviewed is not None:

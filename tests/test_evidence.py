@@ -367,3 +367,14 @@ def test_a_join_on_columns_the_schema_does_not_relate_offers_its_key(tmp_path: P
         assert right.ok and not right.alternatives
     finally:
         db.close()
+
+
+def test_another_query_of_the_reply_is_offered_only_when_its_rows_differ(school) -> None:
+    draft = "```sql\nSELECT name FROM teacher\n```\nCorrected:\n```sql\nSELECT name FROM teacher ORDER BY name LIMIT 2\n```"
+    same = "```sql\nSELECT COUNT(*) FROM teacher\n```\nor:\n```sql\nSELECT COUNT(tid) FROM teacher\n```"
+    answered = AskPipeline(school, ScriptedLLM(draft, draft, draft, draft), Settings()).ask("two teachers by name")
+    assert answered.ok and list(answered.rows) == [("Ada",), ("Bo",)]
+    (other,) = answered.alternatives
+    assert other.label == "Another query in the model's reply" and "4 rows instead of 2" in other.why
+    quiet = AskPipeline(school, ScriptedLLM(same, same, same, same), Settings()).ask("how many teachers")
+    assert quiet.ok and not quiet.alternatives

@@ -236,3 +236,13 @@ def test_typographic_quotes_from_a_word_processor_are_read_as_quotes() -> None:
     assert extract_sql("SELECT AVG(p) FROM s WHERE d >= \u20182023-01-01\u2019 AND d < \u20182023-04-01\u2019;") == (
         "SELECT AVG(p) FROM s WHERE d >= '2023-01-01' AND d < '2023-04-01'")
     assert extract_sql("SELECT name FROM t WHERE x = 'it\u2019s'") == "SELECT name FROM t WHERE x = 'it\u2019s'"
+
+
+@pytest.mark.parametrize(("reply", "sql"), [
+    ("<sql>\nSELECT a FROM t WHERE x = 1\n</sql>", "SELECT a FROM t WHERE x = 1"),
+    ("Answer:\n<SQL>SELECT COUNT(*) FROM t</SQL>\nDone.", "SELECT COUNT(*) FROM t"),
+    ("You can get this with `SELECT a, b FROM t ORDER BY a DESC LIMIT 3`, which reads from `t`.",
+     "SELECT a, b FROM t ORDER BY a DESC LIMIT 3"),
+])
+def test_sql_in_tags_or_an_inline_code_span_is_found(reply: str, sql: str) -> None:
+    assert extract_sql(reply) == sql

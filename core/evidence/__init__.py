@@ -16,10 +16,12 @@ may rewrite its query (``AskPipeline._review``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._arithmetic import count_evidence, division_evidence
-from core.evidence._common import Execute
+from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import completion_evidence
 from core.evidence._joins import join_evidence, join_key_evidence
@@ -32,9 +34,17 @@ __all__ = ["check_answer", "completion_evidence", "count_evidence", "division_ev
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
-                 written: str | None = None) -> tuple[list[str], list[Alternative]]:
-    """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs."""
+                 written: str | None = None, others: Sequence[str] = ()) -> tuple[list[str], list[Alternative]]:
+    """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs,
+    ``others`` the other queries of the model's reply (offered when their rows differ)."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
+    for other in others[:2]:
+        found = other_rows(other, schema, execute, result)
+        if found is not None:
+            why = (f"The model's reply held another query, which gives {difference(result.rows, found[1].rows)}; "
+                   "Cairn ran the last one written for this database.")
+            notes.append(why)
+            alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), value_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),

@@ -36,6 +36,8 @@ _OTHER_KEYWORDS = (
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
 _CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d")
+_TAGGED = re.compile(r"<(sql|query|answer)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>
+_INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
@@ -118,16 +120,20 @@ def _is_query(sql: str) -> bool:
 
 
 def _sql_blocks(text: str) -> list[str]:
-    return [m.group(2) for m in _FENCE.finditer(text) if m.group(1).lower() in _SQL_LANGS]
+    fenced = [m.group(2) for m in _FENCE.finditer(text) if m.group(1).lower() in _SQL_LANGS]
+    return fenced or [m.group(2) for m in _TAGGED.finditer(text)]
 
 
 def _regions(text: str) -> list[str]:
-    """Where to look, best first: SQL-looking fenced blocks, other fenced blocks, then the whole reply."""
+    """Where to look, best first: SQL-looking fenced blocks, other fenced blocks, ``<sql>…</sql>`` tags, inline
+    code spans that start with a query word ("You can get this with `SELECT …`, which…"), then the whole reply."""
     sql_blocks: list[str] = []
     other_blocks: list[str] = []
     for match in _FENCE.finditer(text):
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(match.group(2))
-    return [*sql_blocks, *other_blocks, text]
+    tagged = [m.group(2) for m in _TAGGED.finditer(text)]
+    inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
+    return [*sql_blocks, *other_blocks, *tagged, *inline, text]
 
 
 def _starts(text: str) -> list[tuple[int, bool]]:
