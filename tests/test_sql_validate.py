@@ -861,3 +861,27 @@ def test_a_qualified_name_quoted_as_one_identifier_is_split() -> None:
     assert out.sql == "SELECT c.make FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id WHERE s.id IS NULL"
     joined = check('SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON s.car_id = "c.id"', schema, "sqlite")
     assert joined.sql == "SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON s.car_id = c.id"
+
+
+def test_an_alias_the_model_never_declared_is_the_table_it_abbreviates() -> None:
+    """``s.id`` with ``FROM sales JOIN salespersons sp``: sales got no alias, and s abbreviates it (sp is taken)."""
+    sales = Table("sales", (Column("id", "INTEGER"), Column("salesperson_id", "INTEGER")), primary_key=("id",))
+    people = Table("salespersons", (Column("id", "INTEGER"), Column("name", "TEXT")), primary_key=("id",))
+    link = Table("domain_author", (Column("did", "INTEGER"), Column("aid", "INTEGER")))
+    author = Table("author", (Column("aid", "INTEGER"), Column("name", "TEXT")))
+    schema = Schema("sqlite", (sales, people, link, author))
+    assert check("SELECT sp.name, COUNT(s.id) FROM sales JOIN salespersons sp ON s.salesperson_id = sp.id "
+                 "GROUP BY sp.name", schema, "sqlite").sql.startswith("SELECT sp.name, COUNT(sales.id) FROM sales")
+    assert "domain_author.aid = a.aid" in check("SELECT a.name FROM author a JOIN domain_author ON da.aid = a.aid",
+                                                schema, "sqlite").sql
+    with pytest.raises(SQLValidationError):  # x abbreviates neither: not guessed
+        check("SELECT x.id FROM sales JOIN salespersons sp ON sales.salesperson_id = sp.id", schema, "sqlite")
+
+
+def test_oracle_rownum_is_a_limit() -> None:
+    from core.sql import guard
+
+    assert guard("SELECT name FROM t WHERE ROWNUM <= 3 ORDER BY n DESC", "sqlite").sql == (
+        "SELECT name FROM t ORDER BY n DESC LIMIT 3")
+    assert guard("SELECT name FROM t WHERE x = 1 AND ROWNUM < 6", "postgres").sql == (
+        "SELECT name FROM t WHERE x = 1 LIMIT 5")

@@ -10,6 +10,7 @@ share is qualified with the first when the join equates them.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from sqlglot import exp
@@ -120,6 +121,10 @@ class _Repairer:
             owners = [s for s in local if s.has(col.this, self.dialect) is not None]
             if len(owners) == 1:
                 self._set_qualifier(col, owners[0])
+                return
+            meant = _undeclared_alias(qualifier.this, owners)
+            if meant is not None:  # ``s.id`` with ``FROM sales JOIN salespersons sp``: the alias sales never got
+                self._set_qualifier(col, meant)
                 return
             raise SQLValidationError(
                 f"Unknown table or alias {qualifier.sql()} in {col.sql(dialect=self.dialect)}; "
@@ -275,6 +280,20 @@ class _Repairer:
             ident = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
             col.set("table", ident)
             self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}{AMBIGUOUS_FIX}")
+
+
+def _undeclared_alias(qualifier: str, owners: list[Source]) -> Source | None:
+    """Of the sources holding the column, the one table written without an alias whose name the qualifier
+    abbreviates (its first letters, or the initials of its words: ``da`` for domain_author); None unless exactly one."""
+    q = qualifier.lower()
+    fits = []
+    for src in owners:
+        if src.table is None or src.key.lower() != src.table.name.lower():
+            continue  # it has an alias of its own: the model would have used that
+        words = [w for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", src.table.name) if w]
+        if src.table.name.lower().startswith(q) or "".join(w[0] for w in words).lower() == q:
+            fits.append(src)
+    return fits[0] if len(fits) == 1 else None
 
 
 def _using_columns(scope: Scope) -> set[str]:

@@ -75,8 +75,30 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     notes: list[str] = []
     if tree.find(exp.Select) is None:
         return notes
+    _rownum(tree, notes)
     if is_postgres_like(target):
         _postgres(tree, notes)
     elif target == "sqlite":
         _sqlite(tree, notes)
     return notes
+
+
+def _rownum(tree: exp.Expression, notes: list[str]) -> None:
+    """Oracle's ``WHERE ROWNUM <= n`` (a top-level condition, no LIMIT written): ``LIMIT n``. Oracle numbers rows
+    before ORDER BY; a model writing it for another database means the first n of the ordered result."""
+    for select in list(tree.find_all(exp.Select)):
+        where = select.args.get("where")
+        if where is None or select.args.get("limit") is not None:
+            continue
+        conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        for cond in conjuncts:
+            if not isinstance(cond, (exp.LTE, exp.LT)) or not isinstance(cond.this, exp.Column):
+                continue
+            if cond.this.name.upper() != "ROWNUM" or cond.this.table or not cond.expression.is_int:
+                continue
+            n = int(cond.expression.name) - (1 if isinstance(cond, exp.LT) else 0)
+            rest = [c for c in conjuncts if c is not cond]
+            select.set("where", exp.Where(this=exp.and_(*[c.copy() for c in rest])) if rest else None)
+            select.set("limit", exp.Limit(expression=exp.Literal.number(max(n, 0))))
+            notes.append(f"ROWNUM <= {n} -> LIMIT {n}")
+            break
