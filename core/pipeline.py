@@ -31,6 +31,7 @@ from core.errors import (
     LLMReplyError,
     NoAnswer,
     QueryFailed,
+    QueryTimeout,
     SQLRejected,
     SQLValidationError,
 )
@@ -266,10 +267,18 @@ class AskPipeline:
         return validated.sql
 
     def _evidence_run(self, run: _Run) -> Callable[[str], QueryResult]:
-        """Runs an evidence query under the answer's limits but a short timeout: a stalled server never makes a
-        check take longer than the answer it checks, twice over."""
-        limits = replace(self.limits, timeout_s=min(self.limits.timeout_s, 2 * JOIN_CHECK_MAX_S))
-        return lambda sql: self.database.execute(sql, limits=limits, cancel=run.cancel)
+        """Runs evidence queries under the answer's limits but short timeouts, all of them together within twice
+        the time of a quick answer: a stalled server or many checks never make a check outlast the answer."""
+        deadline = time.monotonic() + 2 * JOIN_CHECK_MAX_S
+
+        def execute(sql: str) -> QueryResult:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise QueryTimeout("no time left for evidence queries")
+            limits = replace(self.limits, timeout_s=min(self.limits.timeout_s, left))
+            return self.database.execute(sql, limits=limits, cancel=run.cancel)
+
+        return execute
 
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):

@@ -12,7 +12,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, difference, other_rows, parse
+from core.evidence._common import Execute, offer, parse
 from core.schema import Schema
 from core.sql import schema_mapping
 
@@ -52,13 +52,9 @@ def division_evidence(sql: str, result: QueryResult, schema: Schema,
     decimal = "REAL" if schema.dialect == "sqlite" else "NUMERIC"
     for div in whole:
         div.set("this", exp.Cast(this=div.this.copy(), to=exp.DataType.build(decimal)))
-    found = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result)
-    if found is None:
-        return [], []
-    other_sql, other = found
-    why = (f"{shown} divides whole numbers, so the fraction is dropped (7 / 2 gives 3); kept as a fraction, "
-           f"{difference(result.rows, other.rows)}.")
-    return [why + " See the other query below the answer."], [Alternative("Keep the fraction", other_sql, why)]
+    return offer(tree.sql(dialect=schema.dialect), "Keep the fraction", lambda how: (
+        f"{shown} divides whole numbers, so the fraction is dropped (7 / 2 gives 3); kept as a fraction, {how}."),
+        schema, execute, result)
 
 
 def count_evidence(sql: str, result: QueryResult, schema: Schema,
@@ -81,12 +77,10 @@ def count_evidence(sql: str, result: QueryResult, schema: Schema,
             if column is not None:
                 said.append(f"COUNT(*) counts one row for each row the LEFT JOIN finds no {column.table} for")
                 count.set("this", column)
-    found = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result) if said else None
-    if found is None:
+    if not said:
         return [], []
-    other_sql, other = found
-    why = f"{'; '.join(said)}: counting only the matches, {difference(result.rows, other.rows)}."
-    return [why + " See the other query below the answer."], [Alternative("Count only the matches", other_sql, why)]
+    return offer(tree.sql(dialect=schema.dialect), "Count only the matches",
+                 lambda how: f"{'; '.join(said)}: counting only the matches, {how}.", schema, execute, result)
 
 
 def _never_null(node: exp.Expression | None) -> bool:

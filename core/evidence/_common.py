@@ -12,12 +12,13 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from core.answer import Alternative
 from core.databases import QueryResult
 from core.errors import CairnError
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["Execute", "Rows", "difference", "other_rows", "owner", "parse", "rows_word", "same"]
+__all__ = ["Execute", "Rows", "difference", "offer", "other_rows", "owner", "parse", "rows_word", "same"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,16 @@ def other_rows(sql: str, schema: Schema, execute: Execute, result: QueryResult, 
     if ordered and list(map(_key, other.rows)) != list(map(_key, result.rows)):
         return other_sql, other
     return None if same(result.rows, other.rows) else (other_sql, other)
+
+
+def offer(sql: str, label: str, why: Callable[[str], str], schema: Schema, execute: Execute, result: QueryResult, *,
+          ordered: bool = False) -> tuple[list[str], list[Alternative]]:
+    """Run the other query; when its rows differ, the note ``why(how they differ)`` and the one-click alternative."""
+    found = other_rows(sql, schema, execute, result, ordered=ordered)
+    if found is None:
+        return [], []
+    text = why(difference(result.rows, found[1].rows))
+    return [text + " See the other query below the answer."], [Alternative(label, found[0], text)]
 
 
 def same(a: Rows, b: Rows) -> bool:

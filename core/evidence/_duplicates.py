@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, difference, other_rows, owner, parse, rows_word
+from core.evidence._common import Execute, offer, owner, parse, rows_word
 from core.schema import Schema
 
 __all__ = ["duplicate_evidence"]
@@ -58,12 +58,10 @@ def duplicate_evidence(sql: str, result: QueryResult, schema: Schema,
         group.append("expressions", exp.column(found[0].primary_key[0], table=qualifier or None))
         said.append(f"GROUP BY {key.sql(dialect=schema.dialect)} puts every {found[0].name} of the same "
                     f"{found[1].name} in one group")
-    found_rows = other_rows(changed.sql(dialect=schema.dialect), schema, execute, result) if said else None
-    if found_rows is None:
+    if not said:
         return [], []
-    other_sql, other = found_rows
-    why = f"{'; '.join(said)}: otherwise, {difference(result.rows, other.rows)}."
-    return [why + " See the other query below the answer."], [Alternative("Count each once", other_sql, why)]
+    return offer(changed.sql(dialect=schema.dialect), "Count each once",
+                 lambda how: f"{'; '.join(said)}: otherwise, {how}.", schema, execute, result)
 
 
 def _fanned_out(select: exp.Select, key: exp.Column, schema: Schema) -> bool:

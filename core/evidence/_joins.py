@@ -7,7 +7,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, difference, other_rows, parse
+from core.evidence._common import Execute, difference, offer, other_rows, parse
 from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
 from core.sql import joins_adding_no_column
@@ -71,12 +71,10 @@ def join_key_evidence(sql: str, result: QueryResult, schema: Schema,
             said.append(f"{on.sql(dialect=schema.dialect)} joins {ta.name} and {tb.name} on columns the schema does "
                         f"not relate; it relates them by {ta.name}.{col_a} = {tb.name}.{col_b}")
             join.set("on", new)
-    found = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result) if said else None
-    if found is None:
+    if not said:
         return [], []
-    other_sql, other = found
-    why = f"{'; '.join(said)}. Joined on that key, {difference(result.rows, other.rows)}."
-    return [why + " See the other query below the answer."], [Alternative("Joined on the schema's key", other_sql, why)]
+    return offer(tree.sql(dialect=schema.dialect), "Joined on the schema's key",
+                 lambda how: f"{'; '.join(said)}. Joined on that key, {how}.", schema, execute, result)
 
 
 def _relations(child: Table, parent: Table) -> list[tuple[str, str]]:

@@ -6,7 +6,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, difference, other_rows, owner, parse
+from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Column, Schema
 from core.sql import as_number, holds_numbers_as_text
 
@@ -30,14 +30,12 @@ def order_evidence(sql: str, result: QueryResult, schema: Schema,
         if column is not None:
             col.replace(as_number(col, column))
             cast.append(column.name)
-    found = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result, ordered=True) if cast else None
-    if found is None:
+    if not cast:
         return [], []
-    other_sql, other = found
     names = ", ".join(dict.fromkeys(cast))
-    why = (f"{names} holds numbers stored as text, so this answer orders them as text ('9' after '100'); read as "
-           f"numbers, {difference(result.rows, other.rows)}.")
-    return [why + " See the other query below the answer."], [Alternative(f"Read {names} as numbers", other_sql, why)]
+    return offer(tree.sql(dialect=schema.dialect), f"Read {names} as numbers", lambda how: (
+        f"{names} holds numbers stored as text, so this answer orders them as text ('9' after '100'); read as "
+        f"numbers, {how}."), schema, execute, result, ordered=True)
 
 
 def _numbers_as_text(col: exp.Column, tree: exp.Expression, schema: Schema) -> Column | None:

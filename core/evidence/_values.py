@@ -6,7 +6,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, difference, other_rows, owner, parse
+from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Schema
 
 __all__ = ["value_evidence"]
@@ -43,9 +43,7 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
             continue
         said.append(f"{column.sql(dialect=schema.dialect)} holds '{same[0]}', not '{literal.this}'")
         literal.replace(exp.Literal.string(same[0]))
-    found_rows = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result) if said else None
-    if found_rows is None:
+    if not said:
         return [], []
-    other_sql, other = found_rows
-    why = f"{'; '.join(said)}: spelled as the data spells it, {difference(result.rows, other.rows)}."
-    return [why + " See the other query below the answer."], [Alternative("As the data spells it", other_sql, why)]
+    return offer(tree.sql(dialect=schema.dialect), "As the data spells it",
+                 lambda how: f"{'; '.join(said)}: spelled as the data spells it, {how}.", schema, execute, result)
