@@ -38,7 +38,8 @@ from core.errors import (
 from core.fallback import fallback_sql
 from core.feedback import ExamplesProvider
 from core.llm import LLM
-from core.memory import Recall, apply_presentation, enforce_filters, usable_forms
+from core.memory import Recall
+from core.apply_memory import apply_memories
 from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
@@ -90,11 +91,6 @@ class _Run:
         if sql:
             self.rejected_sql = sql
         self.rejected_reason = reason
-
-
-# Presentation preferences that do not apply for an obvious reason: the answer is one value, or the question
-# chose its own order or row count. Other reasons are shown in a note.
-_EXPECTED_SKIPS = ("the answer is a single", "the answer sets its own", "the answer is not a plain query")
 
 
 class AskPipeline:
@@ -217,54 +213,29 @@ class AskPipeline:
         guarded = guard(sql, schema.dialect)
         return guarded.sql, guarded.expression
 
-    def validate(self, expression: object, schema: Schema) -> Validated:
-        return validate(expression, schema, schema.dialect)  # type: ignore[arg-type]
+    def validate(self, expression: object, schema: Schema, run: _Run | None = None) -> Validated:
+        probe = self._join_probe(run, schema) if run is not None else None
+        return validate(expression, schema, schema.dialect, join_matches=probe)  # type: ignore[arg-type]
+
+    def _join_probe(self, run: _Run, schema: Schema) -> Callable[[str], bool | None]:
+        """Whether a bounded join query finds a row (None: it could not tell), guarded like every query."""
+        execute = self._evidence_run(run)
+
+        def matches(sql: str) -> bool | None:
+            try:
+                return bool(execute(self.guard(sql, schema)[0]).rows)
+            except CairnError:
+                return None
+
+        return matches
 
     def apply_memory(self, run: _Run, validated: Validated, schema: Schema) -> str:
         """Enforce standing preference filters on every SELECT that reads their table; note what applied."""
-        recall = run.recall
-        run.notes.extend(recall.held_notes() if recall is not None else ())
-        if recall is None or not (recall.memories or recall.standing):
-            return validated.sql
-        filters, notes = usable_forms(recall.filters(), schema)
-        run.notes.extend(notes)
-        skip = recall.metric_columns()
-        outcome = enforce_filters(validated.expression, [spec for _, spec in filters], schema.dialect,
-                                  today=self._today(), skip_columns=skip)
-        applied_ids = set()
-        for index in (*outcome.added, *outcome.present):
-            applied_ids.add(filters[index][0].memory.id)
-        for index in sorted(set(outcome.overridden) - set(outcome.added) - set(outcome.present)):  # not added anywhere
-            memory = filters[index][0].memory
-            run.notes.append(
-                f"Your saved preference \"{memory.content}\" was not added: the question sets "
-                f"{filters[index][1].get('table')}.{filters[index][1].get('column')} itself."
-            )
-        for index in outcome.skipped:
-            memory = filters[index][0].memory
-            run.notes.append(
-                f"Your saved preference \"{memory.content}\" was not applied: a metric in this question defines "
-                f"its own conditions on {filters[index][1].get('table')}.{filters[index][1].get('column')}, and a "
-                "metric's own conditions win inside its expression."
-            )
-        shown, notes = usable_forms(recall.presentation(), schema)
-        run.notes.extend(notes)
-        shaped = apply_presentation(outcome.expression, [spec for _, spec in shown], schema.dialect)
-        for index in shaped.applied:
-            applied_ids.add(shown[index][0].memory.id)
-        unexpected = [(shown[index][0].memory.content, reason) for index, reason in shaped.skipped
-                      if not reason.startswith(_EXPECTED_SKIPS)]  # fmt: skip
-        if unexpected:  # a list answer the saved sort, limit or columns could not shape: say why
-            run.notes.append("Saved preferences not applied to this answer: " + "; ".join(
-                f'"{content}" ({reason})' for content, reason in unexpected) + ".")
-        run.applied = [
-            AppliedMemory(r.memory.id, r.memory.category, r.memory.content, r.similarity, r.reason)
-            for r in (*recall.memories, *recall.standing)
-            if r.kind not in ("filter", "presentation") or r.memory.id in applied_ids
-        ]
-        if outcome.added or shaped.applied:
-            return shaped.expression.sql(dialect=schema.dialect)
-        return validated.sql
+        applied = apply_memories(run.recall, validated, schema, self._today())
+        run.notes.extend(applied.notes)
+        if applied.applied is not None:
+            run.applied = list(applied.applied)
+        return applied.sql
 
     def _evidence_run(self, run: _Run) -> Callable[[str], QueryResult]:
         """Runs evidence queries under the answer's limits but short timeouts, all of them together within twice
@@ -299,7 +270,7 @@ class AskPipeline:
         with run.stage("guard"):
             guarded_sql, expression = self.guard(sql, schema)
         with run.stage("validate"):
-            validated = self.validate(expression, schema)
+            validated = self.validate(expression, schema, run)
         if validated.as_written is not None:
             validated = self._no_harm(run, validated, schema)
         fixes = validated.fixes

@@ -21,7 +21,7 @@ from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
-from core.sql.repair import quote_keywords, strip_joins
+from core.sql.repair import JoinMatches, quote_keywords, repair_join_keys, strip_joins
 from core.sql.repair import repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -59,14 +59,16 @@ def schema_mapping(schema: Schema) -> dict[str, object]:
     return out
 
 
-def validate(expression: exp.Expression, schema: Schema, dialect: str) -> Validated:
+def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
+             join_matches: JoinMatches | None = None) -> Validated:
     """Check every table and column of ``expression`` against ``schema`` and repair what is surely meant.
 
     ``expression`` is not changed. Raises :class:`SQLValidationError` when a name cannot be repaired.
+    ``join_matches`` runs the bounded queries some join repairs need on a lenient database (see ``_join_keys``).
     """
     if dialect_info(dialect) is None:
         raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}: a backend must use a dialect of core.dialects")
-    repaired = _validate(expression, schema, dialect, complete_groups=True)
+    repaired = _validate(expression, schema, dialect, complete_groups=True, join_matches=join_matches)
     grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
     if dialect != "sqlite" or not grouped:
         return repaired  # PostgreSQL rejects an ungrouped column: completing GROUP BY changes no running query
@@ -76,7 +78,7 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str) -> Valida
         # already runs correctly, so the completion is no change of a right answer (the lone MIN/MAX idiom is
         # left alone by the repair).
         return repaired
-    as_written = _validate(expression, schema, dialect, complete_groups=False)
+    as_written = _validate(expression, schema, dialect, complete_groups=False, join_matches=join_matches)
     return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped)
 
 
@@ -91,12 +93,14 @@ def _had_group_where_added(before: exp.Expression, after: exp.Expression) -> boo
                for old, new in zip(olds, news, strict=True))
 
 
-def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, complete_groups: bool) -> Validated:
+def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, complete_groups: bool,
+              join_matches: JoinMatches | None = None) -> Validated:
     tree = expression.copy()
     fixes: list[str] = []
     try:
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes)
+        repair_join_keys(tree, schema, dialect, fixes, join_matches)
         repair_columns(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)

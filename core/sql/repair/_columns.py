@@ -19,6 +19,7 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema
+from core.sql.repair._join_keys import self_comparison
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
 from core.sql.repair._scope import (
@@ -140,7 +141,7 @@ class _Repairer:
             self._set_name(col, spelled)
             return
         owners = [s for s in local if s is not src and s.has(col.this, self.dialect) is not None]
-        if len(owners) == 1:  # qualified with the wrong alias
+        if len(owners) == 1 and not self_comparison(col, owners[0].key):  # qualified with the wrong alias
             self._set_qualifier(col, owners[0])
             return
         best, near = pick(col.name, self._typed(col, [Candidate(c, src, src.context) for c in src.columns]))
@@ -148,7 +149,7 @@ class _Repairer:
             self._set_name(col, best.name)
             return
         owners = [s for s in local if s is not src and self._spelling(col.name, [s]) is not None]
-        if len(owners) == 1:
+        if len(owners) == 1 and not self_comparison(col, owners[0].key):
             self._set_qualifier(col, owners[0], self._spelling(col.name, owners))
             return
         raise self._fail(col, [src], near)

@@ -5,6 +5,9 @@ PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS 
 ``LOWER()`` of a sort key; SQLite's ``julianday(x)`` -> the same number from the epoch.
 SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
 NULL as empty; SQLite before 3.44 has no CONCAT).
+Every dialect: ``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
+rejects it; written back it would become a comma join no later check could tell from one meant so); the validator
+then gives it the schema's key or says it has none.
 Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
 running query changes.
 """
@@ -76,6 +79,11 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     if tree.find(exp.Select) is None:
         return notes
     _rownum(tree, notes)
+    for join in tree.find_all(exp.Join):
+        bare = "pivots" in join.args and not any(join.args.get(k) for k in ("on", "using", "method", "side")) and (
+            join.args.get("kind") or "INNER").upper() == "INNER"
+        if bare and not isinstance(join.this, (exp.Lateral, exp.Unnest)):
+            join.set("on", exp.true())
     if is_postgres_like(target):
         _postgres(tree, notes)
     elif target == "sqlite":

@@ -1,0 +1,311 @@
+"""Join conditions the schema can settle: a key guessed by convention, USING on a column one side lacks, a JOIN
+written without its condition.
+
+Small models guess join keys (``c.id`` where customers' key is ``customer_id``, ``c.customer_id`` where it is
+``id``), write ``USING (x)`` although only one side has ``x``, or drop ``ON`` altogether. Standard SQL rejects each
+of these; SQLite and MySQL read the last one as a cross join and answer with every pair of rows. The condition is
+rebuilt only from what the schema says, and only when exactly one column fits:
+
+1. a key between the two tables the schema knows (declared, or inferred from names and checked on the data) with the
+   intact side at one end: the other end;
+2. else the column of the same name as the intact side (never a bare ``id``: ``a.id = b.id`` is the classic guess;
+   for a JOIN without condition, only a name that identifies a row of one table or names it, ``course_id``);
+3. else the table's key when the intact column names that table (``customer_id`` onto customers), or a column
+   naming the intact side's table when the intact column is that table's key (``users.uid`` onto
+   ``notifications.user_id``);
+
+always of a kind (number, text, date) that can equal the intact side. An equality of a number column with a text
+or date column (``flight.flight_id = airline.airline_code``) is rejected by PostgreSQL and standard SQL; SQLite and
+MySQL run it and match nothing, or match by accident. It is repaired when exactly one of its two sides can be
+replaced by the rules above, and on a lenient database only once a bounded query shows that the condition as
+written matches no pair of rows (a text column holding numbers that do match is a join that works). When no single
+column fits, a JOIN without
+its condition onto a table is an error that says so (never a cross join); the other faults are left to the column
+repair, which names the closest columns. A comparison of a column with itself is never produced.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from core.dialects import is_postgres_like
+from core.errors import SQLValidationError
+from core.schema import Column, Schema, Table
+from core.sql.repair._names import identifier, tokens
+from core.sql.repair._scope import Source, find_source, scope_sources, scopes
+from core.sql.repair._text_numbers import holds_numbers_as_text
+from core.sql.repair._types import kind_of
+
+__all__ = ["JoinMatches", "join_candidates", "repair_join_keys", "self_comparison"]
+
+# Runs a bounded query (``SELECT 1 FROM a JOIN b ON … LIMIT 1``) under the read-only guard: True when it finds a row,
+# False when none, None when it could not tell (failed, timed out).
+JoinMatches = Callable[[str], "bool | None"]
+
+logger = logging.getLogger(__name__)
+
+_KEY_WORDS = frozenset({"id", "no", "num", "nr", "number", "code", "key"})
+
+
+def _same_table(a: Table, b: Table) -> bool:
+    return a.qualified_name.lower() == b.qualified_name.lower()
+
+
+def _refers(fk_table: str, table: Table) -> bool:
+    name = fk_table.lower()
+    return name in (table.qualified_name.lower(), table.name.lower()) or name.split(".")[-1] == table.name.lower()
+
+
+def _keys(table: Table) -> list[str]:
+    """The columns that identify a row of ``table``: its one-column primary key, else a column called ``id`` or the
+    table's initial and ``id`` (``aid`` on author, ``jid`` on journal)."""
+    if len(table.primary_key) == 1:
+        return [table.primary_key[0]]
+    initial = table.name[:1].lower()
+    return [c.name for c in table.columns if c.name.lower() in ("id", f"{initial}id", f"{initial}_id")]
+
+
+def _names_table(column: str, table: Table) -> bool:
+    """``customer_id`` / ``customerNo`` names customers: the column's words are the table's, then a key word."""
+    words = tokens(column)
+    return len(words) >= 2 and words[-1] in _KEY_WORDS and words[:-1] == tokens(table.name)
+
+
+def _key_of_either(name: str, a: Table, b: Table) -> bool:
+    """A column both tables have is their join key when it identifies a row of one of them or names one of them
+    (``course_id`` in course and course_offering)."""
+    return any(name.lower() in (k.lower() for k in _keys(t)) or _names_table(name, t) for t in (a, b))
+
+
+def _kinds_agree(a: str | None, b: str | None) -> bool:
+    ka, kb = kind_of(a or ""), kind_of(b or "")
+    return ka is None or kb is None or ka == kb or {ka, kb} == {"text", "date"}
+
+
+def join_candidates(table: Table, other: Table, other_column: str) -> list[str]:
+    """Columns of ``table`` that ``other.other_column`` may join onto, by the rules of the module docstring."""
+    intact = other.column(other_column)
+    if intact is None or _same_table(table, other):
+        return []
+    by_key = [fk.ref_columns[0] for fk in other.foreign_keys
+              if len(fk.columns) == 1 and fk.columns[0].lower() == intact.name.lower() and _refers(fk.ref_table, table)]
+    by_key += [fk.columns[0] for fk in table.foreign_keys
+               if len(fk.columns) == 1 and fk.ref_columns[0].lower() == intact.name.lower()
+               and _refers(fk.ref_table, other)]
+    if by_key:
+        found = list(dict.fromkeys(by_key))
+    else:
+        found = []
+        same = table.column(intact.name)
+        if same is not None and tokens(intact.name) != ("id",):
+            found.append(same.name)
+        if _names_table(intact.name, table):
+            found += _keys(table)
+        if intact.name in _keys(other):
+            found += [c.name for c in table.columns if _names_table(c.name, other)]
+    out = []
+    for name in dict.fromkeys(found):
+        column = table.column(name)
+        if column is not None and _kinds_agree(column.type, intact.type):
+            out.append(column.name)
+    return out
+
+
+def self_comparison(col: exp.Column, qualifier: str) -> bool:
+    """Whether qualifying ``col`` with ``qualifier`` would make a join's ON equality compare two columns of one
+    table (``s.customer_id = s.customer_id`` is true of every row: the join becomes a cross join)."""
+    parent = col.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    join = col.find_ancestor(exp.Join)
+    if not isinstance(parent, exp.EQ) or join is None or col.find_ancestor(exp.Select) is not join.parent:
+        return False
+    if not any(node is parent for node in (join.args.get("on") or exp.true()).walk()):
+        return False
+    other = parent.expression if parent.this is col else parent.this
+    return isinstance(other, exp.Column) and other.table.lower() == qualifier.lower()
+
+
+class _Joins:
+    def __init__(self, schema: Schema, dialect: str, fixes: list[str], join_matches: JoinMatches | None) -> None:
+        self.schema, self.dialect, self.fixes = schema, dialect, fixes
+        self.join_matches = join_matches
+
+    def scope(self, scope: Scope) -> None:
+        joins = scope.expression.args.get("joins") or []
+        if not joins:
+            return
+        local = scope_sources(scope, self.schema, self.dialect)
+        for join in joins:
+            on = join.args.get("on")
+            if _missing_condition(join):
+                self.missing(join, local)
+            elif on is not None:
+                for cond in on.flatten() if isinstance(on, exp.And) else [on]:
+                    cond = cond.unnest() if isinstance(cond, exp.Paren) else cond
+                    if isinstance(cond, exp.EQ):
+                        self.equality(cond, local)
+            elif join.args.get("using"):
+                self.using(join, local)
+
+    def _source(self, col: exp.Column, local: list[Source]) -> Source | None:
+        if not col.table:
+            return None
+        src = find_source(exp.to_identifier(col.table), local)
+        if src is None:
+            named = [s for s in local if s.table is not None and s.table.name.lower() == col.table.lower()]
+            src = named[0] if len(named) == 1 else None
+        return src if src is not None and src.table is not None else None
+
+    def equality(self, cond: exp.EQ, local: list[Source]) -> None:
+        """``a.x = b.y`` where one side's table has no such column and no other source of the query has it but
+        the intact side's own: the column the schema says ``b.y`` joins onto."""
+        left, right = cond.this, cond.expression
+        if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+            return
+        a, b = self._source(left, local), self._source(right, local)
+        if a is None or b is None or a is b:
+            return
+        assert a.table is not None and b.table is not None
+        ca, cb = a.table.column(left.name), b.table.column(right.name)
+        if ca is not None and cb is not None:
+            self.mismatch(cond, (left, a, ca), (right, b, cb))
+            return
+        for bad, bad_src, good, good_src in ((left, a, right, b), (right, b, left, a)):
+            assert bad_src.table is not None and good_src.table is not None
+            if bad_src.table.column(bad.name) is not None or good_src.table.column(good.name) is None:
+                continue
+            elsewhere = [s for s in local if s is not bad_src and s.has(bad.name, self.dialect) is not None]
+            if any(s is not good_src for s in elsewhere):
+                return  # a column of a third table under the wrong alias: the column repair's case
+            found = join_candidates(bad_src.table, good_src.table, good_src.table.column(good.name).name)  # type: ignore[union-attr]
+            if len(found) != 1:
+                return
+            before = cond.sql(dialect=self.dialect)
+            bad.set("this", identifier(found[0], self.dialect))
+            self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (the key the schema gives)")
+            return
+
+    def mismatch(self, cond: exp.EQ, *sides: tuple[exp.Column, Source, Column]) -> None:
+        """``a.x = b.y`` of a number and a text or date column: the one side the schema can replace."""
+        (_, _, ca), (_, _, cb) = sides
+        kinds = {kind_of(ca.type or ""), kind_of(cb.type or "")}
+        if "number" not in kinds or not kinds & {"text", "date"} or any(holds_numbers_as_text(c) for c in (ca, cb)):
+            return
+        options = []
+        for (bad, bad_src, _), (_, good_src, good) in (sides, sides[::-1]):
+            assert bad_src.table is not None and good_src.table is not None
+            if good_src.table.column(good.name) is not None:
+                options += [(bad, name) for name in join_candidates(bad_src.table, good_src.table, good.name)]
+        if len(options) != 1:
+            return
+        if not is_postgres_like(self.dialect) and self._matches_as_written(sides) is not False:
+            return  # a lenient database may join them as written: keep it unless it surely matches nothing
+        bad, name = options[0]
+        before = cond.sql(dialect=self.dialect)
+        bad.set("this", identifier(name, self.dialect))
+        self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (it compared a number with a "
+                          "text; the key the schema gives)")
+
+    def _matches_as_written(self, sides: tuple[tuple[exp.Column, Source, Column], ...]) -> bool | None:
+        if self.join_matches is None:
+            return None
+        (_, a, ca), (_, b, cb) = sides
+        left, right = a.node.copy(), b.node.copy()
+        if not isinstance(left, exp.Table) or not isinstance(right, exp.Table):
+            return None
+        left.set("alias", exp.TableAlias(this=exp.to_identifier("l")))
+        right.set("alias", exp.TableAlias(this=exp.to_identifier("r")))
+        on = exp.EQ(this=exp.column(identifier(ca.name, self.dialect), table="l"),
+                    expression=exp.column(identifier(cb.name, self.dialect), table="r"))
+        probe = exp.select("1").from_(left).join(right, on=on).limit(1)
+        return self.join_matches(probe.sql(dialect=self.dialect))
+
+    def using(self, join: exp.Join, local: list[Source]) -> None:
+        """``JOIN b USING (x)`` where one side lacks ``x``: ON with the column the schema gives that side."""
+        names = [i.name for i in join.args["using"]]
+        if len(names) != 1:
+            return
+        new = next((s for s in local if s.node is join.this), None)
+        if new is None or new.table is None:
+            return
+        earlier = [s for s in local if s.order < new.order and s.table is not None]
+        holders = [s for s in earlier if s.has(names[0], self.dialect) is not None]
+        mine = new.has(names[0], self.dialect)
+        if (mine is None) == (not holders):
+            return  # both sides have it (fine), or neither does (nothing to stand on)
+        if mine is None:
+            if len(holders) != 1:
+                return
+            other = holders[0]
+            assert other.table is not None
+            theirs = other.has(names[0], self.dialect) or names[0]
+            found = join_candidates(new.table, other.table, theirs)
+            pair = (theirs, found[0]) if len(found) == 1 else None
+        else:
+            options = [(s, c) for s in earlier for c in join_candidates(s.table, new.table, mine)]  # type: ignore[arg-type]
+            pair, other = ((options[0][1], mine), options[0][0]) if len(options) == 1 else (None, None)  # type: ignore[assignment]
+        if pair is None or other is None:
+            return
+        self._set_on(join, other, pair[0], new, pair[1], f"USING ({names[0]})")
+
+    def missing(self, join: exp.Join, local: list[Source]) -> None:
+        """``FROM a JOIN b`` with no condition: the one key the schema gives between b and an earlier table, else an
+        error (standard SQL rejects it; SQLite would pair every row with every row)."""
+        new = next((s for s in local if s.node is join.this), None)
+        if new is None or new.table is None:
+            return  # a derived table or CTE (often one row of totals): left as written
+        earlier = [s for s in local if s.order < new.order and s.table is not None]
+        options = []
+        for s in earlier:
+            assert s.table is not None
+            relations = [(fk.columns[0], fk.ref_columns[0]) for fk in s.table.foreign_keys
+                         if len(fk.columns) == 1 and _refers(fk.ref_table, new.table)]
+            relations += [(fk.ref_columns[0], fk.columns[0]) for fk in new.table.foreign_keys
+                          if len(fk.columns) == 1 and _refers(fk.ref_table, s.table)]
+            if not relations:
+                shared = {c.name.lower(): c.name for c in s.table.columns}
+                relations = [(shared[c.name.lower()], c.name) for c in new.table.columns if c.name.lower() in shared
+                             and tokens(c.name) != ("id",) and _key_of_either(c.name, s.table, new.table)]
+            options += [(s, mine, theirs) for mine, theirs in dict.fromkeys(relations)]
+        if len(options) != 1:
+            tables = ", ".join(s.key for s in earlier) or "the table before it"
+            raise SQLValidationError(
+                f"JOIN {new.key} has no ON condition, and the schema does not say how {new.key} joins {tables}",
+                hint=f"Write the condition: JOIN {new.key} ON <column of {new.key}> = <column of {tables}>.")
+        other, mine, theirs = options[0]
+        self._set_on(join, other, mine, new, theirs, "no condition")
+
+    def _set_on(self, join: exp.Join, left: Source, left_col: str, right: Source, right_col: str, was: str) -> None:
+        def column(src: Source, name: str) -> exp.Column:
+            qualifier = src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key)
+            return exp.Column(this=identifier(name, self.dialect), table=qualifier)
+
+        on = exp.EQ(this=column(left, left_col), expression=column(right, right_col))
+        join.set("using", None)
+        join.set("on", on)
+        self.fixes.append(f"JOIN {right.key} {was} -> ON {on.sql(dialect=self.dialect)} (the key the schema gives)")
+
+
+def _missing_condition(join: exp.Join) -> bool:
+    """A ``JOIN`` keyword with neither ON nor USING (sqlglot reads SQLite's as ``ON TRUE``, and keeps a ``pivots``
+    slot on a JOIN keyword and none on a comma); a comma, CROSS JOIN, NATURAL JOIN or LATERAL is meant so."""
+    on = join.args.get("on")
+    if (on is not None and on != exp.true()) or join.args.get("using") or join.args.get("method"):
+        return False
+    if (join.args.get("kind") or "").upper() == "CROSS" or isinstance(join.this, (exp.Lateral, exp.Unnest)):
+        return False
+    return "pivots" in join.args or bool(join.args.get("side")) or bool(join.args.get("kind"))
+
+
+def repair_join_keys(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
+                     join_matches: JoinMatches | None = None) -> None:
+    """Settle the join conditions of every SELECT of ``tree`` in place (see the module docstring). Without
+    ``join_matches`` a lenient database's number-with-text join is left as written."""
+    joins = _Joins(schema, dialect, fixes, join_matches)
+    for scope in scopes(tree):
+        joins.scope(scope)

@@ -1,0 +1,167 @@
+"""Join conditions the schema settles: a guessed key, USING on a column one side lacks, JOIN without ON, and a number
+compared with a text. Each repair takes the one column the schema gives, or leaves the query to fail visibly; none
+makes a join true of every pair of rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.errors import SQLValidationError
+from core.pipeline import AskPipeline
+from core.schema import Column, ForeignKey, Schema, Table
+from core.sql import validate_sql
+from tests.fakes.scripted_llm import ScriptedLLM
+
+# No declared keys, as in most SQLite files: journals by jid, papers pointing at them by jid.
+LIBRARY = """
+CREATE TABLE journal(jid INTEGER, name TEXT, homepage TEXT);
+CREATE TABLE paper(pid INTEGER, title TEXT, jid INTEGER, year INTEGER);
+CREATE TABLE shelf(code TEXT, room TEXT);
+INSERT INTO journal VALUES (1, 'Nature', 'n.org'), (2, 'Cell', 'c.org'), (3, 'Empty', 'e.org');
+INSERT INTO paper VALUES (10, 'A', 1, 2020), (11, 'B', 1, 2021), (12, 'C', 2, 2021);
+INSERT INTO shelf VALUES ('x1', 'north'), ('x2', 'south');
+"""
+
+# Declared keys named differently on each side: sales.customer_id -> customers.id.
+SHOP = """
+CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT, state TEXT);
+CREATE TABLE sales(id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id), amount REAL);
+INSERT INTO customers VALUES (1, 'Ann', 'CA'), (2, 'Bo', 'NY'), (3, 'Cy', 'NY');
+INSERT INTO sales VALUES (1, 1, 10.0), (2, 1, 5.0), (3, 2, 7.0);
+"""
+
+
+def _db(tmp_path: Path, name: str, script: str):
+    path = tmp_path / f"{name}.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(script)
+    return open_database(str(path))
+
+
+@pytest.fixture()
+def library(tmp_path: Path):
+    db = _db(tmp_path, "library", LIBRARY)
+    yield db
+    db.close()
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    db = _db(tmp_path, "shop", SHOP)
+    yield db
+    db.close()
+
+
+def _ask(db, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("a question")
+
+
+def test_a_key_guessed_as_id_is_the_column_named_like_the_other_side(library) -> None:
+    answer = _ask(library, "SELECT journal.name, COUNT(*) FROM paper JOIN journal ON paper.jid = journal.id "
+                           "GROUP BY journal.name")
+    assert answer.ok and answer.path == "repaired"
+    assert "paper.jid = journal.jid" in (answer.sql or "")
+    assert sorted(answer.rows) == [("Cell", 1), ("Nature", 2)]
+
+
+def test_a_guessed_key_under_the_other_alias_never_becomes_a_join_true_of_every_row(shop) -> None:
+    # customers has no customer_id; sales has. Moving c.customer_id to s would compare s.customer_id with itself.
+    sql = "SELECT c.name, SUM(s.amount) FROM sales s JOIN customers c ON s.customer_id = c.customer_id GROUP BY c.name"
+    answer = _ask(shop, sql)
+    assert answer.ok and "s.customer_id = c.id" in (answer.sql or "")
+    assert sorted(answer.rows) == [("Ann", 15.0), ("Bo", 7.0)]
+
+
+def test_without_a_key_the_self_comparison_is_refused_and_the_error_is_shown() -> None:
+    schema = Schema("sqlite", (Table("a", (Column("x", "INTEGER"), Column("label", "TEXT"))),
+                               Table("b", (Column("y", "INTEGER"), Column("note", "TEXT")))))
+    # b has no label and nothing of b fits a.x: moving b.label to a would leave the join relating a with itself
+    with pytest.raises(SQLValidationError, match="Unknown column"):
+        validate_sql("SELECT a.label FROM a JOIN b ON a.x = b.label", schema, "sqlite")
+
+
+def test_using_a_column_one_side_lacks_becomes_on_with_the_schemas_key(shop) -> None:
+    answer = _ask(shop, "SELECT name, SUM(amount) FROM sales JOIN customers USING (customer_id) GROUP BY name")
+    assert answer.ok and "ON sales.customer_id = customers.id" in (answer.sql or "")
+    assert sorted(answer.rows) == [("Ann", 15.0), ("Bo", 7.0)]
+
+
+def test_a_join_without_on_takes_the_one_key_the_schema_gives(shop) -> None:
+    answer = _ask(shop, "SELECT c.state, COUNT(*) FROM sales s JOIN customers c GROUP BY c.state")
+    assert answer.ok and "ON s.customer_id = c.id" in (answer.sql or "")
+    assert sorted(answer.rows) == [("CA", 2), ("NY", 1)]  # not 3 sales x 3 customers
+
+
+def test_a_join_without_on_and_no_key_is_an_error_not_a_cross_join(library) -> None:
+    answer = _ask(library, "SELECT shelf.room, COUNT(*) FROM paper JOIN shelf GROUP BY shelf.room")
+    assert not answer.ok
+    assert "has no ON condition" in (answer.error or "")
+
+
+def test_a_join_without_on_onto_a_row_of_totals_is_left_as_written(library) -> None:
+    sql = ("SELECT p.title, p.year * 1.0 / t.n FROM paper p JOIN (SELECT COUNT(*) AS n FROM paper) t "
+           "ORDER BY p.title")
+    answer = _ask(library, sql)
+    assert answer.ok and answer.path == "llm" and len(answer.rows) == 3
+
+
+def test_a_number_compared_with_a_text_that_matches_nothing_joins_on_the_schemas_column(library) -> None:
+    # paper.title = journal.jid: text against number, matches no pair on SQLite (it would be an error on PostgreSQL)
+    answer = _ask(library, "SELECT journal.name, COUNT(*) FROM paper JOIN journal ON paper.title = journal.jid "
+                           "GROUP BY journal.name")
+    assert answer.ok and "paper.jid = journal.jid" in (answer.sql or "")
+    assert sorted(answer.rows) == [("Cell", 1), ("Nature", 2)]
+
+
+def test_a_number_and_a_text_that_do_match_on_sqlite_are_a_join_that_works(tmp_path: Path) -> None:
+    # codes kept as text in one table and as numbers in the other, as CSV imports leave them: SQLite joins them
+    db = _db(tmp_path, "mixed", "CREATE TABLE orders(id INTEGER, customer_ref TEXT, total REAL);"
+                                "CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT);"
+                                "INSERT INTO customers VALUES (1, 'Ann'), (2, 'Bo');"
+                                "INSERT INTO orders VALUES (1, '1', 3.0), (2, '1', 4.0), (3, '2', 5.0);")
+    try:
+        sql = "SELECT c.name, SUM(o.total) FROM orders o JOIN customers c ON o.customer_ref = c.id GROUP BY c.name"
+        answer = _ask(db, sql)
+        assert answer.ok and answer.path == "llm" and sorted(answer.rows) == [("Ann", 7.0), ("Bo", 5.0)]
+    finally:
+        db.close()
+
+
+def test_without_a_data_check_a_lenient_database_keeps_the_join_as_written() -> None:
+    schema = Schema("sqlite", (Table("journal", (Column("jid", "INTEGER"), Column("name", "TEXT"))),
+                               Table("paper", (Column("title", "TEXT"), Column("jid", "INTEGER")))))
+    sql = "SELECT journal.name FROM paper JOIN journal ON paper.title = journal.jid"
+    assert validate_sql(sql, schema, "sqlite").fixes == ()
+
+
+def test_postgres_rejects_a_number_compared_with_a_text_so_the_schemas_column_is_taken() -> None:
+    schema = Schema("postgres", (
+        Table("journal", (Column("jid", "bigint"), Column("name", "text"))),
+        Table("paper", (Column("title", "text"), Column("jid", "bigint")))))
+    fixed = validate_sql("SELECT journal.name FROM paper JOIN journal ON journal.name = paper.jid", schema, "postgres")
+    assert "journal.jid = paper.jid" in fixed.sql
+
+
+def test_a_declared_key_is_preferred_to_names(tmp_path: Path) -> None:
+    schema = Schema("postgres", (
+        Table("users", (Column("uid", "bigint"), Column("name", "text")), primary_key=("uid",)),
+        Table("notes", (Column("id", "bigint"), Column("author", "bigint"), Column("uid", "bigint"),
+                        Column("body", "text")),
+              foreign_keys=(ForeignKey(("author",), "users", ("uid",)),))))
+    fixed = validate_sql("SELECT u.name FROM users u JOIN notes n ON u.uid = n.writer", schema, "postgres")
+    assert "u.uid = n.author" in fixed.sql  # the declared key, not the same-named notes.uid
+
+
+def test_two_columns_that_fit_equally_are_not_chosen_between() -> None:
+    schema = Schema("postgres", (
+        Table("team", (Column("tid", "bigint"), Column("name", "text"))),
+        Table("game", (Column("home_team_id", "bigint"), Column("away_team_id", "bigint"), Column("tid", "bigint"),
+                       Column("team_id", "bigint")))))
+    # game.tid and game.team_id both fit team.tid: nothing is guessed, the unknown column is reported
+    with pytest.raises(SQLValidationError, match="Unknown column"):
+        validate_sql("SELECT t.name FROM team t JOIN game g ON t.tid = g.id", schema, "postgres")
