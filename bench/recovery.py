@@ -73,6 +73,8 @@ SPLITS = {
 }
 SPLITS["all"] = (*SPLITS["dev"], *SPLITS["test"])
 FIXING_MODEL = [False]  # --model fixes: the scripted model answers a repair prompt with the gold SQL
+AS_IS_ONLY = [False]  # --as-is-only: the damaged replies run as written, Cairn is not asked (for generator authors)
+DEVELOPMENT = ("own", "fresh2", "fresh3")  # generators whose failures may be printed: their misses have been read
 
 # Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
 CHINOOK_GOLD = (
@@ -306,6 +308,11 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 if damaged is None:
                     continue
                 asis_ok = matches(run_readonly(conn, strip_fences(damaged.reply)), wants)
+                if AS_IS_ONLY[0]:
+                    for key in (kind, "ALL"):
+                        totals[f"all:{key}"].n[key] += 1
+                        totals[f"all:{key}"].asis[key] += asis_ok
+                    continue
                 # a model that never improves, or one that writes the right SQL once it is shown the error
                 again = base if FIXING_MODEL[0] else damaged.reply
                 llm = ScriptedLLM(damaged.reply, again, again, again)  # the first, two repair rounds, a review
@@ -324,10 +331,10 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 if asis_ok and not cairn_ok:  # the reply was right as written and Cairn changed its result
                     false_repairs.append(f"[{kind}] {name} ({dialect}): {case.question[:60]!r} -> "
                                          f"{answer.sql or answer.error}")  # fmt: skip
-                if cairn_ok and answer.alternatives and (kind in show or "all" in show) and generator.name in ("own", "fresh2", "fresh3"):
+                if cairn_ok and answer.alternatives and (kind in show or "all" in show) and generator.name in DEVELOPMENT:
                     print(f"--- doubt [{kind}] {name}: {case.question[:90]}\n  offered: "
                           f"{[a.label for a in answer.alternatives]}")
-                if not cairn_ok and (kind in show or "all" in show) and generator.name in ("own", "fresh2", "fresh3"):
+                if not cairn_ok and (kind in show or "all" in show) and generator.name in DEVELOPMENT:
                     print(f"--- [{kind}] {name} ({dialect}): {case.question[:80]}\n  note: {damaged.note}\n  reply: "
                           f"{damaged.reply[:600]}\n  cairn: {answer.sql or ''}\n  error: {answer.error}"
                           f" | rejected: {answer.rejected_reason}\n  path={answer.path} as-is ok={asis_ok}")
@@ -352,6 +359,9 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
             return f"{100 * c[key] / t.n[key]:6.1f}%" if t.n[key] else "      -"
 
         no_answer = a.n[key] - a.cairn[key] - a.wrong[key]
+        if AS_IS_ONLY[0]:
+            print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)}")
+            continue
         print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
               f"{pct(b, b.cairn)} | {a.wrong[key]:>11} {a.flagged[key]:>7} {no_answer:>9} {a.noise[key]:>11}")
     print(f"changed results (the reply was right as written, Cairn's rows differ): {len(false_repairs)}")
@@ -371,11 +381,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=1, help="run this many seeds from --seed on, pooled")
     parser.add_argument("--kinds", nargs="*", help="only these damage kinds (default: all of the generator's)")
+    parser.add_argument("--as-is-only", action="store_true",
+                        help="only run the damaged replies as written (n and as-is per kind): for checking a generator "
+                             "without seeing Cairn's figures")
     parser.add_argument("--show", nargs="*", default=[],
                         help="print Cairn's failures of these kinds ('all'); never for a held-out generator")
     args = parser.parse_args(argv)
     generator = Generator.load(args.generator)
     FIXING_MODEL[0] = args.model == "fixes"
+    AS_IS_ONLY[0] = args.as_is_only
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
     dialects = {"both": ("postgres", "sqlite"), "all": ("postgres", "sqlite", "duckdb", "mysql")}.get(args.dialect,
