@@ -165,3 +165,29 @@ def test_two_columns_that_fit_equally_are_not_chosen_between() -> None:
     # game.tid and game.team_id both fit team.tid: nothing is guessed, the unknown column is reported
     with pytest.raises(SQLValidationError, match="Unknown column"):
         validate_sql("SELECT t.name FROM team t JOIN game g ON t.tid = g.id", schema, "postgres")
+
+
+def test_a_join_condition_without_qualifiers_reads_one_side_from_each_table(library) -> None:
+    answer = _ask(library, "SELECT name, COUNT(*) FROM paper JOIN journal ON jid = jid GROUP BY name")
+    assert answer.ok and "paper.jid = journal.jid" in (answer.sql or "")
+    assert sorted(answer.rows) == [("Cell", 1), ("Nature", 2)]
+
+
+def test_a_bare_key_in_a_join_condition_is_the_joined_tables(shop) -> None:
+    # id is in sales and customers; s.customer_id = sales.id would relate sales to itself
+    answer = _ask(shop, "SELECT c.name, SUM(s.amount) FROM sales s JOIN customers c ON s.customer_id = id "
+                        "GROUP BY c.name")
+    assert answer.ok and "s.customer_id = c.id" in (answer.sql or "")
+    assert sorted(answer.rows) == [("Ann", 15.0), ("Bo", 7.0)]
+
+
+def test_a_shared_name_tested_for_null_after_a_left_join_is_not_guessed() -> None:
+    # "patients with no treatment": patient_id IS NULL means the treatments side; read from the preserved side it
+    # would confidently answer "none". The condition is left as written (the database then says it is ambiguous).
+    schema = Schema("sqlite", (Table("patients", (Column("patient_id", "INTEGER"), Column("first_name", "TEXT"))),
+                               Table("treatments", (Column("treatment_id", "INTEGER"), Column("patient_id", "INTEGER")))))
+    fixed = validate_sql("SELECT patient_id, first_name FROM patients p LEFT JOIN treatments t "
+                         "ON patient_id = patient_id WHERE patient_id IS NULL", schema, "sqlite")
+    assert "ON p.patient_id = t.patient_id" in fixed.sql
+    assert "WHERE patient_id IS NULL" in fixed.sql  # not p.patient_id
+    assert fixed.sql.startswith("SELECT p.patient_id")  # the list shows the preserved side's value

@@ -276,11 +276,32 @@ class _Repairer:
         if _using_columns(scope) & {col.name.lower()}:
             return
         owner = shared_column_owner(scope, owners, col.name, self.dialect)
+        if owner is not None and _outer_joined(scope, owners) and not _plainly_shown(col):
+            owner = None  # an outer join leaves one side NULL: IS NULL, COUNT() or COALESCE() of either differ
         if owner is not None:
             before = col.sql(dialect=self.dialect)
             ident = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
             col.set("table", ident)
             self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}{AMBIGUOUS_FIX}")
+
+
+def _outer_joined(scope: Scope, owners: list[Source]) -> bool:
+    """Whether any of ``owners`` after the first comes in by an outer join (its columns are NULL where it has no
+    partner, so it does not read the same value as the first everywhere)."""
+    first = min(owners, key=lambda s: s.order)
+    return any(join.side for join in scope.expression.args.get("joins") or []
+               if any(s is not first and s.node is join.this for s in owners))
+
+
+def _plainly_shown(col: exp.Column) -> bool:
+    """A column listed as it is (maybe renamed) in the SELECT list, GROUP BY or ORDER BY: the preserved side's value
+    is the one shown. Inside a function, a condition or an aggregate the two sides may differ."""
+    parent = col.parent
+    if isinstance(parent, exp.Alias):
+        parent = parent.parent
+    if isinstance(parent, exp.Ordered):
+        parent = parent.parent
+    return isinstance(parent, (exp.Select, exp.Group, exp.Order)) and col.find_ancestor(exp.Where, exp.Having) is None
 
 
 def _undeclared_alias(qualifier: str, owners: list[Source]) -> Source | None:

@@ -148,6 +148,7 @@ class _Joins:
                 for cond in on.flatten() if isinstance(on, exp.And) else [on]:
                     cond = cond.unnest() if isinstance(cond, exp.Paren) else cond
                     if isinstance(cond, exp.EQ):
+                        self.qualify(join, cond, local)
                         self.equality(cond, local)
             elif join.args.get("using"):
                 self.using(join, local)
@@ -160,6 +161,38 @@ class _Joins:
             named = [s for s in local if s.table is not None and s.table.name.lower() == col.table.lower()]
             src = named[0] if len(named) == 1 else None
         return src if src is not None and src.table is not None else None
+
+    def qualify(self, join: exp.Join, cond: exp.EQ, local: list[Source]) -> None:
+        """``JOIN writes ON aid = aid``, ``JOIN customers c ON s.customer_id = id``: a side written without a
+        qualifier although several tables before it have that name (an error: it is ambiguous). A join's condition
+        relates the joined table to one before it, so each side is read from a different table, the joined table
+        being one of them; it is qualified when that leaves exactly one table for it."""
+        sides = (cond.this, cond.expression)
+        if not all(isinstance(c, exp.Column) and isinstance(c.this, exp.Identifier) for c in sides):
+            return
+        new = next((s for s in local if s.node is join.this), None)
+        if new is None or any(s.open for s in local if s.order <= new.order):
+            return
+
+        def owners(col: exp.Column) -> list[Source]:
+            if col.table:
+                src = self._source(col, local)
+                return [src] if src is not None else []
+            return [s for s in local if s.order <= new.order and s.has(col.this, self.dialect) is not None]
+
+        left, right = (owners(c) for c in sides)
+        if not left or not right or (len(left) == 1 and len(right) == 1):
+            return  # unknown, or already one table each
+        readings = [(a, b) for a in left for b in right if a is not b and new in (a, b)]
+        if sides[0].name.lower() == sides[1].name.lower():  # aid = aid: either way round reads the same
+            readings = [r for r in readings if r[0].order < r[1].order]
+        if len(readings) != 1:
+            return
+        before = cond.sql(dialect=self.dialect)
+        for col, src in zip(sides, readings[0], strict=True):
+            if not col.table:
+                col.set("table", src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key))
+        self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (one side from each table)")
 
     def equality(self, cond: exp.EQ, local: list[Source]) -> None:
         """``a.x = b.y`` where one side's table has no such column and no other source of the query has it but
