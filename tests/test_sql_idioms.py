@@ -60,3 +60,31 @@ def test_sqlite_runs_the_rewritten_idiom(sql: str, rows) -> None:
             with pytest.raises(sqlite3.Error):
                 conn.execute(sql)
         assert conn.execute(guard(sql, "sqlite").sql).fetchall() == rows
+
+
+# --- a borrowed function inside an otherwise native query is translated alone ------------------------------------
+
+def test_a_borrowed_call_is_translated_alone_and_the_native_date_modifiers_stay() -> None:
+    from core.sql import guard
+
+    sql = ("SELECT DATE_FORMAT(created_at, '%Y-%m') AS month, COUNT(*) FROM t "
+           "WHERE created_at >= date('now', 'start of month', '-2 months') GROUP BY month")
+    out = guard(sql, "sqlite").sql
+    assert "STRFTIME('%Y-%m', created_at)" in out
+    assert "DATE('now', 'start of month', '-2 months')" in out  # MySQL's DATE() would have dropped both
+
+
+def test_to_char_on_sqlite_keeps_its_format() -> None:
+    from core.sql import guard
+
+    out = guard("SELECT TO_CHAR(start_dt, 'YYYY-MM') AS month FROM t", "sqlite").sql
+    assert out == "SELECT STRFTIME('%Y-%m', start_dt) AS month FROM t"  # not CAST(start_dt AS TEXT)
+
+
+def test_a_date_part_of_a_difference_is_refused_on_sqlite_with_the_way_to_write_it() -> None:
+    from core.errors import SQLRejected
+    from core.sql import guard
+
+    with pytest.raises(SQLRejected, match="julianday"):
+        guard("SELECT AVG(DATE_PART('day', paid_at - sold_at)) FROM sales", "sqlite")
+    assert "JULIANDAY" in guard("SELECT AVG(julianday(paid_at) - julianday(sold_at)) FROM sales", "sqlite").sql.upper()

@@ -30,6 +30,7 @@ from sqlglot.tokens import TokenType
 
 from core.dialects import dialect_info
 from core.errors import SQLRejected
+from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls
 from core.sql.repair import rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
@@ -276,6 +277,10 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             raise SQLRejected(f"the SQL could not be rewritten for {target}: {_first_line(exc)}") from exc
         _check(tree)
         _check(final)
+        meaningless = date_part_of_difference(final) if target == "sqlite" else None
+        if meaningless is not None:
+            raise SQLRejected(f"{meaningless} takes a date part of a difference, which SQLite has no type for: for "
+                              "days between two dates use julianday(a) - julianday(b)")
     except RecursionError as exc:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
     logger.debug("guard accepted (%s -> %s): %s", read, target, out)
@@ -296,6 +301,9 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
         markers = _foreign_markers(tree, target)
         if not markers:
             return tree, target
+        used = _translate(tree, target, markers)
+        if used is not None:
+            return tree, used
     best: tuple[exp.Expression, str] | None = (tree, target) if tree is not None else None
     best_score = len(_foreign_markers(tree, target)) if tree is not None else 1 << 30
     known = _anonymous(tree) if tree is not None else set()
@@ -309,6 +317,12 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
             back = _single(parse_statements(other.sql(dialect=target, comments=False), target), text)
         except SqlglotError:
             continue
+        if target == "sqlite" and strings(back) < strings(other):
+            continue  # SQLite's dates live in string arguments (DATE(x, 'start of month'), STRFTIME('%Y', x)) that
+            # another dialect's reading may drop (MySQL's DATE() takes one): the reading lost meaning
+        left = _foreign_markers(back, target)
+        if left and _translate(back, target, left) is not None:
+            other = back  # `backticks` read, and CURDATE() translated alone
         score = len(_foreign_markers(back, target)) + len(_anonymous(back) - known)
         if score < best_score:
             best, best_score = (other, candidate), score
@@ -368,10 +382,29 @@ def _candidates(tree: exp.Expression | None, target: str) -> list[str]:
     return [d for d in dict.fromkeys(order) if d != target]
 
 
+def _translate(tree: exp.Expression, target: str, markers: list[str]) -> str | None:
+    """When every foreign idiom of ``tree`` is a call, translate each alone (see ``_foreign_calls``), in place."""
+    calls = [(node, _FOREIGN_FUNCTIONS.get(target, {}).get(name, ())) for node, name in _foreign_calls(tree, target)]
+    if len(calls) != len(markers):
+        return None
+    return translate_calls(tree, target, calls, lambda node: bool(_foreign_markers(node, target)))
+
+
+def _foreign_calls(tree: exp.Expression, target: str) -> list[tuple[exp.Expression, str]]:
+    """Calls of functions the target does not have, with their names (outermost first). SQLite's parser knows
+    PostgreSQL's TO_CHAR but writes it back as a plain CAST, dropping the format: it counts as borrowed."""
+    foreign = _FOREIGN_FUNCTIONS.get(target, {})
+    found = [(f, f.name.upper()) for f in tree.find_all(exp.Anonymous) if f.name.upper() in foreign]
+    if target == "sqlite" and "TO_CHAR" in foreign:
+        found += [(f, "TO_CHAR") for f in tree.find_all(exp.ToChar)]
+    inner = {id(n) for f, _ in found for n in f.walk() if n is not f}
+    return [(f, name) for f, name in found if id(f) not in inner]
+
+
 def _foreign_markers(tree: exp.Expression, target: str) -> list[str]:
     """Names of idioms in ``tree`` that the target database does not have."""
     foreign = _FOREIGN_FUNCTIONS.get(target, {})
-    markers = [f.name.upper() for f in tree.find_all(exp.Anonymous) if f.name.upper() in foreign]
+    markers = [name for _, name in _foreign_calls(tree, target)]
     for node in tree.find_all(exp.Format):  # T-SQL's FORMAT(value, 'yyyy-MM'), not printf's format('%d', x)
         pattern = node.expressions[0] if node.expressions else None
         if (not (isinstance(node.this, exp.Literal) and "%" in node.this.name) and isinstance(pattern, exp.Literal)

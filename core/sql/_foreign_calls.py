@@ -1,0 +1,63 @@
+"""Functions of another dialect inside an otherwise native query, translated one call at a time.
+
+A model writing for SQLite may borrow one MySQL or PostgreSQL function (``DATE_FORMAT(created_at, '%Y-%m')``,
+``TO_CHAR(start_dt, 'YYYY-MM')``) beside SQLite's own (``date('now', 'start of month', '-2 months')``). Reading the
+whole query as MySQL would translate the borrowed call and mangle the native ones (MySQL's DATE() takes one
+argument, so the modifiers vanish). Each borrowed call is read alone in a dialect that has it and written back in the
+target; the rest of the query stays as written. A translation that drops a value the writer gave (a format, a
+modifier) is not used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+__all__ = ["date_part_of_difference", "strings", "translate_calls"]
+
+
+def strings(tree: exp.Expression) -> int:
+    """How many string values an expression holds."""
+    return sum(1 for node in tree.find_all(exp.Literal) if node.is_string)
+
+
+def translate_calls(tree: exp.Expression, target: str, calls: Sequence[tuple[exp.Expression, Sequence[str]]],
+                    still_foreign: Callable[[exp.Expression], bool]) -> str | None:
+    """Replace, in ``tree``, each of ``calls`` (a borrowed call and the dialects that know it) by its translation
+    into ``target``. Returns the dialect used for the first one, or None (``tree`` unchanged) unless every call
+    translates to something ``target`` has without losing a string value."""
+    done: list[tuple[exp.Expression, exp.Expression]] = []
+    used: str | None = None
+    for node, dialects in calls:
+        for dialect in dialects:
+            try:
+                read = sqlglot.parse_one(node.sql(dialect=dialect), read=dialect)
+                back = sqlglot.parse_one(read.sql(dialect=target), read=target)
+            except SqlglotError:
+                continue
+            if still_foreign(back) or strings(back) < strings(node):
+                continue
+            done.append((node, back))
+            used = used or dialect
+            break
+        else:
+            return None
+    for node, back in done:
+        node.replace(back)
+    return used
+
+
+def date_part_of_difference(tree: exp.Expression) -> str | None:
+    """SQLite's ``strftime(fmt, a - b)``: SQLite has no interval, so ``a - b`` of two dates is a number of years (or
+    0) and a date part of it means nothing. It is what PostgreSQL's ``DATE_PART('day', a - b)`` becomes when
+    translated; the SQL of a real difference in days is ``julianday(a) - julianday(b)``. The call, or None."""
+    for node in tree.find_all(exp.TimeToStr):
+        value = node.this.this if isinstance(node.this, exp.TsOrDsToTimestamp) else node.this
+        while isinstance(value, exp.Paren):
+            value = value.this
+        if isinstance(value, exp.Sub) and not isinstance(value.expression, exp.Literal):
+            return node.sql(dialect="sqlite")
+    return None
