@@ -23,6 +23,7 @@ from sqlglot.optimizer.scope import Scope, walk_in_scope
 
 from core.dialects import dialect_info, is_postgres_like
 from core.schema import Schema
+from core.sql.repair._aggregate_filters import aggregates_over_rows
 from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
 
 __all__ = ["GROUP_BY_FIX", "repair_group_by"]
@@ -183,7 +184,9 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
 
 
 def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:
-    """``WHERE ... AND COUNT(*) > 2`` -> ``HAVING COUNT(*) > 2``: rows cannot be filtered by an aggregate."""
+    """``WHERE ... AND COUNT(*) > 2`` -> ``HAVING COUNT(*) > 2``: rows cannot be filtered by an aggregate. A row
+    compared with its own aggregate (``WHERE price = MAX(price)``) is a subquery instead (``_aggregate_filters``)."""
+    aggregates_over_rows(select, dialect, fixes)
     _move(select, "where", lambda p: bool(_aggregates(p)) and not _has_window(p), dialect, fixes)
 
 
