@@ -191,3 +191,70 @@ def test_a_shared_name_tested_for_null_after_a_left_join_is_not_guessed() -> Non
     assert "ON p.patient_id = t.patient_id" in fixed.sql
     assert "WHERE patient_id IS NULL" in fixed.sql  # not p.patient_id
     assert fixed.sql.startswith("SELECT p.patient_id")  # the list shows the preserved side's value
+
+
+# --- found by hand: each of these once gave a confident wrong answer ------------------------------------------------
+
+AUTHORS = """
+CREATE TABLE author(aid INTEGER, name TEXT);
+CREATE TABLE writes(author_id INTEGER, pid INTEGER);
+INSERT INTO author VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy');
+INSERT INTO writes VALUES (1, 10), (1, 11), (2, 12);
+"""
+
+
+@pytest.fixture()
+def authors(tmp_path: Path):
+    db = _db(tmp_path, "authors", AUTHORS)
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize("on", ["w.aid = aid", "aid = w.aid"])
+def test_a_bare_side_that_only_one_table_has_is_not_made_a_comparison_with_itself(authors, on) -> None:
+    answer = _ask(authors, f"SELECT a.name, COUNT(*) FROM writes w JOIN author a ON {on} GROUP BY a.name")
+    assert not answer.ok or sorted(answer.rows) == [("Ann", 2), ("Bo", 1)]  # never 3, 3, 3 (every pair)
+
+
+def test_a_join_condition_comparing_a_column_with_itself_is_an_error(authors) -> None:
+    answer = _ask(authors, "SELECT a.name, COUNT(*) FROM writes w JOIN author a ON a.aid = a.aid GROUP BY a.name")
+    assert not answer.ok and "with itself" in (answer.error or "")
+
+
+def test_a_join_related_in_where_is_left_as_written(shop) -> None:
+    sql = ("SELECT a.name, b.name FROM customers a JOIN customers b WHERE a.state = b.state AND a.id < b.id")
+    answer = _ask(shop, sql)
+    assert answer.ok and answer.rows == (("Bo", "Cy"),)
+
+
+def test_an_explicit_on_true_is_a_cross_join_as_written(shop) -> None:
+    answer = _ask(shop, "SELECT c.name, s.id FROM customers c JOIN sales s ON TRUE")
+    assert answer.ok and len(answer.rows) == 9
+
+
+def test_a_join_without_on_onto_many_rows_of_a_cte_is_an_error(shop) -> None:
+    answer = _ask(shop, "WITH totals AS (SELECT customer_id, SUM(amount) AS total FROM sales GROUP BY customer_id) "
+                        "SELECT c.name, t.total FROM customers c JOIN totals t")
+    assert not answer.ok and "has no ON condition" in (answer.error or "")
+
+
+def test_two_keys_between_the_tables_and_a_bare_id_guess_are_not_settled() -> None:
+    schema = Schema("postgres", (
+        Table("employee", (Column("id", "bigint"), Column("dept_id", "bigint"), Column("name", "text")),
+              primary_key=("id",), foreign_keys=(ForeignKey(("dept_id",), "department", ("dept_id",)),)),
+        Table("department", (Column("dept_id", "bigint"), Column("head_id", "bigint"), Column("name", "text")),
+              primary_key=("dept_id",), foreign_keys=(ForeignKey(("head_id",), "employee", ("id",)),))))
+    with pytest.raises(SQLValidationError):
+        validate_sql("SELECT d.name, COUNT(*) FROM employee e JOIN department d ON e.id = d.id GROUP BY d.name",
+                     schema, "postgres")
+
+
+@pytest.mark.parametrize("sql", ["SELECT TO_CHAR(amount, 'FM999990.00') FROM sales",
+                                 "SELECT DATE_FORMAT(created_at, '%M %Y') FROM sales",
+                                 "SELECT strftime('%B', created_at) FROM sales"])
+def test_a_date_format_sqlite_cannot_honour_is_refused_not_shown_as_one_text_on_every_row(sql) -> None:
+    from core.errors import SQLRejected
+    from core.sql import guard
+
+    with pytest.raises(SQLRejected, match="strftime"):
+        guard(sql, "sqlite")

@@ -10,13 +10,14 @@ modifier) is not used.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-__all__ = ["date_part_of_difference", "strings", "translate_calls"]
+__all__ = ["date_part_of_difference", "strings", "translate_calls", "unknown_strftime_codes"]
 
 
 def strings(tree: exp.Expression) -> int:
@@ -59,5 +60,29 @@ def date_part_of_difference(tree: exp.Expression) -> str | None:
         while isinstance(value, exp.Paren):
             value = value.this
         if isinstance(value, exp.Sub) and not isinstance(value.expression, exp.Literal):
-            return node.sql(dialect="sqlite")
+            return (f"{node.sql(dialect='sqlite')} takes a date part of a difference, which SQLite has no type for: "
+                    "for days between two dates use julianday(a) - julianday(b)")
+    return None
+
+
+# strftime's codes in every SQLite Cairn may meet (3.40 ships with Debian 12; %e, %F, %u, %V, %b … came in 3.44+).
+_STRFTIME_CODES = frozenset("dfHjJmMsSwWY%")
+
+
+def unknown_strftime_codes(tree: exp.Expression) -> str | None:
+    """A strftime format SQLite cannot honour: a code it lacks (``%B`` month names give NULL on every row) or
+    letters that are no code at all (``'Mon YYYY'`` or ``'FM999.00'`` from another dialect: the same text on every
+    row). The reason, or None."""
+    for node in tree.find_all(exp.TimeToStr):
+        fmt = node.args.get("format")
+        if not isinstance(fmt, exp.Literal) or not fmt.is_string:
+            continue
+        text = fmt.name
+        codes = re.findall(r"%(.)", text)
+        bad = sorted({c for c in codes if c not in _STRFTIME_CODES})
+        rest = re.sub(r"%.", "", text)
+        if bad or not codes or re.search(r"[A-Za-z]", rest):
+            what = f"has no %{', %'.join(bad)}" if bad else "reads letters outside % codes as text"
+            return (f"SQLite's strftime {what} (format '{text}'): every row would get the same text or NULL. Use "
+                    "%Y, %m, %d, %H, %M, %S, %w, %j or %W, and CASE for month or day names.")
     return None

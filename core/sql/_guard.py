@@ -30,8 +30,8 @@ from sqlglot.tokens import TokenType
 
 from core.dialects import dialect_info
 from core.errors import SQLRejected
-from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls
-from core.sql.repair import rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
+from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
+from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
@@ -266,6 +266,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         tree, read = _read(text, target)
         if read != target:
             _target_null_order(tree, target, text)
+        if _written_on_true(text, target):
+            cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
         rewrite_foreign_idioms(tree, target)
@@ -277,10 +279,9 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             raise SQLRejected(f"the SQL could not be rewritten for {target}: {_first_line(exc)}") from exc
         _check(tree)
         _check(final)
-        meaningless = date_part_of_difference(final) if target == "sqlite" else None
+        meaningless = (date_part_of_difference(final) or unknown_strftime_codes(final)) if target == "sqlite" else None
         if meaningless is not None:
-            raise SQLRejected(f"{meaningless} takes a date part of a difference, which SQLite has no type for: for "
-                              "days between two dates use julianday(a) - julianday(b)")
+            raise SQLRejected(meaningless)
     except RecursionError as exc:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
     logger.debug("guard accepted (%s -> %s): %s", read, target, out)
@@ -317,7 +318,7 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
             back = _single(parse_statements(other.sql(dialect=target, comments=False), target), text)
         except SqlglotError:
             continue
-        if target == "sqlite" and strings(back) < strings(other):
+        if target == "sqlite" and strings(back) < strings(tree if tree is not None else other):
             continue  # SQLite's dates live in string arguments (DATE(x, 'start of month'), STRFTIME('%Y', x)) that
             # another dialect's reading may drop (MySQL's DATE() takes one): the reading lost meaning
         left = _foreign_markers(back, target)
@@ -380,6 +381,12 @@ def _candidates(tree: exp.Expression | None, target: str) -> list[str]:
     else:
         order.extend(_FALLBACK_DIALECTS)
     return [d for d in dict.fromkeys(order) if d != target]
+
+
+def _written_on_true(text: str, target: str) -> bool:
+    """Whether the text itself says ``ON TRUE`` (SQLite's parser reads a bare JOIN as ON TRUE too)."""
+    tokens = [t.token_type for t in _tokens(text, target)]
+    return any(a == TokenType.ON and b == TokenType.TRUE for a, b in zip(tokens, tokens[1:]))
 
 
 def _translate(tree: exp.Expression, target: str, markers: list[str]) -> str | None:

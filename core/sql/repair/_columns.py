@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlglot import exp
@@ -92,6 +93,10 @@ class _Repairer:
         typed = narrow_by_type(col, candidates, type_of, self.dialect, values_of)
         return narrow_by_values(col, typed, values_of)  # type: ignore[return-value]
 
+    def _owner_keys(self, scope: Scope) -> Callable[[exp.Column], list[str]]:
+        """The source keys a bare column may read in ``scope``."""
+        return lambda col: [s.key for s in self.sources(scope) if s.has(col.this, self.dialect) is not None]
+
     def _fail(self, col: exp.Column, where: list[Source], names: list[str]) -> SQLValidationError:
         tables = ", ".join(s.table.qualified_name if s.table else s.key for s in where) or "the query"
         near = names or closest(col.name, [c for s in where for c in s.columns])
@@ -141,7 +146,7 @@ class _Repairer:
             self._set_name(col, spelled)
             return
         owners = [s for s in local if s is not src and s.has(col.this, self.dialect) is not None]
-        if len(owners) == 1 and not self_comparison(col, owners[0].key):  # qualified with the wrong alias
+        if len(owners) == 1 and not self_comparison(col, owners[0].key, self._owner_keys(scope)):  # wrong alias
             self._set_qualifier(col, owners[0])
             return
         best, near = pick(col.name, self._typed(col, [Candidate(c, src, src.context) for c in src.columns]))
@@ -149,7 +154,7 @@ class _Repairer:
             self._set_name(col, best.name)
             return
         owners = [s for s in local if s is not src and self._spelling(col.name, [s]) is not None]
-        if len(owners) == 1 and not self_comparison(col, owners[0].key):
+        if len(owners) == 1 and not self_comparison(col, owners[0].key, self._owner_keys(scope)):
             self._set_qualifier(col, owners[0], self._spelling(col.name, owners))
             return
         raise self._fail(col, [src], near)

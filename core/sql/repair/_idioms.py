@@ -17,7 +17,7 @@ from __future__ import annotations
 from sqlglot import exp
 from core.dialects import is_postgres_like
 
-__all__ = ["rewrite_foreign_idioms"]
+__all__ = ["cross_joins_on_true", "rewrite_foreign_idioms"]
 
 
 def _nocase(node: exp.Expression) -> bool:
@@ -110,3 +110,13 @@ def _rownum(tree: exp.Expression, notes: list[str]) -> None:
             select.set("limit", exp.Limit(expression=exp.Literal.number(max(n, 0))))
             notes.append(f"ROWNUM <= {n} -> LIMIT {n}")
             break
+
+
+def cross_joins_on_true(tree: exp.Expression) -> None:
+    """``JOIN t ON TRUE`` written so: ``CROSS JOIN t``, the same rows, so that no later check reads it as a JOIN
+    missing its condition. (An outer join ON TRUE is left: it keeps the rows of a side with no partner.)"""
+    for join in tree.find_all(exp.Join):
+        inner = (join.args.get("kind") or "INNER").upper() == "INNER" and not join.args.get("side")
+        if inner and join.args.get("on") == exp.true() and not isinstance(join.this, (exp.Lateral, exp.Unnest)):
+            join.set("on", None)
+            join.set("kind", "CROSS")

@@ -8,8 +8,9 @@ rebuilt only from what the schema says, and only when exactly one column fits:
 
 1. a key between the two tables the schema knows (declared, or inferred from names and checked on the data) with the
    intact side at one end: the other end;
-2. else the column of the same name as the intact side (never a bare ``id``: ``a.id = b.id`` is the classic guess;
-   for a JOIN without condition, only a name that identifies a row of one table or names it, ``course_id``);
+2. else the column of the same name as the intact side, never a bare ``id`` (``a.id = b.id`` is the classic guess;
+   for a JOIN without any condition, only a name that identifies a row of one table or names it, ``course_id``);
+   when two keys relate the tables, a bare ``id`` side is not settled;
 3. else the table's key when the intact column names that table (``customer_id`` onto customers), or a column
    naming the intact side's table when the intact column is that table's key (``users.uid`` onto
    ``notifications.user_id``);
@@ -96,6 +97,10 @@ def join_candidates(table: Table, other: Table, other_column: str) -> list[str]:
     by_key += [fk.columns[0] for fk in table.foreign_keys
                if len(fk.columns) == 1 and fk.ref_columns[0].lower() == intact.name.lower()
                and _refers(fk.ref_table, other)]
+    relations = sum(len(fk.columns) == 1 and _refers(fk.ref_table, t2) for t1, t2 in ((table, other), (other, table))
+                    for fk in t1.foreign_keys)
+    if relations > 1 and tokens(intact.name) == ("id",):
+        return []  # two keys relate the tables and the intact side is the classic bare id guess: which one?
     if by_key:
         found = list(dict.fromkeys(by_key))
     else:
@@ -115,7 +120,7 @@ def join_candidates(table: Table, other: Table, other_column: str) -> list[str]:
     return out
 
 
-def self_comparison(col: exp.Column, qualifier: str) -> bool:
+def self_comparison(col: exp.Column, qualifier: str, owners: Callable[[exp.Column], list[str]] | None = None) -> bool:
     """Whether qualifying ``col`` with ``qualifier`` would make a join's ON equality compare two columns of one
     table (``s.customer_id = s.customer_id`` is true of every row: the join becomes a cross join)."""
     parent = col.parent
@@ -127,7 +132,12 @@ def self_comparison(col: exp.Column, qualifier: str) -> bool:
     if not any(node is parent for node in (join.args.get("on") or exp.true()).walk()):
         return False
     other = parent.expression if parent.this is col else parent.this
-    return isinstance(other, exp.Column) and other.table.lower() == qualifier.lower()
+    if not isinstance(other, exp.Column):
+        return False
+    if other.table:
+        return other.table.lower() == qualifier.lower()
+    found = owners(other) if owners is not None else []  # a bare other side reads its one owner
+    return len(found) == 1 and found[0].lower() == qualifier.lower()
 
 
 class _Joins:
@@ -150,17 +160,31 @@ class _Joins:
                     if isinstance(cond, exp.EQ):
                         self.qualify(join, cond, local)
                         self.equality(cond, local)
+                        self.tautology(cond, local)
             elif join.args.get("using"):
                 self.using(join, local)
 
     def _source(self, col: exp.Column, local: list[Source]) -> Source | None:
         if not col.table:
-            return None
+            owners = [s for s in local if s.table is not None and s.has(col.this, self.dialect) is not None]
+            return owners[0] if len(owners) == 1 and not any(s.open for s in local) else None
         src = find_source(exp.to_identifier(col.table), local)
         if src is None:
             named = [s for s in local if s.table is not None and s.table.name.lower() == col.table.lower()]
             src = named[0] if len(named) == 1 else None
         return src if src is not None and src.table is not None else None
+
+    def tautology(self, cond: exp.EQ, local: list[Source]) -> None:
+        """``ON a.aid = a.aid``: true of every row, the join pairs every row with every row. Never what is meant."""
+        left, right = cond.this, cond.expression
+        if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+            return
+        a, b = self._source(left, local), self._source(right, local)
+        if a is not None and a is b and left.name.lower() == right.name.lower():
+            raise SQLValidationError(
+                f"The join condition {cond.sql(dialect=self.dialect)} compares {a.key}.{left.name} with itself, so "
+                "it relates nothing (every row would pair with every row)",
+                hint="Compare a column of the joined table with a column of a table before it.")
 
     def qualify(self, join: exp.Join, cond: exp.EQ, local: list[Source]) -> None:
         """``JOIN writes ON aid = aid``, ``JOIN customers c ON s.customer_id = id``: a side written without a
@@ -218,9 +242,10 @@ class _Joins:
             found = join_candidates(bad_src.table, good_src.table, good_src.table.column(good.name).name)  # type: ignore[union-attr]
             if len(found) != 1:
                 return
-            before = cond.sql(dialect=self.dialect)
+            before, was = cond.sql(dialect=self.dialect), bad.name
             bad.set("this", identifier(found[0], self.dialect))
-            self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (the key the schema gives)")
+            self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} ({bad_src.key}.{was} is "
+                              "not a column; the one the schema's keys and names pair with the other side)")
             return
 
     def mismatch(self, cond: exp.EQ, *sides: tuple[exp.Column, Source, Column]) -> None:
@@ -242,7 +267,7 @@ class _Joins:
         before = cond.sql(dialect=self.dialect)
         bad.set("this", identifier(name, self.dialect))
         self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (it compared a number with a "
-                          "text; the key the schema gives)")
+                          "text; the column the schema's keys and names pair with the other side)")
 
     def _matches_as_written(self, sides: tuple[tuple[exp.Column, Source, Column], ...]) -> bool | None:
         if self.join_matches is None:
@@ -290,9 +315,17 @@ class _Joins:
         """``FROM a JOIN b`` with no condition: the one key the schema gives between b and an earlier table, else an
         error (standard SQL rejects it; SQLite would pair every row with every row)."""
         new = next((s for s in local if s.node is join.this), None)
-        if new is None or new.table is None:
-            return  # a derived table or CTE (often one row of totals): left as written
-        earlier = [s for s in local if s.order < new.order and s.table is not None]
+        if new is None or _related_in_where(join, new, local, self.dialect):
+            return  # FROM a JOIN b WHERE a.x = b.y: SQLite reads it as the comma join it is written as
+        if new.table is None:
+            if _one_row(new.node):
+                return  # JOIN (SELECT COUNT(*) …) t: a row of totals beside every row, as meant
+            raise SQLValidationError(
+                f"JOIN {new.key} has no ON condition and nothing relates it to the tables before it, so every row "
+                "would pair with every row of it",
+                hint=f"Write the condition: JOIN {new.key} ON <column of {new.key}> = <column of a table before it>.")
+        earlier = [s for s in local if s.order < new.order and s.table is not None
+                   and not _same_table(s.table, new.table)]  # a table joined to itself on its own key: itself
         options = []
         for s in earlier:
             assert s.table is not None
@@ -324,13 +357,41 @@ class _Joins:
         self.fixes.append(f"JOIN {right.key} {was} -> ON {on.sql(dialect=self.dialect)} (the key the schema gives)")
 
 
+def _related_in_where(join: exp.Join, new: Source, local: list[Source], dialect: str) -> bool:
+    """Whether the WHERE of the join's SELECT compares a column of ``new`` with one of another table."""
+    select = join.parent
+    where = select.args.get("where") if isinstance(select, exp.Select) else None
+    if where is None:
+        return False
+    for cond in where.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE):
+        sides = [[s for s in local if (c.table and s.key.lower() == c.table.lower())
+                  or (not c.table and s.has(c.this, dialect) is not None)]
+                 for c in (cond.this, cond.expression) if isinstance(c, exp.Column)]
+        if len(sides) == 2 and any(new in x for x in sides) and any(s is not new for x in sides for s in x):
+            return True
+    return False
+
+
+def _one_row(node: exp.Expression) -> bool:
+    """A derived table that is one row: an aggregate without GROUP BY, or LIMIT 1."""
+    select = node.this if isinstance(node, exp.Subquery) else node
+    if not isinstance(select, exp.Select):
+        return False
+    limit = select.args.get("limit")
+    if limit is not None and isinstance(limit.expression, exp.Literal) and limit.expression.name == "1":
+        return True
+    return select.args.get("group") is None and any(p.find(exp.AggFunc) for p in select.expressions)
+
+
 def _missing_condition(join: exp.Join) -> bool:
     """A ``JOIN`` keyword with neither ON nor USING (sqlglot reads SQLite's as ``ON TRUE``, and keeps a ``pivots``
     slot on a JOIN keyword and none on a comma); a comma, CROSS JOIN, NATURAL JOIN or LATERAL is meant so."""
     on = join.args.get("on")
     if (on is not None and on != exp.true()) or join.args.get("using") or join.args.get("method"):
         return False
-    if (join.args.get("kind") or "").upper() == "CROSS" or isinstance(join.this, (exp.Lateral, exp.Unnest)):
+    if (join.args.get("kind") or "INNER").upper() != "INNER" or join.args.get("side"):
+        return False
+    if isinstance(join.this, (exp.Lateral, exp.Unnest)):
         return False
     return "pivots" in join.args or bool(join.args.get("side")) or bool(join.args.get("kind"))
 
