@@ -22,6 +22,7 @@ from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair._join_keys import self_comparison
 from core.sql.repair._types import narrow_by_type, narrow_by_values
+from core.sql.repair._unquoted import compared_kind
 from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
@@ -231,6 +232,11 @@ class _Repairer:
         if best is None:
             if quoted_in_sqlite:
                 return  # no column it surely means: SQLite reads it as a string, as written
+            if not ident.quoted and name.lower() not in self._column_names() and compared_kind(
+                    col, local, self.dialect) == "text":
+                col.replace(exp.Literal.string(name))  # to_airport = JFK: no column anywhere, a text beside it
+                self.fixes.append(f"{name} -> '{name}' (a value written without quotes)")
+                return
             raise self._fail(col, local, near)
         owners = [s for s in local if best.name in s.columns]
         if len(owners) > 1:

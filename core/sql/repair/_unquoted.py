@@ -1,0 +1,85 @@
+"""Values written without quotes: ``WHERE to_airport = JFK``, ``WHERE sale_date >= 2023-01-01``.
+
+A bare word compared with a text column that no table has as a column can only be the string the writer forgot to
+quote (the database rejects it as an unknown column). A date written without quotes is arithmetic to the database
+(``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
+dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from core.schema import Schema
+from core.sql.repair._scope import Source, find_source, scope_sources, scopes
+from core.sql.repair._types import kind_of
+
+__all__ = ["compared_kind", "unquoted_dates"]
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def compared_kind(col: exp.Column, local: list[Source], dialect: str) -> str | None:
+    """The kind (text, number, date) of the real column ``col`` is compared with, or listed IN against."""
+    node: exp.Expression = col
+    parent = node.parent
+    while isinstance(parent, (exp.Paren, exp.Lower, exp.Upper, exp.Trim)):
+        node, parent = parent, parent.parent
+    if isinstance(parent, exp.In) and node is not parent.this:
+        other = parent.this
+    elif isinstance(parent, _COMPARISONS):
+        other = parent.expression if node is parent.this else parent.this
+    else:
+        return None
+    while isinstance(other, (exp.Paren, exp.Lower, exp.Upper, exp.Trim)):
+        other = other.this
+    return _kind(other, local, dialect) if isinstance(other, exp.Column) else None
+
+
+def _kind(col: exp.Column, local: list[Source], dialect: str) -> str | None:
+    if col.table:
+        src = find_source(exp.to_identifier(col.table), local)
+        owners = [src] if src is not None else []
+    else:
+        owners = [s for s in local if s.has(col.this, dialect) is not None]
+    if len(owners) != 1 or owners[0].table is None:
+        return None
+    column = owners[0].table.column(col.name)
+    return kind_of(column.type or "") if column is not None else None
+
+
+def _date_digits(node: exp.Expression) -> str | None:
+    """``2023-01-01`` parsed as 2023 - 1 - 1: the date it was written as, or None."""
+    if not (isinstance(node, exp.Sub) and isinstance(node.this, exp.Sub)):
+        return None
+    parts = [node.this.this, node.this.expression, node.expression]
+    if not all(isinstance(p, exp.Literal) and not p.is_string and p.name.isdigit() for p in parts):
+        return None
+    year, month, day = (p.name for p in parts)
+    if len(year) != 4 or len(month) != 2 or len(day) != 2 or not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return None
+    return f"{year}-{month}-{day}"
+
+
+def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    local = scope_sources(scope, schema, dialect)
+    pairs: list[tuple[exp.Expression, exp.Expression]] = []
+    for cond in scope.walk():
+        if isinstance(cond, _COMPARISONS):
+            pairs += [(cond.this, cond.expression), (cond.expression, cond.this)]
+        elif isinstance(cond, exp.Between):
+            pairs += [(cond.args["low"], cond.this), (cond.args["high"], cond.this)]
+    for side, other in pairs:
+        date = _date_digits(side)
+        # beside a date, or a text (SQLite keeps dates as text): a number there compares with nothing
+        if date is None or not isinstance(other, exp.Column) or _kind(other, local, dialect) not in ("date", "text"):
+            continue
+        side.replace(exp.Literal.string(date))
+        fixes.append(f"{date} written without quotes -> '{date}' (a date, not arithmetic)")
+
+
+def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Quote, in place, the dates written without quotes beside a date column."""
+    for scope in scopes(tree):
+        _scope_dates(scope, schema, dialect, fixes)

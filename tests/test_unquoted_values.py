@@ -1,0 +1,64 @@
+"""Values written without quotes: a bare word beside a text column that no table has as a column is the string the
+writer forgot to quote; a date written without quotes (arithmetic to the database) beside a date or text column is
+the date. A bare name that is a column somewhere, or beside a number, is left to the other checks."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.errors import SQLValidationError
+from core.pipeline import AskPipeline
+from core.schema import Column, Schema, Table
+from core.sql import validate_sql
+from tests.fakes.scripted_llm import ScriptedLLM
+
+SCHEMA = Schema("sqlite", (Table("flight", (Column("to_airport", "TEXT"), Column("dep", "TEXT"),
+                                            Column("stops", "INTEGER"), Column("LAX", "TEXT"))),))
+
+
+@pytest.fixture()
+def flights(tmp_path: Path):
+    path = tmp_path / "flights.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE flight(id INTEGER PRIMARY KEY, to_airport TEXT, dep TEXT, stops INTEGER);"
+                           "INSERT INTO flight(to_airport, dep, stops) VALUES ('JFK','2022-12-30',0),"
+                           "('JFK','2023-02-01',1),('ORD','2023-03-01',0);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("flights to JFK this year")
+
+
+def test_a_bare_word_beside_a_text_column_is_the_value(flights) -> None:
+    answer = _ask(flights, "SELECT COUNT(*) FROM flight WHERE to_airport = JFK")
+    assert answer.ok and answer.rows == ((2,),)
+    assert any("a value written without quotes" in n for n in answer.notes)
+
+
+def test_a_date_without_quotes_is_the_date_not_2021(flights) -> None:
+    answer = _ask(flights, "SELECT COUNT(*) FROM flight WHERE dep >= 2023-01-01")
+    assert answer.ok and answer.rows == ((2,),)  # as written SQLite compares with the number 2021: all 3 rows
+    between = _ask(flights, "SELECT COUNT(*) FROM flight WHERE dep BETWEEN 2023-01-01 AND 2023-02-15")
+    assert between.ok and between.rows == ((1,),)
+
+
+def test_a_bare_word_that_is_a_column_somewhere_is_not_turned_into_a_value() -> None:
+    fixed = validate_sql("SELECT stops FROM flight WHERE to_airport = LAX", SCHEMA, "sqlite")
+    assert "'LAX'" not in fixed.sql
+
+
+def test_a_bare_word_beside_a_number_stays_an_unknown_column() -> None:
+    with pytest.raises(SQLValidationError, match="Unknown column"):
+        validate_sql("SELECT stops FROM flight WHERE stops = several", SCHEMA, "sqlite")
+
+
+def test_arithmetic_beside_a_number_is_left_alone() -> None:
+    assert validate_sql("SELECT dep FROM flight WHERE stops > 2023-01-01", SCHEMA, "sqlite").fixes == ()
