@@ -30,6 +30,8 @@ from sqlglot.tokens import TokenType
 
 from core.dialects import dialect_info
 from core.errors import SQLRejected
+from core.sql._catalogue import ALLOWED_PG_FUNCTIONS as _ALLOWED_PG_FUNCTIONS
+from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
 from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -140,28 +142,6 @@ _DENIED_PREFIXES = (
     "iceberg_", "delta_scan", "st_read", "load_aws", "json_execute", "query", "getenv",
 )  # fmt: skip
 _DENIED_CALLS = frozenset({"glob"})  # DuckDB's glob('/path/*') lists files; the GLOB operator of SQLite stays
-# pg_* is denied by default; these only describe objects and values.
-_ALLOWED_PG_FUNCTIONS = frozenset(
-    {
-        "pg_typeof", "pg_size_pretty", "pg_size_bytes", "pg_column_size", "pg_relation_size",
-        "pg_table_size", "pg_indexes_size", "pg_total_relation_size", "pg_database_size",
-        "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible", "pg_get_expr",
-        "pg_get_userbyid", "pg_get_serial_sequence", "pg_get_function_arguments", "pg_get_function_result",
-        "pg_get_function_identity_arguments", "pg_get_keywords", "pg_encoding_to_char",
-        "pg_client_encoding", "pg_backend_pid", "pg_postmaster_start_time", "pg_conf_load_time",
-        "pg_is_in_recovery", "pg_has_role", "pg_input_is_valid", "pg_describe_object", "pg_collation_for",
-        "pg_options_to_table", "pg_index_column_has_property", "pg_index_has_property",
-        "pg_indexam_has_property", "pg_column_compression", "pg_jit_available",
-    }
-)  # fmt: skip
-# Catalogue relations outside "the data": credentials, server config files, other sessions' SQL text.
-_DENIED_RELATIONS = frozenset(
-    {
-        "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules",
-        "pg_ident_file_mappings", "pg_file_settings", "pg_stat_activity", "pg_stat_statements",
-        "pg_stat_ssl", "pg_stat_gssapi",
-    }
-)  # fmt: skip
 # Statement words named in the reason when a statement cannot be parsed at all ("NOTIFY ..."), so the
 # person (and the model, in a repair round) learns it is refused, not merely misspelt.
 _COMMAND_WORDS = frozenset(

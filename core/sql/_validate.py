@@ -64,7 +64,7 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
     """Check every table and column of ``expression`` against ``schema`` and repair what is surely meant.
 
     ``expression`` is not changed. Raises :class:`SQLValidationError` when a name cannot be repaired.
-    ``join_matches`` runs the bounded queries some join repairs need on a lenient database (see ``_join_keys``).
+    ``join_matches`` runs the bounded queries some join repairs need on a lenient database (see ``repair.joins``).
     """
     if dialect_info(dialect) is None:
         raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}: a backend must use a dialect of core.dialects")

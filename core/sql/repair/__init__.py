@@ -10,8 +10,7 @@ from core.sql.repair._dates import rewrite_sqlite_dates
 from core.sql.repair._dates_sqlite import rewrite_postgres_dates
 from core.sql.repair._idioms import cross_joins_on_true, rewrite_foreign_idioms
 from core.sql.repair._groupby import GROUP_BY_FIX, repair_group_by
-from core.sql.repair._join_keys import JoinMatches, repair_join_keys
-from core.sql.repair._joins import strip_joins
+from core.sql.repair.joins import JoinMatches, repair_join_keys, strip_joins
 from core.sql.repair._keywords import quote_keywords
 from core.sql.repair._names import is_reserved
 from core.sql.repair._tables import repair_tables

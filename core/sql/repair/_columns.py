@@ -20,7 +20,7 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair._join_keys import self_comparison
+from core.sql.repair.joins import self_comparison
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
 from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
