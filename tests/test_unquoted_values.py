@@ -62,3 +62,25 @@ def test_a_bare_word_beside_a_number_stays_an_unknown_column() -> None:
 
 def test_arithmetic_beside_a_number_is_left_alone() -> None:
     assert validate_sql("SELECT dep FROM flight WHERE stops > 2023-01-01", SCHEMA, "sqlite").fixes == ()
+
+
+# --- a column name written as a string; a connective left dangling ------------------------------------------------
+
+def test_a_column_name_shown_as_a_string_is_the_column(flights) -> None:
+    answer = _ask(flights, "SELECT 'to_airport', COUNT(*) FROM flight GROUP BY to_airport ORDER BY to_airport")
+    assert answer.ok and answer.rows == (("JFK", 2), ("ORD", 1))  # not the word 'to_airport' on every row
+
+
+def test_a_column_name_compared_as_a_string_with_a_value_is_the_column(flights) -> None:
+    answer = _ask(flights, "SELECT COUNT(*) FROM flight WHERE 'to_airport' = 'JFK'")
+    assert answer.ok and answer.rows == ((2,),)  # as written: 'to_airport' = 'JFK' is false on every row
+
+
+def test_a_named_constant_column_is_kept() -> None:
+    assert validate_sql("SELECT 'to_airport' AS kind, stops FROM flight", SCHEMA, "sqlite").fixes == ()
+
+
+def test_a_dangling_and_closing_the_block_is_dropped(flights) -> None:
+    reply = "```sql\nSELECT COUNT(*) FROM flight WHERE to_airport = 'JFK' AND\n```"
+    answer = AskPipeline(flights, ScriptedLLM(reply, reply, reply), Settings()).ask("flights to JFK")
+    assert answer.ok and answer.rows == ((2,),)

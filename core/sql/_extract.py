@@ -21,6 +21,8 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
+from core.sql._slips import drop_dangling_connectives
+
 __all__ = ["extract_queries", "extract_sql"]
 
 logger = logging.getLogger(__name__)
@@ -130,7 +132,8 @@ def _regions(text: str) -> list[str]:
     sql_blocks: list[str] = []
     other_blocks: list[str] = []
     for match in _FENCE.finditer(text):
-        (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(match.group(2))
+        block = drop_dangling_connectives(match.group(2), "")  # "… WHERE a = 1 AND" closing the block
+        (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
     tagged = [m.group(2) for m in _TAGGED.finditer(text)]
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
     return [*sql_blocks, *other_blocks, *tagged, *inline, text]

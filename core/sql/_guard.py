@@ -32,6 +32,7 @@ from core.dialects import dialect_info
 from core.errors import SQLRejected
 from core.sql._catalogue import ALLOWED_PG_FUNCTIONS as _ALLOWED_PG_FUNCTIONS
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
+from core.sql._slips import drop_dangling_connectives
 from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -276,6 +277,9 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     except SqlglotError as exc:
         error: SqlglotError | None = exc
         tree = None
+        mended = drop_dangling_connectives(text, target)  # WHERE a = 1 AND <end>: the one reading there is
+        if mended != text:
+            return _read(mended, target)
     else:
         error = None
         _check(tree)  # a statement that is unsafe as written is rejected before any reinterpretation

@@ -22,6 +22,7 @@ from core.schema import Schema
 from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import JoinMatches, quote_keywords, repair_join_keys, strip_joins, unquoted_dates
+from core.sql.repair import quoted_columns
 from core.sql.repair import repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -100,6 +101,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     try:
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes)
+        quoted_columns(tree, schema, dialect, fixes)
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
         repair_columns(tree, schema, dialect, fixes)
         unquoted_dates(tree, schema, dialect, fixes)

@@ -1,9 +1,12 @@
-"""Values written without quotes: ``WHERE to_airport = JFK``, ``WHERE sale_date >= 2023-01-01``.
+"""Quotes in the wrong place: values without them (``WHERE to_airport = JFK``, ``WHERE sale_date >= 2023-01-01``) and
+column names inside them (``SELECT 'name' FROM author``, ``WHERE 'vendor_name' = 'Acme'``).
 
 A bare word compared with a text column that no table has as a column can only be the string the writer forgot to
 quote (the database rejects it as an unknown column). A date written without quotes is arithmetic to the database
 (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
 dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
+A string that spells a column of exactly one table of the query, shown as a whole unnamed column (every row the
+same word) or compared with a constant (a comparison true of every row or of none), can only be that column.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from core.schema import Schema
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
-__all__ = ["compared_kind", "unquoted_dates"]
+__all__ = ["compared_kind", "quoted_columns", "unquoted_dates"]
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
@@ -83,3 +86,33 @@ def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
     """Quote, in place, the dates written without quotes beside a date column."""
     for scope in scopes(tree):
         _scope_dates(scope, schema, dialect, fixes)
+
+
+def _column_for(lit: exp.Literal, local: list[Source], dialect: str) -> tuple[Source, str] | None:
+    owners = [(s, name) for s in local if (name := s.has(exp.to_identifier(lit.name), dialect)) is not None]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _constant(node: exp.Expression) -> bool:
+    """A side of a comparison that reads no column of this query (a literal, or a subquery of its own)."""
+    return isinstance(node, exp.Subquery) or node.find(exp.Column) is None
+
+
+def quoted_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """Read, in place, a column name written as a string as the column (see the module docstring)."""
+    for scope in scopes(tree):
+        local = scope_sources(scope, schema, dialect)
+        select = scope.expression
+        for lit in [n for n in scope.walk() if isinstance(n, exp.Literal) and n.is_string and n.name]:
+            parent = lit.parent
+            shown = isinstance(select, exp.Select) and parent is select and lit in select.expressions
+            compared = isinstance(parent, _COMPARISONS) and _constant(
+                parent.expression if parent.this is lit else parent.this)
+            found = _column_for(lit, local, dialect) if shown or compared else None
+            if found is None:
+                continue
+            src, name = found
+            qualifier = src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key)
+            column = exp.Column(this=exp.to_identifier(name), table=qualifier if len(local) > 1 else None)
+            lit.replace(column)
+            fixes.append(f"'{lit.name}' -> {column.sql(dialect=dialect)} (a column name written as a string)")
