@@ -18,6 +18,7 @@ from core.dialects import is_postgres_like
 
 __all__ = [
     "ACCEPT",
+    "KEY_WORDS",
     "Candidate",
     "closest",
     "effective",
@@ -111,7 +112,7 @@ def _singular(word: str) -> str:
 
 
 # Words a key column ends in, one convention or another: ``student_no`` and ``student_id`` name one column.
-_KEY_WORDS = frozenset({"id", "no", "num", "nr", "number", "code", "key"})
+KEY_WORDS = frozenset({"id", "no", "num", "nr", "number", "code", "key"})
 # Words for the one column that labels a row: ``title`` asked of a table whose label is ``name``.
 _LABEL_WORDS = frozenset({"name", "title", "label"})
 # Words a column name may carry after its subject without changing it: ``cylinders_name`` for ``cylinders``.
@@ -217,7 +218,7 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
         best = max(best, 0.7 if not dropped or len(rw) <= len(rc) else 0.66)  # full_name -> name, id -> customer_id
     elif rw and matched == len(rw) and extra and len(rw) >= 1 and not fuzzy:
         best = max(best, 0.64)  # salary -> salary_amount, phone -> phone_number: every word kept, one added
-    if len(tw) == len(tc) and tw[:-1] == tc[:-1] and {tw[-1], tc[-1]} <= _KEY_WORDS:
+    if len(tw) == len(tc) and tw[:-1] == tc[:-1] and {tw[-1], tc[-1]} <= KEY_WORDS:
         best = max(best, 0.8)  # student_no -> student_id
     if len(rw) == len(rc) == 1 and {rw[0], rc[0]} <= _LABEL_WORDS:
         best = max(best, 0.66)  # title -> name: the row's label, however it is called

@@ -27,7 +27,6 @@ repair, which names the closest columns. A comparison of a column with itself is
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -36,7 +35,7 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import is_postgres_like
 from core.errors import SQLValidationError
 from core.schema import Column, Schema, Table
-from core.sql.repair._names import identifier, tokens
+from core.sql.repair._names import KEY_WORDS, identifier, tokens
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._text_numbers import holds_numbers_as_text
 from core.sql.repair._types import kind_of
@@ -47,9 +46,6 @@ __all__ = ["JoinMatches", "join_candidates", "repair_join_keys", "self_compariso
 # False when none, None when it could not tell (failed, timed out).
 JoinMatches = Callable[[str], "bool | None"]
 
-logger = logging.getLogger(__name__)
-
-_KEY_WORDS = frozenset({"id", "no", "num", "nr", "number", "code", "key"})
 
 
 def _same_table(a: Table, b: Table) -> bool:
@@ -73,7 +69,16 @@ def _keys(table: Table) -> list[str]:
 def _names_table(column: str, table: Table) -> bool:
     """``customer_id`` / ``customerNo`` names customers: the column's words are the table's, then a key word."""
     words = tokens(column)
-    return len(words) >= 2 and words[-1] in _KEY_WORDS and words[:-1] == tokens(table.name)
+    return len(words) >= 2 and words[-1] in KEY_WORDS and words[:-1] == tokens(table.name)
+
+
+def _relations(a: Table, b: Table) -> list[tuple[str, str]]:
+    """(column of ``a``, column of ``b``) of each one-column key, declared or inferred, between the two tables."""
+    pairs = [(fk.columns[0], fk.ref_columns[0]) for fk in a.foreign_keys
+             if len(fk.columns) == 1 and _refers(fk.ref_table, b)]
+    pairs += [(fk.ref_columns[0], fk.columns[0]) for fk in b.foreign_keys
+              if len(fk.columns) == 1 and _refers(fk.ref_table, a)]
+    return pairs
 
 
 def _key_of_either(name: str, a: Table, b: Table) -> bool:
@@ -92,14 +97,9 @@ def join_candidates(table: Table, other: Table, other_column: str) -> list[str]:
     intact = other.column(other_column)
     if intact is None or _same_table(table, other):
         return []
-    by_key = [fk.ref_columns[0] for fk in other.foreign_keys
-              if len(fk.columns) == 1 and fk.columns[0].lower() == intact.name.lower() and _refers(fk.ref_table, table)]
-    by_key += [fk.columns[0] for fk in table.foreign_keys
-               if len(fk.columns) == 1 and fk.ref_columns[0].lower() == intact.name.lower()
-               and _refers(fk.ref_table, other)]
-    relations = sum(len(fk.columns) == 1 and _refers(fk.ref_table, t2) for t1, t2 in ((table, other), (other, table))
-                    for fk in t1.foreign_keys)
-    if relations > 1 and tokens(intact.name) == ("id",):
+    relations = _relations(table, other)
+    by_key = [mine for mine, theirs in relations if theirs.lower() == intact.name.lower()]
+    if len(relations) > 1 and tokens(intact.name) == ("id",):
         return []  # two keys relate the tables and the intact side is the classic bare id guess: which one?
     if by_key:
         found = list(dict.fromkeys(by_key))
@@ -239,7 +239,7 @@ class _Joins:
             elsewhere = [s for s in local if s is not bad_src and s.has(bad.name, self.dialect) is not None]
             if any(s is not good_src for s in elsewhere):
                 return  # a column of a third table under the wrong alias: the column repair's case
-            found = join_candidates(bad_src.table, good_src.table, good_src.table.column(good.name).name)  # type: ignore[union-attr]
+            found = join_candidates(bad_src.table, good_src.table, good.name)
             if len(found) != 1:
                 return
             before, was = cond.sql(dialect=self.dialect), bad.name
@@ -296,20 +296,16 @@ class _Joins:
         mine = new.has(names[0], self.dialect)
         if (mine is None) == (not holders):
             return  # both sides have it (fine), or neither does (nothing to stand on)
-        if mine is None:
-            if len(holders) != 1:
-                return
-            other = holders[0]
-            assert other.table is not None
-            theirs = other.has(names[0], self.dialect) or names[0]
-            found = join_candidates(new.table, other.table, theirs)
-            pair = (theirs, found[0]) if len(found) == 1 else None
-        else:
-            options = [(s, c) for s in earlier for c in join_candidates(s.table, new.table, mine)]  # type: ignore[arg-type]
-            pair, other = ((options[0][1], mine), options[0][0]) if len(options) == 1 else (None, None)  # type: ignore[assignment]
-        if pair is None or other is None:
-            return
-        self._set_on(join, other, pair[0], new, pair[1], f"USING ({names[0]})")
+        if mine is None:  # the joined table lacks it: the column of it the one holder's column joins onto
+            theirs = holders[0].has(names[0], self.dialect) if len(holders) == 1 else None
+            options = [(holders[0], theirs, c) for c in join_candidates(new.table, holders[0].table, theirs)] \
+                if theirs is not None and holders[0].table is not None else []
+        else:  # the tables before it lack it: the column of one of them it joins onto
+            options = [(s, c, mine) for s in earlier if s.table is not None
+                       for c in join_candidates(s.table, new.table, mine)]
+        if len(options) == 1:
+            other, left, right = options[0]
+            self._set_on(join, other, left, new, right, f"USING ({names[0]})")
 
     def missing(self, join: exp.Join, local: list[Source]) -> None:
         """``FROM a JOIN b`` with no condition: the one key the schema gives between b and an earlier table, else an
@@ -329,10 +325,7 @@ class _Joins:
         options = []
         for s in earlier:
             assert s.table is not None
-            relations = [(fk.columns[0], fk.ref_columns[0]) for fk in s.table.foreign_keys
-                         if len(fk.columns) == 1 and _refers(fk.ref_table, new.table)]
-            relations += [(fk.ref_columns[0], fk.columns[0]) for fk in new.table.foreign_keys
-                          if len(fk.columns) == 1 and _refers(fk.ref_table, s.table)]
+            relations = _relations(s.table, new.table)
             if not relations:
                 shared = {c.name.lower(): c.name for c in s.table.columns}
                 relations = [(shared[c.name.lower()], c.name) for c in new.table.columns if c.name.lower() in shared
