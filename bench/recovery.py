@@ -67,7 +67,7 @@ QUESTION_FILES = ("questions_gen_{}.csv", "instruct_basic_{}.csv", "instruct_adv
 GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_independent",
               "fresh": "tests.heldout.damage_fresh", "fresh2": "tests.heldout.damage_fresh2",
               "fresh3": "tests.heldout.damage_fresh3",
-              "fresh4": "tests.heldout.damage_fresh4"}
+              "fresh4": "tests.heldout.damage_fresh4", "fresh5": "tests.heldout.damage_fresh5"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],

@@ -11,7 +11,12 @@ may rewrite its query (``AskPipeline._review``).
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value);
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
-- ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid').
+- ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
+  comparison with NULL that is never true (``x = NULL``);
+- ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
+  direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
+  otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
+  ``'+30 days'``).
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import completion_evidence
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
-from core.evidence._values import value_evidence
+from core.evidence._question import question_evidence
+from core.evidence._values import null_evidence, value_evidence
 from core.schema import Schema
 
 __all__ = ["check_answer", "completion_evidence", "count_evidence", "division_evidence", "duplicate_evidence",
-           "join_evidence", "join_key_evidence", "order_evidence", "value_evidence"]
+           "join_evidence", "join_key_evidence", "null_evidence", "order_evidence", "question_evidence",
+           "value_evidence"]
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
@@ -46,9 +53,11 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), value_evidence(sql, result, schema, execute),
+                  null_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
-                  completion_evidence(question, written, sql, result, schema, execute) if written else ([], [])):
+                  completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
+                  question_evidence(question, sql, result, schema, execute)):
         notes += check[0]
         alternatives += check[1]
     return notes, alternatives

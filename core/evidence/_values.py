@@ -1,4 +1,5 @@
-"""A text filter whose value is not how the column spells it: ``status = 'Paid'`` where the column holds 'paid'."""
+"""A filter that cannot mean what it says: a text value the column spells otherwise (``status = 'Paid'`` where the
+column holds 'paid'), a comparison with NULL (``x = NULL`` is never true)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from core.databases import QueryResult
 from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Schema
 
-__all__ = ["value_evidence"]
+__all__ = ["null_evidence", "value_evidence"]
 
 
 def _key(text: str) -> str:
@@ -47,3 +48,26 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     return offer(tree.sql(dialect=schema.dialect), "As the data spells it",
                  lambda how: f"{'; '.join(said)}: spelled as the data spells it, {how}.", schema, execute, result)
+
+
+def null_evidence(sql: str, result: QueryResult, schema: Schema,
+                  execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """``x = NULL`` and ``x <> NULL`` are never true (a comparison with NULL is unknown), so the filter keeps no row:
+    the query with ``x IS NULL`` / ``x IS NOT NULL`` is run and offered when its rows differ."""
+    tree = parse(sql, schema.dialect)
+    if tree is None:
+        return [], []
+    said: list[str] = []
+    for node in list(tree.find_all(exp.EQ, exp.NEQ)):
+        side = node.this if isinstance(node.expression, exp.Null) else node.expression if isinstance(
+            node.this, exp.Null) else None
+        if side is None or isinstance(side, exp.Null):
+            continue
+        said.append(node.sql(dialect=schema.dialect))
+        test: exp.Expression = exp.Is(this=side.copy(), expression=exp.Null())
+        node.replace(test if isinstance(node, exp.EQ) else exp.Not(this=test))
+    if not said:
+        return [], []
+    return offer(tree.sql(dialect=schema.dialect), "Test for NULL with IS", lambda how: (
+        f"{', '.join(said)} is never true (a comparison with NULL is unknown); with IS NULL, {how}."),
+        schema, execute, result)

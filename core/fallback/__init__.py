@@ -4,5 +4,6 @@ Reads the question and the schema; never calls the model.
 """
 
 from core.fallback._generate import FallbackSQL, fallback_sql, fallback_with_reason
+from core.fallback._inflect import singular
 
-__all__ = ["FallbackSQL", "fallback_sql", "fallback_with_reason"]
+__all__ = ["FallbackSQL", "fallback_sql", "fallback_with_reason", "singular"]

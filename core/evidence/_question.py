@@ -1,0 +1,289 @@
+"""What the question says against what the query does: a bound, a count of rows, a direction, an aggregate or a
+column the words name that the query writes otherwise.
+
+Each finding edits one thing of the query to what the question's words say (``_asked``), runs it under the guard
+and, when its rows differ, says so on the answer and offers it; with a model the finding goes to the review round.
+The query that ran stays the answer: the words are read narrowly, and a reading is a reason to look, not a proof.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from decimal import Decimal, InvalidOperation
+
+from sqlglot import exp
+
+from core.answer import Alternative
+from core.databases import QueryResult
+from core.evidence._asked import Asked, Bound, read_question
+from core.evidence._common import Execute, offer, owner, parse
+from core.evidence._question_dates import span_finding, year_finding
+from core.fallback import singular
+from core.schema import Column, Schema, Table
+
+__all__ = ["question_evidence"]
+
+_OPS: dict[type[exp.Expression], str] = {exp.GT: "gt", exp.GTE: "ge", exp.LT: "lt", exp.LTE: "le"}
+_NODES = {v: k for k, v in _OPS.items()}
+_FLIP = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
+_SYMBOL = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+_AGGREGATE_NAMES = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN", exp.Count: "COUNT"}
+_NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
+_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Question words too common to name a column ("what is the number of ...").
+_COMMON = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
+many much each every per with from all any list show give me find get their its it that this these those have has
+had do does did there than more most least number total average count sum top first last our my your i we they
+as so if no not into over under since when where then only also return returns show shows along name names
+kya hai ka ki ke se me mein aur""".split())  # fmt: skip
+_LABEL_WORDS = frozenset({"name", "title", "label"})
+
+Finding = tuple[str, str, exp.Expression]  # (what the words say against the query, label, the other query)
+
+
+def question_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                      execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """Notes and alternatives for each thing the question's words say otherwise than the query (at most one
+    of each kind; each costs one bounded query)."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select):
+        return [], []
+    asked = read_question(question)
+    notes: list[str] = []
+    alternatives: list[Alternative] = []
+    checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
+        _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, _label_finding,
+        lambda asked, tree, schema: year_finding(asked.years, tree),
+        lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None)
+    for check in checks:
+        found = check(asked, tree.copy(), schema)
+        if found is None:
+            continue
+        said, label, other = found
+        n, a = offer(other.sql(dialect=schema.dialect), label, lambda how, said=said: f"{said}: as the words say it, {how}.",
+                     schema, execute, result)
+        notes += n
+        alternatives += a
+    return notes, alternatives
+
+
+# --- bounds: "more than 5" is > 5, not >= 5 -------------------------------------------------------------------------
+
+def _comparisons(tree: exp.Expression) -> Iterator[tuple[exp.Expression, str, Decimal]]:
+    """(node, op, number) of each comparison of something with a number, the number read on the right."""
+    for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+        right, left = _literal(node.expression), _literal(node.this)
+        if right is not None and left is None:
+            yield node, _OPS[type(node)], right
+        elif left is not None and right is None:
+            yield node, _FLIP[_OPS[type(node)]], left
+
+
+def _literal(node: exp.Expression | None) -> Decimal | None:
+    negative = isinstance(node, exp.Neg)
+    if negative:
+        node = node.this  # type: ignore[union-attr]
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            value = Decimal(node.this)
+        except InvalidOperation:
+            return None
+        return -value if negative else value
+    return None
+
+
+def _same(op: str, value: Decimal, bound: Bound) -> bool:
+    """True when ``op value`` keeps the rows ``bound`` keeps (on whole numbers, > 4 is >= 5)."""
+    for target in (bound.value, bound.value / 100) if bound.percent else (bound.value,):
+        if (op, value) == (bound.op, target):
+            return True
+        if target == target.to_integral_value() and value == value.to_integral_value():
+            if {"ge": ("gt", target - 1), "gt": ("ge", target + 1), "le": ("lt", target + 1),
+                    "lt": ("le", target - 1)}[bound.op] == (op, value):  # fmt: skip
+                return True
+    return False
+
+
+def _bound_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    if not asked.bounds or tree.find(exp.Between):
+        return None
+    found = list(_comparisons(tree))
+    said: list[str] = []
+    for bound in asked.bounds:
+        if any(_same(op, value, bound) for _, op, value in found):
+            continue
+        targets = {bound.value, bound.value / 100} if bound.percent else {bound.value}
+        same_number = [(n, op, v) for n, op, v in found if v in targets]
+        same_way = [(n, op, v) for n, op, v in found if op[0] == bound.op[0]]
+        if len(same_number) == 1:
+            node, op, value = same_number[0]
+        elif not same_number and len(same_way) == 1 and sum(b.op[0] == bound.op[0] for b in asked.bounds) == 1:
+            node, op, value = same_way[0]
+            value = bound.value / 100 if bound.percent and same_way[0][2] < 1 else bound.value
+        else:
+            continue
+        column = node.this if _literal(node.expression) is not None else node.expression
+        said.append(f"the question says “{bound.words}” and the query keeps {column.sql(dialect=schema.dialect)} "
+                    f"{_SYMBOL[op]} {next(v for n, _, v in found if n is node)}")
+        node.replace(_NODES[bound.op](this=column.copy(), expression=exp.Literal.number(str(value))))
+        found = list(_comparisons(tree))
+    if not said:
+        return None
+    text = "; ".join(said)
+    return text[0].upper() + text[1:], "Keep the bound the question says", tree
+
+
+# --- how many rows, and from which end ------------------------------------------------------------------------------
+
+def _limit_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    limit = tree.args.get("limit")
+    if asked.limit is None or not tree.args.get("order"):
+        return None
+    if isinstance(limit, exp.Limit):
+        shown = _literal(limit.expression)
+        if shown is None or shown == asked.limit:
+            return None
+        said = f"The question asks for {asked.limit} rows and the query keeps {shown}"
+    elif limit is None:
+        said = f"The question asks for {asked.limit} rows and the query keeps every row"
+    else:
+        return None
+    return said, f"Keep {asked.limit}", tree.limit(asked.limit, copy=False)
+
+
+def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    order = tree.args.get("order")
+    if asked.direction is None or order is None or not order.expressions or not (
+            tree.args.get("limit") or asked.limit):
+        return None
+    first = order.expressions[0]
+    descending = bool(first.args.get("desc"))
+    if descending == (asked.direction == "desc"):
+        return None
+    first.set("desc", not descending)
+    first.set("nulls_first", None)
+    way = "the highest first" if asked.direction == "desc" else "the lowest first"
+    return (f"The question asks for {way} and the query orders {first.this.sql(dialect=schema.dialect)} "
+            f"{'descending' if descending else 'ascending'}"), "Order from the other end", tree
+
+
+# --- aggregates: "average" is AVG, "highest" is MAX ----------------------------------------------------------------
+
+def _aggregates(tree: exp.Select) -> list[exp.AggFunc]:
+    """The aggregates of the SELECT list, not those of a subquery."""
+    return [node for item in tree.expressions for node in item.find_all(exp.AggFunc)
+            if node.find_ancestor(exp.Select) is tree and type(node) in _AGGREGATE_NAMES]
+
+
+def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    shown = _aggregates(tree)
+    kinds = {type(a) for a in shown}
+    divides = tree.find(exp.Div) is not None
+    wanted: type[exp.AggFunc] | None = None
+    candidates: list[exp.AggFunc] = []
+    if "avg" in asked.aggregates and exp.Avg not in kinds and not divides and tree.find(exp.Avg) is None:
+        wanted = exp.Avg
+        candidates = [a for a in shown if isinstance(a, (exp.Sum, exp.Max, exp.Min)) or (
+            isinstance(a, exp.Count) and isinstance(a.this, exp.Column))]
+    elif "sum" in asked.aggregates and "avg" not in asked.aggregates and exp.Sum not in kinds and exp.Avg in kinds:
+        wanted, candidates = exp.Sum, [a for a in shown if isinstance(a, exp.Avg)]
+    elif not asked.ranks and not tree.args.get("order") and asked.aggregates & {"avg", "sum"} and (
+            kinds & {exp.Max, exp.Min}) and not kinds & {exp.Avg, exp.Sum}:
+        wanted = exp.Avg if "avg" in asked.aggregates else exp.Sum
+        candidates = [a for a in shown if isinstance(a, (exp.Max, exp.Min))]
+    elif asked.direction is not None and not tree.args.get("order"):
+        wrong, wanted = (exp.Min, exp.Max) if asked.direction == "desc" else (exp.Max, exp.Min)
+        candidates = [a for a in shown if isinstance(a, wrong)] if wanted not in kinds else []
+    if wanted is None or len(candidates) != 1 or isinstance(candidates[0].this, exp.Star):
+        return None
+    old = candidates[0]
+    argument = old.this.this if isinstance(old.this, exp.Distinct) and wanted is not exp.Count else old.this
+    if isinstance(argument, exp.Distinct):
+        return None
+    old.replace(wanted(this=argument.copy()))
+    return (f"The question says {_says(wanted)} and the query computes {_AGGREGATE_NAMES[type(old)]}",
+            f"Use {_AGGREGATE_NAMES[wanted]}", tree)
+
+
+def _distinct_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """SUM(DISTINCT x) / AVG(DISTINCT x) adds each value once: two sales of the same amount count as one. Unless
+    the question asks for distinct values, the aggregate over every row."""
+    if asked.words & {"distinct", "unique", "different", "alag", "separate"}:
+        return None
+    found = [a for a in tree.find_all(exp.Sum, exp.Avg) if isinstance(a.this, exp.Distinct)
+             and len(a.this.expressions) == 1]
+    if not found:
+        return None
+    for aggregate in found:
+        aggregate.set("this", aggregate.this.expressions[0].copy())
+    return (f"{_AGGREGATE_NAMES[type(found[0])]}(DISTINCT …) counts each value once (two equal amounts as one) and "
+            "the question does not ask for distinct values", "Every row's value", tree)
+
+
+def _says(kind: type[exp.AggFunc]) -> str:
+    return {exp.Avg: "an average", exp.Sum: "a total", exp.Max: "the highest", exp.Min: "the lowest"}[kind]
+
+
+# --- the column the words name -------------------------------------------------------------------------------------
+
+def _name_words(name: str) -> set[str]:
+    return {singular(w.lower()) for w in _NAME_WORD.findall(name)}
+
+
+def _matches(token: str, word: str) -> bool:
+    if token == word:
+        return True
+    short, long = sorted((token, word), key=len)
+    return len(short) >= 4 and long.startswith(short) and len(short) >= 0.7 * len(long)
+
+
+def _named(words: set[str], question: frozenset[str]) -> set[str]:
+    """The question's words that name one of ``words``."""
+    return {q for q in question if q not in _COMMON and any(_matches(w, q) for w in words)}
+
+
+def _label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A shown column the question does not name, beside a column of its table the question names and the query
+    does not read: the query with that one column in its place."""
+    if tree.find(exp.Star) and not tree.find(exp.Count):
+        return None
+    used: dict[tuple[str, str], tuple[Table, Column]] = {}
+    for col in tree.find_all(exp.Column):
+        found = owner(col, tree, schema)
+        if found is not None:
+            used[(found[0].qualified_name, found[1].name.lower())] = found
+    tables = [t for t in (schema.table(n.name) for n in tree.find_all(exp.Table)) if t is not None]
+    entities = set().union(*(_name_words(t.name) for t in schema.tables))  # words that name a table name no column
+    accounted = set().union(*(_named(_name_words(c.name), asked.words) for _, c in used.values()),
+                            *(_named(_name_words(t.name), asked.words) for t in tables))
+    shown = [c for item in tree.expressions for c in item.find_all(exp.Column) if c.find_ancestor(exp.Select) is tree]
+    pairs: list[tuple[exp.Column, Table, Column, Column]] = []
+    for col in shown:
+        found = owner(col, tree, schema)
+        if found is None:
+            continue
+        table, column = found
+        own = _name_words(table.name)
+        if _named(_name_words(column.name) - own, asked.words) or (
+                _name_words(column.name) <= own and _named(_name_words(column.name), asked.words)):
+            continue
+        if _name_words(column.name) & _LABEL_WORDS and _named(own, asked.words) and len(
+                {c.name.lower() for c in shown}) > 1:
+            continue  # a table the question names, labelled by its name beside what is asked
+        summed = isinstance(col.parent, (exp.Sum, exp.Avg))
+        candidates = [c for c in table.columns if (table.qualified_name, c.name.lower()) not in used
+                      and (not summed or _NUMERIC.search(c.type or ""))
+                      and _named(_name_words(c.name) - own - {"id"}, asked.words) - accounted - entities]
+        if len(candidates) == 1:
+            pairs.append((col, table, column, candidates[0]))
+    if len({(t.qualified_name, c.name) for _, t, c, _ in pairs}) != 1:
+        return None
+    _, table, column, instead = pairs[0]
+    for col in list(tree.find_all(exp.Column)):
+        found = owner(col, tree, schema)
+        if found is not None and found[0] is table and found[1] is column and not col.find_ancestor(exp.Join) and (
+                not col.find_ancestor(exp.Where)):
+            col.set("this", exp.to_identifier(instead.name))
+    return (f"The question names {instead.name} of {table.name} and the query shows {column.name}",
+            f"Show {instead.name}", tree)

@@ -1,0 +1,164 @@
+"""What the question says against what the query does (core.evidence._question, _asked, _question_dates).
+
+A query that runs and answers another question than the one asked is the worst thing Cairn can show. These checks
+read the question narrowly (a bound, a count of rows, a direction, an aggregate, a column, a year, a span) and,
+where the query writes it otherwise, say so with both results and offer the query the words describe; the query
+that ran stays the answer, and with a model the finding goes to its review round. Questions the reading does not
+understand check nothing. Real SQLite through Cairn's backend; the model is scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.evidence._asked import read_question
+from core.pipeline import AskPipeline
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys
+        conn.executescript(
+            "CREATE TABLE client(client_id INTEGER, full_name TEXT, email TEXT, town TEXT);"
+            "CREATE TABLE sale(sale_id INTEGER, client_id INTEGER, amount REAL, sold_on TEXT, sale_year INTEGER);"
+            "INSERT INTO client VALUES (1,'Asha','a@x.in','Pune'),(2,'Bilal','b@x.in','Agra'),(3,'Chen','c@x.in','Pune');"
+            "INSERT INTO sale VALUES (1,1,10,'2021-01-04',2021),(2,1,20,'2021-02-01',2021),(3,2,5,'2021-03-01',2021),"
+            "(4,3,50,'2022-01-01',2022),(5,1,7,'2022-01-05',2022),(6,3,5,'2022-01-06',2022),"
+            "(7,2,5,'2021-05-01',2021);"
+            "INSERT INTO sale VALUES (8,2,9,date('now','-3 days'),NULL);"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, question: str, sql: str, again: str | None = None):
+    again = again or sql
+    return AskPipeline(db, ScriptedLLM(sql, again, again, again), Settings()).ask(question)
+
+
+def _rows(db, sql: str) -> list[tuple]:
+    return [tuple(r) for r in db.execute(sql).rows]
+
+
+# --- reading the question -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("question", "op", "value"), [
+    ("clients with more than 2 sales", "gt", 2),
+    ("clients having at least 3 sales", "ge", 3),
+    ("sales of 5 or more rupees", "ge", 5),
+    ("sales under 1.5 lakh", "lt", 150_000),
+    ("no more than ten items", "le", 10),
+    ("3 se zyada orders wale customers", "gt", 3),
+    ("kam se kam 4 bookings", "ge", 4),
+])
+def test_the_bound_a_question_says_is_read_with_its_direction(question, op, value) -> None:
+    (bound,) = read_question(question).bounds
+    assert (bound.op, bound.value) == (op, Decimal(value))
+
+
+def test_ranks_counts_spans_and_aggregates_are_read_narrowly() -> None:
+    top = read_question("Top 5 towns by total sales amount")
+    assert (top.limit, top.direction, "sum" in top.aggregates) == (5, "desc", True)
+    assert read_question("sabse kam price wala product").direction == "asc"
+    assert read_question("the highest and the lowest fare").direction is None  # both ways: nothing to check
+    assert read_question("at most 4 items").direction is None  # "at most" is a bound, not a superlative
+    span = read_question("sales in the past 3 weeks").span
+    assert span is not None and (span.count, span.unit) == (3, "week")
+    assert read_question("sales last month").span is None  # a calendar month, not a span: left alone
+    assert read_question("pichhle 2 mahine ki bikri").span.unit == "month"
+    assert read_question("orders on 2021-03-04").years == ()  # a full date is not a year on its own
+    assert read_question("kitne orders hain?").aggregates == frozenset({"count"})
+
+
+# --- each finding, said with both results and offered ---------------------------------------------------------------
+
+def test_a_bound_written_the_other_way_is_said_and_offered(shop) -> None:
+    sql = "SELECT client_id FROM sale GROUP BY client_id HAVING COUNT(*) > 3"
+    answer = _ask(shop, "Which clients made at least 3 sales?", sql)
+    assert answer.ok and answer.rows == ()  # nothing changed on a reading
+    (note,) = [n for n in answer.notes if "at least 3" in n]
+    assert "COUNT(*) > 3" in note and "2 rows instead of 0" in note
+    (other,) = answer.alternatives
+    assert "COUNT(*) >= 3" in other.sql and sorted(_rows(shop, other.sql)) == [(1,), (2,)]
+
+
+def test_a_bound_the_query_keeps_in_an_equal_form_is_not_doubted(shop) -> None:
+    for sql in ("SELECT client_id FROM sale GROUP BY client_id HAVING COUNT(*) >= 3",
+                "SELECT client_id FROM sale GROUP BY client_id HAVING COUNT(*) > 2",  # whole numbers: > 2 is >= 3
+                "SELECT client_id FROM sale GROUP BY client_id HAVING 3 <= COUNT(*)"):
+        assert not _ask(shop, "Which clients made at least 3 sales?", sql).alternatives
+
+
+def test_a_limit_or_a_direction_other_than_the_words_is_offered(shop) -> None:
+    top = "SELECT client_id, SUM(amount) AS s FROM sale GROUP BY client_id ORDER BY s"
+    wrong_way = _ask(shop, "Top 2 clients by total amount", top + " LIMIT 2")
+    assert [a.label for a in wrong_way.alternatives] == ["Order from the other end"]
+    assert "DESC" in wrong_way.alternatives[0].sql
+    all_rows = _ask(shop, "Top 2 clients by total amount", top + " DESC")
+    assert [a.label for a in all_rows.alternatives] == ["Keep 2"]
+    assert len(_rows(shop, all_rows.alternatives[0].sql)) == 2
+
+
+def test_an_aggregate_the_words_do_not_say_is_offered_as_the_one_they_do(shop) -> None:
+    average = _ask(shop, "average sale amount per town",
+                   "SELECT c.town, SUM(s.amount) FROM sale s JOIN client c ON c.client_id = s.client_id GROUP BY c.town")
+    assert [a.label for a in average.alternatives] == ["Use AVG"] and "AVG(s.amount)" in average.alternatives[0].sql
+    highest = _ask(shop, "What is the highest sale amount?", "SELECT MIN(amount) FROM sale")
+    assert _rows(shop, highest.alternatives[0].sql) == [(50.0,)]
+    total = _ask(shop, "total amount of sales", "SELECT SUM(DISTINCT amount) FROM sale")
+    assert total.alternatives[0].label == "Every row's value" and _rows(shop, total.alternatives[0].sql) == [(111.0,)]
+    distinct = _ask(shop, "total of the distinct amounts", "SELECT SUM(DISTINCT amount) FROM sale")
+    assert not distinct.alternatives  # the question asks for distinct values
+
+
+def test_a_column_shown_in_place_of_the_one_the_question_names_is_offered(shop) -> None:
+    answer = _ask(shop, "What are the emails of clients in Pune?", "SELECT full_name FROM client WHERE town = 'Pune'")
+    assert [a.label for a in answer.alternatives] == ["Show email"]
+    assert sorted(_rows(shop, answer.alternatives[0].sql)) == [("a@x.in",), ("c@x.in",)]
+    per_year = _ask(shop, "number of sales in each year", "SELECT sale_id, COUNT(*) FROM sale GROUP BY sale_id")
+    assert per_year.alternatives and "GROUP BY sale_year" in per_year.alternatives[0].sql
+
+
+def test_a_table_shown_by_its_name_or_key_is_not_doubted(shop) -> None:
+    for question, sql in (("Which clients live in Pune?", "SELECT full_name FROM client WHERE town = 'Pune'"),
+                          ("Which clients live in Pune?", "SELECT client_id FROM client WHERE town = 'Pune'"),
+                          ("emails of the clients in Pune", "SELECT email FROM client WHERE town = 'Pune'")):
+        assert not _ask(shop, question, sql).alternatives
+
+
+def test_a_year_or_a_span_written_otherwise_is_offered(shop) -> None:
+    year = _ask(shop, "How many sales were made in 2021?",
+                "SELECT COUNT(*) FROM sale WHERE sold_on BETWEEN '2022-01-01' AND '2022-12-31'")
+    assert "2021-01-01" in year.alternatives[0].sql and _rows(shop, year.alternatives[0].sql) == [(4,)]
+    forward = _ask(shop, "sales in the last 30 days", "SELECT COUNT(*) FROM sale WHERE sold_on >= date('now', '+30 days')")
+    assert "-30 days" in forward.alternatives[0].sql and _rows(shop, forward.alternatives[0].sql) == [(1,)]
+    weeks = _ask(shop, "sales in the last 2 weeks", "SELECT COUNT(*) FROM sale WHERE sold_on >= date('now', '-14 days')")
+    assert not weeks.alternatives  # 2 weeks is 14 days
+
+
+def test_a_comparison_with_null_is_said_to_be_never_true(shop) -> None:
+    answer = _ask(shop, "sales with no year", "SELECT sale_id FROM sale WHERE sale_year = NULL")
+    assert answer.ok and answer.rows == ()
+    assert any("is never true" in n for n in answer.notes)
+    assert _rows(shop, answer.alternatives[0].sql) == [(8,)]
+
+
+def test_with_a_model_the_finding_goes_to_its_review_and_the_first_query_is_offered(shop) -> None:
+    wrong = "SELECT MIN(amount) FROM sale"
+    answer = _ask(shop, "What is the highest sale amount?", wrong, again="SELECT MAX(amount) FROM sale")
+    assert answer.ok and list(answer.rows) == [(50.0,)]
+    assert [a.sql for a in answer.alternatives] == [wrong]
+
+
+def test_a_question_the_reading_does_not_understand_checks_nothing(shop) -> None:
+    for question in ("show me everything about Asha", "kya chal raha hai sales mein?", "sales by town pls"):
+        assert not _ask(shop, question, "SELECT * FROM sale").alternatives
