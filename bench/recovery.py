@@ -338,7 +338,8 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 if not cairn_ok and (kind in show or "all" in show) and generator.name in DEVELOPMENT:
                     print(f"--- [{kind}] {name} ({dialect}): {case.question[:80]}\n  note: {damaged.note}\n  reply: "
                           f"{damaged.reply[:600]}\n  cairn: {answer.sql or ''}\n  error: {answer.error}"
-                          f" | rejected: {answer.rejected_reason}\n  path={answer.path} as-is ok={asis_ok}")
+                          f" | rejected: {answer.rejected_reason}\n  path={answer.path} as-is ok={asis_ok}"
+                          f" offered: {[a.label for a in answer.alternatives]}")
     finally:
         database.close()
         conn.close()

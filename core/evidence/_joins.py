@@ -10,7 +10,7 @@ from core.databases import QueryResult
 from core.evidence._common import Execute, difference, offer, other_rows, parse
 from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
-from core.sql import joins_adding_no_column
+from core.sql import join_candidates, joins_adding_no_column
 
 __all__ = ["join_evidence", "join_key_evidence"]
 
@@ -62,6 +62,8 @@ def join_key_evidence(sql: str, result: QueryResult, schema: Schema,
             if ta is None or tb is None or ta is tb:
                 continue
             relations = _relations(ta, tb) + [(y, x) for x, y in _relations(tb, ta)]
+            if not relations:  # no key known: the one pair the names settle, when the written one is not it
+                relations = _named_pair(ta, tb, left.name, right.name)
             if len(relations) != 1:
                 continue
             (col_a, col_b), = relations
@@ -75,6 +77,18 @@ def join_key_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     return offer(tree.sql(dialect=schema.dialect), "Joined on the schema's key",
                  lambda how: f"{'; '.join(said)}. Joined on that key, {how}.", schema, execute, result)
+
+
+def _named_pair(a: Table, b: Table, col_a: str, col_b: str) -> list[tuple[str, str]]:
+    """With no key between the tables: ``a.col_a = b.col_b`` as written when the names allow it, else the one pair
+    the names settle keeping one side (``review.user_id = business.business_id`` -> ``review.business_id``)."""
+    if a.column(col_a) is None or b.column(col_b) is None:
+        return []
+    by_b, by_a = join_candidates(a, b, col_b), join_candidates(b, a, col_a)
+    if col_a.lower() in (c.lower() for c in by_b) or col_b.lower() in (c.lower() for c in by_a):
+        return []
+    pairs = {(c, col_b) for c in by_b} | {(col_a, c) for c in by_a}
+    return list(pairs)
 
 
 def _relations(child: Table, parent: Table) -> list[tuple[str, str]]:

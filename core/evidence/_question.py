@@ -35,7 +35,7 @@ _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _COMMON = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
 many much each every per with from all any list show give me find get their its it that this these those have has
 had do does did there than more most least number total average count sum top first last our my your i we they
-as so if no not into over under since when where then only also return returns show shows along name names
+as so if no not into over under since when where then only also return returns show shows along
 kya hai ka ki ke se me mein aur""".split())  # fmt: skip
 _LABEL_WORDS = frozenset({"name", "title", "label"})
 
@@ -188,11 +188,14 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
             isinstance(a, exp.Count) and isinstance(a.this, exp.Column))]
     elif "sum" in asked.aggregates and "avg" not in asked.aggregates and exp.Sum not in kinds and exp.Avg in kinds:
         wanted, candidates = exp.Sum, [a for a in shown if isinstance(a, exp.Avg)]
-    elif not asked.ranks and not tree.args.get("order") and asked.aggregates & {"avg", "sum"} and (
+    elif not asked.ranks and asked.aggregates & {"avg", "sum"} and (
             kinds & {exp.Max, exp.Min}) and not kinds & {exp.Avg, exp.Sum}:
         wanted = exp.Avg if "avg" in asked.aggregates else exp.Sum
         candidates = [a for a in shown if isinstance(a, (exp.Max, exp.Min))]
-    elif asked.direction is not None and not tree.args.get("order"):
+    elif asked.aggregates == {"sum"} and exp.Count in kinds and not kinds & {exp.Sum, exp.Avg}:
+        wanted = exp.Sum  # "the total cost" counted: the total of a number column that is not a key
+        candidates = [a for a in shown if isinstance(a, exp.Count) and _amount(a.this, tree, schema)]
+    elif asked.direction is not None and not tree.args.get("limit"):
         wrong, wanted = (exp.Min, exp.Max) if asked.direction == "desc" else (exp.Max, exp.Min)
         candidates = [a for a in shown if isinstance(a, wrong)] if wanted not in kinds else []
     if wanted is None or len(candidates) != 1 or isinstance(candidates[0].this, exp.Star):
@@ -219,6 +222,17 @@ def _distinct_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding
         aggregate.set("this", aggregate.this.expressions[0].copy())
     return (f"{_AGGREGATE_NAMES[type(found[0])]}(DISTINCT …) counts each value once (two equal amounts as one) and "
             "the question does not ask for distinct values", "Every row's value", tree)
+
+
+def _amount(node: exp.Expression, tree: exp.Select, schema: Schema) -> bool:
+    """A column of numbers that is not a key or a code: what a total adds up."""
+    found = owner(node, tree, schema)
+    if found is None:
+        return False
+    table, column = found
+    words = _name_words(column.name)
+    return bool(_NUMERIC.search(column.type or "")) and not words & {"id", "no", "code", "key"} and (
+        column.name not in table.primary_key)
 
 
 def _says(kind: type[exp.AggFunc]) -> str:

@@ -3,11 +3,14 @@ column holds 'paid'), a comparison with NULL (``x = NULL`` is never true)."""
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._common import Execute, offer, owner, parse
+from core.fallback import singular
 from core.schema import Schema
 
 __all__ = ["null_evidence", "value_evidence"]
@@ -17,11 +20,30 @@ def _key(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+def _loose(text: str) -> str:
+    """The words of a value, each singular: 'Actives' and 'active', 'Italians' and 'Italian' meet."""
+    return " ".join(singular(w) for w in re.findall(r"\w+", text.casefold()))
+
+
+def _spelled(value: str, hints: tuple[str, ...]) -> str | None:
+    """The one known value that ``value`` spells otherwise: equal but for case and spacing, else but for plurals,
+    else one starting with the other ('successful' / 'success', 'New York City' / 'New York', at least 4 letters)."""
+    for key in (_key, _loose):
+        same = [h for h in hints if key(h) == key(value)]
+        if same:
+            return same[0] if len(same) == 1 else None
+    loose = _loose(value)
+    starts = [h for h in hints if min(len(_loose(h)), len(loose)) >= 4
+              and (_loose(h).startswith(loose) or loose.startswith(_loose(h)))]
+    return starts[0] if len(starts) == 1 else None
+
+
 def value_evidence(sql: str, result: QueryResult, schema: Schema,
                    execute: Execute) -> tuple[list[str], list[Alternative]]:
-    """For ``col = 'x'`` / ``col IN ('x', …)`` on a text column whose known values do not hold 'x' but hold exactly
-    one value equal to it but for case and spacing: the query with that spelling is run and offered when its rows
-    differ (the filter as written may match nothing). Nothing is changed: the value may exist beyond the sample."""
+    """For ``col = 'x'`` / ``col IN ('x', …)`` / ``col LIKE '%x%'`` on a text column whose known values (all of
+    them: the hints are kept only for columns with few values) do not hold 'x' but hold exactly one value that
+    spells it otherwise (case, spacing, a plural, a longer or shorter form): the query with that spelling is run and
+    offered when its rows differ (the filter as written may match nothing). Nothing is changed on a spelling."""
     tree = parse(sql, schema.dialect)
     if tree is None:
         return [], []
@@ -29,7 +51,7 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
     for literal in list(tree.find_all(exp.Literal)):
         parent = literal.parent
         column = None
-        if isinstance(parent, (exp.EQ, exp.NEQ)):
+        if isinstance(parent, (exp.EQ, exp.NEQ, exp.Like, exp.ILike)):
             column = parent.expression if parent.this is literal else parent.this
         elif isinstance(parent, exp.In) and literal in parent.expressions:
             column = parent.this
@@ -37,13 +59,17 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
             continue
         found = owner(column, tree, schema)
         hints = found[1].value_hints if found is not None else ()
-        if not hints or literal.this in hints:
+        like = isinstance(parent, (exp.Like, exp.ILike))
+        text = literal.this.strip("%") if like else literal.this
+        if not hints or not text or ("%" in text or "_" in text if like else literal.this in hints):
             continue
-        same = [h for h in hints if _key(h) == _key(literal.this)]
-        if len(same) != 1:
+        if like and any(text.casefold() in h.casefold() for h in hints):
             continue
-        said.append(f"{column.sql(dialect=schema.dialect)} holds '{same[0]}', not '{literal.this}'")
-        literal.replace(exp.Literal.string(same[0]))
+        spelled = _spelled(text, hints)
+        if spelled is None or spelled == text:
+            continue
+        said.append(f"{column.sql(dialect=schema.dialect)} holds '{spelled}', not '{text}'")
+        literal.replace(exp.Literal.string(literal.this.replace(text, spelled) if like else spelled))
     if not said:
         return [], []
     return offer(tree.sql(dialect=schema.dialect), "As the data spells it",

@@ -10,7 +10,7 @@ from core.sql._join_check import JoinCheck, joins_adding_no_column
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
-from core.sql.repair import silences_an_error
+from core.sql.repair import join_candidates, silences_an_error
 
 __all__ = [
     "GuardedSQL",
@@ -21,6 +21,7 @@ __all__ = [
     "guard",
     "as_number",
     "holds_numbers_as_text",
+    "join_candidates",
     "joins_adding_no_column",
     "parse_statements",
     "redact_error_values",
