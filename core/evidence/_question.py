@@ -18,9 +18,9 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import Asked, Bound, read_question
 from core.evidence._common import Execute, offer, owner, parse
+from core.evidence._question_columns import label_finding, name_words
 from core.evidence._question_dates import span_finding, year_finding
-from core.fallback import singular
-from core.schema import Column, Schema, Table
+from core.schema import Schema
 
 __all__ = ["question_evidence"]
 
@@ -30,15 +30,6 @@ _FLIP = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 _SYMBOL = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
 _AGGREGATE_NAMES = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN", exp.Count: "COUNT"}
 _NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
-_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-# Question words too common to name a column ("what is the number of ...").
-_COMMON = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
-many much each every per with from all any list show give me find get their its it that this these those have has
-had do does did there than more most least number total average count sum top first last our my your i we they
-as so if no not into over under since when where then only also return returns show shows along
-kya hai ka ki ke se me mein aur""".split())  # fmt: skip
-_LABEL_WORDS = frozenset({"name", "title", "label"})
-
 Finding = tuple[str, str, exp.Expression]  # (what the words say against the query, label, the other query)
 
 
@@ -53,7 +44,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     notes: list[str] = []
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
-        _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, _label_finding,
+        _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None)
     for check in checks:
@@ -230,74 +221,10 @@ def _amount(node: exp.Expression, tree: exp.Select, schema: Schema) -> bool:
     if found is None:
         return False
     table, column = found
-    words = _name_words(column.name)
+    words = name_words(column.name)
     return bool(_NUMERIC.search(column.type or "")) and not words & {"id", "no", "code", "key"} and (
         column.name not in table.primary_key)
 
 
 def _says(kind: type[exp.AggFunc]) -> str:
     return {exp.Avg: "an average", exp.Sum: "a total", exp.Max: "the highest", exp.Min: "the lowest"}[kind]
-
-
-# --- the column the words name -------------------------------------------------------------------------------------
-
-def _name_words(name: str) -> set[str]:
-    return {singular(w.lower()) for w in _NAME_WORD.findall(name)}
-
-
-def _matches(token: str, word: str) -> bool:
-    if token == word:
-        return True
-    short, long = sorted((token, word), key=len)
-    return len(short) >= 4 and long.startswith(short) and len(short) >= 0.7 * len(long)
-
-
-def _named(words: set[str], question: frozenset[str]) -> set[str]:
-    """The question's words that name one of ``words``."""
-    return {q for q in question if q not in _COMMON and any(_matches(w, q) for w in words)}
-
-
-def _label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
-    """A shown column the question does not name, beside a column of its table the question names and the query
-    does not read: the query with that one column in its place."""
-    if tree.find(exp.Star) and not tree.find(exp.Count):
-        return None
-    used: dict[tuple[str, str], tuple[Table, Column]] = {}
-    for col in tree.find_all(exp.Column):
-        found = owner(col, tree, schema)
-        if found is not None:
-            used[(found[0].qualified_name, found[1].name.lower())] = found
-    tables = [t for t in (schema.table(n.name) for n in tree.find_all(exp.Table)) if t is not None]
-    entities = set().union(*(_name_words(t.name) for t in schema.tables))  # words that name a table name no column
-    accounted = set().union(*(_named(_name_words(c.name), asked.words) for _, c in used.values()),
-                            *(_named(_name_words(t.name), asked.words) for t in tables))
-    shown = [c for item in tree.expressions for c in item.find_all(exp.Column) if c.find_ancestor(exp.Select) is tree]
-    pairs: list[tuple[exp.Column, Table, Column, Column]] = []
-    for col in shown:
-        found = owner(col, tree, schema)
-        if found is None:
-            continue
-        table, column = found
-        own = _name_words(table.name)
-        if _named(_name_words(column.name) - own, asked.words) or (
-                _name_words(column.name) <= own and _named(_name_words(column.name), asked.words)):
-            continue
-        if _name_words(column.name) & _LABEL_WORDS and _named(own, asked.words) and len(
-                {c.name.lower() for c in shown}) > 1:
-            continue  # a table the question names, labelled by its name beside what is asked
-        summed = isinstance(col.parent, (exp.Sum, exp.Avg))
-        candidates = [c for c in table.columns if (table.qualified_name, c.name.lower()) not in used
-                      and (not summed or _NUMERIC.search(c.type or ""))
-                      and _named(_name_words(c.name) - own - {"id"}, asked.words) - accounted - entities]
-        if len(candidates) == 1:
-            pairs.append((col, table, column, candidates[0]))
-    if len({(t.qualified_name, c.name) for _, t, c, _ in pairs}) != 1:
-        return None
-    _, table, column, instead = pairs[0]
-    for col in list(tree.find_all(exp.Column)):
-        found = owner(col, tree, schema)
-        if found is not None and found[0] is table and found[1] is column and not col.find_ancestor(exp.Join) and (
-                not col.find_ancestor(exp.Where)):
-            col.set("this", exp.to_identifier(instead.name))
-    return (f"The question names {instead.name} of {table.name} and the query shows {column.name}",
-            f"Show {instead.name}", tree)

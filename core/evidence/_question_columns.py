@@ -1,0 +1,143 @@
+"""The column the question names against the column the query shows: ``SELECT pid … GROUP BY pid`` for "in each
+year", ``SELECT food_type … WHERE food_type LIKE '%Italian%'`` for "the names of the restaurants that serve Italian
+food", ``SELECT zip_code AS customer_id``.
+
+A shown column counts as asked for when the question's words (or the query's own alias for it) name it. It is in
+doubt when they do not, or when it is shown twice, or when the query fixes its value in WHERE (the question gave
+that value; it did not ask for it). The query with the one column of the same table that the words name, and the
+query reads nowhere, in its place is the finding.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.evidence._asked import Asked
+from core.evidence._common import owner
+from core.fallback import singular
+from core.schema import Column, Schema, Table
+
+__all__ = ["label_finding", "name_words"]
+
+_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
+# Question words too common to name a column on their own ("what is the number of ...").
+_COMMON = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
+many much each every per with from all any list show give me find get their its it that this these those have has
+had do does did there than more most least number total average count sum top first last our my your i we they
+as so if no not into over under since when where then only also return returns show shows along
+kya hai ka ki ke se me mein aur""".split())  # fmt: skip
+_LABEL_WORDS = frozenset({"name", "title", "label"})
+_KEY_WORDS = frozenset({"id", "code", "no", "key", "number"})
+
+Finding = tuple[str, str, exp.Expression]
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a column or table name, lower case and singular: ``sbCustName`` -> {sb, cust, name}."""
+    return {singular(w.lower()) for w in _NAME_WORD.findall(name)}
+
+
+def _matches(token: str, word: str) -> bool:
+    if token == word:
+        return True
+    short, long = sorted((token, word), key=len)
+    return len(short) >= 4 and long.startswith(short) and len(short) >= 0.7 * len(long)
+
+
+def _named(words: set[str], question: frozenset[str] | set[str]) -> set[str]:
+    """The question's words, common ones aside, that name one of ``words``."""
+    return {q for q in question if q not in _COMMON and any(_matches(w, q) for w in words)}
+
+
+def _all_said(words: set[str], question: frozenset[str] | set[str]) -> bool:
+    """Every word of a column's name is in the question ("last name" names last_name, common words included)."""
+    return bool(words) and all(any(_matches(w, q) for q in question) for w in words)
+
+
+def _fixed_in_where(tree: exp.Select, table: Table, column: Column, schema: Schema) -> bool:
+    """The WHERE compares the column with a constant (=, IN, LIKE): its value is given, not asked."""
+    where = tree.args.get("where")
+    for node in where.find_all(exp.EQ, exp.In, exp.Like, exp.ILike) if where is not None else ():
+        side = node.this
+        while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
+            side = side.this
+        constant = node.expressions if isinstance(node, exp.In) else [node.expression]
+        if isinstance(side, exp.Column) and all(isinstance(c, exp.Literal) for c in constant):
+            found = owner(side, tree, schema)
+            if found is not None and found[0] is table and found[1] is column:
+                return True
+    return False
+
+
+def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    if tree.find(exp.Star) and not tree.find(exp.Count):
+        return None
+    used: dict[tuple[str, str], tuple[Table, Column]] = {}
+    for col in tree.find_all(exp.Column):
+        found = owner(col, tree, schema)
+        if found is not None:
+            used[(found[0].qualified_name, found[1].name.lower())] = found
+    tables = [t for t in (schema.table(n.name) for n in tree.find_all(exp.Table)) if t is not None]
+    entities = set().union(*(name_words(t.name) for t in schema.tables))
+    accounted = set().union(*(_named(name_words(c.name), asked.words) for _, c in used.values()),
+                            *(_named(name_words(t.name), asked.words) for t in tables))
+    shown = [c for item in tree.expressions for c in item.find_all(exp.Column)
+             if c.find_ancestor(exp.Select) is tree and not c.find_ancestor(exp.Count)]
+    times: dict[tuple[str, str], int] = {}
+    for col in shown:
+        found = owner(col, tree, schema)
+        if found is not None and isinstance(col.parent, exp.Alias | exp.Select):
+            key = (found[0].qualified_name, found[1].name.lower())
+            times[key] = times.get(key, 0) + 1
+    pairs: list[tuple[Table, Column, Column]] = []
+    for col in shown:
+        found = owner(col, tree, schema)
+        if found is None:
+            continue
+        table, column = found
+        own = name_words(table.name)
+        alias = col.parent.alias if isinstance(col.parent, exp.Alias) else ""
+        words = name_words(column.name)
+        doubted = times.get((table.qualified_name, column.name.lower()), 0) > 1 or _fixed_in_where(
+            tree, table, column, schema)
+        if not doubted:
+            if _named(words - own, asked.words) or (words <= own and _named(words, asked.words)):
+                continue
+            if words & _LABEL_WORDS and _named(own, asked.words) and len({c.name.lower() for c in shown}) > 1:
+                continue  # a table the question names, labelled by its name beside what is asked
+            if alias and (name_words(alias) - own) <= words:
+                continue  # the query's own name for it says what it is
+        summed = isinstance(col.parent, (exp.Sum, exp.Avg))
+        said_by_alias = name_words(alias) - own if alias else set()
+        candidates = []
+        for c in table.columns:
+            if (table.qualified_name, c.name.lower()) in used or (summed and not _NUMERIC.search(c.type or "")):
+                continue
+            mine = name_words(c.name) - own
+            keyish = bool(name_words(c.name) & _KEY_WORDS)
+            free = _named(mine - {"id"}, asked.words) - accounted - (set() if keyish else entities)
+            if free or (_all_said(mine, asked.words) and _named(mine, asked.words) - accounted) or (
+                    said_by_alias and said_by_alias <= (mine or name_words(c.name))):
+                candidates.append(c)
+        if len(candidates) == 1:
+            pairs.append((table, column, candidates[0]))
+    if len({(t.qualified_name, c.name) for t, c, _ in pairs}) != 1:
+        return None
+    table, column, instead = pairs[0]
+    twice = times.get((table.qualified_name, column.name.lower()), 0) > 1
+    kept: set[str] = set()
+    for col in list(tree.find_all(exp.Column)):
+        found = owner(col, tree, schema)
+        if found is None or found[0] is not table or found[1] is not column or col.find_ancestor(exp.Join) or (
+                col.find_ancestor(exp.Where)):
+            continue
+        part = "group" if col.find_ancestor(exp.Group) else "order" if col.find_ancestor(exp.Order) else "select"
+        if twice and part not in kept:
+            kept.add(part)  # shown twice: the first stays, the second becomes the named column
+            continue
+        col.set("this", exp.to_identifier(instead.name))
+    return (f"The question names {instead.name} of {table.name} and the query shows {column.name}",
+            f"Show {instead.name}", tree)
