@@ -162,3 +162,52 @@ def test_with_a_model_the_finding_goes_to_its_review_and_the_first_query_is_offe
 def test_a_question_the_reading_does_not_understand_checks_nothing(shop) -> None:
     for question in ("show me everything about Asha", "kya chal raha hai sales mein?", "sales by town pls"):
         assert not _ask(shop, question, "SELECT * FROM sale").alternatives
+
+
+# --- the query's own names, conditions left out, OR for AND -----------------------------------------------------
+
+@pytest.fixture()
+def shops(tmp_path: Path):
+    path = tmp_path / "shops.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE merchant(mid INTEGER, name TEXT, state TEXT, kind TEXT, rating REAL);"
+            "INSERT INTO merchant VALUES (1,'Alpha','active','retail',4.5),(2,'Beta','closed','retail',3.0),"
+            "(3,'Gamma','active','food',4.8),(4,'Delta','active','retail',2.0);"
+            "CREATE TABLE payment(pid INTEGER, mid INTEGER, amount REAL);"
+            "INSERT INTO payment VALUES (1,1,10),(2,1,30),(3,2,5),(4,3,7);"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_an_aggregate_its_own_alias_names_otherwise_is_offered(shops) -> None:
+    answer = _ask(shops, "revenue per merchant",
+                  "SELECT mid, COUNT(amount) AS total_revenue FROM payment GROUP BY mid")
+    assert [a.label for a in answer.alternatives] == ["As the query names it"]
+    assert sorted(_rows(shops, answer.alternatives[0].sql)) == [(1, 40.0), (2, 5.0), (3, 7.0)]
+    for sql in ("SELECT mid, COUNT(pid) AS total_payments FROM payment GROUP BY mid",  # counting payments: meant
+                "SELECT mid, COUNT(*) AS total FROM payment GROUP BY mid",
+                "SELECT mid, SUM(amount) AS total_amount FROM payment GROUP BY mid"):
+        assert not _ask(shops, "payments per merchant", sql).alternatives
+
+
+def test_a_condition_the_question_says_and_the_query_leaves_out_is_offered(shops) -> None:
+    value = _ask(shops, "How many active retail merchants are there?",
+                 "SELECT COUNT(*) FROM merchant WHERE kind = 'retail'")
+    assert [a.label for a in value.alternatives] == ["Only active"]
+    assert _rows(shops, value.alternatives[0].sql) == [(2,)]
+    bound = _ask(shops, "names of merchants with a rating higher than 4", "SELECT name FROM merchant")
+    assert [a.label for a in bound.alternatives] == ["Add the condition"]
+    assert sorted(_rows(shops, bound.alternatives[0].sql)) == [("Alpha",), ("Gamma",)]
+
+
+def test_or_between_two_columns_is_offered_as_and_when_the_question_says_no_or(shops) -> None:
+    sql = "SELECT name FROM merchant WHERE state = 'active' OR kind = 'retail'"
+    answer = _ask(shops, "retail merchants that are active", sql)
+    assert [a.label for a in answer.alternatives] == ["Both conditions (AND)"]
+    assert sorted(_rows(shops, answer.alternatives[0].sql)) == [("Alpha",), ("Delta",)]
+    assert not _ask(shops, "merchants that are active or retail", sql).alternatives
+    same_column = "SELECT name FROM merchant WHERE kind = 'retail' OR kind = 'food'"
+    assert not _ask(shops, "retail and food merchants", same_column).alternatives

@@ -13,6 +13,7 @@ may rewrite its query (``AskPipeline._review``).
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
   comparison with NULL that is never true (``x = NULL``);
+- ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
   otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 
 from core.answer import Alternative
 from core.databases import QueryResult
+from core.evidence._aliases import alias_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
@@ -35,7 +37,7 @@ from core.evidence._question import question_evidence
 from core.evidence._values import null_evidence, value_evidence
 from core.schema import Schema
 
-__all__ = ["check_answer", "completion_evidence", "count_evidence", "division_evidence", "duplicate_evidence",
+__all__ = ["alias_evidence", "check_answer", "completion_evidence", "count_evidence", "division_evidence", "duplicate_evidence",
            "join_evidence", "join_key_evidence", "null_evidence", "order_evidence", "question_evidence",
            "value_evidence"]
 
@@ -53,7 +55,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), value_evidence(sql, result, schema, execute),
-                  null_evidence(sql, result, schema, execute),
+                  null_evidence(sql, result, schema, execute), alias_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),

@@ -71,6 +71,7 @@ class Bound:
     value: Decimal
     words: str  # the phrase as typed, for the note
     percent: bool = False
+    before: tuple[str, ...] = ()  # the two words before the phrase ("rating higher than 4": "the", "rating")
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Span:
 @dataclass(frozen=True)
 class Asked:
     words: frozenset[str]  # the question's words, lower case and singular
+    text: str = ""  # the question, lower case, its spaces as one
     bounds: tuple[Bound, ...] = ()
     limit: int | None = None  # "top 5", "the 3 largest"
     direction: str | None = None  # "desc" (highest, most, latest) or "asc" (lowest, least, earliest); None: both/none
@@ -107,7 +109,7 @@ def read_question(question: str) -> Asked:
     aggregates = {kind for kind, names in _AGGREGATE_WORDS.items() if names & set(tokens)}
     if any(re.search(rf"\b{re.escape(p)}\b", text) for p in _COUNT_PHRASES):
         aggregates.add("count")
-    return Asked(words=frozenset(singular(t) for t in tokens if t.isalpha()), bounds=tuple(bounds),
+    return Asked(words=frozenset(singular(t) for t in tokens if t.isalpha()), text=text, bounds=tuple(bounds),
                  limit=_limit(tokens), direction=direction, aggregates=frozenset(aggregates), ranks=up or down,
                  years=tuple(_YEAR.findall(text)), span=_span(tokens))
 
@@ -147,7 +149,8 @@ def _bounds(tokens: list[str]) -> list[Bound]:
             high = _number(tokens, i + 2 + low[2]) if low and tokens[i + 1 + low[2]:i + 2 + low[2]] == ["and"] else None
             if low is not None and high is not None:
                 words = " ".join(tokens[i:i + 2 + low[2] + high[2]])
-                found += [Bound("ge", low[0], words, low[1]), Bound("le", high[0], words, high[1])]
+                before = tuple(tokens[max(0, i - 2):i])
+                found += [Bound("ge", low[0], words, low[1], before), Bound("le", high[0], words, high[1], before)]
                 i += 2 + low[2] + high[2]
                 continue
         for phrase, op in befores:
@@ -157,7 +160,8 @@ def _bounds(tokens: list[str]) -> list[Bound]:
                     start += 1
                 number = _number(tokens, start)
                 if number is not None:
-                    found.append(Bound(op, number[0], " ".join(tokens[i:start + number[2]]), number[1]))
+                    found.append(Bound(op, number[0], " ".join(tokens[i:start + number[2]]), number[1],
+                                       tuple(tokens[max(0, i - 2):i])))
                     i = start + number[2] - 1
                     break
         else:
@@ -169,7 +173,8 @@ def _bounds(tokens: list[str]) -> list[Bound]:
                 for phrase, op in afters:
                     at = rest + skip
                     if tokens[at:at + len(phrase)] == phrase:
-                        found.append(Bound(op, number[0], " ".join(tokens[i:at + len(phrase)]), number[1]))
+                        found.append(Bound(op, number[0], " ".join(tokens[i:at + len(phrase)]), number[1],
+                                           tuple(tokens[max(0, i - 2):i]) + tuple(tokens[rest:rest + skip])))
                         i = at + len(phrase) - 1
                         break
         i += 1

@@ -8,7 +8,6 @@ The query that ran stays the answer: the words are read narrowly, and a reading 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 
@@ -17,9 +16,11 @@ from sqlglot import exp
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import Asked, Bound, read_question
-from core.evidence._common import Execute, offer, owner, parse
-from core.evidence._question_columns import label_finding, name_words
+from core.evidence._aliases import is_amount
+from core.evidence._common import Execute, offer, parse
+from core.evidence._question_columns import label_finding
 from core.evidence._question_dates import span_finding, year_finding
+from core.evidence._question_filters import missing_bound, missing_value, or_finding
 from core.schema import Schema
 
 __all__ = ["question_evidence"]
@@ -29,7 +30,6 @@ _NODES = {v: k for k, v in _OPS.items()}
 _FLIP = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 _SYMBOL = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
 _AGGREGATE_NAMES = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN", exp.Count: "COUNT"}
-_NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
 Finding = tuple[str, str, exp.Expression]  # (what the words say against the query, label, the other query)
 
 
@@ -46,7 +46,8 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
         _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
-        lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None)
+        lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
+        missing_bound, missing_value, or_finding)
     for check in checks:
         found = check(asked, tree.copy(), schema)
         if found is None:
@@ -185,7 +186,7 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
         candidates = [a for a in shown if isinstance(a, (exp.Max, exp.Min))]
     elif asked.aggregates == {"sum"} and exp.Count in kinds and not kinds & {exp.Sum, exp.Avg}:
         wanted = exp.Sum  # "the total cost" counted: the total of a number column that is not a key
-        candidates = [a for a in shown if isinstance(a, exp.Count) and _amount(a.this, tree, schema)]
+        candidates = [a for a in shown if isinstance(a, exp.Count) and is_amount(a.this, tree, schema)]
     elif asked.direction is not None and not tree.args.get("limit"):
         wrong, wanted = (exp.Min, exp.Max) if asked.direction == "desc" else (exp.Max, exp.Min)
         candidates = [a for a in shown if isinstance(a, wrong)] if wanted not in kinds else []
@@ -213,17 +214,6 @@ def _distinct_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding
         aggregate.set("this", aggregate.this.expressions[0].copy())
     return (f"{_AGGREGATE_NAMES[type(found[0])]}(DISTINCT …) counts each value once (two equal amounts as one) and "
             "the question does not ask for distinct values", "Every row's value", tree)
-
-
-def _amount(node: exp.Expression, tree: exp.Select, schema: Schema) -> bool:
-    """A column of numbers that is not a key or a code: what a total adds up."""
-    found = owner(node, tree, schema)
-    if found is None:
-        return False
-    table, column = found
-    words = name_words(column.name)
-    return bool(_NUMERIC.search(column.type or "")) and not words & {"id", "no", "code", "key"} and (
-        column.name not in table.primary_key)
 
 
 def _says(kind: type[exp.AggFunc]) -> str:
