@@ -14,13 +14,13 @@ from decimal import Decimal, InvalidOperation
 
 from core.fallback import singular
 
-__all__ = ["Asked", "Bound", "Span", "read_question"]
+__all__ = ["AGGREGATE_WORDS", "Asked", "Bound", "Span", "read_question"]
 
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?%?|[a-z]+|[<>]=?|≥|≤")
+_TOKEN = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?%?(?![a-z])|\d+|[a-z]+|[<>]=?|≥|≤")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "fifty": 50,
                  "hundred": 100}  # fmt: skip
-_SCALE = {"k": 1_000, "thousand": 1_000, "lakh": 100_000, "lakhs": 100_000, "m": 1_000_000, "million": 1_000_000,
+_SCALE = {"k": 1_000, "thousand": 1_000, "lakh": 100_000, "lakhs": 100_000, "million": 1_000_000,
           "mn": 1_000_000, "crore": 10_000_000, "crores": 10_000_000, "billion": 1_000_000_000, "bn": 1_000_000_000}
 
 # Phrases before a number, and the comparison they mean (longest first when read).
@@ -44,12 +44,17 @@ _AFTER = {
 }
 # Superlatives whose direction does not depend on the column ("oldest" does: an age or a birth date).
 _UP = {"highest", "most", "largest", "biggest", "greatest", "maximum", "max", "top", "latest", "newest", "recent",
-       "longest", "priciest", "costliest", "adhiktam"}
-_DOWN = {"lowest", "least", "smallest", "fewest", "minimum", "min", "bottom", "earliest", "shortest", "cheapest",
-         "nyuntam"}
-_AGGREGATE_WORDS = {
+       "priciest", "costliest", "adhiktam"}
+_DOWN = {"lowest", "least", "smallest", "fewest", "minimum", "min", "bottom", "earliest", "cheapest", "nyuntam"}
+# After "most"/"least", words that keep their direction ("most expensive" is the highest price); another
+# adjective decides it by its meaning ("most affordable" is the lowest), so the question reads no direction.
+_RISING = {"expensive", "costly", "popular", "recent", "frequent", "common", "valuable", "profitable", "active",
+           "ordered", "sold", "purchased", "bought", "visited", "used", "reviewed", "rated", "played", "watched"}
+_DOWN_OF_TOP = {"top", "bottom", "most", "least"}  # words that only rank; with another superlative it decides
+_ADJECTIVE = re.compile(r"(?:able|ible|ive|ful|ent|ant|ous|ic|al|ed|y)$")
+AGGREGATE_WORDS = {
     "avg": {"average", "averages", "avg", "mean", "ausat", "averaged"},
-    "sum": {"total", "totals", "sum", "summed", "combined", "altogether", "overall", "kul", "jod", "cumulative"},
+    "sum": {"total", "totals", "sum", "summed", "combined", "altogether", "kul", "jod", "cumulative"},
     "count": {"count", "counts", "kitne", "kitni", "kitna", "ginti"},
 }
 _COUNT_PHRASES = ("how many", "number of", "no of", "no. of", "kitne", "kitni")
@@ -106,7 +111,14 @@ def read_question(question: str) -> Asked:
     words = plain.split()
     up, down = bool(_UP & set(words)) or "sabse zyada" in joined, bool(_DOWN & set(words)) or "sabse kam" in joined
     direction = "desc" if up and not down else "asc" if down and not up else None
-    aggregates = {kind for kind, names in _AGGREGATE_WORDS.items() if names & set(tokens)}
+    if any(w in ("most", "least") and i + 1 < len(words) and words[i + 1] not in _RISING
+           and _ADJECTIVE.search(words[i + 1]) for i, w in enumerate(words)):
+        direction = None  # "most affordable", "least efficient": the adjective decides, and it is not read
+    others = {w for w in words if w.endswith("est") and w not in _UP | _DOWN and len(w) > 4} | (
+        {"ranked", "rank", "ranking"} & set(words))
+    if others and set(words) & _UP & _DOWN_OF_TOP:
+        direction = None  # "top 3 fastest", "top 2 youngest": the other superlative decides
+    aggregates = {kind for kind, names in AGGREGATE_WORDS.items() if names & set(tokens)}
     if any(re.search(rf"\b{re.escape(p)}\b", text) for p in _COUNT_PHRASES):
         aggregates.add("count")
     return Asked(words=frozenset(singular(t) for t in tokens if t.isalpha()), text=text, bounds=tuple(bounds),
@@ -123,7 +135,7 @@ def _number(tokens: list[str], i: int) -> tuple[Decimal, bool, int] | None:
     percent = token.endswith("%")
     if token in _NUMBER_WORDS:
         value = Decimal(_NUMBER_WORDS[token])
-    elif token[:1].isdigit():
+    elif token.lstrip("-")[:1].isdigit():
         try:
             value = Decimal(token.rstrip("%").replace(",", ""))
         except InvalidOperation:

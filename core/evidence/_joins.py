@@ -7,6 +7,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
+from core.evidence._aliases import is_key
 from core.evidence._common import Execute, difference, offer, other_rows, parse
 from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
@@ -88,7 +89,7 @@ def _named_pair(a: Table, b: Table, col_a: str, col_b: str) -> list[tuple[str, s
     if col_a.lower() in (c.lower() for c in by_b) or col_b.lower() in (c.lower() for c in by_a):
         return []
     pairs = {(c, col_b) for c in by_b} | {(col_a, c) for c in by_a}
-    return list(pairs)
+    return [(x, y) for x, y in pairs if is_key(x) and is_key(y)]  # name = name relates nothing
 
 
 def _relations(child: Table, parent: Table) -> list[tuple[str, str]]:

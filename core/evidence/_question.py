@@ -8,19 +8,22 @@ The query that ran stays the answer: the words are read narrowly, and a reading 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._asked import Asked, Bound, read_question
+from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
-from core.evidence._common import Execute, offer, parse
-from core.evidence._question_columns import label_finding
+from core.evidence._common import Execute, offer, owner, parse
+from core.evidence._question_columns import label_finding, name_words
 from core.evidence._question_dates import span_finding, year_finding
 from core.evidence._question_filters import missing_bound, missing_value, or_finding
+from core.fallback import singular
 from core.schema import Schema
 
 __all__ = ["question_evidence"]
@@ -30,6 +33,9 @@ _NODES = {v: k for k, v in _OPS.items()}
 _FLIP = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 _SYMBOL = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
 _AGGREGATE_NAMES = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN", exp.Count: "COUNT"}
+_PER_GROUP = frozenset({"each", "per", "every", "har", "within"})
+_DATED = re.compile(r"date|time", re.I)
+_DATE_WORDS = frozenset({"latest", "newest", "recent", "earliest", "oldest", "last", "first"})
 Finding = tuple[str, str, exp.Expression]  # (what the words say against the query, label, the other query)
 
 
@@ -65,6 +71,8 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
 def _comparisons(tree: exp.Expression) -> Iterator[tuple[exp.Expression, str, Decimal]]:
     """(node, op, number) of each comparison of something with a number, the number read on the right."""
     for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+        if node.find_ancestor(exp.Not):
+            continue  # NOT a > 5 keeps the other rows: not read
         right, left = _literal(node.expression), _literal(node.this)
         if right is not None and left is None:
             yield node, _OPS[type(node)], right
@@ -110,7 +118,8 @@ def _bound_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
         same_way = [(n, op, v) for n, op, v in found if op[0] == bound.op[0]]
         if len(same_number) == 1:
             node, op, value = same_number[0]
-        elif not same_number and len(same_way) == 1 and sum(b.op[0] == bound.op[0] for b in asked.bounds) == 1:
+        elif not same_number and len(same_way) == 1 and sum(b.op[0] == bound.op[0] for b in asked.bounds) == 1 and (
+                _names_compared(bound, same_way[0][0])):
             node, op, value = same_way[0]
             value = bound.value / 100 if bound.percent and same_way[0][2] < 1 else bound.value
         else:
@@ -126,12 +135,20 @@ def _bound_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
     return text[0].upper() + text[1:], "Keep the bound the question says", tree
 
 
+def _names_compared(bound: Bound, node: exp.Expression) -> bool:
+    """The words just before the bound name the column compared ("rating higher than 4" and ``rating > 5``): only
+    then is another number read as a slip (``milliseconds > 300000`` for "over 5 minutes" is the same bound)."""
+    words = {singular(w) for w in bound.before if w.isalpha()}
+    return any(words & name_words(c.name) for c in node.find_all(exp.Column))
+
+
 # --- how many rows, and from which end ------------------------------------------------------------------------------
 
 def _limit_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     limit = tree.args.get("limit")
-    if asked.limit is None or not tree.args.get("order"):
-        return None
+    if asked.limit is None or not tree.args.get("order") or tree.find(exp.Window) or asked.words & _PER_GROUP or any(
+            select.args.get("limit") for select in tree.find_all(exp.Select) if select is not tree):
+        return None  # "top 2 in each category", or kept inside: not a limit on the answer
     if isinstance(limit, exp.Limit):
         shown = _literal(limit.expression)
         if shown is None or shown == asked.limit:
@@ -150,6 +167,9 @@ def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
             tree.args.get("limit") or asked.limit):
         return None
     first = order.expressions[0]
+    found = owner(first.this, tree, schema) if isinstance(first.this, exp.Column) else None
+    if found is not None and _DATED.search(found[1].type or "") and not asked.words & _DATE_WORDS:
+        return None  # "the longest at the company" orders a date from its earliest: words of time decide
     descending = bool(first.args.get("desc"))
     if descending == (asked.direction == "desc"):
         return None
@@ -169,7 +189,14 @@ def _aggregates(tree: exp.Select) -> list[exp.AggFunc]:
 
 
 def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
-    shown = _aggregates(tree)
+    named = set().union(*(name_words(c.name) for c in tree.find_all(exp.Column)))
+    said = set()
+    for kind in asked.aggregates:  # "mean" of mean_temperature names a column, not an average
+        triggers = set(AGGREGATE_WORDS.get(kind, ())) & asked.words
+        if not triggers or not triggers <= named:
+            said.add(kind)
+    asked = replace(asked, aggregates=frozenset(said))
+    shown = [a for a in _aggregates(tree) if a.this is not None and not isinstance(a.this, exp.Distinct)]
     kinds = {type(a) for a in shown}
     divides = tree.find(exp.Div) is not None
     wanted: type[exp.AggFunc] | None = None
@@ -193,12 +220,18 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     if wanted is None or len(candidates) != 1 or isinstance(candidates[0].this, exp.Star):
         return None
     old = candidates[0]
-    argument = old.this.this if isinstance(old.this, exp.Distinct) and wanted is not exp.Count else old.this
-    if isinstance(argument, exp.Distinct):
-        return None
-    old.replace(wanted(this=argument.copy()))
+    if wanted in (exp.Avg, exp.Sum) and not _numbers(old.this, tree, schema):
+        return None  # an average of dates, a total of names: not what the words can mean
+    old.replace(wanted(this=old.this.copy()))
     return (f"The question says {_says(wanted)} and the query computes {_AGGREGATE_NAMES[type(old)]}",
             f"Use {_AGGREGATE_NAMES[wanted]}", tree)
+
+
+def _numbers(node: exp.Expression, tree: exp.Select, schema: Schema) -> bool:
+    """Whether ``node`` holds numbers as far as the schema says (a column of a number type; anything else: yes)."""
+    columns = list(node.find_all(exp.Column))
+    found = [owner(c, tree, schema) for c in columns]
+    return all(f is None or not re.search(r"date|time|char|text|bool", f[1].type or "", re.I) for f in found)
 
 
 def _distinct_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:

@@ -32,6 +32,8 @@ kya hai ka ki ke se me mein aur""".split())  # fmt: skip
 _LABEL_WORDS = frozenset({"name", "title", "label"})
 _KEY_WORDS = frozenset({"id", "code", "no", "key", "number"})
 
+# Where a shown column stands as itself (not inside a date function or an expression): a swap keeps its meaning.
+_BARE = (exp.Select, exp.Alias, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Distinct)
 Finding = tuple[str, str, exp.Expression]
 
 
@@ -85,7 +87,7 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
     accounted = set().union(*(_named(name_words(c.name), asked.words) for _, c in used.values()),
                             *(_named(name_words(t.name), asked.words) for t in tables))
     shown = [c for item in tree.expressions for c in item.find_all(exp.Column)
-             if c.find_ancestor(exp.Select) is tree and not c.find_ancestor(exp.Count)]
+             if c.find_ancestor(exp.Select) is tree and isinstance(c.parent, _BARE)]
     times: dict[tuple[str, str], int] = {}
     for col in shown:
         found = owner(col, tree, schema)
@@ -118,9 +120,12 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
                 continue
             mine = name_words(c.name) - own
             keyish = bool(name_words(c.name) & _KEY_WORDS)
+            if keyish and not asked.words & _KEY_WORDS and not said_by_alias:
+                continue  # "the manager" is a person, manager_id points at one: a key is named with its key word
             free = _named(mine - {"id"}, asked.words) - accounted - (set() if keyish else entities)
-            if free or (_all_said(mine, asked.words) and _named(mine, asked.words) - accounted) or (
-                    said_by_alias and said_by_alias <= (mine or name_words(c.name))):
+            whole = _all_said(mine, asked.words) and bool(_named(mine, asked.words) - accounted)
+            if (whole if summed else free or whole) or (said_by_alias and said_by_alias <= (mine or name_words(
+                    c.name))):
                 candidates.append(c)
         if len(candidates) == 1:
             pairs.append((table, column, candidates[0]))

@@ -41,6 +41,9 @@ def year_finding(years: tuple[str, ...], tree: exp.Expression) -> Finding | None
     other = written.pop()
     if abs(int(other) - int(year)) > 5:
         return None  # a year far from the question's is another thing (a birth year, a founding year)
+    if abs(int(other) - int(year)) == 1 and all(lit.is_string and re.match(rf"{other}-01-01\b", lit.this)
+                                                for lit in literals if other in _years_of(lit)):
+        return None  # "after 2021" written >= '2022-01-01', "by the end of 2022" < '2023-01-01': the same bound
     for lit in literals:
         text = _YEAR.sub(lambda m: year if m.group(1) == other else m.group(1), lit.this)
         lit.replace(exp.Literal.string(text) if lit.is_string else exp.Literal.number(text))

@@ -24,7 +24,8 @@ _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _NUMERIC = re.compile(r"int|real|num|dec|float|double|money", re.I)
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
                         "title", "name", "address", "street"})
-_OR_WORDS = frozenset({"or", "either", "ya", "any", "one"})
+_OR_WORDS = frozenset({"or", "either", "ya", "any", "one", "plus", "also", "well", "alternatively", "otherwise"})
+_AUXILIARY = frozenset({"has", "have", "had", "was", "were", "is", "are", "been", "be", "did", "do", "does", "get", "got"})
 Finding = tuple[str, str, exp.Expression]
 
 
@@ -94,9 +95,9 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             for value in column.value_hints:
                 low = value.lower().strip()
                 initials = "".join(w[0] for w in low.split()) if " " in low else low  # New York written 'NY'
+                said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", asked.text)
                 if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
-                        ) and re.search(
-                        rf"(?<![\w-]){re.escape(low)}(?![\w-])", asked.text):
+                        ) and said and not set(said.group(1).split()) & _AUXILIARY:  # "has … paid": a verb
                     hits.append((alias, column, value))
     if len({(a, c.name) for a, c, _ in hits}) != 1 or len({v for _, _, v in hits}) != 1:
         return None

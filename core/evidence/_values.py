@@ -11,7 +11,9 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._common import Execute, offer, owner, parse
 from core.fallback import singular
-from core.schema import Schema
+from core.errors import CairnError
+from core.schema import Schema, Table
+from core.sql import guard
 
 __all__ = ["null_evidence", "value_evidence"]
 
@@ -36,6 +38,19 @@ def _spelled(value: str, hints: tuple[str, ...]) -> str | None:
     starts = [h for h in hints if min(len(_loose(h)), len(loose)) >= 4
               and (_loose(h).startswith(loose) or loose.startswith(_loose(h)))]
     return starts[0] if len(starts) == 1 else None
+
+
+def _held(table: Table, column: str, test: exp.Expression, literal: exp.Literal, schema: Schema,
+          execute: Execute) -> bool:
+    """Whether a row of ``table`` meets the filter as written (one bounded query; when it fails, say held)."""
+    condition = exp.EQ(this=test.this.copy(), expression=literal.copy()) if isinstance(test, exp.In) else test.copy()
+    for col in condition.find_all(exp.Column):
+        col.set("table", None)
+    probe = exp.select("1").from_(exp.to_table(table.qualified_name)).where(condition).limit(1)
+    try:
+        return bool(execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows)
+    except CairnError:
+        return True
 
 
 def value_evidence(sql: str, result: QueryResult, schema: Schema,
@@ -66,8 +81,8 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
         if like and any(text.casefold() in h.casefold() for h in hints):
             continue
         spelled = _spelled(text, hints)
-        if spelled is None or spelled == text:
-            continue
+        if spelled is None or spelled == text or _held(found[0], found[1].name, parent, literal, schema, execute):
+            continue  # the hints are a sample: a value written that the column holds beyond it is left
         said.append(f"{column.sql(dialect=schema.dialect)} holds '{spelled}', not '{text}'")
         literal.replace(exp.Literal.string(literal.this.replace(text, spelled) if like else spelled))
     if not said:
