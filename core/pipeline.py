@@ -385,16 +385,17 @@ class AskPipeline:
 
     def _review(self, run: _Run, prompt: Prompt, sql: str, result: QueryResult,
                 schema: Schema) -> tuple[str, QueryResult, list[str]] | None:
-        """Asks the model once whether the join the check found is meant, giving both counts. Its rewrite is
-        shown instead when it runs and its rows differ from the first query's, which is then offered; the same
-        SQL back (or the same rows) keeps the first answer and its note."""
+        """Asks the model once whether what the checks found (a join that changes the rows, a bound or an aggregate
+        the question says otherwise, ...) is meant, giving both results. Its rewrite is shown instead when it runs
+        and its rows differ from the first query's, which is then offered; the same SQL back (or the same rows)
+        keeps the first answer and its notes."""
         if self.llm is None or self.settings.repair_rounds <= 0:
             return None
-        first, found = run.alternatives[0], list(run.alternatives)
+        found = list(run.alternatives)
         notes, applied = len(run.notes), list(run.applied)
         try:
             with run.stage("review"):
-                reply = self.generate(build_review_prompt(prompt, sql, first.why))
+                reply = self.generate(build_review_prompt(prompt, sql, " ".join(a.why for a in found[:3])))
                 revised = self._check(run, extract_sql(reply, schema.dialect), schema)
                 other = None if revised == sql else self._evidence_run(run)(revised)
         except (*_REPAIRABLE, LLMError) as exc:
@@ -405,9 +406,11 @@ class AskPipeline:
         if other is None or other.truncated or Counter(other.rows) == Counter(result.rows):
             run.applied = applied
             return None
-        run.notes[:] = [n for n in run.notes if not n.startswith(first.why)] + [n for n in added if n not in run.notes]
-        run.alternatives = [Alternative("The first query", sql, first.why)]
-        return revised, other, [f"{first.why} Shown this, the model rewrote its query (this answer); the first "
+        why = " ".join(a.why for a in found[:3])
+        run.notes[:] = [n for n in run.notes if not any(n.startswith(a.why) for a in found)] + [
+            n for n in added if n not in run.notes]
+        run.alternatives = [Alternative("The first query", sql, why)]
+        return revised, other, [f"{why} Shown this, the model rewrote its query (this answer); the first "
                                 "query is offered below."]
 
     def _ask_fallback(self, run: _Run, question: str, schema: Schema) -> Answer:

@@ -53,3 +53,20 @@ def test_the_group_with_the_largest_count(courses) -> None:
 def test_a_condition_on_an_aggregate_alone_still_moves_to_having(courses) -> None:
     answer = _ask(courses, "SELECT dept FROM course WHERE COUNT(*) > 1 GROUP BY dept ORDER BY dept")
     assert answer.ok and answer.rows == (("arts",), ("math",))
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT dept, SUM(enrolled) AS students FROM course GROUP BY dept, students",  # by its alias
+    "SELECT dept, SUM(enrolled) FROM course GROUP BY dept, SUM(enrolled)",  # by the aggregate itself
+    "SELECT dept, SUM(enrolled) FROM course GROUP BY 1, 2",  # by its position
+])
+def test_an_aggregate_written_into_group_by_leaves_it(courses, sql) -> None:
+    """Every database rejects a group keyed by what it aggregates; the grouping without it is the one reading."""
+    answer = _ask(courses, sql)
+    assert answer.ok and sorted(answer.rows) == [("arts", 91), ("film", 3), ("math", 150)]
+    assert any("from GROUP BY (a group cannot be keyed by an aggregate)" in n for n in answer.notes)
+
+
+def test_a_group_by_holding_only_an_aggregate_is_dropped(courses) -> None:
+    answer = _ask(courses, "SELECT SUM(enrolled) AS students FROM course GROUP BY students")
+    assert answer.ok and answer.rows == ((244,),)

@@ -1,4 +1,5 @@
-"""GROUP BY repair: a selected column that is neither aggregated nor grouped is added to GROUP BY.
+"""GROUP BY repair: a selected column that is neither aggregated nor grouped is added to GROUP BY; an aggregate
+written into GROUP BY (an error everywhere) leaves it.
 
 Before that, filters are put on the right side of the grouping, where the database rejects them as written: a
 WHERE condition that aggregates (``WHERE COUNT(*) > 2``, an error in PostgreSQL and SQLite) moves to HAVING, and in
@@ -196,6 +197,30 @@ def _move_row_filters(select: exp.Select, check: _GroupCheck, dialect: str, fixe
           fixes)
 
 
+def _drop_grouped_aggregates(select: exp.Select, dialect: str, fixes: list[str]) -> None:
+    """``GROUP BY name, COUNT(*)`` (or the alias or position of an aggregate): an error in every database, since a
+    group cannot be keyed by what it aggregates. The aggregate leaves GROUP BY; nothing else changes."""
+    group = select.args.get("group")
+    if group is None:
+        return
+    aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+    dropped = []
+    for item in list(group.expressions):
+        target = item
+        if isinstance(item, exp.Column) and not item.table and item.name.lower() in aliases:
+            target = aliases[item.name.lower()]
+        elif isinstance(item, exp.Literal) and item.is_int and 0 < int(item.this) <= len(select.expressions):
+            target = select.expressions[int(item.this) - 1].unalias()
+        if _aggregates(target) and not _has_window(target):
+            dropped.append(item.sql(dialect=dialect))
+            item.pop()
+    if not dropped:
+        return
+    if not group.expressions:
+        select.set("group", None)
+    fixes.append(f"removed {', '.join(dropped)} from GROUP BY (a group cannot be keyed by an aggregate)")
+
+
 def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Add uncovered selected expressions to GROUP BY, in every SELECT that aggregates."""
     for scope in scopes(tree):
@@ -205,6 +230,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         sources = scope_sources(scope, schema, dialect)
         _inline_aliases(select, sources, dialect, fixes)
         _move_aggregate_filters(select, dialect, fixes)
+        _drop_grouped_aggregates(select, dialect, fixes)
         group = select.args.get("group")
         if group is not None and any(
             isinstance(i, (exp.Rollup, exp.Cube, exp.GroupingSets)) for i in group.expressions
