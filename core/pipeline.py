@@ -209,8 +209,10 @@ class AskPipeline:
                 return reply
         raise LLMReplyError("The model returned an empty reply.")
 
-    def guard(self, sql: str, schema: Schema) -> tuple[str, object]:
+    def guard(self, sql: str, schema: Schema, fixes: list[str] | None = None) -> tuple[str, object]:
         guarded = guard(sql, schema.dialect)
+        if guarded.mended and fixes is not None:
+            fixes.append(guarded.mended)
         return guarded.sql, guarded.expression
 
     def validate(self, expression: object, schema: Schema, run: _Run | None = None) -> Validated:
@@ -267,13 +269,14 @@ class AskPipeline:
         apply_memory: bool = True,
     ) -> str:
         """guard, validate, then apply memory filters; returns runnable SQL (fixes appended to ``fixes_out``)."""
+        mended: list[str] = []
         with run.stage("guard"):
-            guarded_sql, expression = self.guard(sql, schema)
+            guarded_sql, expression = self.guard(sql, schema, mended)
         with run.stage("validate"):
             validated = self.validate(expression, schema, run)
         if validated.as_written is not None:
             validated = self._no_harm(run, validated, schema)
-        fixes = validated.fixes
+        fixes = [*mended, *validated.fixes]
         if fixes_out is not None:
             fixes_out.extend(fixes)
         if fixes:

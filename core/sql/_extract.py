@@ -21,7 +21,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
-from core.sql._slips import drop_dangling_connectives
+from core.sql._slips import drop_dangling_connectives, mend_syntax
 
 __all__ = ["extract_queries", "extract_sql"]
 
@@ -197,7 +197,20 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
             candidate, dialect = quoted, _one_statement_dialect(quoted, command_ok)
         if dialect:
             return _strip_semicolons(candidate, dialect)
+        if cut == len(text) and _is_query(candidate) and _mendable(candidate):
+            return _strip_semicolons(candidate, "postgres")  # a slip the guard mends (a ')' or a comma missing)
     return None
+
+
+def _mendable(sql: str) -> bool:
+    """Whether one edit gives the statement a single reading (``_slips.mend_syntax``; the guard makes it)."""
+    def parses(text: str) -> str | None:
+        dialect = _one_statement_dialect(text, False)
+        return _normal(text, dialect) if dialect else None
+    try:
+        return mend_syntax(sql, "postgres", parses) is not None
+    except (SqlglotError, RecursionError):
+        return False
 
 
 # Words that continue a statement: a cut before one of them would drop part of the query, not prose after it.

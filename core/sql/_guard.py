@@ -31,8 +31,11 @@ from sqlglot.tokens import TokenType
 from core.dialects import dialect_info
 from core.errors import SQLRejected
 from core.sql._catalogue import ALLOWED_PG_FUNCTIONS as _ALLOWED_PG_FUNCTIONS
+from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
+from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
+from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._slips import drop_dangling_connectives
+from core.sql._slips import drop_dangling_connectives, mend_syntax
 from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -125,24 +128,6 @@ _FORBIDDEN_NODES: tuple[tuple[type[exp.Expression], str], ...] = (
     (exp.Install, "INSTALL"),
 )
 
-# Functions with side effects, that read server files, sleep, or run SQL given as a string.
-_DENIED_FUNCTIONS = frozenset(
-    {
-        "set_config", "nextval", "setval", "txid_current", "ts_stat", "ts_rewrite",
-        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "loread", "lowrite",
-        # MySQL/MariaDB: files, sleeping, locks, replication waits
-        "sleep", "benchmark", "load_file", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
-        "is_used_lock", "master_pos_wait", "source_pos_wait", "master_gtid_wait", "sys_eval", "sys_exec",
-    }
-)  # fmt: skip
-_DENIED_PREFIXES = (
-    "lo_", "dblink", "query_to_xml", "table_to_xml", "schema_to_xml", "database_to_xml", "cursor_to_xml",
-    # DuckDB: files, other databases and settings reached from a query (its configuration denies them too)
-    "read_", "parquet_", "sniff_", "duckdb_", "which_secret", "sqlite_scan", "sqlite_attach", "postgres_scan",
-    "postgres_attach", "postgres_query", "postgres_execute", "mysql_scan", "mysql_query", "mysql_execute",
-    "iceberg_", "delta_scan", "st_read", "load_aws", "json_execute", "query", "getenv",
-)  # fmt: skip
-_DENIED_CALLS = frozenset({"glob"})  # DuckDB's glob('/path/*') lists files; the GLOB operator of SQLite stays
 # Statement words named in the reason when a statement cannot be parsed at all ("NOTIFY ..."), so the
 # person (and the model, in a repair round) learns it is refused, not merely misspelt.
 _COMMAND_WORDS = frozenset(
@@ -201,6 +186,7 @@ class GuardedSQL:
     sql: str
     expression: exp.Expression
     read_dialect: str
+    mended: str = ""  # a syntax slip mended to read it ("added the missing ')'"), else empty
 
 
 class _ArithmeticLimitParser:
@@ -245,6 +231,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         raise SQLRejected("MySQL executable comments (/*! … */) are not allowed: the server runs what is inside them")
     try:
         tree, read = _read(text, target)
+        mended = tree.meta.get("mended", "")
         if read != target:
             _target_null_order(tree, target, text)
         if _written_on_true(text, target):
@@ -267,7 +254,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
     logger.debug("guard accepted (%s -> %s): %s", read, target, out)
     shown = {_MYSQL_READ: "mysql", BACKTICK_POSTGRES_READ: "postgres"}.get(read, read)
-    return GuardedSQL(sql=out, expression=final, read_dialect=shown)
+    return GuardedSQL(sql=out, expression=final, read_dialect=shown, mended=mended)
 
 
 def _read(text: str, target: str) -> tuple[exp.Expression, str]:
@@ -315,11 +302,24 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
                 break
     if best is None:
         assert error is not None
+        mended = mend_syntax(text, target, lambda t: _normal(t, target))
+        if mended is not None:
+            logger.info("syntax slip mended: %s", mended[1])
+            tree, read = _read(mended[0], target)
+            tree.meta["mended"] = mended[1]
+            return tree, read
         word = _leading_command(text, target)
         if word is not None:
             raise SQLRejected(f"{word} is not allowed: only a SELECT query can run") from error
         raise SQLRejected(f"the SQL could not be parsed: {_first_line(error)}") from error
     return best
+
+
+def _normal(text: str, target: str) -> str | None:
+    try:
+        return _single(parse_statements(text, target), text).sql(dialect=target)
+    except SqlglotError:
+        return None
 
 
 def _leading_command(text: str, target: str) -> str | None:

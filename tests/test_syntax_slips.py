@@ -1,0 +1,59 @@
+"""Syntax slips a small model makes that have one reading (core.sql._slips): a ')' or an END missing, a ')' that
+closes nothing, a comma missing between two select items. Each is mended only when every place the edit may go
+that parses gives the same query; otherwise the query is refused as written and the model is asked again. Real
+SQLite through Cairn's pipeline; the model is scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.errors import SQLRejected
+from core.pipeline import AskPipeline
+from core.sql import guard
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE sale(id INTEGER, town TEXT, amount REAL);"
+            "INSERT INTO sale VALUES (1,'Pune',10),(2,'Pune',20),(3,'Agra',5);"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("reply", "rows", "said"), [
+    ("SELECT s.town s.amount FROM sale s WHERE s.id = 1", [("Pune", 10.0)], "missing comma"),
+    ("SELECT COUNT(DISTINCT town FROM sale", [(2,)], "missing ')'"),
+    ("```sql\nSELECT town, SUM(amount)) AS total FROM sale GROUP BY town\n```", [("Agra", 5.0), ("Pune", 30.0)],
+     "closed nothing"),
+    ("SELECT id, CASE WHEN amount > 8 THEN 'big' ELSE 'small' AS size FROM sale WHERE id < 3",
+     [(1, "big"), (2, "big")], "END of CASE"),
+])
+def test_a_slip_with_one_reading_is_mended_and_said(shop, reply, rows, said) -> None:
+    answer = AskPipeline(shop, ScriptedLLM(reply, reply, reply), Settings()).ask("sales")
+    assert answer.ok and sorted(answer.rows) == rows
+    assert any(said in n for n in answer.notes) and answer.path == "repaired"
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id FROM sale WHERE (town = 'Pune' AND amount > 5",  # the ')' may close before or after AND
+    "SELECT id FROM sale WHERE id IN (1, 2 AND amount > 5",
+])
+def test_a_slip_with_two_readings_is_refused_as_written(sql) -> None:
+    with pytest.raises(SQLRejected, match="could not be parsed"):
+        guard(sql, "sqlite")
+
+
+def test_a_query_that_parses_is_never_mended() -> None:
+    assert guard("SELECT town AS t FROM sale", "sqlite").mended == ""
