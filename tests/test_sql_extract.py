@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from core.errors import LLMReplyError
-from core.sql import extract_sql
+from core.sql import extract_queries, extract_sql
 from core.sql import guard
 
 CASES: list[tuple[str, str]] = [
@@ -246,3 +246,12 @@ def test_typographic_quotes_from_a_word_processor_are_read_as_quotes() -> None:
 ])
 def test_sql_in_tags_or_an_inline_code_span_is_found(reply: str, sql: str) -> None:
     assert extract_sql(reply) == sql
+
+
+@pytest.mark.parametrize("reply", [
+    '{"SQL": "SELECT name FROM t ORDER BY name", "explanation": "Pehle rows filter hoti hain."}',
+    'Here you go: {"query": "SELECT name FROM t ORDER BY name"} hope it helps',
+    '```json\n{"answer": {"sql": "SELECT name FROM t ORDER BY name"}}\n```',
+])
+def test_a_query_inside_a_json_reply_is_the_query(reply) -> None:
+    assert extract_queries(reply, "sqlite")[0] == "SELECT name FROM t ORDER BY name"

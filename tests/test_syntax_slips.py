@@ -36,7 +36,7 @@ def shop(tmp_path: Path):
     ("SELECT s.town s.amount FROM sale s WHERE s.id = 1", [("Pune", 10.0)], "missing comma"),
     ("SELECT COUNT(DISTINCT town FROM sale", [(2,)], "missing ')'"),
     ("```sql\nSELECT town, SUM(amount)) AS total FROM sale GROUP BY town\n```", [("Agra", 5.0), ("Pune", 30.0)],
-     "closed nothing"),
+     "too many"),
     ("SELECT id, CASE WHEN amount > 8 THEN 'big' ELSE 'small' AS size FROM sale WHERE id < 3",
      [(1, "big"), (2, "big")], "END of CASE"),
 ])

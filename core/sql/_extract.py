@@ -9,6 +9,7 @@ the guard rejects it later with a reason.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 
@@ -136,7 +137,29 @@ def _regions(text: str) -> list[str]:
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
     tagged = [m.group(2) for m in _TAGGED.finditer(text)]
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
-    return [*sql_blocks, *other_blocks, *tagged, *inline, text]
+    return [*_json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, text]
+
+
+def _json_queries(text: str) -> list[str]:
+    """Query strings inside a JSON object the reply is, or holds (``{"sql": "SELECT …", "explanation": …}``)."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return []
+    try:
+        data = json.loads(text[start:end + 1])
+    except (ValueError, RecursionError):
+        return []
+    found: list[str] = []
+    stack = [data]
+    while stack and len(found) < 8:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, str) and _is_query(item):
+            found.append(item)
+    return found
 
 
 def _starts(text: str) -> list[tuple[int, bool]]:
@@ -206,7 +229,10 @@ def _mendable(sql: str) -> bool:
     """Whether one edit gives the statement a single reading (``_slips.mend_syntax``; the guard makes it)."""
     def parses(text: str) -> str | None:
         dialect = _one_statement_dialect(text, False)
-        return _normal(text, dialect) if dialect else None
+        if dialect is None or any(isinstance(a.parent, exp.Func) for a in parse_statements(text, dialect)[0].find_all(
+                exp.Alias)):
+            return None
+        return _normal(text, dialect)
     try:
         return mend_syntax(sql, "postgres", parses) is not None
     except (SqlglotError, RecursionError):

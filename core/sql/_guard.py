@@ -316,10 +316,12 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
 
 
 def _normal(text: str, target: str) -> str | None:
+    """A mended text's one spelling, or None when it does not parse or names a value inside a call's arguments."""
     try:
-        return _single(parse_statements(text, target), text).sql(dialect=target)
+        tree = _single(parse_statements(text, target), text)
     except SqlglotError:
         return None
+    return None if any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) else tree.sql(target)
 
 
 def _leading_command(text: str, target: str) -> str | None:

@@ -7,6 +7,7 @@ only where every way of mending it that parses gives the same query, and nothing
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot.dialects.dialect import Dialect
@@ -35,7 +36,9 @@ def drop_dangling_connectives(text: str, dialect: str) -> str:
 
 _ENDS_EXPR = (TokenType.VAR, TokenType.IDENTIFIER, TokenType.R_PAREN, TokenType.NUMBER, TokenType.STRING,
               TokenType.STAR, TokenType.END)
-_STARTS_EXPR = (TokenType.VAR, TokenType.IDENTIFIER, TokenType.NUMBER, TokenType.STRING, TokenType.CASE)
+_NOT_NAMES = frozenset("""select from where as and or on join left right inner outer full cross group order by having
+limit offset case when then else end distinct union all in is not null between like ilike asc desc nulls first last
+with over partition exists interval using natural fetch""".split())  # fmt: skip
 _BEFORE_CLOSE = (TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT,
                  TokenType.HAVING, TokenType.ALIAS, TokenType.COMMA, TokenType.AND, TokenType.OR, TokenType.R_PAREN,
                  TokenType.SEMICOLON, TokenType.JOIN, TokenType.ON, TokenType.UNION, TokenType.THEN, TokenType.WHEN,
@@ -61,8 +64,9 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
             opened.append(i)
         elif t.token_type == TokenType.R_PAREN:
             depth -= 1
-            if depth < 0:
-                edits.append((text[:t.start] + text[t.end + 1:], "removed a ')' that closed nothing"))
+            if depth < 0:  # this one, or one before it that closed too early
+                edits += [(text[:c.start] + text[c.end + 1:], "removed a ')' too many") for c in tokens[:i + 1]
+                          if c.token_type == TokenType.R_PAREN]
                 break
             opened.pop()
     if depth > 0 and opened:
@@ -76,8 +80,9 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
         edits += [(_insert(text, t.start, "END "), "added the END of CASE") for t in tokens[last_case + 1:]
                   if t.token_type in (TokenType.ALIAS, TokenType.COMMA, TokenType.FROM, TokenType.R_PAREN)]
     for a, b, c in zip(tokens, tokens[1:], [*tokens[2:], None], strict=False):
-        if a.token_type in _ENDS_EXPR and b.token_type in _STARTS_EXPR and c is not None and (
-                c.token_type in (TokenType.DOT, TokenType.L_PAREN)) and a.end + 1 <= b.start:
+        ends = a.token_type in _ENDS_EXPR or _word(a.text)
+        if ends and _word(b.text) and c is not None and c.token_type in (TokenType.DOT, TokenType.L_PAREN) and (
+                a.end + 1 <= b.start):
             edits.append((_insert(text, b.start, ", "), "added a missing comma between select items"))
     readings: dict[str, tuple[str, str]] = {}
     for mended, said in edits[:_MAX_TRIES]:
@@ -85,6 +90,11 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
         if normal is not None:
             readings.setdefault(normal, (mended, said))
     return next(iter(readings.values())) if len(readings) == 1 else None
+
+
+def _word(text: str) -> bool:
+    """A name or a function name (not a keyword of the statement's structure)."""
+    return bool(re.fullmatch(r"[A-Za-z_][\w$]*|\"[^\"]+\"|`[^`]+`", text)) and text.lower() not in _NOT_NAMES
 
 
 def _insert(text: str, at: int, what: str) -> str:
