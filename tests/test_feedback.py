@@ -277,7 +277,8 @@ def test_pipeline_shows_the_users_closest_examples_to_the_model(shop: SqliteData
     store.add(USER, shop.id, "How many delivered orders are there?",
               "SELECT count(*) FROM orders WHERE status = 'delivered'")
     store.add(USER, "sqlite:////elsewhere.db", "How many delivered orders are there?", "SELECT 42")
-    llm = ScriptedLLM("SELECT count(*) FROM orders WHERE status = 'cancelled'", "SELECT count(*) FROM orders")
+    llm = ScriptedLLM("SELECT count(*) FROM orders WHERE status = 'cancelled'",
+                      "SELECT count(*) FROM orders WHERE status = 'cancelled'")
     pipe = AskPipeline(shop, llm, Settings(), today=lambda: TODAY, examples=selector(store, floor=0.3))
     answer = pipe.ask("How many cancelled orders are there?", user=USER)
     assert answer.ok and answer.rows == ((1,),)

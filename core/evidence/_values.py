@@ -35,8 +35,8 @@ def _spelled(value: str, hints: tuple[str, ...]) -> str | None:
         if same:
             return same[0] if len(same) == 1 else None
     loose = _loose(value)
-    starts = [h for h in hints if min(len(_loose(h)), len(loose)) >= 4
-              and (_loose(h).startswith(loose) or loose.startswith(_loose(h)))]
+    starts = [h for h in hints if min(len(_loose(h)), len(loose)) >= 4 and abs(len(_loose(h).split()) - len(
+        loose.split())) <= 1 and (_loose(h).startswith(loose) or loose.startswith(_loose(h)))]
     return starts[0] if len(starts) == 1 else None
 
 

@@ -22,7 +22,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
-from core.sql._slips import drop_dangling_connectives, mend_syntax
+from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading
 
 __all__ = ["extract_queries", "extract_sql"]
 
@@ -49,6 +49,11 @@ _PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>)|[A-Za-z
 _SENTENCE_END = re.compile(r"[.!?:](?=\s)|`")
 _MAX_CUTS = 60  # bounds the work on long replies
 _MAX_STARTS = 12
+_ANSWER_KEYS = ("final_sql", "final_query", "corrected_sql", "fixed_sql", "sql", "query", "sql_query", "answer",
+                "statement", "code")  # best first
+_NOT_ANSWER = re.compile(r"draft|bad|wrong|example|sample|old|previous|check|explan|step|test|alternative|original",
+                         re.IGNORECASE)
+_MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
 
 
 def extract_sql(reply: str, dialect: str | None = None) -> str:
@@ -141,25 +146,30 @@ def _regions(text: str) -> list[str]:
 
 
 def _json_queries(text: str) -> list[str]:
-    """Query strings inside a JSON object the reply is, or holds (``{"sql": "SELECT …", "explanation": …}``)."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return []
-    try:
-        data = json.loads(text[start:end + 1])
-    except (ValueError, RecursionError):
-        return []
-    found: list[str] = []
-    stack = [data]
-    while stack and len(found) < 8:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-        elif isinstance(item, str) and _is_query(item):
-            found.append(item)
-    return found
+    """The statements a reply gives as JSON (``{"sql": "SELECT …", "explanation": …}``): the values of answer keys
+    (``final_sql`` before ``sql``/``query``), never one under a draft, example, check or step key, nor prose."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[int, str]] = []
+    position = text.find("{")
+    tries = 0
+    while position >= 0 and tries < 20:
+        tries += 1
+        try:
+            data, end = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            position = text.find("{", position + 1)
+            continue
+        stack: list[tuple[object, str, bool]] = [(data, "", True)]
+        while stack:
+            item, key, usable = stack.pop()
+            if isinstance(item, dict):
+                stack += [(v, str(k).lower(), usable and not _NOT_ANSWER.search(str(k))) for k, v in item.items()]
+            elif isinstance(item, list):
+                stack += [(v, key, usable) for v in item]
+            elif isinstance(item, str) and usable and key in _ANSWER_KEYS and item.strip():
+                found.append((_ANSWER_KEYS.index(key), item))
+        position = text.find("{", end)
+    return [value for _, value in sorted(found, key=lambda f: f[0])]
 
 
 def _starts(text: str) -> list[tuple[int, bool]]:
@@ -226,17 +236,17 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
 
 
 def _mendable(sql: str) -> bool:
-    """Whether one edit gives the statement a single reading (``_slips.mend_syntax``; the guard makes it)."""
+    """Whether one edit gives the statement a single reading (``_slips.mend_syntax``; the guard makes it). Read as
+    PostgreSQL only, and only for a statement of ordinary length: this runs on every reply that does not parse."""
     def parses(text: str) -> str | None:
-        dialect = _one_statement_dialect(text, False)
-        if dialect is None or any(isinstance(a.parent, exp.Func) for a in parse_statements(text, dialect)[0].find_all(
-                exp.Alias)):
+        try:
+            tree = parse_statements(text, "postgres")
+        except (SqlglotError, RecursionError):
             return None
-        return _normal(text, dialect)
-    try:
-        return mend_syntax(sql, "postgres", parses) is not None
-    except (SqlglotError, RecursionError):
-        return False
+        if len(tree) != 1 or not plausible(tree[0]):
+            return None
+        return reading(tree[0])
+    return len(sql) <= _MAX_MEND_CHARS and mend_syntax(sql, "postgres", parses) is not None
 
 
 # Words that continue a statement: a cut before one of them would drop part of the query, not prose after it.

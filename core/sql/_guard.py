@@ -35,7 +35,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._slips import drop_dangling_connectives, mend_syntax
+from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading
 from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -321,7 +321,7 @@ def _normal(text: str, target: str) -> str | None:
         tree = _single(parse_statements(text, target), text)
     except SqlglotError:
         return None
-    return None if any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) else tree.sql(target)
+    return reading(tree) if plausible(tree) else None
 
 
 def _leading_command(text: str, target: str) -> str | None:

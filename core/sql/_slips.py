@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
+from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["drop_dangling_connectives", "mend_syntax"]
+__all__ = ["drop_dangling_connectives", "mend_syntax", "plausible", "reading"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _CLAUSE_ENDS = (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.HAVING, TokenType.R_PAREN,
@@ -39,22 +41,35 @@ _ENDS_EXPR = (TokenType.VAR, TokenType.IDENTIFIER, TokenType.R_PAREN, TokenType.
 _NOT_NAMES = frozenset("""select from where as and or on join left right inner outer full cross group order by having
 limit offset case when then else end distinct union all in is not null between like ilike asc desc nulls first last
 with over partition exists interval using natural fetch""".split())  # fmt: skip
-_BEFORE_CLOSE = (TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT,
-                 TokenType.HAVING, TokenType.ALIAS, TokenType.COMMA, TokenType.AND, TokenType.OR, TokenType.R_PAREN,
-                 TokenType.SEMICOLON, TokenType.JOIN, TokenType.ON, TokenType.UNION, TokenType.THEN, TokenType.WHEN,
-                 TokenType.ELSE, TokenType.END, TokenType.EQ, TokenType.GT, TokenType.GTE, TokenType.LT,
-                 TokenType.LTE, TokenType.NEQ, TokenType.DESC, TokenType.ASC)
-_MAX_TRIES = 120
+_TABLE_BEFORE = (TokenType.FROM, TokenType.JOIN)  # a '(' after these starts a subquery, not an operand
+_MAX_TOKENS = 300  # a longer statement is not searched: too many places, and too slow to try them all
+_MAX_TRIES = 150  # more places than this: not all can be tried, so no reading is known to be the only one
+
+
+def plausible(tree: exp.Expression) -> bool:
+    """Whether a mended text reads as something a person writes: no alias inside a call's arguments
+    (``f(x AS y)``), no row of values outside IN or VALUES (``SELECT (a, b) AS t``)."""
+    return not any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) and not any(
+        not isinstance(t.parent, (exp.In, exp.Values)) for t in tree.find_all(exp.Tuple))
+
+
+def reading(tree: exp.Expression) -> str:
+    """What a parsed statement means, parentheses aside: two texts that differ only by redundant parentheses
+    (``(SUM(x))`` and ``SUM(x)``) read the same; ``(a - b) * 2`` and ``a - b * 2`` do not (their trees differ)."""
+    return repr(tree.transform(lambda n: n.this if isinstance(n, exp.Paren) else n))
 
 
 def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) -> tuple[str, str] | None:
-    """The one reading of a query that does not parse, by one edit: a ')' too many (where the parentheses first
-    close more than they opened), a ')' or an END missing, or a comma missing between two select items. Each place
-    the edit may go is tried; ``parses`` gives a parsed query's normalised SQL (None: it does not parse). The edit
-    is made only when every place that parses gives the same query: (mended text, what was done), else None."""
+    """The one reading of a query that does not parse, by one edit: a ')' too many, a ')' missing, an END of CASE
+    missing, or a comma missing between two items. Every place the edit (and the edit that would make the same
+    parentheses balance the other way: an '(' added before a ')' too many) may go is tried; ``parses`` gives a parsed
+    text's :func:`reading` (None: it does not parse). The edit is made only when every place that parses gives the
+    same reading: (mended text, what was done), else None."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
+        return None
+    if len(tokens) > _MAX_TOKENS:
         return None
     edits: list[tuple[str, str]] = []
     depth, opened = 0, []
@@ -64,32 +79,44 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
             opened.append(i)
         elif t.token_type == TokenType.R_PAREN:
             depth -= 1
-            if depth < 0:  # this one, or one before it that closed too early
+            if depth < 0:  # this one, one before it that closed too early, or an '(' that is missing
                 edits += [(text[:c.start] + text[c.end + 1:], "removed a ')' too many") for c in tokens[:i + 1]
                           if c.token_type == TokenType.R_PAREN]
+                edits += [(_insert(text, c.start, "("), "added the missing '('") for k, c in enumerate(tokens[1:i], 1)
+                          if not _ends(tokens[k - 1]) and tokens[k - 1].token_type not in _TABLE_BEFORE]
                 break
             opened.pop()
     if depth > 0 and opened:
-        after = opened[-1]
-        edits += [(_insert(text, t.start, ") "), "added the missing ')'") for t in tokens[after + 1:]
-                  if t.token_type in _BEFORE_CLOSE]
+        first = opened[-1] + 1
+        edits += [(_insert(text, t.start, ")"), "added the missing ')'") for k, t in enumerate(tokens[first + 1:],
+                                                                                           first + 1)
+                  if _ends(tokens[k - 1])]  # where an operand may end
         edits.append((text.rstrip().rstrip(";") + ")", "added the missing ')'"))
     cases = sum(t.token_type == TokenType.CASE for t in tokens) - sum(t.token_type == TokenType.END for t in tokens)
     if cases > 0:
         last_case = max(i for i, t in enumerate(tokens) if t.token_type == TokenType.CASE)
-        edits += [(_insert(text, t.start, "END "), "added the END of CASE") for t in tokens[last_case + 1:]
-                  if t.token_type in (TokenType.ALIAS, TokenType.COMMA, TokenType.FROM, TokenType.R_PAREN)]
+        edits += [(_insert(text, t.start, "END"), "added the END of CASE") for k, t in enumerate(
+            tokens[last_case + 2:], last_case + 2) if _ends(tokens[k - 1])]
+        edits.append((text.rstrip().rstrip(";") + " END", "added the END of CASE"))
     for a, b, c in zip(tokens, tokens[1:], [*tokens[2:], None], strict=False):
-        ends = a.token_type in _ENDS_EXPR or _word(a.text)
-        if ends and _word(b.text) and c is not None and c.token_type in (TokenType.DOT, TokenType.L_PAREN) and (
+        if _ends(a) and _word(b.text) and c is not None and c.token_type in (TokenType.DOT, TokenType.L_PAREN) and (
                 a.end + 1 <= b.start):
-            edits.append((_insert(text, b.start, ", "), "added a missing comma between select items"))
+            edits.append((_insert(text, b.start, ","), "added a missing comma"))
+    if not edits or len(edits) > _MAX_TRIES:
+        return None
     readings: dict[str, tuple[str, str]] = {}
-    for mended, said in edits[:_MAX_TRIES]:
-        normal = parses(mended)
-        if normal is not None:
-            readings.setdefault(normal, (mended, said))
-    return next(iter(readings.values())) if len(readings) == 1 else None
+    for mended, said in edits:
+        key = parses(mended)
+        if key is not None:
+            readings.setdefault(key, (mended, said))
+            if len(readings) > 1:
+                return None
+    return next(iter(readings.values())) if readings else None
+
+
+def _ends(token: Any) -> bool:
+    """Whether an operand may end with ``token`` (a name, a value, ')', '*', END)."""
+    return token.token_type in _ENDS_EXPR or _word(token.text)
 
 
 def _word(text: str) -> bool:
@@ -98,4 +125,4 @@ def _word(text: str) -> bool:
 
 
 def _insert(text: str, at: int, what: str) -> str:
-    return text[:at] + what + text[at:]
+    return f"{text[:at]} {what} {text[at:]}"

@@ -197,19 +197,26 @@ def _move_row_filters(select: exp.Select, check: _GroupCheck, dialect: str, fixe
           fixes)
 
 
-def _drop_grouped_aggregates(select: exp.Select, dialect: str, fixes: list[str]) -> None:
+def _drop_grouped_aggregates(select: exp.Select, sources: list[Source], dialect: str, fixes: list[str]) -> None:
     """``GROUP BY name, COUNT(*)`` (or the alias or position of an aggregate): an error in every database, since a
-    group cannot be keyed by what it aggregates. The aggregate leaves GROUP BY; nothing else changes."""
+    group cannot be keyed by what it aggregates. The aggregate leaves GROUP BY; nothing else changes. A name that is
+    also a column of the tables read is that column (the databases read it so), and positions are not read when
+    the select list holds a ``*`` (what it expands to decides them)."""
     group = select.args.get("group")
     if group is None:
         return
     aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+    starred = any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
+                  for p in select.expressions)
     dropped = []
     for item in list(group.expressions):
         target = item
         if isinstance(item, exp.Column) and not item.table and item.name.lower() in aliases:
+            if any(s.open or s.has(item.this, dialect) is not None for s in sources):
+                continue  # a column of that name: GROUP BY reads the column, not the alias
             target = aliases[item.name.lower()]
-        elif isinstance(item, exp.Literal) and item.is_int and 0 < int(item.this) <= len(select.expressions):
+        elif isinstance(item, exp.Literal) and item.is_int and not starred and (
+                0 < int(item.this) <= len(select.expressions)):
             target = select.expressions[int(item.this) - 1].unalias()
         if _aggregates(target) and not _has_window(target):
             dropped.append(item.sql(dialect=dialect))
@@ -230,7 +237,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         sources = scope_sources(scope, schema, dialect)
         _inline_aliases(select, sources, dialect, fixes)
         _move_aggregate_filters(select, dialect, fixes)
-        _drop_grouped_aggregates(select, dialect, fixes)
+        _drop_grouped_aggregates(select, sources, dialect, fixes)
         group = select.args.get("group")
         if group is not None and any(
             isinstance(i, (exp.Rollup, exp.Cube, exp.GroupingSets)) for i in group.expressions
