@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,8 +39,11 @@ def embedded_pg() -> Iterator[EmbeddedPostgres]:
     root = Path(tempfile.mkdtemp(prefix="cairn-pg-"))
     server = EmbeddedPostgres(root)
     server.start()
-    yield server
-    server.stop()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)  # ~650 MB a run: left behind, repeated runs fill the disk
 
 
 @pytest.fixture(scope="session")
