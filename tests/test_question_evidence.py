@@ -211,3 +211,21 @@ def test_or_between_two_columns_is_offered_as_and_when_the_question_says_no_or(s
     assert not _ask(shops, "merchants that are active or retail", sql).alternatives
     same_column = "SELECT name FROM merchant WHERE kind = 'retail' OR kind = 'food'"
     assert not _ask(shops, "retail and food merchants", same_column).alternatives
+
+
+def test_a_span_written_from_a_fixed_date_is_offered_from_today(shop) -> None:
+    answer = _ask(shop, "How many sales in the last 30 days?", "SELECT COUNT(*) FROM sale WHERE sold_on >= '2021-06-01'")
+    assert [a.label for a in answer.alternatives] == ["The last 30 days"]
+    assert "now" in answer.alternatives[0].sql and _rows(shop, answer.alternatives[0].sql) == [(1,)]
+    kept = _ask(shop, "How many sales in the last 30 days?",
+                "SELECT COUNT(*) FROM sale WHERE sold_on >= date('now', '-30 days')")
+    assert not kept.alternatives
+
+
+def test_a_grouping_at_another_period_than_the_question_s_is_offered(shop) -> None:
+    answer = _ask(shop, "total sale amount per month", "SELECT strftime('%Y', sold_on) AS y, SUM(amount) FROM sale "
+                  "GROUP BY y")
+    assert [a.label for a in answer.alternatives] == ["Per month"] and "%Y-%m" in answer.alternatives[0].sql
+    same = _ask(shop, "total sale amount per month in 2021", "SELECT strftime('%m', sold_on) AS m, SUM(amount) "
+                "FROM sale WHERE sold_on LIKE '2021%' GROUP BY m")
+    assert not same.alternatives  # the month of the year, within one year: months

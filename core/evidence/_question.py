@@ -21,7 +21,7 @@ from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
 from core.evidence._common import Execute, offer, owner, parse
 from core.evidence._question_columns import label_finding, name_words
-from core.evidence._question_dates import span_finding, year_finding
+from core.evidence._question_dates import asked_grain, grain_finding, span_finding, year_finding
 from core.evidence._question_filters import missing_bound, missing_value, or_finding
 from core.fallback import singular
 from core.schema import Schema
@@ -53,6 +53,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
+        lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect),
         missing_bound, missing_value, or_finding)
     for check in checks:
         found = check(asked, tree.copy(), schema)

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from core.evidence._asked import Span
 
-__all__ = ["span_finding", "year_finding"]
+__all__ = ["grain_finding", "span_finding", "year_finding"]
 
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 _MODIFIER = re.compile(r"^\s*([+-]?)\s*(\d+)\s+([a-z]+?)s?\s*$", re.I)
@@ -53,15 +53,45 @@ def year_finding(years: tuple[str, ...], tree: exp.Expression) -> Finding | None
 def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | None:
     """"the last 30 days": a SQLite date modifier of ``date('now', …)`` or a PostgreSQL interval taken from today
     of another length or unit, or one that counts forward from today, put back to the question's span."""
-    if dialect == "sqlite":
-        said = _sqlite_modifiers(span, tree)
-    elif dialect in ("postgres", "duckdb"):
-        said = _intervals(span, tree)
-    else:
+    if dialect not in ("sqlite", "postgres", "duckdb"):
         return None
+    if not _counts_from_today(tree):
+        return _fixed_start(span, tree, dialect)
+    said = _sqlite_modifiers(span, tree) if dialect == "sqlite" else _intervals(span, tree)
     if said is None:
         return None
     return f"The question says “{span.words}” and the query counts {said}", f"The {span.words}", tree
+
+
+_DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _counts_from_today(tree: exp.Expression) -> bool:
+    return any(isinstance(n, _NOW) or (isinstance(n, exp.Anonymous) and n.name.lower() in ("now", "date", "datetime",
+               "julianday", "strftime") and any(isinstance(a, exp.Literal) and a.this.strip().lower() == "now"
+                                                for a in n.expressions))
+               or (isinstance(n, exp.Literal) and n.is_string and n.this.strip().lower() == "now")
+               for n in tree.walk())
+
+
+def _fixed_start(span: Span, tree: exp.Expression, dialect: str) -> Finding | None:
+    """"the last 30 days" written from a fixed date (``sold_on >= '2023-05-01'``), nothing counted from today:
+    the one such lower bound counted back from today instead."""
+    starts = [node for node in tree.find_all(exp.GTE, exp.GT) if isinstance(node.expression, exp.Literal)
+              and node.expression.is_string and _DATE_TEXT.match(node.expression.this)
+              and isinstance(node.this, exp.Column)]
+    if len(starts) != 1:
+        return None
+    node = starts[0]
+    count, unit = (span.count * 7, "day") if span.unit == "week" and dialect == "sqlite" else (span.count, span.unit)
+    plural = "s" if count != 1 else ""
+    today: exp.Expression = (exp.Anonymous(this="DATE", expressions=[exp.Literal.string("now"), exp.Literal.string(
+        f"-{count} {unit}{plural}")]) if dialect == "sqlite" else exp.Sub(this=exp.CurrentDate(), expression=exp.Interval(
+            this=exp.Literal.string(str(count)), unit=exp.var(unit.upper()))))
+    fixed = node.expression.this
+    node.set("expression", today)
+    return (f"The question says “{span.words}”, counted back from today, and the query starts at a fixed date, "
+            f"'{fixed}'", f"The {span.words}", tree)
 
 
 def _sqlite_modifiers(span: Span, tree: exp.Expression) -> str | None:
@@ -113,3 +143,61 @@ def _intervals(span: Span, tree: exp.Expression) -> str | None:
     new = exp.Interval(this=exp.Literal.string(str(span.count)), unit=exp.var(span.unit.upper()))
     parent.replace(exp.Sub(this=parent.this.copy(), expression=new))
     return f"{'+' if forward else '-'}{count} {unit}s from today"
+
+
+# "per month", "monthly", "har mahine": the period a question groups by.
+_GRAIN_WORDS = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
+                "annually": "year", "quarterly": "quarter"}
+_GRAIN_NOUNS = {"day": "day", "days": "day", "din": "day", "week": "week", "weeks": "week", "hafte": "week",
+                "month": "month", "months": "month", "mahine": "month", "mahina": "month", "year": "year",
+                "years": "year", "saal": "year", "quarter": "quarter", "quarters": "quarter"}
+_GRAIN_BEFORE = ("per", "each", "every", "by", "har", "pratyek")
+_STRFTIME_GRAIN = {"%Y-%m-%d": "day", "%d": "day", "%Y-%W": "week", "%W": "week", "%Y-%m": "month", "%m": "month",
+                   "%Y": "year"}
+_GRAIN_FORMAT = {"day": "%Y-%m-%d", "week": "%Y-%W", "month": "%Y-%m", "year": "%Y"}
+
+
+def asked_grain(text: str) -> str | None:
+    """The one period the question groups by ("monthly", "per month", "har mahine"), else None."""
+    words = re.findall(r"[a-z]+", text.lower())
+    found = {_GRAIN_WORDS[w] for w in words if w in _GRAIN_WORDS}
+    found |= {_GRAIN_NOUNS[b] for a, b in zip(words, words[1:]) if a in _GRAIN_BEFORE and b in _GRAIN_NOUNS}
+    return found.pop() if len(found) == 1 else None
+
+
+def grain_finding(grain: str | None, tree: exp.Expression, dialect: str) -> Finding | None:
+    """A GROUP BY of a date at another period than the question's ("monthly" grouped by ``strftime('%Y', d)`` or
+    ``DATE_TRUNC('week', d)``): the grouping at the question's period. '%m' (the month of the year) counts as months."""
+    group = tree.args.get("group") if isinstance(tree, exp.Select) else None
+    if grain is None or group is None:
+        return None
+    calls: list[tuple[exp.Expression, str, str]] = []  # (node, its period, dialect kind)
+    for node in tree.find_all(exp.Anonymous, exp.TimeToStr, exp.DateTrunc, exp.TimestampTrunc):
+        if node.find_ancestor(exp.Where, exp.Having, exp.Join, exp.Subquery) or node.find(*_NOW):
+            continue  # a period of a filter ("this week"), not of the grouping
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "strftime" and node.expressions and isinstance(
+                node.expressions[0], exp.Literal):
+            period = _STRFTIME_GRAIN.get(node.expressions[0].this)
+            if period:
+                calls.append((node, period, "strftime"))
+        elif isinstance(node, exp.TimeToStr) and isinstance(node.args.get("format"), exp.Literal):
+            period = _STRFTIME_GRAIN.get(node.args["format"].this)
+            if period:
+                calls.append((node, period, "timetostr"))
+        elif isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)):
+            unit = node.args.get("unit")
+            period = unit.name.lower() if unit is not None else ""
+            if period in ("day", "week", "month", "year", "quarter"):
+                calls.append((node, period, "trunc"))
+    if len({period for _, period, _ in calls}) != 1 or calls[0][1] == grain:
+        return None
+    written = calls[0][1]
+    for node, _, kind in calls:
+        if kind == "trunc":
+            node.set("unit", exp.var(grain.upper()))
+        elif grain in _GRAIN_FORMAT:
+            target = node.expressions[0] if kind == "strftime" else node.args["format"]
+            target.replace(exp.Literal.string(_GRAIN_FORMAT[grain]))
+        else:
+            return None
+    return (f"The question groups by {grain} and the query by {written}", f"Per {grain}", tree)
