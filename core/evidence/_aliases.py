@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, offer, owner, parse
+from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer, owner, parse
 from core.evidence._question_columns import name_words
 from core.schema import Schema
 
@@ -25,7 +25,6 @@ _SAYS: dict[type[exp.AggFunc], frozenset[str]] = {
     exp.Min: frozenset({"min", "minimum", "lowest", "earliest", "smallest", "oldest", "first", "cheapest"}),
 }
 _COUNT_WORDS = frozenset({"count", "num", "number", "no", "cnt", "n", "how", "many", "frequency", "times"})
-_NAMES = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN", exp.Count: "COUNT"}
 
 
 def is_amount(node: exp.Expression, tree: exp.Expression, schema: Schema) -> bool:
@@ -34,8 +33,7 @@ def is_amount(node: exp.Expression, tree: exp.Expression, schema: Schema) -> boo
     if found is None:
         return False
     table, column = found
-    type_ = (column.type or "").lower()
-    return any(t in type_ for t in ("int", "real", "num", "dec", "float", "double", "money")) and not is_key(
+    return holds_numbers(column.type) and not is_key(
         column.name) and column.name not in table.primary_key
 
 
@@ -67,12 +65,12 @@ def alias_evidence(sql: str, result: QueryResult, schema: Schema,
     said: list[str] = []
     for alias in list(tree.find_all(exp.Alias)):
         aggregate = alias.this
-        if not isinstance(aggregate, tuple(_NAMES)) or not alias.alias:
+        if not isinstance(aggregate, tuple(AGGREGATE_NAMES)) or not alias.alias:
             continue
         wanted = _said(alias.alias, aggregate, tree, schema)
         if wanted is None:
             continue
-        said.append(f"{_NAMES[type(aggregate)]}(…) is named {alias.alias}")
+        said.append(f"{AGGREGATE_NAMES[type(aggregate)]}(…) is named {alias.alias}")
         aggregate.replace(wanted(this=aggregate.this.copy()))
     if not said:
         return [], []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal
@@ -18,12 +19,21 @@ from core.errors import CairnError
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["Execute", "Rows", "difference", "offer", "other_rows", "owner", "parse", "rows_word", "same"]
+__all__ = ["AGGREGATE_NAMES", "Execute", "Rows", "difference", "holds_numbers", "offer", "other_rows", "owner", "parse",
+           "rows_word", "same"]
 
 logger = logging.getLogger(__name__)
 
 Execute = Callable[[str], QueryResult]
+AGGREGATE_NAMES: dict[type[exp.AggFunc], str] = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN",
+                                                 exp.Count: "COUNT"}
+_NUMBER_TYPE = re.compile(r"int|real|num|dec|float|double|money|serial", re.IGNORECASE)
 Rows = tuple[tuple[Any, ...], ...]
+
+
+def holds_numbers(type_: str | None) -> bool:
+    """Whether a declared column type is a number type (INTEGER, REAL, NUMERIC(10,2), DOUBLE PRECISION, ...)."""
+    return bool(_NUMBER_TYPE.search(type_ or ""))
 
 
 def parse(sql: str, dialect: str) -> exp.Expression | None:

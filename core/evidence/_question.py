@@ -19,7 +19,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
-from core.evidence._common import Execute, offer, owner, parse
+from core.evidence._common import AGGREGATE_NAMES, Execute, offer, owner, parse
 from core.evidence._question_columns import label_finding, name_words
 from core.evidence._question_dates import asked_grain, grain_finding, span_finding, year_finding
 from core.evidence._question_filters import missing_bound, missing_value, or_finding
@@ -32,7 +32,6 @@ _OPS: dict[type[exp.Expression], str] = {exp.GT: "gt", exp.GTE: "ge", exp.LT: "l
 _NODES = {v: k for k, v in _OPS.items()}
 _FLIP = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 _SYMBOL = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
-_AGGREGATE_NAMES = {exp.Avg: "AVG", exp.Sum: "SUM", exp.Max: "MAX", exp.Min: "MIN", exp.Count: "COUNT"}
 _PER_GROUP = frozenset({"each", "per", "every", "har", "within"})
 _DATED = re.compile(r"date|time", re.I)
 _DATE_WORDS = frozenset({"latest", "newest", "recent", "earliest", "oldest", "last", "first"})
@@ -186,7 +185,7 @@ def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
 def _aggregates(tree: exp.Select) -> list[exp.AggFunc]:
     """The aggregates of the SELECT list, not those of a subquery."""
     return [node for item in tree.expressions for node in item.find_all(exp.AggFunc)
-            if node.find_ancestor(exp.Select) is tree and type(node) in _AGGREGATE_NAMES]
+            if node.find_ancestor(exp.Select) is tree and type(node) in AGGREGATE_NAMES]
 
 
 def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
@@ -224,8 +223,8 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     if wanted in (exp.Avg, exp.Sum) and not _numbers(old.this, tree, schema):
         return None  # an average of dates, a total of names: not what the words can mean
     old.replace(wanted(this=old.this.copy()))
-    return (f"The question says {_says(wanted)} and the query computes {_AGGREGATE_NAMES[type(old)]}",
-            f"Use {_AGGREGATE_NAMES[wanted]}", tree)
+    return (f"The question says {_says(wanted)} and the query computes {AGGREGATE_NAMES[type(old)]}",
+            f"Use {AGGREGATE_NAMES[wanted]}", tree)
 
 
 def _numbers(node: exp.Expression, tree: exp.Select, schema: Schema) -> bool:
@@ -246,7 +245,7 @@ def _distinct_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding
         return None
     for aggregate in found:
         aggregate.set("this", aggregate.this.expressions[0].copy())
-    return (f"{_AGGREGATE_NAMES[type(found[0])]}(DISTINCT …) counts each value once (two equal amounts as one) and "
+    return (f"{AGGREGATE_NAMES[type(found[0])]}(DISTINCT …) counts each value once (two equal amounts as one) and "
             "the question does not ask for distinct values", "Every row's value", tree)
 
 

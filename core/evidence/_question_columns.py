@@ -15,14 +15,13 @@ import re
 from sqlglot import exp
 
 from core.evidence._asked import Asked
-from core.evidence._common import owner
+from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
 __all__ = ["label_finding", "name_words"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
 # Question words too common to name a column on their own ("what is the number of ...").
 _COMMON = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
 many much each every per with from all any list show give me find get their its it that this these those have has
@@ -116,7 +115,7 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
         said_by_alias = name_words(alias) - own if alias else set()
         candidates = []
         for c in table.columns:
-            if (table.qualified_name, c.name.lower()) in used or (summed and not _NUMERIC.search(c.type or "")):
+            if (table.qualified_name, c.name.lower()) in used or (summed and not holds_numbers(c.type)):
                 continue
             mine = name_words(c.name) - own
             keyish = bool(name_words(c.name) & _KEY_WORDS)

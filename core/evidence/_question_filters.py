@@ -15,13 +15,13 @@ from sqlglot import exp
 
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
+from core.evidence._common import holds_numbers
 from core.evidence._question_columns import name_words
 from core.schema import Column, Schema, Table
 
 __all__ = ["missing_bound", "missing_value", "or_finding"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
-_NUMERIC = re.compile(r"int|real|num|dec|float|double|money", re.I)
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
                         "title", "name", "address", "street"})
 _OR_WORDS = frozenset({"or", "either", "ya", "any", "one", "plus", "also", "well", "alternatively", "otherwise"})
@@ -57,7 +57,7 @@ def missing_bound(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             continue  # written, maybe as > 4 for "at least 5": the bound checks judge it
         words = {w for w in bound.before if w.isalpha()}
         hits = [(alias, c) for alias, t in _sources(tree, schema) for c in t.columns
-                if _NUMERIC.search(c.type or "") and not is_key(c.name) and c.name not in t.primary_key
+                if holds_numbers(c.type) and not is_key(c.name) and c.name not in t.primary_key
                 and words & _with_singular(name_words(c.name))]
         if len(hits) != 1:
             continue
