@@ -350,8 +350,9 @@ class AskPipeline:
                     held = held or sql
                     del run.notes[notes:]
                     run.applied = applied
-                    prompt = build_repair_prompt(prompt, sql, "the query is ambiguous as written (" + "; ".join(
-                        silenced) + "): check that every table it joins is needed for the question")
+                    prompt = build_repair_prompt(prompt, sql, "the query does not run as written; Cairn could only "
+                                                 "guess (" + "; ".join(silenced) + "): check that it joins every "
+                                                 "table it reads, and only those the question needs")
                     continue
                 result = self.execute(run, checked)
             except _REPAIRABLE as exc:
@@ -381,7 +382,7 @@ class AskPipeline:
             return self._answer(run, checked, result, path)
         if held is not None:  # the model did no better: the first SQL with its repairs, said so
             checked = self._check(run, held, schema)
-            run.notes.append("The model's rewrite of an ambiguous query did not run; ran the first one, repaired.")
+            run.notes.append("The model's rewrite did not run; ran its first query with Cairn's repairs.")
             return self._answer(run, checked, self.execute(run, checked), "repaired")
         run.notes.append(f"The model's SQL still failed after {rounds - 1} repair round(s).")
         return None

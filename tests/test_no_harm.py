@@ -120,5 +120,5 @@ def test_when_the_model_does_no_better_the_repaired_first_query_runs_and_says_so
     llm = ScriptedLLM(_AMBIGUOUS, "SELEC nothing useful", "SELEC nothing useful")
     answer = AskPipeline(school, llm, Settings(repair_rounds=2)).ask("courses per teacher id")
     assert answer.ok and answer.path == "repaired" and "courses.teacher_id" in (answer.sql or "")
-    assert any("ran the first one, repaired" in n for n in answer.notes)
+    assert any("ran its first query with Cairn's repairs" in n for n in answer.notes)
     assert sorted(answer.rows) == [(1, 2), (2, 1)]

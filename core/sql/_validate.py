@@ -21,7 +21,7 @@ from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
-from core.sql.repair import JoinMatches, quote_keywords, repair_join_keys, strip_joins, unquoted_dates
+from core.sql.repair import JoinMatches, join_forgotten, quote_keywords, repair_join_keys, strip_joins, unquoted_dates
 from core.sql.repair import quoted_columns
 from core.sql.repair import repair_tables
 
@@ -102,6 +102,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes)
         quoted_columns(tree, schema, dialect, fixes)
+        join_forgotten(tree, schema, dialect, fixes)
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
         repair_columns(tree, schema, dialect, fixes)
         unquoted_dates(tree, schema, dialect, fixes)

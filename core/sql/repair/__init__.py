@@ -4,24 +4,26 @@ Each repair takes a parsed query and the schema and returns a repaired query; on
 """
 
 from core.sql.repair._aliases import ALIAS_CLASH_FIX, repair_alias_clashes
-from core.sql.repair._columns import AMBIGUOUS_FIX, repair_columns
+from core.sql.repair._columns import AMBIGUOUS_FIX, UNKNOWN_ALIAS_FIX, repair_columns
 from core.sql.repair._concat import repair_concat
 from core.sql.repair._dates import rewrite_sqlite_dates
 from core.sql.repair._dates_sqlite import rewrite_postgres_dates
 from core.sql.repair._idioms import cross_joins_on_true, rewrite_foreign_idioms
 from core.sql.repair._groupby import GROUP_BY_FIX, repair_group_by
-from core.sql.repair.joins import JoinMatches, join_candidates, repair_join_keys, strip_joins
+from core.sql.repair.joins import FORGOTTEN_JOIN_FIX, JoinMatches, join_candidates, join_forgotten, repair_join_keys
+from core.sql.repair.joins import strip_joins
 from core.sql.repair._keywords import quote_keywords
 from core.sql.repair._names import is_reserved
 from core.sql.repair._tables import repair_tables
 from core.sql.repair._unquoted import quoted_columns, unquoted_dates
 from core.sql.repair._text_numbers import as_number, compare_text_numbers, holds_numbers_as_text
 
-__all__ = ["ALIAS_CLASH_FIX", "JoinMatches", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "as_number", "compare_text_numbers", "cross_joins_on_true", "holds_numbers_as_text", "is_reserved", "join_candidates", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "repair_join_keys", "quote_keywords", "quoted_columns", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins", "unquoted_dates"]
+__all__ = ["ALIAS_CLASH_FIX", "JoinMatches", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "UNKNOWN_ALIAS_FIX", "as_number", "compare_text_numbers", "cross_joins_on_true", "holds_numbers_as_text", "is_reserved", "join_candidates", "join_forgotten", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "repair_join_keys", "quote_keywords", "quoted_columns", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins", "unquoted_dates"]
 
 
 def silences_an_error(fix: str) -> bool:
-    """Whether a repair's note is one that makes a database error go away without explaining it (an ambiguous
-    column qualified, a clashing alias renamed): the model should see that error first."""
-    return fix.endswith(AMBIGUOUS_FIX) or ALIAS_CLASH_FIX in fix
+    """Whether a repair's note is one that makes a database error go away by a guess (an ambiguous column
+    qualified, a clashing alias renamed, an unknown alias read as the one table holding the column, a forgotten
+    join added): the model should see that error first."""
+    return fix.endswith((AMBIGUOUS_FIX, UNKNOWN_ALIAS_FIX, FORGOTTEN_JOIN_FIX)) or ALIAS_CLASH_FIX in fix
 

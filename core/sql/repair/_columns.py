@@ -10,7 +10,6 @@ share is qualified with the first when the join equates them.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ from core.schema import Schema
 from core.sql.repair.joins import self_comparison
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
-from core.sql.repair._names import Candidate, closest, effective, identifier, matches, pick
+from core.sql.repair._names import Candidate, abbreviates, closest, effective, identifier, matches, pick
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
     Source,
@@ -37,6 +36,7 @@ from core.sql.repair._scope import (
 __all__ = ["repair_columns", "shared_column_owner"]
 
 logger = logging.getLogger(__name__)
+UNKNOWN_ALIAS_FIX = " (an alias the query never gave)"  # a qualifier that names no table, read as the column's
 AMBIGUOUS_FIX = " (ambiguous)"  # how the note of a qualified ambiguous column ends: it makes an error go away
 
 
@@ -126,17 +126,23 @@ class _Repairer:
             return
         if src is None:
             owners = [s for s in local if s.has(col.this, self.dialect) is not None]
-            if len(owners) == 1:
-                self._set_qualifier(col, owners[0])
-                return
-            meant = _undeclared_alias(qualifier.this, owners)
-            if meant is not None:  # ``s.id`` with ``FROM sales JOIN salespersons sp``: the alias sales never got
+            unjoined = self._unjoined(qualifier.this, col, local)
+            meant = owners[0] if len(owners) == 1 else _undeclared_alias(qualifier.this, owners)
+            # ``s.id`` with ``FROM sales JOIN salespersons sp``: the alias sales never got. Not when the qualifier
+            # names a table the query forgot to join rather than this one (``writes.pid`` is not ``publication.pid``,
+            # ``d.name`` not ``author.name``), nor to make a join compare a table with itself.
+            named = meant is not None and meant.table is not None and abbreviates(qualifier.this, meant.table.name)
+            if meant is not None and (named or not unjoined) and not self_comparison(col, meant.key,
+                                                                                      self._owner_keys(scope)):
                 self._set_qualifier(col, meant)
+                if not named:  # ``m.first_name`` read as ``e.first_name``: a guess (a self-join may be meant)
+                    self.fixes[-1] += UNKNOWN_ALIAS_FIX
                 return
+            hint = f"Join {' or '.join(unjoined)} before reading its columns." if unjoined else None
             raise SQLValidationError(
                 f"Unknown table or alias {qualifier.sql()} in {col.sql(dialect=self.dialect)}; "
                 f"the query reads {', '.join(s.key for s in local) or 'no table'}"
-            )
+                + (f" and does not join {', '.join(unjoined)}" if unjoined else ""), hint=hint)
         self._fix_qualifier_spelling(col, src)
         if src.has(col.this, self.dialect) is not None:
             return
@@ -159,6 +165,12 @@ class _Repairer:
             self._set_qualifier(col, owners[0], self._spelling(col.name, owners))
             return
         raise self._fail(col, [src], near)
+
+    def _unjoined(self, qualifier: str, col: exp.Column, local: list[Source]) -> list[str]:
+        """Tables the query does not read that ``qualifier`` names and that hold ``col``: a join left out."""
+        read = {s.table.qualified_name.lower() for s in local if s.table is not None}
+        return [t.name for t in self.schema.tables if t.qualified_name.lower() not in read
+                and abbreviates(qualifier, t.name) and any(matches(col.this, c, self.dialect) for c in t.column_names)]
 
     def _fix_qualifier_spelling(self, col: exp.Column, src: Source) -> None:
         """PostgreSQL: ``Customer.x`` does not reach a table spelt "Customer"; MySQL: ``A.x`` does not reach alias
@@ -318,14 +330,8 @@ def _plainly_shown(col: exp.Column) -> bool:
 def _undeclared_alias(qualifier: str, owners: list[Source]) -> Source | None:
     """Of the sources holding the column, the one table written without an alias whose name the qualifier
     abbreviates (its first letters, or the initials of its words: ``da`` for domain_author); None unless exactly one."""
-    q = qualifier.lower()
-    fits = []
-    for src in owners:
-        if src.table is None or src.key.lower() != src.table.name.lower():
-            continue  # it has an alias of its own: the model would have used that
-        words = [w for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", src.table.name) if w]
-        if src.table.name.lower().startswith(q) or "".join(w[0] for w in words).lower() == q:
-            fits.append(src)
+    fits = [src for src in owners if src.table is not None and src.key.lower() == src.table.name.lower()
+            and abbreviates(qualifier, src.table.name)]  # a table with an alias of its own: the model would use that
     return fits[0] if len(fits) == 1 else None
 
 

@@ -19,6 +19,7 @@ from core.dialects import is_postgres_like
 __all__ = [
     "ACCEPT",
     "KEY_WORDS",
+    "abbreviates",
     "Candidate",
     "closest",
     "effective",
@@ -125,6 +126,17 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 def tokens(name: str) -> tuple[str, ...]:
     """Words of a snake_case / camelCase / PascalCase name, lower case and singular."""
     return tuple(_singular(w.lower()) for w in _WORD.findall(name))
+
+
+def abbreviates(qualifier: str, table_name: str) -> bool:
+    """Whether a qualifier names a table: its name (singular or plural), its first letters, or the initials of its
+    words (``da`` for domain_author); a trailing number is an instance (``a1``, ``da2``)."""
+    q = re.sub(r"\d+$", "", qualifier).lower()
+    if not q:
+        return False
+    words = [w for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", table_name) if w]
+    return (table_name.lower().startswith(q) or "".join(w[0] for w in words).lower() == q
+            or tokens(qualifier) == tokens(table_name))
 
 
 def _norm(name: str) -> str:

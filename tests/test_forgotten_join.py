@@ -1,0 +1,128 @@
+"""A join the model left out while its columns stay in the query: put back only when the schema settles the table and
+the key, shown as a guess the model is asked about first, and never read as another table's column."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.errors import SQLValidationError
+from core.pipeline import AskPipeline
+from core.sql import silences_an_error, validate_sql
+from tests.fakes.scripted_llm import ScriptedLLM
+
+# No declared keys, as in most SQLite files; keys only by convention (``gid`` on genre, ``bid`` on band).
+MUSIC = """
+CREATE TABLE band(bid INTEGER PRIMARY KEY, title TEXT, formed INTEGER);
+CREATE TABLE record(rid INTEGER PRIMARY KEY, name TEXT, bid INTEGER, gid INTEGER, sold INTEGER);
+CREATE TABLE genre(gid INTEGER PRIMARY KEY, label TEXT);
+CREATE TABLE band_member(bid INTEGER, mid INTEGER);
+CREATE TABLE member(mid INTEGER PRIMARY KEY, title TEXT, born INTEGER);
+CREATE TABLE poster(pid INTEGER PRIMARY KEY, title TEXT, price REAL);
+CREATE TABLE playlist(pid INTEGER PRIMARY KEY, title TEXT, price REAL);
+INSERT INTO band VALUES (1, 'Owls', 1990), (2, 'Foxes', 2001), (3, 'Silent', 2010);
+INSERT INTO record VALUES (10, 'Hoot', 1, 100, 50), (11, 'Night', 1, 101, 20), (12, 'Den', 2, 100, 5);
+INSERT INTO genre VALUES (100, 'rock'), (101, 'folk');
+INSERT INTO band_member VALUES (1, 7), (2, 8);
+INSERT INTO member VALUES (7, 'Ann', 1970), (8, 'Bo', 1980);
+"""
+
+
+@pytest.fixture()
+def music(tmp_path: Path):
+    path = tmp_path / "music.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(MUSIC)
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _repair(db, sql: str):
+    return validate_sql(sql, db.schema(), db.dialect)
+
+
+def _rows(db, sql: str) -> list[tuple]:
+    return sorted(tuple(r) for r in db.execute(sql).rows)
+
+
+def test_a_table_read_by_its_name_but_never_joined_is_joined_on_its_key(music) -> None:
+    fixed = _repair(music, "SELECT genre.label, SUM(record.sold) AS sold FROM record GROUP BY genre.label")
+    assert "JOIN genre ON genre.gid = record.gid" in fixed.sql
+    assert any(silences_an_error(f) for f in fixed.fixes)  # a guess: the model is asked first
+    assert _rows(music, fixed.sql) == [("folk", 20), ("rock", 55)]
+
+
+def test_the_join_goes_before_the_join_whose_condition_already_uses_it(music) -> None:
+    # band_member bridges band and member; the reply kept its use in member's ON but dropped its own JOIN
+    fixed = _repair(music, "SELECT band.title, COUNT(member.mid) AS n FROM band "
+                           "JOIN member ON band_member.mid = member.mid GROUP BY band.title")
+    assert "FROM band JOIN band_member ON band_member.bid = band.bid JOIN member" in fixed.sql
+    assert _rows(music, fixed.sql) == [("Foxes", 1), ("Owls", 1)]
+
+
+def test_an_alias_is_read_by_its_initials_or_first_letters(music) -> None:
+    fixed = _repair(music, "SELECT b.title, g.label FROM record AS r JOIN band AS b ON b.bid = r.bid "
+                           "WHERE g.label = 'rock'")
+    assert "JOIN genre AS g ON g.gid = r.gid" in fixed.sql
+    bm = _repair(music, "SELECT m.title FROM member AS m JOIN band AS b ON bm.bid = b.bid")
+    assert "JOIN band_member AS bm ON bm.mid = m.mid" in bm.sql
+
+
+def test_a_where_that_asks_for_no_match_gets_a_left_join(music) -> None:
+    fixed = _repair(music, "SELECT b.title FROM band AS b WHERE r.rid IS NULL")
+    assert "LEFT JOIN record AS r ON r.bid = b.bid" in fixed.sql
+    assert _rows(music, fixed.sql) == [("Silent",)]
+
+
+def test_a_qualifier_that_names_two_candidate_tables_is_an_error_naming_them(music) -> None:
+    with pytest.raises(SQLValidationError) as err:  # p: poster or playlist, both hold title
+        _repair(music, "SELECT p.title FROM band AS b WHERE b.formed > 2000")
+    assert "poster" in str(err.value) and "playlist" in str(err.value)
+
+
+def test_a_table_no_key_relates_is_not_joined(music) -> None:
+    with pytest.raises(SQLValidationError):
+        _repair(music, "SELECT poster.title, band.title FROM band")
+
+
+def test_a_forgotten_table_is_never_read_as_the_query_s_own_column(music) -> None:
+    # ``band.title`` is not ``member.title``, and ``band_member.mid = member.mid`` must not become member = member
+    with pytest.raises(SQLValidationError) as err:
+        _repair(music, "SELECT band.title FROM member WHERE member.born > 1975")  # member: no key to band
+    assert "does not join band" in str(err.value)
+
+
+def test_an_alias_naming_no_table_read_as_the_one_owner_is_a_guess_the_model_hears_first(music) -> None:
+    # a self-join alias (``boss``) is not the table that happens to hold the column
+    fixed = _repair(music, "SELECT m.title, boss.born FROM member AS m")
+    assert "m.born" in fixed.sql and any(silences_an_error(f) for f in fixed.fixes)
+
+
+def test_a_comma_join_gets_no_join_added(music) -> None:
+    with pytest.raises(SQLValidationError):  # ``FROM a, b JOIN c ON c.k = a.k`` cannot reach a on PostgreSQL
+        _repair(music, "SELECT genre.label FROM record, band WHERE record.bid = band.bid")
+
+
+def test_an_outer_query_s_alias_is_not_a_forgotten_table(music) -> None:
+    sql = "SELECT b.title FROM band AS b WHERE EXISTS (SELECT 1 FROM record AS r WHERE r.bid = b.bid)"
+    assert _repair(music, sql).fixes == ()
+
+
+def test_the_model_sees_the_missing_join_first_and_its_rewrite_wins(music) -> None:
+    right = "SELECT g.label, SUM(r.sold) AS sold FROM record AS r JOIN genre AS g ON g.gid = r.gid GROUP BY g.label"
+    llm = ScriptedLLM("SELECT genre.label, SUM(record.sold) AS sold FROM record GROUP BY genre.label", right)
+    answer = AskPipeline(music, llm, Settings(repair_rounds=1)).ask("copies sold per genre")
+    assert answer.ok and answer.sql == right
+    assert "joined" in llm.history[-1].user or "JOIN genre" in llm.history[-1].user
+
+
+def test_when_the_model_repeats_itself_the_join_is_added_and_said(music) -> None:
+    reply = "SELECT genre.label, SUM(record.sold) AS sold FROM record GROUP BY genre.label"
+    answer = AskPipeline(music, ScriptedLLM(reply, reply, reply), Settings(repair_rounds=2)).ask("copies sold per genre")
+    assert answer.ok and sorted(answer.rows) == [("folk", 20), ("rock", 55)]
+    assert any("JOIN genre ON genre.gid = record.gid" in n for n in answer.notes)
