@@ -12,7 +12,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
-  comparison with NULL that is never true (``x = NULL``);
+  comparison with NULL that is never true (``x = NULL``), a formatted date compared with text the format never writes
+  (``strftime('%Y-%m', d) = '2023'``);
 - ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
@@ -34,18 +35,21 @@ from core.evidence._groups import completion_evidence
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
-from core.evidence._values import null_evidence, value_evidence
+from core.evidence._values import format_evidence, null_evidence, value_evidence
 from core.schema import Schema
 
-__all__ = ["alias_evidence", "check_answer", "completion_evidence", "count_evidence", "division_evidence", "duplicate_evidence",
+__all__ = ["alias_evidence", "check_answer", "completion_evidence", "count_evidence", "division_evidence",
+           "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "null_evidence", "order_evidence", "question_evidence",
            "value_evidence"]
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
-                 written: str | None = None, others: Sequence[str] = ()) -> tuple[list[str], list[Alternative]]:
+                 written: str | None = None, others: Sequence[str] = (), context: str = "") -> tuple[
+                     list[str], list[Alternative]]:
     """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs,
-    ``others`` the other queries of the model's reply (offered when their rows differ)."""
+    ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
+    model was shown (memory, the conversation)."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     for other in others[:2]:
         found = other_rows(other, schema, execute, result)
@@ -55,11 +59,12 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), value_evidence(sql, result, schema, execute),
-                  null_evidence(sql, result, schema, execute), alias_evidence(sql, result, schema, execute),
+                  null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),
+                  alias_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
-                  question_evidence(question, sql, result, schema, execute)):
+                  question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]
         alternatives += check[1]
     return notes, alternatives

@@ -64,6 +64,11 @@ _SPAN_UNITS = {"day": "day", "days": "day", "din": "day", "dino": "day", "week":
                "hours": "hour", "ghante": "hour", "minute": "minute", "minutes": "minute"}
 _SPAN_WORDS = ("last", "past", "previous", "recent", "pichhle", "pichle", "pichhli", "pichli", "trailing")
 _YEAR = re.compile(r"(?<![\d-])(19\d\d|20\d\d)(?![\d-])")
+# Words that count from now: "today", "this month", "last year", "so far", "aaj", "is mahine".
+_FROM_TODAY = re.compile(
+    r"\b(?:today|today's|todays|now|yesterday|tomorrow|current(?:ly)?|so far|to date|till date|ytd|mtd|aaj|abhi|"
+    r"(?:this|last|previous|past|next|is|pichhle|pichle|pichhli|pichli|agle)\s+(?:day|week|month|quarter|year|"
+    r"hafte|hafta|mahine|mahina|saal|sal)s?)\b")
 _TIME_UNITS = {"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "minute",
                "minutes", "quarter", "quarters", "din", "mahine", "saal", "hafte"}
 
@@ -99,6 +104,7 @@ class Asked:
     ranks: bool = False  # a superlative of either direction ("highest", "least", "sabse zyada")
     years: tuple[str, ...] = ()  # "in 2021"; not the years of full dates ("2021-03-01")
     span: Span | None = None  # "in the past 30 days"
+    from_today: bool = False  # counts from now: a span, "today", "this month", "last year", "so far", "aaj"
 
 
 def read_question(question: str) -> Asked:
@@ -123,7 +129,8 @@ def read_question(question: str) -> Asked:
         aggregates.add("count")
     return Asked(words=frozenset(singular(t) for t in tokens if t.isalpha()), text=text, bounds=tuple(bounds),
                  limit=_limit(tokens), direction=direction, aggregates=frozenset(aggregates), ranks=up or down,
-                 years=tuple(_YEAR.findall(text)), span=_span(tokens))
+                 years=tuple(_YEAR.findall(text)), span=(span := _span(tokens)),
+                 from_today=span is not None or bool(_FROM_TODAY.search(text)))
 
 
 def _number(tokens: list[str], i: int) -> tuple[Decimal, bool, int] | None:

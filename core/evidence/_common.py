@@ -63,10 +63,12 @@ def other_rows(sql: str, schema: Schema, execute: Execute, result: QueryResult, 
 
 
 def offer(sql: str, label: str, why: Callable[[str], str], schema: Schema, execute: Execute, result: QueryResult, *,
-          ordered: bool = False) -> tuple[list[str], list[Alternative]]:
-    """Run the other query; when its rows differ, the note ``why(how they differ)`` and the one-click alternative."""
+          ordered: bool = False, more_rows: bool = False) -> tuple[list[str], list[Alternative]]:
+    """Run the other query; when its rows differ (with ``more_rows``: when it has more of them, as a finer grouping
+    labelled otherwise does only when the query merged groups), the note ``why(how they differ)`` and the one-click
+    alternative."""
     found = other_rows(sql, schema, execute, result, ordered=ordered)
-    if found is None:
+    if found is None or (more_rows and len(found[1].rows) <= len(result.rows)):
         return [], []
     text = why(difference(result.rows, found[1].rows))
     return [text + " See the other query below the answer."], [Alternative(label, found[0], text)]

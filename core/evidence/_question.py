@@ -21,8 +21,8 @@ from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
 from core.evidence._common import AGGREGATE_NAMES, Execute, offer, owner, parse
 from core.evidence._question_columns import label_finding, name_words
-from core.evidence._question_dates import asked_grain, grain_finding, span_finding, year_finding
-from core.evidence._question_filters import missing_bound, missing_value, or_finding
+from core.evidence._question_dates import asked_grain, grain_finding, span_finding, today_finding, year_finding
+from core.evidence._question_filters import filter_column, missing_bound, missing_value, or_finding, unasked_filter
 from core.fallback import singular
 from core.schema import Schema
 
@@ -35,32 +35,38 @@ _SYMBOL = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
 _PER_GROUP = frozenset({"each", "per", "every", "har", "within"})
 _DATED = re.compile(r"date|time", re.I)
 _DATE_WORDS = frozenset({"latest", "newest", "recent", "earliest", "oldest", "last", "first"})
-Finding = tuple[str, str, exp.Expression]  # (what the words say against the query, label, the other query)
+Finding = tuple[str, str, exp.Expression] | tuple[str, str, exp.Expression, bool]  # (what the words say, label, the
+# other query[, offered only when it has more rows])
 
 
-def question_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
-                      execute: Execute) -> tuple[list[str], list[Alternative]]:
+def question_evidence(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute, *,
+                      context: str = "", written: str | None = None) -> tuple[list[str], list[Alternative]]:
     """Notes and alternatives for each thing the question's words say otherwise than the query (at most one
-    of each kind; each costs one bounded query)."""
+    of each kind; each costs one bounded query). ``context``: what else the model was shown (memory, the
+    conversation); ``written``: the model's query before Cairn's repairs and memory."""
     tree = parse(sql, schema.dialect)
     if not isinstance(tree, exp.Select):
         return [], []
     asked = read_question(question)
+    model = parse(written, schema.dialect) if written else tree
+    literals = frozenset(lit.this for lit in model.find_all(exp.Literal) if lit.is_string) if model else frozenset()
     notes: list[str] = []
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
         _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
-        lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect),
-        missing_bound, missing_value, or_finding)
+        lambda asked, tree, schema: today_finding(asked.from_today, asked.text, tree, schema.dialect),
+        lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect, asked.text),
+        missing_bound, missing_value, or_finding, filter_column,
+        lambda asked, tree, schema: unasked_filter(asked, tree, schema, context, literals))
     for check in checks:
         found = check(asked, tree.copy(), schema)
         if found is None:
             continue
-        said, label, other = found
+        said, label, other, *merged = found  # a fourth item: offered only when it finds groups the query merged
         n, a = offer(other.sql(dialect=schema.dialect), label, lambda how, said=said: f"{said}: as the words say it, {how}.",
-                     schema, execute, result)
+                     schema, execute, result, more_rows=bool(merged and merged[0]))
         notes += n
         alternatives += a
     return notes, alternatives

@@ -13,13 +13,13 @@ from sqlglot import exp
 
 from core.evidence._asked import Span
 
-__all__ = ["grain_finding", "span_finding", "year_finding"]
+__all__ = ["grain_finding", "span_finding", "today_finding", "year_finding"]
 
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 _MODIFIER = re.compile(r"^\s*([+-]?)\s*(\d+)\s+([a-z]+?)s?\s*$", re.I)
 _UNITS = {"day": "day", "week": "week", "month": "month", "year": "year", "hour": "hour", "minute": "minute"}
 
-Finding = tuple[str, str, exp.Expression]
+Finding = tuple[str, str, exp.Expression] | tuple[str, str, exp.Expression, bool]  # the bool: see _merged_months
 
 
 def _years_of(node: exp.Literal) -> set[str]:
@@ -94,6 +94,49 @@ def _fixed_start(span: Span, tree: exp.Expression, dialect: str) -> Finding | No
             f"'{fixed}'", f"The {span.words}", tree)
 
 
+# Calls that only read a date (``date('2024-01-15')``, ``'2024-01-15'::date``) without counting from it.
+_WRAPPERS = (exp.Cast, exp.TsOrDsToTimestamp, exp.TsOrDsToDate, exp.Paren)
+_BOUNDS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.In)
+
+
+def _counted_from(literal: exp.Literal) -> bool:
+    """Whether a date literal is where the query counts from (an anchor of date arithmetic: ``date('2024-01-15',
+    '-30 days')``, ``julianday('2024-01-15') - julianday(x)``, ``'2024-01-15'::date - INTERVAL '7 days'``), not a
+    bound something is compared with."""
+    node: exp.Expression = literal
+    while isinstance(node.parent, _WRAPPERS) or (isinstance(node.parent, exp.Anonymous) and len(
+            node.parent.expressions) == 1 and node.parent.name.lower() in ("date", "datetime", "julianday")):
+        node = node.parent
+    parent = node.parent
+    if parent is None or isinstance(parent, _BOUNDS):
+        return False
+    return (isinstance(parent, (exp.Add, exp.Sub, exp.TimestampTrunc, exp.DateTrunc, exp.TimeToStr, exp.DateAdd,
+                                exp.DateSub, exp.DateDiff))
+            or (isinstance(parent, exp.Anonymous) and len(parent.expressions) > 1))
+
+
+def today_finding(from_today: bool, text: str, tree: exp.Expression, dialect: str) -> Finding | None:
+    """A question that counts from now ("the past 7 days", "today") and a query that counts from one fixed date
+    instead, with nothing read from today (``date('2023-12-31', '-7 days')``): the query counted from today."""
+    if not from_today or dialect not in ("sqlite", "postgres", "duckdb") or _counts_from_today(tree):
+        return None
+    anchors = [lit for lit in tree.find_all(exp.Literal) if lit.is_string and _DATE_TEXT.match(lit.this)
+               and _counted_from(lit)]
+    fixed = {lit.this for lit in anchors}
+    if len(fixed) != 1 or next(iter(fixed))[:10] in text:
+        return None  # several dates (a fixed range), or one the question itself says
+    for lit in anchors:
+        node: exp.Expression = lit
+        if dialect == "sqlite":
+            lit.replace(exp.Literal.string("now"))
+            continue
+        while isinstance(node.parent, _WRAPPERS):
+            node = node.parent
+        node.replace(exp.CurrentDate())
+    return (f"The question counts from today and the query from a fixed date, '{fixed.pop()}'", "Count from today",
+            tree)
+
+
 def _sqlite_modifiers(span: Span, tree: exp.Expression) -> str | None:
     strings: list[tuple[exp.Literal, re.Match[str]]] = []
     for call in tree.find_all(exp.Anonymous):
@@ -165,9 +208,10 @@ def asked_grain(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def grain_finding(grain: str | None, tree: exp.Expression, dialect: str) -> Finding | None:
+def grain_finding(grain: str | None, tree: exp.Expression, dialect: str, text: str = "") -> Finding | None:
     """A GROUP BY of a date at another period than the question's ("monthly" grouped by ``strftime('%Y', d)`` or
-    ``DATE_TRUNC('week', d)``): the grouping at the question's period. '%m' (the month of the year) counts as months."""
+    ``DATE_TRUNC('week', d)``): the grouping at the question's period. '%m' (the month of the year) counts as months,
+    unless the rows hold months of several years, which it merges (``_merged_months``)."""
     group = tree.args.get("group") if isinstance(tree, exp.Select) else None
     if grain is None or group is None:
         return None
@@ -189,8 +233,10 @@ def grain_finding(grain: str | None, tree: exp.Expression, dialect: str) -> Find
             period = unit.name.lower() if unit is not None else ""
             if period in ("day", "week", "month", "year", "quarter"):
                 calls.append((node, period, "trunc"))
-    if len({period for _, period, _ in calls}) != 1 or calls[0][1] == grain:
+    if len({period for _, period, _ in calls}) != 1:
         return None
+    if calls[0][1] == grain:
+        return _merged_months(grain, calls, text)
     written = calls[0][1]
     for node, _, kind in calls:
         if kind == "trunc":
@@ -201,3 +247,20 @@ def grain_finding(grain: str | None, tree: exp.Expression, dialect: str) -> Find
         else:
             return None
     return (f"The question groups by {grain} and the query by {written}", f"Per {grain}", tree)
+
+
+def _merged_months(grain: str, calls: list[tuple[exp.Expression, str, str]], text: str) -> Finding | None:
+    """"per month" grouped by the month of the year (``strftime('%m', d)``) adds up each month's rows of every year:
+    the grouping by year and month, offered only when it finds more groups (the rows span several years). Not when
+    the words ask for the month of the year ("which month of the year", "month name")."""
+    if grain != "month" or re.search(r"\bof (?:the |a )?year\b|\bmonth names?\b|\bcalendar month", text):
+        return None
+    formats = [node.expressions[0] if kind == "strftime" else node.args["format"] for node, _, kind in calls
+               if kind != "trunc"]
+    if not formats or len(formats) != len(calls) or any(f.this != "%m" for f in formats):
+        return None
+    tree = calls[0][0].root()
+    for fmt in formats:
+        fmt.replace(exp.Literal.string("%Y-%m"))
+    return ("The question groups by month and the query by the month of the year, which adds up that month of "
+            "every year", "Each month of each year", tree, True)

@@ -1,6 +1,9 @@
-"""Conditions the question says that the query leaves out or joins otherwise: "rating higher than 4" with no
-comparison with 4, "active merchants" where ``status`` holds 'active' and the query never filters on it, and
-``a OR b`` between two different columns when the question never says "or".
+"""Conditions the question says that the query leaves out, joins otherwise or adds: "rating higher than 4" with no
+comparison with 4, "active merchants" where ``status`` holds 'active' and the query never filters on it, ``a OR b``
+between two different columns when the question never says "or", a filter on a text value the question, the
+memory shown to the model and the column's own name never mention (``engine_type = 'Inline 4'``), and a filter on a
+column the question does not name beside the one column of its table and kind it does (``capacity > 200`` for "a
+cruising speed over 200").
 
 Each finding is the query with the one condition the words and the schema settle (a column its words name, a value
 the column is known to hold), run under the guard and offered when its rows differ; the query that ran stays the
@@ -15,11 +18,11 @@ from sqlglot import exp
 
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
-from core.evidence._common import holds_numbers
-from core.evidence._question_columns import name_words
+from core.evidence._common import holds_numbers, owner
+from core.evidence._question_columns import _COMMON, _matches, name_words
 from core.schema import Column, Schema, Table
 
-__all__ = ["missing_bound", "missing_value", "or_finding"]
+__all__ = ["filter_column", "missing_bound", "missing_value", "or_finding", "unasked_filter"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -124,4 +127,106 @@ def or_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None
             this=node.expression.copy())))
         return ("The query keeps rows that meet either condition (OR) and the question does not say “or”",
                 "Both conditions (AND)", tree)
+    return None
+
+
+# Name words too general to say that a question asks for a column's value ("type", "status" name no value).
+_VAGUE = frozenset({"id", "type", "code", "status", "name", "flag", "is", "has", "kind", "category", "value", "val",
+                    "desc", "description", "text", "detail"})
+
+
+def _mentioned(value: str, words: set[str]) -> bool:
+    """Whether the words hold a word of ``value`` (or its start: "successful" for 'success') or a short code's
+    expansion (its letters in order in a word of the same first letter: 'CA' "california", 'MH' "maharashtra")."""
+    parts = [w for w in re.findall(r"[a-z0-9]+", value.lower()) if len(w) >= 2]
+    return any(w in words or any(_matches(w, q) for q in words) or (len(w) <= 3 and w.isalpha() and any(
+        q.startswith(w[0]) and _in_order(w, q) for q in words)) for w in parts)
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(letter in rest for letter in letters)
+
+
+def _initials(value: str, text: str) -> bool:
+    letters = re.sub(r"[^a-z]", "", value.lower())
+    words = re.findall(r"[a-z]+", text)
+    return 2 <= len(letters) <= 3 and any("".join(w[0] for w in words[i:i + len(letters)]) == letters
+                                          for i in range(len(words)))
+
+
+def unasked_filter(asked: Asked, tree: exp.Select, schema: Schema, context: str = "",
+                   written: frozenset[str] = frozenset()) -> Finding | None:
+    """A WHERE condition ``col = 'value'`` (IN, LIKE) that the model wrote (``written``: its literals) whose value is
+    said nowhere in the question or the ``context`` it was shown, on a column the question does not name: the query
+    without it. A filter Cairn added from memory is not the model's, and is not doubted."""
+    text = f"{asked.text} {context.lower()}"
+    words = set(re.findall(r"[a-z0-9]+", text)) | set(asked.words)
+    for where in tree.find_all(exp.Where):
+        conditions = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        for cond in conditions:
+            side = cond.this if isinstance(cond, (exp.EQ, exp.In, exp.Like, exp.ILike)) else None
+            while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
+                side = side.this
+            values = cond.expressions if isinstance(cond, exp.In) else [cond.expression] if side is not None else []
+            if not isinstance(side, exp.Column) or not values or not all(
+                    isinstance(v, exp.Literal) and v.is_string and v.this in written for v in values):
+                continue
+            texts = [v.this.strip("%") for v in values]
+            if any(not re.search(r"[a-z0-9]{2}", t.lower()) or _mentioned(t, words) or _initials(t, text)
+                   or t.lower() in text for t in texts):
+                continue
+            if any(_matches(w, q) for w in name_words(side.name) - _VAGUE for q in words):
+                continue  # "round-trip fares": round_trip_required = 'YES' is what the words ask
+            rest = [c for c in conditions if c is not cond]
+            shown = cond.sql(dialect=schema.dialect)
+            if rest:
+                where.set("this", exp.and_(*[c.copy() for c in rest]))
+            else:
+                where.pop()
+            return (f"The query keeps only rows where {shown}, and the question does not say so",
+                    f"Without {shown}"[:80], tree)
+    return None
+
+
+def _kind(column: Column) -> str:
+    return "number" if holds_numbers(column.type) else "date" if re.search(r"date|time", column.type or "",
+                                                                            re.I) else "text"
+
+
+def _said_words(name: str, words: set[str]) -> set[str]:
+    return {q for q in words if q not in _COMMON and any(_matches(w, q) for w in name_words(name) - {"id"})}
+
+
+def filter_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A WHERE comparison of a column with a constant (not a text the question says) where no word of the column's
+    name is in the question, and exactly one other column of its table, of its kind (number, text, date), not a key and not filtered already,
+    has its name's words there: the comparison on that column."""
+    words = set(asked.words)
+    for where in tree.find_all(exp.Where):
+        filtered = {c.name.lower() for c in where.find_all(exp.Column)}
+        for cond in where.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike, exp.In,
+                                   exp.Between):
+            side = cond.this
+            while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
+                side = side.this
+            constants = cond.expressions if isinstance(cond, exp.In) else [cond.args.get("low"), cond.args.get(
+                "high")] if isinstance(cond, exp.Between) else [cond.expression]
+            if not isinstance(side, exp.Column) or not all(isinstance(c, exp.Literal) for c in constants):
+                continue
+            if any(c.is_string and (c.this.strip("%").lower() in asked.text or _mentioned(c.this, words))
+                   for c in constants):
+                continue  # "meals in first class": the value names the column (compartment = 'first class')
+            found = owner(side, tree, schema)
+            if found is None or _said_words(found[1].name, words):
+                continue
+            table, column = found
+            others = [c for c in table.columns if c is not column and _kind(c) == _kind(column)
+                      and c.name.lower() not in filtered and not is_key(c.name) and c.name not in table.primary_key
+                      and _said_words(c.name, words)]
+            if len(others) != 1:
+                continue
+            side.set("this", exp.to_identifier(others[0].name))
+            return (f"The question names {others[0].name}, not {found[1].name}, which the query filters on",
+                    f"Filter on {others[0].name}", tree)
     return None

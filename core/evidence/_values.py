@@ -1,5 +1,6 @@
 """A filter that cannot mean what it says: a text value the column spells otherwise (``status = 'Paid'`` where the
-column holds 'paid'), a comparison with NULL (``x = NULL`` is never true)."""
+column holds 'paid'), a comparison with NULL (``x = NULL`` is never true), a date formatted otherwise than the text
+it is compared with (``strftime('%Y-%m', d) = '2023'`` is never true)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from core.errors import CairnError
 from core.schema import Schema, Table
 from core.sql import guard
 
-__all__ = ["null_evidence", "value_evidence"]
+__all__ = ["format_evidence", "null_evidence", "value_evidence"]
 
 
 def _key(text: str) -> str:
@@ -111,4 +112,57 @@ def null_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     return offer(tree.sql(dialect=schema.dialect), "Test for NULL with IS", lambda how: (
         f"{', '.join(said)} is never true (a comparison with NULL is unknown); with IS NULL, {how}."),
+        schema, execute, result)
+
+
+# What each directive of a date format writes (strftime's, as sqlglot reads PostgreSQL's to_char too).
+_DIRECTIVES = {"%Y": r"\d{4}", "%m": r"(?:0[1-9]|1[0-2])", "%d": r"(?:0[1-9]|[12]\d|3[01])", "%w": r"[0-6]",
+               "%W": r"[0-5]\d", "%j": r"[0-3]\d\d", "%H": r"[0-2]\d", "%M": r"[0-5]\d", "%S": r"[0-5]\d"}
+_FORMATS = ("%Y", "%Y-%m", "%Y-%m-%d", "%m", "%d", "%w", "%W", "%Y-%W", "%j", "%H")
+
+
+def _shape(fmt: str) -> re.Pattern[str] | None:
+    """A pattern of what ``fmt`` can write; None when it holds a directive not known here."""
+    parts = re.split(r"(%.)", fmt)
+    if any(p.startswith("%") and p not in _DIRECTIVES for p in parts):
+        return None
+    return re.compile("".join(_DIRECTIVES.get(p, re.escape(p)) for p in parts))
+
+
+def format_evidence(sql: str, result: QueryResult, schema: Schema,
+                    execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A formatted date compared with text it can never write (``strftime('%Y-%m', d) = '2023'``, ``strftime('%d', d)
+    IN ('0', '6')``) keeps no row: the query with the one format of the usual ones that writes every value compared
+    (of those using only the written format's directives, when several do) is run and offered."""
+    tree = parse(sql, schema.dialect)
+    if tree is None:
+        return [], []
+    said: list[str] = []
+    for call in list(tree.find_all(exp.TimeToStr)):
+        fmt, parent = call.args.get("format"), call.parent
+        if not isinstance(fmt, exp.Literal) or (shape := _shape(fmt.this)) is None:
+            continue
+        if isinstance(parent, (exp.EQ, exp.NEQ)):
+            values = [parent.expression if parent.this is call else parent.this]
+        elif isinstance(parent, exp.In) and parent.this is call:
+            values = list(parent.expressions)
+        else:
+            continue
+        if not values or not all(isinstance(v, exp.Literal) and v.is_string for v in values):
+            continue
+        texts = [v.this for v in values]
+        if any(shape.fullmatch(t) for t in texts):
+            continue
+        fits = [f for f in _FORMATS if all(_shape(f).fullmatch(t) for t in texts)]  # type: ignore[union-attr]
+        if len(fits) > 1:
+            fits = [f for f in fits if set(re.findall(r"%.", f)) <= set(re.findall(r"%.", fmt.this))]
+        if len(fits) != 1:
+            continue
+        before = call.sql(dialect=schema.dialect)
+        fmt.replace(exp.Literal.string(fits[0]))
+        said.append(f"{before} never writes {', '.join(repr(t) for t in texts[:3])}")
+    if not said:
+        return [], []
+    return offer(tree.sql(dialect=schema.dialect), "Format the date as compared", lambda how: (
+        f"{'; '.join(said)}, so the filter keeps no row; formatted as the values compared, {how}."),
         schema, execute, result)

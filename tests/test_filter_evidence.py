@@ -1,0 +1,170 @@
+"""Filters and dates that answer another question than the one asked (core.evidence: ``_question_filters``,
+``_question_dates``, ``_values.format_evidence``).
+
+A filter the question never asks for, a filter on a column the question does not name, a count from a fixed date
+where the question counts from today, a date format that can never equal the text it is compared with, and "per
+month" grouped by the month of the year over several years: each is said on the answer with both results and the
+other query offered; the query that ran stays the answer. Real SQLite through Cairn's backend; the model is scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.evidence._asked import read_question
+from core.pipeline import AskPipeline
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def garage(tmp_path: Path):
+    path = tmp_path / "garage.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys
+        conn.executescript(
+            "CREATE TABLE vehicle(vehicle_id INTEGER, maker TEXT, fuel TEXT, seats INTEGER, top_speed INTEGER,"
+            " state TEXT);"
+            "CREATE TABLE repair(repair_id INTEGER, vehicle_id INTEGER, cost REAL, done_on TEXT, logged_at TEXT);"
+            "INSERT INTO vehicle VALUES (1,'Tata','diesel',5,160,'MH'),(2,'Maruti','petrol',4,150,'KA'),"
+            "(3,'Tata','petrol',7,210,'MH'),(4,'Honda','electric',5,230,'DL');"
+            "INSERT INTO repair VALUES (1,1,100,'2022-01-10','2020-01-01'),(2,1,50,'2023-01-21','2020-01-01'),"
+            "(3,2,70,'2023-02-03','2020-01-01'),(4,3,20,'2023-03-15','2020-01-01');"
+            "INSERT INTO repair VALUES (5,4,30,date('now','-2 days'),'2020-01-01'),"
+            "(6,2,40,date('now','-400 days'),'2020-01-01');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, question: str, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql, sql), Settings()).ask(question)
+
+
+def _labels(answer) -> list[str]:
+    return [a.label for a in answer.alternatives]
+
+
+# --- a filter the question does not ask for --------------------------------------------------------------------------
+
+def test_a_text_filter_nobody_asked_for_is_said_and_the_query_without_it_offered(garage) -> None:
+    answer = _ask(garage, "How many vehicles does each maker have?",
+                  "SELECT maker, COUNT(*) FROM vehicle WHERE fuel = 'petrol' GROUP BY maker")
+    assert answer.ok and sorted(answer.rows) == [("Maruti", 1), ("Tata", 1)]  # the query that ran stays
+    assert "Without fuel = 'petrol'" in _labels(answer)
+    other = next(a for a in answer.alternatives if a.label.startswith("Without"))
+    assert sorted(garage.execute(other.sql).rows) == [("Honda", 1), ("Maruti", 1), ("Tata", 2)]
+
+
+@pytest.mark.parametrize("question", [
+    "How many petrol vehicles does each maker have?",      # the value is said
+    "Vehicles per maker by fuel type, only petrol",        # said with other words around it
+    "Petrol gaadiyan har maker ki kitni hain?",            # Hindi-English
+])
+def test_a_filter_the_question_says_is_not_doubted(garage, question) -> None:
+    answer = _ask(garage, question, "SELECT maker, COUNT(*) FROM vehicle WHERE fuel = 'petrol' GROUP BY maker")
+    assert not any(label.startswith("Without") for label in _labels(answer))
+
+
+def test_a_state_code_is_said_by_the_state_s_name(garage) -> None:
+    answer = _ask(garage, "vehicles registered in Maharashtra", "SELECT vehicle_id FROM vehicle WHERE state = 'MH'")
+    assert not any(label.startswith("Without") for label in _labels(answer))
+
+
+def test_a_filter_the_conversation_explains_is_not_doubted(garage) -> None:
+    sql = "SELECT maker, COUNT(*) FROM vehicle WHERE fuel = 'electric' GROUP BY maker"
+    answer = AskPipeline(garage, ScriptedLLM(sql, sql, sql, sql), Settings()).ask(
+        "How many green vehicles per maker?", conversation=["User: by green I mean the electric ones"])
+    assert not any(label.startswith("Without") for label in _labels(answer))
+
+
+# --- a filter on a column the question does not name -----------------------------------------------------------------
+
+def test_a_bound_on_a_sibling_column_is_said_with_the_column_the_words_name(garage) -> None:
+    answer = _ask(garage, "Which vehicles have a top speed above 200?",
+                  "SELECT vehicle_id FROM vehicle WHERE seats > 200")
+    assert answer.ok and list(answer.rows) == []
+    other = next(a for a in answer.alternatives if a.label == "Filter on top_speed")
+    assert sorted(garage.execute(other.sql).rows) == [(3,), (4,)]
+
+
+def test_a_filter_whose_column_the_question_names_is_not_moved(garage) -> None:
+    answer = _ask(garage, "Which vehicles have more than 5 seats?", "SELECT vehicle_id FROM vehicle WHERE seats > 5")
+    assert not any(label.startswith("Filter on") for label in _labels(answer))
+
+
+# --- counted from today, not from a fixed date ------------------------------------------------------------------------
+
+def test_reading_a_question_that_counts_from_today() -> None:
+    for question in ("repairs in the past 30 days", "repairs done today", "cost so far this year",
+                     "is mahine ki repairs"):
+        assert read_question(question).from_today, question
+    assert not read_question("repairs in March 2023").from_today
+
+
+def test_a_span_counted_from_a_fixed_date_is_offered_counted_from_today(garage) -> None:
+    answer = _ask(garage, "Total repair cost in the last 7 days",
+                  "SELECT SUM(cost) FROM repair WHERE done_on >= DATE('2023-03-20', '-7 days')")
+    assert answer.ok and [tuple(r) for r in answer.rows] == [(90.0,)]  # 2023-03-15, two days ago, 400 days ago
+    other = next(a for a in answer.alternatives if a.label == "Count from today")
+    assert "'now'" in other.sql and garage.execute(other.sql).rows[0][0] == 30
+
+
+def test_a_date_the_question_itself_says_is_not_replaced_by_today(garage) -> None:
+    answer = _ask(garage, "Repair cost in the 7 days before 2023-03-20, and how it compares to today",
+                  "SELECT SUM(cost) FROM repair WHERE done_on >= DATE('2023-03-20', '-7 days')")
+    assert "Count from today" not in _labels(answer)
+
+
+def test_a_fixed_range_is_not_a_count_from_today(garage) -> None:
+    answer = _ask(garage, "repair cost this year",
+                  "SELECT SUM(cost) FROM repair WHERE done_on BETWEEN '2023-01-01' AND '2023-12-31'")
+    assert "Count from today" not in _labels(answer)
+
+
+# --- a date format that never writes the text it is compared with ---------------------------------------------------
+
+def test_a_month_format_compared_with_a_year_is_offered_as_a_year(garage) -> None:
+    answer = _ask(garage, "Total repair cost in 2023",
+                  "SELECT SUM(cost) FROM repair WHERE strftime('%Y-%m', done_on) = '2023'")
+    assert answer.ok and [tuple(r) for r in answer.rows] == [(None,)]
+    other = next(a for a in answer.alternatives if a.label == "Format the date as compared")
+    assert "'%Y'" in other.sql and [tuple(r) for r in garage.execute(other.sql).rows] == [(140.0,)]
+
+
+def test_a_day_of_month_compared_with_weekdays_is_offered_as_the_weekday(garage) -> None:
+    answer = _ask(garage, "How many repairs were done on weekends?",
+                  "SELECT COUNT(*) FROM repair WHERE strftime('%d', done_on) IN ('0', '6')")
+    other = next(a for a in answer.alternatives if a.label == "Format the date as compared")
+    assert "'%w'" in other.sql
+
+
+def test_a_format_that_writes_the_values_compared_is_left(garage) -> None:
+    answer = _ask(garage, "Repairs in 2023", "SELECT COUNT(*) FROM repair WHERE strftime('%Y', done_on) = '2023'")
+    assert "Format the date as compared" not in _labels(answer)
+
+
+# --- "per month" grouped by the month of the year ------------------------------------------------------------------
+
+def test_per_month_over_several_years_grouped_by_month_of_year_is_offered_by_year_and_month(garage) -> None:
+    answer = _ask(garage, "Total repair cost per month",
+                  "SELECT strftime('%m', done_on) AS m, SUM(cost) FROM repair GROUP BY m")
+    other = next(a for a in answer.alternatives if a.label == "Each month of each year")
+    assert "'%Y-%m'" in other.sql
+
+
+def test_the_month_of_the_year_asked_for_is_left(garage) -> None:
+    answer = _ask(garage, "Which month of the year has the most repairs, per month?",
+                  "SELECT strftime('%m', done_on) AS m, COUNT(*) FROM repair GROUP BY m")
+    assert "Each month of each year" not in _labels(answer)
+
+
+def test_months_of_one_year_are_not_doubted(garage) -> None:
+    answer = _ask(garage, "Repair cost per month in 2023",
+                  "SELECT strftime('%m', done_on) AS m, SUM(cost) FROM repair "
+                  "WHERE strftime('%Y', done_on) = '2023' GROUP BY m")
+    assert "Each month of each year" not in _labels(answer)
