@@ -67,7 +67,8 @@ QUESTION_FILES = ("questions_gen_{}.csv", "instruct_basic_{}.csv", "instruct_adv
 GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_independent",
               "fresh": "tests.heldout.damage_fresh", "fresh2": "tests.heldout.damage_fresh2",
               "fresh3": "tests.heldout.damage_fresh3",
-              "fresh4": "tests.heldout.damage_fresh4", "fresh5": "tests.heldout.damage_fresh5"}
+              "fresh4": "tests.heldout.damage_fresh4", "fresh5": "tests.heldout.damage_fresh5",
+              "fresh6": "tests.heldout.damage_fresh6"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
@@ -75,7 +76,7 @@ SPLITS = {
 SPLITS["all"] = (*SPLITS["dev"], *SPLITS["test"])
 FIXING_MODEL = [False]  # --model fixes: the scripted model answers a repair prompt with the gold SQL
 AS_IS_ONLY = [False]  # --as-is-only: the damaged replies run as written, Cairn is not asked (for generator authors)
-DEVELOPMENT = ("own", "fresh2", "fresh3", "fresh4")  # generators whose failures may be printed: their misses have been read
+DEVELOPMENT = ("own", "fresh2", "fresh3", "fresh4", "fresh5")  # generators whose failures may be printed: their misses have been read
 
 # Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
 CHINOOK_GOLD = (
