@@ -53,6 +53,7 @@ logger = logging.getLogger(__name__)
 JOIN_CHECK_MAX_S = 2.0  # a join is checked against the query without it only when the answer took less than this
 
 MAX_QUESTION_CHARS = 4000
+LONG_REPLY = 1600  # tokens: a second try for a reply the usual limit (SQL_OPTIONS, 400) cut off
 # ANSI/VT100 sequences pasted from a terminal: CSI ("ESC [ 31 m"), OSC ("ESC ] ... BEL") and two-byte escapes.
 # Errors the model may fix when shown them; anything else (timeout, cancel, DB down) ends the attempt.
 _REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)
@@ -200,11 +201,15 @@ class AskPipeline:
         )
 
     def generate(self, prompt: Prompt) -> str:
-        """One model call; an empty reply is retried once before giving up."""
+        """One model call; an empty reply is retried once before giving up, and a reply the model's length limit
+        cut off (Ollama's ``done_reason`` "length") is asked for again once with room for a long query."""
         assert self.llm is not None
         reply = ""
         for _ in range(2):
             reply = self.llm.chat(prompt.system, prompt.user)
+            if getattr(self.llm, "last_done_reason", "") == "length":
+                logger.info("the model's reply reached its length limit; asking again with %d tokens", LONG_REPLY)
+                reply = self.llm.chat(prompt.system, prompt.user, options={"num_predict": LONG_REPLY})
             if reply.strip():
                 return reply
         raise LLMReplyError("The model returned an empty reply.")

@@ -78,11 +78,13 @@ class _CountingLLM:
         self.inner = inner
         self.model = inner.model
         self.tokens = 0
+        self.last_done_reason = ""
 
     def chat(self, system: str, user: str, *, options: Any = None, format: Any = None) -> str:  # noqa: A002
         reply = self.inner.chat(system, user, options=options, **({"format": format} if format is not None else {}))
         counted = int(getattr(self.inner, "last_prompt_tokens", 0) or 0)
         self.tokens += counted or estimate_tokens(system + "\n" + user)
+        self.last_done_reason = getattr(self.inner, "last_done_reason", "")
         return reply
 
 

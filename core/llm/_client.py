@@ -70,6 +70,7 @@ class OllamaLLM:
         self.timeout_s = timeout_s  # in total per call; clamped when used (NaN or infinity never disable it)
         self.num_ctx = num_ctx
         self.last_prompt_tokens = 0
+        self.last_done_reason = ""
         self._pool = ClientPool(self._make_client)
 
     def _make_client(self, event_hooks: dict[str, list[Any]]) -> Any:
@@ -109,6 +110,8 @@ class OllamaLLM:
             )
         # What the server counted for this call (``cairn eval`` reports prompt tokens); 0 when it does not say.
         self.last_prompt_tokens = int(getattr(final, "prompt_eval_count", 0) or 0)
+        # Why the model stopped: "stop" (it finished) or "length" (it reached num_predict: the reply is cut off).
+        self.last_done_reason = str(getattr(final, "done_reason", "") or "")
         return content
 
     def version(self) -> str:

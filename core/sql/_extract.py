@@ -22,7 +22,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
-from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading
+from core.sql._slips import cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading
 
 __all__ = ["extract_queries", "extract_sql"]
 
@@ -75,9 +75,11 @@ def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
     A reply with no query keeps its first statement, for the guard to refuse with a reason.
 
     Raises:
-        LLMReplyError: when the reply holds no SQL statement.
+        LLMReplyError: when the reply holds no SQL statement, or ends on AND/OR (cut off: ``cut_off_reply``).
     """
     text = reply or ""
+    if (last := cut_off_reply(text)) is not None:
+        raise LLMReplyError(f"the reply stops after {last!r}, where more must follow: it looks cut off")
     outside_think = _THINK.sub("", text)
     sources = [outside_think, text] if outside_think != text else [text]
     straight = _CURLY_PAIR.sub(lambda m: f"'{m.group(1)}'" if m.group(1) is not None else f'"{m.group(2)}"',

@@ -35,7 +35,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading
+from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
 from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -247,6 +247,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             raise SQLRejected(f"the SQL could not be rewritten for {target}: {_first_line(exc)}") from exc
         _check(tree)
         _check(final)
+        if (cut := unfinished(text, target)) is not None:  # a read-only query, but one the parser completed
+            raise SQLRejected(f"the query stops after {cut!r}, where more must follow: it looks cut off")
         meaningless = (date_part_of_difference(final) or unknown_strftime_codes(final)) if target == "sqlite" else None
         if meaningless is not None:
             raise SQLRejected(meaningless)

@@ -16,11 +16,40 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["drop_dangling_connectives", "mend_syntax", "plausible", "reading"]
+__all__ = ["cut_off_reply", "drop_dangling_connectives", "mend_syntax", "plausible", "reading", "unfinished"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _CLAUSE_ENDS = (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.HAVING, TokenType.R_PAREN,
                 TokenType.SEMICOLON, TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.WINDOW)
+
+
+# Tokens a finished query never ends with: a reply that stops on one was cut off (the model's length limit, a
+# dropped connection), and whatever completes it is a guess.
+_NEEDS_MORE = frozenset(getattr(TokenType, name) for name in (
+    "COMMA", "L_PAREN", "AND", "OR", "NOT", "WHERE", "ON", "GROUP_BY", "ORDER_BY", "HAVING", "SELECT", "FROM", "JOIN",
+    "ALIAS", "THEN", "WHEN", "ELSE", "CASE", "LIKE", "ILIKE", "IN", "BETWEEN", "EQ", "NEQ", "GT", "GTE", "LT", "LTE",
+    "PLUS", "DASH", "SLASH", "DOT", "LIMIT", "OFFSET", "DISTINCT", "UNION", "INTERSECT", "EXCEPT", "WITH", "USING",
+    "IS", "DPIPE", "PARTITION_BY", "OVER", "INNER", "LEFT", "RIGHT", "FULL", "OUTER", "CROSS", "NATURAL", "WINDOW",
+    "FILTER", "INTERVAL", "EXISTS"))
+
+
+def unfinished(text: str, dialect: str) -> str | None:
+    """The last word of a query that stops where more must follow (``… GROUP BY``, ``date('now',``), else None.
+    A connective (AND, OR) is not judged here: closing a block it is a slip (``drop_dangling_connectives``), ending
+    the whole reply it is where the reply was cut (``cut_off_reply``)."""
+    try:
+        tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
+    except SqlglotError:
+        return None
+    last = tokens[-1] if tokens else None
+    return last.text if last is not None and last.token_type in _NEEDS_MORE - set(_CONNECTIVES) else None
+
+
+def cut_off_reply(reply: str) -> str | None:
+    """The connective a model's whole reply ends with (no fence closed after it, no sentence): where the
+    generation stopped, else None."""
+    found = re.search(r"\b(AND|OR)\s*$", reply.rstrip(), re.I)
+    return found.group(1) if found else None
 
 
 def drop_dangling_connectives(text: str, dialect: str) -> str:

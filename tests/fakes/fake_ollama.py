@@ -130,6 +130,9 @@ class FakeOllama:
         # > 0: chat/generate send their headers at once, then the body one byte every chat_drip_s seconds
         # (a stuck or throttled server: each read gets a byte in time, so no per-read timeout ever fires).
         self.chat_drip_s = 0.0
+        # Cut replies at the request's num_predict (a word a token) with done_reason "length", as Ollama does;
+        # off by default, so tests of a server that ignores the limit keep their huge replies.
+        self.honour_num_predict = False
         self.pull_chunks = 5
         self.pull_chunk_delay_s = 0.0
         self.pull_fail_after_chunks: int | None = None
@@ -599,7 +602,12 @@ def _complete(fake: FakeOllama, h: _Handler, body: dict[str, Any], kind: str) ->
     content = fake._next_reply(body)
     prompt_words = len(re.findall(r"\S+", json.dumps(prompt)))
     tokens = _tokens(content)
-    final = {"done_reason": "stop", "done": True, **_STATS, "prompt_eval_count": prompt_words,
+    limit = (body.get("options") or {}).get("num_predict")
+    cut = fake.honour_num_predict and isinstance(limit, int) and 0 < limit < len(tokens)
+    if cut:  # as Ollama does: generation stops at num_predict tokens, and the final chunk says why
+        tokens = tokens[:limit]
+        content = "".join(tokens)
+    final = {"done_reason": "length" if cut else "stop", "done": True, **_STATS, "prompt_eval_count": prompt_words,
              "eval_count": len(tokens)}
     if kind == "response":
         final["context"] = list(range(1, prompt_words + len(tokens) + 1))
