@@ -73,6 +73,18 @@ def _fixed_in_where(tree: exp.Select, table: Table, column: Column, schema: Sche
     return False
 
 
+def _entity_label(asked: Asked, table: Table, column: Column, used: dict[tuple[str, str], tuple[Table, Column]]
+                  ) -> list[Column]:
+    """"each author" showing ``author.homepage``: the question names the table, not the shown text column (no key, no
+    label), and the table has one label column (``name``, ``title``, ``airline_name``) the query reads nowhere."""
+    own, words = name_words(table.name), name_words(column.name)
+    if not _named(own, asked.words) or words & (_LABEL_WORDS | _KEY_WORDS) or holds_numbers(column.type) or re.search(
+            r"date|time", column.type or "", re.I):
+        return []
+    return [c for c in table.columns if name_words(c.name) & _LABEL_WORDS and name_words(c.name) - own <= _LABEL_WORDS
+            and (table.qualified_name, c.name.lower()) not in used]
+
+
 def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     if tree.find(exp.Star) and not tree.find(exp.Count):
         return None
@@ -126,6 +138,8 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             if (whole if summed else free or whole) or (said_by_alias and said_by_alias <= (mine or name_words(
                     c.name))):
                 candidates.append(c)
+        if not candidates and not summed:
+            candidates = _entity_label(asked, table, column, used)
         if len(candidates) == 1:
             pairs.append((table, column, candidates[0]))
     if len({(t.qualified_name, c.name) for t, c, _ in pairs}) != 1:
