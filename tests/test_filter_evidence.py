@@ -13,10 +13,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import sqlglot
 
 from core.config import Settings
 from core.databases import open_database
 from core.evidence._asked import read_question
+from core.evidence._question_filters import missing_quoted
 from core.pipeline import AskPipeline
 from tests.fakes.scripted_llm import ScriptedLLM
 
@@ -168,3 +170,54 @@ def test_months_of_one_year_are_not_doubted(garage) -> None:
                   "SELECT strftime('%m', done_on) AS m, SUM(cost) FROM repair "
                   "WHERE strftime('%Y', done_on) = '2023' GROUP BY m")
     assert "Each month of each year" not in _labels(answer)
+
+
+# --- a value the question quotes that the query never filters on --------------------------------------------------
+
+def test_a_quoted_value_the_query_leaves_out_is_found_in_its_column_and_offered(garage) -> None:
+    answer = _ask(garage, "How many repairs were there for vehicles made by 'Tata'?",
+                  "SELECT COUNT(*) FROM repair AS r JOIN vehicle AS v ON v.vehicle_id = r.vehicle_id")
+    assert answer.ok and answer.rows[0][0] == 6
+    other = next(a for a in answer.alternatives if a.label == "Only Tata")
+    assert "v.maker" in other.sql and garage.execute(other.sql).rows[0][0] == 3
+    # found by probing the data, not from the few values Cairn keeps per column
+    question = "How many repairs were there for vehicles made by 'Tata'?"
+    tree = sqlglot.parse_one("SELECT COUNT(*) FROM repair AS r JOIN vehicle AS v ON v.vehicle_id = r.vehicle_id",
+                             read="sqlite")
+    found = missing_quoted(read_question(question), tree, garage.schema(), garage.execute, question)
+    assert found is not None and "LOWER(v.maker) = LOWER('Tata')" in found[2].sql(dialect="sqlite")
+
+
+def test_a_quoted_value_no_column_holds_is_left(garage) -> None:
+    answer = _ask(garage, "How many repairs for vehicles made by 'Tesla'?", "SELECT COUNT(*) FROM repair")
+    assert not any(label.startswith("Only") for label in _labels(answer))
+
+
+def test_a_quoted_value_the_query_writes_is_left(garage) -> None:
+    answer = _ask(garage, "Repairs of 'Tata' vehicles", "SELECT COUNT(*) FROM repair AS r JOIN vehicle AS v "
+                  "ON v.vehicle_id = r.vehicle_id WHERE v.maker LIKE '%tata%'")
+    assert not any(label.startswith("Only") for label in _labels(answer))
+
+
+# --- a table the question names, shown by a column that is not its label ------------------------------------------
+
+def test_each_entity_shown_by_an_unnamed_text_column_is_offered_with_its_label(tmp_path: Path) -> None:
+    path = tmp_path / "club.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE coach(cid INTEGER, name TEXT, homepage TEXT);"
+            "CREATE TABLE match(mid INTEGER, cid INTEGER, goals INTEGER);"
+            "INSERT INTO coach VALUES (1,'Ria','r.example'),(2,'Sam','r.example');"
+            "INSERT INTO match VALUES (1,1,3),(2,2,1),(3,2,2);")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Total goals for each coach",
+                      "SELECT coach.homepage, SUM(match.goals) FROM coach JOIN match ON match.cid = coach.cid "
+                      "GROUP BY coach.homepage")
+        other = next(a for a in answer.alternatives if a.label == "Show name")
+        assert sorted(db.execute(other.sql).rows) == [("Ria", 3), ("Sam", 3)]
+        named = _ask(db, "Total goals per coach homepage", "SELECT coach.homepage, SUM(match.goals) FROM coach "
+                     "JOIN match ON match.cid = coach.cid GROUP BY coach.homepage")
+        assert "Show name" not in _labels(named)
+    finally:
+        db.close()

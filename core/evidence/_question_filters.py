@@ -18,11 +18,13 @@ from sqlglot import exp
 
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
-from core.evidence._common import holds_numbers, owner
+from core.errors import CairnError
+from core.evidence._common import Execute, holds_numbers, owner
+from core.sql import guard
 from core.evidence._question_columns import _COMMON, _matches, name_words
 from core.schema import Column, Schema, Table
 
-__all__ = ["filter_column", "missing_bound", "missing_value", "or_finding", "unasked_filter"]
+__all__ = ["filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "unasked_filter"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -230,3 +232,40 @@ def filter_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             return (f"The question names {others[0].name}, not {found[1].name}, which the query filters on",
                     f"Filter on {others[0].name}", tree)
     return None
+
+
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
+_MAX_PROBES = 12
+
+
+def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute,
+                   question: str) -> Finding | None:
+    """A value the question quotes ("the domain 'Machine Learning'") that no literal of the query holds: the one text
+    column of the query's tables that holds it (bounded probes, ``LIMIT 1`` each), compared with it."""
+    literals = " ".join(lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string)
+    where = tree.args.get("where")
+    filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
+    for match in _QUOTED.finditer(question):
+        value = (match.group(1) or match.group(2) or "").strip()
+        if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3):
+            continue
+        columns = [(alias, table, c) for alias, table in _sources(tree, schema) for c in table.columns
+                   if _kind(c) == "text" and not is_key(c.name) and c.name.lower() not in filtered][:_MAX_PROBES]
+        hits = [(alias, c) for alias, table, c in columns if _holds(table, c, value, schema, execute)]
+        if len(hits) != 1:
+            continue
+        alias, column = hits[0]
+        condition = exp.EQ(this=exp.Lower(this=exp.column(column.name, table=alias)),
+                           expression=exp.Lower(this=exp.Literal.string(value)))
+        return (f"The question says “{value}”, which {column.name} holds, and the query never filters on it",
+                f"Only {value}"[:80], _add_condition(tree, condition))
+    return None
+
+
+def _holds(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> bool:
+    probe = exp.select("1").from_(exp.to_table(table.qualified_name)).where(exp.EQ(
+        this=exp.Lower(this=exp.column(column.name)), expression=exp.Lower(this=exp.Literal.string(value)))).limit(1)
+    try:
+        return bool(execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows)
+    except CairnError:
+        return False
