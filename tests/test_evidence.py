@@ -328,7 +328,7 @@ def test_a_key_counted_after_a_join_and_namesakes_grouped_together_are_said(libr
 
 
 def test_no_doubt_when_nothing_repeats(library) -> None:
-    for sql in ("SELECT DISTINCT a.city FROM author a JOIN book b ON b.aid = a.aid",
+    for sql in ("SELECT DISTINCT a.aid FROM author a JOIN book b ON b.aid = a.aid",
                 "SELECT b.title, a.name FROM author a JOIN book b ON b.aid = a.aid",
                 "SELECT COUNT(b.bid) FROM author a JOIN book b ON b.aid = a.aid"):
         answer = _ask(library, sql, "books and their authors")

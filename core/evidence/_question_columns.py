@@ -138,7 +138,7 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             if (whole if summed else free or whole) or (said_by_alias and said_by_alias <= (mine or name_words(
                     c.name))):
                 candidates.append(c)
-        if not candidates and not summed:
+        if not candidates and isinstance(col.parent, (exp.Select, exp.Alias)):  # shown bare, not MAX(price)
             candidates = _entity_label(asked, table, column, used)
         if len(candidates) == 1:
             pairs.append((table, column, candidates[0]))
