@@ -7,13 +7,16 @@ may rewrite its query (``AskPipeline._review``).
 
 - ``_joins``: an inner join that adds no column but drops or multiplies rows; a join on columns the schema does not
   relate between tables it relates by a key;
+- ``_anti_joins``: rows without a match asked for with an inner join (never any), or shown by the side that has no
+  match (NULL on every row);
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
-- ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value);
+- ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
+  GROUP BY of the key of the table whose columns are aggregated (one row per group);
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
   comparison with NULL that is never true (``x = NULL``), a formatted date compared with text the format never writes
-  (``strftime('%Y-%m', d) = '2023'``);
+  (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does;
 - ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
@@ -28,19 +31,20 @@ from collections.abc import Sequence
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence
+from core.evidence._anti_joins import anti_join_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
-from core.evidence._groups import completion_evidence
+from core.evidence._groups import completion_evidence, key_group_evidence
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
-from core.evidence._values import format_evidence, null_evidence, value_evidence
+from core.evidence._values import elsewhere_evidence, format_evidence, null_evidence, value_evidence
 from core.schema import Schema
 
-__all__ = ["alias_evidence", "check_answer", "completion_evidence", "count_evidence", "division_evidence",
+__all__ = ["alias_evidence", "anti_join_evidence", "check_answer", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
-           "join_evidence", "join_key_evidence", "null_evidence", "order_evidence", "question_evidence",
+           "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "value_evidence"]
 
 
@@ -58,7 +62,9 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                    "Cairn ran the last one written for this database.")
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
-    for check in (join_key_evidence(sql, result, schema, execute), value_evidence(sql, result, schema, execute),
+    for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
+                  key_group_evidence(sql, result, schema, execute), elsewhere_evidence(sql, result, schema, execute),
+                  value_evidence(sql, result, schema, execute),
                   null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),
                   alias_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),

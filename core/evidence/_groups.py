@@ -1,4 +1,5 @@
-"""The other reading of an aggregate beside bare columns that had no GROUP BY as written."""
+"""Groupings that may not mean what they say: the other reading of an aggregate beside bare columns that had no
+GROUP BY as written, and a GROUP BY of the key of the very table whose columns are aggregated."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, other_rows, owner, parse, rows_word
+from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word
 from core.prompt import column_said
 from core.schema import Schema
 
-__all__ = ["completion_evidence"]
+__all__ = ["completion_evidence", "key_group_evidence"]
 
 
 def completion_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,
@@ -55,3 +56,39 @@ def completion_evidence(question: str, written: str, sql: str, result: QueryResu
 def _table_of(col: exp.Expression, tree: exp.Expression, schema: Schema) -> str:
     found = owner(col, tree, schema)
     return found[0].name if found else ""
+
+
+def key_group_evidence(sql: str, result: QueryResult, schema: Schema,
+                       execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A GROUP BY of a table's own primary key (``GROUP BY s.id``) beside aggregates of that table's columns
+    (``COUNT(s.id)``, ``SUM(s.price)``): each group is one of its rows, so each aggregate reads one value. When one
+    other table of the query has a column of that name (``sp.id``), the grouping by it is run and offered."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    for select in tree.find_all(exp.Select):
+        group = select.args.get("group")
+        tables = {(t.alias_or_name or "").lower(): schema.table(t.name) for t in select.find_all(exp.Table)
+                  if t.find_ancestor(exp.Select) is select}
+        for col in group.expressions if group is not None else ():
+            found = owner(col, select, schema) if isinstance(col, exp.Column) and col.table else None
+            if found is None or found[0].primary_key != (found[1].name,):
+                continue
+            aggregated = [c for agg in select.find_all(exp.AggFunc) for c in agg.find_all(exp.Column)
+                          if agg.find_ancestor(exp.Select) is select]
+            if not aggregated or any(c.table.lower() != col.table.lower() for c in aggregated):
+                continue
+            others = [alias for alias, t in tables.items() if t is not None and alias != col.table.lower()
+                      and t.column(col.name) is not None]
+            if len(others) != 1:
+                continue
+            was = col.sql(dialect=schema.dialect)
+            for node in list(select.find_all(exp.Column)):
+                if node.table.lower() == col.table.lower() and node.name == col.name and node.find_ancestor(
+                        exp.AggFunc) is None and node.find_ancestor(exp.Join, exp.Where) is None:
+                    node.set("table", exp.to_identifier(others[0]))
+            why = (f"The query groups by {was}, the key of {found[0].name}, so each group is one of its rows and "
+                   f"each aggregate reads one value; grouped by {others[0]}.{col.name}")
+            return offer(tree.sql(dialect=schema.dialect), f"Group by {others[0]}.{col.name}",
+                         lambda how, why=why: f"{why}, {how}.", schema, execute, result)
+    return [], []

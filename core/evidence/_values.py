@@ -1,6 +1,7 @@
 """A filter that cannot mean what it says: a text value the column spells otherwise (``status = 'Paid'`` where the
 column holds 'paid'), a comparison with NULL (``x = NULL`` is never true), a date formatted otherwise than the text
-it is compared with (``strftime('%Y-%m', d) = '2023'`` is never true)."""
+it is compared with (``strftime('%Y-%m', d) = '2023'`` is never true), a value no row of its table holds that a
+column of the same name in another table of the query does."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from core.errors import CairnError
 from core.schema import Schema, Table
 from core.sql import guard
 
-__all__ = ["format_evidence", "null_evidence", "value_evidence"]
+__all__ = ["elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence"]
 
 
 def _key(text: str) -> str:
@@ -42,8 +43,9 @@ def _spelled(value: str, hints: tuple[str, ...]) -> str | None:
 
 
 def _held(table: Table, column: str, test: exp.Expression, literal: exp.Literal, schema: Schema,
-          execute: Execute) -> bool:
-    """Whether a row of ``table`` meets the filter as written (one bounded query; when it fails, say held)."""
+          execute: Execute, *, empty: bool = True) -> bool:
+    """Whether a row of ``table`` meets the filter as written (one bounded query; when it fails, ``empty``: by default
+    say held, so that nothing is doubted on a probe that did not run)."""
     condition = exp.EQ(this=test.this.copy(), expression=literal.copy()) if isinstance(test, exp.In) else test.copy()
     for col in condition.find_all(exp.Column):
         col.set("table", None)
@@ -51,7 +53,7 @@ def _held(table: Table, column: str, test: exp.Expression, literal: exp.Literal,
     try:
         return bool(execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows)
     except CairnError:
-        return True
+        return empty
 
 
 def value_evidence(sql: str, result: QueryResult, schema: Schema,
@@ -166,3 +168,43 @@ def format_evidence(sql: str, result: QueryResult, schema: Schema,
     return offer(tree.sql(dialect=schema.dialect), "Format the date as compared", lambda how: (
         f"{'; '.join(said)}, so the filter keeps no row; formatted as the values compared, {how}."),
         schema, execute, result)
+
+
+def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
+                       execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """``organization.name = 'Machine Learning'`` that no row of organization holds, in a query that also reads a
+    table whose column of the same name does (``domain.name``): one bounded probe per table, and the query with
+    the filter on that table is run and offered."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    for select in tree.find_all(exp.Select):
+        where = select.args.get("where")
+        tables = {(t.alias_or_name or "").lower(): schema.table(t.name) for t in select.find_all(exp.Table)
+                  if t.find_ancestor(exp.Select) is select}
+        for test in where.find_all(exp.EQ, exp.Like, exp.ILike) if where is not None else ():
+            col, literal = test.this, test.expression
+            while isinstance(col, (exp.Lower, exp.Upper, exp.Trim)):
+                col = col.this
+            if isinstance(literal, (exp.Lower, exp.Upper)):
+                literal = literal.this
+            if not isinstance(col, exp.Column) or not col.table or not isinstance(literal, exp.Literal) or (
+                    not literal.is_string):
+                continue
+            table = tables.get(col.table.lower())
+            if table is None or table.column(col.name) is None or _held(table, col.name, test, literal, schema,
+                                                                          execute):
+                continue
+            holders = [alias for alias, other in tables.items() if other is not None and other is not table
+                       and other.column(col.name) is not None
+                       and _held(other, col.name, test, literal, schema, execute, empty=False)]
+            if len(holders) != 1:
+                continue
+            was = col.sql(dialect=schema.dialect)
+            col.set("table", exp.to_identifier(holders[0]))
+            why = (f"no row of {table.name} has {was} {literal.sql(dialect=schema.dialect)}, and "
+                   f"{holders[0]}.{col.name} holds it")
+            return offer(tree.sql(dialect=schema.dialect), f"Filter on {holders[0]}.{col.name}",
+                         lambda how, why=why: f"{why}: filtered there, {how}.", schema, execute, result)
+    return [], []
+

@@ -1,0 +1,90 @@
+"""Joins and groupings whose rows cannot mean what the query wants (core.evidence: ``_anti_joins``,
+``_groups.key_group_evidence``, ``_values.elsewhere_evidence``): rows without a match asked for with an inner join,
+a column shown from the side that has no match, a GROUP BY of the key of the very table aggregated, and a value
+filtered on the wrong table's column of that name. Each is said with both results and the other query offered; the
+query that ran stays the answer. Real SQLite with primary keys and no declared foreign keys; the model is scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.pipeline import AskPipeline
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def school(tmp_path: Path):
+    path = tmp_path / "school.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE tutor(id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
+            "CREATE TABLE lesson(id INTEGER PRIMARY KEY, tutor_id INTEGER, fee REAL, name TEXT);"
+            "INSERT INTO tutor VALUES (1,'Ira','Pune'),(2,'Om','Agra'),(3,'Lee','Pune');"
+            "INSERT INTO lesson VALUES (10,1,5,'Algebra'),(11,1,7,'Poetry'),(12,2,4,'Chess');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, question: str, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql, sql), Settings()).ask(question)
+
+
+def _other(answer, label: str):
+    return next(a for a in answer.alternatives if a.label == label)
+
+
+def test_an_inner_join_asked_for_rows_without_a_match_is_offered_as_a_left_join(school) -> None:
+    answer = _ask(school, "Which tutors have no lessons?",
+                  "SELECT t.name FROM tutor AS t JOIN lesson AS l ON l.tutor_id = t.id WHERE l.tutor_id IS NULL")
+    assert answer.ok and list(answer.rows) == []
+    other = _other(answer, "Rows without a match")
+    assert "LEFT JOIN" in other.sql.upper() and [tuple(r) for r in school.execute(other.sql).rows] == [("Lee",)]
+
+
+def test_a_column_shown_from_the_side_with_no_match_is_read_from_the_other_table(school) -> None:
+    answer = _ask(school, "Ids of tutors with no lessons", "SELECT l.id FROM tutor AS t LEFT JOIN lesson AS l "
+                  "ON l.tutor_id = t.id WHERE l.tutor_id IS NULL")
+    assert [tuple(r) for r in answer.rows] == [(None,)]
+    other = _other(answer, "Rows without a match")
+    assert "t.id" in other.sql and [tuple(r) for r in school.execute(other.sql).rows] == [(3,)]
+
+
+def test_a_correct_anti_join_is_left(school) -> None:
+    answer = _ask(school, "Which tutors have no lessons?", "SELECT t.name FROM tutor AS t LEFT JOIN lesson AS l "
+                  "ON l.tutor_id = t.id WHERE l.tutor_id IS NULL")
+    assert [tuple(r) for r in answer.rows] == [("Lee",)] and not answer.alternatives
+
+
+def test_grouping_by_the_key_of_the_table_aggregated_is_offered_by_the_other_table_s_key(school) -> None:
+    answer = _ask(school, "Number of lessons per tutor", "SELECT t.name, COUNT(l.id) FROM tutor AS t "
+                  "JOIN lesson AS l ON l.tutor_id = t.id GROUP BY t.name, l.id")
+    assert sorted(tuple(r) for r in answer.rows) == [("Ira", 1), ("Ira", 1), ("Om", 1)]
+    other = _other(answer, "Group by t.id")
+    assert sorted(tuple(r) for r in school.execute(other.sql).rows) == [("Ira", 2), ("Om", 1)]
+
+
+def test_grouping_by_a_key_while_aggregating_another_table_is_left(school) -> None:
+    answer = _ask(school, "Number of lessons per tutor", "SELECT t.name, COUNT(l.id) FROM tutor AS t "
+                  "JOIN lesson AS l ON l.tutor_id = t.id GROUP BY t.id, t.name")
+    assert not any(a.label.startswith("Group by") for a in answer.alternatives)
+
+
+def test_a_value_no_row_holds_is_offered_on_the_other_table_s_column_of_that_name(school) -> None:
+    answer = _ask(school, "Which tutors teach Chess?", "SELECT t.name FROM tutor AS t JOIN lesson AS l "
+                  "ON l.tutor_id = t.id WHERE t.name = 'Chess'")
+    assert list(answer.rows) == []
+    other = _other(answer, "Filter on l.name")
+    assert [tuple(r) for r in school.execute(other.sql).rows] == [("Om",)]
+
+
+def test_a_value_its_own_column_holds_is_left(school) -> None:
+    answer = _ask(school, "Lessons by Ira", "SELECT l.name FROM tutor AS t JOIN lesson AS l ON l.tutor_id = t.id "
+                  "WHERE t.name = 'Ira'")
+    assert not any(a.label.startswith("Filter on") for a in answer.alternatives)
