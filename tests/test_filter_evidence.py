@@ -221,3 +221,21 @@ def test_each_entity_shown_by_an_unnamed_text_column_is_offered_with_its_label(t
         assert "Show name" not in _labels(named)
     finally:
         db.close()
+
+
+# --- one thing asked for, and the order's ranking key --------------------------------------------------------------
+
+def test_the_one_thing_a_superlative_asks_for_is_offered_as_one_row(garage) -> None:
+    assert read_question("Which maker has the most vehicles?").one
+    assert not read_question("Which makers have the most vehicles?").one  # plural: how many is not said
+    answer = _ask(garage, "Which maker has the most vehicles?",
+                  "SELECT maker, COUNT(*) AS n FROM vehicle GROUP BY maker ORDER BY n DESC LIMIT 3")
+    other = next(a for a in answer.alternatives if a.label == "Keep 1")
+    assert [tuple(r) for r in garage.execute(other.sql).rows] == [("Tata", 2)]
+
+
+def test_a_sort_key_that_only_places_nulls_is_not_read_as_the_ranking(garage) -> None:
+    answer = _ask(garage, "Top 2 makers by total seats",
+                  "SELECT maker, SUM(seats) AS s FROM vehicle GROUP BY maker "
+                  "ORDER BY CASE WHEN s IS NULL THEN 1 ELSE 0 END DESC, s ASC LIMIT 2")
+    assert "Order from the other end" in _labels(answer)

@@ -105,6 +105,7 @@ class Asked:
     years: tuple[str, ...] = ()  # "in 2021"; not the years of full dates ("2021-03-01")
     span: Span | None = None  # "in the past 30 days"
     from_today: bool = False  # counts from now: a span, "today", "this month", "last year", "so far", "aaj"
+    one: bool = False  # a superlative of one thing: "the customer who spent the most", "which author had the most"
 
 
 def read_question(question: str) -> Asked:
@@ -130,7 +131,8 @@ def read_question(question: str) -> Asked:
     return Asked(words=frozenset(singular(t) for t in tokens if t.isalpha()), text=text, bounds=tuple(bounds),
                  limit=_limit(tokens), direction=direction, aggregates=frozenset(aggregates), ranks=up or down,
                  years=tuple(_YEAR.findall(text)), span=(span := _span(tokens)),
-                 from_today=span is not None or bool(_FROM_TODAY.search(text)))
+                 from_today=span is not None or bool(_FROM_TODAY.search(text)),
+                 one=(up or down) and _limit(tokens) is None and _one_thing(text))
 
 
 def _number(tokens: list[str], i: int) -> tuple[Decimal, bool, int] | None:
@@ -212,6 +214,18 @@ def _span(tokens: list[str]) -> Span | None:
                 if unit is not None and _whole(number[0]):
                     found.append(Span(int(number[0]), unit, " ".join(tokens[i:i + 2 + number[2]])))
     return found[0] if len(found) == 1 else None
+
+
+# "which author had", "the customer who", "the salesperson with": one thing, named in the singular, then what ranks it
+_ONE_THING = re.compile(r"\b(?:which|what|the)\s+([a-z]+)\s+(?:who|that|which|with|has|had|have|is|was|made|got|"
+                        r"received|sold|earned|spent|did)\b")
+_NOT_A_THING = frozenset({"most", "least", "top", "same", "one", "total", "number", "average", "highest", "lowest",
+                          "other", "first", "last", "best", "worst", "data", "query", "result"})
+
+
+def _one_thing(text: str) -> bool:
+    return any(m.group(1) not in _NOT_A_THING and (not m.group(1).endswith("s") or m.group(1).endswith(("ss", "us")))
+               and not m.group(1).endswith("est") for m in _ONE_THING.finditer(text))
 
 
 def _limit(tokens: list[str]) -> int | None:

@@ -154,6 +154,8 @@ def _names_compared(bound: Bound, node: exp.Expression) -> bool:
 
 def _limit_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     limit = tree.args.get("limit")
+    if asked.one and asked.limit is None:  # "the customer who spent the most": one row
+        asked = replace(asked, limit=1)
     if asked.limit is None or not tree.args.get("order") or tree.find(exp.Window) or asked.words & _PER_GROUP or any(
             select.args.get("limit") for select in tree.find_all(exp.Select) if select is not tree):
         return None  # "top 2 in each category", or kept inside: not a limit on the answer
@@ -174,7 +176,9 @@ def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     if asked.direction is None or order is None or not order.expressions or not (
             tree.args.get("limit") or asked.limit):
         return None
-    first = order.expressions[0]
+    first = next((o for o in order.expressions if not _null_placement(o.this)), None)
+    if first is None:
+        return None
     found = owner(first.this, tree, schema) if isinstance(first.this, exp.Column) else None
     if found is not None and _DATED.search(found[1].type or "") and not asked.words & _DATE_WORDS:
         return None  # "the longest at the company" orders a date from its earliest: words of time decide
@@ -186,6 +190,15 @@ def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     way = "the highest first" if asked.direction == "desc" else "the lowest first"
     return (f"The question asks for {way} and the query orders {first.this.sql(dialect=schema.dialect)} "
             f"{'descending' if descending else 'ascending'}"), "Order from the other end", tree
+
+
+def _null_placement(node: exp.Expression) -> bool:
+    """``CASE WHEN x IS NULL THEN 1 ELSE 0 END``: a sort key that only puts NULLs first or last (how NULLS FIRST is
+    written where the dialect lacks it), not the ranking."""
+    ifs = node.args.get("ifs") if isinstance(node, exp.Case) else None
+    return bool(ifs) and len(ifs) == 1 and isinstance(ifs[0].this, exp.Is) and isinstance(
+        ifs[0].this.expression, exp.Null) and all(isinstance(v, exp.Literal) for v in (ifs[0].args.get("true"),
+                                                                                        node.args.get("default")))
 
 
 # --- aggregates: "average" is AVG, "highest" is MAX ----------------------------------------------------------------
