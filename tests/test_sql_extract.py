@@ -255,3 +255,10 @@ def test_sql_in_tags_or_an_inline_code_span_is_found(reply: str, sql: str) -> No
 ])
 def test_a_query_inside_a_json_reply_is_the_query(reply) -> None:
     assert extract_queries(reply, "sqlite")[0] == "SELECT name FROM t ORDER BY name"
+
+
+def test_a_table_of_made_up_results_after_the_query_in_its_block_is_not_part_of_it() -> None:
+    reply = ("```sql\nSELECT town, SUM(amount) AS total FROM sale GROUP BY town;\n\n| town | total |\n|---|---|\n"
+             "| Pune | ... |\n```\n\nThe table above shows the expected output.")
+    assert extract_sql(reply, "sqlite") == "SELECT town, SUM(amount) AS total FROM sale GROUP BY town"
+    assert extract_sql("SELECT a || '|' || b FROM t", "sqlite") == "SELECT a || '|' || b FROM t"

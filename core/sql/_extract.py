@@ -46,6 +46,7 @@ _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "p
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
 # A line after the start that reads as prose ends the statement: ends like a sentence, or is a bullet/heading.
 _PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>)|[A-Za-z)\]][.!?:]\s*$")
+_TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
 _SENTENCE_END = re.compile(r"[.!?:](?=\s)|`")
 _MAX_CUTS = 60  # bounds the work on long replies
 _MAX_STARTS = 12
@@ -268,8 +269,8 @@ def _prose_tail(rest: str) -> bool:
     it reads like words, not like an expression: few SQL marks per word.
     """
     tail = rest.lstrip(" \t\r\n;:.!?`")
-    if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")):
-        return True
+    if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")) or _TABLE_ROW.match(tail):
+        return True  # prose, or a table of made-up results (``| total |``) written after the query
     if tail[0] in "=<>!~|&+-*/%^),.'\"[":
         return False
     head = tail[:300]
