@@ -126,3 +126,17 @@ def test_when_the_model_repeats_itself_the_join_is_added_and_said(music) -> None
     answer = AskPipeline(music, ScriptedLLM(reply, reply, reply), Settings(repair_rounds=2)).ask("copies sold per genre")
     assert answer.ok and sorted(answer.rows) == [("folk", 20), ("rock", 55)]
     assert any("JOIN genre ON genre.gid = record.gid" in n for n in answer.notes)
+
+
+def test_an_ambiguous_column_in_a_join_condition_is_read_as_the_table_that_is_not_its_other_side(music) -> None:
+    fixed = _repair(music, "SELECT genre.label, record.name FROM record JOIN genre ON gid = record.gid")
+    assert "ON genre.gid = record.gid" in fixed.sql  # record.gid = record.gid would join every pair
+    assert not any(silences_an_error(f) for f in fixed.fixes)
+
+
+def test_a_table_s_key_called_by_the_table_s_name_is_its_key(music) -> None:
+    assert _repair(music, "SELECT band.band_id, band.title FROM band").sql == "SELECT band.bid, band.title FROM band"
+    assert _repair(music, "SELECT band_id, title FROM band").sql == "SELECT band.bid, title FROM band"
+    joined = _repair(music, "SELECT r.name FROM record AS r JOIN band AS b ON r.band_id = b.bid").sql
+    assert "ON r.bid = b.bid" in joined  # record's column that holds band's key
+    assert _repair(music, "SELECT record.rids FROM record").sql == "SELECT record.rid FROM record"  # "ids"

@@ -19,10 +19,10 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair.joins import self_comparison
+from core.sql.repair.joins import self_comparison, table_keys
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
-from core.sql.repair._names import Candidate, abbreviates, closest, effective, identifier, matches, pick
+from core.sql.repair._names import KEY_WORDS, Candidate, abbreviates, closest, effective, identifier, matches, pick, tokens
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
     Source,
@@ -156,6 +156,10 @@ class _Repairer:
         if len(owners) == 1 and not self_comparison(col, owners[0].key, self._owner_keys(scope)):  # wrong alias
             self._set_qualifier(col, owners[0])
             return
+        key = _named_key(col.name, src)
+        if key is not None:  # ``publication.publication_id`` where publication's key is pid
+            self._set_name(col, key)
+            return
         best, near = pick(col.name, self._typed(col, [Candidate(c, src, src.context) for c in src.columns]))
         if best is not None:
             self._set_name(col, best.name)
@@ -239,6 +243,10 @@ class _Repairer:
             col.replace(exp.Literal.string(name))
             self.fixes.append(f"{before} -> '{name}' (a value, not a column)")
             return
+        keyed = [(s, key) for s in local if (key := _named_key(name, s)) is not None]
+        if len(keyed) == 1:  # ``publication_id`` where publication's key is pid
+            self._set_qualifier(col, keyed[0][0], keyed[0][1])
+            return
         candidates = self._typed(col, [Candidate(c, s, s.context) for s in local for c in s.columns])
         best, near = pick(name, candidates)
         if best is None:
@@ -291,7 +299,8 @@ class _Repairer:
 
     def ambiguous(self, col: exp.Column, scope: Scope) -> None:
         """PostgreSQL and SQLite reject an unqualified column two joined tables share; qualify it when the join equates
-        them (either side then reads the same value)."""
+        them (either side then reads the same value), or when, in a join condition, every owner but one would compare
+        the column with itself."""
         local = self.sources(scope)
         owners = [s for s in local if s.has(col.this, self.dialect) is not None]
         if len(owners) < 2:
@@ -306,6 +315,14 @@ class _Repairer:
             ident = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
             col.set("table", ident)
             self.fixes.append(f"column {before} -> {col.sql(dialect=self.dialect)}{AMBIGUOUS_FIX}")
+            return
+        others = [s for s in owners if self_comparison(col, s.key, self._owner_keys(scope))]
+        rest = [s for s in owners if s not in others]
+        if others and len(rest) == 1:  # ``JOIN domain ON did = dp.did``: dp.did = dp.did is true of every pair
+            before = col.sql(dialect=self.dialect)
+            self._set_qualifier(col, rest[0])
+            self.fixes[-1] = (f"column {before} -> {col.sql(dialect=self.dialect)} (the other side of its join "
+                              "condition already reads the other table)")
 
 
 def _outer_joined(scope: Scope, owners: list[Source]) -> bool:
@@ -325,6 +342,18 @@ def _plainly_shown(col: exp.Column) -> bool:
     if isinstance(parent, exp.Ordered):
         parent = parent.parent
     return isinstance(parent, (exp.Select, exp.Group, exp.Order)) and col.find_ancestor(exp.Where, exp.Having) is None
+
+
+def _named_key(name: str, src: Source) -> str | None:
+    """The key of ``src``'s table when ``name`` is that table's name and a key word (``publication_id``,
+    ``customerNo``) and the table's key is spelled otherwise (``pid``, ``id``)."""
+    if src.table is None:
+        return None
+    words = tokens(name)
+    if len(words) < 2 or words[-1] not in KEY_WORDS or words[:-1] != tokens(src.table.name):
+        return None
+    keys = table_keys(src.table)
+    return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
 
 
 def _undeclared_alias(qualifier: str, owners: list[Source]) -> Source | None:

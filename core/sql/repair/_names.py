@@ -103,6 +103,8 @@ def identifier(name: str, dialect: str) -> exp.Identifier:
 def _singular(word: str) -> str:
     if word in _IRREGULAR:
         return _IRREGULAR[word]
+    if word[:-1] in KEY_WORDS and word.endswith("s"):
+        return word[:-1]  # "ids", "nos"
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):

@@ -2,8 +2,8 @@
 (``_forgotten``) and joins that cannot matter, removed (``_strip``)."""
 
 from core.sql.repair.joins._forgotten import FORGOTTEN_JOIN_FIX, join_forgotten
-from core.sql.repair.joins._keys import JoinMatches, join_candidates, repair_join_keys, self_comparison
+from core.sql.repair.joins._keys import JoinMatches, join_candidates, repair_join_keys, self_comparison, table_keys
 from core.sql.repair.joins._strip import strip_joins
 
 __all__ = ["FORGOTTEN_JOIN_FIX", "JoinMatches", "join_candidates", "join_forgotten", "repair_join_keys",
-           "self_comparison", "strip_joins"]
+           "self_comparison", "strip_joins", "table_keys"]

@@ -31,7 +31,7 @@ from sqlglot.optimizer.scope import Scope
 from core.schema import Schema, Table
 from core.sql.repair._names import abbreviates, identifier, matches, tokens
 from core.sql.repair._scope import Source, ancestors, find_source, scope_sources, scopes
-from core.sql.repair.joins._keys import _key_of_either, _keys, _kinds_agree, _names_table, _relations
+from core.sql.repair.joins._keys import _key_of_either, _kinds_agree, _names_table, _relations, table_keys
 
 __all__ = ["FORGOTTEN_JOIN_FIX", "join_forgotten"]
 
@@ -49,10 +49,10 @@ def links(table: Table, other: Table) -> list[tuple[str, str]]:
         if same is not None and tokens(col.name) != ("id",) and _key_of_either(col.name, table, other):
             pairs.append((col.name, same.name))
         if _names_table(col.name, other):
-            pairs += [(col.name, key) for key in _keys(other)]
+            pairs += [(col.name, key) for key in table_keys(other)]
     for col in other.columns:
         if _names_table(col.name, table):
-            pairs += [(key, col.name) for key in _keys(table)]
+            pairs += [(key, col.name) for key in table_keys(table)]
     return [(a, b) for a, b in dict.fromkeys(pairs)
             if _kinds_agree(_type(table, a), _type(other, b))]
 

@@ -40,7 +40,7 @@ from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._text_numbers import holds_numbers_as_text
 from core.sql.repair._types import kind_of
 
-__all__ = ["JoinMatches", "join_candidates", "repair_join_keys", "self_comparison"]
+__all__ = ["JoinMatches", "join_candidates", "repair_join_keys", "self_comparison", "table_keys"]
 
 # Runs a bounded query (``SELECT 1 FROM a JOIN b ON … LIMIT 1``) under the read-only guard: True when it finds a row,
 # False when none, None when it could not tell (failed, timed out).
@@ -57,7 +57,7 @@ def _refers(fk_table: str, table: Table) -> bool:
     return name in (table.qualified_name.lower(), table.name.lower()) or name.split(".")[-1] == table.name.lower()
 
 
-def _keys(table: Table) -> list[str]:
+def table_keys(table: Table) -> list[str]:
     """The columns that identify a row of ``table``: its one-column primary key, else a column called ``id`` or the
     table's initial and ``id`` (``aid`` on author, ``jid`` on journal)."""
     if len(table.primary_key) == 1:
@@ -84,7 +84,7 @@ def _relations(a: Table, b: Table) -> list[tuple[str, str]]:
 def _key_of_either(name: str, a: Table, b: Table) -> bool:
     """A column both tables have is their join key when it identifies a row of one of them or names one of them
     (``course_id`` in course and course_offering)."""
-    return any(name.lower() in (k.lower() for k in _keys(t)) or _names_table(name, t) for t in (a, b))
+    return any(name.lower() in (k.lower() for k in table_keys(t)) or _names_table(name, t) for t in (a, b))
 
 
 def _kinds_agree(a: str | None, b: str | None) -> bool:
@@ -109,8 +109,8 @@ def join_candidates(table: Table, other: Table, other_column: str) -> list[str]:
         if same is not None and tokens(intact.name) != ("id",):
             found.append(same.name)
         if _names_table(intact.name, table):
-            found += _keys(table)
-        if intact.name in _keys(other):
+            found += table_keys(table)
+        if intact.name in table_keys(other):
             found += [c.name for c in table.columns if _names_table(c.name, other)]
     out = []
     for name in dict.fromkeys(found):
