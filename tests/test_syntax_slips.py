@@ -34,6 +34,7 @@ def shop(tmp_path: Path):
 
 @pytest.mark.parametrize(("reply", "rows", "said"), [
     ("SELECT s.town s.amount FROM sale s WHERE s.id = 1", [("Pune", 10.0)], "missing comma"),
+    ("SELECT a.town FROM sale AS a JOIN sale AS b b.id = a.id WHERE a.amount > 15", [("Pune",)], "ON of a JOIN"),
     ("SELECT COUNT(DISTINCT town FROM sale", [(2,)], "missing ')'"),
     ("```sql\nSELECT town, SUM(amount)) AS total FROM sale GROUP BY town\n```", [("Agra", 5.0), ("Pune", 30.0)],
      "too many"),

@@ -1,5 +1,5 @@
 """Syntax slips with one reading: a connective with nothing after it (``WHERE a = 1 AND`` then ``GROUP BY`` or the
-end), a parenthesis or an END too many or too few, a comma missing between select items.
+end), a parenthesis or an END too many or too few, a comma missing between select items, the ON of a JOIN left out.
 
 Applied only to a query the target dialect cannot parse as written (and no other dialect reads); the slip is mended
 only where every way of mending it that parses gives the same query, and nothing else changes.
@@ -131,6 +131,7 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
         if _ends(a) and _word(b.text) and c is not None and c.token_type in (TokenType.DOT, TokenType.L_PAREN) and (
                 a.end + 1 <= b.start):
             edits.append((_insert(text, b.start, ","), "added a missing comma"))
+    edits += [(_insert(text, tokens[k].start, "ON"), "added the ON of a JOIN") for k in _conditions_without_on(tokens)]
     if not edits or len(edits) > _MAX_TRIES:
         return None
     readings: dict[str, tuple[str, str]] = {}
@@ -141,6 +142,27 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
             if len(readings) > 1:
                 return None
     return next(iter(readings.values())) if readings else None
+
+
+_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
+
+
+def _conditions_without_on(tokens: list[Any]) -> list[int]:
+    """Where a JOIN's condition starts with no ON before it (``JOIN journal j j.jid = p.jid``): a qualified name right
+    after the joined table or its alias."""
+    found = []
+    for j, t in enumerate(tokens):
+        if t.token_type != TokenType.JOIN or j + 1 >= len(tokens) or tokens[j + 1].token_type not in _NAMES:
+            continue
+        k = j + 2
+        while k + 1 < len(tokens) and tokens[k].token_type == TokenType.DOT and tokens[k + 1].token_type in _NAMES:
+            k += 2  # schema.table
+        for p in (k, k + 1, k + 2):
+            if p + 1 < len(tokens) and tokens[p].token_type in _NAMES and tokens[p + 1].token_type == TokenType.DOT and (
+                    tokens[p - 1].token_type != TokenType.DOT) and all(
+                    x.token_type in (*_NAMES, TokenType.ALIAS, TokenType.DOT) for x in tokens[j + 1:p]):
+                found.append(p)
+    return found
 
 
 def _ends(token: Any) -> bool:
