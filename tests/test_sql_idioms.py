@@ -15,6 +15,8 @@ POSTGRES = [
     ("SELECT name FROM customers WHERE name LIKE 'a%' COLLATE NOCASE ORDER BY name COLLATE NOCASE", None),
     ("SELECT COUNT(*) FROM customers WHERE city = 'PUNE' COLLATE NOCASE", None),
     ("SELECT ROUND(julianday('2024-01-02') - julianday('2024-01-01'))", [(1.0,)]),
+    ("SELECT TO_DAYS('2024-03-02') - TO_DAYS('2024-03-01 10:00'), DAYOFWEEK('2024-03-03'), "
+     "DAYOFMONTH('2024-03-05')::int, UNIX_TIMESTAMP('1970-01-02 00:00:00+00')::int", None),
 ]
 
 
@@ -88,3 +90,13 @@ def test_a_date_part_of_a_difference_is_refused_on_sqlite_with_the_way_to_write_
     with pytest.raises(SQLRejected, match="julianday"):
         guard("SELECT AVG(DATE_PART('day', paid_at - sold_at)) FROM sales", "sqlite")
     assert "JULIANDAY" in guard("SELECT AVG(julianday(paid_at) - julianday(sold_at)) FROM sales", "sqlite").sql.upper()
+
+
+def test_mysql_day_functions_are_written_by_their_definitions_for_sqlite_and_postgres() -> None:
+    import sqlite3
+
+    sql = ("SELECT TO_DAYS('2024-03-02') - TO_DAYS('2024-03-01 10:00') AS days, DAYOFWEEK('2024-03-03') AS sunday, "
+           "DAYOFMONTH('2024-03-05') AS fifth, UNIX_TIMESTAMP('1970-01-02') AS seconds")
+    assert sqlite3.connect(":memory:").execute(guard(sql, "sqlite").sql).fetchall() == [(1, 1, 5, 86400)]
+    written = guard(sql, "postgres").sql
+    assert "EXTRACT(DOW FROM" in written and "EXTRACT(EPOCH FROM" in written and "TO_DAYS" not in written

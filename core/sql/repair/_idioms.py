@@ -5,6 +5,7 @@ PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS 
 ``LOWER()`` of a sort key; SQLite's ``julianday(x)`` -> the same number from the epoch.
 SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
 NULL as empty; SQLite before 3.44 has no CONCAT).
+SQLite and PostgreSQL: MySQL's ``TO_DAYS``, ``DAYOFWEEK``, ``DAYOFMONTH`` and ``UNIX_TIMESTAMP`` by their definitions.
 Every dialect: ``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
 rejects it; written back it would become a comma join no later check could tell from one meant so); the validator
 then gives it the schema's key or says it has none.
@@ -84,11 +85,49 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
             join.args.get("kind") or "INNER").upper() == "INNER"
         if bare and not isinstance(join.this, (exp.Lateral, exp.Unnest)):
             join.set("on", exp.true())
+    if is_postgres_like(target) or target == "sqlite":
+        _mysql_days(tree, target, notes)
     if is_postgres_like(target):
         _postgres(tree, notes)
     elif target == "sqlite":
         _sqlite(tree, notes)
     return notes
+
+
+def _mysql_days(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """MySQL's day functions, which neither SQLite nor PostgreSQL has, by their definitions: ``TO_DAYS(x)`` a day
+    number (differences of two are days), ``DAYOFWEEK(x)`` 1 (Sunday) to 7, ``DAYOFMONTH(x)``, ``UNIX_TIMESTAMP(x)``
+    seconds since 1970."""
+    sqlite = target == "sqlite"
+
+    def strftime(code: str, value: exp.Expression) -> exp.Expression:
+        return exp.Cast(this=exp.Anonymous(this="strftime", expressions=[exp.Literal.string(code), value]),
+                        to=exp.DataType.build("INTEGER"))
+
+    def extract(part: str, value: exp.Expression) -> exp.Expression:
+        return exp.Extract(this=exp.var(part), expression=exp.Cast(this=value, to=exp.DataType.build("TIMESTAMP")))
+
+    for node in list(tree.find_all(exp.ToDays, exp.DayOfWeek, exp.DayOfMonth, exp.Anonymous)):
+        if isinstance(node, exp.Anonymous) and (node.name.upper() != "UNIX_TIMESTAMP" or len(node.expressions) > 1):
+            continue
+        value = (node.expressions[0] if node.expressions else None) if isinstance(node, exp.Anonymous) else node.this
+        if value is None:
+            value = exp.Literal.string("now") if sqlite else exp.CurrentTimestamp()
+        value = value.copy()
+        if isinstance(node, exp.ToDays):
+            new: exp.Expression = exp.Cast(this=exp.Anonymous(this="julianday", expressions=[exp.Anonymous(
+                this="date", expressions=[value])]), to=exp.DataType.build("INTEGER")) if sqlite else exp.Paren(
+                this=exp.Sub(this=exp.Cast(this=value, to=exp.DataType.build("DATE")),
+                             expression=exp.Cast(this=exp.Literal.string("0001-01-01"), to=exp.DataType.build("DATE"))))
+        elif isinstance(node, exp.DayOfWeek):
+            new = exp.Paren(this=exp.Add(this=strftime("%w", value) if sqlite else extract("DOW", value),
+                                         expression=exp.Literal.number(1)))
+        elif isinstance(node, exp.DayOfMonth):
+            new = strftime("%d", value) if sqlite else extract("DAY", value)
+        else:
+            new = strftime("%s", value) if sqlite else extract("EPOCH", value)
+        node.replace(new)
+        notes.append(f"{node.sql(dialect='mysql').split('(')[0]}() -> {target}'s equivalent")
 
 
 def _rownum(tree: exp.Expression, notes: list[str]) -> None:
