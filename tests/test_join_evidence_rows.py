@@ -88,3 +88,24 @@ def test_a_value_its_own_column_holds_is_left(school) -> None:
     answer = _ask(school, "Lessons by Ira", "SELECT l.name FROM tutor AS t JOIN lesson AS l ON l.tutor_id = t.id "
                   "WHERE t.name = 'Ira'")
     assert not any(a.label.startswith("Filter on") for a in answer.alternatives)
+
+
+def test_one_column_equal_to_two_values_is_offered_as_either(school) -> None:
+    answer = _ask(school, "Tutors in Pune and Agra", "SELECT name FROM tutor WHERE city = 'Pune' AND city = 'Agra'")
+    assert list(answer.rows) == []
+    other = _other(answer, "Conditions that can hold")
+    assert "IN ('Pune', 'Agra')" in other.sql and len(school.execute(other.sql).rows) == 3
+
+
+def test_bounds_joined_by_or_that_cover_every_row_are_offered_joined_by_and(school) -> None:
+    answer = _ask(school, "Lessons with a fee between 4.5 and 6", "SELECT name FROM lesson WHERE fee >= 4.5 OR fee < 6")
+    assert len(answer.rows) == 3
+    other = _other(answer, "Conditions that can hold")
+    assert [tuple(r) for r in school.execute(other.sql).rows] == [("Algebra",)]
+
+
+def test_a_value_in_other_capitals_is_offered_ignoring_case(school) -> None:
+    answer = _ask(school, "Tutors in PUNE", "SELECT name FROM tutor WHERE city = 'PUNE'")
+    assert list(answer.rows) == []
+    other = _other(answer, "Ignoring case")
+    assert sorted(tuple(r) for r in school.execute(other.sql).rows) == [("Ira",), ("Lee",)]

@@ -16,7 +16,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
   comparison with NULL that is never true (``x = NULL``), a formatted date compared with text the format never writes
-  (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does;
+  (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does,
+  conditions that contradict each other or cover every row;
 - ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
@@ -39,10 +40,11 @@ from core.evidence._groups import completion_evidence, key_group_evidence
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
-from core.evidence._values import elsewhere_evidence, format_evidence, null_evidence, value_evidence
+from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
+                                  value_evidence)
 from core.schema import Schema
 
-__all__ = ["alias_evidence", "anti_join_evidence", "check_answer", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
+__all__ = ["alias_evidence", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "value_evidence"]
@@ -64,6 +66,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
                   key_group_evidence(sql, result, schema, execute), elsewhere_evidence(sql, result, schema, execute),
+                  contradiction_evidence(sql, result, schema, execute),
                   value_evidence(sql, result, schema, execute),
                   null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),
                   alias_evidence(sql, result, schema, execute),

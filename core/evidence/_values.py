@@ -1,7 +1,8 @@
 """A filter that cannot mean what it says: a text value the column spells otherwise (``status = 'Paid'`` where the
 column holds 'paid'), a comparison with NULL (``x = NULL`` is never true), a date formatted otherwise than the text
 it is compared with (``strftime('%Y-%m', d) = '2023'`` is never true), a value no row of its table holds that a
-column of the same name in another table of the query does."""
+column of the same name in another table of the query does, conditions that contradict each other (``col = 'a' AND
+col = 'b'``) or cover every row (``col >= a OR col < b``)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from core.errors import CairnError
 from core.schema import Schema, Table
 from core.sql import guard
 
-__all__ = ["elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence"]
+__all__ = ["contradiction_evidence", "elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence"]
 
 
 def _key(text: str) -> str:
@@ -188,13 +189,21 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                 col = col.this
             if isinstance(literal, (exp.Lower, exp.Upper)):
                 literal = literal.this
-            if not isinstance(col, exp.Column) or not col.table or not isinstance(literal, exp.Literal) or (
-                    not literal.is_string):
+            if not isinstance(col, exp.Column) or not isinstance(literal, exp.Literal) or not literal.is_string:
                 continue
-            table = tables.get(col.table.lower())
+            found = owner(col, select, schema)
+            table = found[0] if found is not None else None
             if table is None or table.column(col.name) is None or _held(table, col.name, test, literal, schema,
                                                                           execute):
                 continue
+            if isinstance(test, exp.EQ) and test.this is col and _held(table, col.name, exp.EQ(
+                    this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())), literal, schema,
+                    execute, empty=False):  # 'ACTIVE' where the column holds 'active': offered without case
+                was = test.sql(dialect=schema.dialect)
+                test.replace(exp.EQ(this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())))
+                return offer(tree.sql(dialect=schema.dialect), "Ignoring case", lambda how, was=was: (
+                    f"no row has {was} as written, and some have it in other capitals: ignoring case, {how}."),
+                    schema, execute, result)
             holders = [alias for alias, other in tables.items() if other is not None and other is not table
                        and other.column(col.name) is not None
                        and _held(other, col.name, test, literal, schema, execute, empty=False)]
@@ -208,3 +217,74 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                          lambda how, why=why: f"{why}: filtered there, {how}.", schema, execute, result)
     return [], []
 
+
+
+_LOWER_BOUNDS, _UPPER_BOUNDS = (exp.GT, exp.GTE), (exp.LT, exp.LTE)
+
+
+def _constant(node: exp.Expression) -> exp.Literal | None:
+    return node if isinstance(node, exp.Literal) else None
+
+
+def _bound(node: exp.Expression) -> tuple[str, str, exp.Literal] | None:
+    """(column as written, "lower"/"upper", value) of ``col >= v`` / ``col < v`` (either side), else None."""
+    if not isinstance(node, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
+        return None
+    col, value, lower = node.this, _constant(node.expression), isinstance(node, _LOWER_BOUNDS)
+    if value is None and isinstance(node.expression, exp.Column):
+        col, value, lower = node.expression, _constant(node.this), not lower
+    if not isinstance(col, exp.Column) or value is None:
+        return None
+    return col.sql(), "lower" if lower else "upper", value
+
+
+def _ordered(a: exp.Literal, b: exp.Literal) -> bool | None:
+    """a <= b, for two numbers or two texts (ISO dates compare as text); None when they are not alike."""
+    if a.is_string != b.is_string:
+        return None
+    if a.is_string:
+        return a.this <= b.this
+    try:
+        return float(a.this) <= float(b.this)
+    except ValueError:
+        return None
+
+
+def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
+                           execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A WHERE that cannot mean what it says: ``col = 'a' AND col = 'b'`` keeps no row (one value is not two): as
+    ``col IN ('a', 'b')``; ``col >= a OR col < b`` with a <= b keeps every row that has a value: as AND."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    said: list[str] = []
+    for node in list(tree.find_all(exp.And)):
+        if isinstance(node.parent, exp.And):
+            continue  # the top of a chain of ANDs is read once
+        parts = list(node.flatten())
+        equal: dict[str, list[exp.EQ]] = {}
+        for part in parts:
+            if isinstance(part, exp.EQ) and isinstance(part.this, exp.Column) and _constant(part.expression):
+                equal.setdefault(part.this.sql(), []).append(part)
+        for column, tests in equal.items():
+            values = {t.expression.sql() for t in tests}
+            if len(tests) < 2 or len(values) < 2:
+                continue
+            kept = [p.copy() for p in parts if p not in tests]
+            one = exp.In(this=tests[0].this.copy(), expressions=[t.expression.copy() for t in tests])
+            node.replace(exp.and_(one, *kept) if kept else one)
+            said.append(f"{column} cannot equal {' and '.join(sorted(values))} at once, so nothing is kept; as one "
+                        "of them (IN)")
+            break
+    for node in list(tree.find_all(exp.Or)):
+        first, second = _bound(node.this.unnest()), _bound(node.expression.unnest())
+        if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
+            continue
+        low, high = (first, second) if first[1] == "lower" else (second, first)
+        if _ordered(low[2], high[2]):
+            node.replace(exp.Paren(this=exp.And(this=node.this.copy(), expression=node.expression.copy())))
+            said.append(f"{low[0]} at or after one bound OR before another keeps every row with a value; as AND")
+    if not said:
+        return [], []
+    return offer(tree.sql(dialect=schema.dialect), "Conditions that can hold",
+                 lambda how: f"{'; '.join(said)}, {how}.", schema, execute, result)
