@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, offer, parse
+from core.evidence._common import Execute, offer, parse, select_tables
 from core.schema import Schema
 
 __all__ = ["anti_join_evidence"]
@@ -73,9 +73,7 @@ def anti_join_evidence(sql: str, result: QueryResult, schema: Schema,
 def _null_side_shown(select: exp.Select, alias: str, other: str, schema: Schema) -> list[str]:
     """Columns shown bare from ``alias``, the side with no match (NULL on every row kept), read from ``other``, the
     table the rows come from, when it has a column of that name."""
-    tables = {(t.alias_or_name or "").lower(): schema.table(t.name) for t in select.find_all(exp.Table)
-              if t.find_ancestor(exp.Select) is select}
-    source = tables.get(other.lower())
+    source = select_tables(select, schema).get(other.lower())
     said = []
     for item in select.expressions:
         col = item.this if isinstance(item, exp.Alias) else item

@@ -20,7 +20,7 @@ from core.schema import Column, Schema, Table
 from core.sql import guard
 
 __all__ = ["AGGREGATE_NAMES", "Execute", "Rows", "difference", "holds_numbers", "offer", "other_rows", "owner", "parse",
-           "rows_word", "same"]
+           "rows_word", "same", "select_tables"]
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +98,13 @@ def difference(before: Rows, after: Rows) -> str:
 
 def rows_word(n: int) -> str:
     return f"{n:,} row" if n == 1 else f"{n:,} rows"
+
+
+def select_tables(select: exp.Select, schema: Schema) -> dict[str, Table | None]:
+    """The tables a SELECT reads directly (not those of its subqueries), by lower-case alias or name; None for one the
+    schema does not have (a CTE, a derived table)."""
+    return {(t.alias_or_name or "").lower(): schema.table(t.name) for t in select.find_all(exp.Table)
+            if t.find_ancestor(exp.Select) is select}
 
 
 def owner(col: exp.Expression, tree: exp.Expression, schema: Schema) -> tuple[Table, Column] | None:

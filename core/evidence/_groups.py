@@ -7,7 +7,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word
+from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word, select_tables
 from core.prompt import column_said
 from core.schema import Schema
 
@@ -68,8 +68,7 @@ def key_group_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     for select in tree.find_all(exp.Select):
         group = select.args.get("group")
-        tables = {(t.alias_or_name or "").lower(): schema.table(t.name) for t in select.find_all(exp.Table)
-                  if t.find_ancestor(exp.Select) is select}
+        tables = select_tables(select, schema)
         for col in group.expressions if group is not None else ():
             found = owner(col, select, schema) if isinstance(col, exp.Column) and col.table else None
             if found is None or found[0].primary_key != (found[1].name,):

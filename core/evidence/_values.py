@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, offer, owner, parse
+from core.evidence._common import Execute, offer, owner, parse, select_tables
 from core.fallback import singular
 from core.errors import CairnError
 from core.schema import Schema, Table
@@ -181,8 +181,7 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     for select in tree.find_all(exp.Select):
         where = select.args.get("where")
-        tables = {(t.alias_or_name or "").lower(): schema.table(t.name) for t in select.find_all(exp.Table)
-                  if t.find_ancestor(exp.Select) is select}
+        tables = select_tables(select, schema)
         for test in where.find_all(exp.EQ, exp.Like, exp.ILike) if where is not None else ():
             col, literal = test.this, test.expression
             while isinstance(col, (exp.Lower, exp.Upper, exp.Trim)):
