@@ -85,3 +85,29 @@ def test_a_reply_ollama_cut_at_its_length_limit_is_asked_for_again_with_room(sho
     assert answer.ok and sorted(answer.rows) == [("Agra", 5.0), ("Pune", 30.0)]
     first, second = fake_ollama.chat_requests()[:2]
     assert first["options"]["num_predict"] == 400 and second["options"]["num_predict"] == LONG_REPLY
+
+
+# --- found by attacking the check by hand -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "SELECT town FROM sale ORDER",                                 # read as an alias "ORDER" otherwise
+    "SELECT town, COUNT(*) FROM sale GROUP",
+    "SELECT s.town FROM sale s LEFT JOIN sale t",                  # read as a cross join ON TRUE otherwise
+    "SELECT town, COUNT(*) FROM sale GROUP BY;",                   # a semicolon does not finish it
+    "SELECT town FROM sale WHERE id IN (SELECT id FROM sale",      # a bracket the reply never closed
+    "SELECT town FROM sale WHERE town IN ('Pune', 'Agra'",
+])
+def test_more_ways_a_reply_stops_mid_query_are_refused(text) -> None:
+    with pytest.raises(SQLRejected):
+        guard(text, "sqlite")
+
+
+@pytest.mark.parametrize("text", ["SELECT town, filter FROM sale ORDER BY filter", 'SELECT town FROM sale ORDER BY "desc"',
+                                  "SELECT town FROM sale -- towns AND"])
+def test_names_that_are_key_words_and_comments_are_not_taken_for_a_cut(text) -> None:
+    assert guard(text, "sqlite").sql
+
+
+def test_prose_after_a_closed_block_that_ends_on_and_is_the_prose_s(shop) -> None:
+    reply = "```sql\nSELECT town FROM sale ORDER BY amount DESC LIMIT 1\n```\nThis gives the best town, its sales and"
+    assert extract_queries(reply, "sqlite")[0] == "SELECT town FROM sale ORDER BY amount DESC LIMIT 1"

@@ -239,3 +239,11 @@ def test_a_sort_key_that_only_places_nulls_is_not_read_as_the_ranking(garage) ->
                   "SELECT maker, SUM(seats) AS s FROM vehicle GROUP BY maker "
                   "ORDER BY CASE WHEN s IS NULL THEN 1 ELSE 0 END DESC, s ASC LIMIT 2")
     assert "Order from the other end" in _labels(answer)
+
+
+def test_attack_findings_on_the_filter_checks(garage) -> None:
+    from core.evidence._question_filters import _mentioned
+
+    assert _mentioned("USA", {"cars", "made", "in", "the", "us"})  # "US", a shorter code for 'USA'
+    never = _ask(garage, "Vehicles that have never been petrol", "SELECT vehicle_id FROM vehicle")
+    assert not any(label == "Only petrol" for label in _labels(never))  # a value after a negation is not asked for

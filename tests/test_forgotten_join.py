@@ -140,3 +140,42 @@ def test_a_table_s_key_called_by_the_table_s_name_is_its_key(music) -> None:
     joined = _repair(music, "SELECT r.name FROM record AS r JOIN band AS b ON r.band_id = b.bid").sql
     assert "ON r.bid = b.bid" in joined  # record's column that holds band's key
     assert _repair(music, "SELECT record.rids FROM record").sql == "SELECT record.rid FROM record"  # "ids"
+
+
+# --- found by attacking the repair by hand ------------------------------------------------------------------------
+
+@pytest.fixture()
+def films(tmp_path: Path):
+    path = tmp_path / "films.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE movie(mid INTEGER PRIMARY KEY, title TEXT, director_id INTEGER);"
+            "CREATE TABLE director(did INTEGER PRIMARY KEY, name TEXT, best_movie_id INTEGER REFERENCES movie(mid));"
+            "CREATE TABLE employee(id INTEGER PRIMARY KEY, name TEXT, manager_id INTEGER);"
+            "CREATE TABLE manager_note(id INTEGER PRIMARY KEY, name TEXT, employee_id INTEGER REFERENCES employee(id));"
+            "CREATE TABLE journal(jid INTEGER PRIMARY KEY, name TEXT);"
+            "CREATE TABLE publication(pid INTEGER PRIMARY KEY, title TEXT, jid INTEGER);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT m.title, d.name FROM movie m",         # two keys relate them: a declared one and director_id by name
+    "SELECT e.name, m.name FROM employee e",       # m beside manager_id: a self-join, not manager_note
+])
+def test_a_join_two_readings_could_mean_is_not_added(films, sql) -> None:
+    with pytest.raises(SQLValidationError):
+        _repair(films, sql)
+
+
+def test_a_table_named_exactly_is_never_read_as_another_table_s_column(films) -> None:
+    with pytest.raises(SQLValidationError, match="does not join journal"):
+        _repair(films, "SELECT p.title, journal.title FROM publication p")  # journal has no title
+
+
+def test_a_cte_that_shadows_a_table_is_not_joined_as_the_table(films) -> None:
+    sql = ("WITH journal AS (SELECT jid, name FROM journal WHERE name = 'JA') "
+           "SELECT p.title, journal.name FROM publication p")
+    with pytest.raises(SQLValidationError):
+        _repair(films, sql)

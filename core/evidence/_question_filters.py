@@ -30,7 +30,8 @@ _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
                         "title", "name", "address", "street"})
 _OR_WORDS = frozenset({"or", "either", "ya", "any", "one", "plus", "also", "well", "alternatively", "otherwise"})
-_AUXILIARY = frozenset({"has", "have", "had", "was", "were", "is", "are", "been", "be", "did", "do", "does", "get", "got"})
+_AUXILIARY = frozenset({"has", "have", "had", "was", "were", "is", "are", "been", "be", "did", "do", "does", "get", "got",
+                        "never", "not", "no", "nahi", "nahin", "didn't", "hasn't", "haven't", "wasn't", "weren't"})
 Finding = tuple[str, str, exp.Expression]
 
 
@@ -139,10 +140,11 @@ _VAGUE = frozenset({"id", "type", "code", "status", "name", "flag", "is", "has",
 
 def _mentioned(value: str, words: set[str]) -> bool:
     """Whether the words hold a word of ``value`` (or its start: "successful" for 'success') or a short code's
-    expansion (its letters in order in a word of the same first letter: 'CA' "california", 'MH' "maharashtra")."""
+    expansion (its letters in order in a word of the same first letter: 'CA' "california", 'MH' "maharashtra") or
+    a shorter code for it ("US" for 'USA')."""
     parts = [w for w in re.findall(r"[a-z0-9]+", value.lower()) if len(w) >= 2]
     return any(w in words or any(_matches(w, q) for q in words) or (len(w) <= 3 and w.isalpha() and any(
-        q.startswith(w[0]) and _in_order(w, q) for q in words)) for w in parts)
+        q.startswith(w[0]) and (_in_order(w, q) or (len(q) >= 2 and w.startswith(q))) for q in words)) for w in parts)
 
 
 def _in_order(letters: str, word: str) -> bool:
@@ -245,12 +247,17 @@ def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Exec
     literals = " ".join(lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string)
     where = tree.args.get("where")
     filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
+    probes = _MAX_PROBES * 2  # in all, however many values the question quotes
     for match in _QUOTED.finditer(question):
         value = (match.group(1) or match.group(2) or "").strip()
         if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3):
             continue
         columns = [(alias, table, c) for alias, table in _sources(tree, schema) for c in table.columns
-                   if _kind(c) == "text" and not is_key(c.name) and c.name.lower() not in filtered][:_MAX_PROBES]
+                   if _kind(c) == "text" and not is_key(c.name) and c.name.lower() not in filtered][:min(_MAX_PROBES,
+                                                                                                          probes)]
+        probes -= len(columns)
+        if not columns:
+            break
         hits = [(alias, c) for alias, table, c in columns if _holds(table, c, value, schema, execute)]
         if len(hits) != 1:
             continue

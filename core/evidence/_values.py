@@ -195,7 +195,9 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
             if table is None or table.column(col.name) is None or _held(table, col.name, test, literal, schema,
                                                                           execute):
                 continue
-            if isinstance(test, exp.EQ) and test.this is col and _held(table, col.name, exp.EQ(
+            spelled = found[1].value_hints if found is not None else ()
+            if isinstance(test, exp.EQ) and test.this is col and not _spelled(literal.this, spelled) and _held(
+                    table, col.name, exp.EQ(
                     this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())), literal, schema,
                     execute, empty=False):  # 'ACTIVE' where the column holds 'active': offered without case
                 was = test.sql(dialect=schema.dialect)
@@ -225,8 +227,9 @@ def _constant(node: exp.Expression) -> exp.Literal | None:
     return node if isinstance(node, exp.Literal) else None
 
 
-def _bound(node: exp.Expression) -> tuple[str, str, exp.Literal] | None:
-    """(column as written, "lower"/"upper", value) of ``col >= v`` / ``col < v`` (either side), else None."""
+def _bound(node: exp.Expression) -> tuple[str, str, exp.Literal, bool] | None:
+    """(column as written, "lower"/"upper", value, whether the value itself is kept) of ``col >= v`` / ``col < v``
+    (either side), else None."""
     if not isinstance(node, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
         return None
     col, value, lower = node.this, _constant(node.expression), isinstance(node, _LOWER_BOUNDS)
@@ -234,19 +237,20 @@ def _bound(node: exp.Expression) -> tuple[str, str, exp.Literal] | None:
         col, value, lower = node.expression, _constant(node.this), not lower
     if not isinstance(col, exp.Column) or value is None:
         return None
-    return col.sql(), "lower" if lower else "upper", value
+    return col.sql(), "lower" if lower else "upper", value, isinstance(node, (exp.GTE, exp.LTE))
 
 
-def _ordered(a: exp.Literal, b: exp.Literal) -> bool | None:
-    """a <= b, for two numbers or two texts (ISO dates compare as text); None when they are not alike."""
+def _covers(low: tuple[str, str, exp.Literal, bool], high: tuple[str, str, exp.Literal, bool]) -> bool:
+    """Whether ``col >= low OR col < high`` keeps every value: low below high, or equal with one of them kept
+    (``> 20 OR < 20`` leaves out 20 itself: "not 20"). Numbers, or texts (ISO dates compare as text)."""
+    a, b = low[2], high[2]
     if a.is_string != b.is_string:
-        return None
-    if a.is_string:
-        return a.this <= b.this
+        return False
     try:
-        return float(a.this) <= float(b.this)
+        x, y = (a.this, b.this) if a.is_string else (float(a.this), float(b.this))
     except ValueError:
-        return None
+        return False
+    return x < y or (x == y and (low[3] or high[3]))
 
 
 def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
@@ -280,7 +284,7 @@ def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
         if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
             continue
         low, high = (first, second) if first[1] == "lower" else (second, first)
-        if _ordered(low[2], high[2]):
+        if _covers(low, high):
             node.replace(exp.Paren(this=exp.And(this=node.this.copy(), expression=node.expression.copy())))
             said.append(f"{low[0]} at or after one bound OR before another keeps every row with a value; as AND")
     if not said:

@@ -19,6 +19,7 @@ from sqlglot.tokens import TokenType
 __all__ = ["cut_off_reply", "drop_dangling_connectives", "mend_syntax", "plausible", "reading", "unfinished"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
+_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
 _CLAUSE_ENDS = (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.HAVING, TokenType.R_PAREN,
                 TokenType.SEMICOLON, TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.WINDOW)
 
@@ -29,8 +30,9 @@ _NEEDS_MORE = frozenset(getattr(TokenType, name) for name in (
     "COMMA", "L_PAREN", "AND", "OR", "NOT", "WHERE", "ON", "GROUP_BY", "ORDER_BY", "HAVING", "SELECT", "FROM", "JOIN",
     "ALIAS", "THEN", "WHEN", "ELSE", "CASE", "LIKE", "ILIKE", "IN", "BETWEEN", "EQ", "NEQ", "GT", "GTE", "LT", "LTE",
     "PLUS", "DASH", "SLASH", "DOT", "LIMIT", "OFFSET", "DISTINCT", "UNION", "INTERSECT", "EXCEPT", "WITH", "USING",
-    "IS", "DPIPE", "PARTITION_BY", "OVER", "INNER", "LEFT", "RIGHT", "FULL", "OUTER", "CROSS", "NATURAL", "WINDOW",
-    "FILTER", "INTERVAL", "EXISTS"))
+    "IS", "DPIPE", "PARTITION_BY", "INNER", "LEFT", "RIGHT", "FULL", "OUTER", "CROSS", "NATURAL", "EXISTS"))
+# The first word of a two-word clause, read as a name when the second is missing (``FROM cars ORDER``).
+_HALF_CLAUSES = frozenset({"ORDER", "GROUP", "PARTITION"})
 
 
 def unfinished(text: str, dialect: str) -> str | None:
@@ -38,18 +40,38 @@ def unfinished(text: str, dialect: str) -> str | None:
     A connective (AND, OR) is not judged here: closing a block it is a slip (``drop_dangling_connectives``), ending
     the whole reply it is where the reply was cut (``cut_off_reply``)."""
     try:
-        tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
+        tokens = list(Dialect.get_or_raise(dialect).tokenize(text.rstrip().rstrip(";")))
     except SqlglotError:
         return None
-    last = tokens[-1] if tokens else None
-    return last.text if last is not None and last.token_type in _NEEDS_MORE - set(_CONNECTIVES) else None
+    if not tokens:
+        return None
+    last = tokens[-1]
+    if last.token_type in _NEEDS_MORE - set(_CONNECTIVES) or (
+            last.token_type in _NAMES + (TokenType.PARTITION,) and last.text.upper() in _HALF_CLAUSES):
+        return last.text
+    outer = next((i for i in range(len(tokens) - 1, max(len(tokens) - 5, -1), -1)
+                  if tokens[i].token_type == TokenType.JOIN), None)
+    if outer is not None and any(t.token_type in (TokenType.LEFT, TokenType.RIGHT, TokenType.FULL)
+                                 for t in tokens[max(outer - 2, 0):outer]) and all(
+            t.token_type in (*_NAMES, TokenType.ALIAS, TokenType.DOT) for t in tokens[outer + 1:]):
+        return tokens[outer + 1].text if outer + 1 < len(tokens) else last.text  # an outer JOIN with no ON yet
+    return None
 
 
 def cut_off_reply(reply: str) -> str | None:
-    """The connective a model's whole reply ends with (no fence closed after it, no sentence): where the
-    generation stopped, else None."""
-    found = re.search(r"\b(AND|OR)\s*$", reply.rstrip(), re.I)
-    return found.group(1) if found else None
+    """The connective a model's reply ends with where that end is SQL: inside a code block never closed, or a reply
+    without blocks whose last line reads as SQL (a comparison, a bracket, a quote or a clause word): where the
+    generation stopped, else None. Prose after a closed block that ends on "and" is the prose's."""
+    text = reply.rstrip()
+    found = re.search(r"\b(AND|OR)$", text, re.I)
+    if found is None:
+        return None
+    fences = len(re.findall(r"^\s*(?:```|~~~)", text, re.M))
+    if fences % 2 == 1:
+        return found.group(1)  # the block is still open
+    last_line = text.rsplit("\n", 1)[-1]
+    sql_like = re.search(r"[=<>()']|\b(?:SELECT|FROM|WHERE|JOIN|ON|HAVING|BETWEEN|LIKE|IN|IS)\b", last_line, re.I)
+    return found.group(1) if fences == 0 and sql_like else None
 
 
 def drop_dangling_connectives(text: str, dialect: str) -> str:
@@ -77,9 +99,12 @@ _MAX_TRIES = 150  # more places than this: not all can be tried, so no reading i
 
 def plausible(tree: exp.Expression) -> bool:
     """Whether a mended text reads as something a person writes: no alias inside a call's arguments
-    (``f(x AS y)``), no row of values outside IN or VALUES (``SELECT (a, b) AS t``)."""
+    (``f(x AS y)``), no row of values outside IN or VALUES (``SELECT (a, b) AS t``), no value read as a table
+    joined by a comma (``WHERE fuel IN ('petrol'), 'diesel'``)."""
     return not any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) and not any(
-        not isinstance(t.parent, (exp.In, exp.Values)) for t in tree.find_all(exp.Tuple))
+        not isinstance(t.parent, (exp.In, exp.Values)) for t in tree.find_all(exp.Tuple)) and not any(
+        isinstance(j.this, exp.Table) and isinstance(j.this.this, exp.Identifier) and j.this.this.quoted
+        and (j.args.get("kind") or "").upper() == "CROSS" for j in tree.find_all(exp.Join))
 
 
 def reading(tree: exp.Expression) -> str:
@@ -119,14 +144,13 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
         first = opened[-1] + 1
         edits += [(_insert(text, t.start, ")"), "added the missing ')'") for k, t in enumerate(tokens[first + 1:],
                                                                                            first + 1)
-                  if _ends(tokens[k - 1])]  # where an operand may end
-        edits.append((text.rstrip().rstrip(";") + ")", "added the missing ')'"))
+                  if _ends(tokens[k - 1])]  # where an operand may end; never at the very end: a reply cut off
+        # inside a bracket (``IN (SELECT car_id FROM sales``) may have lost what the bracket held
     cases = sum(t.token_type == TokenType.CASE for t in tokens) - sum(t.token_type == TokenType.END for t in tokens)
     if cases > 0:
         last_case = max(i for i, t in enumerate(tokens) if t.token_type == TokenType.CASE)
         edits += [(_insert(text, t.start, "END"), "added the END of CASE") for k, t in enumerate(
-            tokens[last_case + 2:], last_case + 2) if _ends(tokens[k - 1])]
-        edits.append((text.rstrip().rstrip(";") + " END", "added the END of CASE"))
+            tokens[last_case + 2:], last_case + 2) if _ends(tokens[k - 1])]  # not at the end, as for ')' 
     for a, b, c in zip(tokens, tokens[1:], [*tokens[2:], None], strict=False):
         if _ends(a) and _word(b.text) and c is not None and c.token_type in (TokenType.DOT, TokenType.L_PAREN) and (
                 a.end + 1 <= b.start):
@@ -142,9 +166,6 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
             if len(readings) > 1:
                 return None
     return next(iter(readings.values())) if readings else None
-
-
-_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
 
 
 def _conditions_without_on(tokens: list[Any]) -> list[int]:

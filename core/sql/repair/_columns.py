@@ -171,10 +171,12 @@ class _Repairer:
         raise self._fail(col, [src], near)
 
     def _unjoined(self, qualifier: str, col: exp.Column, local: list[Source]) -> list[str]:
-        """Tables the query does not read that ``qualifier`` names and that hold ``col``: a join left out."""
+        """Tables the query does not read that ``qualifier`` names and that hold ``col``, or that it names exactly
+        (``journal.title`` names journal, title or not): a join left out."""
         read = {s.table.qualified_name.lower() for s in local if s.table is not None}
-        return [t.name for t in self.schema.tables if t.qualified_name.lower() not in read
-                and abbreviates(qualifier, t.name) and any(matches(col.this, c, self.dialect) for c in t.column_names)]
+        return [t.name for t in self.schema.tables if t.qualified_name.lower() not in read and (
+            tokens(t.name) == tokens(qualifier) or abbreviates(qualifier, t.name) and any(
+                matches(col.this, c, self.dialect) for c in t.column_names))]
 
     def _fix_qualifier_spelling(self, col: exp.Column, src: Source) -> None:
         """PostgreSQL: ``Customer.x`` does not reach a table spelt "Customer"; MySQL: ``A.x`` does not reach alias

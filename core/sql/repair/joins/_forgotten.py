@@ -8,10 +8,12 @@ settles all of it:
    read through it: its name (singular or plural), its first letters or the initials of its words (``da`` for
    domain_author, ``j`` for journal when no other j-table holds the columns);
 2. exactly one source the new join may reach (those before the first join whose ON already uses the qualifier,
-   else every source) is related to that table by exactly one key: declared or inferred by the schema, else a
-   column both have that identifies a row of one of them (``pid``), else a column naming the other table
+   else every source) is related to that table by exactly one key, counting all of: declared or inferred by the
+   schema, a column both have that identifies a row of one of them (``pid``), a column naming the other table
    (``journal_id`` onto journal's key); never ``id = id``;
-3. the query joins nothing with a comma (``FROM a, b JOIN c ON c.k = a.k`` cannot reach ``a`` on PostgreSQL).
+3. no table of the query has a key column the qualifier names (``m`` beside ``employee.manager_id``: a self-join is
+   meant), and no CTE has the qualifier's name;
+4. the query joins nothing with a comma (``FROM a, b JOIN c ON c.k = a.k`` cannot reach ``a`` on PostgreSQL).
 
 The join is inner, unless the WHERE asks that a column of the table be NULL: that is the anti-join idiom
 (``LEFT JOIN sales s … WHERE s.car_id IS NULL``: cars never sold), which an inner join would answer with no rows.
@@ -29,7 +31,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema, Table
-from core.sql.repair._names import abbreviates, identifier, matches, tokens
+from core.sql.repair._names import KEY_WORDS, abbreviates, identifier, matches, tokens
 from core.sql.repair._scope import Source, ancestors, find_source, scope_sources, scopes
 from core.sql.repair.joins._keys import _key_of_either, _kinds_agree, _names_table, _relations, table_keys
 
@@ -40,10 +42,7 @@ FORGOTTEN_JOIN_FIX = "a table the query read without joining it, joined on the k
 
 def links(table: Table, other: Table) -> list[tuple[str, str]]:
     """(column of ``table``, column of ``other``) of each key that relates the two tables (see the docstring)."""
-    declared = _relations(table, other)
-    if declared:
-        return list(dict.fromkeys(declared))
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str]] = list(_relations(table, other))  # declared ones and those the names give, all
     for col in table.columns:
         same = other.column(col.name)
         if same is not None and tokens(col.name) != ("id",) and _key_of_either(col.name, table, other):
@@ -65,6 +64,7 @@ def _type(table: Table, name: str) -> str | None:
 class _Forgotten:
     def __init__(self, schema: Schema, dialect: str, fixes: list[str]) -> None:
         self.schema, self.dialect, self.fixes = schema, dialect, fixes
+        self.ctes: set[str] = set()
 
     def scope(self, scope: Scope) -> None:
         select = scope.expression
@@ -92,12 +92,19 @@ class _Forgotten:
                 continue
             if any(s.table is not None and s.table.name.lower() == qualifier.this.lower() for s in local):
                 continue  # the table's name although it has an alias: the column repair's
+            if qualifier.this.lower() in self.ctes:
+                continue  # a CTE of that name shadows the table: not the table's columns
             found[qualifier.this].append(col)
         return found
 
     def _table(self, qualifier: str, cols: list[exp.Column], local: list[Source]) -> Table | None:
-        """The one table outside the query that ``qualifier`` names and that holds every column read through it."""
+        """The one table outside the query that ``qualifier`` names and that holds every column read through it;
+        None when a table of the query has a key column the qualifier names (``m`` beside ``manager_id``: a self-join
+        is meant, not a table starting with m)."""
         read = {s.table.qualified_name.lower() for s in local if s.table is not None}
+        if any(abbreviates(qualifier, "_".join(tokens(c.name)[:-1])) for s in local if s.table is not None
+               for c in s.table.columns if len(tokens(c.name)) > 1 and tokens(c.name)[-1] in KEY_WORDS):
+            return None
         fits = [t for t in self.schema.tables
                 if t.qualified_name.lower() not in read and abbreviates(qualifier, t.name)
                 and all(any(matches(c.this, name, self.dialect) for name in t.column_names) for c in cols)]
@@ -146,5 +153,6 @@ def _tested_null(col: exp.Column) -> bool:
 def join_forgotten(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Add, in place, each join the schema settles that ``tree`` reads but never wrote (module docstring)."""
     forgotten = _Forgotten(schema, dialect, fixes)
+    forgotten.ctes = {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias}
     for scope in scopes(tree):
         forgotten.scope(scope)
