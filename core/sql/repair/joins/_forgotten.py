@@ -11,8 +11,8 @@ settles all of it:
    else every source) is related to that table by exactly one key, counting all of: declared or inferred by the
    schema, a column both have that identifies a row of one of them (``pid``), a column naming the other table
    (``journal_id`` onto journal's key); never ``id = id``;
-3. no table of the query has a key column the qualifier names (``m`` beside ``employee.manager_id``: a self-join is
-   meant), and no CTE has the qualifier's name;
+3. no table of the query has a key column the qualifier names that names no table (``m`` beside
+   ``employee.manager_id``: a self-join is meant), and no CTE has the qualifier's name;
 4. the query joins nothing with a comma (``FROM a, b JOIN c ON c.k = a.k`` cannot reach ``a`` on PostgreSQL).
 
 The join is inner, unless the WHERE asks that a column of the table be NULL: that is the anti-join idiom
@@ -99,11 +99,13 @@ class _Forgotten:
 
     def _table(self, qualifier: str, cols: list[exp.Column], local: list[Source]) -> Table | None:
         """The one table outside the query that ``qualifier`` names and that holds every column read through it;
-        None when a table of the query has a key column the qualifier names (``m`` beside ``manager_id``: a self-join
-        is meant, not a table starting with m)."""
+        None when a table of the query has a key column the qualifier names that names no table (``m`` beside
+        ``manager_id``: a self-join is meant, not a table starting with m)."""
         read = {s.table.qualified_name.lower() for s in local if s.table is not None}
+        tables = {tokens(t.name) for t in self.schema.tables}
         if any(abbreviates(qualifier, "_".join(tokens(c.name)[:-1])) for s in local if s.table is not None
-               for c in s.table.columns if len(tokens(c.name)) > 1 and tokens(c.name)[-1] in KEY_WORDS):
+               for c in s.table.columns if len(tokens(c.name)) > 1 and tokens(c.name)[-1] in KEY_WORDS
+               and tokens(c.name)[:-1] not in tables):  # manager_id names no table: a row of its own table
             return None
         fits = [t for t in self.schema.tables
                 if t.qualified_name.lower() not in read and abbreviates(qualifier, t.name)
