@@ -19,11 +19,11 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["label_finding", "name_words"]
+__all__ = ["COMMON_WORDS", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
-_COMMON = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
+COMMON_WORDS = frozenset("""a an the of in on at for by and or to is are was were be been what which who whom whose how
 many much each every per with from all any list show give me find get their its it that this these those have has
 had do does did there than more most least number total average count sum top first last our my your i we they
 as so if no not into over under since when where then only also return returns show shows along
@@ -41,7 +41,7 @@ def name_words(name: str) -> set[str]:
     return {singular(w.lower()) for w in _NAME_WORD.findall(name)}
 
 
-def _matches(token: str, word: str) -> bool:
+def word_matches(token: str, word: str) -> bool:
     if token == word:
         return True
     short, long = sorted((token, word), key=len)
@@ -50,12 +50,12 @@ def _matches(token: str, word: str) -> bool:
 
 def _named(words: set[str], question: frozenset[str] | set[str]) -> set[str]:
     """The question's words, common ones aside, that name one of ``words``."""
-    return {q for q in question if q not in _COMMON and any(_matches(w, q) for w in words)}
+    return {q for q in question if q not in COMMON_WORDS and any(word_matches(w, q) for w in words)}
 
 
 def _all_said(words: set[str], question: frozenset[str] | set[str]) -> bool:
     """Every word of a column's name is in the question ("last name" names last_name, common words included)."""
-    return bool(words) and all(any(_matches(w, q) for q in question) for w in words)
+    return bool(words) and all(any(word_matches(w, q) for q in question) for w in words)
 
 
 def _fixed_in_where(tree: exp.Select, table: Table, column: Column, schema: Schema) -> bool:

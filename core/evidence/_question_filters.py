@@ -16,13 +16,13 @@ import re
 
 from sqlglot import exp
 
+from core.errors import CairnError
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
-from core.errors import CairnError
 from core.evidence._common import Execute, holds_numbers, owner
-from core.sql import guard
-from core.evidence._question_columns import _COMMON, _matches, name_words
+from core.evidence._question_columns import COMMON_WORDS, name_words, word_matches
 from core.schema import Column, Schema, Table
+from core.sql import guard
 
 __all__ = ["filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "unasked_filter"]
 
@@ -30,8 +30,10 @@ _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
                         "title", "name", "address", "street"})
 _OR_WORDS = frozenset({"or", "either", "ya", "any", "one", "plus", "also", "well", "alternatively", "otherwise"})
-_AUXILIARY = frozenset({"has", "have", "had", "was", "were", "is", "are", "been", "be", "did", "do", "does", "get", "got",
-                        "never", "not", "no", "nahi", "nahin", "didn't", "hasn't", "haven't", "wasn't", "weren't"})
+# Words that make a value after them a verb or a negation, not a filter: "has … paid", "never sold".
+_NOT_ASKED_AFTER = frozenset({"has", "have", "had", "was", "were", "is", "are", "been", "be", "did", "do", "does", "get",
+                              "got", "never", "not", "no", "nahi", "nahin", "didn't", "hasn't", "haven't", "wasn't",
+                              "weren't"})
 Finding = tuple[str, str, exp.Expression]
 
 
@@ -103,7 +105,7 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
                 initials = "".join(w[0] for w in low.split()) if " " in low else low  # New York written 'NY'
                 said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", asked.text)
                 if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
-                        ) and said and not set(said.group(1).split()) & _AUXILIARY:  # "has … paid": a verb
+                        ) and said and not set(said.group(1).split()) & _NOT_ASKED_AFTER:  # "has … paid": a verb
                     hits.append((alias, column, value))
     if len({(a, c.name) for a, c, _ in hits}) != 1 or len({v for _, _, v in hits}) != 1:
         return None
@@ -143,7 +145,7 @@ def _mentioned(value: str, words: set[str]) -> bool:
     expansion (its letters in order in a word of the same first letter: 'CA' "california", 'MH' "maharashtra") or
     a shorter code for it ("US" for 'USA')."""
     parts = [w for w in re.findall(r"[a-z0-9]+", value.lower()) if len(w) >= 2]
-    return any(w in words or any(_matches(w, q) for q in words) or (len(w) <= 3 and w.isalpha() and any(
+    return any(w in words or any(word_matches(w, q) for q in words) or (len(w) <= 3 and w.isalpha() and any(
         q.startswith(w[0]) and (_in_order(w, q) or (len(q) >= 2 and w.startswith(q))) for q in words)) for w in parts)
 
 
@@ -180,7 +182,7 @@ def unasked_filter(asked: Asked, tree: exp.Select, schema: Schema, context: str 
             if any(not re.search(r"[a-z0-9]{2}", t.lower()) or _mentioned(t, words) or _initials(t, text)
                    or t.lower() in text for t in texts):
                 continue
-            if any(_matches(w, q) for w in name_words(side.name) - _VAGUE for q in words):
+            if any(word_matches(w, q) for w in name_words(side.name) - _VAGUE for q in words):
                 continue  # "round-trip fares": round_trip_required = 'YES' is what the words ask
             rest = [c for c in conditions if c is not cond]
             shown = cond.sql(dialect=schema.dialect)
@@ -199,13 +201,13 @@ def _kind(column: Column) -> str:
 
 
 def _said_words(name: str, words: set[str]) -> set[str]:
-    return {q for q in words if q not in _COMMON and any(_matches(w, q) for w in name_words(name) - {"id"})}
+    return {q for q in words if q not in COMMON_WORDS and any(word_matches(w, q) for w in name_words(name) - {"id"})}
 
 
 def filter_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A WHERE comparison of a column with a constant (not a text the question says) where no word of the column's
-    name is in the question, and exactly one other column of its table, of its kind (number, text, date), not a key and not filtered already,
-    has its name's words there: the comparison on that column."""
+    name is in the question, and exactly one other column of its table, of its kind (number, text, date), not a key
+    and not filtered already, has its name's words there: the comparison on that column."""
     words = set(asked.words)
     for where in tree.find_all(exp.Where):
         filtered = {c.name.lower() for c in where.find_all(exp.Column)}
