@@ -62,9 +62,9 @@ def _type(table: Table, name: str) -> str | None:
 
 
 class _Forgotten:
-    def __init__(self, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    def __init__(self, schema: Schema, dialect: str, fixes: list[str], ctes: set[str]) -> None:
         self.schema, self.dialect, self.fixes = schema, dialect, fixes
-        self.ctes: set[str] = set()
+        self.ctes = ctes  # names a qualifier may read that are no table of the schema
 
     def scope(self, scope: Scope) -> None:
         select = scope.expression
@@ -154,7 +154,6 @@ def _tested_null(col: exp.Column) -> bool:
 
 def join_forgotten(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Add, in place, each join the schema settles that ``tree`` reads but never wrote (module docstring)."""
-    forgotten = _Forgotten(schema, dialect, fixes)
-    forgotten.ctes = {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias}
+    forgotten = _Forgotten(schema, dialect, fixes, {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias})
     for scope in scopes(tree):
         forgotten.scope(scope)
