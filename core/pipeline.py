@@ -44,8 +44,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (Validated, extract_queries, extract_sql, guard, redact_error_values, silences_an_error, spelled_in,
-                      validate)
+from core.sql import (Validated, ended_in, extract_queries, extract_sql, guard, redact_error_values, silences_an_error,
+                      spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -349,10 +349,13 @@ class AskPipeline:
                 sql, *others = extract_queries(reply, schema.dialect)
                 fixes: list[str] = []
                 notes, applied = len(run.notes), list(run.applied)
-                checked = self._check(run, sql, schema, fixes)
+                # A statement the reply ended (a ';', the closing fence, prose after it) may have a ')' or END
+                # missing at its very end mended; one the reply stops with may have been cut there.
+                written = sql + (";" if ended_in(reply, sql) else "")
+                checked = self._check(run, written, schema, fixes)
                 silenced = [f for f in fixes if silences_an_error(f)]
                 if silenced and attempt + 1 < rounds:
-                    held = held or sql
+                    held = held or written
                     del run.notes[notes:]
                     run.applied = applied
                     prompt = build_repair_prompt(prompt, sql, "the query does not run as written; Cairn could only "

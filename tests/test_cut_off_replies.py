@@ -111,3 +111,15 @@ def test_names_that_are_key_words_and_comments_are_not_taken_for_a_cut(text) -> 
 def test_prose_after_a_closed_block_that_ends_on_and_is_the_prose_s(shop) -> None:
     reply = "```sql\nSELECT town FROM sale ORDER BY amount DESC LIMIT 1\n```\nThis gives the best town, its sales and"
     assert extract_queries(reply, "sqlite")[0] == "SELECT town FROM sale ORDER BY amount DESC LIMIT 1"
+
+
+def test_a_bracket_left_open_at_the_end_is_closed_only_where_the_writer_ended_the_statement(shop) -> None:
+    with pytest.raises(SQLRejected):  # never the one other reading that parses: "... WHERE amount) > 6"
+        guard("SELECT town FROM sale WHERE id IN (SELECT id FROM sale WHERE amount > 6", "sqlite")
+    assert guard("SELECT town FROM sale WHERE id IN (SELECT id FROM sale;", "sqlite").mended
+    ended = "```sql\nSELECT town FROM sale WHERE id IN (SELECT id FROM sale\n```\nThis lists the towns."
+    answer = AskPipeline(shop, ScriptedLLM(ended), Settings()).ask("towns with sales")
+    assert answer.ok and sorted(answer.rows) == [("Agra",), ("Pune",), ("Pune",)]
+    cut = "```sql\nSELECT town FROM sale WHERE id IN (SELECT id FROM sale"
+    stopped = AskPipeline(shop, ScriptedLLM(cut, cut, cut), Settings()).ask("towns with sales")
+    assert stopped.path != "repaired" and "IN (SELECT" not in (stopped.sql or "")  # never the completed guess

@@ -7,6 +7,7 @@ from core.sql._error_text import redact_error_values
 from core.sql._extract import extract_queries, extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._join_check import JoinCheck, joins_adding_no_column
+from core.sql._slips import ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
@@ -14,6 +15,7 @@ from core.sql.repair import join_candidates, silences_an_error
 
 __all__ = [
     "GuardedSQL",
+    "ended_in",
     "JoinCheck",
     "Validated",
     "extract_queries",

@@ -100,6 +100,10 @@ def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
             others = [q for q in queries if _normal(q) not in seen and not seen.add(_normal(q))]
             logger.debug("extracted SQL: %s (%d other queries)", answer, len(others))
             return [answer, *others]
+    broken = [b.strip().rstrip(";").strip() for b in _sql_blocks(outside_think)
+              if re.match(r"\s*(?:SELECT|WITH)\b", b, re.IGNORECASE)]
+    if broken:  # a query in its block that does not parse: the guard says why (a ')' missing), not "no SQL"
+        return broken[-1:]
     raise LLMReplyError("the model's reply holds no SQL query")
 
 

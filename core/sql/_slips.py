@@ -16,10 +16,12 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["cut_off_reply", "drop_dangling_connectives", "mend_syntax", "plausible", "reading", "unfinished"]
+__all__ = ["cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible", "reading",
+           "unfinished"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
+_AT_END = "\0"  # marks an edit made at the very end of the text
 _CLAUSE_ENDS = (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.HAVING, TokenType.R_PAREN,
                 TokenType.SEMICOLON, TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.WINDOW)
 
@@ -56,6 +58,14 @@ def unfinished(text: str, dialect: str) -> str | None:
             t.token_type in (*_NAMES, TokenType.ALIAS, TokenType.DOT) for t in tokens[outer + 1:]):
         return tokens[outer + 1].text if outer + 1 < len(tokens) else last.text  # an outer JOIN with no ON yet
     return None
+
+
+def ended_in(reply: str, sql: str) -> bool:
+    """Whether the model ended the statement it wrote: something follows the SQL in its reply (a ';', the closing
+    fence, prose). A reply that stops right where the SQL stops may have been cut there."""
+    tail = sql.rstrip().rstrip(";").rstrip()[-40:]
+    at = reply.rfind(tail) if tail else -1
+    return at >= 0 and bool(reply[at + len(tail):].strip())
 
 
 def cut_off_reply(reply: str) -> str | None:
@@ -118,7 +128,9 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
     missing, or a comma missing between two items. Every place the edit (and the edit that would make the same
     parentheses balance the other way: an '(' added before a ')' too many) may go is tried; ``parses`` gives a parsed
     text's :func:`reading` (None: it does not parse). The edit is made only when every place that parses gives the
-    same reading: (mended text, what was done), else None."""
+    same reading: (mended text, what was done), else None. A reading that closing the text at its very end gives is
+    taken only when the writer ended the statement (a ``;``: see ``ended_in``): a reply cut off inside a bracket
+    (``IN (SELECT car_id FROM sales``) may have lost what the bracket held."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
@@ -144,13 +156,14 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
         first = opened[-1] + 1
         edits += [(_insert(text, t.start, ")"), "added the missing ')'") for k, t in enumerate(tokens[first + 1:],
                                                                                            first + 1)
-                  if _ends(tokens[k - 1])]  # where an operand may end; never at the very end: a reply cut off
-        # inside a bracket (``IN (SELECT car_id FROM sales``) may have lost what the bracket held
+                  if _ends(tokens[k - 1])]  # where an operand may end
+        edits.append((text.rstrip().rstrip(";") + ")", _AT_END + "added the missing ')'"))
     cases = sum(t.token_type == TokenType.CASE for t in tokens) - sum(t.token_type == TokenType.END for t in tokens)
     if cases > 0:
         last_case = max(i for i, t in enumerate(tokens) if t.token_type == TokenType.CASE)
         edits += [(_insert(text, t.start, "END"), "added the END of CASE") for k, t in enumerate(
-            tokens[last_case + 2:], last_case + 2) if _ends(tokens[k - 1])]  # not at the end, as for ')' 
+            tokens[last_case + 2:], last_case + 2) if _ends(tokens[k - 1])]
+        edits.append((text.rstrip().rstrip(";") + " END", _AT_END + "added the END of CASE"))
     for a, b, c in zip(tokens, tokens[1:], [*tokens[2:], None], strict=False):
         if _ends(a) and _word(b.text) and c is not None and c.token_type in (TokenType.DOT, TokenType.L_PAREN) and (
                 a.end + 1 <= b.start):
@@ -159,12 +172,16 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
     if not edits or len(edits) > _MAX_TRIES:
         return None
     readings: dict[str, tuple[str, str]] = {}
+    at_end = False
     for mended, said in edits:
         key = parses(mended)
         if key is not None:
-            readings.setdefault(key, (mended, said))
+            readings.setdefault(key, (mended, said.removeprefix(_AT_END)))
+            at_end = at_end or said.startswith(_AT_END)
             if len(readings) > 1:
                 return None
+    if at_end and not text.rstrip().endswith(";"):
+        return None  # the one reading closes what the text left open at its end: it may have been cut there
     return next(iter(readings.values())) if readings else None
 
 
