@@ -179,3 +179,15 @@ def test_a_cte_that_shadows_a_table_is_not_joined_as_the_table(films) -> None:
            "SELECT p.title, journal.name FROM publication p")
     with pytest.raises(SQLValidationError):
         _repair(films, sql)
+
+
+def test_a_table_s_name_and_key_word_is_the_column_so_named_when_the_table_has_one(tmp_path: Path) -> None:
+    path = tmp_path / "biz.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE business(bid INTEGER PRIMARY KEY, business_id TEXT, name TEXT);")
+    db = open_database(str(path))
+    try:
+        fixed = validate_sql('SELECT business."BusinessId" FROM business', db.schema(), "sqlite")
+        assert "business_id" in fixed.sql and "bid" not in fixed.sql
+    finally:
+        db.close()

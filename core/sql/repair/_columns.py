@@ -354,6 +354,8 @@ def _named_key(name: str, src: Source) -> str | None:
     words = tokens(name)
     if len(words) < 2 or words[-1] not in KEY_WORDS or words[:-1] != tokens(src.table.name):
         return None
+    if any(tokens(c) == words for c in src.table.column_names):
+        return None  # ``BusinessId`` where business has business_id besides its key bid: that column, by its name
     keys = table_keys(src.table)
     return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
 
