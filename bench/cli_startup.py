@@ -24,7 +24,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench._checkouts import checkouts  # noqa: E402
 from tests.fakes.fake_ollama import FakeOllama  # noqa: E402
+
+EMBEDDER = REPO / "build" / "embedder"  # the export of this checkout serves the other too (no torch)
 
 CHINOOK = REPO.parent / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
 
@@ -51,29 +54,20 @@ def main(runs: int = 7, against: str | None = None) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="cairn-cli-bench-"))
     db = tmp / "chinook.sqlite"
     shutil.copy(CHINOOK, db)
-    checkouts = {"this checkout": REPO}
-    if against:
-        other = tmp / "other"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(other), against],
-                       check=True)
-        checkouts[against] = other
-    times: dict[str, list[float]] = {name: [] for name in checkouts}
-    imports: dict[str, list[float]] = {name: [] for name in checkouts}
+    times: dict[str, list[float]] = {}
+    imports: dict[str, list[float]] = {}
     try:
-        with FakeOllama() as server:
+        with checkouts(against, tmp) as found, FakeOllama() as server:
             server.default_chat = lambda body: "SELECT COUNT(*) FROM Track"
             for _ in range(runs):
-                for name, checkout in checkouts.items():
+                for name, checkout in found.items():
                     env = {**os.environ, "OLLAMA_HOST": server.url, "CAIRN_DATA_DIR": str(tmp / "data" / name),
-                           "PYTHONPATH": str(checkout)}
-                    times[name].append(_ask(checkout, db, env))
-                    imports[name].append(_import(checkout))
+                           "PYTHONPATH": str(checkout), "CAIRN_EMBEDDER_DIR": str(EMBEDDER)}
+                    times.setdefault(name, []).append(_ask(checkout, db, env))
+                    imports.setdefault(name, []).append(_import(checkout))
     finally:
-        if against:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "other")],
-                           check=False)
         shutil.rmtree(tmp, ignore_errors=True)
-    for name in checkouts:
+    for name in times:
         print(f"{name}: cairn ask on SQLite, {runs} runs: median {statistics.median(times[name]):.2f}s, "
               f"max {max(times[name]):.2f}s; python start + import of the CLI and pipeline: "
               f"median {statistics.median(imports[name]):.2f}s")

@@ -1,26 +1,31 @@
 """Time from process start to the window shown and to the first answer, and idle memory, for the desktop app
-(offscreen or Xvfb), with the embedding model warmed up after the window shows and, side by side, without it.
+(offscreen or Xvfb), for this checkout and, side by side in one run, another commit.
 
-    .venv/bin/python -m bench.startup            # 3 runs of each mode, each a fresh process
+    .venv/bin/python -m bench.startup                    # 3 fresh processes
+    .venv/bin/python -m bench.startup --against main     # and main's, alternating run by run
 
-The child prints when the login dialog and the main window are first shown, whether torch was already
-imported then (it must not be: the embedding model loads after the window appears), the RSS at show time, and
-when the first answer shows: the person asks "How many customers are there?" once the database is ready, or
-ASK_AFTER_S (default 3 s, a person reading the window and typing) after the window shows, whichever is later.
-The model is the tests' fake Ollama server in the child (replies at once), so the figures are Cairn's own
-time: connecting, the embedding model, retrieval, checks, the query. ``warm-up off`` is the window before the
-warm-up existed (MiniLM loaded by the first question). Then the RSS once the background work has settled.
+The child prints when the login dialog and the main window are first shown, whether torch was imported, the RSS
+at show time, and when the first answer shows: the person asks "How many customers are there?" once the
+database is ready, or ASK_AFTER_S (default 0) after the window shows, whichever is later. The model is the
+tests' fake Ollama server in the child (replies at once), so the figures are Cairn's own time: connecting, the
+embedding model, retrieval, checks, the query. Then the RSS once the background work has settled (20 s).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench._checkouts import REPO, checkouts
+
+EMBEDDER = REPO / "build" / "embedder"  # this checkout's export serves the other too
 
 CHILD = r"""
 import json, os, sys, time
@@ -39,8 +44,6 @@ os.environ["OLLAMA_HOST"] = ollama.url
 out = {}
 app = QApplication(sys.argv)
 context = AppContext.create()
-if os.environ.get("WARM_UP") == "0":
-    context.services.embedder().warm_up = lambda: None
 apply_theme(app, context.settings)
 login = LoginDialog(["bench"], "bench")
 login.show()
@@ -54,7 +57,7 @@ out["window_shown_s"] = time.time() - t0
 out["torch_loaded_at_show"] = "torch" in sys.modules
 out["rss_at_show_mb"] = proc.memory_info().rss / 2**20
 ready, answered = [], []
-ask_at = out["window_shown_s"] + float(os.environ.get("ASK_AFTER_S", "3"))
+ask_at = out["window_shown_s"] + float(os.environ.get("ASK_AFTER_S", "0"))
 def ask():
     out["asked_s"] = time.time() - t0
     win.ask("How many customers are there?")
@@ -103,26 +106,36 @@ def _median(results: list[dict[str, object]], key: str) -> str:
     return f"{statistics.median(values):8.2f}" if values else "       -"
 
 
-def main(runs: int = 3) -> None:
-    root = Path(__file__).resolve().parents[1]
-    data = tempfile.mkdtemp(prefix="cairn-startup-")
-    base = {**os.environ, "CAIRN_DATA_DIR": data, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
-            "PYTHONPATH": str(root)}
-    _child({**base, "SETTLE_MS": "8000"}, root)  # creates the embedded server and the sample database once
-    modes = {"warm-up on": "1", "warm-up off": "0"}
-    results: dict[str, list[dict[str, object]]] = {mode: [] for mode in modes}
-    for _ in range(runs):  # interleaved, so a slower minute hits both modes alike
-        for mode, flag in modes.items():
-            results[mode].append(_child({**base, "WARM_UP": flag}, root))
-    print(f"{runs} fresh processes per mode (seconds from process start; MB resident), medians:")
-    print(f"{'':<20}" + "".join(f"{mode:>14}" for mode in modes))
+def main(runs: int = 3, against: str | None = None) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="cairn-startup-"))
+    results: dict[str, list[dict[str, object]]] = {}
+    try:
+        with checkouts(against, scratch) as found:
+            envs = {}
+            for name, root in found.items():
+                envs[name] = {**os.environ, "CAIRN_DATA_DIR": str(scratch / "data" / name[:12].replace("/", "_")),
+                              "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                              "PYTHONPATH": str(root), "CAIRN_EMBEDDER_DIR": str(EMBEDDER)}
+                _child({**envs[name], "SETTLE_MS": "8000"}, root)  # the embedded server and sample database, once
+            for _ in range(runs):  # interleaved, so a slower minute hits both alike
+                for name, root in found.items():
+                    results.setdefault(name, []).append(_child(envs[name], root))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    names = list(results)
+    print(f"{runs} fresh processes per checkout (seconds from process start; MB resident), medians:")
+    print(f"{'':<20}" + "".join(f"{name[:14]:>16}" for name in names))
     for key in KEYS:
-        print(f"{key:<20}" + "".join(f"{_median(results[mode], key):>14}" for mode in modes))
-    every = [r for rs in results.values() for r in rs]
-    print(f"every first answer ok: {all(r.get('answer_ok') for r in every)}")
-    print(f"torch imported before the window showed: {any(r['torch_loaded_at_show'] for r in every)}")
-    print(f"question asked at max(database ready, window shown + ASK_AFTER_S={os.environ.get('ASK_AFTER_S', '3')} s)")
+        print(f"{key:<20}" + "".join(f"{_median(results[name], key):>16}" for name in names))
+    for name in names:
+        print(f"{name}: every first answer ok: {all(r.get('answer_ok') for r in results[name])}; torch imported "
+              f"by the window: {any(r['torch_loaded_at_show'] or r['torch_loaded_idle'] for r in results[name])}")
+    print(f"question asked at max(database ready, window shown + ASK_AFTER_S={os.environ.get('ASK_AFTER_S', '0')} s)")
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--against", help="a git commit to measure side by side with this checkout (e.g. main)")
+    args = parser.parse_args()
+    main(args.runs, args.against)

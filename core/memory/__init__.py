@@ -57,6 +57,7 @@ from core.memory.stores import (
     StrayMemories,
     adopt_memories,
     open_memory_store,
+    reembed_foreign_vectors,
     stray_memories,
 )
 from core.memory.enforcement import (
@@ -148,6 +149,7 @@ __all__ = [
     "names_term",
     "new_memory_id",
     "open_memory_store",
+    "reembed_foreign_vectors",
     "recall_memories",
     "recall_words",
     "referencing_links",

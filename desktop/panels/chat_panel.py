@@ -177,6 +177,7 @@ class ChatPanel(QWidget):
         self._busy = False
         self._stage_text = ""
         self._busy_since = 0.0
+        self._starting_text: str | None = None
         self._clock = QTimer(self)
         self._clock.setInterval(500)
         self._clock.timeout.connect(self._tick)
@@ -249,12 +250,28 @@ class ChatPanel(QWidget):
         if busy:
             self._clock.start()
             self._tick()
+        elif self._starting_text:
+            self._tick()
         else:
             self._clock.stop()
             self.status.setText("")
             self.input.setFocus()
         if changed:
             self.busy_changed.emit(busy)
+
+    def set_starting(self, text: str | None) -> None:
+        """What the app is getting ready (None: ready), with its time, while the question box stays usable: a
+        question asked meanwhile waits for it (the window holds it) instead of being refused."""
+        self._starting_text = text
+        if self._busy:
+            return
+        if text:
+            self._busy_since = time.monotonic()
+            self._clock.start()
+            self._tick()
+        else:
+            self._clock.stop()
+            self.status.setText("")
 
     def show_stage(self, stage: object) -> None:
         """A stage name, or (an int) how many tokens the model has written so far in this stage."""
@@ -269,9 +286,10 @@ class ChatPanel(QWidget):
 
     def _tick(self) -> None:
         """The stage and how long the question has taken so far (a slow model is visibly still working)."""
-        if self._busy:
+        text = self._stage_text if self._busy else self._starting_text
+        if text:
             elapsed = time.monotonic() - self._busy_since
-            self.status.setText(f"{self._stage_text}  {elapsed:.0f} s" if elapsed >= 1 else self._stage_text)
+            self.status.setText(f"{text}  {elapsed:.0f} s" if elapsed >= 1 else text)
 
     # -- messages ------------------------------------------------------------------------------------
 

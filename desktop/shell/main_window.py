@@ -11,7 +11,6 @@ from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.errors import CairnError
@@ -102,12 +101,18 @@ class MainWindow(QMainWindow):
         self._memory_dock.raise_()
         self._docks_sized = False
 
-        self._build_actions()
-        self._build_status_bar()
+        from desktop.shell.bars import build_status_bar, build_toolbar
+
+        build_toolbar(self)
+        build_status_bar(self)
         from desktop.shell.menus import build_menus
 
         self.menu_actions = build_menus(self)
-        self.chat.busy_changed.connect(self.menu_actions["stop"].setEnabled)
+        self.chat.busy_changed.connect(lambda busy: self.menu_actions["stop"].setEnabled(busy or bool(self.pending)))
+        from desktop.shell.pending_questions import PendingQuestions
+
+        self.pending = PendingQuestions(self.chat, lambda text, exclude: self.ask(text, exclude, shown=True))
+        self._starting = False  # connecting a database: questions wait in ``pending``
         self.banner.models_requested.connect(self.open_model_manager)
         self.banner.check_requested.connect(self.check_ollama)
 
@@ -146,39 +151,6 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         return dock
 
-    def _build_actions(self) -> None:
-        bar = self.addToolBar("Main")
-        bar.setObjectName("mainToolbar")
-        bar.setMovable(False)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.connect_action = QAction(qta.icon("fa5s.database"), "Connect…", self)
-        self.connect_action.triggered.connect(self.open_connections)
-        self.models_action = QAction(qta.icon("fa5s.microchip"), "Models…", self)
-        self.models_action.triggered.connect(self.open_model_manager)
-        self.settings_action = QAction(qta.icon("fa5s.cog"), "Settings…", self)
-        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
-        self.settings_action.triggered.connect(self.open_settings)
-        self.quality_action = QAction(qta.icon("fa5s.chart-line"), "Quality…", self)
-        self.quality_action.setToolTip("How Cairn is doing over time: evaluation runs and answers you rated")
-        self.quality_action.triggered.connect(self.open_quality)
-        for action in (self.connect_action, self.models_action, self.settings_action, self.quality_action):
-            bar.addAction(action)
-
-    def _build_status_bar(self) -> None:
-        status = self.statusBar()
-        self.db_label = QLabel("Database: starting…")
-        self.model_label = QLabel(f"Model: {self.context.settings.model}")
-        self.store_label = QLabel("Memory: starting…")
-        self.ollama_label = QLabel("Ollama: checking…")
-        from desktop.models.ollama_watch import OllamaWatch
-
-        self.ollama_watch = OllamaWatch(self.context, self.ollama_label, self)
-        self.ollama_watch.changed.connect(lambda state: self.banner.show_state(state))
-        for name, label in (("dbStatus", self.db_label), ("modelStatus", self.model_label),
-                            ("storeStatus", self.store_label), ("ollamaStatus", self.ollama_label)):
-            label.setObjectName(name)
-            status.addPermanentWidget(label)
-
     # -- start-up (all off the GUI thread) -----------------------------------------------------------
 
     def start(self, target: str | None = None, connection: Any = None, *, remember: bool = True) -> None:
@@ -195,8 +167,8 @@ class MainWindow(QMainWindow):
         self._remember_connection = remember and (target is None or connection is not None)
         if self.assistant is not None and self._assistant_services is not self.context.services:
             self.assistant = None  # its services were rebuilt (settings changed): it cannot answer any more
-        self.chat.set_busy(True, None)
-        self.chat.status.setText("Starting the database…")
+        self._starting = True
+        self.chat.set_starting("Starting the database…")  # the question box stays usable: questions wait
         services = self.context.services
 
         def connect(cancel: Any, report: Any) -> tuple[Any, Any, Any]:
@@ -251,13 +223,17 @@ class MainWindow(QMainWindow):
         self.memory_bank = MemoryBankView(services.bank(), self.user, database_id=pipeline.database.id)
         self._memory_dock.setWidget(self.memory_bank)
         self.memory_changed.connect(self.memory_bank.on_memory_changed)
-        self.chat.set_busy(False)
+        self._starting = False
+        self.chat.set_starting(None)
         self.database_ready.emit(schema)
+        self.pending.release()
 
     def _on_connect_failed(self, exc: BaseException) -> None:
-        self.chat.set_busy(False)
+        self._starting = False
+        self.chat.set_starting(None)
         message, hint = error_text(exc)
         self.chat.add_error(message, hint)
+        self.pending.give_back("The database did not connect.")
         if self.assistant is not None:  # still connected to the database in use before
             self.chat.add_note(f"Still using {self.assistant.pipeline.database.id}.")
         else:
@@ -273,13 +249,19 @@ class MainWindow(QMainWindow):
 
     # -- asking --------------------------------------------------------------------------------------
 
-    def ask(self, text: str, exclude: list[str] | None = None) -> None:
-        if self.assistant is None:
-            self.chat.add_error("Cairn is still connecting to the database.", "Wait a moment and ask again.")
+    def ask(self, text: str, exclude: list[str] | None = None, *, shown: bool = False) -> None:
+        """Ask ``text`` (``shown``: its bubble is on screen already); while the database connects, it waits."""
+        if self.assistant is None and not self._starting:
+            self.chat.add_error("No database is connected.", "Connect one (Connect… on the toolbar) and ask again.")
+            return
+        if self._starting or self.chat.busy:
+            self.pending.hold(text if not exclude else f"{text}  (without one memory)", exclude)
+            self.menu_actions["stop"].setEnabled(True)
             return
         assistant, user, history = self.assistant, self.user, self.context.history
         self._last_question = text
-        self.chat.add_question(text if not exclude else f"{text}  (without one memory)")
+        if not shown:
+            self.chat.add_question(text if not exclude else f"{text}  (without one memory)")
         warm = getattr(self.context.services.embedder(), "loaded", True)
         self.chat.set_busy(True, "load_schema" if warm else "load_embedder")
 
@@ -324,6 +306,7 @@ class MainWindow(QMainWindow):
         self._size_docks()
 
     def cancel(self) -> None:
+        self.pending.give_back("Stopped.")
         if self._worker is not None:
             self._worker.cancel()
             self.chat.status.setText("Cancelling…")
@@ -342,6 +325,7 @@ class MainWindow(QMainWindow):
         if answer is not None and answer.ok and self.assistant is not None \
                 and not self.assistant.learn_after_answer:
             self._learn_later(reply.message)
+        self.pending.release()
 
     def _memory_changes(self, changes: Any) -> None:
         changed = [m.id for c in changes for m in c.after] + [m.id for c in changes for m in c.before]
@@ -402,6 +386,7 @@ class MainWindow(QMainWindow):
         self.chat.set_busy(False)
         message, hint = error_text(exc)
         self.chat.add_error(message, hint)
+        self.pending.release()
 
     def run_sql(self, sql: str) -> None:
         """Run SQL from the editor through the same guard, checks and read-only executor."""

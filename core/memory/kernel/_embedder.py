@@ -61,7 +61,7 @@ class MiniLMEmbedder:
     dims = EMBEDDING_DIMS
     model_id = "all-MiniLM-L6-v2"  # what learned weights built on these vectors check (core/memory/routing/_router.py)
 
-    def __init__(self, *, batch_size: int = 64, max_tokens: int = 1024, threads: int = 1,
+    def __init__(self, *, batch_size: int = 32, max_tokens: int = 256, threads: int = 1,
                  folder: Path | None = None) -> None:
         self.batch_size = batch_size
         self.max_tokens = max_tokens
@@ -100,6 +100,8 @@ class MiniLMEmbedder:
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait when idle
+                # No second, pre-packed copy of the weights: 30 MB less resident, the same speed (bench.startup).
+                options.add_session_config_entry("session.disable_prepacking", "1")
                 options.log_severity_level = 3
                 session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
             except (OSError, ValueError, RuntimeError) as exc:

@@ -317,8 +317,9 @@ class JsonMemoryStore:
     def _check_same_dims(doc: Doc, batch: Sequence[Memory]) -> None:
         """One file holds one embedding size, else its matrix cannot be built (and it would read as damaged)."""
         sizes = {len(m.embedding) for m in batch if m.embedding is not None}
+        replaced = {m.id for m in batch}  # all of them replaced at once: another size may take their place
         for item in doc.memories:
-            if item.get("embedding") is not None:
+            if item.get("embedding") is not None and item["id"] not in replaced:
                 sizes.add(len(base64.b64decode(item["embedding"])) // 4)
                 break
         if len(sizes) > 1:

@@ -1,0 +1,49 @@
+"""The main window's toolbar and status bar: what they hold, built once (the window keeps the actions and labels)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel
+
+__all__ = ["build_status_bar", "build_toolbar"]
+
+
+def build_toolbar(window: Any) -> None:
+    """Connect…, Models…, Settings…, Quality… as ``window``'s toolbar and actions."""
+    bar = window.addToolBar("Main")
+    bar.setObjectName("mainToolbar")
+    bar.setMovable(False)
+    bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    window.connect_action = QAction(qta.icon("fa5s.database"), "Connect…", window)
+    window.connect_action.triggered.connect(window.open_connections)
+    window.models_action = QAction(qta.icon("fa5s.microchip"), "Models…", window)
+    window.models_action.triggered.connect(window.open_model_manager)
+    window.settings_action = QAction(qta.icon("fa5s.cog"), "Settings…", window)
+    window.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+    window.settings_action.triggered.connect(window.open_settings)
+    window.quality_action = QAction(qta.icon("fa5s.chart-line"), "Quality…", window)
+    window.quality_action.setToolTip("How Cairn is doing over time: evaluation runs and answers you rated")
+    window.quality_action.triggered.connect(window.open_quality)
+    for action in (window.connect_action, window.models_action, window.settings_action, window.quality_action):
+        bar.addAction(action)
+
+
+def build_status_bar(window: Any) -> None:
+    """The permanent labels: database, model, memory store, Ollama (watched every 15 s)."""
+    status = window.statusBar()
+    window.db_label = QLabel("Database: starting…")
+    window.model_label = QLabel(f"Model: {window.context.settings.model}")
+    window.store_label = QLabel("Memory: starting…")
+    window.ollama_label = QLabel("Ollama: checking…")
+    from desktop.models.ollama_watch import OllamaWatch
+
+    window.ollama_watch = OllamaWatch(window.context, window.ollama_label, window)
+    window.ollama_watch.changed.connect(lambda state: window.banner.show_state(state))
+    for name, label in (("dbStatus", window.db_label), ("modelStatus", window.model_label),
+                        ("storeStatus", window.store_label), ("ollamaStatus", window.ollama_label)):
+        label.setObjectName(name)
+        status.addPermanentWidget(label)

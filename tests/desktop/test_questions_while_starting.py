@@ -1,0 +1,97 @@
+"""A question typed while Cairn starts (or switches databases) waits visibly and is asked once it is ready; when
+the database does not connect, or the person stops it, the words come back to the question box."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.composition import Services
+from core.config import Settings
+from core.history import QuestionHistory
+from desktop.shell.app import AppContext
+from desktop.shell.main_window import MainWindow
+from tests.fakes.analyst_model import analyst_model
+from tests.fakes.fake_embedder import FakeEmbedder
+
+SQL = {"wholesale customers": "SELECT name, city, country FROM customers WHERE segment = 'wholesale'",
+       "how many customers": "SELECT count(*) FROM customers"}
+
+
+@pytest.fixture
+def window(qtbot, fake_ollama, embedded_pg, tmp_path: Path) -> Any:
+    fake_ollama.default_chat = analyst_model(SQL, {})
+    settings = Settings(ollama_host=fake_ollama.url, memory_store="json")
+    context = AppContext(settings=settings, history=QuestionHistory(tmp_path / "history"),
+                         services=Services(settings, embedded=embedded_pg, embedder=FakeEmbedder()))
+    win = MainWindow(context, "priya")
+    qtbot.addWidget(win)
+    yield win
+    win.close()
+    context.services.close()
+
+
+def _type(win: MainWindow, text: str) -> None:
+    win.chat.input.setText(text)
+    win.chat.input.returnPressed.emit()
+
+
+def _chat_text(win: MainWindow) -> str:
+    from PySide6.QtWidgets import QLabel
+
+    return " ".join(label.text() for label in win.chat.findChildren(QLabel))
+
+
+def test_questions_typed_during_start_up_are_answered_in_order(qtbot, window: MainWindow) -> None:
+    window.start(None)
+    assert window.chat.input.isEnabled()  # usable from the first frame
+    assert "Starting the database" in window.chat.status.text()
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    _type(window, "List the wholesale customers")
+    _type(window, "How many customers are there?")
+    assert window.assistant is None  # still connecting: both wait, shown
+    text = _chat_text(window)
+    assert "List the wholesale customers" in text and "How many customers are there?" in text
+    assert "Asked as soon as the database is connected" in text and "after 1 earlier question" in text
+    qtbot.waitUntil(lambda: len(answers) == 2, timeout=60_000)
+    assert [a.message for a in answers] == ["List the wholesale customers", "How many customers are there?"]
+    assert all(a.answer is not None and a.answer.ok for a in answers)
+    assert answers[1].answer.rows[0][0] > 0
+    assert _chat_text(window).count("How many customers are there?") == 1  # its bubble once, not twice
+    assert window.chat.status.text() == ""
+
+
+def test_a_question_asked_while_another_runs_waits_for_it(qtbot, window: MainWindow, fake_ollama) -> None:
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(None)
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    window.ask("List the wholesale customers")
+    window.ask("How many customers are there?")  # a suggestion clicked mid-answer, say
+    qtbot.waitUntil(lambda: len(answers) == 2, timeout=60_000)
+    assert [a.message for a in answers] == ["List the wholesale customers", "How many customers are there?"]
+
+
+def test_a_database_that_does_not_connect_gives_the_words_back(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    window.start(str(tmp_path / "nowhere" / "none.sqlite"))
+    _type(window, "How many customers are there?")
+    qtbot.waitUntil(lambda: "Not asked" in _chat_text(window), timeout=30_000)
+    assert window.chat.input.text() == "How many customers are there?"
+    assert "The database did not connect" in _chat_text(window)
+
+
+def test_stop_takes_a_waiting_question_back(qtbot, window: MainWindow) -> None:
+    window.start(None)
+    _type(window, "How many customers are there?")
+    assert window.menu_actions["stop"].isEnabled()
+    window.cancel()
+    assert window.chat.input.text() == "How many customers are there?"
+    assert len(window.pending) == 0
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    qtbot.waitSignal(window.database_ready, timeout=30_000).wait()
+    qtbot.wait(300)
+    assert answers == []  # taken back: not asked behind the person's back
