@@ -21,7 +21,6 @@ from typing import Any
 from core.cli._exit_codes import EXIT_CANCELLED, EXIT_TERMINATED, Terminated
 from core.cli._output import print_json, say
 from core.config import Settings
-from core.evaluation import EvalOptions, evaluate
 
 __all__ = ["add_eval_parser"]
 
@@ -73,6 +72,8 @@ def _duration(seconds: float) -> str:
 
 
 def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from core.evaluation import EvalOptions, evaluate  # here: every other command starts without it
+
     options = EvalOptions(
         set_path=args.set, report_dir=args.report or Path(f"cairn-eval-{args.set.stem}"), model=args.model,
         baseline=args.baseline == "bare", resume=args.resume, limit=args.limit, data_dir=args.data_dir,

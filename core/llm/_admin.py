@@ -21,8 +21,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-# Imported eagerly on purpose: a first import of pydantic-based modules on a worker thread can crash
-# under PySide6's import hook, and these calls always run on worker threads.
+# Imported with this module, on purpose: a first import of pydantic-based modules on a worker thread can crash
+# under PySide6's import hook, and these calls always run on worker threads (the window imports this module on
+# its GUI thread first: desktop/models/ollama_watch.py).
 import httpx
 import ollama
 

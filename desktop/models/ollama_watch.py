@@ -57,6 +57,9 @@ class OllamaWatch(QObject):
         if self._checking:
             return
         self._checking = True
+        # The ollama client and pydantic load here, on the GUI thread, before any worker uses them: a first import
+        # of pydantic-based modules on a worker thread can crash under PySide6's import hook.
+        from core.llm import OllamaAdmin  # noqa: F401
         context, model = self.context, self.context.settings.model
 
         def work(cancel: Any, report: Any) -> OllamaState:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from core.memory.kernel import Message
-from core.memory.stores import ConversationStore
+
+if TYPE_CHECKING:  # a type only: recall runs without loading the stores
+    from core.memory.stores import ConversationStore
 
 __all__ = ["KEEP_MESSAGES", "Conversation"]
 

@@ -28,14 +28,13 @@ import re
 import weakref
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.schema import Schema
 
 from core.memory.kernel import Embedder, Memory, acronyms
-from core.memory.stores import MemoryStore
 from core.memory.enforcement import enforced_tables
 from core.memory.forms import ENFORCED_KINDS, describe_form, slot_key, slots_clash, window_words
 from core.memory.recall._overrides import lifted_by
@@ -50,6 +49,9 @@ from core.memory.recall._naming import (
     table_words,
     words,
 )
+
+if TYPE_CHECKING:  # a type only: recall runs without loading the stores
+    from core.memory.stores import MemoryStore
 
 __all__ = ["Recall", "RecalledMemory", "entity_named_by", "held_back", "recall_memories"]
 

@@ -10,7 +10,6 @@ person's memories embedded again, and written in one write, so a search never mi
 from __future__ import annotations
 
 import logging
-import statistics
 from dataclasses import replace
 from typing import Any
 
@@ -42,7 +41,7 @@ def reembed_foreign_vectors(store: Any, embedder: Embedder, user: str) -> int:
         return 0
     sample = sorted(memories, key=lambda m: m.id)[:SAMPLE]
     fresh = embedder.embed_batch([m.content for m in sample])
-    if statistics.median(_agreement(m.embedding, v) for m, v in zip(sample, fresh, strict=True)) >= SAME_SPACE_MIN:
+    if np.median([_agreement(m.embedding, v) for m, v in zip(sample, fresh, strict=True)]) >= SAME_SPACE_MIN:
         return 0
     vectors = embedder.embed_batch([m.content for m in memories])
     updated = [replace(m, embedding=tuple(float(x) for x in v)) for m, v in zip(memories, vectors, strict=True)]
