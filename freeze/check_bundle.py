@@ -6,6 +6,8 @@
 - no library that the build dropped (Qt plugins' QML/PDF libraries, torch's test files) is still needed: every
   ``not found`` that ``ldd`` reports for the bundle's ELF files is a system library the bundle never had (GTK,
   Wayland client libraries: their plugins are optional), not a name shipped in this virtual environment;
+- the app's modules (its PYZ archive) and files hold no PyTorch, transformers, sentence-transformers or onnx: the
+  encoder runs on ONNX Runtime from ``embedder/``, which must be there;
 - ``cairn --help`` runs.
 """
 
@@ -19,6 +21,23 @@ from pathlib import Path
 __all__ = ["main"]
 
 PG_PROGRAMS = ("postgres", "initdb", "pg_ctl")
+BUILD_ONLY = ("torch", "transformers", "sentence_transformers", "onnx")  # the export's tools, never the app's
+EMBEDDER_FILES = ("model.onnx", "tokenizer.json", "embedder.json")
+
+
+def frozen_modules(dist: Path) -> list[str]:
+    """The Python modules the app can import: the PYZ archive inside its executable."""
+    from PyInstaller.archive.readers import CArchiveReader
+
+    app = CArchiveReader(str(dist / "cairn"))
+    return sorted(m for name in app.toc if name.endswith(".pyz") for m in app.open_embedded_archive(name).toc)
+
+
+def build_only_parts(dist: Path) -> list[str]:
+    """Modules or folders of the build-only packages found in the bundle (none expected)."""
+    found = [m for m in frozen_modules(dist) if m.split(".")[0] in BUILD_ONLY]
+    found += [str(p) for p in (dist / "_internal").iterdir() if p.name.split("-")[0] in BUILD_ONLY]
+    return found
 
 
 def _elf_files(root: Path) -> list[Path]:
@@ -62,13 +81,19 @@ def main(argv: list[str] | None = None) -> int:
     site = Path(next(p for p in sys.path if p.endswith("site-packages")))
     for name, users in sorted(missing_libraries(dist, site).items()):
         problems.append(f"{name} is needed by {users[0]} (and {len(users) - 1} more) but was left out")
+    parts = build_only_parts(dist)
+    if parts:
+        problems.append(f"build-only packages in the bundle ({len(parts)} parts), e.g. {', '.join(parts[:3])}")
+    problems += [f"embedder/{name} is missing: the encoder cannot load" for name in EMBEDDER_FILES
+                 if not (dist / "_internal" / "embedder" / name).is_file()]
     done = subprocess.run([str(dist / "cairn"), "--help"], capture_output=True, text=True)
     if done.returncode != 0:
         problems.append(f"cairn --help failed: {done.stderr[-500:]}")
     for problem in problems:
         print(f"check_bundle: {problem}", file=sys.stderr)
     if not problems:
-        print(f"check_bundle: ok — PostgreSQL in {', '.join(str(b) for b in bins)}; no needed library left out")
+        print(f"check_bundle: ok — PostgreSQL in {', '.join(str(b) for b in bins)}; no needed library left out; "
+              f"no {', '.join(BUILD_ONLY)}; the ONNX encoder in embedder/")
     return 1 if problems else 0
 
 

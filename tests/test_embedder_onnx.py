@@ -64,3 +64,14 @@ def test_a_missing_or_foreign_export_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "embedder.json").write_text(json.dumps({"model_id": "bge-small", "dims": 384}))
     with pytest.raises(EmbeddingModelMissing, match="not all-MiniLM-L6-v2"):
         MiniLMEmbedder(folder=tmp_path).embed_batch(["hi"])
+
+
+def test_doctor_loads_the_export_or_says_how_to_make_it(embedder: MiniLMEmbedder, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.cli._doctor import check_embedding_model
+
+    ok = check_embedding_model()
+    assert ok.status == "ok" and "384 dimensions" in ok.detail and str(embedder_dir()) in ok.detail
+    monkeypatch.setenv("CAIRN_EMBEDDER_DIR", str(tmp_path / "gone"))
+    failed = check_embedding_model()
+    assert failed.status == "fail" and "export_embedder.py" in failed.hint

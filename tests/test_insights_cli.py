@@ -169,10 +169,20 @@ def test_the_answer_is_printed_before_the_share_starts(world: dict[str, Any]) ->
 
 
 def test_suggestions_wait_a_bounded_time_then_the_answer_goes_out_without_them(world: dict[str, Any]) -> None:
-    env = {**sharing(world, "agent-a"), "CAIRN_SUGGESTIONS_WAIT_S": "0"}
-    proc = cairn(env, "ask", A_QUESTION, "--db", world["db"], "--json")
+    import socket
+
+    with socket.socket() as stalled:  # a store server that accepts the connection and never answers
+        stalled.bind(("127.0.0.1", 0))
+        stalled.listen(8)
+        url = f"postgresql://cairn@127.0.0.1:{stalled.getsockname()[1]}/insights"
+        env = {**profile(world, "agent-a", sharing_enabled=True, agent_id="agent-a", insight_store="pgvector",
+                         insight_url=url), "CAIRN_SUGGESTIONS_WAIT_S": "0"}
+        started = time.monotonic()
+        proc = cairn(env, "ask", A_QUESTION, "--db", world["db"], "--json")
+        took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["rows"] and out["suggestions"] == []
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "no suggestions this time" in lines[0], proc.stderr
+    print(f"ask with a stalled store: {took:.1f} s")

