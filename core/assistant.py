@@ -26,7 +26,7 @@ from core.memory import names_term, recall_words
 from core.memory import Conversation
 from core.memory import Embedder
 from core.memory import Fact, extract_facts, rule_based_facts
-from core.memory import forget, reembed_foreign_vectors
+from core.memory import forget
 from core.memory import Recall, recall_memories
 from core.memory import ConversationStore, MemoryStore
 from core.memory import UpdateReport, apply_fact, rule_route
@@ -116,7 +116,6 @@ class Assistant:
         # The last SQL run for each person on *this* database: what "explain that" and an edit refer to. The
         # conversation store is per person across databases, so it cannot say which database a query was for.
         self._last_sql_run: dict[str, str] = {}
-        self._vectors_checked: set[str] = set()
 
     @property
     def database_id(self) -> str:
@@ -134,11 +133,8 @@ class Assistant:
 
     def _check_vectors(self, user: str) -> None:
         """Once per person: memories whose vectors another encoder made are embedded again (recall compares)."""
-        if user in self._vectors_checked:
-            return
         try:
-            reembed_foreign_vectors(self.store, self.embedder, user)
-            self._vectors_checked.add(user)
+            self.bank.check_vectors(user)
         except CairnError as exc:  # never in the way of the answer: tried again at the next question
             logger.warning("memory vectors not checked: %s", exc)
 

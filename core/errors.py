@@ -151,8 +151,7 @@ class CorruptMemoryFile(MemoryStoreError):
 
 
 class EmbeddingModelMissing(CairnError):
-    default_hint = ("Export it with `.venv/bin/python scripts/export_embedder.py` (the install script does it), or "
-                    "reinstall Cairn. Cairn never downloads models at run time.")
+    default_hint = "Reinstall Cairn, or export the model again (scripts/export_embedder.py). Nothing is downloaded."
 
 
 class InsightStoreError(CairnError):

@@ -75,3 +75,30 @@ def test_doctor_loads_the_export_or_says_how_to_make_it(embedder: MiniLMEmbedder
     monkeypatch.setenv("CAIRN_EMBEDDER_DIR", str(tmp_path / "gone"))
     failed = check_embedding_model()
     assert failed.status == "fail" and "export_embedder.py" in failed.hint
+
+
+@pytest.mark.parametrize("damage", ["no model", "cut model", "empty model", "cut tokenizer", "no tokenizer",
+                                    "config a list", "config bad length"])
+def test_a_damaged_export_is_the_same_clear_error(embedder: MiniLMEmbedder, tmp_path: Path, damage: str) -> None:
+    import shutil
+
+    folder = tmp_path / "embedder"
+    shutil.copytree(embedder_dir(), folder)
+    model, tokenizer, config = folder / "model.onnx", folder / "tokenizer.json", folder / "embedder.json"
+    if damage == "no model":
+        model.unlink()
+    elif damage == "cut model":
+        model.write_bytes(model.read_bytes()[:100_000])
+    elif damage == "empty model":
+        model.write_bytes(b"")
+    elif damage == "cut tokenizer":
+        tokenizer.write_text(tokenizer.read_text(encoding="utf-8")[:3000], encoding="utf-8")
+    elif damage == "no tokenizer":
+        tokenizer.unlink()
+    elif damage == "config a list":
+        config.write_text("[1, 2]")
+    else:
+        config.write_text(json.dumps({**json.loads(config.read_text()), "max_seq_length": "abc"}))
+    with pytest.raises(EmbeddingModelMissing) as err:
+        MiniLMEmbedder(folder=folder).embed_batch(["How many customers?"])
+    assert str(folder) in str(err.value) and "export_embedder.py" in (err.value.hint or "")

@@ -96,3 +96,21 @@ def test_the_assistant_re_embeds_a_pgvector_store_at_the_first_question(embedded
         assert hit.memory.content == TEXTS[3] and hit.similarity > 0.99
     finally:
         store.close()
+
+
+def test_one_vector_of_another_size_is_embedded_again_before_a_search(tmp_path: Path) -> None:
+    import base64
+
+    from core.memory import MemoryBank
+
+    embedder = FakeEmbedder()
+    store = JsonMemoryStore(tmp_path / "memory")
+    store.put_many([_memory(i, t, embedder.embed_batch([t])[0]) for i, t in enumerate(TEXTS)])
+    path = next((tmp_path / "memory").glob("*.json"))
+    doc = json.loads(path.read_text())
+    doc["memories"][2]["embedding"] = base64.b64encode(np.ones(768, dtype="<f4").tobytes()).decode()
+    path.write_text(json.dumps(doc))  # another encoder's vector, read leniently as none
+    bank = MemoryBank(JsonMemoryStore(tmp_path / "memory"), embedder, tmp_path / "journal")
+    hit = bank.search("asha", TEXTS[2], k=1)[0]  # before any question: the bank checks first
+    assert hit.memory.content == TEXTS[2] and hit.similarity > 0.99
+    assert len(json.loads(path.read_text())["memories"]) == len(TEXTS)

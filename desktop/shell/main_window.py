@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
 
         self.pending = PendingQuestions(self.chat, lambda text, exclude: self.ask(text, exclude, shown=True))
         self._starting = False  # connecting a database: questions wait in ``pending``
+        self._closing = False
         self.banner.models_requested.connect(self.open_model_manager)
         self.banner.check_requested.connect(self.check_ollama)
 
@@ -226,7 +227,7 @@ class MainWindow(QMainWindow):
         self._starting = False
         self.chat.set_starting(None)
         self.database_ready.emit(schema)
-        self.pending.release()
+        self._ask_next()
 
     def _on_connect_failed(self, exc: BaseException) -> None:
         self._starting = False
@@ -255,7 +256,8 @@ class MainWindow(QMainWindow):
             self.chat.add_error("No database is connected.", "Connect one (Connect… on the toolbar) and ask again.")
             return
         if self._starting or self.chat.busy:
-            self.pending.hold(text if not exclude else f"{text}  (without one memory)", exclude)
+            self.pending.hold(text, exclude, shown_as=text if not exclude else f"{text}  (without one memory)",
+                              until="the database is connected" if self._starting else "this answer is done")
             self.menu_actions["stop"].setEnabled(True)
             return
         assistant, user, history = self.assistant, self.user, self.context.history
@@ -325,7 +327,7 @@ class MainWindow(QMainWindow):
         if answer is not None and answer.ok and self.assistant is not None \
                 and not self.assistant.learn_after_answer:
             self._learn_later(reply.message)
-        self.pending.release()
+        self._ask_next()
 
     def _memory_changes(self, changes: Any) -> None:
         changed = [m.id for c in changes for m in c.after] + [m.id for c in changes for m in c.before]
@@ -386,7 +388,12 @@ class MainWindow(QMainWindow):
         self.chat.set_busy(False)
         message, hint = error_text(exc)
         self.chat.add_error(message, hint)
-        self.pending.release()
+        self._ask_next()
+
+    def _ask_next(self) -> None:
+        """The next waiting question, once a database is connected and no answer is being made."""
+        if not self._starting and not self.chat.busy and self.assistant is not None and not self._closing:
+            self.pending.release()
 
     def run_sql(self, sql: str) -> None:
         """Run SQL from the editor through the same guard, checks and read-only executor."""
@@ -472,6 +479,8 @@ class MainWindow(QMainWindow):
         from desktop.shell.window_geometry import save_geometry
 
         save_geometry(self)
+        self._closing = True
+        self.pending.drop()  # closing: nothing waiting is asked behind the person's back
         if self._worker is not None:
             self._worker.cancel()  # a model call or query in progress stops now, not after its timeout
         wait_for_workers(5000)

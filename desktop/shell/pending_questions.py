@@ -1,49 +1,64 @@
-"""Questions asked before the database is connected: shown at once, asked in order when it is, never dropped."""
+"""Questions asked while Cairn cannot ask them yet: shown at once, asked in order when it can, never dropped."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["PendingQuestions"]
 
 
+@dataclass(frozen=True)
+class _Waiting:
+    text: str  # what is asked
+    exclude: list[str] | None  # memories left out for it
+
+
 class PendingQuestions:
-    """Holds what the person asked while Cairn starts or switches databases. Each question shows in the chat
-    the moment it is asked, with a note that it waits; ``release`` asks the next one (the window calls it when
-    the database is ready and after each answer); ``give_back`` (the database did not connect, or Stop) puts the
-    first back in the question box (the others are in its Up/Down history), so nothing typed is lost."""
+    """Holds what the person asked while the database connects (at start, or switching) or while another answer is
+    being made. Each question shows in the chat the moment it is asked, with a note that it waits and why;
+    ``release`` asks the next one (the window calls it when it can ask: connected and idle); ``give_back`` (the
+    database did not connect, or Esc) puts the first back in the question box unless the person is typing there,
+    so nothing typed is lost; ``drop`` forgets them (the window closes)."""
 
     def __init__(self, chat: Any, ask: Callable[[str, list[str] | None], None]) -> None:
         self._chat = chat
         self._ask = ask
-        self._waiting: list[tuple[str, list[str] | None]] = []
+        self._waiting: list[_Waiting] = []
 
     def __len__(self) -> int:
         return len(self._waiting)
 
-    def hold(self, text: str, exclude: list[str] | None = None) -> None:
-        self._waiting.append((text, exclude))
-        self._chat.add_question(text)
+    def hold(self, text: str, exclude: list[str] | None, *, shown_as: str, until: str) -> None:
+        """Keep ``text`` (shown as ``shown_as``) until ``until`` ("the database is connected", say)."""
+        self._waiting.append(_Waiting(text, exclude))
+        self._chat.add_question(shown_as)
         ahead = len(self._waiting) - 1
-        self._chat.add_note("Asked as soon as the database is connected" +
-                            (f", after {ahead} earlier question{'s' if ahead > 1 else ''}." if ahead else ".") +
-                            " Esc takes it back.")
+        after = f", after {ahead} earlier question{'s' if ahead > 1 else ''}" if ahead else ""
+        self._chat.add_note(f"Asked as soon as {until}{after}. Esc takes it back.")
 
     def release(self) -> bool:
-        """Ask the next waiting question (already shown); False when none waits."""
+        """Ask the next waiting question (its bubble is on screen already); False when none waits."""
         if not self._waiting:
             return False
-        text, exclude = self._waiting.pop(0)
-        self._ask(text, exclude)
+        first = self._waiting.pop(0)
+        self._ask(first.text, first.exclude)
         return True
 
     def give_back(self, reason: str) -> None:
-        """Ask none of them: say why, and put the words back in the question box."""
+        """Ask none of them: say why, and put the first back in the question box (unless something is typed)."""
         if not self._waiting:
             return
-        texts = [text for text, _ in self._waiting]
+        texts = [w.text for w in self._waiting]
         self._waiting.clear()
-        self._chat.add_note(f"{reason} Not asked: {'; '.join(texts)}. The first is back in the question box "
-                            "(Up and Down reach the others).")
-        self._chat.input.setText(texts[0])
+        box = self._chat.input
+        where = "The first is back in the question box (Up and Down reach the others)."
+        if box.text().strip():
+            where = "Up and Down in the question box reach them."
+        else:
+            box.setText(texts[0])
+        self._chat.add_note(f"{reason} Not asked: {'; '.join(texts)}. {where}")
+
+    def drop(self) -> None:
+        self._waiting.clear()

