@@ -153,6 +153,10 @@ class ChatPanel(QWidget):
 
         self.status = QLabel("")
         self.status.setObjectName("chatStatus")
+        # The stage text ("Checking joins … · 41 tokens  3 s") wraps in the column: a one-line label would set the
+        # chat's minimum width to the longest stage and push the window past a small screen, for good.
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(_wrapping_policy())
         self.status.setStyleSheet(f"color: {muted_color(self.palette())};")
         self.input = QLineEdit()
         self.input.setObjectName("chatInput")

@@ -102,12 +102,11 @@ def build_menus(window: Any) -> MenuActions:
         _add(view, actions, f"tab_{name}", text, lambda n=number: window.tabs.setCurrentIndex(n - 1),
              keys=_keys(f"Ctrl+{number}"))
     view.addSeparator()
-    for dock, key in ((window._memory_dock, "Ctrl+Shift+M"), (window._history_dock, "Ctrl+Shift+H"),
-                      (window._schema_dock, "Ctrl+Shift+S")):
-        toggle = dock.toggleViewAction()
-        toggle.setShortcut(QKeySequence(key))
-        view.addAction(toggle)
-        actions.by_name[f"dock_{dock.objectName()}"] = toggle
+    # The docks cannot be closed (so their own toggle actions stay disabled): these bring one to the front.
+    for dock, text, key in ((window._memory_dock, "&Memory bank", "Ctrl+Shift+M"),
+                            (window._history_dock, "H&istory", "Ctrl+Shift+H"),
+                            (window._schema_dock, "&Schema", "Ctrl+Shift+S")):
+        _add(view, actions, f"dock_{dock.objectName()}", text, lambda d=dock: _bring_forward(d), keys=_keys(key))
     view.addSeparator()
     _add(view, actions, "reset_layout", "Reset the &layout", window.reset_layout)
 
@@ -120,6 +119,15 @@ def build_menus(window: Any) -> MenuActions:
          keys=_keys(QKeySequence.StandardKey.HelpContents, "F1"), icon="fa5s.keyboard")
     _add(help_menu, actions, "about", "&About Cairn", lambda: show_about(window))
     return actions
+
+
+def _bring_forward(dock: Any) -> None:
+    """Show ``dock`` (floating or tabbed behind another), in front, with the keyboard in it."""
+    dock.show()
+    dock.raise_()
+    widget = dock.widget()
+    if widget is not None:
+        widget.setFocus()
 
 
 def _take_widget_shortcuts(window: Any) -> None:

@@ -141,3 +141,28 @@ def test_ctrl_shift_x_explains_the_sql_from_the_model_and_from_its_structure_wit
         assert "not installed" in panel.source.text()
     finally:
         fake_ollama.add_model("qwen2.5-coder:7b")
+
+
+def _front_dock(win: MainWindow) -> str:
+    """The title of the dock in front in the tabbed dock area."""
+    from PySide6.QtWidgets import QTabBar
+
+    bars = [b for b in win.findChildren(QTabBar) if "Memory bank" in [b.tabText(i) for i in range(b.count())]]
+    return bars[0].tabText(bars[0].currentIndex())
+
+
+def test_view_menu_brings_each_dock_to_the_front_by_menu_and_key(qtbot, window: MainWindow) -> None:  # noqa: F811
+    window.show()
+    qtbot.waitExposed(window)
+    docks = {"Ctrl+Shift+M": window._memory_dock, "Ctrl+Shift+H": window._history_dock,
+             "Ctrl+Shift+S": window._schema_dock}
+    for key, dock in docks.items():
+        action = window.menu_actions[f"dock_{dock.objectName()}"]
+        assert action.isEnabled() and QKeySequence(key) in action.shortcuts()
+    for key, dock in [*docks.items(), *docks.items()]:  # each in turn, from any other in front
+        window.chat.input.setFocus()
+        qtbot.keyClick(window.chat.input, QKeySequence(key)[0].key(), _CTRL_SHIFT)
+        qtbot.wait(50)  # the key event, then the dock area re-lays out
+        qtbot.waitUntil(lambda d=dock: _front_dock(window) == d.windowTitle(), timeout=2_000)
+    window.menu_actions["dock_historyDock"].trigger()
+    qtbot.waitUntil(lambda: _front_dock(window) == "History", timeout=2_000)

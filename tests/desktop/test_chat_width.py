@@ -1,0 +1,63 @@
+"""At 1280×720 and 14 pt the window stays on the screen: chat replies and the working status wrap in the chat
+column, and nothing it shows while answering makes the window wider (issue 30, item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QLabel
+
+from core.composition import Services
+from core.config import Settings
+from core.history import QuestionHistory
+from desktop.shell.app import AppContext, apply_theme
+from desktop.shell.main_window import MainWindow
+from tests.fakes.analyst_model import analyst_model
+from tests.fakes.fake_embedder import FakeEmbedder
+
+WIDTH, HEIGHT = 1280, 720
+
+
+@pytest.fixture
+def big_font_window(qtbot, qapp, fake_ollama, embedded_pg, tmp_path: Path) -> Any:
+    fake_ollama.default_chat = analyst_model({"how many customers": "SELECT count(*) FROM customers",
+                                              "wholesale customers": "SELECT name, city, country FROM customers "
+                                                                     "WHERE segment = 'wholesale'"}, {})
+    settings = Settings(ollama_host=fake_ollama.url, memory_store="json", font_size=14)
+    apply_theme(qapp, settings)
+    context = AppContext(settings=settings, history=QuestionHistory(tmp_path / "history"),
+                         services=Services(settings, embedded=embedded_pg, embedder=FakeEmbedder()))
+    win = MainWindow(context, "ann")
+    qtbot.addWidget(win)
+    win.resize(WIDTH, HEIGHT)
+    win.show()
+    with qtbot.waitSignal(win.database_ready, timeout=30_000):
+        win.start(None)
+    yield win
+    win.close()
+    context.services.close()
+    apply_theme(qapp, Settings())
+
+
+def _ask(qtbot, win: MainWindow, text: str) -> Any:
+    with qtbot.waitSignal(win.answer_ready, timeout=30_000) as blocker:
+        win.ask(text)
+    return blocker.args[0]
+
+
+def test_replies_and_the_working_status_wrap_and_the_window_stays_on_screen(qtbot, big_font_window) -> None:
+    win = big_font_window
+    for text in ("hi", "what tables do you have?", "List the wholesale customers", "How many customers are there?"):
+        _ask(qtbot, win, text)
+        qtbot.wait(50)
+        assert win.width() <= WIDTH, f"after {text!r} the window is {win.width()} px wide"
+    win.chat.set_busy(True, "check_answer")  # the longest stage, with a token count and seconds
+    win.chat.show_stage(41)
+    qtbot.wait(50)
+    assert win.width() <= WIDTH and win.chat.status.height() > 0
+    win.chat.set_busy(False)
+    viewport = win.chat.findChild(QLabel, "chatStatus").parentWidget().width()
+    long_labels = [label for label in win.chat.findChildren(QLabel) if label.isVisible() and label.wordWrap()]
+    assert long_labels and all(label.width() <= viewport for label in long_labels)
