@@ -36,6 +36,7 @@ __all__ = [
     "config_dir",
     "data_dir",
     "fix_settings",
+    "setting_problem",
     "settings_path",
     "write_json_atomic",
 ]
@@ -352,6 +353,16 @@ class SettingsCheck:
     @property
     def clean(self) -> bool:
         return self.unreadable is None and not self.problems and not self.unknown
+
+
+def setting_problem(key: str, value: Any) -> str | None:
+    """What the setting ``key`` must be when ``value`` cannot be it ("a http:// URL such as …"); None when it can."""
+    checker, allowed = _SCHEMA[key]
+    try:
+        checker(value)
+    except _Bad:
+        return allowed
+    return None
 
 
 def check_settings(path: Path | None = None) -> SettingsCheck:

@@ -3,6 +3,7 @@ sharing insights with other agents (off until the person turns it on)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from urllib.parse import urlsplit
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.config import Settings, data_dir
+from core.config import Settings, data_dir, setting_problem
 
 __all__ = ["SettingsDialog"]
 
@@ -47,6 +48,9 @@ class SettingsDialog(QDialog):
         self.model.setCurrentText(settings.model)
         self.host = QLineEdit(settings.ollama_host)
         self.host.setToolTip("Ollama's address. Keep it on this machine (127.0.0.1) so nothing leaves it.")
+        if os.environ.get("OLLAMA_HOST"):  # what Ollama's own tools read: it wins over this field at each start
+            self.host.setToolTip(self.host.toolTip() + " OLLAMA_HOST is set in the environment and wins over this "
+                                 "field when Cairn starts; the field is saved as the fallback.")
         self.host.setMinimumWidth(self.fontMetrics().horizontalAdvance("http://127.0.0.1:11434/") * 3 // 2)
         self.row_cap = QSpinBox()
         self.row_cap.setRange(1, MAX_ROW_CAP)
@@ -80,6 +84,16 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def host_problem(self) -> str | None:
+        """Why the Ollama host cannot be saved (the field keeps focus), or None."""
+        host = self.host.text().strip()
+        allowed = setting_problem("ollama_host", host) if host else None
+        if allowed is None:
+            return None
+        self.host.setFocus()
+        self.host.selectAll()
+        return f"The Ollama host “{host[:80]}” is not an address Cairn can reach: it must be {allowed}."
 
     def result_settings(self) -> Settings:
         return replace(
@@ -170,7 +184,7 @@ class SettingsDialog(QDialog):
         return None
 
     def _save(self) -> None:
-        problem = self.sharing_problem()
+        problem = self.host_problem() or self.sharing_problem()
         if problem:
             QMessageBox.warning(self, "Settings", problem)
             return

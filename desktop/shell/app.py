@@ -7,6 +7,7 @@ the embedding model (torch) and the Ollama check start on worker threads after i
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -56,12 +57,18 @@ class AppContext:
         return self.admin().status()
 
     def save_settings(self, settings: Settings) -> None:
+        """Keep ``settings`` for this session and write them; a host that came from ``OLLAMA_HOST`` (unchanged in
+        the dialog) is not written: the file keeps its own."""
         self.settings = settings
         try:
-            replace(Settings.load(), **{k: getattr(settings, k) for k in (
+            saved = Settings.load()
+            keep = {k: getattr(settings, k) for k in (
                 "model", "ollama_host", "row_cap", "statement_timeout_s", "memory_store", "theme", "font_size",
                 "users", "last_user", "last_connection", "sharing_enabled", "insight_store", "insight_url",
-                "insight_ttl_days", "agent_id")}).save()
+                "insight_ttl_days", "agent_id")}
+            if os.environ.get("OLLAMA_HOST") and settings.ollama_host == saved.with_env().ollama_host:
+                keep["ollama_host"] = saved.ollama_host
+            replace(saved, **keep).save()
         except Exception:  # noqa: BLE001 - a settings file we cannot write must not stop the app
             logger.warning("settings not saved", exc_info=True)
 
