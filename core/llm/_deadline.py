@@ -85,7 +85,20 @@ class Lease:
     def __init__(self, make: ClientFactory) -> None:
         self._socket: socket.socket | None = None
         self._lock = threading.Lock()
-        self.client = make({"response": [self._remember_socket]})
+        self.client = make({"request": [self._trace_connection], "response": [self._remember_socket]})
+
+    def _trace_connection(self, request: Any) -> None:
+        """httpx request hook: hear the new connection's socket as soon as it is open (httpcore's ``trace``
+        extension), so Stop before the model's first byte closes it too; a kept-alive one is known already."""
+        request.extensions["trace"] = self._on_trace
+
+    def _on_trace(self, event: str, info: dict[str, Any]) -> None:
+        if event in ("connection.connect_tcp.complete", "connection.connect_unix_socket.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                with self._lock:
+                    self._socket = sock
 
     def _remember_socket(self, response: Any) -> None:
         """httpx response hook: runs once the headers are in, before the body is read."""

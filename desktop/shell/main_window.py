@@ -375,6 +375,8 @@ class MainWindow(QMainWindow):
             self.memory_bank.examples_view.refresh()
 
     def _show_answer(self, answer: Any) -> None:
+        if answer.error_kind == "QueryCancelled":  # stopped: the last answer's rows, chart and SQL stay
+            return
         self.results.show_answer(answer)
         if answer.ok:
             self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))

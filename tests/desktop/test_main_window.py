@@ -180,6 +180,8 @@ def test_the_status_bar_follows_ollama_and_the_model(qtbot, window: MainWindow, 
 def test_stop_during_a_slow_model_returns_at_once(qtbot, window: MainWindow, fake_ollama) -> None:
     import time
 
+    ask(qtbot, window, "List the wholesale customers")
+    shown = window.results.model.rowCount()
     fake_ollama.chat_delay_s = 10.0
     window.tabs.setCurrentWidget(window.chart)
     window.chat.input.setText("List the wholesale customers")
@@ -193,6 +195,7 @@ def test_stop_during_a_slow_model_returns_at_once(qtbot, window: MainWindow, fak
     answer = blocker.args[0].answer
     assert answer is not None and not answer.ok and answer.error_kind == "QueryCancelled"
     assert window.tabs.currentWidget() is window.chart  # no SQL to show: no jump to an empty SQL tab
+    assert window.results.model.rowCount() == shown > 0  # the last answer's rows stay
 
 
 def test_a_failed_connect_keeps_the_database_in_use(qtbot, window: MainWindow, tmp_path: Path) -> None:
