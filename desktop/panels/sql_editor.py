@@ -17,7 +17,7 @@ from typing import Any
 
 import qtawesome as qta
 import sqlglot
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -226,9 +226,7 @@ class SqlEditor(QWidget):
         self._explained_sql = ""
 
         self.edit = _SqlTextEdit(objectName="sqlTextEdit")
-        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.edit.setFont(font)
-        self.edit.setTabStopDistance(self.edit.fontMetrics().horizontalAdvance(" ") * 4)
+        self._fit_font()
         self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # a long line wraps, never scrolls away
         self.edit.setPlaceholderText("SELECT … — write or edit SQL here, then press Ctrl+Enter to run it")
         self.edit.run_shortcut.connect(self._request_run)
@@ -443,7 +441,18 @@ class SqlEditor(QWidget):
         if not explaining:
             self.explanation_panel.set_changed(bool(self._explained_sql) and self.sql().strip() != self._explained_sql)
 
+    def _fit_font(self) -> None:
+        """The fixed-width font at the window's font size (Settings → Font size), not the system's 9 pt."""
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        size = self.font().pointSizeF()
+        if size > 0:
+            font.setPointSizeF(size)
+        self.edit.setFont(font)
+        self.edit.setTabStopDistance(self.edit.fontMetrics().horizontalAdvance(" ") * 4)
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self.highlighter.set_palette(self.edit.palette())
+        elif event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):  # Settings → Font size, theme
+            QTimer.singleShot(0, self, self._fit_font)  # after the style sheet has re-polished the editor's own font
         super().changeEvent(event)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 
 from core.composition import Services
 from core.config import Settings
@@ -61,3 +61,18 @@ def test_replies_and_the_working_status_wrap_and_the_window_stays_on_screen(qtbo
     viewport = win.chat.findChild(QLabel, "chatStatus").parentWidget().width()
     long_labels = [label for label in win.chat.findChildren(QLabel) if label.isVisible() and label.wordWrap()]
     assert long_labels and all(label.width() <= viewport for label in long_labels)
+
+
+def test_the_chart_tab_leaves_the_chat_its_width_and_the_sql_follows_the_font(qtbot, big_font_window) -> None:
+    win = big_font_window
+    _ask(qtbot, win, "List the wholesale customers")
+    before = win.chat.width()
+    for tab in (win.chart, win.sql_editor, win.results, win.chart):
+        win.tabs.setCurrentWidget(tab)
+        qtbot.wait(50)
+    assert win.chat.width() >= before * 0.9, (before, win.chat.width())
+    assert win.width() <= WIDTH
+    assert abs(win.sql_editor.edit.font().pointSizeF() - 14) < 0.6
+    apply_theme(QApplication.instance(), Settings(font_size=11))  # changed in Settings while the window is open
+    qtbot.wait(50)
+    assert abs(win.sql_editor.edit.font().pointSizeF() - 11) < 0.6
