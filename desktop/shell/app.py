@@ -219,6 +219,28 @@ def app_icon() -> Any:
     return icon
 
 
+def close_on_termination(app: Any) -> Any:
+    """SIGTERM and SIGHUP (a logout, ``kill``, a service manager) close the windows as the close button does, so
+    the app's own end runs: the running question stops, the embedded PostgreSQL is stopped by its exit handler.
+    Python runs signal handlers only between bytecodes, so a timer wakes the interpreter four times a second while
+    Qt's loop waits. Returns the timer (kept by the caller)."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    def close_all(_signum: int, _frame: Any) -> None:
+        QTimer.singleShot(0, app.closeAllWindows)
+        QTimer.singleShot(0, app.quit)  # no window yet (the login): leave the loop anyway
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), close_all)
+    wake = QTimer(app)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+    return wake
+
+
 def run(argv: list[str] | None = None) -> int:
     """Open the window: login first, then the main window on the last or embedded database."""
     from PySide6.QtWidgets import QApplication, QDialog
@@ -235,6 +257,7 @@ def run(argv: list[str] | None = None) -> int:
     from desktop.shell.window_geometry import DialogFitter
 
     app.installEventFilter(DialogFitter(app))  # every dialog fits its screen (14 pt on 1280×720 too)
+    close_on_termination(app)
     try:
         context = AppContext.create()
     except ConfigError as exc:  # an unreadable settings.json must not keep the window from opening

@@ -10,8 +10,8 @@ import logging
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QEventLoop, Qt, Signal
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.errors import CairnError
 from core.history import HistoryEntry
@@ -481,6 +481,8 @@ class MainWindow(QMainWindow):
         from desktop.shell.window_geometry import save_geometry
 
         save_geometry(self)
+        self.hide()  # gone from the screen now, even while a database start finishes below
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
         self._closing = True
         self.pending.drop()  # closing: nothing waiting is asked behind the person's back
         if self._worker is not None:

@@ -160,3 +160,17 @@ def test_what_is_being_typed_is_not_overwritten_when_questions_come_back(qtbot, 
     window.chat.input.setText("a draft")
     qtbot.waitUntil(lambda: "Not asked" in _chat_text(window), timeout=30_000)
     assert window.chat.input.text() == "a draft"
+
+
+def test_closing_while_the_database_starts_hides_the_window_at_once(qtbot, window: MainWindow,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import desktop.toolkit.workers as workers
+
+    _slow_connect(window, monkeypatch, 1.5)
+    seen: list[bool] = []
+    real_wait = workers.wait_for_workers
+    monkeypatch.setattr(workers, "wait_for_workers", lambda ms: (seen.append(window.isVisible()), real_wait(ms))[1])
+    window.show()
+    window.start(None)
+    window.close()
+    assert seen == [False]  # off the screen before waiting for the start to finish
