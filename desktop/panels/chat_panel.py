@@ -235,8 +235,8 @@ class ChatPanel(QWidget):
 
     def _submit(self) -> None:
         text = self.input.text().strip()
-        if not text or self._busy:
-            return
+        if not text:
+            return  # while an answer is being made, the window holds the next question until it is done
         self.input.clear()
         if not self._asked or self._asked[-1] != text:
             self._asked.append(text)
@@ -248,7 +248,6 @@ class ChatPanel(QWidget):
         self._busy = busy
         self.send.setVisible(not busy)
         self.stop.setVisible(busy)
-        self.input.setEnabled(not busy)
         self._stage_text = _STAGE_TEXT.get(stage or "", "Working…")
         self._busy_since = time.monotonic()
         if busy:

@@ -174,3 +174,37 @@ def test_closing_while_the_database_starts_hides_the_window_at_once(qtbot, windo
     window.start(None)
     window.close()
     assert seen == [False]  # off the screen before waiting for the start to finish
+
+
+def test_the_next_question_can_be_typed_while_one_runs(qtbot, window: MainWindow, fake_ollama) -> None:
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(None)
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    fake_ollama.chat_delay_s = 1.0
+    _type(window, "List the wholesale customers")
+    assert window.chat.busy and window.chat.input.isEnabled()
+    _type(window, "How many customers are there?")  # typed while the first is being answered
+    assert "Asked as soon as this answer is done" in _chat_text(window)
+    qtbot.waitUntil(lambda: len(answers) == 2, timeout=60_000)
+    fake_ollama.chat_delay_s = 0.0
+    assert [a.message for a in answers] == ["List the wholesale customers", "How many customers are there?"]
+
+
+def test_stop_ends_the_running_question_and_gives_back_the_waiting_one(qtbot, window: MainWindow,
+                                                                       fake_ollama) -> None:
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(None)
+    answers: list[Any] = []
+    window.answer_ready.connect(answers.append)
+    fake_ollama.chat_delay_s = 10.0
+    _type(window, "List the wholesale customers")
+    _type(window, "How many customers are there?")
+    qtbot.wait(300)
+    window.cancel()
+    qtbot.waitUntil(lambda: len(answers) == 1, timeout=5_000)
+    fake_ollama.chat_delay_s = 0.0
+    assert answers[0].answer.error_kind == "QueryCancelled"
+    assert window.chat.input.text() == "How many customers are there?" and len(window.pending) == 0
+    qtbot.wait(300)
+    assert len(answers) == 1
