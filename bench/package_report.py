@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 figures[name].append(measure(name, cmd, base))
     keys = list(dict.fromkeys(k for runs in figures.values() for run in runs for k in run))
     medians = {name: {k: _median([run.get(k) for run in runs]) for k in keys} for name, runs in figures.items()}
-    print(f"\nStart-up, seconds from process start ({args.runs} run(s) each, median; fake Ollama):")
+    print(f"\nStart-up, seconds from process start ({args.runs} runs each (median); fake Ollama):")
     print(f"{'':<38}" + "".join(f"{name:>18}" for name in apps))
     for key in keys:
         print(f"{key:<38}" + "".join(f"{_fmt(medians[name][key]):>18}" for name in apps))

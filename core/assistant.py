@@ -34,6 +34,7 @@ from core.pipeline import AskPipeline
 from core.prompt import build_sql_prompt, named_tables
 from core.schema import Schema
 from core.replies import MetaContext, chat_reply, meta_reply, refine_by_rules
+from core.text import counted
 
 __all__ = ["Assistant", "Reply"]
 
@@ -481,5 +482,5 @@ def _clip(text: str, limit: int) -> str:
 
 def _summary(answer: Answer) -> str:
     if answer.ok:
-        return f"{answer.row_count} row(s): {', '.join(answer.columns)}"
+        return f"{counted(answer.row_count, 'row')}: {', '.join(answer.columns)}"
     return f"Could not answer: {answer.error}"

@@ -39,3 +39,10 @@ def test_each_lazy_name_of_core_memory_is_declared_and_resolves() -> None:
     for name in core.memory.__all__:
         assert getattr(core.memory, name) is not None
     assert "no_such_name" not in dir(core.memory)
+
+
+def test_counts_are_said_in_the_right_number() -> None:
+    from core.text import counted
+
+    assert [counted(1, "row"), counted(0, "row"), counted(2048, "row"), counted(2, "entry", "entries")] == \
+        ["1 row", "0 rows", "2,048 rows", "2 entries"]

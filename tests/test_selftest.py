@@ -97,7 +97,7 @@ def test_every_step_ok_with_a_model_and_nothing_of_the_person_touched(tmp_path: 
     for name, line in lines.items():
         assert line.split()[2] == "OK", line
         assert line.split()[3].endswith("s")  # its time
-    assert "qwen2.5-coder:7b" in lines["model"] and "1 row(s)" in lines["model"]
+    assert "qwen2.5-coder:7b" in lines["model"] and "1 row," in lines["model"]
     assert "through the assistant" in lines["memory"] and "India" in lines["memory"]
     assert "selftest: OK" in proc.stdout and "Traceback" not in proc.stderr
     # the model was really asked: the question, then the statement's extraction

@@ -21,6 +21,7 @@ from typing import Any
 from core.cli._exit_codes import EXIT_CANCELLED, EXIT_TERMINATED, Terminated
 from core.cli._output import print_json, say
 from core.config import Settings
+from core.text import counted
 
 __all__ = ["add_eval_parser"]
 
@@ -88,7 +89,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         say(f"Warning: {warning}", file=sys.stderr)
     if outcome.stopped:
         answered = outcome.summary["modes"].get("cairn", {}).get("answered", 0)
-        say(f"Stopped after {answered} of {outcome.questions} question(s). Run the same command with --resume to "
+        say(f"Stopped after {answered} of {counted(outcome.questions, 'question')}. Run the same command with --resume to "
             "go on.", file=sys.stderr)
         return EXIT_TERMINATED if isinstance(outcome.interruption, Terminated) else EXIT_CANCELLED
     return 0

@@ -21,6 +21,7 @@ from typing import Any
 from core.cli._output import print_json, say
 from core.config import Settings
 from core.errors import CairnError, InputError
+from core.text import counted
 
 __all__ = ["SHARE_WAIT_S", "SUGGESTIONS_WAIT_S", "AskSharing", "add_insights_parser"]
 
@@ -77,7 +78,7 @@ def _list(args: argparse.Namespace, services: Any) -> int:
         return 0
     if not services.settings.sharing_enabled:
         say(_OFF_NOTE, file=sys.stderr)
-    say(f"Agent {agent} · {services.insight_store().describe()} · {len(records)} record(s)")
+    say(f"Agent {agent} · {services.insight_store().describe()} · {counted(len(records), 'record')}")
     for r in records:
         expired = " (expired)" if r.expired() else ""
         say(f"\n{r.record_id}  {r.db_kind}  shared {_when(r.created_at)}, expires {_when(r.expires_at)}{expired}")
@@ -113,7 +114,7 @@ def _invalidate(args: argparse.Namespace, services: Any) -> int:
     if args.json:
         print_json({"removed": removed})
     else:
-        say(f"Removed {removed} follow-up question(s); the insights stay." if removed
+        say(f"Removed {counted(removed, 'follow-up question')}; the insights stay." if removed
             else "No shared follow-up question matched.")
     return 0 if removed else 1
 
@@ -133,9 +134,9 @@ def _purge(args: argparse.Namespace, services: Any) -> int:
     if args.json:
         print_json(report)
     elif args.mine:
-        say(f"Deleted {report['deleted']} record(s) this agent shared.")
+        say(f"Deleted {counted(report['deleted'], 'record')} this agent shared.")
     else:
-        say(f"Removed {report['expired']} expired record(s).")
+        say(f"Removed {counted(report['expired'], 'expired record')}.")
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from core.answer import Answer, json_value
 from core.number_format import NumberFormat
+from core.text import counted
 
 __all__ = ["json_text", "print_answer", "print_json", "print_reply", "print_table", "reply_json", "say", "visible"]
 
@@ -86,7 +87,7 @@ def print_answer(answer: Answer) -> None:
         print_table(answer.columns, answer.rows, fmt=NumberFormat.of(answer.display))
         more = " (truncated)" if answer.truncated else ""
         total = sum(answer.timings.values())
-        say(f"\n{answer.row_count} row(s){more} in {total:.2f}s")
+        say(f"\n{counted(answer.row_count, 'row')}{more} in {total:.2f}s")
     for m in answer.memories:
         say(f"Memory applied [{m.category}] {m.content}  ({m.reason}; id {m.id[:8]})")
     for note in answer.notes:
@@ -160,4 +161,4 @@ def print_table(columns: tuple[str, ...], rows: tuple[tuple[Any, ...], ...], max
     for row in shown:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
     if len(rows) > max_rows:
-        print(f"... {len(rows) - max_rows} more row(s) (use --csv or --json for all)")
+        print(f"... {counted(len(rows) - max_rows, 'more row')} (use --csv or --json for all)")

@@ -26,6 +26,7 @@ from core.evaluation._runner import Progress, Runner
 from core.evaluation._runs import RunSummary, record_run
 from core.evaluation._sets import EvalItem, load_set, set_digest
 from core.private_files import make_private_dir
+from core.text import counted
 
 __all__ = ["EvalOptions", "EvalOutcome", "check_databases", "check_model", "evaluate"]
 
@@ -207,7 +208,7 @@ def evaluate(options: EvalOptions, settings: Settings, *, progress: Progress | N
     except BaseException:
         _remove(created)
         raise
-    announce(f"Evaluating {settings.model} on {len(items)} question(s) from {options.set_path.name}"
+    announce(f"Evaluating {settings.model} on {counted(len(items), 'question')} from {options.set_path.name}"
              + (", beside the bare model" if options.baseline else "") + f"; results in {options.report_dir}/")
     services = Services(settings)
     interruption: KeyboardInterrupt | None = None

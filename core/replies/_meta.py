@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from core.memory import Memory
 from core.replies._describe import read_sql
 from core.schema import Schema
+from core.text import counted
 
 __all__ = ["MetaContext", "meta_reply"]
 
@@ -90,7 +91,7 @@ def _memory_text(ctx: MetaContext) -> str:
                 "India\") or a definition (\"a big order is one over 5,000\") and I will keep it.")
     lines = [f"- [{m.category}] {m.content}" for m in ctx.memories[:MAX_MEMORIES]]
     more = f"\n…and {len(ctx.memories) - MAX_MEMORIES} more (see the Memory bank)." if len(ctx.memories) > MAX_MEMORIES else ""
-    return f"I remember {len(ctx.memories)} thing(s) for you:\n" + "\n".join(lines) + more
+    return f"I remember {counted(len(ctx.memories), 'thing')} for you:\n" + "\n".join(lines) + more
 
 
 def _sql_text(ctx: MetaContext) -> str:

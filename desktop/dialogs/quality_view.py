@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.config import data_dir
 from core.evaluation import EvalOptions, FeedbackDay, QualitySeries, RunSummary, evaluate, list_runs, quality_series
+from core.text import counted
 from desktop.toolkit.errors import show_error
 from desktop.toolkit.widgets import item_table, push_button
 from desktop.toolkit.workers import Worker, run_in_background
@@ -173,7 +174,7 @@ class QualityDialog(QDialog):
             rated = series.ups + series.downs
             thumbs = (f"Thumbs: {series.ups} up, {series.downs} down ({round(100 * series.ups / rated)}% up)."
                       if rated else "No answers rated yet.")
-            self.summary.setText(f"{len(shown)} run(s). {last}{thumbs}")
+            self.summary.setText(f"{counted(len(shown), 'run')}. {last}{thumbs}")
 
     def _fill_table(self, runs: Sequence[RunSummary]) -> None:
         self.table.setRowCount(0)
@@ -238,7 +239,7 @@ class QualityDialog(QDialog):
         self.refresh()
         notes = list(outcome.warnings)
         if not outcome.run.complete:
-            notes.append(f"The run was stopped after {outcome.run.answered} of {outcome.questions} question(s): "
+            notes.append(f"The run was stopped after {outcome.run.answered} of {counted(outcome.questions, 'question')}: "
                          "its answers are kept in the report folder, and it is not recorded here as it did not "
                          "finish.")
         if notes:

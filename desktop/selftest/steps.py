@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from core.composition import Services
 from core.config import Settings
+from core.text import counted
 
 __all__ = ["USER", "BlockedConnection", "NetworkGuard", "Run", "Skipped", "StepFailed", "STEPS", "Step"]
 
@@ -208,7 +209,7 @@ def step_model(run: Run) -> str:
     if not answer.ok:
         raise StepFailed(f"no answer: {answer.error}")
     run.model_ok = True
-    return f"{model} at {host}: {answer.row_count} row(s), SQL by {answer.path}"
+    return f"{model} at {host}: {counted(answer.row_count, 'row')}, SQL by {answer.path}"
 
 
 def _same_model(wanted: str, name: str) -> bool:

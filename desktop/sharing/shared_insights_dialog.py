@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from desktop.toolkit.errors import error_text
 from desktop.toolkit.widgets import item_table, muted_color, push_button
 from desktop.toolkit.workers import run_in_background
+from core.text import counted
 
 __all__ = ["SharedInsightsDialog", "open_shared_insights"]
 
@@ -101,7 +102,7 @@ class SharedInsightsDialog(QDialog):
                 item = QTableWidgetItem(text)  # an item is plain text: shared words never render as markup
                 item.setToolTip(text)
                 self.table.setItem(row, column, item)
-        self.status.setText(f"{len(records)} insight(s) shared." if records
+        self.status.setText(f"{counted(len(records), 'insight')} shared." if records
                             else "Nothing shared yet. Turn sharing on in Settings; answers are shared after "
                                  "they are shown.")
 
@@ -123,7 +124,7 @@ class SharedInsightsDialog(QDialog):
 
         def done(count: int) -> None:
             self.refresh()
-            self.status.setText(f"Deleted {count} insight(s).")
+            self.status.setText(f"Deleted {counted(count, 'insight')}.")
 
         run_in_background(lambda cancel, report: delete(ids), on_success=done, on_failure=self._failed,
                           receiver=self)
