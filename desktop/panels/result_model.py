@@ -158,6 +158,24 @@ def export_text(value: Any) -> str:
     return converted if isinstance(converted, str) else str(converted)
 
 
+SHOWN_DECIMALS = 4  # an average's 16 decimals are noise on screen; the exports and the tooltip keep them all
+
+
+def _readable(value: decimal.Decimal, separators: bool) -> str:
+    """A number as a person reads it: as stored up to 4 decimals (12.50 stays 12.50); beyond, 4 decimals for
+    |x| ≥ 1 and 4 significant digits below (0.0001234), trailing zeros dropped."""
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and -exponent > SHOWN_DECIMALS:
+        if value == 0:
+            return "0"
+        if abs(value) >= 1:
+            value = value.quantize(decimal.Decimal(1).scaleb(-SHOWN_DECIMALS), rounding=decimal.ROUND_HALF_EVEN)
+        else:
+            value = decimal.Context(prec=SHOWN_DECIMALS).plus(value)
+        value = value.normalize() if value != value.to_integral_value() else value.quantize(decimal.Decimal(1))
+    return format(value, ",f" if separators else "f")
+
+
 def display_text(value: Any, *, separators: bool = True) -> str:
     """What a grid cell shows: thousands separators for quantities, ISO dates, one line, cut if long."""
     if value is None:
@@ -171,11 +189,11 @@ def display_text(value: Any, *, separators: bool = True) -> str:
     elif isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             return str(value)
-        return format(value, ",.10g" if separators else ".10g")
+        return _readable(decimal.Decimal(repr(value)), separators)
     elif isinstance(value, decimal.Decimal):
         if not value.is_finite():
             return str(value)
-        return format(value, ",f" if separators else "f")
+        return _readable(value, separators)
     elif isinstance(value, _dt.datetime):
         return value.isoformat(sep=" ")
     elif isinstance(value, (bytes, bytearray, memoryview)):
@@ -285,6 +303,9 @@ class ResultTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             if isinstance(value, str) and (len(value) > 60 or "\n" in value):
                 return value[:_MAX_TOOLTIP_CHARS] + ("…" if len(value) > _MAX_TOOLTIP_CHARS else "")
+            if isinstance(value, (float, decimal.Decimal)):  # every digit, where the cell rounds
+                whole = export_text(value)
+                return whole if whole != display_text(value, separators=False) else None
             return None
         return None
 

@@ -248,3 +248,21 @@ def test_saved_currency_and_decimals_format_headers_and_cells_not_exports(qtbot,
     assert model.data(model.index(0, 2), RAW_VALUE_ROLE) == decimal.Decimal("1234.5")  # the value itself is kept
     view.show_answer(Answer(question="q", sql="SELECT 1", columns=("total_amount",), rows=((2.5,),)))
     assert model.headerData(0, Qt.Orientation.Horizontal, DISPLAY) == "total_amount"  # no saved format: none
+
+
+def test_long_decimals_are_shown_short_and_kept_whole_in_the_tooltip_and_exports() -> None:
+    import decimal
+
+    from desktop.panels.result_model import ResultTableModel, export_text
+
+    average = decimal.Decimal("1234.5678901234567890")  # what PostgreSQL's avg() returns
+    assert display_text(average) == "1,234.5679"
+    assert display_text(decimal.Decimal("12.50")) == "12.50"  # as stored when it is short
+    assert display_text(decimal.Decimal("0.000123456789")) == "0.0001235"
+    assert display_text(0.1 + 0.2) == "0.3" and display_text(decimal.Decimal("0E-20")) == "0"
+    assert export_text(average) == "1234.5678901234567890"
+    model = ResultTableModel()
+    model.set_result(("avg",), [(average,)])
+    from PySide6.QtCore import Qt
+
+    assert model.data(model.index(0, 0), int(Qt.ItemDataRole.ToolTipRole.value)) == "1234.5678901234567890"
