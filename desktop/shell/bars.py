@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import qtawesome as qta
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel
 
-__all__ = ["build_status_bar", "build_toolbar"]
+__all__ = ["build_status_bar", "build_toolbar", "database_name"]
 
 
 def build_toolbar(window: Any) -> None:
@@ -47,3 +49,17 @@ def build_status_bar(window: Any) -> None:
                         ("storeStatus", window.store_label), ("ollamaStatus", window.ollama_label)):
         label.setObjectName(name)
         status.addPermanentWidget(label)
+
+
+def database_name(target: str | None, connection: Any, database_id: str) -> str:
+    """What a person calls the database: its saved connection's name, else its name and host, or the file's name —
+    never a URL with a user or a data directory's path (those are on hover)."""
+    if target is None:
+        return "the sample database"
+    name = getattr(connection, "name", "") or ""
+    if name and name != "Unsaved connection":
+        return name
+    if "://" in database_id:
+        parts = urlsplit(database_id)
+        return f"{parts.path.rsplit('/', 1)[-1] or parts.scheme} on {parts.hostname or 'this computer'}"
+    return Path(database_id).name or database_id

@@ -20,6 +20,7 @@ from core.number_format import NumberFormat
 from desktop.memory.verified_examples import FeedbackQueue
 from desktop.panels.chat_panel import ChatPanel
 from desktop.sharing.suggestions import WindowSharing
+from desktop.shell.bars import database_name
 from desktop.shell.file_drop import FileDrop
 from desktop.toolkit.errors import error_text, show_error
 from desktop.toolkit.widgets import muted_color
@@ -202,18 +203,15 @@ class MainWindow(QMainWindow):
         self.assistant = services.assistant(self.target, pipeline=pipeline)
         self._assistant_services = services
         self.sql_editor.set_explainer(lambda sql: services.explain(sql, pipeline=pipeline))
+        name = database_name(self.target, self.connection, pipeline.database.id)
         if switched:  # another database: what is on screen belongs to the old one
             self.results.clear("No results yet for this database")
             self.chart.clear()
             self.sql_editor.set_sql("")
-            self.chat.add_note(f"Now connected to {pipeline.database.id}. Earlier answers above are from the "
-                               "previous database.")
+            self.chat.add_note(f"Now connected to {name}. Earlier answers above are from the previous database.")
         self.assistant.learn_after_answer = False  # the answer shows first; learning follows in the background
         hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
         self.schema_browser.set_schema(schema, hidden)
-        name = "sample (embedded)" if self.target is None else getattr(self.connection, "name", "") or ""
-        if not name or name == "Unsaved connection":
-            name = pipeline.database.id
         self.db_label.setText(f"Database: {name}")
         self.db_label.setToolTip(pipeline.database.id)
         describe = getattr(store, "describe", None)
@@ -236,7 +234,8 @@ class MainWindow(QMainWindow):
         self.chat.add_error(message, hint)
         self.pending.give_back("The database did not connect.")
         if self.assistant is not None:  # still connected to the database in use before
-            self.chat.add_note(f"Still using {self.assistant.pipeline.database.id}.")
+            in_use = database_name(self.target, self.connection, self.assistant.database_id)
+            self.chat.add_note(f"Still using {in_use}.")
         else:
             self.db_label.setText("Database: not connected")
 

@@ -208,3 +208,18 @@ def test_stop_ends_the_running_question_and_gives_back_the_waiting_one(qtbot, wi
     assert window.chat.input.text() == "How many customers are there?" and len(window.pending) == 0
     qtbot.wait(300)
     assert len(answers) == 1
+
+
+def test_the_chat_names_databases_as_a_person_does() -> None:
+    from desktop.shell.bars import database_name
+
+    assert database_name(None, None, "postgresql://postgres@/tmp/x/pgdata:5432/cairn_sample") == "the sample database"
+    assert database_name("/home/ann/shop.sqlite", None, "/home/ann/shop.sqlite") == "shop.sqlite"
+    assert database_name("postgresql://ann@db.local/sales", None, "postgresql://ann@db.local:5432/sales") == \
+        "sales on db.local"
+
+    class Saved:
+        name = "Sales (prod)"
+
+    assert database_name("postgresql://ann@db.local/sales", Saved(), "postgresql://ann@db.local/sales") == \
+        "Sales (prod)"
