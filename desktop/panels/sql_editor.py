@@ -282,12 +282,12 @@ class SqlEditor(QWidget):
         """Show an answer's SQL pretty-printed when it parses, as written otherwise."""
         self.set_sql(self._pretty(sql))
 
-    def show_ran(self, typed: str, ran: str, notes: Sequence[str] = ()) -> None:
+    def show_ran(self, typed: str, ran: str, notes: Sequence[str] = ()) -> bool:
         """After SQL the person typed has run: when Cairn changed it first (a name repaired to the schema), put
-        the SQL that ran in the editor (one undo step: Ctrl+Z brings back what was typed) and say so."""
+        the SQL that ran in the editor (one undo step: Ctrl+Z brings back what was typed), say so, and say True."""
         if not ran or self._pretty(ran) == self._pretty(typed):
             self.status_label.setText("")
-            return
+            return False
         cursor = QTextCursor(self.edit.document())
         cursor.beginEditBlock()
         cursor.select(QTextCursor.SelectionType.Document)
@@ -295,6 +295,7 @@ class SqlEditor(QWidget):
         cursor.endEditBlock()
         detail = "; ".join(n for n in notes if n) or "names matched to the schema"
         self.status_label.setText(f"Cairn changed your SQL before running it ({detail}). Ctrl+Z shows what you typed.")
+        return True
 
     def copy(self) -> None:
         """The SQL to the clipboard."""

@@ -416,11 +416,14 @@ class MainWindow(QMainWindow):
         def done(answer: Any) -> None:
             self.sql_editor.set_running(False)
             self.history_view.refresh()
-            self.sql_editor.show_ran(sql, answer.sql or "", [n for n in answer.notes if "->" in n])
+            changed = self.sql_editor.show_ran(sql, answer.sql or "", [n for n in answer.notes if "->" in n])
             self.results.show_answer(answer)
             if answer.ok:
                 self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))
-                self.tabs.setCurrentWidget(self.results)
+                if changed:  # the note on the SQL tab comes first; the rows are a key away
+                    self.statusBar().showMessage("Ran the changed SQL: the rows are on the Results tab (Ctrl+1).", 15000)
+                else:
+                    self.tabs.setCurrentWidget(self.results)
             else:
                 show_error(self, _AnswerError(answer))
 

@@ -133,14 +133,20 @@ def test_stop_cancels_a_long_query_in_the_database(qtbot, window: MainWindow, fa
 
 def test_hand_typed_sql_that_cairn_changed_says_so(qtbot, window: MainWindow) -> None:
     typed = "SELECT nme FROM customers LIMIT 3"
+    window.tabs.setCurrentWidget(window.sql_editor)
     window.sql_editor.set_sql(typed)
     window.run_sql(typed)
     qtbot.waitUntil(lambda: not window.sql_editor.running, timeout=30_000)
     assert window.results.model.rowCount() == 3
     assert "changed your SQL" in window.sql_editor.status_label.text()
+    assert window.tabs.currentWidget() is window.sql_editor  # the note stays in sight; the rows are a key away
+    assert "Results tab" in window.statusBar().currentMessage()
     assert "nme" not in window.sql_editor.sql() and "name" in window.sql_editor.sql()
     window.sql_editor.edit.undo()
     assert window.sql_editor.sql() == typed
+    window.run_sql("SELECT name FROM customers LIMIT 2")  # SQL that runs as typed: straight to its rows
+    qtbot.waitUntil(lambda: window.results.model.rowCount() == 2, timeout=30_000)
+    assert window.tabs.currentWidget() is window.results
 
 
 def test_the_answer_shows_before_learning_finishes(qtbot, window: MainWindow, fake_ollama) -> None:
