@@ -348,7 +348,7 @@ class ChatPanel(QWidget):
         shown = self._add_rules(bubble, rules)
         for note in reply.notes:
             if note not in shown:  # "Understood as: …" is in the rule's block, with its buttons
-                bubble.add_text(note, muted=True)
+                bubble.add_text(window_hint(note), muted=True)
         if reply.error:
             bubble.add_text(reply.error, bold=True, name="chatError")
             bubble.add_text(window_hint(reply.hint or ""), muted=True)
@@ -379,7 +379,7 @@ class ChatPanel(QWidget):
         for note in answer.notes:
             if note.startswith("Applied your memories"):
                 continue
-            bubble.add_text(note, muted=True)
+            bubble.add_text(window_hint(note), muted=True)
         for other in answer.alternatives:
             button = QPushButton(qta.icon("fa5s.code-branch"), f"Run: {other.label}")
             button.setObjectName("alternativeQuery")
@@ -423,7 +423,7 @@ class ChatPanel(QWidget):
         """A short line from Cairn after an answer (what it learned in the background, with the rules that
         learning saved or changed: the UpdateReports)."""
         bubble = _Bubble(False)
-        bubble.add_text(text, muted=True, name="chatNote")
+        bubble.add_text(window_hint(text), muted=True, name="chatNote")
         self._add_rules(bubble, understood(changes))
         self._append(bubble, False)
 
@@ -444,7 +444,7 @@ class ChatPanel(QWidget):
     def add_error(self, message: str, hint: str) -> None:
         bubble = _Bubble(False)
         bubble.add_text(message, bold=True, name="chatError")
-        bubble.add_text(hint, muted=True)
+        bubble.add_text(window_hint(hint), muted=True)
         self._append(bubble, False)
 
 

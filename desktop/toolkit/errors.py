@@ -27,6 +27,9 @@ _WINDOW_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r
     (r"--csv or Export CSV", "Export CSV"),
     (r"--csv\b", "Export CSV"),
     (r"OLLAMA_HOST", "the Ollama host in Settings…"),
+    (r",? or `cairn memory keep`", ""),
+    (r"run `cairn settings --fix` to write the defaults for the bad keys \(or `cairn settings --reset` for all of "
+     r"them\)", "save Settings… to write good values"),
 ))
 
 

@@ -304,6 +304,24 @@ def test_hints_in_the_window_name_its_menus_not_command_line_flags() -> None:
     assert window_hint("Rephrase with the table or column names (see `cairn schema`), or edit the SQL.") == \
         "Rephrase with the table or column names (see the Schema panel), or edit the SQL."
     assert "Models…" in window_hint("Pull it with `ollama pull x`, or pick an installed model with --model.")
+    from core.config import SETTINGS_FIX_HINT
+
+    for hint in (SETTINGS_FIX_HINT, "2 rules wait for your confirmation (Memory bank, or `cairn memory keep`)."):
+        shown = window_hint(hint)
+        assert "`" not in shown and not re.search(r"(?<!\w)--[a-z]|\bcairn [a-z]", shown), shown
+
+
+def test_notes_in_the_chat_are_in_the_window_s_words(qtbot) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from desktop.panels.chat_panel import ChatPanel
+
+    chat = ChatPanel()
+    qtbot.addWidget(chat)
+    chat.add_note("2 rules wait for your confirmation (Memory bank, or `cairn memory keep`).")
+    chat.add_error("The SQL names a column that is not there.", "Run `cairn schema` to see them.")
+    shown = " ".join(label.text() for label in chat.findChildren(QLabel))
+    assert "`" not in shown and "cairn " not in shown and "Schema panel" in shown
 
 
 def test_closing_the_window_mid_question_cuts_the_model_at_once(qtbot, fake_ollama, embedded_pg,
