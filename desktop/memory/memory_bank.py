@@ -45,7 +45,7 @@ from desktop.memory.memory_tree import GROUP_LABELS, MemoryTree
 from desktop.memory.rule_confirmation import RuleButtons, RuleConfirmation, outcome_text
 from desktop.memory.verified_examples import VerifiedExamplesView
 from desktop.toolkit.errors import show_error
-from desktop.toolkit.widgets import ButtonRow, push_button
+from desktop.toolkit.widgets import ButtonRow, StatusLine, push_button
 from desktop.toolkit.workers import run_in_background
 
 __all__ = ["EMPTY_TEXT", "GROUP_LABELS", "MemoryBankView"]
@@ -58,6 +58,8 @@ PathChooser = Callable[[QWidget], Path | None]
 EMPTY_TEXT = "Cairn has not learned anything yet. Tell it a preference, e.g. 'Always show me customers from India'."
 SIMILAR_K = 10
 RECENT_CHANGE_S = 300.0  # a journalled change older than this is not "the last chat operation" any more
+
+
 
 
 class MemoryBankView(QWidget):
@@ -136,9 +138,7 @@ class MemoryBankView(QWidget):
                                           "Save all memories to a JSON file", self.export_memories)
         self._import_button = push_button(self, "fa5s.file-import", "Import…", "memoryImport",
                                           "Add the memories of an export file", self.import_memories)
-        self._status = QLabel(self)
-        self._status.setObjectName("memoryStatus")
-        self._status.setWordWrap(True)
+        self._status = StatusLine(self, "memoryStatus")
 
         search_row = QHBoxLayout()
         search_row.setSpacing(6)

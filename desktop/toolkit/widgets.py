@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import qtawesome as qta
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
-    "ButtonRow",
+    "ButtonRow", "StatusLine",
     "contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
 
 
@@ -150,3 +150,31 @@ def muted_color(palette: QPalette) -> str:
             return mix.name()
     return text.name()
 
+
+class StatusLine(QLabel):
+    """A status message that keeps its height (``lines`` lines), so the buttons beside it never move as it
+    changes; a longer message is cut there and whole in its tooltip."""
+
+    def __init__(self, parent: QWidget, object_name: str, *, lines: int = 3) -> None:
+        super().__init__(parent)
+        self.lines = lines
+        self.setObjectName(object_name)
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setFixedHeight(self.fontMetrics().lineSpacing() * self.lines + 2)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt naming
+        super().setText(text)
+        self.setToolTip(text)
+
+    def clear(self) -> None:
+        super().clear()
+        self.setToolTip("")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt naming
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit()

@@ -292,3 +292,17 @@ def test_a_long_memory_wraps_in_its_row_and_the_tooltip_holds_all_of_it(qtbot, v
     view.resize(720, 600)
     qtbot.wait(50)
     assert tree.visualItemRect(long_item).height() > tall
+
+
+def test_the_buttons_stay_put_as_the_status_changes(qtbot) -> None:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.toolkit.widgets import StatusLine
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    line = StatusLine(holder, "status")
+    height = line.height()
+    for text in ("", "Saved.", "Exported 4 memories to /home/ann/a/very/long/folder/name/that/wraps/memories.json " * 3):
+        line.setText(text)
+        assert line.height() == height and line.toolTip() == text
