@@ -39,7 +39,7 @@ from core.databases import SecretStore
 from desktop.connections.connection_form import POSTGRES_TAB, SQLITE_TAB, ConnectionForm
 from desktop.connections.password_prompt import AskPassword, ConnectionAttempt, ask_password
 from desktop.toolkit.errors import error_text
-from desktop.toolkit.widgets import push_button
+from desktop.toolkit.widgets import mark_muted, push_button
 from desktop.toolkit.workers import Worker, run_in_background
 
 __all__ = ["POSTGRES_TAB", "SQLITE_TAB", "ConnectionDialog"]
@@ -105,7 +105,7 @@ class ConnectionDialog(QDialog):
         self.empty_label.setObjectName("emptyListLabel")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
-        self.empty_label.setEnabled(False)  # drawn in the palette's disabled (muted) text colour
+        mark_muted(self.empty_label)
         layout.addWidget(self.empty_label)
         row = QHBoxLayout()
         self.new_button = push_button(box, "fa5s.plus", "New", "newButton", "Start a new connection (Ctrl+N)",

@@ -29,7 +29,7 @@ from core.cancellation import Cancellation
 from core.databases import Database, SavedConnection, SecretStore, connection_url, open_database
 from core.errors import AuthenticationFailed, CairnError
 from desktop.toolkit.errors import error_text
-from desktop.toolkit.widgets import muted_color
+from desktop.toolkit.widgets import mark_muted
 from desktop.toolkit.workers import Worker, run_in_background
 
 __all__ = [
@@ -98,7 +98,7 @@ class PasswordDialog(QDialog):
         layout.addWidget(intro)
         where = QLabel(conn.display(), self)
         where.setObjectName("passwordTarget")
-        where.setStyleSheet(f"color: {muted_color(self.palette())};")
+        mark_muted(where)
         where.setWordWrap(True)
         layout.addWidget(where)
         self.error_label = QLabel(error or "", self)
@@ -123,7 +123,7 @@ class PasswordDialog(QDialog):
             note = QLabel(why, self)
             note.setObjectName("passwordNote")
             note.setWordWrap(True)
-            note.setStyleSheet(f"color: {muted_color(self.palette())};")
+            mark_muted(note)
             layout.addWidget(note)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                         self)

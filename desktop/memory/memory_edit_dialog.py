@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.memory import ALL_DATABASES, CATEGORIES, Memory, Understanding, describe_form
-from desktop.toolkit.widgets import muted_color
+from desktop.toolkit.widgets import mark_muted
 
 __all__ = [
     "CATEGORY_LABELS",
@@ -109,7 +109,7 @@ class MemoryEditDialog(QDialog):
         self._help = QLabel(self)
         self._help.setObjectName("memoryCategoryHelp")
         self._help.setWordWrap(True)
-        self._help.setStyleSheet(f"color: {muted_color(self.palette())};")  # quieter, still 4.5:1
+        mark_muted(self._help)  # quieter, still 4.5:1
 
         self._only_here: QCheckBox | None = None
         if memory is None and database_id and database_id != ALL_DATABASES:

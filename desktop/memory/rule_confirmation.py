@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.memory import Memory, UpdateReport, confirmation, describe_form
-from desktop.toolkit.widgets import muted_color, push_button, selectable_label
+from desktop.toolkit.widgets import mark_muted, push_button, selectable_label
 
 __all__ = ["CONTEXT_DONE", "RuleButtons", "RuleConfirmation", "outcome_text", "understood"]
 
@@ -64,9 +64,10 @@ def _label(text: str, name: str, *, bold: bool = False, muted: bool = False) -> 
     policy.setHeightForWidth(True)  # as tall as the text wrapped at the width it gets, not at its narrowest
     label.setSizePolicy(policy)
     label.setMinimumWidth(60)
-    style = (["font-weight: 600"] if bold else []) + ([f"color: {muted_color(label.palette())}"] if muted else [])
-    if style:
-        label.setStyleSheet("; ".join(style))
+    if bold:
+        label.setStyleSheet("font-weight: 600")
+    if muted:
+        mark_muted(label)
     return label
 
 

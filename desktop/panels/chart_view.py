@@ -54,6 +54,7 @@ from desktop.panels.chart_choice import (
     unique_labels,
 )
 from desktop.panels.result_model import display_text
+from desktop.toolkit.widgets import mark_muted
 
 __all__ = ["MAX_BARS", "MAX_SERIES", "ChartPlan", "ChartView", "plan_chart"]
 
@@ -116,7 +117,7 @@ class ChartView(QWidget):
         self.measure_combo.setToolTip("Measures in different units or of very different size are charted one group at a time")
         self.measure_combo.currentIndexChanged.connect(self._measure_chosen)
         self.note_label = QLabel(objectName="chartNote")
-        self.note_label.setEnabled(False)
+        mark_muted(self.note_label)
         self.note_label.setWordWrap(True)
 
         bar = QHBoxLayout()
@@ -140,7 +141,7 @@ class ChartView(QWidget):
         self.empty_label = QLabel("No chart for this result", objectName="chartEmptyLabel")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
-        self.empty_label.setEnabled(False)
+        mark_muted(self.empty_label)
         self.stack = QStackedWidget(objectName="chartStack")
         self.stack.addWidget(self.empty_label)
         self.stack.addWidget(self.chart_view)

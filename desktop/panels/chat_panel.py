@@ -30,7 +30,7 @@ from desktop.memory.rule_confirmation import RuleConfirmation, understood
 from desktop.memory.verified_examples import ThumbsBar
 from desktop.sharing.suggestions import SuggestionsBar
 from desktop.toolkit.errors import window_hint
-from desktop.toolkit.widgets import muted_color
+from desktop.toolkit.widgets import mark_muted
 
 __all__ = ["ChatPanel"]
 
@@ -84,13 +84,10 @@ class _Bubble(QFrame):
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if name:
             label.setObjectName(name)
-        style = []
         if bold:
-            style.append("font-weight: 600")
+            label.setStyleSheet("font-weight: 600")
         if muted:
-            style.append(f"color: {muted_color(self.palette())}")
-        if style:
-            label.setStyleSheet("; ".join(style))
+            mark_muted(label)
         self.body.addWidget(label)
         return label
 
@@ -144,7 +141,8 @@ class ChatPanel(QWidget):
         self._empty.setObjectName("chatEmpty")
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
-        self._empty.setStyleSheet(f"color: {muted_color(self.palette())}; padding: 24px;")
+        self._empty.setStyleSheet("padding: 24px;")
+        mark_muted(self._empty)
         self._list.addWidget(self._empty)
         self._list.addStretch(1)
         self.scroll.setWidget(self._content)
@@ -157,7 +155,7 @@ class ChatPanel(QWidget):
         # chat's minimum width to the longest stage and push the window past a small screen, for good.
         self.status.setWordWrap(True)
         self.status.setSizePolicy(_wrapping_policy())
-        self.status.setStyleSheet(f"color: {muted_color(self.palette())};")
+        mark_muted(self.status)
         self.input = QLineEdit()
         self.input.setObjectName("chatInput")
         self.input.setPlaceholderText("Ask a question or state a preference, then press Enter")

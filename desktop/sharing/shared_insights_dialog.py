@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.toolkit.errors import error_text
-from desktop.toolkit.widgets import item_table, muted_color, push_button
+from desktop.toolkit.widgets import item_table, mark_muted, push_button
 from desktop.toolkit.workers import run_in_background
 from core.text import counted
 
@@ -69,7 +69,7 @@ class SharedInsightsDialog(QDialog):
         self.status.setObjectName("sharedInsightsStatus")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
-        self.status.setStyleSheet(f"color: {muted_color(self.palette())};")
+        mark_muted(self.status)
         layout.addWidget(self.status)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.delete_button = push_button(self, "fa5s.trash-alt", "Delete", "deleteSharedInsight",

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTo
 from core.errors import CairnError
 from core.llm import cancellable
 from desktop.toolkit.errors import error_text
-from desktop.toolkit.widgets import muted_color
+from desktop.toolkit.widgets import mark_muted
 from desktop.toolkit.workers import run_in_background
 
 __all__ = ["MAX_BUTTON_CHARS", "SuggestionButton", "SuggestionsBar", "WindowSharing", "plain_tooltip"]
@@ -93,7 +93,7 @@ class SuggestionsBar(QWidget):
         self.title = QLabel("Suggested by other agents")
         self.title.setObjectName("suggestionsTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.title.setStyleSheet(f"color: {muted_color(self.palette())};")
+        mark_muted(self.title)
         self.title.setToolTip("Follow-up questions from other Cairn agents' redacted insights, on their own "
                               "databases. Nothing is asked until you click one.")
         column.addWidget(self.title)

@@ -204,7 +204,9 @@ def apply_theme(app: Any, settings: Settings) -> None:
     if settings.font_size:
         font.setPointSize(settings.font_size)
     app.setFont(font)
-    app.setStyleSheet(read_text("styles/app.qss"))
+    from desktop.toolkit.widgets import muted_style
+
+    app.setStyleSheet(read_text("styles/app.qss") + muted_style(app.palette()))
 
 
 def app_icon() -> Any:

@@ -23,7 +23,7 @@ from desktop.sharing.suggestions import WindowSharing
 from desktop.shell.bars import database_name
 from desktop.shell.file_drop import FileDrop
 from desktop.toolkit.errors import error_text, show_error
-from desktop.toolkit.widgets import muted_color
+from desktop.toolkit.widgets import mark_muted
 from desktop.toolkit.workers import Worker, run_in_background
 
 __all__ = ["MainWindow"]
@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
     def _placeholder(self, text: str) -> QLabel:
         label = QLabel(text)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setStyleSheet(f"color: {muted_color(self.palette())};")
+        mark_muted(label)
         return label
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
-    "ButtonRow", "StatusLine",
+    "ButtonRow", "StatusLine", "mark_muted", "muted_style",
     "contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
 
 
@@ -133,6 +133,20 @@ def contrast(a: QColor, b: QColor) -> float:
     """WCAG contrast ratio of two colours (1 to 21)."""
     high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+def mark_muted(widget: QWidget) -> QWidget:
+    """Draw ``widget``'s text in the quieter colour of notes, hints and empty states: the application's style sheet
+    (``muted_style``, rebuilt by every theme change) colours it, so it follows a live switch to dark."""
+    widget.setProperty("muted", True)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+    return widget
+
+
+def muted_style(palette: QPalette) -> str:
+    """The style sheet rule for widgets marked muted, for ``palette`` (added to the application's by the theme)."""
+    return f'*[muted="true"] {{ color: {muted_color(palette)}; }}\n'
 
 
 def muted_color(palette: QPalette) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
 
 from core.config import Settings
 from desktop.shell.app import apply_theme, dark_palette
@@ -56,3 +56,30 @@ def test_muted_notes_read_at_4_5_to_1() -> None:
         colour = QColor(muted_color(palette))
         assert contrast(colour, palette.color(QPalette.ColorRole.Window)) >= 4.5
         assert colour != palette.color(QPalette.ColorRole.WindowText)  # still quieter than the text
+
+
+def test_quiet_text_follows_a_live_switch_of_theme_at_4_5_to_1(qtbot) -> None:
+    from core.config import Settings
+    from desktop.panels.chat_panel import ChatPanel
+    from desktop.panels.result_view import ResultView
+    from desktop.shell.app import apply_theme
+
+    app = QApplication.instance()
+    chat, results = ChatPanel(), ResultView()
+    for widget in (chat, results):
+        qtbot.addWidget(widget)
+        widget.show()
+    chat.add_note("Learned from your question.")
+    quiet = [label for label in chat.findChildren(QLabel) + results.findChildren(QLabel)
+             if label.property("muted") and label.isVisible()]
+    assert quiet and results.empty_label in quiet and results.empty_label.isEnabled()
+    try:
+        for theme in ("light", "dark", "light"):  # switched while the widgets are open
+            apply_theme(app, Settings(theme=theme))
+            app.processEvents()
+            for label in quiet:
+                colour = label.palette().color(label.foregroundRole())
+                background = app.palette().color(QPalette.ColorRole.Window)
+                assert contrast(colour, background) >= 4.5, (theme, label.objectName(), colour.name())
+    finally:
+        apply_theme(app, Settings())
