@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCharts import QChart, QChartView, QLineSeries, QValueAxis
+from PySide6.QtCharts import QCategoryAxis, QChart, QChartView, QLineSeries, QValueAxis
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
@@ -43,12 +43,15 @@ logger = logging.getLogger(__name__)
 _ALL_SETS = "All question sets"
 
 
-def _chart(title: str, lines: dict[str, Sequence[float | None]], y_max: float | None) -> QChart:
-    """A line per series over run (or day) number; gaps where a value is missing."""
+def _chart(title: str, lines: dict[str, Sequence[float | None]], y_max: float | None,
+           labels: Sequence[str] = ()) -> QChart:
+    """A line per series over the runs (or days) in order, each point under its date; gaps where a value is
+    missing. At most eight dates are written under the axis, evenly spread (every point has its own on hover)."""
     chart = QChart()
     chart.setTitle(title)
-    x_axis, y_axis = QValueAxis(), QValueAxis()
-    x_axis.setLabelFormat("%d")
+    x_axis, y_axis = QCategoryAxis(), QValueAxis()
+    x_axis.setLabelsPosition(QCategoryAxis.AxisLabelsPosition.AxisLabelsPositionOnValue)
+    y_axis.setLabelFormat("%d" if y_max is not None else "%.1f")
     chart.addAxis(x_axis, Qt.AlignmentFlag.AlignBottom)
     chart.addAxis(y_axis, Qt.AlignmentFlag.AlignLeft)
     longest, top = 1, 1.0
@@ -66,11 +69,19 @@ def _chart(title: str, lines: dict[str, Sequence[float | None]], y_max: float | 
         series.attachAxis(x_axis)
         series.attachAxis(y_axis)
         longest = max(longest, len(values))
+    step = max(1, math.ceil(longest / 8))
+    for i in range(1, longest + 1, step):
+        x_axis.append(_short_date(labels[i - 1]) if i - 1 < len(labels) else str(i), float(i))
     x_axis.setRange(0.5, longest + 0.5)
-    x_axis.setTickCount(min(longest, 10) + 1)
     y_axis.setRange(0, y_max if y_max is not None else top * 1.15)
     chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
     return chart
+
+
+def _short_date(label: str) -> str:
+    """"2026-12-04 13:05 · qwen2.5-coder:7b" -> "12-04 13:05"; "2026-12-04" -> "12-04"."""
+    when = label.split(" · ", 1)[0]
+    return when[5:] if len(when) >= 10 and when[4] == "-" else when
 
 
 class QualityDialog(QDialog):
@@ -157,10 +168,12 @@ class QualityDialog(QDialog):
         self.series = series = quality_series(runs, feedback, set_name=set_name)
         lines = {"Cairn": series.accuracy, "bare model": series.baseline,
                  **{f"path {p}": v for p, v in series.by_path.items()}}
-        self.accuracy_view.setChart(_chart("Execution accuracy per finished run (%)", lines, 100.0))
+        self.accuracy_view.setChart(_chart("Execution accuracy per finished run (%)", lines, 100.0, series.labels))
         self.latency_view.setChart(_chart("Latency per finished run (s)", {"p50": series.latency_p50,
-                                                                           "p95": series.latency_p95}, None))
-        self.feedback_view.setChart(_chart("Thumbs up per day (%)", {"up": series.up_rate}, 100.0))
+                                                                           "p95": series.latency_p95}, None,
+                                          series.labels))
+        self.feedback_view.setChart(_chart("Thumbs up per day (%)", {"up": series.up_rate}, 100.0,
+                                           series.feedback_days))
         self._fill_table(shown)
         if problem is not None:
             self.summary.setText(problem)

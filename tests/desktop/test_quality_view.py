@@ -152,3 +152,20 @@ def test_a_dashboard_that_cannot_open_shows_the_error(qtbot, monkeypatch) -> Non
     assert AppContext.open_quality(SimpleNamespace(settings=Settings(), _feedback_days=list), window) is None
     (box,) = window.findChildren(QMessageBox, "errorBox")
     assert box.text() == "Cannot read the evaluation runs" and box.informativeText() == "Move the file aside."
+
+
+def test_the_charts_are_dated_and_their_values_labelled(qtbot) -> None:
+    from PySide6.QtCharts import QCategoryAxis, QValueAxis
+    from PySide6.QtCore import Qt
+
+    runs = [_run(f"2026-12-{day:02d}T10:00:00+00:00", 0.5 + day / 100) for day in range(1, 21)]
+    feedback = [FeedbackDay("2026-12-02", 3, 1), FeedbackDay("2026-12-03", 1, 1)]
+    dialog = QualityDialog(Settings(), runs=lambda: runs, feedback=lambda: feedback)
+    qtbot.addWidget(dialog)
+    dates = dialog.accuracy_view.chart().axes(Qt.Orientation.Horizontal)[0]
+    assert isinstance(dates, QCategoryAxis)
+    assert dates.categoriesLabels()[0] == "12-01 10:00" and 2 <= len(dates.categoriesLabels()) <= 8
+    assert dialog.feedback_view.chart().axes(Qt.Orientation.Horizontal)[0].categoriesLabels() == ["12-02", "12-03"]
+    percent = dialog.accuracy_view.chart().axes(Qt.Orientation.Vertical)[0]
+    assert isinstance(percent, QValueAxis) and percent.labelFormat() == "%d"
+    assert dialog.latency_view.chart().axes(Qt.Orientation.Vertical)[0].labelFormat() == "%.1f"
