@@ -43,33 +43,58 @@ def plain_tooltip(text: str) -> str:
 
 
 class SuggestionButton(QPushButton):
-    """A follow-up question as a left-aligned button, its text elided to the room it has (all of it in the tip).
+    """A follow-up question as a left-aligned button, its words wrapped onto up to three lines in the room it has
+    and only then cut (all of it in the tip), so a narrow chat column still shows the question.
 
-    The size hint comes from the whole text, so eliding on resize never moves the layout it sits in."""
+    The size hint comes from the whole text on one line, so wrapping on resize never widens the layout; the height
+    follows the lines shown."""
+
+    MAX_LINES = 3
 
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.full_text = text
         self.setStyleSheet("text-align: left;")
         self._shown = text if len(text) <= MAX_BUTTON_CHARS else text[:MAX_BUTTON_CHARS - 1] + "…"
+        self._one_line = super().sizeHint().height()
+        self._lines = 1
         self._elide()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
-        hint = super().sizeHint()
         width = self.fontMetrics().horizontalAdvance(self._shown) + self.iconSize().width() + _BUTTON_CHROME
-        return QSize(width, hint.height())
+        return QSize(width, self._height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
-        return QSize(60, super().minimumSizeHint().height())
+        return QSize(60, self._height())
+
+    def _height(self) -> int:
+        return self._one_line + self.fontMetrics().lineSpacing() * (self._lines - 1)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt naming
         super().resizeEvent(event)
         self._elide()
 
+    def shown_lines(self) -> list[str]:
+        """The lines the button shows now (``&`` as typed)."""
+        return self.text().replace("&&", "&").split("\n")
+
     def _elide(self) -> None:
         room = max(24, self.width() - self.iconSize().width() - _BUTTON_CHROME)
-        shown = self.fontMetrics().elidedText(self._shown, Qt.TextElideMode.ElideRight, room)
-        self.setText(shown.replace("&", "&&"))  # a single & would become a keyboard mnemonic and vanish
+        metrics = self.fontMetrics()
+        lines: list[str] = []
+        for word in self._shown.split():
+            if lines and metrics.horizontalAdvance(f"{lines[-1]} {word}") <= room:
+                lines[-1] = f"{lines[-1]} {word}"
+            else:
+                lines.append(word)
+        if len(lines) > self.MAX_LINES:
+            lines = [*lines[:self.MAX_LINES - 1], " ".join(lines[self.MAX_LINES - 1:])]
+        lines = [metrics.elidedText(line, Qt.TextElideMode.ElideRight, room) for line in lines] or [""]
+        self.setText("\n".join(lines).replace("&", "&&"))  # a single & would become a keyboard mnemonic and vanish
+        if len(lines) != self._lines:
+            self._lines = len(lines)
+            self.setFixedHeight(self._height())
+            self.updateGeometry()
 
 
 _BUTTON_CHROME = 28  # the button's frame and padding around its icon and text, in pixels

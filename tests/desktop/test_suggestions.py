@@ -110,10 +110,9 @@ def test_suggestions_appear_under_the_answer_as_plain_text(qtbot, window: MainWi
     assert [b.accessibleName() for b in buttons] == list(FOLLOWUPS)
     markup = buttons[1]
     assert markup.full_text == MARKUP
-    shown = markup.text().replace("&&", "&").rstrip("…")  # elided to the room it has, never marked up
-    assert MARKUP.startswith(shown)
+    assert all(line.rstrip("…") in MARKUP for line in markup.shown_lines())  # wrapped in its room, never markup
     assert "&lt;b&gt;x&lt;/b&gt;" in markup.toolTip() and "<b>x</b>" not in markup.toolTip()
-    assert buttons[2].full_text == PLANTED and buttons[2].text().rstrip("…") in PLANTED  # text; nothing asked
+    assert buttons[2].full_text == PLANTED and all(line.rstrip("…") in PLANTED for line in buttons[2].shown_lines())
     assert len(bar.findChildren(QToolButton, "suggestionReject")) == 3
     # the window's own answer is shared after it was shown, and never suggested back to it
     shared = JsonlInsightStore(folder)
@@ -123,7 +122,7 @@ def test_suggestions_appear_under_the_answer_as_plain_text(qtbot, window: MainWi
         assert PLANTED not in json.dumps(request) and "friends" not in json.dumps(request)
 
 
-def test_a_suggestion_button_shows_its_text_as_characters_elided_to_its_room(qtbot) -> None:
+def test_a_suggestion_button_shows_its_text_as_characters_wrapped_in_its_room(qtbot) -> None:
     from desktop.sharing.suggestions import SuggestionButton
 
     button = SuggestionButton(MARKUP)
@@ -131,8 +130,17 @@ def test_a_suggestion_button_shows_its_text_as_characters_elided_to_its_room(qtb
     button.show()
     button.resize(button.sizeHint().width() + 40, button.sizeHint().height())
     assert button.text() == MARKUP.replace("&", "&&")  # the tags as characters; "&" is not a mnemonic
+    one_line = button.height()
     button.resize(140, button.height())
-    assert button.text().endswith("…") and MARKUP.startswith(button.text().replace("&&", "&")[:-1])
+    lines = button.shown_lines()
+    assert 2 <= len(lines) <= SuggestionButton.MAX_LINES and button.height() > one_line  # taller, not cut
+    assert " ".join(MARKUP.split()).startswith(" ".join(lines).rstrip("…"))
+    long = SuggestionButton("Which customers in each region ordered more than twice last quarter, and what did "
+                            "they buy most often?")
+    qtbot.addWidget(long)
+    long.show()
+    long.resize(220, long.height())
+    assert len(" ".join(long.shown_lines())) > 60  # far more than one cut line of ~30 characters
 
 
 def test_clicking_a_suggestion_asks_it(qtbot, window: MainWindow, fake_ollama) -> None:
