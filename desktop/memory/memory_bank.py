@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.cancellation import Cancellation
-from core.memory import BankChange, MemoryBank
+from core.memory import ALL_DATABASES, BankChange, MemoryBank
 from core.memory import Memory, ScoredMemory, Understanding, UpdateReport, describe_form
 from desktop.memory.memory_edit_dialog import (
     MemoryEditDialog,
@@ -252,6 +253,13 @@ class MemoryBankView(QWidget):
         chat's confirmation block, told how it went."""
         bank, user = self._bank, self._user
         self._change(lambda: bank.keep(user, memory_id, reading), "", block=block)
+
+    def set_scope(self, memory_id: str, everywhere: bool, block: Any = None) -> None:
+        """Apply a memory to every database, or only to the one in use (one undo step); ``block``: told how it went."""
+        bank, user = self._bank, self._user
+        where = ALL_DATABASES if everywhere or not self._database_id else self._database_id
+        text = "It applies to every database now." if where == ALL_DATABASES else "It applies to this database only."
+        self._change(lambda: bank.edit(user, memory_id, database_id=where), text, block=block)
 
     def context_only(self, memory_id: str, block: RuleConfirmation | None = None) -> None:
         """Keep a memory as the person's words only: nothing of it is enforced any more (undoable)."""

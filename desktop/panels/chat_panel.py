@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.memory.memory_scope import ScopeLine
 from desktop.memory.rule_confirmation import RuleConfirmation, understood
 from desktop.memory.verified_examples import ThumbsBar
 from desktop.sharing.suggestions import SuggestionsBar
@@ -113,6 +114,8 @@ class ChatPanel(QWidget):
     """A question started (True) or ended (False): Stop is offered only while one runs."""
     keep_requested = Signal(str, int, object)
     """Keep a rule under a reply: (memory id, the reading to enforce from 1, its RuleConfirmation block)."""
+    scope_requested = Signal(str, bool, object)
+    """Apply a memory learned here to every database (True) or only this one: (memory id, everywhere, its line)."""
     context_requested = Signal(str, object)
     """Keep a rule under a reply as context only: (memory id, its RuleConfirmation block)."""
     edit_requested = Signal(str)
@@ -340,6 +343,10 @@ class ChatPanel(QWidget):
                 line = {"ADD": f"Remembered: {after}", "UPDATE": f"Updated: {after}",
                         "DELETE": f"Replaced “{before}” with “{after}”" if after else f"Forgot: {before}"}
                 bubble.add_text(line.get(change.operation, after), muted=True)
+                for memory in change.after:  # where it applies, and the other choice
+                    scope = ScopeLine(memory, bubble)
+                    scope.scope_requested.connect(self.scope_requested.emit)
+                    bubble.body.addWidget(scope)
         else:
             self._fill_answer(bubble, reply.message, answer)
         rules = reply.understood() if hasattr(reply, "understood") else []

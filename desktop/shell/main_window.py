@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         # A rule under a reply: kept, kept as context only or edited by the memory bank, which then refreshes.
         self.chat.keep_requested.connect(lambda *args: self.memory_bank and self.memory_bank.keep(*args))
         self.chat.context_requested.connect(lambda *args: self.memory_bank and self.memory_bank.context_only(*args))
+        self.chat.scope_requested.connect(lambda *args: self.memory_bank and self.memory_bank.set_scope(*args))
         self.chat.edit_requested.connect(lambda mid: self.memory_bank and self.memory_bank.edit_memory(mid))
         self._feedback_queue = FeedbackQueue(self)
         self._feedback_queue.recorded.connect(self._feedback_recorded)
@@ -478,9 +479,8 @@ class MainWindow(QMainWindow):
         self._splitter.setSizes([rest * 9 // 20, rest * 11 // 20])
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
-        from desktop.toolkit.workers import wait_for_workers
-
         from desktop.shell.window_geometry import save_geometry
+        from desktop.toolkit.workers import wait_for_workers
 
         save_geometry(self)
         self.hide()  # gone from the screen now, even while a database start finishes below

@@ -364,3 +364,22 @@ def test_chat_text_is_plain_text_never_markup(qtbot) -> None:
     chat.add_question("<b>bold</b> & <a href='http://x'>link</a>")
     labels = [w for w in chat.findChildren(QLabel) if "bold" in w.text()]
     assert labels and all(w.textFormat() == Qt.TextFormat.PlainText for w in labels)
+
+
+def test_a_memory_learned_in_chat_says_where_it_applies_and_can_apply_everywhere(qtbot, window: MainWindow) -> None:
+    from core.memory import ALL_DATABASES
+    from desktop.memory.memory_scope import ScopeLine
+
+    reply = ask(qtbot, window, "Always show only customers from India")
+    learned = reply.changes[0].after[0]
+    assert learned.database_id == window.assistant.database_id  # learned for the database it was said about
+    line = window.chat.findChildren(ScopeLine)[-1]
+    assert line.label.text() == "Applies to this database only." and line.switch.text() == "Every database"
+    line.switch.click()
+    qtbot.waitUntil(lambda: line.everywhere, timeout=10_000)
+    bank = window.context.services.bank()
+    assert bank.get(window.user, learned.id).database_id == ALL_DATABASES
+    assert line.label.text() == "Applies to every database." and line.switch.isEnabled()
+    line.switch.click()  # and back
+    qtbot.waitUntil(lambda: not line.everywhere, timeout=10_000)
+    assert bank.get(window.user, learned.id).database_id == window.assistant.database_id

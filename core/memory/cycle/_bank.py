@@ -173,10 +173,14 @@ class MemoryBank:
         category: str | None = None,
         structured: Mapping[str, Any] | None = None,
         clear_structured: bool = False,
+        database_id: str | None = None,
     ) -> Memory:
-        """Change a memory; new content is re-embedded. A stale structured form is dropped unless given."""
+        """Change a memory; new content is re-embedded. A stale structured form is dropped unless given.
+        ``database_id``: where it applies from now on (``ALL_DATABASES``: every database)."""
         before = self.get(user, memory_id)
         changes: dict[str, Any] = {}
+        if database_id is not None:
+            changes["database_id"] = database_id
         if content is not None:
             changes["content"] = _content(content)
         if category is not None:
