@@ -53,6 +53,7 @@ from desktop.panels.chart_choice import (
     plan_chart,
     unique_labels,
 )
+from desktop.panels.chart_export import export_chart
 from desktop.panels.result_model import display_text
 from desktop.toolkit.widgets import mark_muted
 
@@ -90,6 +91,7 @@ def _elided(labels: list[str], metrics: QFontMetricsF, width: float) -> list[str
     return shown
 
 
+
 class ChartView(QWidget):
     """A chart of the current result, picked automatically; the combos switch Bar/Line/None and the measure."""
 
@@ -105,6 +107,7 @@ class ChartView(QWidget):
         self._labels: list[str] = []  # the bar categories in full; the axis shows them fitted
         self._values: list[list[float]] = []  # per bar set, for the hover tooltip
         self._title = self._y_title = ""  # in full; shown elided to the space
+        self._caption = ""
         self._bar_limit = MAX_BARS
 
         self.kind_combo = QComboBox(objectName="chartKindCombo")
@@ -155,25 +158,10 @@ class ChartView(QWidget):
         self._show_empty("No results yet")
 
     def export(self, path: str) -> None:
-        """The chart as drawn, to ``path``: SVG when it ends in .svg, else PNG. Raises OSError when it cannot."""
-        if not path.lower().endswith(".svg"):
-            if not self.chart_view.grab().save(path, "PNG"):
-                raise OSError(f"Could not write {path}")
-            return
-        from PySide6.QtCore import QRect, QSize
-        from PySide6.QtSvg import QSvgGenerator
-
-        size = self.chart_view.size()
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(QSize(size.width(), size.height()))
-        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
-        generator.setTitle("Cairn chart")
-        painter = QPainter(generator)
-        try:
-            self.chart_view.render(painter)
-        finally:
-            painter.end()
+        """The chart to ``path`` (SVG when it ends in .svg, else PNG), ``EXPORT_WIDTH`` pixels wide whatever the
+        window's size, with its caption (the question and the memories that shaped the rows) under it. Raises
+        OSError when it cannot be written."""
+        export_chart(self.chart_view, path, title=self._title, caption=self._caption)
 
     def _choose_export(self) -> None:
         from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -195,11 +183,21 @@ class ChartView(QWidget):
     def plan(self) -> ChartPlan:
         return self._plan
 
+    def show_answer(self, answer: Any) -> None:
+        """An answer's rows as a chart, with what shaped them (the question, the memories applied) as the caption
+        of an exported chart."""
+        lines = [f"“{answer.question}”" if answer.question else "SQL run by hand"]
+        if answer.memories:
+            lines.append("With your memories: " + "; ".join(m.content for m in answer.memories))
+        self.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display), caption="\n".join(lines))
+
     def show_result(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                    number_format: NumberFormat | None = None) -> None:
+                    number_format: NumberFormat | None = None, *, caption: str = "") -> None:
         """Pick a chart for these rows and draw it (or say why there is none).
 
-        ``number_format``: the person's saved currency, shown on the y axis of money measures."""
+        ``number_format``: the person's saved currency, shown on the y axis of money measures. ``caption``: what
+        shaped the rows (the question, the filters from memory), written under an exported chart."""
+        self._caption = caption
         self._columns = tuple(str(c) for c in columns)
         self._rows = rows
         self._format = number_format or NumberFormat()

@@ -63,3 +63,4 @@ def database_name(target: str | None, connection: Any, database_id: str) -> str:
         parts = urlsplit(database_id)
         return f"{parts.path.rsplit('/', 1)[-1] or parts.scheme} on {parts.hostname or 'this computer'}"
     return Path(database_id).name or database_id
+

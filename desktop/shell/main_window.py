@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QS
 from core.errors import CairnError
 from core.history import HistoryEntry
 from core.llm import cancellable, token_progress
-from core.number_format import NumberFormat
 from desktop.memory.verified_examples import FeedbackQueue
 from desktop.panels.chat_panel import ChatPanel
 from desktop.sharing.suggestions import WindowSharing
@@ -379,7 +378,7 @@ class MainWindow(QMainWindow):
             return
         self.results.show_answer(answer)
         if answer.ok:
-            self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))
+            self.chart.show_answer(answer)
         sql = answer.sql or answer.rejected_sql or ""
         self.sql_editor.show_answer_sql(sql)
         if answer.ok or sql:  # a failure with SQL shows the SQL; one without any leaves the tabs alone
@@ -420,7 +419,7 @@ class MainWindow(QMainWindow):
             changed = self.sql_editor.show_ran(sql, answer.sql or "", [n for n in answer.notes if "->" in n])
             self.results.show_answer(answer)
             if answer.ok:
-                self.chart.show_result(answer.columns, answer.rows, NumberFormat.of(answer.display))
+                self.chart.show_answer(answer)
                 if changed:  # the note on the SQL tab comes first; the rows are a key away
                     self.statusBar().showMessage("Ran the changed SQL: the rows are on the Results tab (Ctrl+1).", 15000)
                 else:

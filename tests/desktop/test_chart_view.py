@@ -269,3 +269,24 @@ def test_tick_format_and_scale_rules():
     assert format_tick(2.5, 2.5) == "2.5" and format_tick(0.25, 0.25) == "0.25"
     assert format_tick(-1500.0, 500.0, currency="USD") == "-$1,500"
     assert format_tick(2000.0, 1000.0, currency="CHF") == "CHF 2,000"
+
+
+def test_an_exported_chart_has_a_fixed_width_and_says_what_shaped_it(qtbot, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from desktop.panels.chart_export import EXPORT_WIDTH
+
+    view = ChartView()
+    qtbot.addWidget(view)
+    caption = "“Customers per city”\nWith your memories: Only show customers from India"
+    for size in ((500, 350), (1200, 700)):  # whatever the window's size
+        view.resize(*size)
+        view.show_result(("city", "customers"), [("Pune", 3), ("Delhi", 5)], caption=caption)
+        png = tmp_path / f"c{size[0]}.png"
+        view.export(str(png))
+        image = QImage(str(png))
+        assert image.width() == EXPORT_WIDTH and image.height() > EXPORT_WIDTH * size[1] / size[0]  # + caption
+    svg = tmp_path / "c.svg"
+    view.export(str(svg))
+    text = svg.read_text(encoding="utf-8")
+    assert "customers by city" in text and "Only show customers from India" in text
