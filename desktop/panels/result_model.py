@@ -223,6 +223,7 @@ class ResultTableModel(QAbstractTableModel):
         self._format = NumberFormat()
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
+        self._filter = ""  # case-folded words every shown row holds; "" shows all
         self._null_font = QFont()
         self._null_font.setItalic(True)
 
@@ -238,6 +239,7 @@ class ResultTableModel(QAbstractTableModel):
         self._order = None
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
+        self._filter = ""
         self._kinds = [column_kind(rows, c) for c in range(len(self._columns))]
         self._right = [is_numeric_kind(k) for k in self._kinds]
         self._separators = [not is_identifier_column(name) for name in self._columns]
@@ -262,16 +264,50 @@ class ResultTableModel(QAbstractTableModel):
         """The row tuple shown at visible position ``row`` (after sorting)."""
         return self._rows[row if self._order is None else self._order[row]]
 
-    def rows_in_view_order(self) -> list[Sequence[Any]]:
-        """All rows in the order shown (a list of references, for export)."""
-        if self._order is None:
+    def rows_in_view_order(self, *, filtered: bool = False) -> list[Sequence[Any]]:
+        """All rows in the order shown, or (``filtered``) only those the filter shows: references, for export."""
+        order = self._order if filtered or not self._filter else self._sorted()
+        if order is None:
             return list(self._rows)
         rows = self._rows
-        return [rows[i] for i in self._order]
+        return [rows[i] for i in order]
+
+    @property
+    def filter_text(self) -> str:
+        return self._filter
+
+    @property
+    def total_rows(self) -> int:
+        return len(self._rows)
+
+    def set_filter(self, text: str) -> None:
+        """Show only the rows whose cells, as shown, hold every word of ``text`` (any case); "" shows all."""
+        self.beginResetModel()
+        self._filter = " ".join(text.split()).casefold()
+        self._order = self._filtered(self._sorted())
+        self.endResetModel()
+
+    def _sorted(self) -> list[int] | None:
+        if self._sort_column < 0:
+            return None
+        return _sorted_order(self._rows, self._sort_column, self._kinds[self._sort_column],
+                             descending=self._sort_order == Qt.SortOrder.DescendingOrder)
+
+    def _filtered(self, order: list[int] | None) -> list[int] | None:
+        if not self._filter:
+            return order
+        words = self._filter.split()
+        rows, separators = self._rows, self._separators
+        keep = []
+        for i in range(len(rows)) if order is None else order:
+            shown = " ".join(display_text(v, separators=separators[c]) for c, v in enumerate(rows[i])).casefold()
+            if all(word in shown for word in words):
+                keep.append(i)
+        return keep
 
     # -- QAbstractTableModel -------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else len(self._rows) if self._order is None else len(self._order)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
@@ -335,6 +371,12 @@ class ResultTableModel(QAbstractTableModel):
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort in Python with NULLs last; column -1 restores the query's own order. Selection follows."""
         if column >= len(self._columns):
+            return
+        if self._filter:  # rows come and go with the filter: a reset, the selection starts again
+            self.beginResetModel()
+            self._sort_column, self._sort_order = column, order
+            self._order = self._filtered(self._sorted())
+            self.endResetModel()
             return
         self.layoutAboutToBeChanged.emit()
         persistent = self.persistentIndexList()

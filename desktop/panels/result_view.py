@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import decimal
+import io
 import logging
 import os
 import tempfile
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,9 +21,12 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
+    QMenu,
     QPushButton,
     QStackedWidget,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +35,7 @@ from core.answer import Answer
 from core.cancellation import Cancellation
 from core.errors import CairnError, QueryCancelled
 from core.number_format import NumberFormat
+from core.text import counted
 from desktop.panels.result_model import ResultTableModel, export_text
 from desktop.toolkit.errors import show_error
 from desktop.toolkit.widgets import mark_muted
@@ -54,6 +60,29 @@ def rows_as_tsv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
     lines = ["\t".join(clean(c) for c in columns)]
     lines.extend("\t".join(clean(export_text(v)) for v in row) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def rows_as_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """CSV text (RFC 4180 quoting) with a header line, as Export CSV writes it."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([export_text(v) for v in row] for row in rows)
+    return out.getvalue()
+
+
+def rows_as_markdown(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A Markdown table (GitHub's): pipes and newlines inside values escaped, numbers right-aligned."""
+
+    def cell(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", " ").replace("\n", " ") or " "
+
+    numeric = [bool(rows) and all(isinstance(r[c], (int, float, decimal.Decimal)) and not isinstance(r[c], bool)
+                                  for r in rows if r[c] is not None) for c in range(len(columns))]
+    lines = ["| " + " | ".join(cell(str(c)) for c in columns) + " |",
+             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines.extend("| " + " | ".join(cell(export_text(v)) for v in row) + " |" for row in rows)
     return "\n".join(lines) + "\n"
 
 
@@ -134,9 +163,28 @@ class ResultView(QWidget):
         self.truncated_label.setToolTip("The row limit or the limit on fetched data stopped the query early; add "
                                         "filters or select fewer or shorter columns. The answer's note says which.")
         self.truncated_label.setVisible(False)
-        self.copy_button = QPushButton(qta.icon("fa5s.copy"), "Copy", objectName="copyButton")
-        self.copy_button.setToolTip("Copy the selected cells (or all rows) as tab-separated text (Ctrl+C)")
-        self.copy_button.clicked.connect(self.copy_selection)
+        self.copy_button = QToolButton(objectName="copyButton")  # a click copies for a spreadsheet; ▾ offers more
+        self.copy_button.setIcon(qta.icon("fa5s.copy"))
+        self.copy_button.setText("Copy")
+        self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.copy_button.setToolTip("Copy the selected cells (or every row shown) for a spreadsheet (Ctrl+C); the "
+                                    "arrow copies them as CSV or as a Markdown table")
+        self.copy_button.clicked.connect(lambda _checked=False: self.copy_selection())
+        copy_menu = QMenu(self.copy_button)
+        for text, as_format in (("For a spreadsheet (tab-separated)", "tsv"), ("As CSV", "csv"),
+                                ("As a Markdown table", "markdown")):
+            copy_menu.addAction(text, lambda f=as_format: self.copy_selection(f))
+        self.copy_button.setMenu(copy_menu)
+        self.filter_edit = QLineEdit(objectName="resultFilter")
+        self.filter_edit.setPlaceholderText("Filter rows…")
+        self.filter_edit.setToolTip("Show only the rows whose cells hold every word typed (any case); exports "
+                                    "still hold every row")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setMaximumWidth(self.fontMetrics().horizontalAdvance("x") * 28)
+        self._filter_timer = QTimer(self, singleShot=True, interval=150)  # a big result is filtered once typing pauses
+        self._filter_timer.timeout.connect(self._apply_filter)
+        self.filter_edit.textChanged.connect(lambda _text: self._filter_timer.start())
         self.export_button = QPushButton(qta.icon("fa5s.file-csv"), "Export CSV…", objectName="exportCsvButton")
         self.export_button.setToolTip("Save all rows, in the order shown, as a UTF-8 CSV file")
         self.export_button.clicked.connect(self._choose_and_export)
@@ -147,6 +195,7 @@ class ResultView(QWidget):
         bar.addWidget(self.count_label)
         bar.addWidget(self.truncated_label)
         bar.addStretch(1)
+        bar.addWidget(self.filter_edit)
         bar.addWidget(self.copy_button)
         bar.addWidget(self.export_button)
 
@@ -202,7 +251,10 @@ class ResultView(QWidget):
         self.model.set_result(columns, rows, number_format)
         self._truncated = truncated
         n = len(rows)
-        self.count_label.setText(f"{n:,} row" + ("" if n == 1 else "s"))
+        self.filter_edit.blockSignals(True)
+        self.filter_edit.clear()  # a new answer: every row
+        self.filter_edit.blockSignals(False)
+        self._count()
         self.truncated_label.setText(f"showing the first {n:,} — the query returned more")
         self.truncated_label.setVisible(truncated)
         self.stack.setCurrentWidget(self.table)
@@ -218,6 +270,15 @@ class ResultView(QWidget):
         self.empty_label.setText(message)
         self.stack.setCurrentWidget(self.empty_label)
         self._update_buttons()
+
+    def _apply_filter(self) -> None:
+        self.model.set_filter(self.filter_edit.text())
+        self._count()
+
+    def _count(self) -> None:
+        total, shown = self.model.total_rows, self.model.rowCount()
+        self.count_label.setText(counted(total, "row") if not self.model.filter_text else
+                                 f"{shown:,} of {counted(total, 'row')} shown")
 
     @property
     def truncated(self) -> bool:
@@ -237,13 +298,15 @@ class ResultView(QWidget):
 
     # -- copy --------------------------------------------------------------------------------------
     def selection_tsv(self) -> str:
-        """The selected cells as TSV with headers (all rows when nothing is selected), in view order."""
+        """The selected cells as TSV with headers (all rows shown when nothing is selected), in view order."""
+        return rows_as_tsv(*self.selection()) if self.model.columns else ""
+
+    def selection(self) -> tuple[list[str], list[Sequence[Any]]]:
+        """(columns, rows) of the selected cells (every row the filter shows when nothing is selected)."""
         columns = self.model.columns
-        if not columns:
-            return ""
         ranges = list(self.table.selectionModel().selection())
         if not ranges:
-            return rows_as_tsv(columns, self.model.rows_in_view_order())
+            return list(columns), self.model.rows_in_view_order(filtered=True)
         row_set: set[int] = set()
         col_set: set[int] = set()
         for r in ranges:
@@ -260,12 +323,15 @@ class ResultView(QWidget):
         for row in sorted(row_set):
             values = self.model.row_values(row)
             rows.append(tuple(values[c] if selected(row, c) else None for c in cols))
-        return rows_as_tsv([columns[c] for c in cols], rows)
+        return [columns[c] for c in cols], rows
 
-    def copy_selection(self) -> None:
-        text = self.selection_tsv()
-        if text:
-            QGuiApplication.clipboard().setText(text)
+    def copy_selection(self, as_format: str = "tsv") -> None:
+        """The selection (or every row shown) to the clipboard: "tsv" (Ctrl+C, for spreadsheets), "csv" or
+        "markdown"."""
+        if not self.model.columns:
+            return
+        write = {"tsv": rows_as_tsv, "csv": rows_as_csv, "markdown": rows_as_markdown}[as_format]
+        QGuiApplication.clipboard().setText(write(*self.selection()))
 
     # -- export ------------------------------------------------------------------------------------
     def _choose_and_export(self) -> None:

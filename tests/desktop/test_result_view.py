@@ -266,3 +266,44 @@ def test_long_decimals_are_shown_short_and_kept_whole_in_the_tooltip_and_exports
     from PySide6.QtCore import Qt
 
     assert model.data(model.index(0, 0), int(Qt.ItemDataRole.ToolTipRole.value)) == "1234.5678901234567890"
+
+
+def test_rows_are_filtered_by_the_words_typed_and_exports_keep_every_row(qtbot, tmp_path):
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_rows(SAMPLE_COLUMNS, SAMPLE_ROWS)
+    view.filter_edit.setText("zoë")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=2_000)
+    assert view.model.row_values(0)[1] == "Zoë" and view.count_label.text() == "1 of 3 rows shown"
+    view.filter_edit.setText("2024 03")  # every word, in any cell as shown
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1 and view.model.row_values(0)[0] == 2, timeout=2_000)
+    view.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # sorting keeps the filter
+    assert view.model.rowCount() == 1
+    view.filter_edit.setText("")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 3, timeout=2_000)
+    assert [view.model.row_values(r)[0] for r in range(3)] == [3, 2, 1] and view.count_label.text() == "3 rows"
+    view.filter_edit.setText("ann")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=2_000)
+    path = tmp_path / "all.csv"
+    view.export_csv(path)
+    qtbot.waitUntil(path.exists, timeout=5_000)
+    assert len(path.read_text(encoding="utf-8").splitlines()) >= 4  # the header and every row, not the filtered one
+    view.show_rows(SAMPLE_COLUMNS, SAMPLE_ROWS[:2])  # a new answer starts unfiltered
+    assert view.filter_edit.text() == "" and view.model.rowCount() == 2
+
+
+def test_rows_copy_as_csv_and_as_a_markdown_table(qtbot):
+    from desktop.panels.result_view import rows_as_csv, rows_as_markdown
+
+    assert rows_as_csv(("name", "note"), [("Zoë", 'say "hi", then go'), ("日本", None)]) == \
+        'name,note\nZoë,"say ""hi"", then go"\n日本,\n'
+    table = rows_as_markdown(("name", "amount", "note"), [("a|b", decimal.Decimal("12.50"), "x\ny"), ("c", 3, None)])
+    assert table.splitlines() == ["| name | amount | note |", "|---|---:|---|", "| a\\|b | 12.50 | x y |",
+                                  "| c | 3 |   |"]
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_rows(SAMPLE_COLUMNS, SAMPLE_ROWS)
+    view.copy_selection("markdown")
+    assert QGuiApplication.clipboard().text().startswith("| id | name | joined | amount | note |")
+    view.copy_selection("csv")
+    assert QGuiApplication.clipboard().text().splitlines()[0] == "id,name,joined,amount,note"
