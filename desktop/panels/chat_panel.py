@@ -11,7 +11,7 @@ from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -311,9 +311,23 @@ class ChatPanel(QWidget):
         self._list.insertWidget(self._list.count() - 1, holder)
 
     def add_question(self, text: str) -> None:
+        """The person's question, with Edit: its words back in the question box to change and send again."""
         bubble = _Bubble(True)
         bubble.add_text(text)
+        edit = QToolButton(bubble)
+        edit.setObjectName("editQuestion")
+        edit.setAutoRaise(True)
+        edit.setIcon(qta.icon("fa5s.pen", color=bubble.palette().color(QPalette.ColorRole.HighlightedText)))
+        edit.setToolTip("Edit this question and ask it again")
+        edit.clicked.connect(lambda _checked=False, t=text: self.edit_question(t))
+        bubble.body.addWidget(edit, 0, Qt.AlignmentFlag.AlignRight)
         self._append(bubble, True)
+
+    def edit_question(self, text: str) -> None:
+        """``text`` in the question box, the cursor at its end, ready to change and send (Enter)."""
+        self.input.setText(text)
+        self.input.setFocus()
+        self.input.end(False)
 
     def add_reply(self, reply: Any) -> None:
         """Show an Assistant Reply: an answer, or a memory confirmation."""

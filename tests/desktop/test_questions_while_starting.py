@@ -223,3 +223,19 @@ def test_the_chat_names_databases_as_a_person_does() -> None:
 
     assert database_name("postgresql://ann@db.local/sales", Saved(), "postgresql://ann@db.local/sales") == \
         "Sales (prod)"
+
+
+def test_an_earlier_question_can_be_edited_and_asked_again(qtbot, window: MainWindow) -> None:
+    from PySide6.QtWidgets import QToolButton
+
+    with qtbot.waitSignal(window.database_ready, timeout=30_000):
+        window.start(None)
+    with qtbot.waitSignal(window.answer_ready, timeout=30_000):
+        _type(window, "How many customers are there?")
+    edit = window.chat.findChildren(QToolButton, "editQuestion")[-1]
+    edit.click()
+    assert window.chat.input.text() == "How many customers are there?"
+    window.chat.input.setText("List the wholesale customers")
+    with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
+        window.chat.input.returnPressed.emit()
+    assert blocker.args[0].message == "List the wholesale customers"
