@@ -7,6 +7,7 @@ to the memory bank, which tells the block how it went."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import qtawesome as qta
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.text import counted
 from desktop.memory.memory_scope import ScopeLine
 from desktop.memory.rule_confirmation import RuleConfirmation, understood
 from desktop.memory.verified_examples import ThumbsBar
@@ -322,6 +324,28 @@ class ChatPanel(QWidget):
         edit.clicked.connect(lambda _checked=False, t=text: self.edit_question(t))
         bubble.body.addWidget(edit, 0, Qt.AlignmentFlag.AlignRight)
         self._append(bubble, True)
+
+    def show_earlier(self, messages: Sequence[Any], database_id: str) -> int:
+        """The last turns of the conversation about ``database_id`` from before this start (the conversation is
+        kept per person across restarts), above a line that says so; how many were shown. Only into an empty chat."""
+        if self._list.count() > 2:  # the empty state and a stretch; more: never mix old turns into what is shown
+            return 0
+        turns = [m for m in messages if m.database_id == database_id]
+        if not turns:
+            return 0
+        for message in turns:
+            if message.role == "user":
+                self.add_question(message.content)
+            else:
+                bubble = _Bubble(False)
+                bubble.add_text(message.content)
+                if message.sql:
+                    bubble.add_text(message.sql, muted=True, name="earlierSql")
+                self._append(bubble, False)
+        when = time.strftime("%d %b %H:%M", time.localtime(turns[-1].created_at)) if turns[-1].created_at else ""
+        self.add_note(f"Above: the last {counted(len(turns), 'message')} with this database"
+                      + (f", until {when}" if when else "") + ". New answers follow.")
+        return len(turns)
 
     def edit_question(self, text: str) -> None:
         """``text`` in the question box, the cursor at its end, ready to change and send (Enter)."""

@@ -1,7 +1,9 @@
-"""The main window's toolbar and status bar: what they hold, built once (the window keeps the actions and labels)."""
+"""The main window's toolbar and status bar (built once; the window keeps the actions and labels), and two small
+helpers of its start: a database's name as a person says it, and the earlier turns to show again."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -11,7 +13,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel
 
-__all__ = ["build_status_bar", "build_toolbar", "database_name"]
+__all__ = ["build_status_bar", "build_toolbar", "database_name", "earlier_turns"]
+
+logger = logging.getLogger(__name__)
 
 
 def build_toolbar(window: Any) -> None:
@@ -64,3 +68,12 @@ def database_name(target: str | None, connection: Any, database_id: str) -> str:
         return f"{parts.path.rsplit('/', 1)[-1] or parts.scheme} on {parts.hostname or 'this computer'}"
     return Path(database_id).name or database_id
 
+
+def earlier_turns(store: Any, user: str) -> list[Any]:
+    """The person's last turns from before this start (the chat shows those about the database in use); none when
+    the store cannot say (the chat then starts empty, as before)."""
+    try:
+        return list(store.recent_messages(user, limit=20))
+    except Exception:  # noqa: BLE001 - a convenience: a store that cannot read them must not stop the start
+        logger.info("earlier turns not read", exc_info=True)
+        return []

@@ -19,7 +19,7 @@ from core.llm import cancellable, token_progress
 from desktop.memory.verified_examples import FeedbackQueue
 from desktop.panels.chat_panel import ChatPanel
 from desktop.sharing.suggestions import WindowSharing
-from desktop.shell.bars import database_name
+from desktop.shell.bars import database_name, earlier_turns
 from desktop.shell.file_drop import FileDrop
 from desktop.toolkit.errors import error_text, show_error
 from desktop.toolkit.widgets import mark_muted
@@ -171,14 +171,14 @@ class MainWindow(QMainWindow):
             self.assistant = None  # its services were rebuilt (settings changed): it cannot answer any more
         self._starting = True
         self.chat.set_starting("Starting the database…")  # the question box stays usable: questions wait
-        services = self.context.services
+        services, user = self.context.services, self.user
 
-        def connect(cancel: Any, report: Any) -> tuple[Any, Any, Any]:
+        def connect(cancel: Any, report: Any) -> tuple[Any, Any, Any, list[Any]]:
             pipeline = services.pipeline(target)
             schema = pipeline.database.schema()
             report("memory")
             store = services.store()
-            return pipeline, schema, store
+            return pipeline, schema, store, earlier_turns(store, user)
 
         run_in_background(connect, on_success=self._on_connected, on_failure=self._on_connect_failed,
                           receiver=self)
@@ -187,10 +187,10 @@ class MainWindow(QMainWindow):
         if hasattr(embedder, "warm_up"):
             run_in_background(lambda c, r: embedder.warm_up(), on_failure=self._on_embedder_failed, receiver=self)
 
-    def _on_connected(self, result: tuple[Any, Any, Any]) -> None:
+    def _on_connected(self, result: tuple[Any, Any, Any, list[Any]]) -> None:
         from desktop.memory.memory_bank import MemoryBankView
 
-        pipeline, schema, store = result
+        pipeline, schema, store, earlier = result
         services = self.context.services
         switched = self.assistant is not None and self.target != self._connecting
         self.target = self._connecting
@@ -209,6 +209,7 @@ class MainWindow(QMainWindow):
             self.chart.clear()
             self.sql_editor.set_sql("")
             self.chat.add_note(f"Now connected to {name}. Earlier answers above are from the previous database.")
+        self.chat.show_earlier(earlier, pipeline.database.id)  # the last turns with it (into an empty chat only)
         self.assistant.learn_after_answer = False  # the answer shows first; learning follows in the background
         hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
         self.schema_browser.set_schema(schema, hidden)

@@ -239,3 +239,29 @@ def test_an_earlier_question_can_be_edited_and_asked_again(qtbot, window: MainWi
     with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
         window.chat.input.returnPressed.emit()
     assert blocker.args[0].message == "List the wholesale customers"
+
+
+def test_the_conversation_with_this_database_is_there_after_a_restart(qtbot, fake_ollama, embedded_pg,
+                                                                      tmp_path: Path) -> None:
+    fake_ollama.default_chat = analyst_model(SQL, {})
+    settings = Settings(ollama_host=fake_ollama.url, memory_store="json")
+
+    def open_window() -> tuple[MainWindow, AppContext]:
+        context = AppContext(settings=settings, history=QuestionHistory(tmp_path / "history"),
+                             services=Services(settings, embedded=embedded_pg, embedder=FakeEmbedder()))
+        win = MainWindow(context, "priya")
+        qtbot.addWidget(win)
+        with qtbot.waitSignal(win.database_ready, timeout=30_000):
+            win.start(None)
+        return win, context
+
+    first, context = open_window()
+    with qtbot.waitSignal(first.answer_ready, timeout=30_000):
+        _type(first, "How many customers are there?")
+    first.close()
+    context.services.close()
+    again, context = open_window()  # a restart: same person, same data folder
+    text = _chat_text(again)
+    assert "How many customers are there?" in text and "with this database" in text
+    again.close()
+    context.services.close()
