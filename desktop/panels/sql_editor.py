@@ -46,6 +46,7 @@ from sqlglot.tokens import Tokenizer
 from core.cancellation import Cancellation
 from core.llm import cancellable
 from core.replies import Explanation, describe_sql
+from desktop.panels.sql_completion import SqlCompleter, dialect_keywords
 from desktop.panels.sql_explanation import ExplanationPanel
 from desktop.toolkit.workers import Worker, run_in_background
 
@@ -195,6 +196,10 @@ class _SqlTextEdit(QPlainTextEdit):
     run_shortcut = Signal()
     """Ctrl+Enter (or Ctrl+Return) was pressed in the editor."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.completer = SqlCompleter(self)  # tables, columns and keywords as you type
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
             event.modifiers() & Qt.KeyboardModifier.ControlModifier
@@ -202,7 +207,11 @@ class _SqlTextEdit(QPlainTextEdit):
             event.accept()
             self.run_shortcut.emit()
             return
+        if self.completer.takes(event.key()):
+            event.accept()
+            return
         super().keyPressEvent(event)
+        self.completer.typed(event.text())
 
 
 class SqlEditor(QWidget):
@@ -309,6 +318,12 @@ class SqlEditor(QWidget):
             return format_sql(sql, self._dialect) if sql.strip() else sql
         except SqlglotError:
             return sql
+
+    def set_schema(self, schema: Any) -> None:
+        """The connected database: its dialect (Format) and its tables and columns (completion)."""
+        self.set_dialect(schema.dialect)
+        self.edit.completer.set_schema({t.name: [c.name for c in t.columns] for t in schema.tables},
+                                       dialect_keywords(schema.dialect))
 
     def set_dialect(self, dialect: str | None) -> None:
         """The sqlglot dialect used by Format (the connected database's)."""

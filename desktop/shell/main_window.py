@@ -211,8 +211,8 @@ class MainWindow(QMainWindow):
             self.chat.add_note(f"Now connected to {name}. Earlier answers above are from the previous database.")
         self.chat.show_earlier(earlier, pipeline.database.id)  # the last turns with it (into an empty chat only)
         self.assistant.learn_after_answer = False  # the answer shows first; learning follows in the background
-        hidden = set(self.context.settings.hidden.get(pipeline.database.id, []))
-        self.schema_browser.set_schema(schema, hidden)
+        self.schema_browser.set_schema(schema, set(self.context.settings.hidden.get(pipeline.database.id, [])))
+        self.sql_editor.set_schema(schema)
         self.db_label.setText(f"Database: {name}")
         self.db_label.setToolTip(pipeline.database.id)
         describe = getattr(store, "describe", None)

@@ -1,0 +1,61 @@
+"""The SQL editor completes the connected database's tables and columns and the dialect's keywords (issue 30)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from core.schema import Column, Schema, Table
+from desktop.panels.sql_completion import dialect_keywords
+from desktop.panels.sql_editor import SqlEditor
+
+SCHEMA = Schema(dialect="sqlite", tables=(
+    Table("customers", (Column("customer_id", "INTEGER"), Column("name", "TEXT"), Column("country", "TEXT"))),
+    Table("orders", (Column("order_id", "INTEGER"), Column("customer_id", "INTEGER"), Column("total", "REAL"))),
+))
+
+
+def _editor(qtbot) -> SqlEditor:
+    editor = SqlEditor()
+    qtbot.addWidget(editor)
+    editor.show()
+    qtbot.waitExposed(editor)
+    editor.set_schema(SCHEMA)
+    editor.edit.setFocus()
+    return editor
+
+
+def _offered(editor: SqlEditor) -> list[str]:
+    completer = editor.edit.completer.completer
+    if not completer.popup().isVisible():
+        return []
+    model = completer.model()
+    return [model.index(r, 0).data() for r in range(model.rowCount())]
+
+
+def test_names_and_keywords_complete_as_you_type(qtbot) -> None:
+    editor = _editor(qtbot)
+    qtbot.keyClicks(editor.edit, "SELECT na")
+    assert _offered(editor)[0] == "name"  # the schema's names first, then the keywords
+    qtbot.keyClick(editor.edit, Qt.Key.Key_Tab)
+    qtbot.keyClicks(editor.edit, " FROM CU")  # any case
+    assert "customers" in _offered(editor)
+    qtbot.keyClick(editor.edit, Qt.Key.Key_Return)
+    assert editor.sql() == "SELECT name FROM customers"
+    qtbot.keyClicks(editor.edit, " c WHERE c.co")  # an alias's columns
+    assert _offered(editor) == ["country"]
+    qtbot.keyClick(editor.edit, Qt.Key.Key_Escape)
+    assert not _offered(editor) and editor.sql().endswith("c.co")
+    qtbot.keyClicks(editor.edit, "untry = 'India' GRO")
+    assert "GROUP BY" in _offered(editor)
+
+
+def test_statements_cairn_never_runs_are_not_offered() -> None:
+    words = dialect_keywords("postgres")
+    assert "SELECT" in words and "GROUP BY" in words and "WHERE" in words
+    assert not {"DROP", "DELETE", "INSERT", "UPDATE", "ALTER", "TRUNCATE"} & set(words)
+
+
+def test_setting_the_sql_does_not_open_the_list(qtbot) -> None:
+    editor = _editor(qtbot)
+    editor.set_sql("SELECT na")
+    assert _offered(editor) == []
