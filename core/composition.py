@@ -131,6 +131,13 @@ class Services:
             schema = Schema(dialect=pipeline.database.dialect, tables=())
         return explain_sql(sql, schema, pipeline.llm)
 
+    def query_plan(self, sql: str, db: str | None = None, *, pipeline: Any = None, cancel: Any = None) -> Any:
+        """How the database would run ``sql`` (a ``core.replies.PlanNode`` tree): checked first, then ``EXPLAIN``
+        without ``ANALYZE``; nothing runs."""
+        from core.replies import query_plan
+
+        return query_plan(pipeline or self.pipeline(db), sql, cancel=cancel)
+
     # -- shared insights between agents (issue 15; off until the person turns it on) --------------------------
 
     def insight_store(self) -> Any:

@@ -147,6 +147,12 @@ class AskPipeline:
         except CairnError as exc:
             return self._failed(run, exc)
 
+    def checked_sql(self, sql: str, *, cancel: Cancellation | None = None) -> str:
+        """``sql`` as Cairn would run it (guarded read-only, names checked, no memory applied); raises the
+        CairnError that refuses it. Nothing runs."""
+        run = _Run(question=sql, cancel=cancel or Cancellation(), on_stage=None)
+        return self._check(run, sql, self.load_schema(), apply_memory=False)
+
     def run_sql(self, sql: str, *, cancel: Cancellation | None = None, question: str = "") -> Answer:
         """Run SQL a person wrote or edited, through the same guard, checks and read-only executor."""
         run = _Run(question=question or sql, cancel=cancel or Cancellation(), on_stage=None)

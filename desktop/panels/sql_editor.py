@@ -47,6 +47,7 @@ from core.cancellation import Cancellation
 from core.llm import cancellable
 from core.replies import Explanation, describe_sql
 from desktop.panels.sql_completion import SqlCompleter, dialect_keywords
+from desktop.panels.plan_view import PlanButton, Planner
 from desktop.panels.sql_explanation import ExplanationPanel
 from desktop.toolkit.workers import Worker, run_in_background
 
@@ -265,6 +266,8 @@ class SqlEditor(QWidget):
         buttons.addWidget(self.status_label, 1)
         buttons.addWidget(self.copy_button)
         buttons.addWidget(self.explain_button)
+        self.plan_button = PlanButton(self.sql, self)
+        buttons.addWidget(self.plan_button)
         buttons.addWidget(self.format_button)
         buttons.addWidget(self.run_button)
 
@@ -364,10 +367,11 @@ class SqlEditor(QWidget):
         self.status_label.setText("")
 
     # -- explaining --------------------------------------------------------------------------------
-    def set_explainer(self, explainer: Explainer | None) -> None:
+    def set_explainer(self, explainer: Explainer | None, *, planner: Planner | None = None) -> None:
         """What explains SQL from now on (the connected database's model, with its structure as fallback);
-        None: read the SQL's structure only."""
+        None: read the SQL's structure only. ``planner``: the connected database's query plan (Plan)."""
         self._explainer = explainer
+        self.plan_button.planner = planner
 
     @property
     def explaining(self) -> bool:

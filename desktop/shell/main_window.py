@@ -141,8 +141,7 @@ class MainWindow(QMainWindow):
     def _placeholder(self, text: str) -> QLabel:
         label = QLabel(text)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        mark_muted(label)
-        return label
+        return mark_muted(label)
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -202,7 +201,8 @@ class MainWindow(QMainWindow):
                               on_failure=lambda exc: logger.warning("last connection not remembered: %s", exc))
         self.assistant = services.assistant(self.target, pipeline=pipeline)
         self._assistant_services = services
-        self.sql_editor.set_explainer(lambda sql: services.explain(sql, pipeline=pipeline))
+        self.sql_editor.set_explainer(lambda sql: services.explain(sql, pipeline=pipeline), planner=lambda sql, cancel:
+                                      services.query_plan(sql, pipeline=pipeline, cancel=cancel))
         name = database_name(self.target, self.connection, pipeline.database.id)
         if switched:  # another database: what is on screen belongs to the old one
             self.results.clear("No results yet for this database")

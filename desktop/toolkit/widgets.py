@@ -6,6 +6,7 @@ One place sets object names, tips, shortcuts and the usual flags, so every butto
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import qtawesome as qta
 from PySide6.QtCore import QEvent, QSize, Qt
@@ -135,7 +136,10 @@ def contrast(a: QColor, b: QColor) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def mark_muted(widget: QWidget) -> QWidget:
+_W = TypeVar("_W", bound=QWidget)
+
+
+def mark_muted(widget: _W) -> _W:
     """Draw ``widget``'s text in the quieter colour of notes, hints and empty states: the application's style sheet
     (``muted_style``, rebuilt by every theme change) colours it, so it follows a live switch to dark."""
     widget.setProperty("muted", True)

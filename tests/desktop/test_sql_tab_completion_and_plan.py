@@ -1,4 +1,5 @@
-"""The SQL editor completes the connected database's tables and columns and the dialect's keywords (issue 30)."""
+"""The SQL tab helps as DBeaver and DataGrip do: completion of the connected database's tables, columns and the
+dialect's keywords, and the query plan as a tree (issue 30)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,24 @@ def test_setting_the_sql_does_not_open_the_list(qtbot) -> None:
     editor = _editor(qtbot)
     editor.set_sql("SELECT na")
     assert _offered(editor) == []
+
+
+def test_plan_shows_the_database_s_plan_as_a_tree(qtbot, db) -> None:
+    from PySide6.QtWidgets import QTreeWidget
+
+    from core.config import Settings
+    from core.pipeline import AskPipeline
+    from core.replies import query_plan
+    from tests.fakes.scripted_llm import ScriptedLLM
+
+    pipeline = AskPipeline(db, ScriptedLLM(), Settings())
+    editor = SqlEditor()
+    qtbot.addWidget(editor)
+    editor.set_explainer(None, planner=lambda sql, cancel: query_plan(pipeline, sql, cancel=cancel))
+    editor.set_sql("SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.customer_id")
+    editor.plan_button.click()
+    qtbot.waitUntil(lambda: editor.plan_button.dialog is not None, timeout=10_000)
+    tree = editor.plan_button.dialog.findChild(QTreeWidget, "planTree")
+    top = tree.topLevelItem(0)
+    assert top.childCount() >= 1 and "rows ≈" in top.text(1)
+    editor.plan_button.dialog.close()
