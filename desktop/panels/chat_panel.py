@@ -31,35 +31,12 @@ from core.text import counted
 from desktop.memory.memory_scope import ScopeLine
 from desktop.memory.rule_confirmation import RuleConfirmation, understood
 from desktop.memory.verified_examples import ThumbsBar
+from desktop.panels.chat_words import CATEGORY_ICONS, STAGE_TEXT, one_value
 from desktop.sharing.suggestions import SuggestionsBar
 from desktop.toolkit.errors import window_hint
 from desktop.toolkit.widgets import mark_muted
 
 __all__ = ["ChatPanel"]
-
-_CATEGORY_ICONS = {
-    "preference": "fa5s.filter",
-    "terminology": "fa5s.book",
-    "metric": "fa5s.calculator",
-    "entity": "fa5s.tag",
-    "forget": "fa5s.eraser",
-}
-_STAGE_TEXT = {
-    "load_embedder": "Loading the embedding model (the first question only)…",
-    "load_schema": "Reading the schema…",
-    "build_prompt": "Preparing the prompt…",
-    "generate": "The model is writing SQL…",
-    "guard": "Checking the SQL is read-only…",
-    "validate": "Checking names against the schema…",
-    "no_harm": "Checking a repair keeps the rows…",
-    "apply_memory": "Applying your preferences…",
-    "execute": "Running the query…",
-    "repair": "The query failed; asking the model to repair it…",
-    "check_answer": "Checking joins and orders change only what they should…",
-    "review": "Showing the model what the check measured…",
-    "fallback": "Trying the rule-based fallback…",
-}
-
 
 def _wrapping_policy() -> QSizePolicy:
     """Any width the column gives, and as tall as the text wrapped at that width."""
@@ -251,7 +228,7 @@ class ChatPanel(QWidget):
         self._busy = busy
         self.send.setVisible(not busy)
         self.stop.setVisible(busy)
-        self._stage_text = _STAGE_TEXT.get(stage or "", "Working…")
+        self._stage_text = STAGE_TEXT.get(stage or "", "Working…")
         self._busy_since = time.monotonic()
         if busy:
             self._clock.start()
@@ -284,7 +261,7 @@ class ChatPanel(QWidget):
         if not self._busy:
             return
         if isinstance(stage, str):
-            self._stage_text = _STAGE_TEXT.get(stage, stage)
+            self._stage_text = STAGE_TEXT.get(stage, stage)
         elif isinstance(stage, int) and not isinstance(stage, bool):
             base = self._stage_text.split("  ·", 1)[0]
             self._stage_text = f"{base}  · {stage} tokens"
@@ -362,7 +339,7 @@ class ChatPanel(QWidget):
             kind = reply.route.kind
             header = QHBoxLayout()
             icon = QLabel()
-            icon.setPixmap(qta.icon(_CATEGORY_ICONS.get(kind, "fa5s.brain")).pixmap(16, 16))
+            icon.setPixmap(qta.icon(CATEGORY_ICONS.get(kind, "fa5s.brain")).pixmap(16, 16))
             header.addWidget(icon)
             title = QLabel(reply.text or "Noted")
             title.setTextFormat(Qt.TextFormat.PlainText)
@@ -404,7 +381,7 @@ class ChatPanel(QWidget):
                    "fallback": "rule-based fallback", "user": "your SQL"}.get(answer.path or "", "")
             more = " (more rows not shown)" if answer.truncated else ""
             if answer.row_count == 1 and len(answer.columns) == 1:  # one value: say it, not just "1 row"
-                bubble.add_text(_one_value(answer.columns[0], answer.rows[0][0]), name="answerValue")
+                bubble.add_text(one_value(answer.columns[0], answer.rows[0][0]), name="answerValue")
             rows = f"{answer.row_count:,} row" + ("" if answer.row_count == 1 else "s")
             bubble.add_text(f"{rows}{more} · {secs:.2f} s · {via}", bold=True,
                             name="answerSummary")
@@ -447,7 +424,7 @@ class ChatPanel(QWidget):
         chip = QToolButton()
         chip.setObjectName("memoryChip")
         chip.setText(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
-        chip.setIcon(qta.icon(_CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
+        chip.setIcon(qta.icon(CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
         chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         chip.setToolTip(f"{memory.category}: {memory.content}\nApplied because: {memory.reason}")
         chip.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -489,18 +466,3 @@ class ChatPanel(QWidget):
         bubble.add_text(message, bold=True, name="chatError")
         bubble.add_text(window_hint(hint), muted=True)
         self._append(bubble, False)
-
-
-def _one_value(column: str, value: object) -> str:
-    """``591 · delivered orders`` for a one-cell answer (a number with thousands separators)."""
-    label = column.replace("_", " ").strip() or "value"
-    if isinstance(value, bool) or value is None:
-        shown = "—" if value is None else str(value)
-    elif isinstance(value, int):
-        shown = f"{value:,}"
-    elif isinstance(value, float) or type(value).__name__ == "Decimal":
-        number = float(value)  # type: ignore[arg-type]
-        shown = f"{number:,.0f}" if number.is_integer() else f"{number:,.2f}"
-    else:
-        shown = str(value)[:200]
-    return f"{shown} · {label}"

@@ -262,7 +262,7 @@ def test_keyboard_recall_stop_and_focus(qtbot) -> None:
 def test_a_single_value_is_stated_in_the_chat() -> None:
     from decimal import Decimal
 
-    from desktop.panels.chat_panel import _one_value
+    from desktop.panels.chat_words import one_value as _one_value
 
     assert _one_value("delivered_orders", 591) == "591 · delivered orders"
     assert _one_value("revenue", Decimal("1234567.5")) == "1,234,567.50 · revenue"
