@@ -150,12 +150,16 @@ class ResultView(QWidget):
     export_finished = Signal(str)
     """A CSV export was written to this path."""
 
+    pin_requested = Signal(object)
+    """Pin was pressed: keep this answer's rows in a tab of their own (the Answer)."""
+
     def __init__(self, parent: QWidget | None = None, *, ask_save_path: SavePathChooser | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("resultView")
         self._ask_save_path = ask_save_path or _ask_save_path
         self._truncated = False
         self._exporting = False
+        self.answer: Answer | None = None  # what Pin keeps (rows shown by show_rows alone are not pinned)
         self.model = ResultTableModel(self)
 
         self.count_label = QLabel(objectName="rowCountLabel")
@@ -196,6 +200,11 @@ class ResultView(QWidget):
         bar.addWidget(self.truncated_label)
         bar.addStretch(1)
         bar.addWidget(self.filter_edit)
+        self.pin_button = QToolButton(objectName="pinButton")
+        self.pin_button.setIcon(qta.icon("fa5s.thumbtack"))
+        self.pin_button.setToolTip("Pin these rows in a tab of their own, to compare with the next answer")
+        self.pin_button.clicked.connect(lambda _checked=False: self.answer and self.pin_requested.emit(self.answer))
+        bar.addWidget(self.pin_button)
         bar.addWidget(self.copy_button)
         bar.addWidget(self.export_button)
 
@@ -238,6 +247,8 @@ class ResultView(QWidget):
     # -- content -----------------------------------------------------------------------------------
     def show_answer(self, answer: Answer) -> None:
         """Show the answer's rows; an answer without columns (an error) shows the empty state."""
+        self.answer = answer if answer.columns else None
+        self._update_buttons()
         if not answer.columns:
             self.clear("No rows to show" if answer.ok else "No results yet")
             return
@@ -263,6 +274,7 @@ class ResultView(QWidget):
         self._update_buttons()
 
     def clear(self, message: str = "No results yet") -> None:
+        self.answer = None
         self.model.clear()
         self._truncated = False
         self.count_label.setText("")
@@ -293,6 +305,7 @@ class ResultView(QWidget):
 
     def _update_buttons(self) -> None:
         has_rows = self.model.columnCount() > 0
+        self.pin_button.setEnabled(self.answer is not None)
         self.copy_button.setEnabled(has_rows)
         self.export_button.setEnabled(has_rows and not self._exporting)
 

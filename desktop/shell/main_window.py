@@ -9,9 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import qtawesome as qta
 from PySide6.QtCore import QEventLoop, Qt, Signal
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from core.errors import CairnError
 from core.history import HistoryEntry
@@ -57,24 +56,14 @@ class MainWindow(QMainWindow):
         if not restore_geometry(self):
             fit_to_screen(self)
 
-        from desktop.panels.chart_view import ChartView
         from desktop.panels.history_view import HistoryView
-        from desktop.panels.result_view import ResultView
         from desktop.panels.schema_browser import SchemaBrowser
-        from desktop.panels.sql_editor import SqlEditor
+        from desktop.shell.result_tabs import build_tabs
 
         self.chat = ChatPanel()
-        self.results = ResultView()
-        self.chart = ChartView()
-        self.sql_editor = SqlEditor()
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("resultTabs")
-        self.tabs.addTab(self.results, qta.icon("fa5s.table"), "Results")
-        self.tabs.addTab(self.chart, qta.icon("fa5s.chart-bar"), "Chart")
-        self.tabs.addTab(self.sql_editor, qta.icon("fa5s.code"), "SQL")
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.chat)
-        splitter.addWidget(self.tabs)
+        splitter.addWidget(build_tabs(self))  # self.results, .chart, .sql_editor in self.tabs
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([470, 530])

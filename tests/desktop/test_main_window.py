@@ -383,3 +383,22 @@ def test_a_memory_learned_in_chat_says_where_it_applies_and_can_apply_everywhere
     line.switch.click()  # and back
     qtbot.waitUntil(lambda: not line.everywhere, timeout=10_000)
     assert bank.get(window.user, learned.id).database_id == window.assistant.database_id
+
+
+def test_an_answer_pinned_stays_in_a_tab_beside_the_next(qtbot, window: MainWindow) -> None:
+    from PySide6.QtWidgets import QToolButton
+
+    from desktop.panels.result_view import ResultView
+
+    ask(qtbot, window, "List the wholesale customers")
+    wholesale = window.results.model.rowCount()
+    window.results.pin_button.click()
+    pinned = window.tabs.currentWidget()
+    assert isinstance(pinned, ResultView) and pinned is not window.results
+    assert window.tabs.tabText(window.tabs.indexOf(pinned)).startswith("List the wholesale")
+    ask(qtbot, window, "How many customers are there?")
+    assert window.results.model.rowCount() == 1 and pinned.model.rowCount() == wholesale  # both to compare
+    close = window.tabs.tabBar().tabButton(window.tabs.indexOf(pinned), window.tabs.tabBar().ButtonPosition.RightSide)
+    assert isinstance(close, QToolButton)
+    close.click()
+    qtbot.waitUntil(lambda: window.tabs.count() == 3, timeout=2_000)  # Results, Chart and SQL stay
