@@ -161,10 +161,17 @@ class ChartView(QWidget):
         """The chart to ``path`` (SVG when it ends in .svg, else PNG), ``EXPORT_WIDTH`` pixels wide whatever the
         window's size, with its caption (the question and the memories that shaped the rows) under it. Raises
         OSError when it cannot be written."""
+        if self._kind == "none":
+            raise OSError("There is no chart to export")
         export_chart(self.chart_view, path, title=self._title, caption=self._caption)
 
     def _choose_export(self) -> None:
         from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+        if self._kind == "none":  # File → Export chart with no chart drawn
+            QMessageBox.information(self, "Export chart", "There is no chart to export: ask a question whose rows "
+                                    "can be drawn, or choose Bar or Line on the Chart tab.")
+            return
 
         path, _ = QFileDialog.getSaveFileName(self, "Export chart", "chart.png", "PNG image (*.png);;SVG image (*.svg)")
         if not path:

@@ -335,7 +335,9 @@ class ChatPanel(QWidget):
         bubble = _Bubble(False)
         answer = reply.answer
         self.last_suggestions = None
-        if answer is None:
+        if answer is None and not reply.changes and reply.route.kind not in CATEGORY_ICONS:
+            bubble.add_text(reply.text or "", name="chatReply")  # talk ("hi"), a reply about Cairn: plain words
+        elif answer is None:
             kind = reply.route.kind
             header = QHBoxLayout()
             icon = QLabel()

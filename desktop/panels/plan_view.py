@@ -47,7 +47,10 @@ class PlanDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tree, 1)
         layout.addWidget(buttons)
-        self.resize(720, 420)
+        self.tree.resizeColumnToContents(1)
+        metrics = self.fontMetrics()  # as wide as its steps need at the font in use, up to 110 characters
+        width = min(self.tree.columnWidth(0) + self.tree.columnWidth(1) + 80, metrics.averageCharWidth() * 110)
+        self.resize(max(width, metrics.averageCharWidth() * 60), metrics.lineSpacing() * 24)
 
     def _item(self, node: Any) -> QTreeWidgetItem:
         item = QTreeWidgetItem([node.label, node.detail])

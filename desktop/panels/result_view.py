@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QMessageBox,
     QPushButton,
     QStackedWidget,
     QTableView,
@@ -227,6 +228,7 @@ class ResultView(QWidget):
         rows_header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform row heights
         rows_header.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setSortingEnabled(True)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the grid for the next control (arrows move in it)
         self.table.copy_requested.connect(self.copy_selection)
 
         self.empty_label = QLabel("No results yet", objectName="resultEmptyLabel")
@@ -348,6 +350,9 @@ class ResultView(QWidget):
 
     # -- export ------------------------------------------------------------------------------------
     def _choose_and_export(self) -> None:
+        if not self.model.columns:  # File → Export results with nothing shown yet
+            QMessageBox.information(self, "Export CSV", "There are no rows to export yet: ask a question first.")
+            return
         path = self._ask_save_path(self, "result.csv")
         if path:
             self.export_csv(path)

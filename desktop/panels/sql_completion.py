@@ -87,7 +87,10 @@ class SqlCompleter(QObject):
         else:
             candidates = []
         folded = prefix.casefold()
-        shown = [c for c in candidates if c.casefold().startswith(folded) and c.casefold() != folded][:MAX_SHOWN]
+        shown = [c for c in candidates if c.casefold().startswith(folded) and c.casefold() != folded]
+        if prefix.isupper():  # "ORD" is a keyword being typed (ORDER BY), "ord" a name (orders): that kind first
+            shown.sort(key=lambda c: not c.isupper())
+        shown = shown[:MAX_SHOWN]
         if not shown:
             self.completer.popup().hide()
             return

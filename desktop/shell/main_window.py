@@ -179,6 +179,8 @@ class MainWindow(QMainWindow):
         from desktop.memory.memory_bank import MemoryBankView
 
         pipeline, schema, store, earlier = result
+        if self._closing:  # closed while it started: nothing more to show
+            return
         services = self.context.services
         switched = self.assistant is not None and self.target != self._connecting
         self.target = self._connecting
@@ -270,8 +272,10 @@ class MainWindow(QMainWindow):
                                          on_progress=self.chat.show_stage, receiver=self)
 
     def run_current(self) -> None:
-        """Ctrl+Enter: run the SQL when the SQL tab is shown, else ask what is in the question box."""
-        if self.tabs.currentWidget() is self.sql_editor and self.sql_editor.sql().strip():
+        """Ctrl+Enter: ask what is typed in the question box when it has the keyboard, else run the SQL when the SQL
+        tab is shown, else ask."""
+        typing = self.chat.input.hasFocus() and bool(self.chat.input.text().strip())
+        if not typing and self.tabs.currentWidget() is self.sql_editor and self.sql_editor.sql().strip():
             self.run_sql(self.sql_editor.sql())
         else:
             self.chat.submit()
@@ -297,10 +301,11 @@ class MainWindow(QMainWindow):
         self._size_docks()
 
     def cancel(self) -> None:
+        """Esc / Stop: the answer being made stops, and the questions waiting come back to the question box."""
         self.pending.give_back("Stopped.")
         if self._worker is not None:
             self._worker.cancel()
-            self.chat.status.setText("Cancelling…")
+            self.chat.show_stage("Cancelling…")  # the stage clock keeps it, with the seconds
 
     def _on_reply(self, reply: Any) -> None:
         self._worker = None

@@ -36,7 +36,8 @@ class PendingQuestions:
         self._chat.add_question(shown_as)
         ahead = len(self._waiting) - 1
         after = f", after {ahead} earlier question{'s' if ahead > 1 else ''}" if ahead else ""
-        self._chat.add_note(f"Asked as soon as {until}{after}. Esc takes it back.")
+        stop = " and stops the answer being made" if until == "this answer is done" else ""
+        self._chat.add_note(f"Asked as soon as {until}{after}. Esc takes it back{stop}.")
 
     def release(self) -> bool:
         """Ask the next waiting question (its bubble is on screen already); False when none waits."""
@@ -53,7 +54,8 @@ class PendingQuestions:
         texts = [w.text for w in self._waiting]
         self._waiting.clear()
         box = self._chat.input
-        where = "The first is back in the question box (Up and Down reach the others)."
+        where = "It is back in the question box." if len(texts) == 1 else \
+            "The first is back in the question box (Up and Down reach the others)."
         if box.text().strip():
             where = "Up and Down in the question box reach them."
         else:

@@ -402,3 +402,29 @@ def test_an_answer_pinned_stays_in_a_tab_beside_the_next(qtbot, window: MainWind
     assert isinstance(close, QToolButton)
     close.click()
     qtbot.waitUntil(lambda: window.tabs.count() == 3, timeout=2_000)  # Results, Chart and SQL stay
+
+
+def test_what_a_walk_through_found(qtbot, window: MainWindow, monkeypatch) -> None:
+    """File → Export with nothing to export says so; Tab leaves the grid; Ctrl+Enter in the question box asks what
+    is typed there even with the SQL tab shown; a talk reply is plain words."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    told: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text, *a: told.append(text))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("/tmp/never.png", "")))
+    window.menu_actions["export_chart"].trigger()
+    window.menu_actions["export_csv"].trigger()
+    assert len(told) == 2 and "no chart to export" in told[0] and "no rows to export" in told[1]
+    assert not window.results.table.tabKeyNavigation()
+    reply = ask(qtbot, window, "hi")
+    assert reply.answer is None and window.chat.findChildren(type(window.chat.status), "memoryConfirmation") == []
+    ask(qtbot, window, "List the wholesale customers")
+    window.tabs.setCurrentWidget(window.sql_editor)
+    window.show()
+    qtbot.waitExposed(window)
+    window.chat.input.setFocus()
+    window.chat.input.setText("How many customers are there?")
+    with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
+        qtbot.keyClick(window.chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert blocker.args[0].message == "How many customers are there?"

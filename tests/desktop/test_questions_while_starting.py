@@ -174,6 +174,8 @@ def test_closing_while_the_database_starts_hides_the_window_at_once(qtbot, windo
     window.start(None)
     window.close()
     assert seen == [False]  # off the screen before waiting for the start to finish
+    qtbot.wait(2_000)
+    assert window.memory_bank is None and window.assistant is None  # nothing built on the closed window
 
 
 def test_the_next_question_can_be_typed_while_one_runs(qtbot, window: MainWindow, fake_ollama) -> None:
