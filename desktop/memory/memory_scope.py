@@ -7,8 +7,8 @@ undo step) and tells the line how it went (``waiting`` / ``settled`` / ``failed`
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.memory import ALL_DATABASES, Memory
 from desktop.toolkit.widgets import mark_muted
@@ -34,10 +34,11 @@ class ScopeLine(QWidget):
         self.switch.setFlat(True)
         self.switch.clicked.connect(lambda _checked=False: self.scope_requested.emit(
             self.memory_id, not self.everywhere, self))
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label, 1)
-        row.addWidget(self.switch)
+        column = QVBoxLayout(self)  # the button under the words: a narrow chat column keeps both whole
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.label)
+        column.addWidget(self.switch, 0, Qt.AlignmentFlag.AlignLeft)
         self._show()
 
     def _show(self) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -70,6 +70,31 @@ class _Bubble(QFrame):
             mark_muted(label)
         self.body.addWidget(label)
         return label
+
+
+class _Chip(QToolButton):
+    """A memory chip whose words are cut to the room it has (all of them in its tip), so a narrow chat column or a
+    large font never pushes the bubble past the column."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._full = text
+        self.setText(text)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        whole = self.fontMetrics().horizontalAdvance(self._full) + self.iconSize().width() + 36
+        return QSize(whole, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        return QSize(self.iconSize().width() + 48, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        room = max(16, self.width() - self.iconSize().width() - 36)  # the icon, the menu arrow and the frame
+        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room))
 
 
 class ChatPanel(QWidget):
@@ -423,14 +448,13 @@ class ChatPanel(QWidget):
             self.last_suggestions = suggestions
 
     def _chip(self, question: str, memory: Any) -> QToolButton:
-        chip = QToolButton()
+        chip = _Chip(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
         chip.setObjectName("memoryChip")
-        chip.setText(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
         chip.setIcon(qta.icon(CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
         chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         chip.setToolTip(f"{memory.category}: {memory.content}\nApplied because: {memory.reason}")
         chip.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        chip.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        chip.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         menu = QMenu(chip)
         show = QAction(qta.icon("fa5s.eye"), "Show in memory bank", menu)
         show.triggered.connect(lambda: self.memory_show_requested.emit(memory.id))

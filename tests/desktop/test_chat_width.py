@@ -49,7 +49,8 @@ def _ask(qtbot, win: MainWindow, text: str) -> Any:
 
 def test_replies_and_the_working_status_wrap_and_the_window_stays_on_screen(qtbot, big_font_window) -> None:
     win = big_font_window
-    for text in ("hi", "what tables do you have?", "List the wholesale customers", "How many customers are there?"):
+    for text in ("hi", "Always show only customers from India", "what tables do you have?",
+                 "List the wholesale customers", "How many customers are there?"):
         _ask(qtbot, win, text)
         qtbot.wait(50)
         assert win.width() <= WIDTH, f"after {text!r} the window is {win.width()} px wide"
@@ -61,6 +62,10 @@ def test_replies_and_the_working_status_wrap_and_the_window_stays_on_screen(qtbo
     viewport = win.chat.findChild(QLabel, "chatStatus").parentWidget().width()
     long_labels = [label for label in win.chat.findChildren(QLabel) if label.isVisible() and label.wordWrap()]
     assert long_labels and all(label.width() <= viewport for label in long_labels)
+    assert win.chat._content.minimumSizeHint().width() <= viewport  # nothing (a memory chip…) wider than the column
+    win._splitter.setSizes([300, win._splitter.width() - 300])  # the chat made narrow by hand
+    qtbot.wait(50)
+    assert win.chat._content.minimumSizeHint().width() <= win.chat.scroll.viewport().width()
 
 
 def test_the_chart_tab_leaves_the_chat_its_width_and_the_sql_follows_the_font(qtbot, big_font_window) -> None:
