@@ -194,8 +194,8 @@ def display_text(value: Any, *, separators: bool = True) -> str:
         if not value.is_finite():
             return str(value)
         return _readable(value, separators)
-    elif isinstance(value, _dt.datetime):
-        return value.isoformat(sep=" ")
+    elif isinstance(value, _dt.datetime):  # a month or day cut by date_trunc is a date to read (exports keep all)
+        return value.date().isoformat() if value.time() == _dt.time(0) else value.isoformat(sep=" ")
     elif isinstance(value, (bytes, bytearray, memoryview)):
         raw = bytes(value)
         hexed = raw[: _MAX_CELL_CHARS // 2].hex()

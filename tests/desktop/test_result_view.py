@@ -307,3 +307,11 @@ def test_rows_copy_as_csv_and_as_a_markdown_table(qtbot):
     assert QGuiApplication.clipboard().text().startswith("| id | name | joined | amount | note |")
     view.copy_selection("csv")
     assert QGuiApplication.clipboard().text().splitlines()[0] == "id,name,joined,amount,note"
+
+
+def test_a_midnight_timestamp_reads_as_its_date() -> None:
+    from desktop.panels.result_model import export_text
+
+    month = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)  # date_trunc('month', …) on a timestamptz
+    assert display_text(month) == "2025-01-01" and export_text(month).startswith("2025-01-01T00:00:00")
+    assert display_text(dt.datetime(2025, 1, 1, 12, 30)) == "2025-01-01 12:30:00"
