@@ -6,21 +6,12 @@ from PySide6.QtCharts import QChartView
 from PySide6.QtCore import QRect, QRectF, QSize
 from PySide6.QtGui import QFontMetricsF, QImage, QPainter, QPalette
 
+from desktop.toolkit.widgets import wrap_words
+
 __all__ = ["EXPORT_WIDTH", "export_chart"]
 
 EXPORT_WIDTH = 1600  # pixels: an exported chart is this wide whatever the window's size
 _MARGIN = 24
-
-
-def _wrap(text: str, metrics: QFontMetricsF, width: float) -> list[str]:
-    """``text`` in lines no wider than ``width`` (a word longer than that gets a line of its own)."""
-    lines: list[str] = []
-    for word in text.split():
-        if lines and metrics.horizontalAdvance(f"{lines[-1]} {word}") <= width:
-            lines[-1] = f"{lines[-1]} {word}"
-        else:
-            lines.append(word)
-    return lines
 
 
 def export_chart(view: QChartView, path: str, *, title: str, caption: str) -> None:
@@ -32,7 +23,7 @@ def export_chart(view: QChartView, path: str, *, title: str, caption: str) -> No
     font = view.font()
     font.setPointSizeF(max(font.pointSizeF(), 9.0) * width / max(1, shown.width()))
     metrics = QFontMetricsF(font)
-    lines = [line for text in caption.splitlines() for line in _wrap(text, metrics, width - 2 * _MARGIN)]
+    lines = [line for text in caption.splitlines() for line in wrap_words(text, metrics, width - 2 * _MARGIN)]
     below = round(len(lines) * metrics.lineSpacing() + (2 * _MARGIN if lines else 0))
     palette = view.palette()
 

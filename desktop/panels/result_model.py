@@ -216,7 +216,9 @@ class ResultTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._columns: tuple[str, ...] = ()
         self._rows: Sequence[Sequence[Any]] = ()
-        self._order: list[int] | None = None  # None: the query's own order
+        self._order: list[int] | None = None  # the rows shown, in view order; None: all, in the query's order
+        self._sorted: list[int] | None = None  # every row in the sort chosen (None: the query's order)
+        self._texts: list[str] | None = None  # each row as shown, folded, built at the first filter
         self._kinds: list[str] = []
         self._right: list[bool] = []
         self._separators: list[bool] = []
@@ -236,7 +238,7 @@ class ResultTableModel(QAbstractTableModel):
         self._format = number_format or NumberFormat()
         self._columns = tuple(str(c) for c in columns)
         self._rows = rows
-        self._order = None
+        self._order = self._sorted = self._texts = None
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._filter = ""
@@ -266,7 +268,7 @@ class ResultTableModel(QAbstractTableModel):
 
     def rows_in_view_order(self, *, filtered: bool = False) -> list[Sequence[Any]]:
         """All rows in the order shown, or (``filtered``) only those the filter shows: references, for export."""
-        order = self._order if filtered or not self._filter else self._sorted()
+        order = self._order if filtered else self._sorted
         if order is None:
             return list(self._rows)
         rows = self._rows
@@ -284,26 +286,18 @@ class ResultTableModel(QAbstractTableModel):
         """Show only the rows whose cells, as shown, hold every word of ``text`` (any case); "" shows all."""
         self.beginResetModel()
         self._filter = " ".join(text.split()).casefold()
-        self._order = self._filtered(self._sorted())
+        self._order = self._filtered(self._sorted)
         self.endResetModel()
-
-    def _sorted(self) -> list[int] | None:
-        if self._sort_column < 0:
-            return None
-        return _sorted_order(self._rows, self._sort_column, self._kinds[self._sort_column],
-                             descending=self._sort_order == Qt.SortOrder.DescendingOrder)
 
     def _filtered(self, order: list[int] | None) -> list[int] | None:
         if not self._filter:
             return order
-        words = self._filter.split()
-        rows, separators = self._rows, self._separators
-        keep = []
-        for i in range(len(rows)) if order is None else order:
-            shown = " ".join(display_text(v, separators=separators[c]) for c, v in enumerate(rows[i])).casefold()
-            if all(word in shown for word in words):
-                keep.append(i)
-        return keep
+        if self._texts is None:  # once per result: each row as the grid shows it
+            separators = self._separators
+            self._texts = [" ".join(display_text(v, separators=separators[c]) for c, v in enumerate(row)).casefold()
+                           for row in self._rows]
+        words, texts = self._filter.split(), self._texts
+        return [i for i in (range(len(texts)) if order is None else order) if all(w in texts[i] for w in words)]
 
     # -- QAbstractTableModel -------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -372,18 +366,19 @@ class ResultTableModel(QAbstractTableModel):
         """Sort in Python with NULLs last; column -1 restores the query's own order. Selection follows."""
         if column >= len(self._columns):
             return
+        self._sorted = None if column < 0 else _sorted_order(
+            self._rows, column, self._kinds[column], descending=order == Qt.SortOrder.DescendingOrder
+        )
         if self._filter:  # rows come and go with the filter: a reset, the selection starts again
             self.beginResetModel()
             self._sort_column, self._sort_order = column, order
-            self._order = self._filtered(self._sorted())
+            self._order = self._filtered(self._sorted)
             self.endResetModel()
             return
         self.layoutAboutToBeChanged.emit()
         persistent = self.persistentIndexList()
         old_order = self._order
-        self._order = None if column < 0 else _sorted_order(
-            self._rows, column, self._kinds[column], descending=order == Qt.SortOrder.DescendingOrder
-        )
+        self._order = self._sorted
         self._sort_column = column
         self._sort_order = order
         if persistent:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTo
 from core.errors import CairnError
 from core.llm import cancellable
 from desktop.toolkit.errors import error_text
-from desktop.toolkit.widgets import mark_muted
+from desktop.toolkit.widgets import mark_muted, wrap_words
 from desktop.toolkit.workers import run_in_background
 
 __all__ = ["MAX_BUTTON_CHARS", "SuggestionButton", "SuggestionsBar", "WindowSharing", "plain_tooltip"]
@@ -81,12 +81,7 @@ class SuggestionButton(QPushButton):
     def _elide(self) -> None:
         room = max(24, self.width() - self.iconSize().width() - _BUTTON_CHROME)
         metrics = self.fontMetrics()
-        lines: list[str] = []
-        for word in self._shown.split():
-            if lines and metrics.horizontalAdvance(f"{lines[-1]} {word}") <= room:
-                lines[-1] = f"{lines[-1]} {word}"
-            else:
-                lines.append(word)
+        lines = wrap_words(self._shown, metrics, room)
         if len(lines) > self.MAX_LINES:
             lines = [*lines[:self.MAX_LINES - 1], " ".join(lines[self.MAX_LINES - 1:])]
         lines = [metrics.elidedText(line, Qt.TextElideMode.ElideRight, room) for line in lines] or [""]

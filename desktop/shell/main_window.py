@@ -248,7 +248,7 @@ class MainWindow(QMainWindow):
             return
         if self._starting or self.chat.busy:
             self.pending.hold(text, exclude, shown_as=text if not exclude else f"{text}  (without one memory)",
-                              until="the database is connected" if self._starting else "this answer is done")
+                              behind_answer=not self._starting)
             self.menu_actions["stop"].setEnabled(True)
             return
         assistant, user, history = self.assistant, self.user, self.context.history

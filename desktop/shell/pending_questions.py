@@ -30,13 +30,15 @@ class PendingQuestions:
     def __len__(self) -> int:
         return len(self._waiting)
 
-    def hold(self, text: str, exclude: list[str] | None, *, shown_as: str, until: str) -> None:
-        """Keep ``text`` (shown as ``shown_as``) until ``until`` ("the database is connected", say)."""
+    def hold(self, text: str, exclude: list[str] | None, *, shown_as: str, behind_answer: bool) -> None:
+        """Keep ``text`` (shown as ``shown_as``) until the answer being made is done (``behind_answer``) or else
+        until the database is connected."""
         self._waiting.append(_Waiting(text, exclude))
         self._chat.add_question(shown_as)
         ahead = len(self._waiting) - 1
         after = f", after {ahead} earlier question{'s' if ahead > 1 else ''}" if ahead else ""
-        stop = " and stops the answer being made" if until == "this answer is done" else ""
+        until, stop = (("this answer is done", " and stops the answer being made") if behind_answer else
+                       ("the database is connected", ""))
         self._chat.add_note(f"Asked as soon as {until}{after}. Esc takes it back{stop}.")
 
     def release(self) -> bool:

@@ -6,7 +6,7 @@ One place sets object names, tips, shortcuts and the usual flags, so every butto
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import qtawesome as qta
 from PySide6.QtCore import QEvent, QSize, Qt
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
-    "ButtonRow", "StatusLine", "mark_muted", "muted_style",
+    "ButtonRow", "StatusLine", "mark_muted", "muted_style", "wrap_words",
     "contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
 
 
@@ -196,3 +196,15 @@ class StatusLine(QLabel):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self._fit()
+
+
+def wrap_words(text: str, metrics: Any, width: float) -> list[str]:
+    """``text`` in lines no wider than ``width`` for ``metrics`` (QFontMetrics or QFontMetricsF), filled word by
+    word; a word longer than that gets a line of its own."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and metrics.horizontalAdvance(f"{lines[-1]} {word}") <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
