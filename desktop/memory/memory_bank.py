@@ -100,7 +100,8 @@ class MemoryBankView(QWidget):
 
         self._search = QLineEdit(self)
         self._search.setObjectName("memorySearch")
-        self._search.setPlaceholderText("Filter memories… (Enter: find similar)")
+        self._search.setPlaceholderText("Filter memories")
+        self._search.setToolTip("Type to filter; Enter finds memories similar in meaning")
         self._search.setClearButtonEnabled(True)
         self._search.addAction(qta.icon("fa5s.search"), QLineEdit.ActionPosition.LeadingPosition)
         self._search.textChanged.connect(self._filter_changed)

@@ -184,6 +184,7 @@ class ChatPanel(QWidget):
         outer.addWidget(self.status)
         outer.addLayout(row)
         self._busy = False
+        self._waiting = 0  # questions held until the database connects or this answer is done
         self._stage_text = ""
         self._busy_since = 0.0
         self._starting_text: str | None = None
@@ -222,7 +223,7 @@ class ChatPanel(QWidget):
         self.input.selectAll()
 
     def _escape(self) -> None:
-        if self._busy:
+        if self._busy or self._waiting:
             self.cancel_requested.emit()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt naming
@@ -248,11 +249,16 @@ class ChatPanel(QWidget):
         self._recall_at = len(self._asked)
         self.message_submitted.emit(text)
 
+    def set_waiting(self, count: int) -> None:
+        """How many questions wait (for the database, or behind this answer): Stop takes them back."""
+        self._waiting = count
+        self.stop.setVisible(self._busy or count > 0)
+
     def set_busy(self, busy: bool, stage: str | None = None) -> None:
         changed = busy != self._busy
         self._busy = busy
         self.send.setVisible(not busy)
-        self.stop.setVisible(busy)
+        self.stop.setVisible(busy or self._waiting > 0)
         self._stage_text = STAGE_TEXT.get(stage or "", "Working…")
         self._busy_since = time.monotonic()
         if busy:

@@ -204,6 +204,12 @@ def apply_theme(app: Any, settings: Settings) -> None:
     if settings.font_size:
         font.setPointSize(settings.font_size)
     app.setFont(font)
+    from PySide6.QtWidgets import QDockWidget
+
+    for window in app.topLevelWidgets():  # a dock's title bar keeps its old height until its layout is redone
+        for dock in window.findChildren(QDockWidget):
+            if dock.layout() is not None:
+                dock.layout().invalidate()
     from desktop.toolkit.widgets import muted_style
 
     app.setStyleSheet(read_text("styles/app.qss") + muted_style(app.palette()))

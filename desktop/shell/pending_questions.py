@@ -34,18 +34,20 @@ class PendingQuestions:
         """Keep ``text`` (shown as ``shown_as``) until the answer being made is done (``behind_answer``) or else
         until the database is connected."""
         self._waiting.append(_Waiting(text, exclude))
+        self._chat.set_waiting(len(self._waiting))
         self._chat.add_question(shown_as)
         ahead = len(self._waiting) - 1
         after = f", after {ahead} earlier question{'s' if ahead > 1 else ''}" if ahead else ""
         until, stop = (("this answer is done", " and stops the answer being made") if behind_answer else
                        ("the database is connected", ""))
-        self._chat.add_note(f"Asked as soon as {until}{after}. Esc takes it back{stop}.")
+        self._chat.add_note(f"Asked as soon as {until}{after}. Esc or Stop takes it back{stop}.")
 
     def release(self) -> bool:
         """Ask the next waiting question (its bubble is on screen already); False when none waits."""
         if not self._waiting:
             return False
         first = self._waiting.pop(0)
+        self._chat.set_waiting(len(self._waiting))
         self._ask(first.text, first.exclude)
         return True
 
@@ -55,6 +57,7 @@ class PendingQuestions:
             return
         texts = [w.text for w in self._waiting]
         self._waiting.clear()
+        self._chat.set_waiting(0)
         box = self._chat.input
         where = "It is back in the question box." if len(texts) == 1 else \
             "The first is back in the question box (Up and Down reach the others)."
@@ -66,3 +69,4 @@ class PendingQuestions:
 
     def drop(self) -> None:
         self._waiting.clear()
+        self._chat.set_waiting(0)

@@ -81,3 +81,21 @@ def test_the_chart_tab_leaves_the_chat_its_width_and_the_sql_follows_the_font(qt
     apply_theme(QApplication.instance(), Settings(font_size=11))  # changed in Settings while the window is open
     qtbot.wait(50)
     assert abs(win.sql_editor.edit.font().pointSizeF() - 11) < 0.6
+
+
+def test_dock_titles_follow_a_font_size_changed_while_the_window_is_open(qtbot, big_font_window) -> None:
+    from PySide6.QtWidgets import QDockWidget
+
+    win = big_font_window
+    dock = next(d for d in win.findChildren(QDockWidget) if d.isVisible())
+
+    def title_height() -> int:
+        return dock.widget().geometry().top()
+
+    at_14 = title_height()
+    apply_theme(QApplication.instance(), Settings(font_size=22))
+    qtbot.wait(50)
+    assert title_height() > at_14  # the title bar grew with its text (it kept its old height before)
+    apply_theme(QApplication.instance(), Settings(font_size=9))
+    qtbot.wait(50)
+    assert title_height() < at_14

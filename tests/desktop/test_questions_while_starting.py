@@ -87,7 +87,9 @@ def test_stop_takes_a_waiting_question_back(qtbot, window: MainWindow) -> None:
     window.start(None)
     _type(window, "How many customers are there?")
     assert window.menu_actions["stop"].isEnabled()
-    window.cancel()
+    assert not window.chat.stop.isHidden()  # the Stop button, not only Esc, while a question waits
+    window.chat.stop.click()
+    assert window.chat.stop.isHidden()
     assert window.chat.input.text() == "How many customers are there?"
     assert len(window.pending) == 0
     answers: list[Any] = []
