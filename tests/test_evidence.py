@@ -70,7 +70,7 @@ def test_only_a_join_that_adds_nothing_is_a_candidate(school, sql: str) -> None:
 def test_the_window_offers_the_other_query_as_one_click(qtbot, school) -> None:
     from PySide6.QtWidgets import QPushButton
 
-    from desktop.panels.chat_panel import ChatPanel
+    from desktop.chat.chat_panel import ChatPanel
 
     answer = _ask(school, "SELECT COUNT(*) AS n FROM teacher t JOIN course c ON c.tid = t.tid")
     chat = ChatPanel()

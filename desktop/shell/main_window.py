@@ -16,7 +16,7 @@ from core.errors import CairnError
 from core.history import HistoryEntry
 from core.llm import cancellable, token_progress
 from desktop.memory.verified_examples import FeedbackQueue
-from desktop.panels.chat_panel import ChatPanel
+from desktop.chat.chat_panel import ChatPanel
 from desktop.sharing.suggestions import WindowSharing
 from desktop.shell.bars import database_name, earlier_turns
 from desktop.shell.file_drop import FileDrop

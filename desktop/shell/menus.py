@@ -82,6 +82,8 @@ def build_menus(window: Any) -> MenuActions:
     _add(edit, actions, "copy_sql", "Copy &SQL", window.sql_editor.copy, keys=_keys("Ctrl+Shift+C"),
          icon="fa5s.copy", tip="Copy the SQL on the SQL tab")
     _add(edit, actions, "focus_input", "Go to the &question box", window.chat.focus_input, keys=_keys("Ctrl+L"))
+    _add(edit, actions, "find", "&Find in the conversation…", window.chat.find_in_conversation,
+         keys=_keys(QKeySequence.StandardKey.Find, "Ctrl+F"), icon="fa5s.search")
     edit.addSeparator()
     _add(edit, actions, "settings", "Se&ttings…", window.open_settings, action=window.settings_action,
          keys=_keys(QKeySequence.StandardKey.Preferences, "Ctrl+,"))

@@ -17,7 +17,7 @@ from core.memory import JsonMemoryStore, Memory, MemoryBank, Route, UpdateReport
 from desktop.memory.memory_bank import MemoryBankView
 from desktop.memory.memory_edit_dialog import MemoryEditDialog
 from desktop.memory.rule_confirmation import CONTEXT_DONE, RuleConfirmation
-from desktop.panels.chat_panel import ChatPanel
+from desktop.chat.chat_panel import ChatPanel
 from tests.fakes.fake_embedder import FakeEmbedder
 
 USER = "ann"

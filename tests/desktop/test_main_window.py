@@ -239,7 +239,7 @@ def _chat_text(win: MainWindow) -> str:
 def test_keyboard_recall_stop_and_focus(qtbot) -> None:
     from PySide6.QtCore import Qt
 
-    from desktop.panels.chat_panel import ChatPanel
+    from desktop.chat.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)
@@ -262,7 +262,7 @@ def test_keyboard_recall_stop_and_focus(qtbot) -> None:
 def test_a_single_value_is_stated_in_the_chat() -> None:
     from decimal import Decimal
 
-    from desktop.panels.chat_words import one_value as _one_value
+    from desktop.chat.chat_words import one_value as _one_value
 
     assert _one_value("delivered_orders", 591) == "591 · delivered orders"
     assert _one_value("revenue", Decimal("1234567.5")) == "1,234,567.50 · revenue"
@@ -270,7 +270,7 @@ def test_a_single_value_is_stated_in_the_chat() -> None:
 
 
 def test_the_status_says_the_stage_and_the_time_taken(qtbot) -> None:
-    from desktop.panels.chat_panel import ChatPanel
+    from desktop.chat.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)
@@ -314,7 +314,7 @@ def test_hints_in_the_window_name_its_menus_not_command_line_flags() -> None:
 def test_notes_in_the_chat_are_in_the_window_s_words(qtbot) -> None:
     from PySide6.QtWidgets import QLabel
 
-    from desktop.panels.chat_panel import ChatPanel
+    from desktop.chat.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)
@@ -357,7 +357,7 @@ def test_chat_text_is_plain_text_never_markup(qtbot) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLabel
 
-    from desktop.panels.chat_panel import ChatPanel
+    from desktop.chat.chat_panel import ChatPanel
 
     chat = ChatPanel()
     qtbot.addWidget(chat)

@@ -60,7 +60,7 @@ def test_muted_notes_read_at_4_5_to_1() -> None:
 
 def test_quiet_text_follows_a_live_switch_of_theme_at_4_5_to_1(qtbot) -> None:
     from core.config import Settings
-    from desktop.panels.chat_panel import ChatPanel
+    from desktop.chat.chat_panel import ChatPanel
     from desktop.panels.result_view import ResultView
     from desktop.shell.app import apply_theme
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,71 +31,14 @@ from core.text import counted
 from desktop.memory.memory_scope import ScopeLine
 from desktop.memory.rule_confirmation import RuleConfirmation, understood
 from desktop.memory.verified_examples import ThumbsBar
-from desktop.panels.chat_words import CATEGORY_ICONS, STAGE_TEXT, one_value
+from desktop.chat.bubbles import Bubble, Chip, wrapping_policy
+from desktop.chat.find_bar import FindBar
+from desktop.chat.chat_words import CATEGORY_ICONS, STAGE_TEXT, one_value
 from desktop.sharing.suggestions import SuggestionsBar
 from desktop.toolkit.errors import window_hint
 from desktop.toolkit.widgets import mark_muted
 
 __all__ = ["ChatPanel"]
-
-def _wrapping_policy() -> QSizePolicy:
-    """Any width the column gives, and as tall as the text wrapped at that width."""
-    policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-    policy.setHeightForWidth(True)
-    return policy
-
-
-class _Bubble(QFrame):
-    def __init__(self, mine: bool) -> None:
-        super().__init__()
-        self.setObjectName("userBubble" if mine else "assistantBubble")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.body = QVBoxLayout(self)
-        self.body.setContentsMargins(10, 8, 10, 8)
-        self.body.setSpacing(4)
-
-    def add_text(self, text: str, *, bold: bool = False, muted: bool = False, name: str = "") -> QLabel:
-        label = QLabel(text)
-        label.setTextFormat(Qt.TextFormat.PlainText)  # questions, model and database text: never markup
-        label.setWordWrap(True)
-        # Let long words wrap instead of widening the column.
-        label.setSizePolicy(_wrapping_policy())
-        label.setMinimumWidth(60)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        if name:
-            label.setObjectName(name)
-        if bold:
-            label.setStyleSheet("font-weight: 600")
-        if muted:
-            mark_muted(label)
-        self.body.addWidget(label)
-        return label
-
-
-class _Chip(QToolButton):
-    """A memory chip whose words are cut to the room it has (all of them in its tip), so a narrow chat column or a
-    large font never pushes the bubble past the column."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self._full = text
-        self.setText(text)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
-        whole = self.fontMetrics().horizontalAdvance(self._full) + self.iconSize().width() + 36
-        return QSize(whole, super().sizeHint().height())
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
-        return QSize(self.iconSize().width() + 48, super().minimumSizeHint().height())
-
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt naming
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        room = max(16, self.width() - self.iconSize().width() - 36)  # the icon, the menu arrow and the frame
-        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room))
-
 
 class ChatPanel(QWidget):
     message_submitted = Signal(str)
@@ -153,6 +96,7 @@ class ChatPanel(QWidget):
         self._list.addWidget(self._empty)
         self._list.addStretch(1)
         self.scroll.setWidget(self._content)
+        self.find = FindBar(self._content, self.scroll, skip=(self._empty,), parent=self)
         bar = self.scroll.verticalScrollBar()
         bar.rangeChanged.connect(lambda _min, maximum: bar.setValue(maximum))
 
@@ -161,7 +105,7 @@ class ChatPanel(QWidget):
         # The stage text ("Checking joins … · 41 tokens  3 s") wraps in the column: a one-line label would set the
         # chat's minimum width to the longest stage and push the window past a small screen, for good.
         self.status.setWordWrap(True)
-        self.status.setSizePolicy(_wrapping_policy())
+        self.status.setSizePolicy(wrapping_policy())
         mark_muted(self.status)
         self.input = QLineEdit()
         self.input.setObjectName("chatInput")
@@ -180,6 +124,7 @@ class ChatPanel(QWidget):
         row.addWidget(self.send)
         row.addWidget(self.stop)
 
+        outer.addWidget(self.find)
         outer.addWidget(self.scroll, 1)
         outer.addWidget(self.status)
         outer.addLayout(row)
@@ -221,6 +166,10 @@ class ChatPanel(QWidget):
         """Ctrl+L: to the question box, its text selected."""
         self.input.setFocus()
         self.input.selectAll()
+
+    def find_in_conversation(self) -> None:
+        """Ctrl+F: the find bar over the conversation, its words selected."""
+        self.find.open_bar()
 
     def _escape(self) -> None:
         if self._busy or self._waiting:
@@ -307,7 +256,7 @@ class ChatPanel(QWidget):
 
     # -- messages ------------------------------------------------------------------------------------
 
-    def _append(self, bubble: _Bubble, mine: bool) -> None:
+    def _append(self, bubble: Bubble, mine: bool) -> None:
         self._empty.setVisible(False)
         row = QHBoxLayout()
         if mine:
@@ -322,7 +271,7 @@ class ChatPanel(QWidget):
 
     def add_question(self, text: str) -> None:
         """The person's question, with Edit: its words back in the question box to change and send again."""
-        bubble = _Bubble(True)
+        bubble = Bubble(True)
         bubble.add_text(text)
         edit = QToolButton(bubble)
         edit.setObjectName("editQuestion")
@@ -345,7 +294,7 @@ class ChatPanel(QWidget):
             if message.role == "user":
                 self.add_question(message.content)
             else:
-                bubble = _Bubble(False)
+                bubble = Bubble(False)
                 bubble.add_text(message.content)
                 if message.sql:
                     bubble.add_text(message.sql, muted=True, name="earlierSql")
@@ -363,7 +312,7 @@ class ChatPanel(QWidget):
 
     def add_reply(self, reply: Any) -> None:
         """Show an Assistant Reply: an answer, or a memory confirmation."""
-        bubble = _Bubble(False)
+        bubble = Bubble(False)
         answer = reply.answer
         self.last_suggestions = None
         if answer is None and not reply.changes and reply.route.kind not in CATEGORY_ICONS:
@@ -380,7 +329,7 @@ class ChatPanel(QWidget):
             title.setStyleSheet("font-weight: 600")
             title.setWordWrap(True)  # a narrow column wraps it instead of growing wider
             title.setMinimumWidth(60)
-            title.setSizePolicy(_wrapping_policy())
+            title.setSizePolicy(wrapping_policy())
             header.addWidget(title, 1)
             bubble.body.addLayout(header)
             for change in reply.changes:
@@ -407,7 +356,7 @@ class ChatPanel(QWidget):
             bubble.add_text(window_hint(reply.hint or ""), muted=True)
         self._append(bubble, False)
 
-    def _fill_answer(self, bubble: _Bubble, question: str, answer: Any) -> None:
+    def _fill_answer(self, bubble: Bubble, question: str, answer: Any) -> None:
         if answer.ok:
             secs = sum(answer.timings.values())
             via = {"llm": "written by the model", "repaired": "repaired from the schema",
@@ -454,7 +403,7 @@ class ChatPanel(QWidget):
             self.last_suggestions = suggestions
 
     def _chip(self, question: str, memory: Any) -> QToolButton:
-        chip = _Chip(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
+        chip = Chip(memory.content if len(memory.content) <= 34 else memory.content[:33] + "…")
         chip.setObjectName("memoryChip")
         chip.setIcon(qta.icon(CATEGORY_ICONS.get(memory.category, "fa5s.brain")))
         chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -474,7 +423,7 @@ class ChatPanel(QWidget):
     def add_note(self, text: str, changes: Any = ()) -> None:
         """A short line from Cairn after an answer (what it learned in the background, with the rules that
         learning saved or changed: the UpdateReports)."""
-        bubble = _Bubble(False)
+        bubble = Bubble(False)
         bubble.add_text(window_hint(text), muted=True, name="chatNote")
         self._add_rules(bubble, understood(changes))
         self._append(bubble, False)
@@ -483,7 +432,7 @@ class ChatPanel(QWidget):
         """The rule blocks under replies, oldest first."""
         return self._content.findChildren(RuleConfirmation)
 
-    def _add_rules(self, bubble: _Bubble, rules: list[dict[str, Any]]) -> set[str]:
+    def _add_rules(self, bubble: Bubble, rules: list[dict[str, Any]]) -> set[str]:
         """One block per rule saved or changed; returns the "Understood as: …" notes the blocks now say."""
         for shown in rules:
             block = RuleConfirmation(shown, bubble)
@@ -494,7 +443,7 @@ class ChatPanel(QWidget):
         return {f"Understood as: {shown['understood_as']}" for shown in rules}
 
     def add_error(self, message: str, hint: str) -> None:
-        bubble = _Bubble(False)
+        bubble = Bubble(False)
         bubble.add_text(message, bold=True, name="chatError")
         bubble.add_text(window_hint(hint), muted=True)
         self._append(bubble, False)
