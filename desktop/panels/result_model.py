@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
-import json
 import logging
 import math
-import re
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 
-from core.answer import json_value
 from core.number_format import NumberFormat
+from desktop.panels.cell_text import (
+    KIND_LABELS,
+    ColumnFormat,
+    column_kind,
+    display_text,
+    export_text,
+    is_identifier_column,
+    is_numeric_kind,
+)
 
 __all__ = [
     "NULL_ROLE",
@@ -47,166 +52,9 @@ _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 _FONT = int(Qt.ItemDataRole.FontRole.value)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
 
-_SAMPLE = 500  # values per column looked at to name its kind
-_MAX_CELL_CHARS = 300  # longer text is cut in the cell; the tooltip has more
 _MAX_TOOLTIP_CHARS = 2000
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 _LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
-
-_NUMERIC_KINDS = frozenset({"integer", "float", "decimal", "number"})
-_KIND_LABELS = {
-    "integer": "integer",
-    "float": "floating point",
-    "decimal": "decimal",
-    "number": "number (mixed)",
-    "boolean": "boolean",
-    "date": "date",
-    "timestamp": "timestamp",
-    "time": "time",
-    "interval": "interval",
-    "text": "text",
-    "bytes": "binary",
-    "uuid": "uuid",
-    "json": "json/array",
-    "mixed": "mixed",
-    "null": "unknown (all NULL)",
-}
-# Last word of a column name that marks a code rather than a quantity: no thousands separators there.
-_ID_WORDS = frozenset(
-    {"id", "ids", "key", "pk", "fk", "year", "yr", "zip", "zipcode", "postcode", "postal", "code", "phone",
-     "number", "no", "sku", "ean", "isbn", "upc"}
-)
-_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
-
-
-def _value_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, decimal.Decimal):
-        return "decimal"
-    if isinstance(value, _dt.datetime):
-        return "timestamp"
-    if isinstance(value, _dt.date):
-        return "date"
-    if isinstance(value, _dt.time):
-        return "time"
-    if isinstance(value, _dt.timedelta):
-        return "interval"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "bytes"
-    if isinstance(value, uuid.UUID):
-        return "uuid"
-    if isinstance(value, (list, tuple, dict)):
-        return "json"
-    return "mixed"
-
-
-def column_kind(rows: Sequence[Sequence[Any]], column: int, sample: int = _SAMPLE) -> str:
-    """The kind of one column from its first ``sample`` non-NULL values ("integer", "text", "date"...)."""
-    kinds: set[str] = set()
-    seen = 0
-    for row in rows:
-        value = row[column]
-        if value is None:
-            continue
-        kinds.add(_value_kind(value))
-        seen += 1
-        if seen >= sample:
-            break
-    if not kinds:
-        return "null"
-    if len(kinds) == 1:
-        return next(iter(kinds))
-    if kinds <= _NUMERIC_KINDS:
-        return "number"
-    if kinds == {"date", "timestamp"}:
-        return "timestamp"
-    return "mixed"
-
-
-def is_numeric_kind(kind: str) -> bool:
-    return kind in _NUMERIC_KINDS
-
-
-def is_identifier_column(name: str) -> bool:
-    """True for names like ``id``, ``customer_id``, ``CustomerId``, ``order_year``: codes, not amounts."""
-    words = [w for w in _WORD_SPLIT.split(name) if w]
-    return bool(words) and words[-1].lower() in _ID_WORDS
-
-
-def export_text(value: Any) -> str:
-    """Plain text for CSV/TSV: NULL empty, dates ISO, numbers without separators, bytes hex."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, (int, float)):
-        return repr(value) if isinstance(value, float) else str(value)
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(json_value(value), ensure_ascii=False)
-    converted = json_value(value)
-    return converted if isinstance(converted, str) else str(converted)
-
-
-SHOWN_DECIMALS = 4  # an average's 16 decimals are noise on screen; the exports and the tooltip keep them all
-
-
-def _readable(value: decimal.Decimal, separators: bool) -> str:
-    """A number as a person reads it: as stored up to 4 decimals (12.50 stays 12.50); beyond, 4 decimals for
-    |x| ≥ 1 and 4 significant digits below (0.0001234), trailing zeros dropped."""
-    exponent = value.as_tuple().exponent
-    if isinstance(exponent, int) and -exponent > SHOWN_DECIMALS:
-        if value == 0:
-            return "0"
-        if abs(value) >= 1:
-            value = value.quantize(decimal.Decimal(1).scaleb(-SHOWN_DECIMALS), rounding=decimal.ROUND_HALF_EVEN)
-        else:
-            value = decimal.Context(prec=SHOWN_DECIMALS).plus(value)
-        value = value.normalize() if value != value.to_integral_value() else value.quantize(decimal.Decimal(1))
-    return format(value, ",f" if separators else "f")
-
-
-def display_text(value: Any, *, separators: bool = True) -> str:
-    """What a grid cell shows: thousands separators for quantities, ISO dates, one line, cut if long."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, bool):
-        return "true" if value else "false"
-    elif isinstance(value, int):
-        return f"{value:,}" if separators else str(value)
-    elif isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return str(value)
-        return _readable(decimal.Decimal(repr(value)), separators)
-    elif isinstance(value, decimal.Decimal):
-        if not value.is_finite():
-            return str(value)
-        return _readable(value, separators)
-    elif isinstance(value, _dt.datetime):  # a month or day cut by date_trunc is a date to read (exports keep all)
-        return value.date().isoformat() if value.time() == _dt.time(0) else value.isoformat(sep=" ")
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        raw = bytes(value)
-        hexed = raw[: _MAX_CELL_CHARS // 2].hex()
-        return f"\\x{hexed}" + ("…" if len(raw) > _MAX_CELL_CHARS // 2 else "")
-    else:
-        text = export_text(value)
-    if len(text) > _MAX_CELL_CHARS:
-        text = text[:_MAX_CELL_CHARS] + "…"
-    if "\n" in text or "\r" in text or "\t" in text:
-        text = text.replace("\r\n", " ⏎ ").replace("\n", " ⏎ ").replace("\r", " ").replace("\t", " ")
-    return text
 
 
 class ResultTableModel(QAbstractTableModel):
@@ -223,6 +71,7 @@ class ResultTableModel(QAbstractTableModel):
         self._right: list[bool] = []
         self._separators: list[bool] = []
         self._format = NumberFormat()
+        self._chosen: dict[int, ColumnFormat] = {}  # formats the person chose for a column of this result
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._filter = ""  # case-folded words every shown row holds; "" shows all
@@ -245,7 +94,44 @@ class ResultTableModel(QAbstractTableModel):
         self._kinds = [column_kind(rows, c) for c in range(len(self._columns))]
         self._right = [is_numeric_kind(k) for k in self._kinds]
         self._separators = [not is_identifier_column(name) for name in self._columns]
+        self._chosen = {}
         self.endResetModel()
+
+    def sample(self, column: int, count: int = 500) -> list[Any]:
+        """Up to ``count`` non-NULL values of ``column``, in the query's order."""
+        found: list[Any] = []
+        for row in self._rows:
+            if row[column] is not None:
+                found.append(row[column])
+                if len(found) >= count:
+                    break
+        return found
+
+    def column_format(self, column: int) -> ColumnFormat | None:
+        return self._chosen.get(column)
+
+    def set_column_format(self, column: int, chosen: ColumnFormat | None) -> None:
+        """Show ``column`` in ``chosen`` (None: as Cairn shows it); the filter then matches the new text."""
+        if not 0 <= column < len(self._columns):
+            return
+        if chosen is None:
+            self._chosen.pop(column, None)
+        else:
+            self._chosen[column] = chosen
+        self._texts = None
+        if self._filter:
+            self.set_filter(self._filter)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, column), self.index(self.rowCount() - 1, column))
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, column, column)
+
+    def _shown(self, value: Any, column: int) -> str:
+        """A cell's text: the column's chosen format, else the saved currency and decimals, else the default."""
+        chosen = self._chosen.get(column)
+        shown = chosen.text(value) if chosen is not None else None
+        if shown is None:
+            shown = self._format.number(value, separators=self._separators[column])
+        return shown if shown is not None else display_text(value, separators=self._separators[column])
 
     def clear(self) -> None:
         self.set_result((), ())
@@ -292,10 +178,9 @@ class ResultTableModel(QAbstractTableModel):
     def _filtered(self, order: list[int] | None) -> list[int] | None:
         if not self._filter:
             return order
-        if self._texts is None:  # once per result: each row as the grid shows it
-            separators = self._separators
-            self._texts = [" ".join(display_text(v, separators=separators[c]) for c, v in enumerate(row)).casefold()
-                           for row in self._rows]
+        if self._texts is None:  # once per result (and format chosen): each row as the grid shows it
+            shown = self._shown
+            self._texts = [" ".join(shown(v, c) for c, v in enumerate(row)).casefold() for row in self._rows]
         words, texts = self._filter.split(), self._texts
         return [i for i in (range(len(texts)) if order is None else order) if all(w in texts[i] for w in words)]
 
@@ -316,8 +201,7 @@ class ResultTableModel(QAbstractTableModel):
             row = self._order[row]
         value = self._rows[row][column]
         if role == _DISPLAY:
-            shown = self._format.number(value, separators=self._separators[column])
-            return shown if shown is not None else display_text(value, separators=self._separators[column])
+            return self._shown(value, column)
         if role == _ALIGN:
             return _RIGHT if self._right[column] else _LEFT
         if role == _FOREGROUND:
@@ -345,9 +229,11 @@ class ResultTableModel(QAbstractTableModel):
             if not 0 <= section < len(self._columns):
                 return None
             if role == _DISPLAY:
-                return self._format.header(self._columns[section])
+                chosen = self._chosen.get(section)
+                name = self._columns[section]
+                return chosen.header(name) if chosen is not None else self._format.header(name)
             if role == _TOOLTIP:
-                return f"{self._columns[section]}\nType: {_KIND_LABELS.get(self._kinds[section], 'mixed')}"
+                return f"{self._columns[section]}\nType: {KIND_LABELS.get(self._kinds[section], 'mixed')}"
             if role == _ALIGN:
                 return _RIGHT if self._right[section] else _LEFT
             return None

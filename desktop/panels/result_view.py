@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,6 +37,7 @@ from core.cancellation import Cancellation
 from core.errors import CairnError, QueryCancelled
 from core.number_format import NumberFormat
 from core.text import counted
+from desktop.panels.cell_text import ColumnFormat, column_formats
 from desktop.panels.result_model import ResultTableModel, export_text
 from desktop.toolkit.errors import show_error
 from desktop.toolkit.widgets import mark_muted
@@ -224,6 +225,10 @@ class ResultView(QWidget):
         header.setHighlightSections(False)
         header.setStretchLastSection(False)
         header.setResizeContentsPrecision(200)  # size columns from the first rows, not all 100k
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)  # right-click: the column's format
+        header.customContextMenuRequested.connect(self._format_menu)
+        self._formats: dict[str, ColumnFormat] = {}  # chosen per column name; kept for the next answers
+        self._currency: str | None = None
         rows_header = self.table.verticalHeader()
         rows_header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform row heights
         rows_header.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
@@ -262,6 +267,11 @@ class ResultView(QWidget):
         """Show rows directly (for SQL the person ran, or a test)."""
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.model.set_result(columns, rows, number_format)
+        self._currency = number_format.currency if number_format else None
+        for column, name in enumerate(self.model.columns):  # a format chosen for this name before, where it fits
+            chosen = self._formats.get(name)
+            if chosen is not None and chosen in column_formats(self.model.sample(column, 50), self._currency):
+                self.model.set_column_format(column, chosen)
         self._truncated = truncated
         n = len(rows)
         self.filter_edit.blockSignals(True)
@@ -284,6 +294,42 @@ class ResultView(QWidget):
         self.empty_label.setText(message)
         self.stack.setCurrentWidget(self.empty_label)
         self._update_buttons()
+
+    def _format_menu(self, position: QPoint) -> None:
+        """Right-click on a column's header: how its numbers or dates read (exports stay as stored)."""
+        column = self.table.horizontalHeader().logicalIndexAt(position)
+        if column < 0:
+            return
+        menu = QMenu(self)
+        self.format_choices(column, menu)
+        menu.popup(self.table.horizontalHeader().mapToGlobal(position))
+
+    def format_choices(self, column: int, menu: QMenu) -> None:
+        """Fill ``menu`` with the formats that fit ``column``'s values, the one in use checked."""
+        name = self.model.columns[column]
+        title = menu.addAction(f"Show “{name}” as")
+        title.setEnabled(False)
+        current = self.model.column_format(column)
+        choices: list[ColumnFormat | None] = [None, *column_formats(self.model.sample(column), self._currency)]
+        if len(choices) == 1:
+            menu.addAction("No other format fits its values").setEnabled(False)
+            return
+        for choice in choices:
+            action = menu.addAction("As Cairn shows it" if choice is None else choice.label)
+            action.setCheckable(True)
+            action.setChecked(choice == current)
+            action.triggered.connect(lambda _checked=False, c=choice: self.set_column_format(column, c))
+
+    def set_column_format(self, column: int, chosen: ColumnFormat | None) -> None:
+        """Show ``column`` as ``chosen`` (None: as Cairn shows it), here and for the next answers with its name."""
+        name = self.model.columns[column]
+        if chosen is None:
+            self._formats.pop(name, None)
+        else:
+            self._formats[name] = chosen
+        self.model.set_column_format(column, chosen)
+        self._count()
+        self.table.resizeColumnToContents(column)
 
     def _apply_filter(self) -> None:
         self.model.set_filter(self.filter_edit.text())

@@ -315,3 +315,56 @@ def test_a_midnight_timestamp_reads_as_its_date() -> None:
     month = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)  # date_trunc('month', …) on a timestamptz
     assert display_text(month) == "2025-01-01" and export_text(month).startswith("2025-01-01T00:00:00")
     assert display_text(dt.datetime(2025, 1, 1, 12, 30)) == "2025-01-01 12:30:00"
+
+
+def test_a_column_gets_the_format_chosen_from_its_header_and_keeps_it_for_the_next_answer(qtbot, tmp_path):
+    """DataGrip-style per-column formats (issue 30): right-click a header, pick decimals, percent, money or date;
+    cells and the header change, the filter matches the new text, exports keep the stored values."""
+    from PySide6.QtWidgets import QMenu
+
+    from desktop.panels.cell_text import ColumnFormat
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    columns = ("region", "share", "revenue", "ordered_at", "note")
+    rows = (("North", 0.1534, decimal.Decimal("1234.5"), dt.datetime(2024, 3, 1, 14, 5), "x"),
+            ("South", "0.5", decimal.Decimal("99"), "2024-03-02 09:00:00", None))  # SQLite: numbers and dates as text
+    view.show_answer(Answer(question="q", sql="SELECT 1", columns=columns, rows=rows, display={"currency": "EUR"}))
+    model = view.model
+
+    def cell(r: int, c: int) -> object:
+        return model.data(model.index(r, c), DISPLAY)
+
+    menu = QMenu()
+    view.format_choices(1, menu)
+    labels = [a.text() for a in menu.actions()]
+    assert labels[:2] == ["Show “share” as", "As Cairn shows it"] and "Percent, 1 decimal" in labels
+    assert "Money (EUR), 2 decimals" in labels  # the saved currency, not a list of them
+    next(a for a in menu.actions() if a.text() == "Percent, 1 decimal").trigger()
+    assert [cell(0, 1), cell(1, 1)] == ["15.3%", "50.0%"]
+    assert model.headerData(1, Qt.Orientation.Horizontal, DISPLAY) == "share (%)"
+    view.set_column_format(2, ColumnFormat("money", 0, "EUR"))
+    assert [cell(0, 2), cell(1, 2)] == ["1,234", "99"]
+    view.set_column_format(3, ColumnFormat("date"))
+    assert [cell(0, 3), cell(1, 3)] == ["2024-03-01", "2024-03-02"]
+    view.filter_edit.setText("15.3%")  # the filter reads what is shown
+    qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=2_000)
+    view.filter_edit.setText("")
+    qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=2_000)
+
+    text_menu = QMenu()
+    view.format_choices(4, text_menu)  # words: nothing to choose
+    assert [a.text() for a in text_menu.actions()][-1] == "No other format fits its values"
+
+    path = tmp_path / "raw.csv"
+    view.export_csv(path)
+    qtbot.waitUntil(path.exists, timeout=5_000)
+    assert "0.1534" in path.read_text(encoding="utf-8")  # exports keep the stored value
+
+    view.show_answer(Answer(question="q2", sql="SELECT 2", columns=("share",), rows=((0.25,),)))
+    assert cell(0, 0) == "25.0%"  # the same column name in the next answer keeps its format
+    view.set_column_format(0, None)
+    assert cell(0, 0) == "0.25"
+    view.set_column_format(0, ColumnFormat("percent", 1))
+    view.show_answer(Answer(question="q3", sql="SELECT 3", columns=("share",), rows=(("n/a",),)))
+    assert cell(0, 0) == "n/a"  # a format that does not fit the new values is not applied
