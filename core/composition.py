@@ -173,6 +173,7 @@ class Services:
 
         embedder = self.embedder()
         return InsightSharing(open_store=self.insight_store, embed=lambda text: embed_one(self.embedder(), text),
+                              embed_many=lambda texts: self.embedder().embed_batch(list(texts)),
                               embedding_model=str(getattr(embedder, "model_id", type(embedder).__name__)),
                               agent_id=self.agent_id(), db_kind=db_kind, ttl_days=self.settings.insight_ttl_days)
 

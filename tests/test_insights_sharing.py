@@ -119,7 +119,7 @@ def test_a_insight_is_suggested_to_b_on_another_database_and_never_to_a(two_agen
     answer_b = b.pipeline(warehouse).ask(B_QUESTION)
     assert answer_b.ok
     found = b.sharing(warehouse).suggestions(B_QUESTION)
-    assert [s.text for s in found] == FOLLOWUPS
+    assert len(found) == 1 and found[0].text in FOLLOWUPS  # one follow-up per record
     assert {s.agent_id for s in found} == {"agent-oltp"} and all(s.db_kind == "postgresql" for s in found)
     assert a.sharing(None).suggestions(B_QUESTION) == []  # an agent never sees its own insights
     assert a.sharing(None).suggestions("What is the revenue by country?") == []
@@ -129,7 +129,12 @@ def test_an_instruction_planted_in_an_insight_is_plain_text_and_never_reaches_th
         two_agents, fake_ollama) -> None:
     a, b, warehouse = two_agents
     share(a, None, "What is the revenue by country?")
-    found = b.sharing(warehouse).suggestions(B_QUESTION)
+    sharing_b = b.sharing(warehouse)
+    for _ in FOLLOWUPS:  # one follow-up per record: thumbs-down the others until the planted one is offered
+        found = sharing_b.suggestions(B_QUESTION)
+        if PLANTED in [s.text for s in found]:
+            break
+        sharing_b.reject(found[0])
     assert PLANTED in [s.text for s in found]  # returned as it was written: text for a person to read
     fake_ollama.clear_requests()
     answer, outcome = share(b, warehouse, "How many invoices are there?")  # the next question, and its share
@@ -149,10 +154,12 @@ def test_invalidating_one_followup_keeps_the_others_and_the_insight(two_agents) 
     sharing_b = b.sharing(warehouse)
     first = sharing_b.suggestions(B_QUESTION)[0]
     assert sharing_b.reject(first) == 1
-    assert [s.text for s in sharing_b.suggestions(B_QUESTION)] == FOLLOWUPS[1:]
+    left = [f for f in FOLLOWUPS if f != first.text]
+    [second] = [s.text for s in sharing_b.suggestions(B_QUESTION)]
+    assert second in left  # the record's next follow-up
     [mine] = a.insight_store().list_agent("agent-oltp")
     assert mine.record_id == outcome.record.record_id
-    assert mine.insight_summary == SUMMARY["insight_summary"] and mine.suggested_followups == tuple(FOLLOWUPS[1:])
+    assert mine.insight_summary == SUMMARY["insight_summary"] and mine.suggested_followups == tuple(left)
 
 
 def test_expired_insights_are_never_suggested_and_purged(fake_ollama, model, invoices_db, tmp_path) -> None:

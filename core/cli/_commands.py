@@ -268,7 +268,7 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
                 _user(args.user), args.question, cancel=cancel, exclude=args.without))
             answer = reply.answer
             if args.json:
-                _emit_json(args, {**reply_json(reply), "suggestions": shared.suggestions()})
+                _emit_json(args, {**reply_json(reply), "suggestions": shared.suggestions(printed=False)})
             else:
                 print_reply(reply, args.user)
                 shared.print_suggestions()
@@ -277,7 +277,7 @@ def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         else:
             answer = _in_worker(lambda cancel: services.pipeline(args.db).ask(args.question, cancel=cancel))
             if args.json:
-                _emit_json(args, {**answer.to_json(), "suggestions": shared.suggestions()})
+                _emit_json(args, {**answer.to_json(), "suggestions": shared.suggestions(printed=False)})
             else:
                 print_answer(answer)
                 shared.print_suggestions()

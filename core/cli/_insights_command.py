@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,8 @@ logger = logging.getLogger(__name__)
 # model meanwhile, which can take ten seconds or more on a small, busy machine; a slow store is cut off here).
 # CAIRN_SUGGESTIONS_WAIT_S overrides it (scripts that would rather wait, or not at all).
 SUGGESTIONS_WAIT_S = 20.0
+# ``--json`` prints once, so it never waits that long: what arrived while the answer was made, and at most this more.
+JSON_SUGGESTIONS_WAIT_S = 0.5
 SHARE_WAIT_S = 30.0  # after the answer is printed: the summary model call and the store, at most this long
 _OFF_NOTE = ("Note: sharing is off, so this agent shares nothing (turn it on in the window's Settings → Sharing, "
              "or set sharing_enabled in settings.json).")
@@ -174,6 +177,7 @@ class AskSharing:
         except CairnError as exc:  # the database itself is down: the answer reports that, not this
             logger.info("sharing not started: %s", exc)
             return
+        self._started = time.monotonic()
         self._thread = _daemon(self._find, "cairn-suggestions")
 
     def _find(self) -> None:
@@ -182,21 +186,33 @@ class AskSharing:
         except Exception as exc:  # noqa: BLE001 - reported once, on stderr, by suggestions()
             self._found["error"] = exc
 
-    def suggestions(self) -> list[dict[str, Any]]:
-        """Other agents' suggestions as ``--json`` lists them (empty when off, none apply, or the store is down)."""
+    def suggestions(self, *, printed: bool = True) -> list[dict[str, Any]]:
+        """Other agents' suggestions as ``--json`` lists them (empty when off, none apply, or the store is down).
+        ``printed``: the answer is out already, so a cold start may be waited for (SUGGESTIONS_WAIT_S); else (one
+        ``--json`` object) only what arrived by now, and JSON_SUGGESTIONS_WAIT_S more. CAIRN_SUGGESTIONS_WAIT_S
+        overrides both."""
         from core.sharing import suggestion_json
 
         if self._thread is None:
             return []
-        wait = _seconds("CAIRN_SUGGESTIONS_WAIT_S", SUGGESTIONS_WAIT_S)
+        wait = _seconds("CAIRN_SUGGESTIONS_WAIT_S", SUGGESTIONS_WAIT_S if printed else JSON_SUGGESTIONS_WAIT_S)
         self._thread.join(wait)
         if self._thread.is_alive():
-            self._report(f"no suggestions this time: the embedding model or the store took longer than {wait:g} s")
+            self._report(f"no suggestions this time: {self._where()} had not answered "
+                         f"{time.monotonic() - self._started:.0f} s after the question was asked")
             return []
         if "error" in self._found:
             self._report(_reason(self._found["error"]))
             return []
         return [suggestion_json(s) for s in self._found.get("items", [])]
+
+    def _where(self) -> str:
+        """The store by its kind and place, without a password (the state said when it does not answer)."""
+        from core.databases import redact_url
+
+        settings = self._services.settings
+        place = redact_url(settings.insight_url) if settings.insight_url else "the default folder"
+        return f"the shared store ({settings.insight_store} at {place})"
 
     def print_suggestions(self) -> None:
         """After the answer is printed (and flushed: a person reads it while the suggestions are looked up)."""
@@ -212,6 +228,12 @@ class AskSharing:
         if self._sharing is None or answer is None or not answer.ok:
             return
         sys.stdout.flush()
+        if self._thread is not None and self._thread.is_alive():  # the look-up is still waiting on the store
+            self._report(f"not shared: {self._where()} has not answered yet")
+            return
+        if _store_down(self._found.get("error")):  # asking it again would wait for the same timeout
+            self._report(f"not shared: {_reason(self._found['error'])}")
+            return
         services, sharing, user = self._services, self._sharing, self._user
         box: dict[str, Any] = {}
 
@@ -255,6 +277,12 @@ def _seconds(name: str, default: float) -> float:
     except ValueError:
         return default
     return value if 0 <= value <= 600 else default
+
+
+def _store_down(exc: BaseException | None) -> bool:
+    from core.errors import InsightStoreError
+
+    return isinstance(exc, InsightStoreError)
 
 
 def _reason(exc: BaseException) -> str:

@@ -73,7 +73,9 @@ def make_window(qtbot, fake_ollama, embedded_pg, tmp_path: Path, folder: Path) -
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     path = tmp_path / "team-share"
-    other_agents_record(path)
+    for followup in FOLLOWUPS:  # three records: one suggestion per record is shown
+        other_agents_record(path, summary="The wholesale customers were listed with their city and country.",
+                            followups=(followup,))
     return path
 
 
@@ -107,12 +109,13 @@ def test_suggestions_appear_under_the_answer_as_plain_text(qtbot, window: MainWi
     title = bar.findChild(QLabel, "suggestionsTitle")
     assert title.text() == "Suggested by other agents" and title.textFormat() == Qt.TextFormat.PlainText
     buttons = bar.findChildren(QPushButton, "suggestionButton")
-    assert [b.accessibleName() for b in buttons] == list(FOLLOWUPS)
-    markup = buttons[1]
+    assert sorted(b.accessibleName() for b in buttons) == sorted(FOLLOWUPS)
+    markup = next(b for b in buttons if b.accessibleName() == MARKUP)
     assert markup.full_text == MARKUP
     assert all(line.rstrip("…") in MARKUP for line in markup.shown_lines())  # wrapped in its room, never markup
     assert "&lt;b&gt;x&lt;/b&gt;" in markup.toolTip() and "<b>x</b>" not in markup.toolTip()
-    assert buttons[2].full_text == PLANTED and all(line.rstrip("…") in PLANTED for line in buttons[2].shown_lines())
+    planted = next(b for b in buttons if b.accessibleName() == PLANTED)
+    assert planted.full_text == PLANTED and all(line.rstrip("…") in PLANTED for line in planted.shown_lines())
     assert len(bar.findChildren(QToolButton, "suggestionReject")) == 3
     # the window's own answer is shared after it was shown, and never suggested back to it
     shared = JsonlInsightStore(folder)
@@ -146,7 +149,7 @@ def test_a_suggestion_button_shows_its_text_as_characters_wrapped_in_its_room(qt
 def test_clicking_a_suggestion_asks_it(qtbot, window: MainWindow, fake_ollama) -> None:
     ask(qtbot, window, "List the wholesale customers")
     bar = shown_bar(qtbot, window)
-    button = bar.findChildren(QPushButton, "suggestionButton")[0]
+    button = next(b for b in bar.findChildren(QPushButton, "suggestionButton") if b.accessibleName() == FOLLOWUPS[0])
     with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     reply = blocker.args[0]
@@ -156,12 +159,13 @@ def test_clicking_a_suggestion_asks_it(qtbot, window: MainWindow, fake_ollama) -
 def test_thumbs_down_removes_just_that_followup_from_the_store(qtbot, window: MainWindow, folder: Path) -> None:
     ask(qtbot, window, "List the wholesale customers")
     bar = shown_bar(qtbot, window)
+    at = [s.text for s in bar.suggestions()].index(PLANTED)
     rows = bar.findChildren(QToolButton, "suggestionReject")
-    qtbot.mouseClick(rows[2], Qt.MouseButton.LeftButton)  # the planted one
-    qtbot.waitUntil(lambda: [s.text for s in bar.suggestions()] == list(FOLLOWUPS[:2]), timeout=10_000)
-    [record] = JsonlInsightStore(folder).list_agent("agent-other")
-    assert record.suggested_followups == FOLLOWUPS[:2]
-    assert record.insight_summary.startswith("Wholesale customers")  # the insight stays
+    qtbot.mouseClick(rows[at], Qt.MouseButton.LeftButton)  # the planted one
+    qtbot.waitUntil(lambda: sorted(s.text for s in bar.suggestions()) == sorted(FOLLOWUPS[:2]), timeout=10_000)
+    records = JsonlInsightStore(folder).list_agent("agent-other")
+    assert sorted(f for r in records for f in r.suggested_followups) == sorted(FOLLOWUPS[:2])
+    assert len(records) == 3 and all("wholesale customers" in r.insight_summary for r in records)
 
 
 def test_a_store_that_is_down_is_a_status_message_and_the_answer_stands(qtbot, fake_ollama, embedded_pg,
