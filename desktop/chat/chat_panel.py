@@ -118,7 +118,7 @@ class ChatPanel(QWidget):
         self.stop = QPushButton(qta.icon("fa5s.stop-circle"), "Stop")
         self.stop.setObjectName("stopButton")
         self.stop.setVisible(False)
-        self.stop.clicked.connect(self.cancel_requested.emit)
+        self.stop.clicked.connect(lambda _checked=False: (self.cancel_requested.emit(), self.input.setFocus()))
         row = QHBoxLayout()
         row.addWidget(self.input, 1)
         row.addWidget(self.send)
@@ -193,6 +193,7 @@ class ChatPanel(QWidget):
         if not text:
             return  # while an answer is being made, the window holds the next question until it is done
         self.input.clear()
+        self.input.setFocus()  # after a click on Ask too: the next question is typed straight away
         if not self._asked or self._asked[-1] != text:
             self._asked.append(text)
         self._recall_at = len(self._asked)
@@ -293,6 +294,7 @@ class ChatPanel(QWidget):
         for message in turns:
             if message.role == "user":
                 self.add_question(message.content)
+                self._asked.append(message.content)  # Up in the question box reaches them too
             else:
                 bubble = Bubble(False)
                 bubble.add_text(message.content)
@@ -300,6 +302,7 @@ class ChatPanel(QWidget):
                     bubble.add_text(message.sql, muted=True, name="earlierSql")
                 self._append(bubble, False)
         when = time.strftime("%d %b %H:%M", time.localtime(turns[-1].created_at)) if turns[-1].created_at else ""
+        self._recall_at = len(self._asked)
         self.add_note(f"Above: the last {counted(len(turns), 'message')} with this database"
                       + (f", until {when}" if when else "") + ". New answers follow.")
         return len(turns)

@@ -52,6 +52,8 @@ class LoginDialog(QDialog):
         self.name.setCurrentText(last_user or (users[0] if users else ""))
         self.name.lineEdit().setPlaceholderText("Your name, e.g. priya")
         self.name.lineEdit().setMaxLength(MAX_NAME)
+        # What is typed is the name: no inline completion that turns "ann" into a longer saved name on Enter.
+        self.name.setCompleter(None)
         self.name.editTextChanged.connect(self._validate)
 
         self.problem = QLabel()

@@ -149,6 +149,9 @@ class MemoryTree(QTreeWidget):
             label = GROUP_LABELS.get(key, key)
             group.setText(0, f"{label} ({shown} of {total})" if needle else f"{label} ({total})")
             group.setHidden(bool(needle) and shown == 0)
+        current = self.currentItem()
+        if current is not None and (current.isHidden() or (current.parent() is not None and current.parent().isHidden())):
+            self.setCurrentItem(None)  # what the filter hides is not selected: Delete and Edit act on what is seen
 
     # -- reading --------------------------------------------------------------------------------------
 
@@ -179,8 +182,11 @@ class MemoryTree(QTreeWidget):
         return item is not None
 
     def selected_memory(self) -> Memory | None:
+        """The memory selected and shown: one the filter hides is never acted on (Delete, Edit)."""
         item = self.currentItem()
-        return None if item is None else item.data(0, MEMORY_ROLE)
+        if item is None or item.isHidden() or (item.parent() is not None and item.parent().isHidden()):
+            return None
+        return item.data(0, MEMORY_ROLE)
 
     @staticmethod
     def memory_of(item: QTreeWidgetItem) -> Memory | None:

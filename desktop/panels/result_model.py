@@ -231,7 +231,10 @@ class ResultTableModel(QAbstractTableModel):
             if role == _DISPLAY:
                 chosen = self._chosen.get(section)
                 name = self._columns[section]
-                return chosen.header(name) if chosen is not None else self._format.header(name)
+                if chosen is not None:
+                    return chosen.header(name)
+                # the saved currency labels money: a column named like it that holds numbers ("payment_method" no)
+                return self._format.header(name) if self._right[section] else name
             if role == _TOOLTIP:
                 return f"{self._columns[section]}\nType: {KIND_LABELS.get(self._kinds[section], 'mixed')}"
             if role == _ALIGN:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -294,6 +294,17 @@ class ResultView(QWidget):
         self.empty_label.setText(message)
         self.stack.setCurrentWidget(self.empty_label)
         self._update_buttons()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt naming
+        """A font size changed in Settings while rows are shown: the columns and rows fit the new text."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            QTimer.singleShot(0, self, self._fit_font)  # after the grid itself has the new font
+
+    def _fit_font(self) -> None:
+        if self.model.columnCount():
+            self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+            self._size_columns()
 
     def _format_menu(self, position: QPoint) -> None:
         """Right-click on a column's header: how its numbers or dates read (exports stay as stored)."""

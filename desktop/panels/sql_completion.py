@@ -51,6 +51,7 @@ class SqlCompleter(QObject):
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.activated.connect(self._insert)
         self._prefix = ""
+        self._whole = False  # the word before the cursor is a whole name or keyword already
 
     def set_schema(self, tables: dict[str, Iterable[str]], keywords: Iterable[str]) -> None:
         self._tables = {name.casefold(): list(columns) for name, columns in tables.items()}
@@ -65,6 +66,9 @@ class SqlCompleter(QObject):
         if key == Qt.Key.Key_Escape:
             self.completer.popup().hide()
             return True
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._whole:
+            self.completer.popup().hide()  # "DESC" typed whole: Enter is a new line, not DESCRIBE (Tab takes it)
+            return False
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
             index = self.completer.popup().currentIndex()
             row = index.row() if index.isValid() else 0
@@ -87,6 +91,7 @@ class SqlCompleter(QObject):
         else:
             candidates = []
         folded = prefix.casefold()
+        self._whole = any(c.casefold() == folded for c in candidates)
         shown = [c for c in candidates if c.casefold().startswith(folded) and c.casefold() != folded]
         if prefix.isupper():  # "ORD" is a keyword being typed (ORDER BY), "ord" a name (orders): that kind first
             shown.sort(key=lambda c: not c.isupper())

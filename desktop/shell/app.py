@@ -284,6 +284,8 @@ def run(argv: list[str] | None = None) -> int:
     window = MainWindow(context, user)
     context.windows.append(window)
     window.show()
+    window.activateWindow()
+    window.chat.focus_input()  # typing goes to the question box from the first frame
     restore_last_connection(window, context.connections, context.secrets)  # the sample when that cannot be
     code = app.exec()
     context.services.close()

@@ -142,11 +142,18 @@ def shortcut_table(actions: MenuActions) -> list[tuple[str, str]]:
     """(command, keys) for every action with a shortcut, in menu order, keys as this platform writes them."""
     rows = []
     for action in actions.by_name.values():
-        keys = ", ".join(seq.toString(QKeySequence.SequenceFormat.NativeText) for seq in action.shortcuts())
+        keys = ", ".join(seq.toString(QKeySequence.SequenceFormat.NativeText) for seq in action.shortcuts()
+                         if not _dedicated_key(seq))
         if keys:
             rows.append((action.text().replace("&", "").rstrip("…"), keys))
     rows.append(("Earlier questions (in the question box)", "Up / Down"))
     return rows
+
+
+def _dedicated_key(seq: QKeySequence) -> bool:
+    """A key of its own that few keyboards have (Help, Exit), which a standard binding adds: not listed."""
+    key = seq[0].key() if seq.count() == 1 else None
+    return key in (Qt.Key.Key_Help, Qt.Key.Key_Exit)
 
 
 def show_shortcuts(parent: QWidget, actions: MenuActions) -> None:

@@ -428,3 +428,15 @@ def test_what_a_walk_through_found(qtbot, window: MainWindow, monkeypatch) -> No
     with qtbot.waitSignal(window.answer_ready, timeout=30_000) as blocker:
         qtbot.keyClick(window.chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert blocker.args[0].message == "How many customers are there?"
+
+
+def test_the_login_takes_the_name_typed_not_a_longer_saved_one(qtbot) -> None:
+    from desktop.dialogs.login import LoginDialog
+
+    dialog = LoginDialog(["annika", "bob"], "bob")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    edit = dialog.name.lineEdit()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "ann")  # a saved name starts with it: no inline completion to "annika"
+    assert dialog.user() == "ann"

@@ -241,6 +241,17 @@ def test_search_filters_locally_and_finds_similar(qtbot, view: MemoryBankView, b
     assert len(view.visible_memories()) == 4
 
 
+def test_a_memory_the_filter_hides_is_never_deleted(qtbot, view: MemoryBankView, bank: MemoryBank,
+                                                    answers: Answers) -> None:
+    ids = seed(bank)
+    loaded(qtbot, view)
+    view.select_memory(ids["big"])
+    qtbot.keyClicks(view.findChild(object, "memorySearch"), "india")  # hides the one selected
+    assert view.selected_memory() is None
+    view.delete_selected()
+    assert ids["big"] in {m.id for m in bank.list(USER)} and answers.questions == []  # nothing asked or forgotten
+
+
 def test_loads_on_its_own_and_keyboard_delete_and_undo(qtbot, bank: MemoryBank, answers: Answers) -> None:
     ids = seed(bank)
     view = MemoryBankView(bank, USER, confirm=answers.confirm)

@@ -85,6 +85,7 @@ def test_the_shortcut_list_names_every_key(qtbot, window: MainWindow) -> None:  
 
     table = dict(shortcut_table(window.menu_actions))
     assert "Copy SQL" in table and "Stop" in table and "Up / Down" in table.values()
+    assert all("Help" not in keys.split(", ") and "Exit" not in keys.split(", ") for keys in table.values())
 
 
 def test_first_run_banner_says_what_to_do_and_leaves_once_fixed(qtbot, window: MainWindow, fake_ollama) -> None:  # noqa: F811

@@ -368,3 +368,28 @@ def test_a_column_gets_the_format_chosen_from_its_header_and_keeps_it_for_the_ne
     view.set_column_format(0, ColumnFormat("percent", 1))
     view.show_answer(Answer(question="q3", sql="SELECT 3", columns=("share",), rows=(("n/a",),)))
     assert cell(0, 0) == "n/a"  # a format that does not fit the new values is not applied
+
+
+def test_the_saved_currency_labels_only_columns_that_hold_numbers(qtbot) -> None:
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_answer(Answer(question="q", sql="SELECT 1", columns=("payment_method", "amount"),
+                            rows=(("card", decimal.Decimal("12.5")),), display={"currency": "INR"}))
+    headers = [view.model.headerData(c, Qt.Orientation.Horizontal, DISPLAY) for c in range(2)]
+    assert headers == ["payment_method", "amount (INR)"]
+
+
+def test_columns_fit_a_font_size_changed_while_rows_are_shown(qtbot, qapp) -> None:
+    from core.config import Settings
+    from desktop.shell.app import apply_theme
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show()
+    view.show_rows(("n",), ((4880,), (408,)))
+    before = view.table.horizontalHeader().sectionSize(0)
+    try:
+        apply_theme(qapp, Settings(font_size=24))  # what Save in Settings does, the window open
+        qtbot.waitUntil(lambda: view.table.horizontalHeader().sectionSize(0) > before, timeout=2_000)
+    finally:  # "4,880" is no longer cut to "4…"
+        apply_theme(qapp, Settings())

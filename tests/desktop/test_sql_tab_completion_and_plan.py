@@ -81,3 +81,12 @@ def test_plan_shows_the_database_s_plan_as_a_tree(qtbot, db) -> None:
     top = tree.topLevelItem(0)
     assert top.childCount() >= 1 and "rows ≈" in top.text(1)
     editor.plan_button.dialog.close()
+
+
+def test_enter_after_a_whole_keyword_is_a_new_line(qtbot) -> None:
+    editor = _editor(qtbot)
+    qtbot.keyClicks(editor.edit, "SELECT name FROM customers ORDER BY name DESC")
+    assert "DESCRIBE" in _offered(editor) or not _offered(editor)  # a longer word may be offered…
+    qtbot.keyClick(editor.edit, Qt.Key.Key_Return)  # …but Enter after a whole word is the editor's
+    qtbot.keyClicks(editor.edit, "LIMIT 5")
+    assert editor.edit.toPlainText() == "SELECT name FROM customers ORDER BY name DESC\nLIMIT 5"
