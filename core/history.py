@@ -40,6 +40,7 @@ class HistoryEntry:
     path: str | None = None
     at: float = field(default_factory=time.time)
     kind: str = QUESTION
+    stopped: bool = False  # the person stopped it: not a failure
 
 
 class QuestionHistory:
@@ -106,7 +107,7 @@ class QuestionHistory:
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "question": (str,), "sql": (str, type(None)), "database_id": (str,), "row_count": (int,), "ok": (bool,),
-    "path": (str, type(None)), "at": (int, float), "kind": (str,),
+    "path": (str, type(None)), "at": (int, float), "kind": (str,), "stopped": (bool,),
 }  # fmt: skip
 _REQUIRED = ("question", "sql", "database_id")
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -146,6 +146,12 @@ class ChatPanel(QWidget):
         focus = QShortcut(QKeySequence("Ctrl+L"), self, activated=self.focus_input)
         focus.setContext(Qt.ShortcutContext.WindowShortcut)
         self._shortcuts = [stop, focus]
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """Room for a question and its buttons in any font: a small window narrows the tabs, not the chat to
+        a sliver."""
+        hint = super().minimumSizeHint()
+        return QSize(max(hint.width(), self.fontMetrics().averageCharWidth() * 26), hint.height())
 
     def drop_window_shortcuts(self) -> None:
         """Give Esc and Ctrl+L to the window's menu (one owner per key)."""
@@ -423,13 +429,14 @@ class ChatPanel(QWidget):
         chip.setMenu(menu)
         return chip
 
-    def add_note(self, text: str, changes: Any = ()) -> None:
+    def add_note(self, text: str, changes: Any = ()) -> QLabel:
         """A short line from Cairn after an answer (what it learned in the background, with the rules that
-        learning saved or changed: the UpdateReports)."""
+        learning saved or changed: the UpdateReports). Returns its label, for a note that changes later."""
         bubble = Bubble(False)
-        bubble.add_text(window_hint(text), muted=True, name="chatNote")
+        label = bubble.add_text(window_hint(text), muted=True, name="chatNote")
         self._add_rules(bubble, understood(changes))
         self._append(bubble, False)
+        return label
 
     def rule_blocks(self) -> list[RuleConfirmation]:
         """The rule blocks under replies, oldest first."""

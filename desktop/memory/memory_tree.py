@@ -149,8 +149,8 @@ class MemoryTree(QTreeWidget):
             label = GROUP_LABELS.get(key, key)
             group.setText(0, f"{label} ({shown} of {total})" if needle else f"{label} ({total})")
             group.setHidden(bool(needle) and shown == 0)
-        current = self.currentItem()
-        if current is not None and (current.isHidden() or (current.parent() is not None and current.parent().isHidden())):
+        if self.currentItem() is not None and self.selected_memory() is None and \
+                self.currentItem().data(0, MEMORY_ROLE) is not None:
             self.setCurrentItem(None)  # what the filter hides is not selected: Delete and Edit act on what is seen
 
     # -- reading --------------------------------------------------------------------------------------

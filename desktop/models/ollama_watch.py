@@ -31,6 +31,7 @@ class OllamaState:
     version: str = ""
     installed: bool | None = None  # None when Ollama is not running
     message: str = ""
+    host: str = ""  # where Cairn looked for it
 
     @property
     def ready(self) -> bool:
@@ -61,11 +62,12 @@ class OllamaWatch(QObject):
         # of pydantic-based modules on a worker thread can crash under PySide6's import hook.
         from core.llm import OllamaAdmin  # noqa: F401
         context, model = self.context, self.context.settings.model
+        host = self.context.settings.ollama_host or ""
 
         def work(cancel: Any, report: Any) -> OllamaState:
             status = context.ollama_status()
             if not getattr(status, "running", False):
-                return OllamaState(False, model, message=getattr(status, "message", ""))
+                return OllamaState(False, model, message=getattr(status, "message", ""), host=host)
             names = {m.name for m in context.admin().list_models()}
             return OllamaState(True, model, status.version, model in names or f"{model}:latest" in names)
 
@@ -113,6 +115,7 @@ class FirstRunBanner(QFrame):
         self.title.setObjectName("bannerTitle")
         self.title.setWordWrap(True)
         self.body = QLabel()
+        self.body.setTextFormat(Qt.TextFormat.PlainText)  # the host is the person's text, never markup
         self.body.setObjectName("bannerBody")
         self.body.setWordWrap(True)
         text = QVBoxLayout()
@@ -151,8 +154,9 @@ class FirstRunBanner(QFrame):
         self._shown_for = key
         if not state.running:
             self.title.setText("<b>Ollama is not running</b>")
+            where = f" No Ollama answered at {state.host}." if state.host else ""
             self.body.setText(
-                f"Cairn writes SQL with a local model in Ollama ({state.model}). Start Ollama — open the Ollama "
+                f"Cairn writes SQL with a local model in Ollama ({state.model}).{where} Start Ollama — open the Ollama "
                 "app, or run “ollama serve” in a terminal — then press Check again. Until then Cairn answers "
                 "simple questions with its built-in rules, and you can run SQL on the SQL tab.")
             self.models_button.setVisible(False)

@@ -231,7 +231,7 @@ class HistoryView(QWidget):
         self._status.setToolTip(hint)
 
     def _item(self, entry: HistoryEntry) -> QTreeWidgetItem:
-        rows = f"{entry.row_count:,}" if entry.ok else "failed"
+        rows = f"{entry.row_count:,}" if entry.ok else "stopped" if entry.stopped else "failed"
         typed = entry.kind == TYPED_SQL
         item = QTreeWidgetItem([_title(entry), time_ago(entry.at), rows])
         item.setData(0, ENTRY_ROLE, entry)
@@ -244,6 +244,9 @@ class HistoryView(QWidget):
         item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if entry.ok:
             item.setIcon(0, qta.icon("fa5s.code" if typed else "fa5s.comment-dots"))
+        elif entry.stopped:  # the person's own Stop: no red mark
+            item.setIcon(0, qta.icon("fa5s.stop-circle"))
+            item.setToolTip(0, "Stopped before it was done.\n\n" + tip)
         else:
             item.setIcon(0, qta.icon("fa5s.times-circle", color=FAILED_COLOR))
             item.setToolTip(0, ("This SQL failed.\n\n" if typed else "This question failed.\n\n") + tip)

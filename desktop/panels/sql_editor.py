@@ -263,7 +263,7 @@ class SqlEditor(QWidget):
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.setSpacing(8)
-        buttons.addWidget(self.status_label, 1)
+        buttons.addStretch(1)
         buttons.addWidget(self.copy_button)
         buttons.addWidget(self.explain_button)
         self.plan_button = PlanButton(self.sql, self)
@@ -275,6 +275,8 @@ class SqlEditor(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(6)
         layout.addWidget(self.edit, 1)
+        # its own line, the editor's width: beside the buttons it wrapped a word per line in a narrow tab
+        layout.addWidget(self.status_label)
         layout.addLayout(buttons)
         layout.addWidget(self.explanation_panel)
         self.edit.textChanged.connect(self._update_buttons)

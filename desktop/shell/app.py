@@ -198,6 +198,12 @@ def apply_theme(app: Any, settings: Settings) -> None:
     elif settings.theme == "light" or _CUSTOM_PALETTE:  # back from our dark palette: the style's own again
         app.setPalette(app.style().standardPalette())
         _CUSTOM_PALETTE = settings.theme == "light"
+    import qtawesome as qta
+    from PySide6.QtGui import QPalette
+
+    palette = app.palette()  # icons drawn from now on take the theme's text colour (black on dark grey was unseen)
+    qta.set_defaults(color=palette.color(QPalette.ColorRole.ButtonText),
+                     color_disabled=palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText))
     if _DEFAULT_FONT is None:
         _DEFAULT_FONT = QFont(app.font())
     font = QFont(_DEFAULT_FONT)

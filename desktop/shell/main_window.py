@@ -265,7 +265,8 @@ class MainWindow(QMainWindow):
             if answer is not None and answer.error_kind != "InputError":  # history is a convenience: never fails
                 history.record(user, HistoryEntry(
                     question=text, sql=answer.sql or answer.rejected_sql, database_id=assistant.database_id,
-                    row_count=answer.row_count, ok=answer.ok, path=answer.path))
+                    row_count=answer.row_count, ok=answer.ok, path=answer.path,
+                    stopped=answer.error_kind == "QueryCancelled"))
             return reply
 
         self._worker = run_in_background(work, on_success=self._on_reply, on_failure=self._on_failed,
@@ -405,7 +406,7 @@ class MainWindow(QMainWindow):
             answer = pipeline.run_sql(sql, cancel=cancel)
             if answer.error_kind != "InputError":  # the SQL as typed, marked as run by hand
                 history.record(user, HistoryEntry("", sql, database_id, answer.row_count, answer.ok, answer.path,
-                                                  kind=TYPED_SQL))
+                                                  kind=TYPED_SQL, stopped=answer.error_kind == "QueryCancelled"))
             return answer
 
         def done(answer: Any) -> None:

@@ -13,6 +13,8 @@ __all__ = ["PendingQuestions"]
 class _Waiting:
     text: str  # what is asked
     exclude: list[str] | None  # memories left out for it
+    note: Any = None  # the chat's "Asked as soon as…" line under it, changed when it is asked or taken back
+    until: str = ""
 
 
 class PendingQuestions:
@@ -33,20 +35,21 @@ class PendingQuestions:
     def hold(self, text: str, exclude: list[str] | None, *, shown_as: str, behind_answer: bool) -> None:
         """Keep ``text`` (shown as ``shown_as``) until the answer being made is done (``behind_answer``) or else
         until the database is connected."""
-        self._waiting.append(_Waiting(text, exclude))
-        self._chat.set_waiting(len(self._waiting))
         self._chat.add_question(shown_as)
-        ahead = len(self._waiting) - 1
+        ahead = len(self._waiting)
         after = f", after {ahead} earlier question{'s' if ahead > 1 else ''}" if ahead else ""
         until, stop = (("this answer is done", " and stops the answer being made") if behind_answer else
                        ("the database is connected", ""))
-        self._chat.add_note(f"Asked as soon as {until}{after}. Esc or Stop takes it back{stop}.")
+        note = self._chat.add_note(f"Asked as soon as {until}{after}. Esc or Stop takes it back{stop}.")
+        self._waiting.append(_Waiting(text, exclude, note, until))
+        self._chat.set_waiting(len(self._waiting))
 
     def release(self) -> bool:
         """Ask the next waiting question (its bubble is on screen already); False when none waits."""
         if not self._waiting:
             return False
         first = self._waiting.pop(0)
+        _say(first.note, f"Waited until {first.until}; asked now.")
         self._chat.set_waiting(len(self._waiting))
         self._ask(first.text, first.exclude)
         return True
@@ -56,6 +59,8 @@ class PendingQuestions:
         if not self._waiting:
             return
         texts = [w.text for w in self._waiting]
+        for waiting in self._waiting:
+            _say(waiting.note, "Not asked: taken back.")
         self._waiting.clear()
         self._chat.set_waiting(0)
         box = self._chat.input
@@ -70,3 +75,11 @@ class PendingQuestions:
     def drop(self) -> None:
         self._waiting.clear()
         self._chat.set_waiting(0)
+
+
+def _say(note: Any, text: str) -> None:
+    """Change a waiting question's note, if it is still on screen (a chat cleared by a switch has deleted it)."""
+    import shiboken6
+
+    if note is not None and shiboken6.isValid(note):
+        note.setText(text)

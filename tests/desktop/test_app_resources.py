@@ -25,3 +25,18 @@ def test_theme_applies_the_packaged_style_sheet(qapp: Any) -> None:
         assert "#memoryChip" in app.styleSheet()
     finally:
         app.setStyleSheet(before)
+
+
+def test_icons_take_the_dark_theme_s_text_colour(qapp) -> None:
+    import qtawesome as qta
+
+    from core.config import Settings
+    from desktop.shell.app import apply_theme
+
+    try:
+        apply_theme(qapp, Settings(theme="dark"))
+        image = qta.icon("fa5s.copy").pixmap(32, 32).toImage()
+        inked = [image.pixelColor(x, y) for x in range(32) for y in range(32) if image.pixelColor(x, y).alpha() > 200]
+        assert inked and min(c.lightness() for c in inked) > 150  # light ink on the dark window, not black
+    finally:
+        apply_theme(qapp, Settings())

@@ -99,3 +99,12 @@ def test_dock_titles_follow_a_font_size_changed_while_the_window_is_open(qtbot, 
     apply_theme(QApplication.instance(), Settings(font_size=9))
     qtbot.wait(50)
     assert title_height() < at_14
+
+
+def test_a_small_window_keeps_the_chat_wide_enough_to_type_in(qtbot, big_font_window) -> None:
+    win = big_font_window
+    win.resize(1046, 500)
+    win._splitter.setSizes([10, 2000])  # dragged all the way, or a small screen
+    qtbot.wait(50)
+    assert win.chat.width() >= win.chat.fontMetrics().averageCharWidth() * 26
+    assert win.chat.input.width() > win.chat.send.width()  # the question box, not "A…"

@@ -150,3 +150,12 @@ def test_old_history_lines_still_load(tmp_path: Path) -> None:
     assert entry.question == "Old question" and entry.kind == QUESTION
     assert history.entries(USER, database_id="other") == []
     assert history.search(USER, "old", database_id="shop") == [entry]
+
+
+def test_a_stopped_question_reads_stopped_not_failed(view: HistoryView, tmp_path: Path) -> None:
+    view.add_entry(HistoryEntry("A slow question", None, "shop", ok=False, stopped=True))
+    item = view._list.topLevelItem(0)
+    assert item.text(2) == "stopped" and item.toolTip(0).startswith("Stopped before it was done")
+    history = QuestionHistory(tmp_path / "h")
+    history.append(USER, HistoryEntry("A slow question", None, "shop", ok=False, stopped=True))
+    assert history.entries(USER)[0].stopped  # kept across a restart; older lines read as not stopped

@@ -108,10 +108,11 @@ def test_first_run_banner_says_what_to_do_and_leaves_once_fixed(qtbot, window: M
 def test_banner_when_ollama_is_not_running_and_dismiss(qtbot) -> None:
     banner = FirstRunBanner()
     qtbot.addWidget(banner)
-    down = OllamaState(False, "qwen2.5-coder:7b", message="connection refused")
+    down = OllamaState(False, "qwen2.5-coder:7b", message="connection refused", host="http://127.0.0.1:1")
     banner.show_state(down)
     assert not banner.isHidden()
     assert "not running" in banner.title.text() and "ollama serve" in banner.body.text()
+    assert "No Ollama answered at http://127.0.0.1:1." in banner.body.text()  # where it looked
     assert banner.models_button.isHidden()
     banner.findChild(QToolButton, "bannerClose").click()
     banner.show_state(down)

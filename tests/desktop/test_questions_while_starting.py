@@ -62,6 +62,8 @@ def test_questions_typed_during_start_up_are_answered_in_order(qtbot, window: Ma
     assert answers[1].answer.rows[0][0] > 0
     assert _chat_text(window).count("How many customers are there?") == 1  # its bubble once, not twice
     assert window.chat.status.text() == ""
+    text = _chat_text(window)  # the waiting notes say what happened, not that they still wait
+    assert "Asked as soon as" not in text and text.count("Waited until the database is connected; asked now.") == 2
 
 
 def test_a_question_asked_while_another_runs_waits_for_it(qtbot, window: MainWindow, fake_ollama) -> None:
@@ -90,6 +92,7 @@ def test_stop_takes_a_waiting_question_back(qtbot, window: MainWindow) -> None:
     assert not window.chat.stop.isHidden()  # the Stop button, not only Esc, while a question waits
     window.chat.stop.click()
     assert window.chat.stop.isHidden()
+    assert "Not asked: taken back." in _chat_text(window) and "Asked as soon as" not in _chat_text(window)
     assert window.chat.input.text() == "How many customers are there?"
     assert len(window.pending) == 0
     answers: list[Any] = []
