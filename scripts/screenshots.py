@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 OUT = ROOT / "docs" / "screenshots"
 SCREENS = {"1366x768": (1366, 768), "1920x1080": (1920, 1080)}
-ALL_STATES = ("start", "answer", "chart", "sql", "memory", "connect", "settings", "models", "first-run")
+ALL_STATES = ("start", "answer", "chart", "sql", "find", "memory", "connect", "settings", "models", "first-run")
 LARGE_FONT = 14
 
 
@@ -246,6 +246,12 @@ def render_variant(context: Any, variant: Variant, shots: Shots, app: Any) -> No
         wait(600)
         if state in states:
             shots.save(win.grab(), state, variant)
+    if "find" in states:  # Ctrl+F over the conversation, a match framed
+        win.chat.find_in_conversation()
+        win.chat.find.field.setText("customers")
+        wait(300)
+        shots.save(win.grab(), "find", variant)
+        win.chat.find.close_bar()
     dialogs = (("connect", win.connect_action, ConnectionDialog, lambda d: True),
                ("settings", win.settings_action, SettingsDialog, lambda d: True),
                ("models", win.models_action, ModelManagerDialog,
