@@ -7,7 +7,8 @@ whether it leaks (with the literal(s) that leak). For every case the record goes
 ``core.insights.redact`` with the literals of that answer and a schema read from its SQL (every column named in
 the SQL under every table it names: generous, so entity checks are not what is measured). Figures:
 - leaks caught: the record is rejected, or no leaked literal is left in what would be stored (letters and
-  digits compared with case, spacing and punctuation aside);
+  digits compared with case, spacing and punctuation aside) and no part the set marks as leaking is kept
+  (``leak_parts``: an encoded or re-spelled value is found only that way);
 - clean records kept: not rejected; and the share of their follow-ups and entities kept.
 ``--show-misses`` prints the cases missed: do not use it on a held-out set (it becomes a development set).
 """
@@ -24,6 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from core.insights import InsightDraft, collect_literals, redact
+from core.insights._redact import visible
 
 
 def _schema(sql: str) -> dict[str, list[str]]:
@@ -45,6 +47,19 @@ def _leaves(stored: str, leaked: list[str]) -> bool:
     return any(len(_fold(v)) >= 2 and _fold(v) in folded for v in leaked)
 
 
+def _keeps(out: InsightDraft, record: dict[str, Any], case: dict[str, Any]) -> bool:
+    """Does the stored record keep a part the set marks as carrying the leak ("leak_parts": "summary",
+    "followup:N", "entity:N")? An encoded or re-spelled value never matches its literal, so this is the measure."""
+    kept = {visible(t) for t in (out.insight_summary, *out.suggested_followups, *out.entities)}
+    lists = {"followup": record.get("suggested_followups", []), "entity": record.get("entities", [])}
+    for part in case.get("leak_parts", []):
+        kind, _, index = part.partition(":")
+        text = record.get("insight_summary", "") if kind == "summary" else lists.get(kind, [""] * 999)[int(index)]
+        if visible(str(text)) in kept:
+            return True
+    return False
+
+
 def evaluate(cases: list[dict[str, Any]], show: bool = False) -> dict[str, float]:
     caught = leaks = kept = clean = 0
     followups_kept = followups_all = entities_kept = entities_all = 0
@@ -62,7 +77,7 @@ def evaluate(cases: list[dict[str, Any]], show: bool = False) -> dict[str, float
         stored = "" if out is None else " ".join([out.insight_summary, *out.entities, *out.suggested_followups])
         if case.get("leaks"):
             leaks += 1
-            ok = out is None or not _leaves(stored, case.get("leaked", []))
+            ok = out is None or (not _leaves(stored, case.get("leaked", [])) and not _keeps(out, rec, case))
             caught += ok
             if show and not ok:
                 print(f"MISSED leak {case.get('id')}: {case.get('leaked')} in {stored!r}")

@@ -33,7 +33,8 @@ from core.insights._literals import (
     numbers_in,
     without_dates,
 )
-from core.text import clean_text
+from core.insights._vocabulary import unknown_words
+from core.text import clean_text, counted
 from core.insights._record import MAX_FOLLOWUPS, InsightDraft, followup_key
 
 __all__ = ["Redaction", "find_leaks", "redact"]
@@ -76,11 +77,17 @@ def redact(draft: InsightDraft, literals: Literals,
     leaks = find_leaks(summary, literals)
     if leaks:
         return Redaction(None, f"the insight summary contains {leaks[0]}")
+    names = _names(schema, literals)
+    unknown = unknown_words(summary, names)
+    if unknown:  # default deny: a name, a code, a number or a word in another script Cairn cannot vouch for
+        return Redaction(None, f"the insight summary has {counted(len(unknown), 'word')} outside the shared "
+                               "vocabulary (a name, a code or a number)")
     entities = _entities(draft.entities, schema)
     followups: list[str] = []
     for text in draft.suggested_followups:
         text = visible(str(text))
-        if not text or len(text) > MAX_FOLLOWUP_CHARS or _SQL_SHAPE.search(text) or find_leaks(text, literals):
+        if not text or len(text) > MAX_FOLLOWUP_CHARS or _SQL_SHAPE.search(text) or unknown_words(text, names) \
+                or find_leaks(text, literals):
             continue
         if followup_key(text) not in {followup_key(f) for f in followups}:
             followups.append(text)
@@ -88,6 +95,15 @@ def redact(draft: InsightDraft, literals: Literals,
     kept = InsightDraft(True, summary, tuple(entities), tuple(followups))
     return Redaction(kept, dropped_entities=len(draft.entities) - len(entities),
                      dropped_followups=len(draft.suggested_followups) - len(followups))
+
+
+def _names(schema: Mapping[str, Sequence[str]] | None, literals: Literals) -> list[str]:
+    """The schema's table and column names, which a summary may always use."""
+    names = [*literals.schema_words]
+    for table, columns in (schema or {}).items():
+        names.append(table)
+        names.extend(columns)
+    return names
 
 
 def visible(text: str) -> str:
