@@ -61,3 +61,27 @@ def test_the_shipped_vocabulary_holds_common_words_and_no_proper_nouns() -> None
     assert len(words) > 60_000
     assert {"revenue", "cohort", "churn", "delivered", "mahine", "kpi"} <= words
     assert not {"india", "london", "patrick", "christmas", "thousand", "forty"} & words
+
+
+def test_digits_spelled_out_and_dotted_initials_are_refused() -> None:
+    assert unknown_words("Call the courier on seven three one one four", SCHEMA)
+    assert unknown_words("Was O.K.O.N.K.W.O. late again?", SCHEMA)
+    assert unknown_words("One or two hubs, e.g. the busiest, were late", SCHEMA) == []
+
+
+def _redacted(summary: str, rows: list[list[object]]) -> object:
+    from core.insights import InsightDraft, collect_literals, redact
+
+    literals = collect_literals(question="How do shipments end up, per hub?", sql="SELECT hub, outcome, COUNT(*) "
+                                "FROM shipments GROUP BY hub, outcome", rows=rows, hidden_values=[],
+                                schema_words=["shipments", "hub", "outcome"])
+    draft = InsightDraft(True, summary, ("table:shipments",), ())
+    return redact(draft, literals, {"shipments": ["hub", "outcome"]}).draft
+
+
+def test_a_status_in_plain_words_is_a_word_but_never_tied_to_a_count() -> None:
+    rows = [["North Yard", "returned", 48], ["North Yard", "delivered", 950]]
+    assert _redacted("Most shipments are delivered; returned ones are a small share.", rows) is not None
+    assert _redacted("Most shipments are delivered; 48 returned ones stand out.", rows) is None
+    assert _redacted("Most shipments are delivered; three returned ones stand out.", rows) is None
+    assert _redacted("The north yard returns the most shipments.", rows) is None  # a name in common words

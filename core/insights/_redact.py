@@ -33,7 +33,7 @@ from core.insights._literals import (
     numbers_in,
     without_dates,
 )
-from core.insights._vocabulary import unknown_words
+from core.insights._vocabulary import is_number_word, unknown_words
 from core.text import clean_text, counted
 from core.insights._record import MAX_FOLLOWUPS, InsightDraft, followup_key
 
@@ -135,13 +135,36 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
     for literal in literals.items:
         if literals.is_vocabulary(literal):
             continue
+        if _ordinary_words(literal):  # a status or category in plain words ("returned", "cold prep"): a word
+            if _next_to_number(literal.words, words):  # …never a value tied to a count ("48 returned")
+                found.append(_kind(literal))
+            continue
         if literal.date is not None and ((literal.date.month, literal.date.day) in text_days
                                          or (literal.date.year, literal.date.month, 0) in text_days):
             found.append(_kind(literal))
         elif _leaks(literal, words, raw_words, text_numbers, text_dates, text_digits, literals.schema_words):
             found.append(_kind(literal))
-    found.extend(_kind(partial[w]) for w in words if w in partial)
+    found.extend(_kind(partial[w]) for w in words if w in partial and not _ordinary_words(partial[w]))
     return found
+
+
+def _ordinary_words(literal: Literal) -> bool:
+    """A value written only in the shared vocabulary's words, not as a name ("Express Saver", "Acme Corp" have two
+    capitals): the default deny lets such words through, so they are not a leak by themselves."""
+    capitalised = sum(w[:1].isupper() for w in literal.text.split())
+    return literal.number is None and literal.date is None and bool(literal.words) and capitalised < 2 and \
+        not unknown_words(literal.text) and not any(ch.isdigit() for ch in literal.text)  # "Acme Corp": a name
+
+
+def _next_to_number(value: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Does ``value`` stand in ``words`` within two words of a number (digits or a number word)?"""
+    n = len(value)
+    for i in range(len(words) - n + 1):
+        if words[i:i + n] == value:
+            near = words[max(0, i - 2):i] + words[i + n:i + n + 2]
+            if any(w.isdigit() or is_number_word(w) for w in near):
+                return True
+    return False
 
 
 def _leaks(literal: Literal, words: tuple[str, ...], raw_words: tuple[str, ...], numbers: list[float],

@@ -27,14 +27,21 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib.resources import files
 
-__all__ = ["SMALL_NUMBER_MAX", "allowed_words", "unknown_words"]
+__all__ = ["SMALL_NUMBER_MAX", "allowed_words", "is_number_word", "unknown_words"]
 
 SMALL_NUMBER_MAX = 12
 _TOKEN = re.compile(r"[^\W_]+(?:_[^\W_]+)*", re.UNICODE)  # words, numbers, snake_case names; not punctuation
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 _DOTTED = re.compile(r"\b[^\W_]+(?:\.[^\W_]+)+\b")  # a domain, a handle or a table.column: no space after the dot
+_DIGIT_WORDS = ("zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SPELLED_DIGITS = re.compile(r"\b(?:" + "|".join(_DIGIT_WORDS) + r")(?:[\s,-]+(?:" + "|".join(_DIGIT_WORDS)
+                             + r")){2,}\b", re.IGNORECASE)
 _HYPHENATED = re.compile(r"\b[^\W_]+(?:-[^\W_]+)+\b")
-_WINDOW = re.compile(r"\b(\d{1,3})(?:\s+|-)(?:hours?|hrs?|days?|weeks?|months?|quarters?|years?|minutes?|mins?|"
+_TENS = {"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+         "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_UNITS = r"hours?|hrs?|days?|weeks?|months?|quarters?|years?|minutes?|mins?|"
+_WINDOW = re.compile(r"\b(\d{1,3}|" + "|".join(_TENS) + r")(?:\s+|-)(?:" + _UNITS +
                      r"din|mahine|saal)\b", re.IGNORECASE)
 WINDOW_MAX = 365
 _SPLIT = re.compile(r"[_]|(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])")
@@ -73,14 +80,17 @@ def unknown_words(text: str, schema_words: Iterable[str] = ()) -> list[str]:
     schema = {w.casefold() for w in schema_words if w}
     schema |= {part for name in schema for part in _SPLIT.split(name) if part}
     text = _POSSESSIVE.sub("", text)  # "last week's" is "last week"
-    text = _WINDOW.sub(lambda m: m.group(0) if int(m.group(1)) > WINDOW_MAX else "window", text)
+    text = _WINDOW.sub(lambda m: m.group(0) if _window_number(m.group(1)) > WINDOW_MAX else "window", text)
     text = _HYPHENATED.sub(lambda m: _joined(m.group(0), vocabulary, schema), text)
     unknown: list[str] = []
     for dotted in _DOTTED.findall(text):  # schema names ("orders.status") or abbreviations ("e.g") only
         parts = dotted.casefold().split(".")
-        if not (all(p in schema for p in parts) or all(len(p) == 1 and p.isalpha() for p in parts)):
+        abbreviation = len(parts) <= 3 and all(len(p) == 1 and p.isalpha() for p in parts)  # "e.g", not "V.I.N.O.D"
+        if not (all(p in schema for p in parts) or abbreviation):
             unknown.append(dotted)
     text = _DOTTED.sub(" ", text)
+    unknown.extend(m.group(0) for m in _SPELLED_DIGITS.finditer(text))  # "four one seven": a number, digit by digit
+    text = _SPELLED_DIGITS.sub(" ", text)
     for token in _TOKEN.findall(text):
         folded = _latin(token).casefold()
         if folded in schema or _is_allowed(folded, vocabulary, schema):
@@ -90,6 +100,31 @@ def unknown_words(text: str, schema_words: Iterable[str] = ()) -> list[str]:
             continue
         unknown.append(token)
     return unknown
+
+
+def is_number_word(word: str) -> bool:
+    """A number written as a word, small or large ("three", "forty", "lakh")."""
+    folded = word.casefold()
+    return folded in _NUMBER_WORDS or (folded in _SMALL_NUMBER_WORDS and folded not in ("single", "double", "half",
+                                                                                     "quarter", "second"))
+
+
+def _window_number(text: str) -> int:
+    return int(text) if text.isdigit() else _TENS.get(text.casefold(), WINDOW_MAX + 1)
+
+
+# Hindi verbs as analysts write them in Latin letters: a stem and one of its usual endings ("badh", "badhta",
+# "badhne", "dekho", "lagane", "rehti"). The stems are generic actions; a name never has this shape by chance
+# often enough to matter, and the literal matching still looks at every word.
+_HINDI_STEMS = ("badh", "ghat", "dekh", "kar", "ho", "reh", "rah", "le", "de", "lag", "bech", "khareed", "kharid",
+                "chal", "ruk", "aa", "ja", "mil", "bata", "dikha", "samajh", "soch", "gin", "jod", "bik", "bana",
+                "nikal", "bhej", "aay", "gir", "uth", "ban", "pad", "padh", "sikh", "kama", "kho", "bach", "bhar",
+                "ghum", "pahunch", "lauta", "laut", "chuk", "sak", "paa", "pa", "baith", "khul", "band", "tut")
+_HINDI_ENDINGS = ("", "a", "e", "i", "o", "na", "ne", "ni", "ta", "te", "ti", "kar", "ke", "ega", "egi", "enge",
+                  "iye", "ao", "aa", "ya", "yi", "ye", "ata", "ate", "ati", "ana", "ane", "ani", "aya", "aye", "ayi",
+                  "oge", "unga", "engi")
+_HINDI_VERB = re.compile(r"^(?:" + "|".join(sorted(_HINDI_STEMS, key=len, reverse=True)) + r")(?:"
+                         + "|".join(sorted(_HINDI_ENDINGS, key=len, reverse=True)) + r")$")
 
 
 def _joined(compound: str, vocabulary: frozenset[str], schema: set[str]) -> str:
@@ -108,6 +143,8 @@ def _is_allowed(token: str, vocabulary: frozenset[str], schema: set[str]) -> boo
         return False
     if token in vocabulary or token in _SMALL_NUMBER_WORDS:
         return len(token) > 1 or token in ("a", "i")
+    if len(token) >= 3 and _HINDI_VERB.match(token):
+        return True
     if "_" in token:  # a snake_case name: each part a schema or common word
         return all(p in schema or _is_allowed(p, vocabulary, schema) for p in token.split("_") if p)
     if not token.isascii() or not token.isalpha() or len(token) < 3:
