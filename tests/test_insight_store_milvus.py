@@ -128,6 +128,13 @@ def test_a_lite_file_held_by_another_process_is_a_clear_error(tmp_path: Path) ->
         with pytest.raises(InsightStoreError) as err:
             MilvusInsightStore(str(path))
         assert "one process" in err.value.hint
+        code = ("import logging, sys; logging.basicConfig(level=logging.WARNING); "
+                "from core.insights._store_milvus import MilvusInsightStore\n"
+                f"try: MilvusInsightStore({str(path)!r})\nexcept Exception as e: print(type(e).__name__)")
+        second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd(),
+                                timeout=120)
+        assert second.stdout.strip() == "InsightStoreError"
+        assert "Traceback" not in second.stderr and "Failed to start" not in second.stderr, second.stderr
     finally:
         assert holder.stdin is not None
         holder.stdin.close()

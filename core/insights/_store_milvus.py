@@ -51,6 +51,20 @@ _OUTPUT = ["record_id", "agent_id", "db_kind", "created_at", "expires_at", "embe
 T = TypeVar("T")
 
 
+class _Relay(logging.Handler):
+    """Milvus Lite and pymilvus log their own failures with tracebacks (a Lite file another process holds, a
+    server that is down); every one of them reaches the person once, as an InsightStoreError with a hint. Their
+    records (their loggers' children's too) go to this module's debug log instead of the terminal."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logger.debug("%s: %s", record.name, record.getMessage())
+
+
+for _name in ("milvus_lite", "pymilvus"):
+    logging.getLogger(_name).addHandler(_Relay())
+    logging.getLogger(_name).propagate = False
+
+
 def _quote(text: str) -> str:
     """``text`` as a double-quoted string literal of Milvus's expression language: backslashes and quotes
     escaped, control characters refused (nothing of ours contains them; a caller's typo must not become syntax)."""
