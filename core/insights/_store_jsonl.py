@@ -340,6 +340,8 @@ class JsonlInsightStore:
 
     def _delete(self, entry: dict[str, Any]) -> bool:
         """A delete line: the records it names that its signer wrote (and tombstones against their replay)."""
+        if not all(name in entry for name in ("author_key", "signature", "at")):
+            return False  # an earlier Cairn's unsigned delete: anyone could have written it
         ids, author, at = [str(i) for i in entry["record_ids"]], str(entry["author_key"]), float(entry["at"])
         if not verify(author, change_bytes("delete", ids, "", at), str(entry["signature"])):
             return False
