@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from core.insights import InsightRecord, ScoredInsight
+from core.insights import AgentKey, InsightRecord, ScoredInsight
 
 DIMS = 384
 AGENTS = 20
 TOP_K = 3
 MODEL = "all-MiniLM-L6-v2"
-ASKER = "agent-0"
+KEYS = [AgentKey.generate() for _ in range(AGENTS)]  # records are signed: readers drop unsigned ones
+ASKER = KEYS[0].public_b64  # the asking agent: its own records are never returned
 
 
 def unit_vectors(rng: np.random.Generator, n: int, basis: np.ndarray | None = None) -> np.ndarray:
@@ -52,7 +53,8 @@ def make_records(vectors: np.ndarray, start: int, now: float) -> list[InsightRec
                           embedding_model=MODEL, insight_summary=f"Monthly revenue of segment {(start + i) % 97} "
                           "by region, delivered orders only", entities=("table:orders", "column:orders.status"),
                           suggested_followups=(f"Which region grew most in segment {i % 97}?",
-                                               "How does it split by payment method?"), vector=vectors[i])
+                                               "How does it split by payment method?"),
+                          vector=vectors[i]).signed_by(KEYS[(start + i) % AGENTS])
             for i in range(len(vectors))]
 
 
@@ -76,7 +78,7 @@ class Case:
         store.close()
         started = time.perf_counter()
         store = self.opener()
-        store.query(queries[0], exclude_agent=ASKER, embedding_model=MODEL, top_k=TOP_K)
+        store.query(queries[0], exclude_author=ASKER, embedding_model=MODEL, top_k=TOP_K)
         open_ms = (time.perf_counter() - started) * 1000
         try:
             put_times = []
@@ -84,11 +86,11 @@ class Case:
                 started = time.perf_counter()
                 store.put(record)
                 put_times.append(time.perf_counter() - started)
-            store.query(queries[0], exclude_agent=ASKER, embedding_model=MODEL, top_k=TOP_K)  # after the puts
+            store.query(queries[0], exclude_author=ASKER, embedding_model=MODEL, top_k=TOP_K)  # after the puts
             query_times, recalls = [], []
             for q, exact in zip(queries, truth, strict=True):
                 started = time.perf_counter()
-                hits: list[ScoredInsight] = store.query(q, exclude_agent=ASKER, embedding_model=MODEL, top_k=TOP_K)
+                hits: list[ScoredInsight] = store.query(q, exclude_author=ASKER, embedding_model=MODEL, top_k=TOP_K)
                 query_times.append(time.perf_counter() - started)
                 recalls.append(len({h.record.record_id for h in hits} & exact) / TOP_K)
         finally:
@@ -175,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             vectors = unit_vectors(rng, n + args.puts, basis)
             records = make_records(vectors[:n], 0, now)
             extra = make_records(vectors[n:], n, now)
-            agents = np.array([r.agent_id for r in records + extra])
+            agents = np.array([r.author_key for r in records + extra])
             queries = unit_vectors(rng, args.queries, basis)
             truth = exact_truth(vectors, agents, queries)
             for backend in backends:

@@ -39,6 +39,8 @@ class Services:
         self._insight_store: Any = None
         self._insight_lock = threading.Lock()  # the window fetches suggestions and shares on two workers
         self._sharings: dict[str, Any] = {}
+        self._agent_key: Any = None
+        self._rejected: Any = None
 
     def embedded(self) -> EmbeddedPostgres:
         if self._embedded is None:
@@ -165,17 +167,31 @@ class Services:
 
         return self.settings.agent_id or default_agent_id(str(data_dir()))
 
+    def agent_key(self) -> Any:
+        """This agent's signing key (``AgentKey``), made at first use in its own folder of the data dir: what
+        makes a shared record this agent's. Raises InsightKeyError for a key file that is unsafe or unreadable."""
+        with self._insight_lock:
+            if self._agent_key is None:
+                from core.insights import KEY_FILE, AgentKey, RejectedFollowups, agent_folder
+
+                folder = agent_folder(data_dir(), self.agent_id())
+                self._agent_key = AgentKey.load_or_create(folder / KEY_FILE)
+                # one list per agent, shared by every InsightSharing: a thumbs-down shows in the next look-up
+                self._rejected = RejectedFollowups(folder / "rejected-followups.json")
+            return self._agent_key
+
     def insight_sharing(self, db_kind: str) -> Any:
         """An ``InsightSharing`` for this agent whatever the on/off setting (``cairn insights`` reads and cleans
         the store on request); the store opens on first use, the embedder loads on first embedding."""
         from core.insights import InsightSharing
         from core.memory import embed_one
 
-        embedder = self.embedder()
+        embedder, key = self.embedder(), self.agent_key()
         return InsightSharing(open_store=self.insight_store, embed=lambda text: embed_one(self.embedder(), text),
                               embed_many=lambda texts: self.embedder().embed_batch(list(texts)),
                               embedding_model=str(getattr(embedder, "model_id", type(embedder).__name__)),
-                              agent_id=self.agent_id(), db_kind=db_kind, ttl_days=self.settings.insight_ttl_days)
+                              agent_id=self.agent_id(), db_kind=db_kind, key=key, rejected=self._rejected,
+                              ttl_days=self.settings.insight_ttl_days)
 
     def sharing(self, db: str | None, *, pipeline: Any = None) -> Any:
         """``InsightSharing`` for ``db``'s answers, or None when sharing is off (the default)."""

@@ -40,6 +40,7 @@ __all__ = [
     "DatabaseUnavailable",
     "EmbeddedServerError",
     "InputError",
+    "InsightKeyError",
     "InsightStoreError",
     "LLMError",
     "LLMReplyError",
@@ -157,3 +158,8 @@ class EmbeddingModelMissing(CairnError):
 class InsightStoreError(CairnError):
     default_hint = ("The shared-insights store is optional: answers go on without it. Check its folder or server "
                     "in Settings → Sharing, or turn sharing off.")
+
+
+class InsightKeyError(CairnError):
+    default_hint = ("The signing key proves which shared insights are this agent's. Fix or delete the key file "
+                    "named above, or turn sharing off.")

@@ -11,7 +11,7 @@ import pytest
 
 from core.errors import InsightStoreError
 from core.insights._store_jsonl import JsonlInsightStore
-from tests.insight_store_contract import MODEL, InsightStoreContract, record, vec
+from tests.insight_store_contract import MODEL, InsightStoreContract, author, key_of, record, vec
 
 
 class TestJsonlStore(InsightStoreContract):
@@ -63,7 +63,7 @@ def test_a_reader_notices_the_file_rewritten_by_expire(tmp_path: Path) -> None:
     assert len(reader) == 2
     assert writer.expire() == 1
     writer.put(record("agent-a", "Another fresh insight"))
-    hits = reader.query(vec("Fresh insight about returns"), exclude_agent="b", embedding_model=MODEL, top_k=5)
+    hits = reader.query(vec("Fresh insight about returns"), exclude_author=author("b"), embedding_model=MODEL, top_k=5)
     assert {h.record.insight_summary for h in hits} == {"Fresh insight about returns", "Another fresh insight"}
 
 
@@ -88,7 +88,7 @@ def test_a_planted_symlink_is_refused_and_its_target_untouched(tmp_path: Path) -
         store.put(record("agent-a", "Anything at all"))
     assert victim.read_text() == "mine\n"
     with pytest.raises(InsightStoreError):
-        store.list_agent("agent-a")
+        store.list_author(author("agent-a"))
 
 
 def test_a_fifo_in_place_of_the_file_fails_at_once(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_a_torn_line_never_swallows_the_next_record(tmp_path: Path) -> None:
         fh.write('{"op":"put","record":{"record_id":"torn')  # the disk filled up here
     store.put(record("agent-a", "Second insight"))
     fresh = JsonlInsightStore(tmp_path)
-    assert {r.insight_summary for r in fresh.list_agent("agent-a")} == {"First insight", "Second insight"}
+    assert {r.insight_summary for r in fresh.list_author(author("agent-a"))} == {"First insight", "Second insight"}
     assert fresh.skipped_lines == 1
 
 
@@ -130,10 +130,13 @@ def test_unnormalised_or_other_sized_vectors_never_crowd_out_the_rest(tmp_path: 
     good = record("agent-a", "Refund rate by product category")
     store.put(good)
     for i in range(12):  # another program's records: huge vectors, and vectors of another size
+        mallory = key_of("mallory")  # signed: the vectors, not the signatures, are what is odd here
         loud = dataclasses.replace(record("mallory", f"noise {i}"), vector=np.full(384, 1e6, dtype=np.float32))
-        store.put(loud)
-        store.put(dataclasses.replace(record("mallory", f"small {i}"), vector=np.ones(8, dtype=np.float32)))
-    hits = store.query(vec("Refund rate by product category"), exclude_agent="b", embedding_model=MODEL, top_k=3)
+        store.put(loud.signed_by(mallory))
+        small = dataclasses.replace(record("mallory", f"small {i}"), vector=np.ones(8, dtype=np.float32))
+        store.put(small.signed_by(mallory))
+    hits = store.query(vec("Refund rate by product category"), exclude_author=author("b"), embedding_model=MODEL,
+                       top_k=3)
     assert hits[0].record.record_id == good.record_id and all(h.similarity <= 1.0 + 1e-5 for h in hits)
 
 

@@ -22,7 +22,7 @@ pytest.importorskip("milvus_lite", reason="the milvus extra (milvus-lite) is not
 from core.errors import InsightStoreError
 from core.insights import open_insight_store
 from core.insights._store_milvus import MilvusInsightStore, _quote
-from tests.insight_store_contract import MODEL, InsightStoreContract, record, vec
+from tests.insight_store_contract import MODEL, InsightStoreContract, author, key_of, record, vec
 
 
 @pytest.fixture
@@ -51,12 +51,12 @@ def test_quoting_keeps_every_identifier_a_literal(make_store: Callable[..., Milv
     for agent in NASTY:
         store.put(record(agent, f"Insight by {agent}"))
     for agent in NASTY:
-        assert [r.agent_id for r in store.list_agent(agent)] == [agent]
-        hits = store.query(vec("Insight by"), exclude_agent=agent, embedding_model=MODEL, top_k=20)
+        assert [r.agent_id for r in store.list_author(author(agent))] == [agent]
+        hits = store.query(vec("Insight by"), exclude_author=author(agent), embedding_model=MODEL, top_k=20)
         assert len(hits) == len(NASTY) - 1 and agent not in {h.record.agent_id for h in hits}
-    [victim] = store.list_agent(NASTY[0])
-    assert store.delete([victim.record_id, 'x" or record_id != "'], agent_id=NASTY[3]) == 0
-    assert store.delete([victim.record_id], agent_id=NASTY[0]) == 1
+    [victim] = store.list_author(author(NASTY[0]))
+    assert store.delete([victim.record_id, 'x" or record_id != "'], key=key_of(NASTY[3])) == 0
+    assert store.delete([victim.record_id], key=key_of(NASTY[0])) == 1
     assert len(store) == len(NASTY) - 1
     with pytest.raises(InsightStoreError):
         _quote("line\nbreak")
@@ -68,8 +68,8 @@ def test_followups_with_quotes_are_invalidated_by_their_folded_text(
     odd = 'Which "VIP" customers\\segments grew?'
     rec = record("agent-a", "Customer growth by segment", (odd, "Which region?"))
     store.put(rec)
-    assert store.invalidate_followup('  which "vip" CUSTOMERS\\segments grew ') == 1
-    [hit] = store.query(vec("Customer growth by segment"), exclude_agent="b", embedding_model=MODEL)
+    assert store.invalidate_followup('  which "vip" CUSTOMERS\\segments grew ', key=key_of("agent-a")) == 1
+    [hit] = store.query(vec("Customer growth by segment"), exclude_author=author("b"), embedding_model=MODEL)
     assert hit.record.suggested_followups == ("Which region?",)
 
 
@@ -83,7 +83,7 @@ def test_a_vector_of_another_size_finds_nothing_and_is_refused_on_put(
         make_store: Callable[..., MilvusInsightStore]) -> None:
     store = make_store()
     store.put(record("agent-a", "Orders per day"))
-    assert store.query(np.ones(128, dtype=np.float32), exclude_agent="b", embedding_model=MODEL) == []
+    assert store.query(np.ones(128, dtype=np.float32), exclude_author=author("b"), embedding_model=MODEL) == []
     bad = record("agent-a", "x")
     object.__setattr__(bad, "vector", np.ones(128, dtype=np.float32) / np.sqrt(128))
     with pytest.raises(InsightStoreError):
@@ -96,7 +96,7 @@ def test_many_records_are_listed_and_expired_past_one_page(make_store: Callable[
     old = [record("agent-a", f"Old {i}", ttl_s=1, now=now - 100) for i in range(1200)]
     fresh = [record("agent-a", f"Fresh {i}") for i in range(300)]
     store.put_many(old + fresh)
-    assert len(store.list_agent("agent-a")) == 1500
+    assert len(store.list_author(author("agent-a"))) == 1500
     assert store.expire() == 1200
     assert len(store) == 300
 

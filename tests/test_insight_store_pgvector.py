@@ -20,7 +20,7 @@ from psycopg import sql
 from core.errors import InsightStoreError
 from core.insights import open_insight_store
 from core.insights._store_pgvector import PgVectorInsightStore, create_table_sql
-from tests.insight_store_contract import MODEL, InsightStoreContract, record, vec
+from tests.insight_store_contract import MODEL, InsightStoreContract, author, key_of, record, vec
 
 DB = "cairn_insights_test"
 _tables = itertools.count()
@@ -87,10 +87,10 @@ def test_a_least_privilege_role_needs_no_create(insights_uri: str, embedded_pg: 
     try:
         rec = record("agent-a", "Weekly active users by plan", ("Which plan churns most?",))
         store.put(rec)
-        assert store.invalidate_followup("which plan churns most", record_id=rec.record_id) == 1
-        [hit] = store.query(vec("Weekly active users by plan"), exclude_agent="b", embedding_model=MODEL)
+        assert store.invalidate_followup("which plan churns most", key=key_of("agent-a"), record_id=rec.record_id) == 1
+        [hit] = store.query(vec("Weekly active users by plan"), exclude_author=author("b"), embedding_model=MODEL)
         assert hit.record.suggested_followups == ()
-        assert store.delete([rec.record_id], agent_id="agent-a") == 1 and store.expire() == 0
+        assert store.delete([rec.record_id], key=key_of("agent-a")) == 1 and store.expire() == 0
         assert store._run(lambda c: c.execute("SELECT current_user").fetchone()[0]) == role
     finally:
         store.close()
@@ -110,7 +110,7 @@ def test_a_vector_of_another_size_is_refused_on_put_and_finds_nothing(
         make_store: Callable[..., PgVectorInsightStore]) -> None:
     store = make_store()
     store.put(record("agent-a", "Orders per day"))
-    assert store.query(np.ones(128, dtype=np.float32), exclude_agent="b", embedding_model=MODEL) == []
+    assert store.query(np.ones(128, dtype=np.float32), exclude_author=author("b"), embedding_model=MODEL) == []
     small = make_store(dims=384)
     bad = record("agent-a", "x")
     object.__setattr__(bad, "vector", np.ones(128, dtype=np.float32) / np.sqrt(128))
@@ -123,7 +123,7 @@ def test_a_nul_byte_is_a_clear_error_and_the_store_goes_on(make_store: Callable[
     with pytest.raises(InsightStoreError):
         store.put(record("agent-a", "nul\x00byte"))
     store.put(record("agent-a", "still works"))
-    assert len(store.list_agent("agent-a")) == 1
+    assert len(store.list_author(author("agent-a"))) == 1
 
 
 def test_bulk_copy_and_many_other_agents_records(make_store: Callable[..., PgVectorInsightStore]) -> None:
@@ -137,7 +137,7 @@ def test_bulk_copy_and_many_other_agents_records(make_store: Callable[..., PgVec
     others = [record(f"agent-{i % 7}", f"Something else {i}") for i in range(700)]
     store.copy_many(own + others)
     store._run(lambda c: c.execute(f"ANALYZE {store.table}"))
-    hits = store.query(base, exclude_agent="me", embedding_model=MODEL, top_k=5)
+    hits = store.query(base, exclude_author=author("me"), embedding_model=MODEL, top_k=5)
     assert len(hits) == 5 and all(h.record.agent_id != "me" for h in hits)
     assert [h.similarity for h in hits] == sorted((h.similarity for h in hits), reverse=True)
 
@@ -148,8 +148,8 @@ def test_the_embedded_server_gets_its_own_database(embedded_pg: Any) -> None:
         assert "cairn_insights" in store.describe() and "embedded" in store.describe()
         rec = record("agent-a", "Embedded insight about stock")
         store.put(rec)
-        assert [r.record_id for r in store.list_agent("agent-a")] == [rec.record_id]
-        assert store.delete([rec.record_id], agent_id="agent-a") == 1
+        assert [r.record_id for r in store.list_author(author("agent-a"))] == [rec.record_id]
+        assert store.delete([rec.record_id], key=key_of("agent-a")) == 1
     finally:
         store.close()
     assert embedded_pg.running  # an embedded server it did not start is left running
@@ -262,10 +262,10 @@ def test_a_server_that_stops_answering_mid_session_is_an_error_within_seconds(
         proxy.frozen.set()
         started = time.monotonic()
         with pytest.raises(InsightStoreError):
-            store.query(vec("Before the freeze"), exclude_agent="b", embedding_model=MODEL)
+            store.query(vec("Before the freeze"), exclude_author=author("b"), embedding_model=MODEL)
         assert time.monotonic() - started < 5.0  # 1 s statement timeout + 2 s grace, then the socket is cut
         proxy.frozen.clear()
-        [hit] = store.query(vec("Before the freeze"), exclude_agent="b", embedding_model=MODEL)  # reconnected
+        [hit] = store.query(vec("Before the freeze"), exclude_author=author("b"), embedding_model=MODEL)  # reconnected
         assert hit.record.insight_summary == "Before the freeze"
         store.close()
     finally:

@@ -107,9 +107,18 @@ def test_two_agents_share_through_the_cli_and_manage_their_insights(world: dict[
     query = cairn(b, "insights", "query", B_QUESTION)
     assert query.returncode == 0 and suggested in query.stdout and "agent-a" in query.stdout
 
-    invalidate = cairn(b, "insights", "invalidate", suggested.upper(), "--record", record["record_id"])
+    # A's record is signed with A's key: B cannot change it, and an agent claiming A's id is not A
+    not_theirs = cairn(b, "insights", "invalidate", suggested, "--record", record["record_id"])
+    assert not_theirs.returncode == 1 and "No follow-up question of this agent's" in not_theirs.stdout
+    impostor = profile(world, "impostor", sharing_enabled=True, agent_id="agent-a",  # A's label, not A's key
+                       insight_url=str(world["folder"]))
+    assert json.loads(cairn(impostor, "insights", "list", "--json").stdout)["records"] == []
+    assert json.loads(cairn(impostor, "insights", "purge", "--mine", "--yes", "--json").stdout)["deleted"] == 0
+    assert cairn(impostor, "insights", "invalidate", suggested).returncode == 1
+
+    invalidate = cairn(a, "insights", "invalidate", suggested.upper(), "--record", record["record_id"])
     assert invalidate.returncode == 0 and "Removed 1 follow-up" in invalidate.stdout
-    assert cairn(b, "insights", "invalidate", suggested).returncode == 1  # gone already
+    assert cairn(a, "insights", "invalidate", suggested).returncode == 1  # gone already
     [after] = json.loads(cairn(a, "insights", "list", "--json").stdout)["records"]
     assert after["suggested_followups"] == [f for f in FOLLOWUPS if f != suggested]
     assert after["insight_summary"] == SUMMARY["insight_summary"]

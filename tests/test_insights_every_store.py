@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from core.insights import InsightDraft, InsightRecord, InsightSharing
+from core.insights import AgentKey, InsightDraft, InsightRecord, InsightSharing
 from core.insights._store_jsonl import JsonlInsightStore
 from tests.fakes.scripted_llm import ScriptedLLM
 
@@ -85,7 +85,8 @@ def shared(request: Any, tmp_path: Path) -> Iterator[tuple[Callable[[], Any], Ca
 
 def _agent(open_store: Callable[[], Any], embed: Callable[[str], Any], agent: str, kind: str,
            model: str = "all-MiniLM-L6-v2") -> InsightSharing:
-    return InsightSharing(open_store=open_store, embed=embed, embedding_model=model, agent_id=agent, db_kind=kind)
+    return InsightSharing(open_store=open_store, embed=embed, embedding_model=model, agent_id=agent, db_kind=kind,
+                          key=AgentKey.generate())
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +121,13 @@ def test_two_agents_share_through_every_store_and_no_canary_is_stored(shared: An
     assert other_model.suggestions("which customers place the biggest orders by city") == []
 
     assert len(got) == 1  # one follow-up per record, the nearest the question: no record fills the list
-    assert b.reject(got[0]) == 1  # thumbs-down: that follow-up goes, the insight and the other stay
+    assert b.reject(got[0]) == 1  # thumbs-down: B is not offered that follow-up again, the other comes next
     left = b.suggestions("which customers place the biggest orders by city")
     assert [s.text for s in left] == list(set(outcome.record.suggested_followups) - {got[0].text})
-    for agent in (a, b, other_model):
+    third = _agent(open_store, embed, "third-agent", "sqlite")  # A's record is A's: B's thumbs-down changed nothing
+    [theirs] = third.store.list_author(a.key.public_b64)
+    assert set(theirs.suggested_followups) == set(outcome.record.suggested_followups) and theirs.verified()
+    for agent in (a, b, other_model, third):
         agent.close()
 
 
@@ -133,7 +137,7 @@ def test_a_planted_instruction_comes_back_as_text_only(shared: Any, embed: Any) 
     draft = InsightDraft(True, "Compared refund rates across product categories.", ("table:orders",),
                          (PLANTED,))
     store.put(InsightRecord.create(draft, embed(draft.text_for_embedding()), agent_id="mallory", db_kind="postgresql",
-                                   ttl_s=3600, embedding_model="all-MiniLM-L6-v2"))
+                                   ttl_s=3600, embedding_model="all-MiniLM-L6-v2", key=AgentKey.generate()))
     reader = _agent(open_store, embed, "reader", "sqlite")
     texts = [s.text for s in reader.suggestions("refund rates by product category")]
     assert PLANTED in texts  # exactly as written: shown as plain text to a person, who decides

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.insights import InsightDraft, InsightSharing, collect_literals, find_leaks, parse_draft, redact
+from core.insights import AgentKey, InsightDraft, InsightSharing, collect_literals, find_leaks, parse_draft, redact
 from core.insights._store_jsonl import JsonlInsightStore
 from tests.fakes.fake_embedder import FakeEmbedder
 from tests.fakes.scripted_llm import ScriptedLLM
@@ -199,7 +199,7 @@ def test_canaries_never_reach_the_shared_file(tmp_path: Path) -> None:
     llm = ScriptedLLM(leaky)
     embedder = FakeEmbedder(384)
     sharing = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=lambda t: embedder.embed_batch([t])[0],
-                             embedding_model="fake", agent_id="agent-a", db_kind="postgres")
+                             embedding_model="fake", agent_id="agent-a", db_kind="postgres", key=AgentKey.generate())
     outcome = sharing.share(llm, question=QUESTION, sql=SQL, columns=["order_id", "total_amount", "city"],
                             rows=ROWS, schema=SCHEMA, hidden_values=[CANARY_HIDDEN], private_words=["priya"])
     assert outcome.record is not None
@@ -280,19 +280,20 @@ def test_a_related_question_gets_the_followups_and_an_unrelated_one_does_not(tmp
     def embed(text: str):
         return embedder.embed_batch([text])[0]
 
-    store = JsonlInsightStore(tmp_path)
+    store, oltp_key = JsonlInsightStore(tmp_path), AgentKey.generate()
     draft = InsightDraft(True, "Investigated late shipments by carrier and the average delay in days.",
                          ("table:shipments",), ("Which routes are most often late?",
                                                 "Did delays change after a carrier switch?"))
     store.put(InsightRecord.create(draft, embed(draft.text_for_embedding()), agent_id="oltp-agent",
-                                   db_kind="postgresql", ttl_s=3600, embedding_model=embedder.model_id))
+                                   db_kind="postgresql", ttl_s=3600, embedding_model=embedder.model_id, key=oltp_key))
     reader = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=embed,
-                            embedding_model=embedder.model_id, agent_id="warehouse-agent", db_kind="sqlite")
+                            embedding_model=embedder.model_id, agent_id="warehouse-agent", db_kind="sqlite",
+                            key=AgentKey.generate())
     related = reader.suggestions("which shipping companies deliver late most often")
     assert [s.text for s in related][:1] and all(s.agent_id == "oltp-agent" for s in related)
     assert reader.suggestions("revenue per product category this year") == []
     own = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=embed,
-                         embedding_model=embedder.model_id, agent_id="oltp-agent", db_kind="postgresql")
+                         embedding_model=embedder.model_id, agent_id="oltp-agent", db_kind="postgresql", key=oltp_key)
     assert own.suggestions("which shipping companies deliver late most often") == []
 
 

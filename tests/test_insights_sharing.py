@@ -83,6 +83,11 @@ def agent(fake_ollama, folder: Path, agent_id: str, **more: Any) -> Services:
     return Services(settings, embedder=FakeEmbedder())
 
 
+def agent_like(services: Services) -> Services:
+    """The same agent in a new process: the same settings and data folder, nothing cached."""
+    return Services(services.settings, embedder=FakeEmbedder())
+
+
 @pytest.fixture
 def two_agents(fake_ollama, model, embedded_pg, sample_db_uri, invoices_db, tmp_path) -> Iterator[Any]:
     folder = tmp_path / "shared-folder"
@@ -148,18 +153,25 @@ def test_an_instruction_planted_in_an_insight_is_plain_text_and_never_reaches_th
         assert "month to month" not in text and "markets bring in" not in text  # nothing of A's insight at all
 
 
-def test_invalidating_one_followup_keeps_the_others_and_the_insight(two_agents) -> None:
+def test_a_thumbs_down_hides_the_followup_from_the_reader_only(two_agents) -> None:
+    """B's thumbs-down on A's follow-up is B's own preference: A's signed record is A's to change, not B's."""
     a, b, warehouse = two_agents
     _, outcome = share(a, None, "What is the revenue by country?")
     sharing_b = b.sharing(warehouse)
     first = sharing_b.suggestions(B_QUESTION)[0]
     assert sharing_b.reject(first) == 1
+    assert sharing_b.reject(first) == 0  # hidden already
     left = [f for f in FOLLOWUPS if f != first.text]
     [second] = [s.text for s in sharing_b.suggestions(B_QUESTION)]
     assert second in left  # the record's next follow-up
-    [mine] = a.insight_store().list_agent("agent-oltp")
-    assert mine.record_id == outcome.record.record_id
-    assert mine.insight_summary == SUMMARY["insight_summary"] and mine.suggested_followups == tuple(left)
+    [mine] = a.insight_store().list_author(a.agent_key().public_b64)
+    assert mine.record_id == outcome.record.record_id and mine.verified()
+    assert mine.insight_summary == SUMMARY["insight_summary"] and mine.suggested_followups == tuple(FOLLOWUPS)
+    fresh_b = agent_like(b)  # B again (a new process): the thumbs-down was kept in its own data folder
+    try:
+        assert [s.text for s in fresh_b.sharing(warehouse).suggestions(B_QUESTION)] == [second]
+    finally:
+        fresh_b.close()
 
 
 def test_expired_insights_are_never_suggested_and_purged(fake_ollama, model, invoices_db, tmp_path) -> None:
@@ -173,8 +185,9 @@ def test_expired_insights_are_never_suggested_and_purged(fake_ollama, model, inv
         store = b.insight_store()
         vector = FakeEmbedder().embed_batch([B_QUESTION])[0]
         later = time.time() + 900
-        assert store.query(vector, exclude_agent="agent-b", embedding_model="FakeEmbedder", top_k=3)
-        assert store.query(vector, exclude_agent="agent-b", embedding_model="FakeEmbedder", top_k=3, now=later) == []
+        me = b.agent_key().public_b64
+        assert store.query(vector, exclude_author=me, embedding_model="FakeEmbedder", top_k=3)
+        assert store.query(vector, exclude_author=me, embedding_model="FakeEmbedder", top_k=3, now=later) == []
         assert store.expire(now=later) == 1
         assert b.sharing(db).suggestions(B_QUESTION) == []
     finally:
@@ -191,7 +204,7 @@ def test_malformed_model_output_stores_nothing(fake_ollama, model, invoices_db, 
         answer, outcome = share(a, str(invoices_db), B_QUESTION)
         assert answer.ok and outcome.record is None and not outcome.store_down
         assert outcome.reason == "the model gave no usable summary"
-        assert a.insight_store().list_agent("agent-a") == []
+        assert a.insight_store().list_author(a.agent_key().public_b64) == []
         path = tmp_path / "shared" / "insights.jsonl"
         assert not path.exists() or path.read_bytes() == b""
     finally:

@@ -49,11 +49,12 @@ def add_insights_parser(sub: Any) -> None:
         c.set_defaults(func=_cmd_insights)
         return c
 
-    cmd("list", "this agent's shared records (summary, entities, follow-ups, expiry)")
+    cmd("list", "this agent's shared records, those signed with its key (summary, entities, follow-ups, expiry)")
     query = cmd("query", "what other agents' insights suggest for a question")
     query.add_argument("text", help="a question, in plain words")
     query.add_argument("--top", type=int, default=3, help="how many suggestions, 1 to 20 (default 3)")
-    invalidate = cmd("invalidate", "remove a bad follow-up question from the shared store (the insight stays)")
+    invalidate = cmd("invalidate", "remove a follow-up question from this agent's own shared records "
+                                   "(the insights stay; other agents' records are theirs)")
     invalidate.add_argument("text", help="the follow-up question, as suggested")
     invalidate.add_argument("--record", help="only from this record id (default: every record suggesting it)")
     purge = cmd("purge", "delete expired records now; --mine --yes deletes all of this agent's records")
@@ -74,9 +75,9 @@ def _cmd_insights(args: argparse.Namespace, settings: Settings) -> int:
 
 def _list(args: argparse.Namespace, services: Any) -> int:
     agent = services.agent_id()
-    records = services.insight_store().list_agent(agent)
+    records = services.insight_store().list_author(services.agent_key().public_b64)
     if args.json:
-        print_json({"agent_id": agent, "sharing_enabled": services.settings.sharing_enabled,
+        print_json({"agent_id": agent, "author_key": services.agent_key().public_b64, "sharing_enabled": services.settings.sharing_enabled,
                     "records": [_record_json(r) for r in records]})
         return 0
     if not services.settings.sharing_enabled:
@@ -113,12 +114,13 @@ def _query(args: argparse.Namespace, services: Any) -> int:
 
 
 def _invalidate(args: argparse.Namespace, services: Any) -> int:
-    removed = services.insight_store().invalidate_followup(args.text, record_id=args.record or None)
+    removed = services.insight_store().invalidate_followup(args.text, key=services.agent_key(),
+                                                           record_id=args.record or None)
     if args.json:
         print_json({"removed": removed})
     else:
         say(f"Removed {counted(removed, 'follow-up question')}; the insights stay." if removed
-            else "No shared follow-up question matched.")
+            else "No follow-up question of this agent's shared records matched.")
     return 0 if removed else 1
 
 
@@ -128,9 +130,9 @@ def _purge(args: argparse.Namespace, services: Any) -> int:
         if not args.yes:
             raise InputError("--mine deletes every insight this agent has shared.",
                              hint="Run `cairn insights purge --mine --yes` to confirm.")
-        agent = services.agent_id()
-        ids = [r.record_id for r in store.list_agent(agent)]
-        deleted = store.delete(ids, agent_id=agent) if ids else 0
+        key = services.agent_key()
+        ids = [r.record_id for r in store.list_author(key.public_b64)]
+        deleted = store.delete(ids, key=key) if ids else 0
         report = {"expired": 0, "deleted": deleted}
     else:
         report = {"expired": store.expire(), "deleted": 0}

@@ -5,6 +5,10 @@ embed → query (never our own records, never expired, never another embedding m
 of the closest records, as plain text for a person to click. Nothing here ever reaches the SQL prompt: the
 suggestions go to the window and ``cairn ask --json`` only (the source document's deliberate choice).
 
+Records are signed with this agent's key (``_signing``) and "our own" means signed by it, whatever ``agent_id``
+label a record carries. A thumbs-down on another agent's follow-up is this agent's own preference
+(``_rejected``): that agent's signed record is not ours to change.
+
 Every failure is contained: a store that is down, a model that fails or writes nonsense, a record that leaks —
 each gives an outcome that says so, never an exception into the answer's path.
 """
@@ -21,10 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import CairnError
+from core.errors import CairnError, InsightStoreError
 from core.insights._literals import collect_literals
 from core.insights._record import InsightRecord, followup_key, unit_vector
 from core.insights._redact import redact
+from core.insights._rejected import RejectedFollowups
+from core.insights._signing import AgentKey
 from core.insights._store import InsightStore
 from core.insights._summarize import summarize
 
@@ -69,18 +75,21 @@ class ShareOutcome:
 
 @dataclass
 class InsightSharing:
-    """One agent's sharing. ``store`` opens lazily (a shared folder or server may be slow or down)."""
+    """One agent's sharing. ``store`` opens lazily (a shared folder or server may be slow or down). ``key`` signs
+    what it shares and says which records are its own; ``rejected`` holds its thumbs-downs."""
 
     open_store: Callable[[], InsightStore]
     embed: Callable[[str], Sequence[float]]
     embedding_model: str
     agent_id: str
     db_kind: str
+    key: AgentKey
     ttl_days: float = 30.0
     min_similarity: float = MIN_SIMILARITY
     # many texts in one call (one batch through the encoder: a look-up embeds the question and every record's parts
     # it has not seen, 14x faster than one by one); None: ``embed`` for each
     embed_many: Callable[[Sequence[str]], Sequence[Sequence[float]]] | None = None
+    rejected: RejectedFollowups = field(default_factory=RejectedFollowups)
     _store: InsightStore | None = field(default=None, repr=False)
     _part_vectors: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -118,7 +127,8 @@ class InsightSharing:
         try:
             vector = self.embed(redaction.draft.text_for_embedding())
             record = InsightRecord.create(redaction.draft, vector, agent_id=self.agent_id, db_kind=self.db_kind,
-                                          ttl_s=self.ttl_days * _DAY, embedding_model=self.embedding_model)
+                                          ttl_s=self.ttl_days * _DAY, embedding_model=self.embedding_model,
+                                          key=self.key)
             store.put(record)
         except CairnError as exc:
             logger.info("shared insight not stored: %s", exc)
@@ -131,7 +141,7 @@ class InsightSharing:
         if not question.strip():
             return []
         asked = unit_vector(self.embed(question))
-        hits = self.store.query(asked, exclude_agent=self.agent_id, embedding_model=self.embedding_model,
+        hits = self.store.query(asked, exclude_author=self.key.public_b64, embedding_model=self.embedding_model,
                                 top_k=limit * 4, min_similarity=PREFILTER)
         self._embed_parts([t for hit in hits for t in (hit.record.insight_summary, *hit.record.suggested_followups)])
         scored = []
@@ -145,6 +155,7 @@ class InsightSharing:
         out: list[Suggestion] = []
         for score, record in scored:  # one follow-up per record, the one nearest the question: no record fills the list
             fresh = [t for t in record.suggested_followups if t.strip() and followup_key(t) not in seen
+                     and (record.record_id, t) not in self.rejected
                      and float(np.dot(asked, self._part_vectors[t])) < _SAME_QUESTION]
             if not fresh:
                 continue
@@ -167,8 +178,14 @@ class InsightSharing:
             self._part_vectors[text] = unit_vector(vector)
 
     def reject(self, suggestion: Suggestion) -> int:
-        """Thumbs-down: remove just that follow-up from its record; the insight stays."""
-        return self.store.invalidate_followup(suggestion.text, record_id=suggestion.record_id)
+        """Thumbs-down: this agent is not suggested that follow-up of that record again (1; 0 when it was hidden
+        already). The record is its author's: it stays as it is for everyone else. Raises InsightStoreError when
+        the list cannot be saved."""
+        try:
+            return int(self.rejected.add(suggestion.record_id, suggestion.text))
+        except OSError as exc:
+            raise InsightStoreError(f"Could not save the turned-down suggestion: {exc.strerror or exc}.",
+                                    hint="Check that the data folder is writable.") from exc
 
     def close(self) -> None:
         if self._store is not None:

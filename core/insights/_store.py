@@ -2,6 +2,10 @@
 
 Stores are chosen by name (``jsonl``, ``pgvector``, ``milvus``) and imported lazily: a store's library
 (psycopg, pymilvus) matters only when that store is chosen, so the shared stores stay optional extras.
+
+Whose a record is, is its ``author_key`` (``_signing``), never its ``agent_id`` label: every store returns only
+records whose signature matches (unsigned, edited or forged ones are dropped), and changes a record only for the
+key that signed it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import numpy as np
 
 from core.errors import ConfigError
 from core.insights._record import InsightRecord, ScoredInsight
+from core.insights._signing import AgentKey
 
 __all__ = ["DEFAULT_STORE", "STORES", "InsightStore", "open_insight_store"]
 
@@ -32,31 +37,32 @@ class InsightStore(Protocol):
     InsightStoreError (never a library's own exception) when the store cannot do it."""
 
     def put(self, record: InsightRecord) -> None:
-        """Add ``record`` (a new ``record_id``)."""
+        """Add ``record`` (a new ``record_id``, signed by its author; readers drop it otherwise)."""
         ...
 
-    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_agent: str, embedding_model: str,
+    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_author: str, embedding_model: str,
               top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
-        """The ``top_k`` records most similar by cosine, best first, at least ``min_similarity``: never
-        ``exclude_agent``'s own, never expired ones, never those embedded by another model than
-        ``embedding_model``."""
+        """The ``top_k`` records most similar by cosine, best first, at least ``min_similarity``, each signed by
+        its author: never those of the key ``exclude_author`` (the asker's own), never expired ones, never those
+        embedded by another model than ``embedding_model``."""
         ...
 
-    def invalidate_followup(self, followup: str, *, record_id: str | None = None) -> int:
-        """Remove this follow-up question (case and spacing aside) from the record ``record_id``, or from every
-        record when None; the insights stay. Returns how many follow-ups were removed."""
+    def invalidate_followup(self, followup: str, *, key: AgentKey, record_id: str | None = None) -> int:
+        """Remove this follow-up question (case and spacing aside) from ``key``'s own record ``record_id``, or
+        from all of them when None, each re-signed by ``key``; the insights stay, another key's records are never
+        touched. Returns how many follow-ups were removed."""
         ...
 
     def expire(self, now: float | None = None) -> int:
         """Delete expired records; returns how many."""
         ...
 
-    def list_agent(self, agent_id: str) -> list[InsightRecord]:
-        """``agent_id``'s own records (expired ones too, until expired away), newest first."""
+    def list_author(self, author_key: str) -> list[InsightRecord]:
+        """The records signed by ``author_key`` (expired ones too, until expired away), newest first."""
         ...
 
-    def delete(self, record_ids: Sequence[str], *, agent_id: str) -> int:
-        """Delete some of ``agent_id``'s own records; returns how many existed. Another agent's are never touched."""
+    def delete(self, record_ids: Sequence[str], *, key: AgentKey) -> int:
+        """Delete some of ``key``'s own records; returns how many existed. Another key's are never touched."""
         ...
 
     def describe(self) -> str:

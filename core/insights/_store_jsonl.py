@@ -6,6 +6,13 @@ machines can append to the same file without tearing each other's lines. Readers
 complete lines added since they last looked (a torn last line is left for later) and fold them into memory.
 ``expire`` rewrites the file without expired or deleted records (write a temporary file, fsync, rename), and
 readers notice the new file by its identity and read it again from the start.
+
+Anyone who can write the folder can append a line, so a line counts only when its author signed it (``_signing``):
+a put whose record is unsigned or does not match its signature is dropped; a ``replace`` (the author's record less
+a follow-up, re-signed) applies only when signed by the same key as the record it replaces and only removes
+follow-ups, so replaying an older version changes nothing; a ``delete`` line carries the author's key and a
+signature over the record ids it names, so it deletes only that key's records and cannot be replayed on others
+(and a deleted record put again by a replayed line stays deleted).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import numpy as np
 
 from core.errors import InsightStoreError
 from core.insights._record import InsightRecord, ScoredInsight, followup_key
+from core.insights._signing import AgentKey, change_bytes, verify
 
 __all__ = ["JsonlInsightStore"]
 
@@ -75,17 +83,20 @@ class JsonlInsightStore:
         self._lock_path = self.folder / LOCK_NAME
         self._guard = threading.RLock()
         self._records: dict[str, InsightRecord] = {}
+        self._tombstones: set[tuple[str, str]] = set()  # (record id, the key whose signed delete named it)
+        self._deletes: list[dict[str, Any]] = []  # the signed delete lines seen (kept by a rewrite while useful)
         self._identity: tuple[int, int] | None = None
         self._offset = 0
         self._matrix: dict[int, tuple[list[InsightRecord], np.ndarray]] | None = None
         self.skipped_lines = 0
+        self.dropped_lines = 0  # well-formed lines that are unsigned, badly signed, or not their record's author's
 
     # -- the interface ------------------------------------------------------------------------------------
 
     def put(self, record: InsightRecord) -> None:
         self._append({"op": "put", "record": record.to_json()})
 
-    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_agent: str, embedding_model: str,
+    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_author: str, embedding_model: str,
               top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
         now = time.time() if now is None else now
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -98,7 +109,7 @@ class JsonlInsightStore:
         if norm == 0.0 or not np.isfinite(norm):
             return []
         scores = matrix @ (query / norm)
-        keep = np.fromiter((r.agent_id != exclude_agent and r.embedding_model == embedding_model
+        keep = np.fromiter((r.author_key != exclude_author and r.embedding_model == embedding_model
                             and r.expires_at > now for r in records), dtype=bool, count=len(records))
         scores = np.where(keep & (scores >= min_similarity), scores, -np.inf)
         count = min(top_k, int(np.isfinite(scores).sum()))
@@ -108,15 +119,16 @@ class JsonlInsightStore:
         best = best[np.argsort(-scores[best])]
         return [ScoredInsight(records[i], float(scores[i])) for i in best]
 
-    def invalidate_followup(self, followup: str, *, record_id: str | None = None) -> int:
-        key = followup_key(followup)
+    def invalidate_followup(self, followup: str, *, key: AgentKey, record_id: str | None = None) -> int:
         with self._guard:
             self._refresh()
-            removed = sum(1 for r in self._records.values() if (record_id is None or r.record_id == record_id)
-                          for f in r.suggested_followups if followup_key(f) == key)
-        if removed:
-            self._append({"op": "invalidate", "followup_key": key, "record_id": record_id})
-        return removed
+            own = [r for r in self._records.values() if r.author_key == key.public_b64
+                   and (record_id is None or r.record_id == record_id)]
+        changed = [(r, r.without_followup(followup)) for r in own]
+        changed = [(old, new) for old, new in changed if new.suggested_followups != old.suggested_followups]
+        if changed:
+            self._append(*({"op": "replace", "record": new.signed_by(key).to_json()} for _old, new in changed))
+        return sum(len(old.suggested_followups) - len(new.suggested_followups) for old, new in changed)
 
     def expire(self, now: float | None = None) -> int:
         now = time.time() if now is None else now
@@ -127,22 +139,26 @@ class JsonlInsightStore:
                 if not expired:
                     return 0
                 kept = [r for r in self._records.values() if not r.expired(now)]
-                self._rewrite(kept)
+                self._rewrite(kept, now)
                 return len(expired)
 
-    def list_agent(self, agent_id: str) -> list[InsightRecord]:
+    def list_author(self, author_key: str) -> list[InsightRecord]:
         with self._guard:
             self._refresh()
-            own = [r for r in self._records.values() if r.agent_id == agent_id]
+            own = [r for r in self._records.values() if r.author_key == author_key]
         return sorted(own, key=lambda r: r.created_at, reverse=True)
 
-    def delete(self, record_ids: Sequence[str], *, agent_id: str) -> int:
+    def delete(self, record_ids: Sequence[str], *, key: AgentKey) -> int:
         with self._guard:
             self._refresh()
-            existing = [i for i in record_ids if (r := self._records.get(i)) is not None and r.agent_id == agent_id]
-        if existing:
-            self._append({"op": "delete", "record_ids": existing, "agent_id": agent_id})
-        return len(existing)
+            found = [r for i in dict.fromkeys(str(i) for i in record_ids)
+                     if (r := self._records.get(i)) is not None and r.author_key == key.public_b64]
+        if found:
+            ids, at = [r.record_id for r in found], time.time()
+            self._append({"op": "delete", "record_ids": ids, "at": at, "author_key": key.public_b64,
+                          "signature": key.sign(change_bytes("delete", ids, "", at)),
+                          "until": max(r.expires_at for r in found)})  # not signed: how long a rewrite keeps it
+        return len(found)
 
     def describe(self) -> str:
         return f"Shared insights: JSON lines in {self.folder}"
@@ -159,8 +175,8 @@ class JsonlInsightStore:
 
     # -- writing ------------------------------------------------------------------------------------------
 
-    def _append(self, entry: dict[str, Any]) -> None:
-        line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    def _append(self, *entries: dict[str, Any]) -> None:
+        line = b"".join(_line(entry) for entry in entries)
         with self._locked():
             try:
                 fd = _open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
@@ -180,15 +196,19 @@ class JsonlInsightStore:
         with self._guard:
             self._refresh()
 
-    def _rewrite(self, records: list[InsightRecord]) -> None:
-        """The file anew with just ``records`` (called under the file lock)."""
+    def _rewrite(self, records: list[InsightRecord], now: float) -> None:
+        """The file anew with just ``records`` (each as its author last signed it) and the delete lines whose
+        records have not expired yet, first, so a replayed put of a deleted record stays deleted (called under
+        the file lock)."""
+        deletes = [d for d in self._deletes if float(d.get("until") or 0.0) > now]
         try:
             fd, tmp = tempfile.mkstemp(prefix=".insights-", suffix=".tmp", dir=self.folder)
             try:
                 with os.fdopen(fd, "wb") as fh:
+                    for entry in deletes:
+                        fh.write(_line(entry))
                     for record in records:
-                        fh.write((json.dumps({"op": "put", "record": record.to_json()}, ensure_ascii=False,
-                                             separators=(",", ":")) + "\n").encode("utf-8"))
+                        fh.write(_line({"op": "put", "record": record.to_json()}))
                     fh.flush()
                     os.fsync(fh.fileno())
                 os.chmod(tmp, 0o664)
@@ -199,9 +219,7 @@ class JsonlInsightStore:
         except OSError as exc:
             raise InsightStoreError(f"Could not rewrite the shared insights in {self.path}: "
                                     f"{exc.strerror or exc}.") from exc
-        self._identity, self._offset = None, 0
-        self._records.clear()
-        self._matrix = None
+        self._forget()
         self._refresh()
 
     @contextmanager
@@ -236,16 +254,15 @@ class JsonlInsightStore:
             if not _stat.S_ISREG(stat.st_mode):
                 raise OSError(22, "not a regular file (a link, a folder or a pipe)")
         except FileNotFoundError:
-            self._records.clear()
-            self._identity, self._offset, self._matrix = None, 0, None
+            self._forget()
             return
         except OSError as exc:
             raise InsightStoreError(f"Cannot read the shared insights in {self.path}: {exc.strerror or exc}.") \
                 from exc
         identity = (stat.st_dev, stat.st_ino)
         if identity != self._identity or stat.st_size < self._offset:
-            self._records.clear()
-            self._identity, self._offset, self._matrix = identity, 0, None
+            self._forget()
+            self._identity = identity
         if stat.st_size == self._offset:
             return
         try:
@@ -257,10 +274,21 @@ class JsonlInsightStore:
             raise InsightStoreError(f"Cannot read the shared insights in {self.path}: {exc.strerror or exc}.") \
                 from exc
         end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
+        dropped = self.dropped_lines
         for raw in data[:end].splitlines():
             self._apply(raw)
+        if self.dropped_lines > dropped:
+            logger.info("shared insights: ignored %d unsigned or badly signed lines of %s",
+                        self.dropped_lines - dropped, self.path)
         self._offset += end
         self._matrix = None
+
+    def _forget(self) -> None:
+        """Nothing read yet: the next refresh reads the file from the start."""
+        self._records.clear()
+        self._tombstones.clear()
+        self._deletes.clear()
+        self._identity, self._offset, self._matrix = None, 0, None
 
     def _apply(self, raw: bytes) -> None:
         if not raw.strip():
@@ -271,25 +299,59 @@ class JsonlInsightStore:
             entry = json.loads(raw)
             op = entry["op"]
             if op == "put":
-                record = InsightRecord.from_json(entry["record"])
-                self._records.setdefault(record.record_id, record)
-            elif op == "invalidate":
-                key, only = str(entry["followup_key"]), entry.get("record_id")
-                for rid, record in list(self._records.items()):
-                    if only is None or rid == only:
-                        self._records[rid] = record.without_followup(key)
+                applied = self._put(InsightRecord.from_json(entry["record"]))
+            elif op == "replace":
+                applied = self._replace(InsightRecord.from_json(entry["record"]))
             elif op == "delete":
-                agent = str(entry["agent_id"])
-                for rid in entry["record_ids"]:
-                    record = self._records.get(str(rid))
-                    if record is not None and record.agent_id == agent:
-                        del self._records[str(rid)]
+                applied = self._delete(entry)
+            elif op == "invalidate":
+                applied = False  # an earlier Cairn's unsigned change: anyone could have written it
             else:
                 raise ValueError(f"unknown op {op!r}")
+            if not applied:
+                self.dropped_lines += 1
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError) as exc:
             self.skipped_lines += 1
             logger.warning("shared insights: skipped a line of %s that is not a valid entry (%s)", self.path,
                            type(exc).__name__)
+
+    def _put(self, record: InsightRecord) -> bool:
+        """A new record, when signed by its author and not deleted by that author before (a replayed put)."""
+        if not record.verified() or (record.record_id, record.author_key) in self._tombstones:
+            return False
+        self._records.setdefault(record.record_id, record)
+        return True
+
+    def _replace(self, record: InsightRecord) -> bool:
+        """The author's record less some follow-ups, re-signed: nothing else may change, nothing come back."""
+        old = self._records.get(record.record_id)
+        if old is None or record.author_key != old.author_key or not record.verified():
+            return False
+        keys = {followup_key(f) for f in old.suggested_followups}
+        if not all(followup_key(f) in keys for f in record.suggested_followups):
+            return False  # an older version replayed, or a follow-up added: never
+        same = (record.agent_id, record.db_kind, record.created_at, record.expires_at, record.embedding_model,
+                record.insight_summary, record.entities)
+        if same != (old.agent_id, old.db_kind, old.created_at, old.expires_at, old.embedding_model,
+                    old.insight_summary, old.entities) or not np.array_equal(record.vector, old.vector):
+            return False
+        self._records[record.record_id] = record
+        return True
+
+    def _delete(self, entry: dict[str, Any]) -> bool:
+        """A delete line: the records it names that its signer wrote (and tombstones against their replay)."""
+        if not all(name in entry for name in ("author_key", "signature", "at")):
+            return False  # an earlier Cairn's unsigned delete: anyone could have written it
+        ids, author, at = [str(i) for i in entry["record_ids"]], str(entry["author_key"]), float(entry["at"])
+        if not verify(author, change_bytes("delete", ids, "", at), str(entry["signature"])):
+            return False
+        self._deletes.append(entry)
+        for rid in ids:
+            self._tombstones.add((rid, author))
+            record = self._records.get(rid)
+            if record is not None and record.author_key == author:
+                del self._records[rid]
+        return True
 
     def _vectors(self, dims: int) -> tuple[list[InsightRecord], np.ndarray]:
         """The records whose vectors have ``dims`` values, and those vectors as unit rows (a vector written
@@ -308,3 +370,7 @@ class JsonlInsightStore:
                 matrix = np.zeros((0, dims), dtype=np.float32)
             self._matrix[dims] = (records, matrix)
         return self._matrix[dims]
+
+
+def _line(entry: dict[str, Any]) -> bytes:
+    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

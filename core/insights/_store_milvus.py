@@ -11,6 +11,10 @@ filtered search (Milvus filters while it walks the index, so k rows come back wh
 are the one place text meets the query language: every string in them is escaped by ``_quote`` — and follow-ups
 are matched by a hash of their folded text, so a follow-up's own words never enter an expression at all.
 Searches and queries ask for strong consistency: what one agent put, the next query of any agent sees.
+
+Rows are signed by their authors (``_signing``): a row whose signature does not match is never returned, and an
+invalidation or a delete touches only the caller's key's rows (an invalidated row is re-signed by that key). A
+collection made by an earlier Cairn has no fields for signatures and is refused: name another collection.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 
 from core.errors import InsightStoreError
 from core.insights._record import InsightRecord, ScoredInsight, followup_key
+from core.insights._signing import AgentKey
 
 __all__ = ["COLLECTION", "LITE_FILE", "MilvusInsightStore"]
 
@@ -46,7 +51,7 @@ MAX_TOP_K = 16_384  # Milvus's own limit on one search
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 _HINT = "Check the Milvus server or file in Settings → Sharing, or choose the jsonl store."
 _OUTPUT = ["record_id", "agent_id", "db_kind", "created_at", "expires_at", "embedding_model", "insight_summary",
-           "entities", "suggested_followups", "embedding"]
+           "entities", "suggested_followups", "embedding", "author_key", "signature"]
 
 T = TypeVar("T")
 
@@ -138,14 +143,14 @@ class MilvusInsightStore:
         if len(rows) > batch:
             self._call("flush", lambda: self._client.flush(self.collection, timeout=self.timeout_s))
 
-    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_agent: str, embedding_model: str,
+    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_author: str, embedding_model: str,
               top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
         now = time.time() if now is None else now
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(q)) if q.size else 0.0
         if top_k <= 0 or q.shape[0] != self.dims or norm == 0.0 or not np.isfinite(norm):
             return []  # another model's size, or no direction: nothing here is comparable
-        expr = (f"agent_id != {_quote(exclude_agent)} and embedding_model == {_quote(embedding_model)} "
+        expr = (f"author_key != {_quote(exclude_author)} and embedding_model == {_quote(embedding_model)} "
                 f"and expires_at > {float(now)!r}")
         result = self._call("search", lambda: self._client.search(
             self.collection, data=[(q / norm).tolist()], limit=min(int(top_k), MAX_TOP_K), filter=expr,
@@ -154,24 +159,25 @@ class MilvusInsightStore:
         hits = []
         for hit in result[0] if result else []:
             similarity = float(hit["distance"])  # COSINE: the cosine itself, higher is closer
-            if similarity >= min_similarity:
-                hits.append(ScoredInsight(self._record(hit["entity"]), similarity))
+            record = self._record(hit["entity"])
+            if similarity >= min_similarity and record.verified():  # a forged or edited row is never suggested
+                hits.append(ScoredInsight(record, similarity))
         hits.sort(key=lambda h: -h.similarity)
         return hits
 
-    def invalidate_followup(self, followup: str, *, record_id: str | None = None) -> int:
-        key = followup_key(followup)
-        expr = f"array_contains(followup_hashes, {_quote(followup_hash(followup))})"
+    def invalidate_followup(self, followup: str, *, key: AgentKey, record_id: str | None = None) -> int:
+        expr = (f"author_key == {_quote(key.public_b64)} and "
+                f"array_contains(followup_hashes, {_quote(followup_hash(followup))})")
         if record_id is not None:
             expr += f" and record_id == {_quote(record_id)}"
         with self._lock:  # one writer per process; across agents, the last write of a record wins
             removed, rows = 0, []
             for entity in self._scan(expr, _OUTPUT):
                 record = self._record(entity)
-                kept = record.without_followup(key)
+                kept = record.without_followup(followup)
                 if len(kept.suggested_followups) != len(record.suggested_followups):
                     removed += len(record.suggested_followups) - len(kept.suggested_followups)
-                    rows.append(self._row(kept))
+                    rows.append(self._row(kept.signed_by(key)))  # the author's change, signed again
             if rows:
                 self._call("write", lambda: self._client.upsert(self.collection, rows, timeout=self.timeout_s))
         return removed
@@ -182,15 +188,16 @@ class MilvusInsightStore:
         self._delete_ids(ids)
         return len(ids)
 
-    def list_agent(self, agent_id: str) -> list[InsightRecord]:
-        records = [self._record(e) for e in self._scan(f"agent_id == {_quote(agent_id)}", _OUTPUT)]
-        return sorted(records, key=lambda r: r.created_at, reverse=True)
+    def list_author(self, author_key: str) -> list[InsightRecord]:
+        records = [self._record(e) for e in self._scan(f"author_key == {_quote(author_key)}", _OUTPUT)]
+        return sorted((r for r in records if r.verified()), key=lambda r: r.created_at, reverse=True)
 
-    def delete(self, record_ids: Sequence[str], *, agent_id: str) -> int:
+    def delete(self, record_ids: Sequence[str], *, key: AgentKey) -> int:
         wanted = list(dict.fromkeys(str(i) for i in record_ids))
         existing: list[str] = []
         for start in range(0, len(wanted), PAGE):
-            expr = f"agent_id == {_quote(agent_id)} and record_id in {_quote_list(wanted[start:start + PAGE])}"
+            expr = (f"author_key == {_quote(key.public_b64)} and "
+                    f"record_id in {_quote_list(wanted[start:start + PAGE])}")
             existing += [e["record_id"] for e in self._scan(expr, ["record_id"])]
         self._delete_ids(existing)
         return len(existing)
@@ -230,7 +237,8 @@ class MilvusInsightStore:
                 "created_at": float(record.created_at), "expires_at": float(record.expires_at),
                 "embedding_model": record.embedding_model, "insight_summary": record.insight_summary,
                 "entities": list(record.entities), "suggested_followups": list(record.suggested_followups),
-                "followup_hashes": hashes, "embedding": np.asarray(record.vector, dtype=np.float32).tolist()}
+                "followup_hashes": hashes, "embedding": np.asarray(record.vector, dtype=np.float32).tolist(),
+                "author_key": record.author_key, "signature": record.signature}
 
     @staticmethod
     def _record(entity: dict[str, Any]) -> InsightRecord:
@@ -240,7 +248,8 @@ class MilvusInsightStore:
             embedding_model=str(entity["embedding_model"]), insight_summary=str(entity["insight_summary"]),
             entities=tuple(str(e) for e in entity.get("entities") or ()),
             suggested_followups=tuple(str(f) for f in entity.get("suggested_followups") or ()),
-            vector=np.asarray(entity["embedding"], dtype=np.float32).reshape(-1))
+            vector=np.asarray(entity["embedding"], dtype=np.float32).reshape(-1),
+            author_key=str(entity.get("author_key") or ""), signature=str(entity.get("signature") or ""))
 
     # -- Milvus -------------------------------------------------------------------------------------------
 
@@ -277,6 +286,11 @@ class MilvusInsightStore:
                 raise InsightStoreError(f"The Milvus collection {self.collection} is not one of Cairn's "
                                         f"{self.dims}-dimensional insight collections (dim {dim}).",
                                         hint="Use another collection or embedding model.")
+            if "signature" not in fields or "author_key" not in fields:
+                raise InsightStoreError(f"The Milvus collection {self.collection} was made by an earlier Cairn, "
+                                        "without signed records.",
+                                        hint="Name another collection (its unsigned records would never be "
+                                             "suggested), or drop this one.")
             self._call("load the collection", lambda: self._client.load_collection(self.collection,
                                                                                     timeout=self.timeout_s))
             return
@@ -299,6 +313,8 @@ class MilvusInsightStore:
         schema.add_field("followup_hashes", DataType.ARRAY, element_type=DataType.VARCHAR,
                          max_capacity=MAX_FOLLOWUP_KEYS, max_length=64)
         schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=self.dims)
+        schema.add_field("author_key", DataType.VARCHAR, max_length=128)
+        schema.add_field("signature", DataType.VARCHAR, max_length=256)
         index = self._client.prepare_index_params()
         index.add_index(field_name="embedding", index_type="AUTOINDEX", metric_type="COSINE")
         self._client.create_collection(self.collection, schema=schema, index_params=index,

@@ -21,10 +21,12 @@ extension may need a superuser). An admin can run this once instead, then give C
         entities jsonb NOT NULL DEFAULT '[]',
         suggested_followups jsonb NOT NULL DEFAULT '[]',
         followup_keys text[] NOT NULL DEFAULT '{}',    -- the follow-ups folded (case, spacing): invalidation
-        embedding vector(384) NOT NULL);
+        embedding vector(384) NOT NULL,
+        author_key text NOT NULL DEFAULT '',           -- the author's public key: whose record it is
+        signature text NOT NULL DEFAULT '');           -- the author's signature of the content
     CREATE INDEX IF NOT EXISTS cairn_insights_embedding_hnsw ON cairn_insights
         USING hnsw (embedding vector_cosine_ops);
-    CREATE INDEX IF NOT EXISTS cairn_insights_agent_idx ON cairn_insights (agent_id, created_at);
+    CREATE INDEX IF NOT EXISTS cairn_insights_author_idx ON cairn_insights (author_key, created_at);
     CREATE INDEX IF NOT EXISTS cairn_insights_expires_idx ON cairn_insights (expires_at);
     CREATE INDEX IF NOT EXISTS cairn_insights_followup_keys_idx ON cairn_insights USING gin (followup_keys);
     CREATE ROLE cairn_agent LOGIN PASSWORD '...';
@@ -34,6 +36,11 @@ The URL carries no password (Cairn never saves one): libpq reads it from ``PGPAS
 the caller passes ``password=``. A server that stalls never holds the caller long: connecting gives up after
 ``connect_timeout_s`` (5 s), a statement after ``statement_timeout_s`` (5 s) on the server, and should the server
 not even answer that, the socket is shut from here two seconds later. Every value is a bound parameter.
+
+Rows are signed by their authors (``_signing``): a row whose signature does not match is never returned, and an
+invalidation or a delete touches only the caller's key's rows (an invalidated row is re-signed by that key). A
+table made by an earlier Cairn gains the two columns on first use (its unsigned rows are then never suggested);
+a role that may not ALTER it needs the admin to add them.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ import numpy as np
 
 from core.errors import InsightStoreError
 from core.insights._record import InsightRecord, ScoredInsight, followup_key
+from core.insights._signing import AgentKey
 
 __all__ = ["INSIGHTS_DATABASE", "INSIGHTS_TABLE", "PgVectorInsightStore", "create_table_sql"]
 
@@ -90,9 +98,11 @@ def create_table_sql(table: str = INSIGHTS_TABLE, dims: int = DEFAULT_DIMS) -> l
                 entities jsonb NOT NULL DEFAULT '[]',
                 suggested_followups jsonb NOT NULL DEFAULT '[]',
                 followup_keys text[] NOT NULL DEFAULT '{{}}',
-                embedding vector({int(dims)}) NOT NULL)""",
+                embedding vector({int(dims)}) NOT NULL,
+                author_key text NOT NULL DEFAULT '',
+                signature text NOT NULL DEFAULT '')""",
         f"CREATE INDEX IF NOT EXISTS {t}_embedding_hnsw ON {t} USING hnsw (embedding vector_cosine_ops)",
-        f"CREATE INDEX IF NOT EXISTS {t}_agent_idx ON {t} (agent_id, created_at)",
+        f"CREATE INDEX IF NOT EXISTS {t}_author_idx ON {t} (author_key, created_at)",
         f"CREATE INDEX IF NOT EXISTS {t}_expires_idx ON {t} (expires_at)",
         f"CREATE INDEX IF NOT EXISTS {t}_followup_keys_idx ON {t} USING gin (followup_keys)",
     ]
@@ -115,7 +125,7 @@ def _parse_vector(text: str) -> np.ndarray:
 
 
 _COLUMNS = ("record_id, agent_id, db_kind, created_at, expires_at, embedding_model, insight_summary, entities, "
-            "suggested_followups")
+            "suggested_followups, author_key, signature")
 
 
 class PgVectorInsightStore:
@@ -162,7 +172,7 @@ class PgVectorInsightStore:
         if not rows:
             return
         sql = (f"INSERT INTO {self.table} ({_COLUMNS}, followup_keys, embedding) VALUES "
-               "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector) ON CONFLICT (record_id) DO NOTHING")
+               "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector) ON CONFLICT (record_id) DO NOTHING")
 
         def work(conn: Any) -> None:
             with conn.cursor() as cur:
@@ -182,7 +192,7 @@ class PgVectorInsightStore:
 
         self._run(work)
 
-    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_agent: str, embedding_model: str,
+    def query(self, vector: Sequence[float] | np.ndarray, *, exclude_author: str, embedding_model: str,
               top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
         now = time.time() if now is None else now
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -192,11 +202,11 @@ class PgVectorInsightStore:
         literal = _vector_literal(q / norm)
         # The inner walk may come back in relaxed order (iterative scan): the outer query sorts exactly.
         sql = (f"WITH nearest AS MATERIALIZED (SELECT {_COLUMNS}, embedding, embedding <=> %s::vector AS distance "
-               f"FROM {self.table} WHERE agent_id <> %s AND expires_at > %s AND embedding_model = %s "
+               f"FROM {self.table} WHERE author_key <> %s AND expires_at > %s AND embedding_model = %s "
                "ORDER BY distance LIMIT %s) "
                f"SELECT {_COLUMNS}, embedding::text, distance FROM nearest WHERE 1 - distance >= %s "
                "ORDER BY distance LIMIT %s")
-        params = (literal, exclude_agent, now, embedding_model, top_k, min_similarity, top_k)
+        params = (literal, exclude_author, now, embedding_model, top_k, min_similarity, top_k)
 
         def work(conn: Any) -> list[tuple[Any, ...]]:
             conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
@@ -204,21 +214,26 @@ class PgVectorInsightStore:
             rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
             return rows
 
-        return [ScoredInsight(self._record(row[:-1]), 1.0 - float(row[-1])) for row in self._run(work)]
+        scored = [ScoredInsight(self._record(row[:-1]), 1.0 - float(row[-1])) for row in self._run(work)]
+        return [hit for hit in scored if hit.record.verified()]  # a forged or edited row is never suggested
 
-    def invalidate_followup(self, followup: str, *, record_id: str | None = None) -> int:
-        key = followup_key(followup)
+    def invalidate_followup(self, followup: str, *, key: AgentKey, record_id: str | None = None) -> int:
+        folded = followup_key(followup)
 
         def work(conn: Any) -> int:
             rows = conn.execute(
-                f"SELECT record_id, suggested_followups FROM {self.table} WHERE followup_keys @> ARRAY[%s] "
-                "AND (%s::text IS NULL OR record_id = %s) FOR UPDATE", (key, record_id, record_id)).fetchall()
+                f"SELECT {_COLUMNS}, embedding::text FROM {self.table} WHERE author_key = %s "
+                "AND followup_keys @> ARRAY[%s] AND (%s::text IS NULL OR record_id = %s) FOR UPDATE",
+                (key.public_b64, folded, record_id, record_id)).fetchall()
             removed = 0
-            for rid, followups in rows:
-                kept = [f for f in followups if followup_key(str(f)) != key]
-                removed += len(followups) - len(kept)
-                conn.execute(f"UPDATE {self.table} SET suggested_followups = %s::jsonb, followup_keys = %s "
-                             "WHERE record_id = %s", (json.dumps(kept), [followup_key(f) for f in kept], rid))
+            for old in (self._record(row) for row in rows):
+                new = old.without_followup(folded).signed_by(key)  # the author's change, signed again
+                removed += len(old.suggested_followups) - len(new.suggested_followups)
+                kept = list(new.suggested_followups)
+                conn.execute(f"UPDATE {self.table} SET suggested_followups = %s::jsonb, followup_keys = %s, "
+                             "signature = %s WHERE record_id = %s AND author_key = %s",
+                             (json.dumps(kept), [followup_key(f) for f in kept], new.signature, old.record_id,
+                              key.public_b64))
             return removed
 
         return self._run(work)
@@ -228,18 +243,18 @@ class PgVectorInsightStore:
         return self._run(lambda conn: conn.execute(
             f"DELETE FROM {self.table} WHERE expires_at <= %s", (now,)).rowcount)
 
-    def list_agent(self, agent_id: str) -> list[InsightRecord]:
+    def list_author(self, author_key: str) -> list[InsightRecord]:
         rows = self._run(lambda conn: conn.execute(
-            f"SELECT {_COLUMNS}, embedding::text FROM {self.table} WHERE agent_id = %s "
-            "ORDER BY created_at DESC", (agent_id,)).fetchall())
-        return [self._record(row) for row in rows]
+            f"SELECT {_COLUMNS}, embedding::text FROM {self.table} WHERE author_key = %s "
+            "ORDER BY created_at DESC", (author_key,)).fetchall())
+        return [r for r in (self._record(row) for row in rows) if r.verified()]
 
-    def delete(self, record_ids: Sequence[str], *, agent_id: str) -> int:
+    def delete(self, record_ids: Sequence[str], *, key: AgentKey) -> int:
         ids = [str(i) for i in record_ids]
         if not ids:
             return 0
         return self._run(lambda conn: conn.execute(
-            f"DELETE FROM {self.table} WHERE agent_id = %s AND record_id = ANY(%s)", (agent_id, ids)).rowcount)
+            f"DELETE FROM {self.table} WHERE author_key = %s AND record_id = ANY(%s)", (key.public_b64, ids)).rowcount)
 
     def describe(self) -> str:
         from psycopg.conninfo import conninfo_to_dict
@@ -277,17 +292,18 @@ class PgVectorInsightStore:
         return (record.record_id, record.agent_id, record.db_kind, record.created_at, record.expires_at,
                 record.embedding_model, record.insight_summary,
                 json.dumps(entities) if as_json_text else Jsonb(entities),
-                json.dumps(followups) if as_json_text else Jsonb(followups),
+                json.dumps(followups) if as_json_text else Jsonb(followups), record.author_key, record.signature,
                 [followup_key(f) for f in followups], _vector_literal(record.vector))
 
     @staticmethod
     def _record(row: Sequence[Any]) -> InsightRecord:
-        (rid, agent, db_kind, created, expires, model, summary, entities, followups, vector) = row
+        (rid, agent, db_kind, created, expires, model, summary, entities, followups, author, signature, vector) = row
         return InsightRecord(record_id=rid, agent_id=agent, db_kind=db_kind, created_at=float(created),
                              expires_at=float(expires), embedding_model=model, insight_summary=summary,
                              entities=tuple(str(e) for e in entities or ()),
                              suggested_followups=tuple(str(f) for f in followups or ()),
-                             vector=_parse_vector(vector))
+                             vector=_parse_vector(vector), author_key=str(author or ""),
+                             signature=str(signature or ""))
 
     # -- connection ---------------------------------------------------------------------------------------
 
@@ -384,6 +400,36 @@ class PgVectorInsightStore:
             raise InsightStoreError(f"The shared-insights table {self.table} holds {found}-dimensional embeddings; "
                                     f"this Cairn uses {self.dims}.",
                                     hint="Use another table or database for this embedding model.")
+        self._ensure_signature_columns()
+
+    def _ensure_signature_columns(self) -> None:
+        """A table an earlier Cairn made has no author_key and signature: added once (its rows stay unsigned, so
+        they are never suggested), or a clear error for a role that may not alter it."""
+
+        def missing(conn: Any) -> list[str]:
+            rows = conn.execute("SELECT a.attname FROM pg_attribute a WHERE a.attrelid = to_regclass(%s) "
+                                "AND a.attname IN ('author_key', 'signature') AND NOT a.attisdropped",
+                                (self.table,)).fetchall()
+            return sorted({"author_key", "signature"} - {str(r[0]) for r in rows})
+
+        if not self._run(missing):
+            return
+
+        def add(conn: Any) -> None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
+            for column in missing(conn):
+                conn.execute(f"ALTER TABLE {self.table} ADD COLUMN IF NOT EXISTS {column} text NOT NULL DEFAULT ''")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {self.table}_author_idx ON {self.table} (author_key, created_at)")
+
+        try:
+            self._run(add)
+        except InsightStoreError as exc:
+            raise InsightStoreError(f"The shared-insights table {self.table} has no columns for signatures and "
+                                    f"they could not be added: {exc.message}",
+                                    hint="Ask the server's admin to run: ALTER TABLE "
+                                         f"{self.table} ADD COLUMN author_key text NOT NULL DEFAULT '', "
+                                         "ADD COLUMN signature text NOT NULL DEFAULT ''.") from exc
+        logger.info("shared-insights table %s: signature columns added", self.table)
 
 
 class _Deadline:

@@ -134,11 +134,11 @@ def open_shared_insights(services: Any, parent: QWidget | None = None) -> Shared
     """The dialog over the store in ``services``' settings, for this agent."""
     agent = services.agent_id()
 
-    def load() -> list[Any]:
-        return list(services.insight_store().list_agent(agent))
+    def load() -> list[Any]:  # this agent's own: the records signed with its key, whatever agent_id others claim
+        return list(services.insight_store().list_author(services.agent_key().public_b64))
 
     def delete(ids: list[str]) -> int:
-        return int(services.insight_store().delete(ids, agent_id=agent))
+        return int(services.insight_store().delete(ids, key=services.agent_key()))
 
     dialog = SharedInsightsDialog(load, delete, agent_id=agent, parent=parent)
     dialog.open()

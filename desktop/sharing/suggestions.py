@@ -1,7 +1,8 @@
 """Shared insights in the window: "Suggested by other agents" under an answer, and sharing the answer after it.
 
 :class:`SuggestionsBar` sits under each answer bubble: one button per follow-up question another agent's insight
-suggests (clicking asks it) and a thumbs-down beside each (removes just that follow-up from the shared store).
+suggests (clicking asks it) and a thumbs-down beside each (this agent is not suggested that follow-up again; the
+other agent's record is its own and stays as it is).
 Shared text comes from other machines, so it is shown as plain text only: button texts (never rich text), and
 tool tips built as escaped HTML, so "<b>x</b>" or a planted instruction shows as the characters it is and does
 nothing. It never reaches the SQL prompt either: a person decides whether to ask it.
@@ -101,7 +102,7 @@ class SuggestionsBar(QWidget):
     ask_requested = Signal(str)
     """A suggestion was clicked: ask this question."""
     reject_requested = Signal(object)
-    """Thumbs-down on a suggestion (the Suggestion): remove that follow-up from the shared store."""
+    """Thumbs-down on a suggestion (the Suggestion): do not suggest that follow-up to this agent again."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,7 +136,7 @@ class SuggestionsBar(QWidget):
         self.setVisible(bool(self.suggestions()))
 
     def remove(self, suggestion: Any) -> None:
-        """Hide the row of ``suggestion`` (its follow-up was removed from the store)."""
+        """Hide the row of ``suggestion`` (it was turned down)."""
         entry = self._rows.get((suggestion.record_id, suggestion.text))
         if entry is not None:
             entry[0].setVisible(False)
@@ -159,7 +160,7 @@ class SuggestionsBar(QWidget):
         reject.setObjectName("suggestionReject")
         reject.setAutoRaise(True)
         reject.setIcon(qta.icon("fa5.thumbs-down"))
-        reject.setToolTip("Not a useful question: remove it from the shared store (the insight stays)")
+        reject.setToolTip("Not a useful question: never suggest it to me again (the other agent's insight stays)")
         reject.clicked.connect(lambda _checked=False, s=suggestion: self.reject_requested.emit(s))
         line.addWidget(button, 1)
         line.addWidget(reject)
@@ -230,13 +231,14 @@ class WindowSharing(QObject):
         self.window.ask(text)
 
     def reject(self, suggestion: Any, bar: Any) -> None:
-        """Thumbs-down: that follow-up leaves the shared store (the insight stays), and its row goes."""
+        """Thumbs-down: that follow-up is not suggested to this agent again (kept in its own data folder; the other
+        agent's signed record is not ours to change), and its row goes."""
         services = self.window.context.services
 
         def done(removed: int) -> None:
             bar.remove(suggestion)
-            self._status("Removed that suggestion from the shared store." if removed
-                         else "That suggestion was no longer in the shared store.")
+            self._status("That suggestion will not be suggested to you again." if removed
+                         else "That suggestion was turned down already.")
 
         run_in_background(lambda cancel, report: services.insight_sharing("").reject(suggestion), on_success=done,
                           on_failure=self._store_failed, receiver=bar)
