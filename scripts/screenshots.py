@@ -48,7 +48,7 @@ VARIANTS = {
     "1366x768": (Variant("light", 0, ALL_STATES), Variant("dark", LARGE_FONT, _BIG)),
     "1920x1080": (Variant("dark", 0, ALL_STATES), Variant("light", LARGE_FONT, _BIG)),
 }
-FILE_NAMES = {"start": "main-start", "answer": "main-answer", "chart": "main-chart", "sql": "main-sql",
+FILE_NAMES = {"start": "main-start", "answer": "main-answer", "chart": "main-chart", "sql": "main-sql", "find": "main-find",
               "memory": "memory-bank", "connect": "dialog-connect", "settings": "dialog-settings",
               "models": "dialog-models", "first-run": "first-run-no-ollama"}
 
