@@ -109,7 +109,7 @@ class ChatPanel(QWidget):
         mark_muted(self.status)
         self.input = QLineEdit()
         self.input.setObjectName("chatInput")
-        self.input.setPlaceholderText("Ask a question or state a preference, then press Enter")
+        self.input.setPlaceholderText("Ask a question or state a preference")
         self.input.setClearButtonEnabled(True)
         self.input.returnPressed.connect(self._submit)
         self.send = QPushButton(qta.icon("fa5s.paper-plane"), "Ask")
@@ -151,7 +151,7 @@ class ChatPanel(QWidget):
         """Room for a question and its buttons in any font: a small window narrows the tabs, not the chat to
         a sliver."""
         hint = super().minimumSizeHint()
-        return QSize(max(hint.width(), self.fontMetrics().averageCharWidth() * 26), hint.height())
+        return QSize(max(hint.width(), self.fontMetrics().averageCharWidth() * 34), hint.height())
 
     def drop_window_shortcuts(self) -> None:
         """Give Esc and Ctrl+L to the window's menu (one owner per key)."""

@@ -125,6 +125,10 @@ class ResultTableModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, column), self.index(self.rowCount() - 1, column))
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, column, column)
 
+    def shown_text(self, value: Any, column: int) -> str:
+        """``value`` of ``column`` as its cell shows it (the chosen format, the saved decimals)."""
+        return self._shown(value, column)
+
     def _shown(self, value: Any, column: int) -> str:
         """A cell's text: the column's chosen format, else the saved currency and decimals, else the default."""
         chosen = self._chosen.get(column)

@@ -395,6 +395,7 @@ class ResultView(QWidget):
         for row in sorted(row_set):
             values = self.model.row_values(row)
             rows.append(tuple(values[c] if selected(row, c) else None for c in cols))
+        self._selected_columns = cols
         return [columns[c] for c in cols], rows
 
     def copy_selection(self, as_format: str = "tsv") -> None:
@@ -403,7 +404,15 @@ class ResultView(QWidget):
         if not self.model.columns:
             return
         write = {"tsv": rows_as_tsv, "csv": rows_as_csv, "markdown": rows_as_markdown}[as_format]
-        QGuiApplication.clipboard().setText(write(*self.selection()))
+        self._selected_columns = list(range(len(self.model.columns)))
+        columns, rows = self.selection()
+        if as_format == "markdown":  # a table for people: the text the grid shows (TSV and CSV keep the values)
+            at = self._selected_columns
+            header = self.model.headerData
+            columns = [str(header(c, Qt.Orientation.Horizontal)) for c in at]
+            rows = [tuple(None if v is None else self.model.shown_text(v, c) for v, c in zip(r, at, strict=True))
+                    for r in rows]
+        QGuiApplication.clipboard().setText(write(columns, rows))
 
     # -- export ------------------------------------------------------------------------------------
     def _choose_and_export(self) -> None:

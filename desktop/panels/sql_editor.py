@@ -472,9 +472,16 @@ class SqlEditor(QWidget):
         self.edit.setFont(font)
         self.edit.setTabStopDistance(self.edit.fontMetrics().horizontalAdvance(" ") * 4)
 
+    def _recolour(self) -> None:
+        """The highlighter's colours for the theme now in use (the application's palette: the editor sets none of
+        its own, and a hidden tab's editor may not have resolved the new one yet)."""
+        from PySide6.QtWidgets import QApplication
+
+        self.highlighter.set_palette(QApplication.palette())
+
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self.highlighter.set_palette(self.edit.palette())
-        elif event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):  # Settings → Font size, theme
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):  # after the editor's own palette:
+            QTimer.singleShot(0, self, self._recolour)  # it comes later
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):  # Settings → Font size, theme
             QTimer.singleShot(0, self, self._fit_font)  # after the style sheet has re-polished the editor's own font
         super().changeEvent(event)

@@ -184,8 +184,9 @@ def apply_theme(app: Any, settings: Settings) -> None:
     none), and the chosen font size (back to the default one when it is cleared, without a restart)."""
     global _DEFAULT_FONT
     from PySide6.QtCore import Qt
-    from PySide6.QtGui import QFont
+    from PySide6.QtGui import QFont, QPalette
 
+    old_text = app.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Text)
     app.setStyle("Fusion")
     hints = app.styleHints()
     scheme = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}.get(settings.theme, Qt.ColorScheme.Unknown)
@@ -198,27 +199,26 @@ def apply_theme(app: Any, settings: Settings) -> None:
     elif settings.theme == "light" or _CUSTOM_PALETTE:  # back from our dark palette: the style's own again
         app.setPalette(app.style().standardPalette())
         _CUSTOM_PALETTE = settings.theme == "light"
-    import qtawesome as qta
-    from PySide6.QtGui import QPalette
+    text = app.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Text)
+    if text != old_text:  # a live switch: icons drawn in the old text colour (black on dark grey) take the new one
+        import qtawesome as qta
 
-    palette = app.palette()  # icons drawn from now on take the theme's text colour (black on dark grey was unseen)
-    qta.set_defaults(color=palette.color(QPalette.ColorRole.ButtonText),
-                     color_disabled=palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText))
+        from desktop.toolkit.icon_tint import retint_icons
+
+        qta.reset_cache()  # icons made from now on: qtawesome draws them in the palette's text colour
+        retint_icons(app, old_text, text, app.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
     if _DEFAULT_FONT is None:
         _DEFAULT_FONT = QFont(app.font())
     font = QFont(_DEFAULT_FONT)
     if settings.font_size:
         font.setPointSize(settings.font_size)
     app.setFont(font)
-    from PySide6.QtWidgets import QDockWidget
-
-    for window in app.topLevelWidgets():  # a dock's title bar keeps its old height until its layout is redone
-        for dock in window.findChildren(QDockWidget):
-            if dock.layout() is not None:
-                dock.layout().invalidate()
     from desktop.toolkit.widgets import muted_style
 
-    app.setStyleSheet(read_text("styles/app.qss") + muted_style(app.palette()))
+    sheet = read_text("styles/app.qss") + muted_style(app.palette())
+    if app.styleSheet() == sheet:  # the same sheet again is ignored, and then widgets the style sheet polished
+        app.setStyleSheet("")  # (dock titles) keep the old font: set it afresh so every widget is polished again
+    app.setStyleSheet(sheet)
 
 
 def app_icon() -> Any:

@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 import qtawesome as qta
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel
+
+from desktop.toolkit.widgets import ElidingLabel
 
 __all__ = ["build_status_bar", "build_toolbar", "database_name", "earlier_turns"]
 
@@ -41,10 +42,11 @@ def build_toolbar(window: Any) -> None:
 def build_status_bar(window: Any) -> None:
     """The permanent labels: database, model, memory store, Ollama (watched every 15 s)."""
     status = window.statusBar()
-    window.db_label = QLabel("Database: starting…")
-    window.model_label = QLabel(f"Model: {window.context.settings.model}")
-    window.store_label = QLabel("Memory: starting…")
-    window.ollama_label = QLabel("Ollama: checking…")
+    # each gives up width with "…" when the window is narrow (at 14 pt they held it 1,173 px wide)
+    window.db_label = ElidingLabel("Database: starting…")
+    window.model_label = ElidingLabel(f"Model: {window.context.settings.model}")
+    window.store_label = ElidingLabel("Memory: starting…")
+    window.ollama_label = ElidingLabel("Ollama: checking…")
     from desktop.models.ollama_watch import OllamaWatch
 
     window.ollama_watch = OllamaWatch(window.context, window.ollama_label, window)

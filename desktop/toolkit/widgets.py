@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
-    "ButtonRow", "StatusLine", "mark_muted", "muted_style", "wrap_words",
+    "ButtonRow", "ElidingLabel", "StatusLine", "mark_muted", "muted_style", "wrap_words",
     "contrast", "item_table", "line_edit", "muted_color", "push_button", "selectable_label"]
 
 
@@ -208,3 +208,34 @@ def wrap_words(text: str, metrics: Any, width: float) -> list[str]:
         else:
             lines.append(word)
     return lines
+
+
+class ElidingLabel(QLabel):
+    """One line of text that gives up width when the window is narrow: cut with "…" instead of holding the
+    window wide (the status bar's labels at a large font)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt naming
+        self._full = text
+        self._elide()
+        self.updateGeometry()
+
+    def text(self) -> str:  # noqa: D102 - the whole text, not the cut one on screen
+        return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 8, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        return QSize(self.fontMetrics().horizontalAdvance("Wwww…") + 8, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(8, self.width())))

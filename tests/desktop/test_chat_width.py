@@ -106,5 +106,15 @@ def test_a_small_window_keeps_the_chat_wide_enough_to_type_in(qtbot, big_font_wi
     win.resize(1046, 500)
     win._splitter.setSizes([10, 2000])  # dragged all the way, or a small screen
     qtbot.wait(50)
-    assert win.chat.width() >= win.chat.fontMetrics().averageCharWidth() * 26
+    assert win.chat.width() >= win.chat.fontMetrics().averageCharWidth() * 34
     assert win.chat.input.width() > win.chat.send.width()  # the question box, not "A…"
+
+
+def test_the_status_bar_gives_up_width_in_a_narrow_window(qtbot, big_font_window) -> None:
+    win = big_font_window
+    win.db_label.setText("Database: a saved connection with a really quite long name on a far server")
+    qtbot.wait(20)
+    label = win.db_label  # cut with "…" rather than holding the window wide
+    assert label.minimumSizeHint().width() < label.sizeHint().width() / 3
+    assert win.statusBar().minimumSizeHint().width() < win.statusBar().sizeHint().width()
+    assert win.db_label.text().endswith("far server")  # the whole text is kept (and read by the code)

@@ -383,6 +383,7 @@ def test_columns_fit_a_font_size_changed_while_rows_are_shown(qtbot, qapp) -> No
     from core.config import Settings
     from desktop.shell.app import apply_theme
 
+    apply_theme(qapp, Settings())  # as the app starts: its theme before any window
     view = ResultView()
     qtbot.addWidget(view)
     view.show()
@@ -393,3 +394,17 @@ def test_columns_fit_a_font_size_changed_while_rows_are_shown(qtbot, qapp) -> No
         qtbot.waitUntil(lambda: view.table.horizontalHeader().sectionSize(0) > before, timeout=2_000)
     finally:  # "4,880" is no longer cut to "4…"
         apply_theme(qapp, Settings())
+
+
+def test_markdown_copy_is_the_text_shown_and_csv_keeps_the_values(qtbot) -> None:
+    from desktop.panels.cell_text import ColumnFormat
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_rows(("region", "share"), (("North", 0.2295), ("South", None)))
+    view.set_column_format(1, ColumnFormat("percent", 1))
+    view.copy_selection("markdown")
+    text = QGuiApplication.clipboard().text()
+    assert "share (%)" in text and "23.0%" in text and "0.2295" not in text
+    view.copy_selection("csv")
+    assert "0.2295" in QGuiApplication.clipboard().text()
