@@ -15,8 +15,16 @@ __all__ = ["append_json_line", "json_line", "make_private", "make_private_dir", 
 
 
 def private_opener(path: str, flags: int) -> int:
-    """An ``opener`` for :func:`open` that creates the file 0600 (and tightens an existing one of ours)."""
-    fd = os.open(path, flags, 0o600)
+    """An ``opener`` for :func:`open` that creates the file 0600 (and tightens an existing one of ours), and never
+    opens it through a symbolic link: one planted in its place by another account would send the writes (appends
+    of ``eval --resume``, a history line) to the file it points at."""
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise OSError(exc.errno, f"{path} is a symbolic link; Cairn does not write through links "
+                                     "(remove it, or give the real file)") from exc
+        raise
     make_private(fd)
     return fd
 

@@ -94,6 +94,9 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             change = bank.undo(user)
             print("Nothing to undo." if change is None else f"Undid {change.operation}.")
         elif action == "export":
+            from core.cli._outfile import refuse_special
+
+            refuse_special(args.file, "export to")  # a link, a pipe or a device is never replaced
             payload = bank.export(user)
             try:
                 write_json_atomic(args.file, payload)

@@ -1,15 +1,18 @@
 """Files the command line writes (``--csv``, ``--out``): checked before any work, written whole or not at all.
 
 A path is checked up front (not a folder, a folder we can write in) so a bad one costs nothing and exits 2.
-The file is then written to a temp file in the same folder and renamed over the target at the end, so a
-failure or a crash never leaves half a file, and an existing file stays as it was until the new one is whole.
-A target that exists and is not a regular file (``/dev/stdout``, a pipe) is written directly.
+The file is then written to a temp file in the same folder (created with O_EXCL) and renamed over the target at
+the end, so a failure or a crash never leaves half a file, and an existing file stays as it was until the new one
+is whole. Only regular files are written: a symbolic link (another account may have planted it in a shared folder,
+pointing at a file of yours — or, run as root, at any file), a FIFO (which would hang the command), a device or a
+socket is refused with what to do. The rename replaces the name itself, never what a link points to.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import stat
 import tempfile
 from pathlib import Path
 from types import TracebackType
@@ -17,7 +20,7 @@ from typing import IO
 
 from core.errors import InputError
 
-__all__ = ["AtomicOutput", "check_output_path"]
+__all__ = ["AtomicOutput", "check_output_path", "refuse_special"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,11 +37,10 @@ def _error(flag: str, path: Path | str, why: str, hint: str = "") -> InputError:
 def check_output_path(path: Path, flag: str) -> Path:
     """``path`` if a file can be written there (its missing folders may be created); InputError otherwise."""
     try:
+        refuse_special(path, flag)
         if path.is_dir():
             raise _error(flag, path, "it is a folder",
                          f"Name a file in it, e.g. {flag} {path / _EXAMPLE.get(flag, 'out.txt')}")
-        if path.exists() and not path.resolve().is_file():
-            return path  # a device or a pipe: written directly
         folder = path.resolve().parent
         existing = folder
         while not existing.exists() and existing != existing.parent:
@@ -53,6 +55,21 @@ def check_output_path(path: Path, flag: str) -> Path:
     return path
 
 
+def refuse_special(path: Path, flag: str) -> None:
+    """InputError when ``path`` is a symbolic link or exists as anything but a regular file or a folder."""
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a folder on the way may be a file: said later)
+        return
+    what = ("a symbolic link" if stat.S_ISLNK(info.st_mode) else "a named pipe" if stat.S_ISFIFO(info.st_mode)
+            else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+            else "a socket" if stat.S_ISSOCK(info.st_mode) else "")
+    if what:
+        raise _error(flag, path, f"it is {what}; Cairn writes only regular files it names itself",
+                     f"Give {flag} the path of a new or existing regular file, e.g. {flag} "
+                     f"{_EXAMPLE.get(flag, 'out.txt')}")
+
+
 class AtomicOutput:
     """A text file written under a temp name and renamed into place by :meth:`commit`.
 
@@ -62,16 +79,13 @@ class AtomicOutput:
     def __init__(self, path: Path, flag: str, *, newline: str | None = None) -> None:
         self.path, self.flag = path, flag
         self._tmp: Path | None = None
-        self._direct = path.exists() and not path.resolve().is_file()
+        refuse_special(path, flag)  # again at opening: the check may have been long before
         try:
-            if self._direct:
-                self.fh: IO[str] = open(path, "w", encoding="utf-8", newline=newline)  # noqa: SIM115
-                return
             target = path.resolve()
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             self._tmp, self._target = Path(tmp), target
-            self.fh = os.fdopen(fd, "w", encoding="utf-8", newline=newline)
+            self.fh: IO[str] = os.fdopen(fd, "w", encoding="utf-8", newline=newline)
         except (OSError, ValueError) as exc:
             raise _error(flag, path, getattr(exc, "strerror", None) or str(exc)) from exc
 

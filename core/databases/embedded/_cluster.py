@@ -239,10 +239,18 @@ def socket_dir_for(pgdata: Path) -> Path:
                     _claim_dir(part, 0o700, owner=(account.pw_uid, account.pw_gid))
                 else:
                     _claim_dir(part, 0o711)  # it must pass through; only the last folder is its, and 0700
-        except OSError as exc:
+        except (OSError, EmbeddedServerError) as exc:  # e.g. another account made <tmp>/cairn-<uid> first
             logger.warning("cannot use %s for the database socket: %s", folder, exc)
             continue
         return folder
+    try:  # a fresh folder no one could have made first (clients find it in postmaster.pid)
+        fresh = Path(tempfile.mkdtemp(prefix=f"cairn-{os.geteuid()}-"))
+        if account is not None:
+            _claim_dir(fresh, 0o700, owner=(account.pw_uid, account.pw_gid))
+        if len(str(fresh / SOCKET_NAME)) <= MAX_SOCKET_PATH:
+            return fresh
+    except (OSError, EmbeddedServerError) as exc:
+        logger.warning("cannot make a private folder for the database socket: %s", exc)
     raise EmbeddedServerError("No private directory with a short enough path for the database socket.",
                               hint="Set CAIRN_DATA_DIR to a shorter path, or XDG_RUNTIME_DIR to a private one.")
 

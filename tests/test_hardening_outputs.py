@@ -1,0 +1,63 @@
+"""Output files never go through what another account planted (issue 32, hardening 1 and 6): ``--csv``, ``--out``,
+``memory export`` and appends (``eval --resume``, history) refuse a symbolic link, a named pipe, a device or a
+socket with what to do, and leave whatever it points at untouched; nothing waits on a FIFO."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from core.private_files import private_opener
+from tests.test_hardening_inputs import chinook, run  # noqa: F401 - the fixture
+
+
+def _victim(tmp_path: Path) -> Path:
+    victim = tmp_path / "someone-elses.txt"
+    victim.write_text("precious\n")
+    return victim
+
+
+def test_csv_through_a_planted_link_is_refused_and_its_target_untouched(chinook: Path, tmp_path: Path,  # noqa: F811
+                                                                         capsys) -> None:
+    victim = _victim(tmp_path)
+    link = tmp_path / "rows.csv"
+    link.symlink_to(victim)
+    code, out, err = run(capsys, "ask", "How many artists?", "--db", str(chinook), "--csv", str(link), "--json")
+    assert code == 2 and "symbolic link" in err and json.loads(out)["error_kind"] == "InputError"
+    assert victim.read_text() == "precious\n" and link.is_symlink()
+
+
+@pytest.mark.timeout(60)
+def test_csv_to_a_named_pipe_is_refused_at_once(chinook: Path, tmp_path: Path, capsys) -> None:  # noqa: F811
+    fifo = tmp_path / "rows.csv"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "ask", "How many artists?", "--db", str(chinook), "--csv", str(fifo))
+    assert code == 2 and "named pipe" in err  # not a hang waiting for a reader
+
+
+def test_batch_out_to_a_device_is_refused(tmp_path: Path, capsys) -> None:
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"question": "How many artists?"}\n')
+    code, _, err = run(capsys, "ask", "--batch", str(batch), "--out", "/dev/null")
+    assert code == 2 and "device" in err
+
+
+def test_memory_export_never_replaces_a_link(tmp_path: Path, capsys) -> None:
+    victim = _victim(tmp_path)
+    link = tmp_path / "memories.json"
+    link.symlink_to(victim)
+    code, _, err = run(capsys, "memory", "export", str(link), "--user", "ann")
+    assert code == 2 and "symbolic link" in err
+    assert link.is_symlink() and victim.read_text() == "precious\n"
+
+
+def test_appends_never_go_through_a_planted_link(tmp_path: Path) -> None:
+    victim = _victim(tmp_path)
+    link = tmp_path / "results.jsonl"  # eval --resume appends here
+    link.symlink_to(victim)
+    with pytest.raises(OSError, match="symbolic link"):
+        open(link, "a", encoding="utf-8", opener=private_opener)  # noqa: SIM115
+    assert victim.read_text() == "precious\n"
