@@ -2,7 +2,8 @@
 
 It starts the bundled PostgreSQL in a temporary data dir and creates the sample database, loads the bundled
 embedding model with the network blocked, answers one question through the Ollama-compatible server in
-``OLLAMA_HOST`` (SKIPPED when none is given, a failure with ``--require-model``), stores a memory and recalls it,
+``OLLAMA_HOST``, else the local default the app uses (SKIPPED when no Ollama answers there, a failure with
+``--require-model``), stores a memory and recalls it,
 and opens and closes the main window offscreen. Each step prints its time and OK / FAILED / SKIPPED; the exit
 code is 0 only when no step failed. The steps live in :mod:`desktop.selftest.steps`.
 
@@ -54,11 +55,11 @@ class StepResult:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cairn selftest", description=(
         "Check that this Cairn works here: embedded PostgreSQL and the sample database, the embedding model "
-        "offline, one question through OLLAMA_HOST, a memory stored and recalled, the window. Uses a temporary "
+        "offline, one question through Ollama (OLLAMA_HOST, else the local default), a memory stored and recalled, the window. Uses a temporary "
         "data dir; nothing of yours is read or written."))
     parser.add_argument("--json", action="store_true", help="print one JSON object with the steps and times")
     parser.add_argument("--require-model", action="store_true",
-                        help="fail (rather than skip) when OLLAMA_HOST is not set or its model cannot answer")
+                        help="fail (rather than skip) when no Ollama answers or its model cannot answer")
     parser.add_argument("--model", help="the model to ask (default: Cairn's default model)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what each step does to stderr")
     return parser
