@@ -8,6 +8,9 @@
   Wayland client libraries: their plugins are optional), not a name shipped in this virtual environment;
 - the app's modules (its PYZ archive) and files hold no PyTorch, transformers, sentence-transformers or onnx: the
   encoder runs on ONNX Runtime from ``embedder/``, which must be there;
+- every library at the top of ``_internal`` comes from a wheel of the virtual environment or is on the allowlist
+  of system libraries below (the interpreter's, Qt's X11/xcb and font stack, TLS, compression): one the build
+  machine merely had (a CUDA runtime a library probes for) fails the build, since the bundle must not depend on it;
 - ``cairn --help`` runs.
 """
 
@@ -23,6 +26,21 @@ __all__ = ["main"]
 PG_PROGRAMS = ("postgres", "initdb", "pg_ctl")
 BUILD_ONLY = ("torch", "transformers", "sentence_transformers", "onnx")  # the export's tools, never the app's
 EMBEDDER_FILES = ("model.onnx", "tokenizer.json", "embedder.json")
+# System libraries PyInstaller may copy from the build machine, by name before ".so": what the interpreter, Qt's
+# xcb platform plugin (X11, xcb, xkbcommon, fonts, the GTK theme's stack), TLS and compression need. Anything else
+# that no wheel ships is something the build machine happened to have.
+SYSTEM_ALLOWED = frozenset('''
+libpython3.11 libpython3.12 libpython3.13 libgcc_s libstdc++ libz libbz2 liblzma libzstd liblz4 libffi libexpat
+libssl libcrypto libsqlite3 libreadline libtinfo libncursesw libuuid libmpdec libgdbm libnsl libtirpc libcom_err
+libgssapi_krb5 libk5crypto libkeyutils libkrb5 libkrb5support libselinux libpcre2-8 libmount libblkid libcap
+libsystemd libgcrypt libgpg-error libdbus-1 libbsd libmd libX11 libX11-xcb libXau libXdmcp libXext libXrender
+libxcb libxcb-cursor libxcb-glx libxcb-icccm libxcb-image libxcb-keysyms libxcb-randr libxcb-render
+libxcb-render-util libxcb-shape libxcb-shm libxcb-sync libxcb-util libxcb-xfixes libxcb-xkb libxcb-xinerama
+libxcb-xinput libxkbcommon libxkbcommon-x11 libfontconfig libfreetype libpng16 libjpeg libbrotlicommon
+libbrotlidec libharfbuzz libgraphite2 libglib-2.0 libgobject-2.0 libgio-2.0 libgmodule-2.0 libgthread-2.0
+libatk-1.0 libcairo libcairo-gobject libpango-1.0 libpangocairo-1.0 libpangoft2-1.0 libpixman-1 libfribidi
+libthai libdatrie libgdk_pixbuf-2.0 libEGL libGL libGLX libGLdispatch libOpenGL
+'''.split())
 
 
 def frozen_modules(dist: Path) -> list[str]:
@@ -69,6 +87,13 @@ def missing_libraries(dist: Path, site_packages: Path) -> dict[str, list[str]]:
     return needs
 
 
+def build_machine_libraries(dist: Path, site_packages: Path) -> list[str]:
+    """Libraries at the top of ``_internal`` that no wheel ships and the allowlist does not name."""
+    shipped = {p.name for p in site_packages.rglob("*.so*")}
+    return sorted(p.name for p in (dist / "_internal").iterdir()
+                  if ".so" in p.name and p.name not in shipped and p.name.split(".so")[0] not in SYSTEM_ALLOWED)
+
+
 def main(argv: list[str] | None = None) -> int:
     dist = Path((argv or sys.argv[1:] or ["dist/cairn"])[0])
     problems = []
@@ -81,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     site = Path(next(p for p in sys.path if p.endswith("site-packages")))
     for name, users in sorted(missing_libraries(dist, site).items()):
         problems.append(f"{name} is needed by {users[0]} (and {len(users) - 1} more) but was left out")
+    strays = build_machine_libraries(dist, site)
+    if strays:
+        problems.append(f"libraries of the build machine, not of a wheel nor allowlisted: {', '.join(strays)} "
+                        "(drop them in build.spec, or add a real system dependency to SYSTEM_ALLOWED)")
     parts = build_only_parts(dist)
     if parts:
         problems.append(f"build-only packages in the bundle ({len(parts)} parts), e.g. {', '.join(parts[:3])}")
@@ -93,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_bundle: {problem}", file=sys.stderr)
     if not problems:
         print(f"check_bundle: ok — PostgreSQL in {', '.join(str(b) for b in bins)}; no needed library left out; "
+              "no library of the build machine beyond the allowlist; "
               f"no {', '.join(BUILD_ONLY)}; the ONNX encoder in embedder/")
     return 1 if problems else 0
 
