@@ -61,3 +61,13 @@ def test_appends_never_go_through_a_planted_link(tmp_path: Path) -> None:
     with pytest.raises(OSError, match="symbolic link"):
         open(link, "a", encoding="utf-8", opener=private_opener)  # noqa: SIM115
     assert victim.read_text() == "precious\n"
+
+
+def test_bytes_that_are_not_utf8_search_memories_without_a_crash(capsys) -> None:
+    code, _, err = run(capsys, "memory", "search", "\udcff\udcfe cheap orders", "--user", "ann")  # as argv decodes
+    assert code == 0 and "failed unexpectedly" not in err
+
+
+def test_a_db_path_too_long_for_the_file_system_is_bad_input(capsys) -> None:
+    code, _, err = run(capsys, "ask", "How many artists?", "--db", "/tmp/" + "a" * 5000 + ".sqlite")
+    assert code == 2 and "Cannot look at" in err and "5,012 characters" in err and "failed unexpectedly" not in err

@@ -64,7 +64,13 @@ def open_database(target: str, *, pool_size: int = 4) -> Database:
                           hint=TARGET_FORMS_HINT + " Other databases come as plugins: `cairn doctor` lists them.")
     parts = [Path(p).expanduser() for p in text.split(os.pathsep)] if os.pathsep in text else [Path(text).expanduser()]
     for path in parts:
-        if not path.exists():
+        try:
+            there = path.exists()
+        except OSError as exc:  # a name too long for the file system, a loop of links
+            shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:40]}…{str(path)[-30:]}"
+            raise ConfigError(f"Cannot look at {shown!r} ({len(str(path)):,} characters): {exc.strerror or exc}.",
+                              hint=TARGET_FORMS_HINT) from exc
+        if not there:
             raise ConfigError(f"{str(path)!r} is neither a database URL nor an existing file or folder.",
                               hint=TARGET_FORMS_HINT)
     path = parts[0]

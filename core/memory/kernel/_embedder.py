@@ -161,6 +161,9 @@ class MiniLMEmbedder:
         import numpy as np
 
         session, tokenizer, inputs = self._load()
+        # Text from a terminal with bytes that are not UTF-8 arrives with lone surrogates, which the tokenizer
+        # cannot take: each such byte reads as "?" (the rest of the text keeps its meaning).
+        texts = [t.encode("utf-8", "replace").decode("utf-8") if not t.isascii() else t for t in texts]
         encoded = tokenizer.encode_batch(texts)
         lengths = np.array([len(e.ids) for e in encoded])
         order = np.argsort(-lengths, kind="stable")  # longest first: each chunk pads little
