@@ -8,7 +8,7 @@
 # package step reads or writes a home directory, so installing, upgrading, removing or purging never touches
 # a user's data (~/.local/share/cairn, ~/.config/cairn — platformdirs) or their memories.
 # Env: CAIRN_DEB_COMPRESS: zstd (default: 10 s for the 1.2 GB bundle where gzip takes 2 minutes, and smaller;
-# read by dpkg on Debian 12+ and Ubuntu 22.04+), gzip for Debian 11 and older, or xz; OUT_DIR (default dist/).
+# read by dpkg on Debian 12+ and Ubuntu 22.04+), gzip for older dpkg, or xz; OUT_DIR (default dist/).
 set -euo pipefail
 source "$(dirname "$0")/_common.sh"
 
@@ -21,11 +21,15 @@ OUT_DIR=$(realpath -m "${OUT_DIR:-$REPO_ROOT/dist}")
 COMPRESS=${CAIRN_DEB_COMPRESS:-zstd}
 DEB="$OUT_DIR/cairn_${VERSION}_${ARCH}.deb"
 
-# What a PySide6 (xcb) app needs from the system on Debian 12/13 and Ubuntu 22.04+: every library the bundled
+# The oldest glibc the bundle runs on, read from its ELF files (freeze/glibc_floor.py): the libraries PyInstaller
+# copies from the build machine (libpython, libstdc++) set it, so the package says so rather than installing on a
+# system where it cannot start.
+GLIBC_FLOOR=$(cd "$REPO_ROOT" && "${PYTHON:-$REPO_ROOT/.venv/bin/python}" -m freeze.glibc_floor "$DIST_DIR")
+# What a PySide6 (xcb) app needs from the system on Debian 12/13 and Ubuntu 24.04+: every library the bundled
 # Qt core, GUI, widgets, xcb platform plugin and GLX/EGL integrations link against and PyInstaller leaves out
-# (glibc, GL, X11/xcb, fontconfig, D-Bus, GLib). PostgreSQL, torch and ICU ship inside the bundle.
+# (glibc, GL, X11/xcb, fontconfig, D-Bus, GLib). PostgreSQL and ICU ship inside the bundle.
 DEPENDS=(
-  "libc6 (>= 2.28)" libstdc++6 libgcc-s1 zlib1g libzstd1
+  "libc6 (>= $GLIBC_FLOOR)" libstdc++6 libgcc-s1 zlib1g libzstd1
   libgl1 libegl1 libfontconfig1 libfreetype6 libdbus-1-3 "libglib2.0-0t64 | libglib2.0-0"
   libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
   libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1
