@@ -186,10 +186,8 @@ def _version() -> str:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cairn", description="Ask your database questions in plain words, privately.",
-                                epilog="Also: `cairn` alone opens the window; `cairn selftest` checks this "
-                                       "installation (the embedded database, the embedding model offline, one "
-                                       "question through Ollama, a memory, the window) in a temporary profile; "
-                                       "`cairn selftest --help` for its options.")
+                                epilog="Also: `cairn` alone opens the window; `cairn selftest [--help]` checks this "
+                                       "installation (database, embeddings, model, memory, window) in a temp profile.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     p.add_argument("--version", action="version", version=f"cairn {_version()}")
     sub = p.add_subparsers(dest="command")
