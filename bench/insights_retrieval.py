@@ -2,13 +2,18 @@
 
     .venv/bin/python -m bench.insights_retrieval [SET.json ...]
 
-Each case: an insight (summary and follow-ups) and a question from another agent, marked related or not. The
-method is the sharing code's own: the store's prefilter on the record's whole-text vector
-(``core.insights._share.PREFILTER``), then the best cosine of its parts (``relevance``) against
-``MIN_SIMILARITY``. Prints, at that threshold and a few around it, the share of related questions that see the
-insight (recall) and of unrelated ones that do (false positives), and the same for the whole-text vector alone
-(the first method) for comparison. The real MiniLM model, offline.
-Default set: bench/data/insights_retrieval_dev.json (the development set the threshold was chosen on).
+Each case: an insight (summary and follow-ups) and a question from another agent, marked related or not. Two
+methods, side by side, each as the sharing code runs it:
+
+- word by word (used with the MiniLM encoder): the store's prefilter on the record's whole-text vector
+  (``PREFILTER_WORDS``), then ``word_match`` — how much of the record the question speaks of, token by token —
+  against ``MATCH_FLOOR``;
+- pooled vectors (the earlier method, still used by an embedder without token states): the prefilter at
+  ``PREFILTER``, then the best cosine of the record's parts (``relevance``) against ``MIN_SIMILARITY``.
+
+Prints, at the bar used and a few around it, the share of related questions that see the insight (recall) and of
+unrelated ones that do (false positives), and the area under the ROC curve of each score. The real MiniLM model,
+offline. Default set: bench/data/insights_retrieval_dev.json.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ import json
 import sys
 from pathlib import Path
 
-from core.insights._share import MIN_SIMILARITY, PREFILTER, relevance
+from core.insights._relevance import MATCH_FLOOR, relevance, word_match
+from core.insights._share import MIN_SIMILARITY, PREFILTER, PREFILTER_WORDS
 from core.memory import MiniLMEmbedder
 
 DEV = Path(__file__).parent / "data" / "insights_retrieval_dev.json"
@@ -32,30 +38,40 @@ def _case(raw: dict) -> tuple[list[str], str, bool]:
     return [p for p in parts if p.strip()], raw["question"], bool(raw["related"])
 
 
-def _rates(scores: list[tuple[float, float, bool]], threshold: float, *, parts: bool) -> tuple[float, float]:
-    seen = [(whole >= PREFILTER and best >= threshold) if parts else whole >= threshold
-            for whole, best, _ in scores]
-    related = [s for s, (_, _, r) in zip(seen, scores, strict=True) if r]
-    unrelated = [s for s, (_, _, r) in zip(seen, scores, strict=True) if not r]
-    return sum(related) / len(related), sum(unrelated) / len(unrelated)
+def _rates(rows: list[tuple[float, float, bool]], prefilter: float, bar: float) -> tuple[float, float]:
+    seen = [whole >= prefilter and score >= bar for whole, score, _ in rows]
+    related = [s for s, (*_, r) in zip(seen, rows, strict=True) if r]
+    unrelated = [s for s, (*_, r) in zip(seen, rows, strict=True) if not r]
+    return sum(related) / max(1, len(related)), sum(unrelated) / max(1, len(unrelated))
+
+
+def _auc(rows: list[tuple[float, float, bool]]) -> float:
+    """The chance that a related pair scores above an unrelated one (ties count half)."""
+    pos = [s for _, s, r in rows if r]
+    neg = [s for _, s, r in rows if not r]
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / max(1, len(pos) * len(neg))
 
 
 def main(paths: list[str]) -> None:
     embedder = MiniLMEmbedder()
     for path in paths or [str(DEV)]:
         cases = [_case(c) for c in json.loads(Path(path).read_text(encoding="utf-8"))]
-        scores = []
+        pooled, words = [], []
         for parts, question, related in cases:
-            vectors = embedder.embed_batch([" ".join(parts), *parts, question])
-            asked = vectors[-1]
-            scores.append((float(vectors[0] @ asked), relevance(asked, list(vectors[1:-1])), related))
-        print(f"{path}: {sum(r for *_, r in scores)} related, {sum(not r for *_, r in scores)} unrelated")
-        for t in sorted({0.32, 0.36, MIN_SIMILARITY, 0.44}):
-            recall, false = _rates(scores, t, parts=True)
-            whole_recall, whole_false = _rates(scores, t, parts=False)
-            mark = "  <- used" if t == MIN_SIMILARITY else ""
-            print(f"  threshold {t:.2f}: best part: recall {recall:.0%}, false positives {false:.0%}   |   "
-                  f"whole text: recall {whole_recall:.0%}, false positives {whole_false:.0%}{mark}")
+            vectors, tokens = embedder.embed_tokens([" ".join(parts), *parts, question])
+            whole = float(vectors[0] @ vectors[-1])
+            pooled.append((whole, relevance(vectors[-1], list(vectors[1:-1])), related))
+            words.append((whole, word_match(tokens[-1], tokens[1:-1]), related))
+        print(f"{path}: {sum(r for *_, r in pooled)} related, {sum(not r for *_, r in pooled)} unrelated; "
+              f"AUC word by word {_auc(words):.3f}, pooled best part {_auc(pooled):.3f}")
+        for step in (-0.02, -0.01, 0.0, 0.01, 0.02):
+            recall, false = _rates(words, PREFILTER_WORDS, MATCH_FLOOR + step)
+            old_recall, old_false = _rates(pooled, PREFILTER, MIN_SIMILARITY + 2 * step)
+            mark = "  <- used" if step == 0 else ""
+            print(f"  word by word {MATCH_FLOOR + step:.2f}: recall {recall:4.0%}, false positives {false:4.0%}   |   "
+                  f"pooled {MIN_SIMILARITY + 2 * step:.2f}: recall {old_recall:4.0%}, false positives {old_false:4.0%}"
+                  f"{mark}")
 
 
 if __name__ == "__main__":

@@ -189,6 +189,7 @@ class Services:
         embedder, key = self.embedder(), self.agent_key()
         return InsightSharing(open_store=self.insight_store, embed=lambda text: embed_one(self.embedder(), text),
                               embed_many=lambda texts: self.embedder().embed_batch(list(texts)),
+                              embed_tokens=getattr(embedder, "embed_tokens", None),
                               embedding_model=str(getattr(embedder, "model_id", type(embedder).__name__)),
                               agent_id=self.agent_id(), db_kind=db_kind, key=key, rejected=self._rejected,
                               ttl_days=self.settings.insight_ttl_days)

@@ -157,7 +157,16 @@ class MiniLMEmbedder:
                 self._recent[texts[0]] = out[0].copy()
         return out
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def embed_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[tuple[np.ndarray, list[str]]]]:
+        """``embed_batch``'s vectors and, from the same pass, each text's token states (the encoder's last layer,
+        one L2-normalised row per WordPiece token, [CLS] and [SEP] left out) with the tokens themselves: for
+        comparing texts word by word (BERTScore-style), where one pooled vector blurs which words matched."""
+        tokens: list[tuple[np.ndarray, list[str]]] = [None] * len(texts)  # type: ignore[list-item]
+        vectors = self._encode(list(texts), token_states=tokens) if texts else self.embed_batch([])
+        return vectors, tokens
+
+    def _encode(self, texts: list[str], *,
+                token_states: list[tuple[np.ndarray, list[str]]] | None = None) -> np.ndarray:
         import numpy as np
 
         session, tokenizer, inputs = self._load()
@@ -185,4 +194,9 @@ class MiniLMEmbedder:
             weights = mask[:, :, None].astype(np.float32)
             pooled = (states * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            if token_states is not None:
+                for row, i in enumerate(rows):
+                    inner = states[row, 1:lengths[i] - 1]  # without [CLS] and [SEP]
+                    inner = inner / np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12)
+                    token_states[i] = (inner.astype(np.float32), list(encoded[i].tokens[1:lengths[i] - 1]))
         return out
