@@ -214,3 +214,14 @@ def test_ask_json_with_sharing_on_exits_0_every_time(world: dict[str, Any]) -> N
         codes.append(proc.returncode)
         assert json.loads(proc.stdout)["rows"], proc.stderr
     assert codes == [0] * 20
+
+
+def test_a_store_problem_is_said_on_one_line_with_what_to_do() -> None:
+    from core.cli._insights_command import _reason
+    from core.errors import InsightStoreError
+
+    line = _reason(InsightStoreError("Cannot lock /x/insights.jsonl: Read-only file system.",
+                                     hint="Point the shared store at a folder you can write (Settings → Sharing)."))
+    assert line == ("Cannot lock /x/insights.jsonl: Read-only file system. "
+                    "Point the shared store at a folder you can write (Settings → Sharing).")
+    assert _reason(ValueError("plain")) == "plain"

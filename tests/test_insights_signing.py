@@ -135,6 +135,22 @@ def test_a_forged_record_under_agent_as_id_is_not_agent_as(backend: Any) -> None
     assert [r.record_id for r in store.list_author(a_key.public_b64)] == [genuine.record_id]
 
 
+def test_another_authors_record_under_the_same_id_replaces_nothing(backend: Any) -> None:
+    """Milvus writes by upsert: a record signed by another key but carrying agent-a's record id must not replace
+    agent-a's (the JSON-lines file and pgvector keep the first record with an id)."""
+    make, _tamper = backend
+    a_key, mallory_key = AgentKey.generate(), AgentKey.generate()
+    store = make()
+    genuine = record(a_key)
+    clash = dataclasses.replace(record(mallory_key, agent_id="agent-a", summary="Orders were counted by status"),
+                                record_id=genuine.record_id).signed_by(mallory_key)
+    store.put(genuine)
+    store.put(clash)
+    [kept] = make().list_author(a_key.public_b64)
+    assert kept.insight_summary == genuine.insight_summary and kept.verified()
+    assert make().list_author(mallory_key.public_b64) == []
+
+
 def test_edited_and_unsigned_records_are_dropped(backend: Any) -> None:
     make, tamper = backend
     a_key, reader_key = AgentKey.generate(), AgentKey.generate()

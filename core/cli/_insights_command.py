@@ -288,4 +288,7 @@ def _store_down(exc: BaseException | None) -> bool:
 
 
 def _reason(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    """What went wrong and, for Cairn's own errors, what to do about it — on one line."""
+    text = " ".join(str(getattr(exc, "message", "") or exc).split()) or type(exc).__name__
+    hint = " ".join(str(getattr(exc, "hint", "") or "").split())
+    return f"{text.rstrip('.')}. {hint}" if hint and hint not in text else text

@@ -71,7 +71,7 @@ def _singular(word: str) -> str:
 
 @dataclass(frozen=True)
 class Literal:
-    """One value, and where it came from (``sql``, ``row``, ``hidden``, ``question``)."""
+    """One value, and where it came from (``sql``, ``row``, ``hidden``, ``question``, ``user``)."""
 
     text: str
     source: str
@@ -133,8 +133,9 @@ def common_words() -> frozenset[str]:
 
 def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[Any]] = (),
                      hidden_values: Iterable[Any] = (), schema_words: Iterable[str] = (),
-                     dialect: str | None = None) -> Literals:
-    """Every literal of the question, the SQL, the rows and the hidden values."""
+                     dialect: str | None = None, private_words: Iterable[str] = ()) -> Literals:
+    """Every literal of the question, the SQL, the rows, the hidden values and the private words (the user's
+    name: a login such as "will.baker" also counts by its parts, "Will" and "Baker")."""
     words = frozenset(w for name in schema_words for w in (*fold_words(name.replace("_", " ")),
                                                             "".join(fold_words(name))))
     items: list[Literal] = []
@@ -150,6 +151,9 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
             local = re.sub(r"[._+-]+", " ", email.split("@", 1)[0]).strip()
             if len(local) >= 3:
                 add(local if " " in local else local.capitalize(), source)
+            domain = email.split("@", 1)[1].split(".")[0]  # the organisation's name ("bluefield" of …@bluefield.test)
+            if len(domain) >= 4:
+                add(domain.capitalize(), source)
 
     for value in _sql_literals(sql or "", dialect):
         add(value, "sql")
@@ -159,6 +163,12 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
         add(value, "row")
     for value in hidden_values:
         add(value, "hidden")
+    for value in private_words:
+        add(value, "user")
+        parts = [p for p in re.split(r"[\W_\d]+", str(value)) if len(p) >= 3]
+        if " " not in str(value).strip() and len(parts) >= 2:
+            for part in parts:
+                add(part.capitalize(), "user")
     row_words = {w for lit in items if lit.source == "row" for w in lit.words}
     for value in _question_literals(question, words | STOPWORDS, row_words):
         add(value, "question")

@@ -33,9 +33,10 @@ from core.insights._literals import (
     numbers_in,
     without_dates,
 )
+from core.insights._record import MAX_FOLLOWUPS, InsightDraft, followup_key
+from core.insights._spelled import holiday_days, spelled_digit_runs, spelled_numbers
 from core.insights._vocabulary import is_number_word, unknown_words
 from core.text import clean_text, counted
-from core.insights._record import MAX_FOLLOWUPS, InsightDraft, followup_key
 
 __all__ = ["Redaction", "find_leaks", "redact"]
 
@@ -128,15 +129,24 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
     if _copies(words, literals.question_words):
         found.append("the question's own wording")
     partial = literals.partial_tokens
-    text_numbers = _numbers_outside_durations(text)
+    # numbers in digits and in words ("eleven", "four dozen"); a number of days/months is a window only when the
+    # question set that window itself ("over the last 47 days" is the data's 47 otherwise)
+    text_numbers = _numbers_outside_durations(text, _windows(literals.question_words)) + spelled_numbers(text)
     text_dates = set(dates_in(text))
-    text_days = set(days_in(text))  # "15 March", "March 2024": part of a date
+    text_days = set(days_in(text)) | holiday_days(words)  # "15 March", "March 2024", "Boxing Day": part of a date
     text_digits = ["".join(ch for ch in m.group(0) if ch.isdigit()) for m in _DIGITS.finditer(text)]
+    spelled_runs = spelled_digit_runs(text)  # "four then seven then one then nine"
+    text_numbers += [float(run) for run in spelled_runs]
+    # every digit of the text in order: an id cut into pieces ("the last 77 days, then 41 days, then 99 …")
+    text_digits += [*spelled_runs, "".join(text_digits)]
     for literal in literals.items:
         if literals.is_vocabulary(literal):
             continue
         if _ordinary_words(literal):  # a status or category in plain words ("returned", "cold prep"): a word
-            if _next_to_number(literal.words, words):  # …never a value tied to a count ("48 returned")
+            if literal.source == "user":  # a name that is also a word ("Baker"): a leak where written as a name
+                if re.search(rf"(?<!\w){re.escape(literal.text)}(?!\w)", text):
+                    found.append(_kind(literal))
+            elif _next_to_number(literal.words, words):  # …never a value tied to a count ("48 returned")
                 found.append(_kind(literal))
             continue
         if literal.date is not None and ((literal.date.month, literal.date.day) in text_days
@@ -258,18 +268,29 @@ def _digits_in(text: str, digit_runs: list[str]) -> bool:
     return False
 
 
-def _numbers_outside_durations(text: str) -> list[float]:
-    """Numbers of the text, less small ones that count a period ("last 12 months"): a window, not data."""
+def _numbers_outside_durations(text: str, windows: frozenset[float]) -> list[float]:
+    """Numbers of the text, less the windows of time the question itself set ("last 30 days" when it asked for
+    the last 30 days) and the small ones ("last 12 months"): those are the asker's or anyone's, not data. Any
+    other number of days is a number like any other ("47 days" when a count was 47)."""
     out: list[float] = []
     text = without_dates(EMAIL.sub(" ", text))
     for match in re.finditer(r"\d[\d,._\u202f]*(?:\s?[kKmMbB](?:n|illion)?\b)?", text):
         values = numbers_in(match.group(0))
         if not values:
             continue
-        if values[0] < 100 and _DURATION.match(text[match.end():]):
+        if (values[0] <= 12 or values[0] in windows) and _DURATION.match(text[match.end():]):
             continue
         out.extend(values)
     return out
+
+
+def _windows(question_words: tuple[str, ...]) -> frozenset[float]:
+    """The numbers the question puts before a unit of time ("last 30 days", "90-day"), in digits or words."""
+    out: set[float] = set()
+    for i, word in enumerate(question_words[:-1]):
+        if _DURATION.match(question_words[i + 1]):
+            out.update(numbers_in(word) if word.isdigit() else spelled_numbers(word))
+    return frozenset(out)
 
 
 def _significant(n: float) -> int:

@@ -28,7 +28,7 @@ import numpy as np
 from core.errors import CairnError, InsightStoreError
 from core.insights._literals import collect_literals
 from core.insights._record import InsightRecord, followup_key, unit_vector
-from core.insights._redact import redact
+from core.insights._redact import find_leaks, redact
 from core.insights._rejected import RejectedFollowups
 from core.insights._relevance import MATCH_FLOOR, TokenStates, relevance, word_match
 from core.insights._signing import AgentKey
@@ -127,10 +127,15 @@ class InsightSharing:
         draft = summarize(llm, question, sql, columns, len(rows), schema)
         if draft is None:
             return ShareOutcome(reason="the model gave no usable summary")
-        names = [t for t in schema] + [c for cols in schema.values() for c in cols] + list(columns)
-        literals = collect_literals(question=question, sql=sql, rows=rows,
-                                    hidden_values=[*hidden_values, *private_words], schema_words=names,
-                                    dialect=dialect)
+        names = [t for t in schema] + [c for cols in schema.values() for c in cols]
+        facts = {"question": question, "sql": sql, "rows": rows, "hidden_values": list(hidden_values),
+                 "private_words": list(private_words), "dialect": dialect}
+        literals = collect_literals(**facts, schema_words=names)
+        # The result's own column names may be used like the schema's, unless one spells a value (a pivot's
+        # "AS mumbai" for city = 'Mumbai'): then it is a value like the literal it names.
+        aliases = [c for c in columns if c not in names and not find_leaks(c.replace("_", " "), literals)]
+        if aliases:
+            literals = collect_literals(**facts, schema_words=names + aliases)
         redaction = redact(draft, literals, schema)
         if redaction.draft is None:
             return ShareOutcome(reason=redaction.reason)

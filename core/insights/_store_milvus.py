@@ -135,13 +135,26 @@ class MilvusInsightStore:
         """Write records (a record_id already there is replaced): bulk loads and imports. A load of more than one
         batch is flushed after, so it is searched through the index rather than row by row (on Milvus Lite a
         search over 10,000 unflushed rows takes ~0.8 s, flushed ~0.1 s)."""
-        rows = [self._row(r) for r in records]
+        rows = [self._row(r) for r in self._not_anothers(records, batch)]
         for start in range(0, len(rows), batch):
             chunk = rows[start:start + batch]
             self._call("write", lambda chunk=chunk: self._client.upsert(self.collection, chunk,
                                                                         timeout=self.timeout_s))
         if len(rows) > batch:
             self._call("flush", lambda: self._client.flush(self.collection, timeout=self.timeout_s))
+
+    def _not_anothers(self, records: Sequence[InsightRecord], batch: int) -> list[InsightRecord]:
+        """``records`` less those whose id another author's row holds: Milvus writes by upsert, which would let
+        anyone replace a record by reusing its id (the other stores keep the first record with an id)."""
+        owners: dict[str, str] = {}
+        ids = list(dict.fromkeys(r.record_id for r in records))
+        for start in range(0, len(ids), batch):
+            expr = f"record_id in {_quote_list(ids[start:start + batch])}"
+            owners.update((row["record_id"], row["author_key"]) for row in self._scan(expr, ["record_id", "author_key"]))
+        kept = [r for r in records if owners.get(r.record_id, r.author_key) == r.author_key]
+        if len(kept) < len(records):
+            logger.info("not written: %d record(s) whose id another author's record holds", len(records) - len(kept))
+        return kept
 
     def query(self, vector: Sequence[float] | np.ndarray, *, exclude_author: str, embedding_model: str,
               top_k: int = 3, min_similarity: float = 0.0, now: float | None = None) -> list[ScoredInsight]:
