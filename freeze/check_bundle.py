@@ -113,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     parts = build_only_parts(dist)
     if parts:
         problems.append(f"build-only packages in the bundle ({len(parts)} parts), e.g. {', '.join(parts[:3])}")
+    dangling = sorted(str(p.relative_to(dist)) for p in dist.rglob("*") if p.is_symlink() and not p.exists())
+    if dangling:
+        problems.append(f"links to files the bundle left out: {', '.join(dangling[:5])} ({len(dangling)} in all)")
     problems += [f"embedder/{name} is missing: the encoder cannot load" for name in EMBEDDER_FILES
                  if not (dist / "_internal" / "embedder" / name).is_file()]
     done = subprocess.run([str(dist / "cairn"), "--help"], capture_output=True, text=True)
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_bundle: {problem}", file=sys.stderr)
     if not problems:
         print(f"check_bundle: ok — PostgreSQL in {', '.join(str(b) for b in bins)}; no needed library left out; "
-              "no library of the build machine beyond the allowlist; "
+              "no library of the build machine beyond the allowlist; no dangling link; "
               f"no {', '.join(BUILD_ONLY)}; the ONNX encoder in embedder/")
     return 1 if problems else 0
 
