@@ -22,20 +22,21 @@ import json
 import sys
 from pathlib import Path
 
-from core.insights._relevance import MATCH_FLOOR, relevance, word_match
+from core.insights._relevance import MATCH_FLOOR, relevance, table_words, word_match
 from core.insights._share import MIN_SIMILARITY, PREFILTER, PREFILTER_WORDS
 from core.memory import MiniLMEmbedder
 
 DEV = Path(__file__).parent / "data" / "insights_retrieval_dev.json"
 
 
-def _case(raw: dict) -> tuple[list[str], str, bool]:
+def _case(raw: dict) -> tuple[list[str], list[str], str, bool]:
     insight = raw["insight"]
     if isinstance(insight, dict):  # {"insight_summary", "suggested_followups"} as a record holds them
         parts = [insight.get("insight_summary", ""), *insight.get("suggested_followups", [])]
+        entities = list(insight.get("entities", []))
     else:
-        parts = [insight, *raw.get("followups", [])]
-    return [p for p in parts if p.strip()], raw["question"], bool(raw["related"])
+        parts, entities = [insight, *raw.get("followups", [])], []
+    return [p for p in parts if p.strip()], entities, raw["question"], bool(raw["related"])
 
 
 def _rates(rows: list[tuple[float, float, bool]], prefilter: float, bar: float) -> tuple[float, float]:
@@ -58,11 +59,11 @@ def main(paths: list[str]) -> None:
     for path in paths or [str(DEV)]:
         cases = [_case(c) for c in json.loads(Path(path).read_text(encoding="utf-8"))]
         pooled, words = [], []
-        for parts, question, related in cases:
+        for parts, entities, question, related in cases:
             vectors, tokens = embedder.embed_tokens([" ".join(parts), *parts, question])
             whole = float(vectors[0] @ vectors[-1])
             pooled.append((whole, relevance(vectors[-1], list(vectors[1:-1])), related))
-            words.append((whole, word_match(tokens[-1], tokens[1:-1]), related))
+            words.append((whole, word_match(tokens[-1], tokens[1:-1], table_words(entities)), related))
         print(f"{path}: {sum(r for *_, r in pooled)} related, {sum(not r for *_, r in pooled)} unrelated; "
               f"AUC word by word {_auc(words):.3f}, pooled best part {_auc(pooled):.3f}")
         for step in (-0.02, -0.01, 0.0, 0.01, 0.02):

@@ -83,3 +83,15 @@ def test_sharing_scores_records_word_by_word_with_one_batch_per_look_up(tmp_path
     assert reader.suggestions("revenue per product category this year") == []
     assert reader.suggestions("kaun sa carrier sabse zyada late deliver karta hai")
     assert batches[2:] == [1, 1]  # the record's parts are kept between look-ups
+
+
+def test_the_records_table_names_count_less_than_what_it_found(embedder: MiniLMEmbedder) -> None:
+    """Another question about the same table shares its name, not the record's measure."""
+    from core.insights._relevance import table_words
+
+    tables = table_words(["table:shipments", "column:shipments.delay_days"])
+    assert {"shipment", "shipments"} <= tables and "delay" not in tables
+    _, tokens = embedder.embed_tokens([*RECORD, "number of shipments per warehouse"])
+    plain = word_match(tokens[-1], tokens[:-1])
+    weighted = word_match(tokens[-1], tokens[:-1], tables)
+    assert weighted < plain

@@ -30,7 +30,7 @@ from core.insights._literals import collect_literals
 from core.insights._record import InsightRecord, followup_key, unit_vector
 from core.insights._redact import find_leaks, redact
 from core.insights._rejected import RejectedFollowups
-from core.insights._relevance import MATCH_FLOOR, TokenStates, relevance, word_match
+from core.insights._relevance import MATCH_FLOOR, TokenStates, relevance, table_words, word_match
 from core.insights._signing import AgentKey
 from core.insights._store import InsightStore
 from core.insights._summarize import summarize
@@ -168,7 +168,8 @@ class InsightSharing:
         for hit in hits:
             parts = [t for t in (hit.record.insight_summary, *hit.record.suggested_followups) if t.strip()]
             if by_words:
-                score = word_match(asked_tokens, [self._part_tokens[t] for t in parts])
+                score = word_match(asked_tokens, [self._part_tokens[t] for t in parts],
+                                   table_words(hit.record.entities))
                 keep = score >= self.match_floor
             else:
                 score = relevance(asked, [self._part_vectors[t] for t in parts])
