@@ -36,6 +36,7 @@ __all__ = [
     "SERVER_ACCOUNT_AS_ROOT",
     "Postmaster",
     "bin_dir",
+    "clear_dead_server",
     "cluster_dir",
     "initdb",
     "is_root",
@@ -317,6 +318,41 @@ def read_postmaster(pgdata: Path) -> Postmaster | None:
     if status != "ready" or not socket_dir:
         return None
     return Postmaster(pid, Path(socket_dir))
+
+
+def clear_dead_server(pgdata: Path, socket_dir: Path | None, *, wait_s: float = 10.0) -> None:
+    """After the postmaster of ``pgdata`` died (killed): let its orphaned backends exit (they still hold its shared
+    memory, so a new postmaster refuses to start), and remove the socket lock it left when its pid is gone or a
+    zombie (PostgreSQL takes a zombie for a live server and refuses to start as well)."""
+    import time
+
+    import psutil
+
+    def leftovers() -> list[Any]:
+        found = []
+        for proc in psutil.process_iter(["name"]):
+            try:
+                if (proc.info["name"] or "").startswith("postgres") and proc.status() != psutil.STATUS_ZOMBIE \
+                        and proc.cwd() == str(pgdata):
+                    found.append(proc)
+            except (psutil.Error, OSError):
+                continue
+        return found
+
+    deadline = time.monotonic() + wait_s
+    while leftovers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    lock = (socket_dir or pgdata) / (SOCKET_NAME + ".lock")
+    try:
+        pid = int(lock.read_text().splitlines()[0])
+        alive = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except (OSError, IndexError, ValueError):
+        return
+    except psutil.Error:
+        alive = False
+    if not alive:
+        lock.unlink(missing_ok=True)
+        lock.with_suffix("").unlink(missing_ok=True)  # the socket itself
 
 
 def pg_ctl(pgdata: Path, action: str, socket_dir: Path | None = None) -> None:

@@ -44,6 +44,7 @@ class EmbeddedPostgres:
         self.pgdata = cluster.cluster_dir(self.root)
         self._stop_at_exit = stop_at_exit
         self._socket_dir: Path | None = None
+        self._in_use = False  # started by this process and not stopped: revive() may start it again
         self._lock = threading.Lock()
 
     @property
@@ -63,8 +64,27 @@ class EmbeddedPostgres:
             with self._file_lock():
                 self._socket_dir = self._start_server()
                 cluster.update_handles(self.root, add=True)
+            self._in_use = True
             atexit.register(self.stop)
         self._ensure_roles()
+
+    def revive(self) -> bool:
+        """Start the server again when its postmaster died (killed, crashed) after this process started it: the
+        one reconnect a question makes before it fails. True when it was started again; False when it was not
+        started by this process or still runs (the fault is elsewhere). A deleted data directory is never made
+        again: that raises EmbeddedServerError."""
+        with self._lock:
+            if not self._in_use or cluster.read_postmaster(self.pgdata) is not None:
+                return False
+            if not self.root.is_dir():
+                raise EmbeddedServerError(
+                    f"The data directory {self.root} was deleted while Cairn was using it.",
+                    hint="Close Cairn and open it again: it starts with a new, empty data directory.")
+            cluster.clear_dead_server(self.pgdata, self._socket_dir)
+            self._socket_dir = None
+        logger.warning("the embedded PostgreSQL of %s stopped; starting it again", self.root)
+        self.start()
+        return True
 
     @contextmanager
     def _file_lock(self) -> Iterator[None]:
@@ -262,7 +282,8 @@ class EmbeddedPostgres:
     def stop(self) -> None:
         """Forget this process's handle; stop the server if no live Cairn process uses it any more."""
         with self._lock:
-            was_running, self._socket_dir = self._socket_dir is not None, None
+            was_running, self._socket_dir = self._socket_dir is not None or self._in_use, None
+            self._in_use = False
         if not was_running:
             return
         atexit.unregister(self.stop)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from core.errors import MemoryStoreError
+from core.errors import CairnError, MemoryStoreError
 from core.memory.kernel import ALL_DATABASES, Memory, Message, ScoredMemory
 
 __all__ = ["EXACT_SEARCH_MAX", "PgVectorMemoryStore", "SCHEMA_VERSION"]
@@ -87,6 +87,35 @@ def _parse_vector(text: str | None) -> tuple[float, ...] | None:
 LARGE_USER_TTL_S = 60.0
 
 
+def _server_stopped(exc: Exception) -> MemoryStoreError:
+    return MemoryStoreError(
+        f"Cannot connect to the memory database: {exc}".strip(),
+        hint="The memory store's PostgreSQL server stopped: start it again (restarting Cairn starts the embedded "
+             "one), or switch memory to JSON files in Settings.",
+    )
+
+
+def _refused(exc: Exception) -> MemoryStoreError:
+    import psycopg
+
+    if isinstance(exc, psycopg.OperationalError) and not getattr(exc, "sqlstate", None):
+        return _server_stopped(exc)
+    return MemoryStoreError(
+        f"The memory database refused the operation: {exc}".strip(),
+        hint="Check the memory store's PostgreSQL (disk space, permissions) and try again.",
+    )
+
+
+def _abort(tx: Any) -> None:
+    """Roll the transaction back after a failure in it; a broken connection has nothing to roll back."""
+    import psycopg
+
+    try:
+        tx.__exit__(RuntimeError, RuntimeError("rolled back"), None)
+    except psycopg.Error as exc:
+        logger.debug("rollback failed: %s", exc)
+
+
 class PgVectorMemoryStore:
     """MemoryStore and ConversationStore on PostgreSQL + pgvector at ``uri`` (its own database)."""
 
@@ -128,17 +157,52 @@ class PgVectorMemoryStore:
         return f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on {where}"
 
     def _connect(self) -> Any:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._conn = None
+            self._conn = self._open(autocommit=False)
+        return self._conn
+
+    def _open(self, *, autocommit: bool) -> Any:
+        """A new connection; when that fails and the server is Cairn's embedded one whose postmaster died, the
+        server is started again once and the connection tried once more."""
         import psycopg
 
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            try:
-                self._conn = psycopg.connect(self.uri, autocommit=False, connect_timeout=10)
-            except psycopg.Error as exc:
-                raise MemoryStoreError(
-                    f"Cannot connect to the memory database: {exc}".strip(),
-                    hint="Check that the memory store's PostgreSQL is running, or switch memory to JSON files.",
-                ) from exc
-        return self._conn
+        try:
+            return psycopg.connect(self.uri, autocommit=autocommit, connect_timeout=10)
+        except psycopg.Error as exc:
+            if not self._revive():
+                raise _server_stopped(exc) from exc
+        try:
+            return psycopg.connect(self.uri, autocommit=autocommit, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise _server_stopped(exc) from exc
+
+    def _revive(self) -> bool:
+        if self._embedded is None or not hasattr(self._embedded, "revive"):
+            return False
+        try:
+            return bool(self._embedded.revive())
+        except CairnError as exc:
+            raise MemoryStoreError(f"The memory database's server stopped and could not be started again: {exc}",
+                                   hint=exc.hint) from exc
+
+    def _begin(self) -> tuple[Any, Any]:
+        """A connection with a transaction begun. A connection the server dropped while it sat idle (the server
+        restarted, the backend terminated) fails at BEGIN, before anything ran: it is opened again once."""
+        import psycopg
+
+        conn = self._connect()
+        tx = conn.transaction()
+        try:
+            tx.__enter__()
+        except psycopg.OperationalError as exc:
+            if not conn.broken and not conn.closed:
+                raise
+            logger.info("the memory database dropped its connection (%s); connecting again", exc)
+            conn = self._connect()
+            tx = conn.transaction()
+            tx.__enter__()
+        return conn, tx
 
     @contextmanager
     def _tx(self) -> Iterator[Any]:
@@ -146,26 +210,25 @@ class PgVectorMemoryStore:
         import psycopg
 
         with self._lock:
-            conn = self._connect()
             try:
-                with conn.transaction():
+                conn, tx = self._begin()
+                ok = False
+                try:
                     yield conn
+                    ok = True
+                finally:
+                    if ok:
+                        tx.__exit__(None, None, None)
+                    else:
+                        _abort(tx)
             except psycopg.Error as exc:
-                raise MemoryStoreError(
-                    f"The memory database refused the operation: {exc}".strip(),
-                    hint="Check the memory store's PostgreSQL (disk space, permissions) and try again.",
-                ) from exc
+                raise _refused(exc) from exc
 
     @contextmanager
     def update_lock(self, user: str) -> Iterator[None]:
         """Held around one whole update cycle for ``user``: a session advisory lock on a connection of its own,
         so other processes updating the same person's memories wait their turn."""
-        import psycopg
-
-        try:
-            conn = psycopg.connect(self.uri, autocommit=True, connect_timeout=10)
-        except psycopg.Error as exc:
-            raise MemoryStoreError(f"Cannot connect to the memory database: {exc}".strip()) from exc
+        conn = self._open(autocommit=True)
         try:
             conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", ("cairn-memory-update:" + user,))
             yield
