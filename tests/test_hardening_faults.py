@@ -145,3 +145,107 @@ def test_memory_store_on_a_killed_embedded_server_starts_it_again(own_server: Em
         assert again is not None and again.pid != old
     finally:
         store.close()
+
+
+# -- b. a full disk under the memory store -----------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk() -> Iterator[Path]:
+    """A real 160 MB file system (tmpfs) that fills up for real; needs root and the right to mount."""
+    mount = Path(tempfile.mkdtemp(prefix="cairn-full-"))
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160m,mode=0755", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if made.returncode != 0:
+        mount.rmdir()
+        pytest.skip(f"cannot mount a small tmpfs here (needs root and mount rights): {made.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        for proc in psutil.process_iter(["name"]):  # a server left on it would keep the mount busy
+            try:
+                if (proc.info["name"] or "").startswith("postgres") and proc.cwd().startswith(str(mount)):
+                    proc.kill()
+            except (psutil.Error, OSError):
+                continue
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+        mount.rmdir()
+
+
+def _fill(disk: Path) -> Path:
+    filler = disk / "filler"
+    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=1M"], capture_output=True, check=False)
+    return filler
+
+
+def test_full_disk_under_the_pgvector_store_names_the_folder_and_loses_nothing(small_disk: Path) -> None:
+    from core.errors import MemoryStoreFull
+
+    server = EmbeddedPostgres(small_disk / "data")
+    store = PgVectorMemoryStore(server.memory_uri("cairn_memory"), embedded=server)
+    acked: set[str] = set()
+    try:
+        filler = _fill(small_disk)
+        with pytest.raises(MemoryStoreFull) as err:
+            for i in range(10_000):  # rows until a page must be added: PostgreSQL's own 53100 disk_full
+                batch = [_memory(f"Only show region {i}-{j} {os.urandom(1500).hex()}") for j in range(20)]
+                store.put_many(batch)
+                acked |= {m.content for m in batch}
+        assert str(server.pgdata) in err.value.hint and "Free disk space" in err.value.hint
+        assert "Traceback" not in str(err.value)
+        filler.unlink()
+        assert _contents(store) == acked  # every put that returned is there; the refused one is absent
+        store.put(_memory("Only show paid invoices"))
+        assert "Only show paid invoices" in _contents(store)
+    finally:
+        store.close()
+        server.stop()
+
+
+@pytest.mark.slow
+def test_cli_memory_commands_on_a_full_disk_say_where_to_free_space(small_disk: Path) -> None:
+    """Another Cairn process keeps the embedded server running (its handle here); the disk then fills up.
+    Listing or adding a memory either works (PostgreSQL's free page space) or fails with the folder to free
+    (a new connection needs to write its cache file) — never a traceback or 'failed unexpectedly'."""
+    data = small_disk / "data"
+    env = {"CAIRN_DATA_DIR": str(data), "OLLAMA_HOST": "http://127.0.0.1:9"}
+    first = _cairn("memory", "add", "preference", "Only show customers from Brazil", "--user", USER, env=env)
+    assert first.returncode == 0, first.stderr
+    holder = EmbeddedPostgres(data)
+    holder.start()
+    try:
+        _fill(small_disk)
+        for args in (("list",), ("add", "terminology", "Revenue means the sum of the amount column"),
+                     ("add", "terminology", "Big orders are orders over 500")):
+            added = _cairn("memory", *args, "--user", USER, env=env)
+            out = added.stdout + added.stderr
+            assert "Traceback" not in out and "unexpectedly" not in out, out
+            if added.returncode != 0:
+                assert "Free disk space at" in out and str(data) in out, out
+    finally:
+        holder.stop()
+
+
+def test_json_store_on_a_full_disk_keeps_the_old_file_and_names_the_folder(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """ENOSPC raised where the store makes its bytes durable (fsync), as a full disk does on write-back."""
+    import errno
+
+    import core.memory.stores._store_json as store_json
+    from core.errors import MemoryStoreFull
+    from core.memory import JsonMemoryStore
+
+    store = JsonMemoryStore(tmp_path / "memory")
+    store.put(_memory("Only show customers from Brazil"))
+    before = store.path_for(USER).read_bytes()
+
+    def full(_fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store_json.os, "fsync", full)
+        with pytest.raises(MemoryStoreFull) as err:
+            store.put(_memory("Only show paid invoices"))
+    assert str(tmp_path / "memory") in err.value.hint
+    assert store.path_for(USER).read_bytes() == before
+    assert _contents(JsonMemoryStore(tmp_path / "memory")) == {"Only show customers from Brazil"}

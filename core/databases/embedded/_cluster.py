@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import EmbeddedServerError
+from core.errors import EmbeddedServerError, disk_full_hint
 
 __all__ = [
     "ROOT_CLUSTERS",
@@ -185,6 +185,8 @@ def _run(args: list[str], *, timeout: float, what: str, hint: str) -> None:
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             out.seek(0)
             tail = "\n".join(out.read().splitlines()[-5:])
+            if "No space left on device" in tail and "-D" in args:
+                hint = disk_full_hint(Path(args[args.index("-D") + 1]).parent)
             raise EmbeddedServerError(f"The embedded database could not {what}: {tail or exc}",
                                       hint=hint) from exc
 

@@ -9,6 +9,7 @@ sample database only) for questions, ``cairn_memory`` (owner of ``cairn_memory``
 from __future__ import annotations
 
 import atexit
+import errno
 import logging
 import threading
 import time
@@ -20,7 +21,7 @@ from urllib.parse import quote
 
 from core.config import data_dir
 from core.databases.embedded import _cluster as cluster
-from core.errors import EmbeddedServerError
+from core.errors import EmbeddedServerError, disk_full_hint
 from core.private_files import touch_private
 
 __all__ = ["MEMORY_ROLE", "QUERY_ROLE", "SUPERUSER", "EmbeddedPostgres"]
@@ -60,10 +61,13 @@ class EmbeddedPostgres:
         with self._lock:
             if self._socket_dir is not None:
                 return
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new data directory is private
-            with self._file_lock():
-                self._socket_dir = self._start_server()
-                cluster.update_handles(self.root, add=True)
+            try:
+                self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new data directory is private
+                with self._file_lock():
+                    self._socket_dir = self._start_server()
+                    self._add_handle()
+            except OSError as exc:  # the lock or the list of processes could not be written
+                raise self._os_error(exc) from exc
             self._in_use = True
             atexit.register(self.stop)
         self._ensure_roles()
@@ -123,13 +127,29 @@ class EmbeddedPostgres:
             socket_dir = cluster.socket_dir_for(self.pgdata)
             cluster.pg_ctl(self.pgdata, "start", socket_dir)
         except OSError as exc:
-            raise EmbeddedServerError(
-                f"The embedded database in {self.pgdata} did not start: {exc}",
-                hint="Check that the data directory is yours and writable; if it is damaged, move "
-                f"{self.pgdata} aside to start fresh.",
-            ) from exc
+            raise self._os_error(exc) from exc
         logger.info("embedded PostgreSQL ready in %.2fs at %s", time.perf_counter() - started, self.pgdata)
         return socket_dir
+
+    def _add_handle(self) -> None:
+        """List this process as a user of the running server. On a full disk the list cannot be written: the
+        server is used anyway (reading memories needs no space), only its stop at exit is then less sure."""
+        try:
+            cluster.update_handles(self.root, add=True)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            logger.warning("the disk of %s is full: this process is not listed as using its database server", self.root)
+
+    def _os_error(self, exc: OSError) -> EmbeddedServerError:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return EmbeddedServerError(f"The embedded database in {self.pgdata} cannot start: the disk is full "
+                                       f"({exc.strerror}).", hint=disk_full_hint(self.root))
+        return EmbeddedServerError(
+            f"The embedded database in {self.pgdata} did not start: {exc}",
+            hint="Check that the data directory is yours and writable; if it is damaged, move "
+            f"{self.pgdata} aside to start fresh.",
+        )
 
     def _check_version(self, version_file: Path) -> None:
         _, TARGET_POSTGRES_VERSION = cluster.shipped_versions()  # noqa: N806 - the package's own name
@@ -214,7 +234,14 @@ class EmbeddedPostgres:
                     f"Another process has been setting up the embedded database for over {LOCK_TIMEOUT_S:.0f}s.",
                     hint="Close other Cairn windows or commands and try again.",
                 ) from exc
-            yield conn  # closing the connection releases the lock
+            try:
+                yield conn  # closing the connection releases the lock
+            except psycopg.Error as exc:  # e.g. CREATE DATABASE on a full disk
+                full = getattr(exc, "sqlstate", None) == "53100" or "No space left on device" in str(exc)
+                raise EmbeddedServerError(
+                    f"The embedded database in {self.pgdata} could not be set up: {str(exc).strip()}",
+                    hint=disk_full_hint(self.pgdata) if full else "Stop other Cairn processes and try again.",
+                ) from exc
 
     def ensure_database(self, name: str) -> bool:
         """Create database ``name`` if missing. Returns True when it was created."""

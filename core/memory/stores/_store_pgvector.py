@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from core.errors import CairnError, MemoryStoreError
 from core.memory.kernel import ALL_DATABASES, Memory, Message, ScoredMemory
+from core.memory.stores._pg_faults import abort, refused, server_stopped
 
 __all__ = ["EXACT_SEARCH_MAX", "PgVectorMemoryStore", "SCHEMA_VERSION"]
 
@@ -87,35 +88,6 @@ def _parse_vector(text: str | None) -> tuple[float, ...] | None:
 LARGE_USER_TTL_S = 60.0
 
 
-def _server_stopped(exc: Exception) -> MemoryStoreError:
-    return MemoryStoreError(
-        f"Cannot connect to the memory database: {exc}".strip(),
-        hint="The memory store's PostgreSQL server stopped: start it again (restarting Cairn starts the embedded "
-             "one), or switch memory to JSON files in Settings.",
-    )
-
-
-def _refused(exc: Exception) -> MemoryStoreError:
-    import psycopg
-
-    if isinstance(exc, psycopg.OperationalError) and not getattr(exc, "sqlstate", None):
-        return _server_stopped(exc)
-    return MemoryStoreError(
-        f"The memory database refused the operation: {exc}".strip(),
-        hint="Check the memory store's PostgreSQL (disk space, permissions) and try again.",
-    )
-
-
-def _abort(tx: Any) -> None:
-    """Roll the transaction back after a failure in it; a broken connection has nothing to roll back."""
-    import psycopg
-
-    try:
-        tx.__exit__(RuntimeError, RuntimeError("rolled back"), None)
-    except psycopg.Error as exc:
-        logger.debug("rollback failed: %s", exc)
-
-
 class PgVectorMemoryStore:
     """MemoryStore and ConversationStore on PostgreSQL + pgvector at ``uri`` (its own database)."""
 
@@ -156,6 +128,19 @@ class PgVectorMemoryStore:
         where = "embedded server" if self._embedded is not None else (info.get("host") or "local socket")
         return f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on {where}"
 
+    def _where(self) -> str:
+        """Where the memories are on disk: the embedded cluster's folder, or the named server."""
+        pgdata = getattr(self._embedded, "pgdata", None)
+        if pgdata is not None:
+            return str(pgdata)
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            host = conninfo_to_dict(self.uri).get("host") or "the local socket"
+        except Exception:  # noqa: BLE001 - only for display
+            host = "its host"
+        return f"the memory database's server ({host})"
+
     def _connect(self) -> Any:
         if self._conn is None or self._conn.closed or self._conn.broken:
             self._conn = None
@@ -171,11 +156,11 @@ class PgVectorMemoryStore:
             return psycopg.connect(self.uri, autocommit=autocommit, connect_timeout=10)
         except psycopg.Error as exc:
             if not self._revive():
-                raise _server_stopped(exc) from exc
+                raise server_stopped(exc, self._where()) from exc
         try:
             return psycopg.connect(self.uri, autocommit=autocommit, connect_timeout=10)
         except psycopg.Error as exc:
-            raise _server_stopped(exc) from exc
+            raise server_stopped(exc, self._where()) from exc
 
     def _revive(self) -> bool:
         if self._embedded is None or not hasattr(self._embedded, "revive"):
@@ -220,9 +205,9 @@ class PgVectorMemoryStore:
                     if ok:
                         tx.__exit__(None, None, None)
                     else:
-                        _abort(tx)
+                        abort(tx)
             except psycopg.Error as exc:
-                raise _refused(exc) from exc
+                raise refused(exc, self._where()) from exc
 
     @contextmanager
     def update_lock(self, user: str) -> Iterator[None]:
