@@ -28,6 +28,7 @@ import pytest
 
 from core.databases import EmbeddedPostgres
 from core.databases.embedded import _cluster as cluster
+from core.errors import EmbeddedServerError
 from core.memory import Memory, PgVectorMemoryStore
 from tests.fakes.fake_embedder import FakeEmbedder
 
@@ -249,3 +250,104 @@ def test_json_store_on_a_full_disk_keeps_the_old_file_and_names_the_folder(tmp_p
     assert str(tmp_path / "memory") in err.value.hint
     assert store.path_for(USER).read_bytes() == before
     assert _contents(JsonMemoryStore(tmp_path / "memory")) == {"Only show customers from Brazil"}
+
+
+# -- c. the data directory deleted while its server runs --------------------------------------------------
+
+needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                                reason="as root the cluster lives outside the data directory")
+
+
+def _data_dir(tmp_path: Path, *, outside: bool) -> Path:
+    """A data directory whose cluster is beside it, or (``outside``, as root) under /var/lib/cairn/pgserver:
+    a 0700 parent is what root's home is, which the server's account cannot pass."""
+    base = Path(tempfile.mkdtemp(prefix="cairn-rm-"))
+    base.chmod(0o700 if outside else 0o755)
+    return base / "data"
+
+
+@pytest.mark.parametrize("outside", [False, pytest.param(True, marks=needs_root)], ids=["beside", "outside"])
+def test_rm_rf_of_the_data_dir_stops_its_server(tmp_path: Path, outside: bool) -> None:
+    """PostgreSQL itself stops a minute after its own postmaster.pid goes; a cluster outside the data directory
+    never noticed. The watcher stops it; the bound is far above its 2 s poll and below PostgreSQL's own minute."""
+    root = _data_dir(tmp_path, outside=outside)
+    server = EmbeddedPostgres(root)
+    try:
+        server.start()
+        assert server.pgdata.is_relative_to(cluster.ROOT_CLUSTERS) == outside
+        pid = cluster.read_postmaster(server.pgdata).pid  # type: ignore[union-attr]
+        subprocess.run(["rm", "-rf", str(root)], check=True)
+        assert _wait_gone(pid, 30.0), "the server of a deleted data directory still runs"
+        assert not server.running
+        with pytest.raises(EmbeddedServerError, match="deleted"):
+            server.uri()  # this process does not make the deleted directory again
+        assert not root.exists()
+    finally:
+        server.stop()
+        subprocess.run(["rm", "-rf", str(root.parent)], check=False)
+
+
+@needs_root
+def test_server_of_a_deleted_data_dir_stops_when_the_cairn_process_exits(tmp_path: Path) -> None:
+    """A Cairn process that exits after its data directory was deleted stops the server (the lock file and the
+    list of processes went with the folder, and stop() gave up: the server ran for ever)."""
+    root = _data_dir(tmp_path, outside=True)
+    code = ("import sys, subprocess; from pathlib import Path; from core.databases import EmbeddedPostgres; "
+            "from core.databases.embedded import _cluster as c; import core.databases.embedded._server as s; "
+            "s.WATCH_INTERVAL_S = 3600; root = Path(sys.argv[1]); e = EmbeddedPostgres(root); e.start(); "
+            "print(c.read_postmaster(e.pgdata).pid, flush=True); subprocess.run(['rm', '-rf', str(root)])")
+    proc = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=120,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+    try:
+        pid = int(proc.stdout.split()[0])
+        assert _wait_gone(pid, 30.0), proc.stderr
+    finally:
+        subprocess.run(["rm", "-rf", str(root.parent)], check=False)
+
+
+# -- d. where memories live, and a data directory made again --------------------------------------------
+
+
+@needs_root
+def test_a_data_dir_made_again_at_the_same_path_has_none_of_the_old_memories(tmp_path: Path) -> None:
+    root = _data_dir(tmp_path, outside=True)
+    try:
+        server = EmbeddedPostgres(root)
+        store = PgVectorMemoryStore(server.memory_uri("cairn_memory"), embedded=server, owns_embedded=True)
+        store.put(_memory("Only show invoices from Canada"))
+        old_cluster = server.pgdata.parent
+        assert old_cluster.is_relative_to(cluster.ROOT_CLUSTERS) and str(old_cluster) in store.describe()
+        store.close()  # the server stops: this process was its only user
+        subprocess.run(["rm", "-rf", str(root)], check=True)
+        again = EmbeddedPostgres(root)
+        store = PgVectorMemoryStore(again.memory_uri("cairn_memory"), embedded=again, owns_embedded=True)
+        try:
+            assert _contents(store) == set()  # the deleted directory's memories did not come back
+            assert again.pgdata == server.pgdata  # the same folder, made anew
+        finally:
+            store.close()
+    finally:
+        subprocess.run(["rm", "-rf", str(root.parent)], check=False)
+
+
+@pytest.mark.slow
+def test_memory_clear_says_where_memories_live_and_deletes_them_in_both_places(tmp_path: Path) -> None:
+    from core.memory import JsonMemoryStore
+
+    data = Path(tempfile.mkdtemp(prefix="cairn-clr-"))
+    env = {"CAIRN_DATA_DIR": str(data), "OLLAMA_HOST": "http://127.0.0.1:9"}
+    try:
+        added = _cairn("memory", "add", "preference", "Only show customers from Brazil", "--user", USER, env=env)
+        assert added.returncode == 0, added.stderr
+        stray = JsonMemoryStore(data / "memory")  # what an older Cairn left in the data directory
+        stray.put(_memory("Only show invoices from Canada"))
+        cleared = _cairn("memory", "clear", "--user", USER, "--yes", env=env)
+        assert cleared.returncode == 0, cleared.stderr
+        out = cleared.stdout + cleared.stderr
+        pgdata = cluster.cluster_dir(data.resolve())
+        assert f"kept in {pgdata}" in out and str(stray.path_for(USER)) in out, out
+        assert not stray.path_for(USER).exists()
+        listed = _cairn("memory", "list", "--user", USER, "--json", env=env)
+        assert json.loads(listed.stdout) == [], listed.stderr
+    finally:
+        subprocess.run(["rm", "-rf", str(data)], check=False)

@@ -29,6 +29,7 @@ __all__ = ["MEMORY_ROLE", "QUERY_ROLE", "SUPERUSER", "EmbeddedPostgres"]
 logger = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_S = 60.0
+WATCH_INTERVAL_S = 2.0  # how often a process using the server looks whether its data directory still exists
 _SETUP_LOCK = 0x43A1_5E70  # pg_advisory_lock key: one process at a time creates databases on the server
 SUPERUSER, QUERY_ROLE, MEMORY_ROLE = cluster.ROLES
 # Each of our roles with its settings (global and per database), as they are after _ensure_roles.
@@ -46,6 +47,9 @@ class EmbeddedPostgres:
         self._stop_at_exit = stop_at_exit
         self._socket_dir: Path | None = None
         self._in_use = False  # started by this process and not stopped: revive() may start it again
+        self._pid: int | None = None  # the postmaster's, kept for when postmaster.pid goes with a deleted folder
+        self._deleted = False  # its data directory was deleted while this process used it
+        self._watching = threading.Event()  # set while the watcher thread runs; cleared to end it
         self._lock = threading.Lock()
 
     @property
@@ -61,6 +65,8 @@ class EmbeddedPostgres:
         with self._lock:
             if self._socket_dir is not None:
                 return
+            if self._deleted:
+                raise self._deleted_error()
             try:
                 self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new data directory is private
                 with self._file_lock():
@@ -69,8 +75,36 @@ class EmbeddedPostgres:
             except OSError as exc:  # the lock or the list of processes could not be written
                 raise self._os_error(exc) from exc
             self._in_use = True
+            running = cluster.read_postmaster(self.pgdata)
+            self._pid = running.pid if running is not None else None
             atexit.register(self.stop)
+            if not self._watching.is_set():
+                self._watching.set()
+                threading.Thread(target=self._watch, name="cairn-pgdata-watch", daemon=True).start()
         self._ensure_roles()
+
+    def _watch(self) -> None:
+        """While this process uses the server: when the data directory is deleted (``rm -rf`` of it), stop the
+        server. Its cluster may live outside that directory (as root), where nothing else would ever stop it."""
+        while self._watching.is_set():
+            time.sleep(WATCH_INTERVAL_S)
+            if self._watching.is_set() and not self.root.exists():
+                self._data_dir_gone()
+                return
+
+    def _deleted_error(self) -> EmbeddedServerError:
+        return EmbeddedServerError(f"The data directory {self.root} was deleted while Cairn was using it.",
+                                   hint="Close Cairn and open it again: it starts with a new, empty data directory.")
+
+    def _data_dir_gone(self) -> None:
+        with self._lock:
+            self._socket_dir, self._in_use, pid = None, False, self._pid
+            self._deleted = True  # this process never makes it again behind the person's back
+            self._watching.clear()
+        atexit.unregister(self.stop)
+        logger.warning("the data directory %s was deleted: stopping its database server", self.root)
+        if not cluster.stop_postmaster(self.pgdata, pid):
+            logger.warning("the database server of the deleted data directory %s did not stop", self.root)
 
     def revive(self) -> bool:
         """Start the server again when its postmaster died (killed, crashed) after this process started it: the
@@ -81,9 +115,7 @@ class EmbeddedPostgres:
             if not self._in_use or cluster.read_postmaster(self.pgdata) is not None:
                 return False
             if not self.root.is_dir():
-                raise EmbeddedServerError(
-                    f"The data directory {self.root} was deleted while Cairn was using it.",
-                    hint="Close Cairn and open it again: it starts with a new, empty data directory.")
+                raise self._deleted_error()
             cluster.clear_dead_server(self.pgdata, self._socket_dir)
             self._socket_dir = None
         logger.warning("the embedded PostgreSQL of %s stopped; starting it again", self.root)
@@ -308,9 +340,13 @@ class EmbeddedPostgres:
 
     def stop(self) -> None:
         """Forget this process's handle; stop the server if no live Cairn process uses it any more."""
+        if not self.root.exists() and (self._in_use or self._socket_dir is not None):
+            self._data_dir_gone()  # no lock file or list of processes to update: the folder is gone
+            return
         with self._lock:
             was_running, self._socket_dir = self._socket_dir is not None or self._in_use, None
             self._in_use = False
+            self._watching.clear()
         if not was_running:
             return
         atexit.unregister(self.stop)

@@ -125,8 +125,14 @@ class PgVectorMemoryStore:
             info = conninfo_to_dict(self.uri)
         except Exception:  # noqa: BLE001 - only for display
             info = {}
-        where = "embedded server" if self._embedded is not None else (info.get("host") or "local socket")
-        return f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on {where}"
+        pgdata = getattr(self._embedded, "pgdata", None)
+        if pgdata is None:
+            where = "embedded server" if self._embedded is not None else (info.get("host") or "local socket")
+            return f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on {where}"
+        root = getattr(self._embedded, "root", None)
+        outside = f", outside the data directory {root}" if root is not None and not pgdata.is_relative_to(root) else ""
+        return (f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on the embedded server, "
+                f"kept in {pgdata}{outside}")
 
     def _where(self) -> str:
         """Where the memories are on disk: the embedded cluster's folder, or the named server."""

@@ -58,8 +58,9 @@ class ReconnectingStore:
                     self.reason = (getattr(exc, "message", None) or str(exc) or type(exc).__name__).splitlines()[0]
                     self.hint = getattr(exc, "hint", None)
             if self._inner is None:
+                reason = self.reason.rstrip(".")
                 raise MemoryStoreError(
-                    f"The memory store ({self.wanted}) is unavailable: {self.reason.rstrip('.')}. Nothing was read or saved.",
+                    f"The memory store ({self.wanted}) is unavailable: {reason}. Nothing was read or saved.",
                     hint=(self.hint + " " if self.hint else "Start it again (or fix memory_store_uri in Settings) "
                           "and retry; ") + "Cairn keeps no copy elsewhere, so nothing is lost or split between stores.",
                 )
