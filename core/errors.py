@@ -19,6 +19,7 @@
     │   └── QueryCancelled         the person cancelled
     ├── EmbeddedServerError        the embedded PostgreSQL could not start (stale or locked data dir)
     ├── MemoryStoreError           the memory store cannot be read or written (disk full, read-only, corrupt)
+    │   ├── MemoryStoreFull        the disk under the memory store is full (the hint names the folder to free)
     │   └── CorruptMemoryFile      a JSON store file does not parse (kept aside as a backup)
     ├── EmbeddingModelMissing      the offline embedding model package is not installed
     └── NoAnswer                   neither the model nor the fallback could answer
@@ -36,6 +37,8 @@ __all__ = [
     "CorruptMemoryFile",
     "EmbeddingModelMissing",
     "MemoryStoreError",
+    "MemoryStoreFull",
+    "disk_full_hint",
     "DatabaseError",
     "DatabaseUnavailable",
     "EmbeddedServerError",
@@ -145,6 +148,16 @@ class NoAnswer(CairnError):
 
 class MemoryStoreError(CairnError):
     default_hint = "Check free disk space and that the data directory is writable; nothing was half-written."
+
+
+class MemoryStoreFull(MemoryStoreError):
+    default_hint = "Free disk space where the memories are kept, then try again; nothing was half-written."
+
+
+def disk_full_hint(where: object) -> str:
+    """What to do when the disk holding ``where`` (a folder, or a server in words) is full."""
+    return (f"Free disk space at {where} (or move Cairn's data directory elsewhere with CAIRN_DATA_DIR), then try "
+            "again; nothing was half-written.")
 
 
 class CorruptMemoryFile(MemoryStoreError):

@@ -89,7 +89,15 @@ def _cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             gone = bank.delete(user, args.id)
             say(f"Deleted {gone.id[:8]}: {gone.content}")
         elif action == "clear":
-            say(f"Deleted {bank.clear(user)} memories of {user}, with their conversation history and undo journal.")
+            from core.config import data_dir
+            from core.memory import forget_stray_memories
+
+            store = services.store()
+            count = bank.clear(user)
+            left = forget_stray_memories(data_dir(), user) if store.kind != "json" else []
+            say(f"Deleted {count} memories of {user}, with their conversation history and undo journal "
+                f"({store.describe().removeprefix('memory: ')})"
+                + (f", and the memories left in {', '.join(str(p) for p in left)}." if left else "."))
         elif action == "undo":
             change = bank.undo(user)
             print("Nothing to undo." if change is None else f"Undid {change.operation}.")

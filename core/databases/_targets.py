@@ -22,4 +22,5 @@ def open_target(target: str | None, *, embedded: EmbeddedPostgres | None = None)
     server = embedded or EmbeddedPostgres()
     database = open_database(ensure_sample_database(server))
     database.id = server.database_id(SAMPLE_DATABASE)  # memories stay scoped to it whichever role connects
+    database.revive = server.revive  # type: ignore[attr-defined]  # its postmaster killed: started again once
     return database

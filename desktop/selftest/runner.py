@@ -164,7 +164,8 @@ def _close(services: Any, server: Any, root: Path) -> None:
     server.stop()
     owner = pgdata.parent / "data-dir.txt"
     try:
-        if not pgdata.is_relative_to(root) and owner.read_text().strip() == str(server.root):
+        made_for = (owner.read_text().splitlines() or [""])[0].strip()  # the data directory, then its token
+        if not pgdata.is_relative_to(root) and made_for == str(server.root):
             shutil.rmtree(pgdata.parent, ignore_errors=True)
     except OSError:
         pass

@@ -16,7 +16,9 @@ parent of the data directory widened to 0755 so its ``pgserver`` account could r
   runs code as ``pgserver``, and would then own root's Cairn cluster too. A cluster made by an earlier Cairn as
   ``pgserver`` is handed over to ``cairn-pg`` at its next start;
 - the processes using a cluster are listed with their start times, so a process killed with SIGKILL is pruned
-  and the last one to exit still stops the server.
+  and the last one to exit still stops the server;
+- root's cluster outside the data directory carries a token also kept in that directory: a data directory
+  deleted and made again at the same path never gets the old cluster (and its memories) back.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import EmbeddedServerError
+from core.errors import EmbeddedServerError, disk_full_hint
 
 __all__ = [
     "ROOT_CLUSTERS",
     "SERVER_ACCOUNT_AS_ROOT",
     "Postmaster",
     "bin_dir",
+    "clear_dead_server",
     "cluster_dir",
     "initdb",
     "is_root",
@@ -49,6 +52,7 @@ __all__ = [
     "read_postmaster",
     "shipped_versions",
     "socket_dir_for",
+    "stop_postmaster",
     "update_handles",
     "write_auth_files",
 ]
@@ -60,6 +64,7 @@ _NO_LOGIN = ("/usr/sbin/nologin", "/sbin/nologin", "/bin/false", "/usr/bin/false
 ROOT_CLUSTERS = Path("/var/lib/cairn/pgserver")
 SOCKET_NAME = ".s.PGSQL.5432"
 MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS; keep a margin
+CLUSTER_TOKEN = "pgserver.cluster-id"  # in the data directory: which making of it root's cluster belongs to
 ROLES = ("postgres", "cairn_query", "cairn_memory")  # every role the owner may log in as (see _embedded)
 
 
@@ -179,10 +184,12 @@ def prepare_cluster_dir(root: Path, pgdata: Path) -> None:
         _hand_over(pgdata.parent if pgdata.is_relative_to(ROOT_CLUSTERS) else pgdata, account)
     if account is not None and pgdata.is_relative_to(ROOT_CLUSTERS):
         ROOT_CLUSTERS.mkdir(mode=0o711, parents=True, exist_ok=True)  # traversable, not listable
+        token = _claim_token(root, pgdata.parent)
         pgdata.parent.mkdir(mode=0o700, exist_ok=True)
         os.chown(pgdata.parent, account.pw_uid, account.pw_gid)
         pgdata.parent.chmod(0o700)
-        (pgdata.parent / "data-dir.txt").write_text(str(root) + "\n")  # whose cluster this is, for clean-up
+        # whose cluster this is (for clean-up), and which making of that data directory (see _claim_token)
+        (pgdata.parent / "data-dir.txt").write_text(f"{root}\n{token}\n")
         _prune_orphan_clusters(pgdata.parent)
     elif account is not None and not root.stat().st_mode & stat.S_IXOTH:
         # The server's account must pass through the data directory to its cluster: let its group (only it)
@@ -195,16 +202,86 @@ def prepare_cluster_dir(root: Path, pgdata: Path) -> None:
     pgdata.chmod(0o700)
 
 
+def _claim_token(root: Path, folder: Path) -> str:
+    """The token tying root's cluster ``folder`` (outside the data directory) to this making of ``root``.
+
+    A data directory deleted and made again at the same path hashes to the same folder: without the token its
+    memories came back. A folder whose token is not the data directory's is that deleted directory's: it is
+    stopped and removed. A folder of an older Cairn (no token) is kept when the data directory was used before
+    (it lists the processes using the server); a new data directory gets a new token."""
+    mine = root / CLUSTER_TOKEN
+    try:
+        token = mine.read_text().strip()
+    except FileNotFoundError:
+        token = ""
+    try:
+        recorded = (folder / "data-dir.txt").read_text().splitlines()
+    except OSError:
+        recorded = []
+    theirs = recorded[1].strip() if len(recorded) > 1 else ""
+    legacy = not theirs and not token and (root / "pgserver.handles.json").exists()
+    if (folder / "pgdata").exists() and not legacy and (not theirs or theirs != token):
+        logger.warning("removing the embedded cluster %s: it belonged to a deleted data directory that was at %s",
+                       folder, root)
+        stop_postmaster(folder / "pgdata")
+        shutil.rmtree(folder, ignore_errors=True)
+    if not token:
+        token = hashlib.sha256(os.urandom(32)).hexdigest()[:32]
+        mine.write_text(token + "\n")
+        mine.chmod(0o600)
+    return token
+
+
+def stop_postmaster(pgdata: Path, pid: int | None = None, *, wait_s: float = 30.0) -> bool:
+    """Stop the postmaster of ``pgdata`` (or ``pid``, when ``postmaster.pid`` went with a deleted folder) at once,
+    without pg_ctl: its data directory is gone or about to be. True when none runs any more."""
+    import signal
+    import time
+
+    import psutil
+
+    if pid is None:
+        running = read_postmaster(pgdata)
+        pid = running.pid if running is not None else None
+    if pid is None:
+        return True
+    try:
+        proc = psutil.Process(pid)
+        if not proc.name().startswith("postgres"):
+            return True
+        proc.send_signal(signal.SIGQUIT)  # immediate shutdown: nothing of the cluster is kept anyway
+        proc.wait(wait_s)
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.TimeoutExpired:
+        return False
+    except (psutil.Error, OSError) as exc:
+        logger.warning("could not stop the postmaster %d of %s: %s", pid, pgdata, exc)
+        return False
+    return True
+
+
 def _prune_orphan_clusters(keep: Path) -> None:
-    """Root's clusters whose data directory is gone (a deleted temp dir) and which are not running."""
+    """Root's clusters whose data directory is gone (a deleted temp dir): stopped if still running, removed."""
     for folder in ROOT_CLUSTERS.iterdir() if ROOT_CLUSTERS.is_dir() else ():
         owner = folder / "data-dir.txt"
         if folder == keep or not owner.is_file():
             continue
-        if Path(owner.read_text().strip()).exists() or read_postmaster(folder / "pgdata") is not None:
+        lines = owner.read_text().splitlines()
+        root = Path(lines[0].strip()) if lines else None
+        token = lines[1].strip() if len(lines) > 1 else ""
+        if root is not None and root.exists() and (not token or _token_of(root) == token):
             continue
         logger.info("removing the embedded cluster of a deleted data directory: %s", folder)
-        shutil.rmtree(folder, ignore_errors=True)
+        if stop_postmaster(folder / "pgdata"):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _token_of(root: Path) -> str:
+    try:
+        return (root / CLUSTER_TOKEN).read_text().strip()
+    except OSError:
+        return ""
 
 
 def _run(args: list[str], *, timeout: float, what: str, hint: str) -> None:
@@ -219,6 +296,8 @@ def _run(args: list[str], *, timeout: float, what: str, hint: str) -> None:
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             out.seek(0)
             tail = "\n".join(out.read().splitlines()[-5:])
+            if "No space left on device" in tail and "-D" in args:
+                hint = disk_full_hint(Path(args[args.index("-D") + 1]).parent)
             raise EmbeddedServerError(f"The embedded database could not {what}: {tail or exc}",
                                       hint=hint) from exc
 
@@ -352,6 +431,41 @@ def read_postmaster(pgdata: Path) -> Postmaster | None:
     if status != "ready" or not socket_dir:
         return None
     return Postmaster(pid, Path(socket_dir))
+
+
+def clear_dead_server(pgdata: Path, socket_dir: Path | None, *, wait_s: float = 10.0) -> None:
+    """After the postmaster of ``pgdata`` died (killed): let its orphaned backends exit (they still hold its shared
+    memory, so a new postmaster refuses to start), and remove the socket lock it left when its pid is gone or a
+    zombie (PostgreSQL takes a zombie for a live server and refuses to start as well)."""
+    import time
+
+    import psutil
+
+    def leftovers() -> list[Any]:
+        found = []
+        for proc in psutil.process_iter(["name"]):
+            try:
+                if (proc.info["name"] or "").startswith("postgres") and proc.status() != psutil.STATUS_ZOMBIE \
+                        and proc.cwd() == str(pgdata):
+                    found.append(proc)
+            except (psutil.Error, OSError):
+                continue
+        return found
+
+    deadline = time.monotonic() + wait_s
+    while leftovers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    lock = (socket_dir or pgdata) / (SOCKET_NAME + ".lock")
+    try:
+        pid = int(lock.read_text().splitlines()[0])
+        alive = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except (OSError, IndexError, ValueError):
+        return
+    except psutil.Error:
+        alive = False
+    if not alive:
+        lock.unlink(missing_ok=True)
+        lock.with_suffix("").unlink(missing_ok=True)  # the socket itself
 
 
 def pg_ctl(pgdata: Path, action: str, socket_dir: Path | None = None) -> None:

@@ -9,6 +9,7 @@ sample database only) for questions, ``cairn_memory`` (owner of ``cairn_memory``
 from __future__ import annotations
 
 import atexit
+import errno
 import logging
 import threading
 import time
@@ -20,7 +21,7 @@ from urllib.parse import quote
 
 from core.config import data_dir
 from core.databases.embedded import _cluster as cluster
-from core.errors import EmbeddedServerError
+from core.errors import EmbeddedServerError, disk_full_hint
 from core.private_files import touch_private
 
 __all__ = ["MEMORY_ROLE", "QUERY_ROLE", "SUPERUSER", "EmbeddedPostgres"]
@@ -28,6 +29,7 @@ __all__ = ["MEMORY_ROLE", "QUERY_ROLE", "SUPERUSER", "EmbeddedPostgres"]
 logger = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_S = 60.0
+WATCH_INTERVAL_S = 2.0  # how often a process using the server looks whether its data directory still exists
 _SETUP_LOCK = 0x43A1_5E70  # pg_advisory_lock key: one process at a time creates databases on the server
 SUPERUSER, QUERY_ROLE, MEMORY_ROLE = cluster.ROLES
 # Each of our roles with its settings (global and per database), as they are after _ensure_roles.
@@ -44,6 +46,10 @@ class EmbeddedPostgres:
         self.pgdata = cluster.cluster_dir(self.root)
         self._stop_at_exit = stop_at_exit
         self._socket_dir: Path | None = None
+        self._in_use = False  # started by this process and not stopped: revive() may start it again
+        self._pid: int | None = None  # the postmaster's, kept for when postmaster.pid goes with a deleted folder
+        self._deleted = False  # its data directory was deleted while this process used it
+        self._watching = threading.Event()  # set while the watcher thread runs; cleared to end it
         self._lock = threading.Lock()
 
     @property
@@ -59,12 +65,62 @@ class EmbeddedPostgres:
         with self._lock:
             if self._socket_dir is not None:
                 return
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new data directory is private
-            with self._file_lock():
-                self._socket_dir = self._start_server()
-                cluster.update_handles(self.root, add=True)
+            if self._deleted:
+                raise self._deleted_error()
+            try:
+                self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new data directory is private
+                with self._file_lock():
+                    self._socket_dir = self._start_server()
+                    self._add_handle()
+            except OSError as exc:  # the lock or the list of processes could not be written
+                raise self._os_error(exc) from exc
+            self._in_use = True
+            running = cluster.read_postmaster(self.pgdata)
+            self._pid = running.pid if running is not None else None
             atexit.register(self.stop)
+            if not self._watching.is_set():
+                self._watching.set()
+                threading.Thread(target=self._watch, name="cairn-pgdata-watch", daemon=True).start()
         self._ensure_roles()
+
+    def _watch(self) -> None:
+        """While this process uses the server: when the data directory is deleted (``rm -rf`` of it), stop the
+        server. Its cluster may live outside that directory (as root), where nothing else would ever stop it."""
+        while self._watching.is_set():
+            time.sleep(WATCH_INTERVAL_S)
+            if self._watching.is_set() and not self.root.exists():
+                self._data_dir_gone()
+                return
+
+    def _deleted_error(self) -> EmbeddedServerError:
+        return EmbeddedServerError(f"The data directory {self.root} was deleted while Cairn was using it.",
+                                   hint="Close Cairn and open it again: it starts with a new, empty data directory.")
+
+    def _data_dir_gone(self) -> None:
+        with self._lock:
+            self._socket_dir, self._in_use, pid = None, False, self._pid
+            self._deleted = True  # this process never makes it again behind the person's back
+            self._watching.clear()
+        atexit.unregister(self.stop)
+        logger.warning("the data directory %s was deleted: stopping its database server", self.root)
+        if not cluster.stop_postmaster(self.pgdata, pid):
+            logger.warning("the database server of the deleted data directory %s did not stop", self.root)
+
+    def revive(self) -> bool:
+        """Start the server again when its postmaster died (killed, crashed) after this process started it: the
+        one reconnect a question makes before it fails. True when it was started again; False when it was not
+        started by this process or still runs (the fault is elsewhere). A deleted data directory is never made
+        again: that raises EmbeddedServerError."""
+        with self._lock:
+            if not self._in_use or cluster.read_postmaster(self.pgdata) is not None:
+                return False
+            if not self.root.is_dir():
+                raise self._deleted_error()
+            cluster.clear_dead_server(self.pgdata, self._socket_dir)
+            self._socket_dir = None
+        logger.warning("the embedded PostgreSQL of %s stopped; starting it again", self.root)
+        self.start()
+        return True
 
     @contextmanager
     def _file_lock(self) -> Iterator[None]:
@@ -103,13 +159,29 @@ class EmbeddedPostgres:
             socket_dir = cluster.socket_dir_for(self.pgdata)
             cluster.pg_ctl(self.pgdata, "start", socket_dir)
         except OSError as exc:
-            raise EmbeddedServerError(
-                f"The embedded database in {self.pgdata} did not start: {exc}",
-                hint="Check that the data directory is yours and writable; if it is damaged, move "
-                f"{self.pgdata} aside to start fresh.",
-            ) from exc
+            raise self._os_error(exc) from exc
         logger.info("embedded PostgreSQL ready in %.2fs at %s", time.perf_counter() - started, self.pgdata)
         return socket_dir
+
+    def _add_handle(self) -> None:
+        """List this process as a user of the running server. On a full disk the list cannot be written: the
+        server is used anyway (reading memories needs no space), only its stop at exit is then less sure."""
+        try:
+            cluster.update_handles(self.root, add=True)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            logger.warning("the disk of %s is full: this process is not listed as using its database server", self.root)
+
+    def _os_error(self, exc: OSError) -> EmbeddedServerError:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return EmbeddedServerError(f"The embedded database in {self.pgdata} cannot start: the disk is full "
+                                       f"({exc.strerror}).", hint=disk_full_hint(self.root))
+        return EmbeddedServerError(
+            f"The embedded database in {self.pgdata} did not start: {exc}",
+            hint="Check that the data directory is yours and writable; if it is damaged, move "
+            f"{self.pgdata} aside to start fresh.",
+        )
 
     def _check_version(self, version_file: Path) -> None:
         _, TARGET_POSTGRES_VERSION = cluster.shipped_versions()  # noqa: N806 - the package's own name
@@ -194,7 +266,14 @@ class EmbeddedPostgres:
                     f"Another process has been setting up the embedded database for over {LOCK_TIMEOUT_S:.0f}s.",
                     hint="Close other Cairn windows or commands and try again.",
                 ) from exc
-            yield conn  # closing the connection releases the lock
+            try:
+                yield conn  # closing the connection releases the lock
+            except psycopg.Error as exc:  # e.g. CREATE DATABASE on a full disk
+                full = getattr(exc, "sqlstate", None) == "53100" or "No space left on device" in str(exc)
+                raise EmbeddedServerError(
+                    f"The embedded database in {self.pgdata} could not be set up: {str(exc).strip()}",
+                    hint=disk_full_hint(self.pgdata) if full else "Stop other Cairn processes and try again.",
+                ) from exc
 
     def ensure_database(self, name: str) -> bool:
         """Create database ``name`` if missing. Returns True when it was created."""
@@ -261,8 +340,13 @@ class EmbeddedPostgres:
 
     def stop(self) -> None:
         """Forget this process's handle; stop the server if no live Cairn process uses it any more."""
+        if not self.root.exists() and (self._in_use or self._socket_dir is not None):
+            self._data_dir_gone()  # no lock file or list of processes to update: the folder is gone
+            return
         with self._lock:
-            was_running, self._socket_dir = self._socket_dir is not None, None
+            was_running, self._socket_dir = self._socket_dir is not None or self._in_use, None
+            self._in_use = False
+            self._watching.clear()
         if not was_running:
             return
         atexit.unregister(self.stop)

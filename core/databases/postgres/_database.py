@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,6 +24,7 @@ from core.databases._shared import cached_schema, forget_schema
 from core.databases.connections import parse_postgres_url, postgres_id, redact_url
 from core.errors import (
     AuthenticationFailed,
+    CairnError,
     DatabaseError,
     DatabaseUnavailable,
     QueryCancelled,
@@ -43,6 +44,9 @@ CANCEL_TIMEOUT_S = 5.0
 _DECLARE_PREFIX = fetch.DECLARE_PREFIX
 _TEMP_SPILL_HINT = ("Narrow the question: filter the rows, aggregate before sorting, or add a LIMIT; sorting, "
                     "grouping or joining everything spills to temporary files.")
+
+_LOST_HINT = ("The database server stopped or dropped the connection: start it again (or check the network), then "
+              "ask again; Cairn reconnects by itself.")
 
 # libpq reports connection failures as text only (no SQLSTATE): these server phrases mean "who you are".
 _AUTH_PHRASES = (
@@ -72,6 +76,8 @@ class PostgresDatabase:
         self._closed = False
         self._in_use = 0
         self._may_limit_temp: bool | None = None  # whether the role may set temp_file_limit; asked once
+        # Starts the server again when it is Cairn's own (embedded) and its postmaster died; set by open_target.
+        self.revive: Callable[[], bool] | None = None
 
     def __repr__(self) -> str:
         return f"PostgresDatabase({self.id!r})"
@@ -87,9 +93,27 @@ class PostgresDatabase:
         return kwargs
 
     def _probe(self) -> None:
-        """Connect once outside the pool, so a wrong password or a dead host fails at once with its reason."""
+        """Connect once outside the pool, so a wrong password or a dead host fails at once with its reason.
+
+        When the server is Cairn's embedded one and its postmaster died (killed mid-batch), it is started again
+        once and the connection tried once more: later questions work instead of all failing."""
         import psycopg
 
+        try:
+            psycopg.connect(self._url, **self._connect_kwargs()).close()
+            return
+        except psycopg.Error as exc:
+            error = self._connect_error(exc)
+            if self.revive is None or isinstance(error, AuthenticationFailed):
+                raise error from exc
+        try:
+            if not self.revive():
+                raise error
+        except CairnError as exc:
+            if exc is error:
+                raise
+            raise DatabaseUnavailable(f"{error} The embedded database server stopped and could not be started "
+                                      f"again: {exc}", hint=exc.hint) from exc
         try:
             psycopg.connect(self._url, **self._connect_kwargs()).close()
         except psycopg.Error as exc:
@@ -296,7 +320,7 @@ class PostgresDatabase:
             return _resource_error(exc, sqlstate, limits)
         conn_lost = isinstance(exc, psycopg.OperationalError) and not sqlstate
         if conn_lost or sqlstate.startswith("08") or sqlstate in ("57P01", "57P02", "57P03"):
-            return DatabaseUnavailable(f"Lost the connection to {self.id}: {exc}")
+            return DatabaseUnavailable(f"Lost the connection to {self.id}: {exc}", hint=_LOST_HINT)
         return QueryFailed(describe_server_error(exc, sql, offset))
 
 

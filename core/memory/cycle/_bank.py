@@ -6,6 +6,7 @@ from another process (the journal is a small JSON file per user, written atomica
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -20,7 +21,7 @@ from typing import Any
 from core.config import write_json_atomic
 from core.feedback import ExampleStore, FeedbackRecorder
 from core.history import QuestionHistory
-from core.errors import CairnError, InputError, MemoryStoreError
+from core.errors import CairnError, InputError, MemoryStoreError, MemoryStoreFull, disk_full_hint
 from core.private_files import make_private_dir, touch_private
 from core.text import clean_text
 from core.memory.kernel import ALL_DATABASES, CATEGORIES, MAX_MEMORY_CHARS, Category, Embedder, Memory, ScoredMemory
@@ -437,7 +438,10 @@ class MemoryBank:
         try:
             write_json_atomic(self._journal_path(user), {"user": user, "changes": [c.to_json() for c in changes]})
         except OSError as exc:
-            raise MemoryStoreError(f"Could not write the undo journal: {exc.strerror or exc}.") from exc
+            message = f"Could not write the undo journal: {exc.strerror or exc}."
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise MemoryStoreFull(message, hint=disk_full_hint(self._journal_path(user).parent)) from exc
+            raise MemoryStoreError(message) from exc
 
 
 def _category(value: str) -> Category:

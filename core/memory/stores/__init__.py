@@ -3,12 +3,22 @@
 configured one and no other (`_stores`), the stand-in while it is down (`_unavailable`), and memories left in
 another store brought in (`_adopt`), vectors another encoder made re-embedded (`_reembed`). Knows nothing of forms or routing."""
 
-from core.memory.stores._adopt import StrayMemories, adopt_memories, stray_memories
+from core.memory.stores._adopt import (
+    StrayMemories,
+    adopt_memories,
+    forget_stray_memories,
+    stray_memories,
+)
 from core.memory.stores._reembed import reembed_foreign_vectors
 from core.memory.stores._store import ConversationStore, MemoryStore
 from core.memory.stores._store_json import JsonMemoryStore
 from core.memory.stores._store_pgvector import PgVectorMemoryStore
-from core.memory.stores._stores import BACKENDS, MEMORY_DATABASE, OpenedStore, open_memory_store
+from core.memory.stores._stores import (
+    BACKENDS,
+    MEMORY_DATABASE,
+    OpenedStore,
+    open_memory_store,
+)
 
 __all__ = [
     "BACKENDS",
@@ -20,6 +30,7 @@ __all__ = [
     "PgVectorMemoryStore",
     "StrayMemories",
     "adopt_memories",
+    "forget_stray_memories",
     "open_memory_store",
     "reembed_foreign_vectors",
     "stray_memories",

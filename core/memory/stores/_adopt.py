@@ -17,7 +17,7 @@ from typing import Any
 from core.memory.kernel import embed_one
 from core.memory.stores._store_json import JsonMemoryStore
 
-__all__ = ["StrayMemories", "adopt_memories", "stray_memories"]
+__all__ = ["StrayMemories", "adopt_memories", "forget_stray_memories", "stray_memories"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,3 +68,15 @@ def adopt_memories(data_dir: Path, target: Any, *, user: str | None = None, embe
         stray.path.rename(stray.path.with_name(stray.path.name + ".adopted"))
         logger.info("adopted %d memories of %r from %s", len(new), stray.user, stray.path)
     return added
+
+
+def forget_stray_memories(data_dir: Path, user: str) -> list[Path]:
+    """Delete ``user``'s memories left in JSON files (and their ``*.adopted`` copies) beside the active store:
+    ``memory clear`` forgets a person everywhere Cairn kept them. Returns the files deleted."""
+    path = JsonMemoryStore(Path(data_dir) / "memory").path_for(user)
+    gone = []
+    for file in (path, path.with_name(path.name + ".adopted")):
+        if file.is_file():
+            file.unlink()
+            gone.append(file)
+    return gone

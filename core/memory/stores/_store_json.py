@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from core.private_files import make_private, make_private_dir, private_opener, touch_private
-from core.errors import CorruptMemoryFile, MemoryStoreError
+from core.errors import CorruptMemoryFile, MemoryStoreError, MemoryStoreFull, disk_full_hint
 from core.memory.kernel import ALL_DATABASES, Memory, Message, ScoredMemory
 from core.memory.stores._store_json_doc import Doc, decode_vector, encode_vector, parse_doc
 
@@ -270,9 +270,10 @@ class JsonMemoryStore:
         reason = {errno.ENOSPC: "the disk is full", errno.EROFS: "the disk is read-only",
                   errno.EACCES: "permission denied", errno.EDQUOT: "the disk quota is used up"}.get(
             exc.errno or 0, exc.strerror or str(exc))  # fmt: skip
-        return MemoryStoreError(
-            f"Could not save the memory file {path}: {reason}. The previous version is intact.",
-        )
+        message = f"Could not save the memory file {path}: {reason}. The previous version is intact."
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return MemoryStoreFull(message, hint=disk_full_hint(path.parent))
+        return MemoryStoreError(message)
 
     def _read(self, user: str) -> Doc:
         return self._load(user, self.path_for(user))

@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from core.errors import MemoryStoreError
+from core.errors import CairnError, MemoryStoreError
 from core.memory.kernel import ALL_DATABASES, Memory, Message, ScoredMemory
+from core.memory.stores._pg_faults import abort, refused, server_stopped
 
 __all__ = ["EXACT_SEARCH_MAX", "PgVectorMemoryStore", "SCHEMA_VERSION"]
 
@@ -124,21 +125,75 @@ class PgVectorMemoryStore:
             info = conninfo_to_dict(self.uri)
         except Exception:  # noqa: BLE001 - only for display
             info = {}
-        where = "embedded server" if self._embedded is not None else (info.get("host") or "local socket")
-        return f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on {where}"
+        pgdata = getattr(self._embedded, "pgdata", None)
+        if pgdata is None:
+            where = "embedded server" if self._embedded is not None else (info.get("host") or "local socket")
+            return f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on {where}"
+        root = getattr(self._embedded, "root", None)
+        outside = f", outside the data directory {root}" if root is not None and not pgdata.is_relative_to(root) else ""
+        return (f"memory: PostgreSQL + pgvector, database {info.get('dbname', '?')} on the embedded server, "
+                f"kept in {pgdata}{outside}")
+
+    def _where(self) -> str:
+        """Where the memories are on disk: the embedded cluster's folder, or the named server."""
+        pgdata = getattr(self._embedded, "pgdata", None)
+        if pgdata is not None:
+            return str(pgdata)
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            host = conninfo_to_dict(self.uri).get("host") or "the local socket"
+        except Exception:  # noqa: BLE001 - only for display
+            host = "its host"
+        return f"the memory database's server ({host})"
 
     def _connect(self) -> Any:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._conn = None
+            self._conn = self._open(autocommit=False)
+        return self._conn
+
+    def _open(self, *, autocommit: bool) -> Any:
+        """A new connection; when that fails and the server is Cairn's embedded one whose postmaster died, the
+        server is started again once and the connection tried once more."""
         import psycopg
 
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            try:
-                self._conn = psycopg.connect(self.uri, autocommit=False, connect_timeout=10)
-            except psycopg.Error as exc:
-                raise MemoryStoreError(
-                    f"Cannot connect to the memory database: {exc}".strip(),
-                    hint="Check that the memory store's PostgreSQL is running, or switch memory to JSON files.",
-                ) from exc
-        return self._conn
+        try:
+            return psycopg.connect(self.uri, autocommit=autocommit, connect_timeout=10)
+        except psycopg.Error as exc:
+            if not self._revive():
+                raise server_stopped(exc, self._where()) from exc
+        try:
+            return psycopg.connect(self.uri, autocommit=autocommit, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise server_stopped(exc, self._where()) from exc
+
+    def _revive(self) -> bool:
+        if self._embedded is None or not hasattr(self._embedded, "revive"):
+            return False
+        try:
+            return bool(self._embedded.revive())
+        except CairnError as exc:
+            raise MemoryStoreError(f"The memory database's server stopped and could not be started again: {exc}",
+                                   hint=exc.hint) from exc
+
+    def _begin(self) -> tuple[Any, Any]:
+        """A connection with a transaction begun. A connection the server dropped while it sat idle (the server
+        restarted, the backend terminated) fails at BEGIN, before anything ran: it is opened again once."""
+        import psycopg
+
+        conn = self._connect()
+        tx = conn.transaction()
+        try:
+            tx.__enter__()
+        except psycopg.OperationalError as exc:
+            if not conn.broken and not conn.closed:
+                raise
+            logger.info("the memory database dropped its connection (%s); connecting again", exc)
+            conn = self._connect()
+            tx = conn.transaction()
+            tx.__enter__()
+        return conn, tx
 
     @contextmanager
     def _tx(self) -> Iterator[Any]:
@@ -146,26 +201,25 @@ class PgVectorMemoryStore:
         import psycopg
 
         with self._lock:
-            conn = self._connect()
             try:
-                with conn.transaction():
+                conn, tx = self._begin()
+                ok = False
+                try:
                     yield conn
+                    ok = True
+                finally:
+                    if ok:
+                        tx.__exit__(None, None, None)
+                    else:
+                        abort(tx)
             except psycopg.Error as exc:
-                raise MemoryStoreError(
-                    f"The memory database refused the operation: {exc}".strip(),
-                    hint="Check the memory store's PostgreSQL (disk space, permissions) and try again.",
-                ) from exc
+                raise refused(exc, self._where()) from exc
 
     @contextmanager
     def update_lock(self, user: str) -> Iterator[None]:
         """Held around one whole update cycle for ``user``: a session advisory lock on a connection of its own,
         so other processes updating the same person's memories wait their turn."""
-        import psycopg
-
-        try:
-            conn = psycopg.connect(self.uri, autocommit=True, connect_timeout=10)
-        except psycopg.Error as exc:
-            raise MemoryStoreError(f"Cannot connect to the memory database: {exc}".strip()) from exc
+        conn = self._open(autocommit=True)
         try:
             conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", ("cairn-memory-update:" + user,))
             yield

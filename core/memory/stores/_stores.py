@@ -69,10 +69,12 @@ def open_memory_store(
         return opener()
     except Exception as exc:  # noqa: BLE001 - any failure: say so on every use, never swap stores
         reason = (getattr(exc, "message", None) or str(exc) or type(exc).__name__).splitlines()[0]
-        logger.warning("memory store %s unavailable: %s", kind, reason, exc_info=not isinstance(exc, CairnError))
+        logger.warning("memory store %s unavailable: %s", kind, reason)  # a line for the person, never a traceback
+        logger.debug("memory store %s could not open", kind, exc_info=not isinstance(exc, CairnError))
         from core.memory.stores._unavailable import ReconnectingStore
 
-        return ReconnectingStore(kind, opener, reason)  # type: ignore[return-value]
+        hint = exc.hint if isinstance(exc, CairnError) else None
+        return ReconnectingStore(kind, opener, reason, hint=hint)  # type: ignore[return-value]
 
 
 def _open_pgvector(cls: Any, *, data_dir: Path, uri: str | None, embedded: Any | None) -> OpenedStore:

@@ -27,10 +27,12 @@ logger = logging.getLogger(__name__)
 class ReconnectingStore:
     """Stands for the store ``opener`` makes until it opens; then every call goes to the real store."""
 
-    def __init__(self, wanted: str, opener: Callable[[], Any], reason: str, *, retry_s: float = 5.0) -> None:
+    def __init__(self, wanted: str, opener: Callable[[], Any], reason: str, *, retry_s: float = 5.0,
+                 hint: str | None = None) -> None:  # fmt: skip
         self.wanted = wanted
         self._opener = opener
         self.reason = reason
+        self.hint = hint  # what the failure itself says to do (e.g. the folder to free on a full disk)
         self._retry_s = retry_s
         self._tried = time.monotonic()
         self._inner: Any = None
@@ -54,11 +56,13 @@ class ReconnectingStore:
                     logger.info("memory store %s is available again", self.wanted)
                 except Exception as exc:  # noqa: BLE001 - still down: keep the newest reason
                     self.reason = (getattr(exc, "message", None) or str(exc) or type(exc).__name__).splitlines()[0]
+                    self.hint = getattr(exc, "hint", None)
             if self._inner is None:
+                reason = self.reason.rstrip(".")
                 raise MemoryStoreError(
-                    f"The memory store ({self.wanted}) is unavailable: {self.reason}. Nothing was read or saved.",
-                    hint="Start it again (or fix memory_store_uri in Settings) and retry; Cairn keeps no copy "
-                    "elsewhere, so nothing is lost or split between stores.",
+                    f"The memory store ({self.wanted}) is unavailable: {reason}. Nothing was read or saved.",
+                    hint=(self.hint + " " if self.hint else "Start it again (or fix memory_store_uri in Settings) "
+                          "and retry; ") + "Cairn keeps no copy elsewhere, so nothing is lost or split between stores.",
                 )
             return self._inner
 
