@@ -102,12 +102,13 @@ class InsightSharing:
     def share(self, llm: Any, *, question: str, sql: str | None, columns: Sequence[str],
               rows: Sequence[Sequence[Any]], schema: Mapping[str, Sequence[str]],
               hidden_values: Iterable[Any] = (), private_words: Iterable[str] = (),
-              dialect: str | None = None) -> ShareOutcome:
+              dialect: str | None = None, hidden_names: Iterable[str] = ()) -> ShareOutcome:
         """Summarise one answered question for other agents and store it, or say why not.
 
         ``schema``: the tables the SQL uses and their columns (entities are checked against it);
         ``hidden_values``: values the model never sees (hidden columns); ``private_words``: the user's name and
-        the literals of the memories applied, which must never be shared either."""
+        the literals of the memories applied, which must never be shared either; ``hidden_names``: the names of
+        hidden tables and columns (a summary or follow-up that holds one is refused like a value)."""
         if not sql:
             return ShareOutcome(reason="no SQL was run")
         try:
@@ -120,7 +121,7 @@ class InsightSharing:
         names = [t for t in schema] + [c for cols in schema.values() for c in cols] + list(columns)
         literals = collect_literals(question=question, sql=sql, rows=rows,
                                     hidden_values=[*hidden_values, *private_words], schema_words=names,
-                                    dialect=dialect)
+                                    dialect=dialect, hidden_names=hidden_names)
         redaction = redact(draft, literals, schema)
         if redaction.draft is None:
             return ShareOutcome(reason=redaction.reason)
