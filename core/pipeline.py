@@ -305,7 +305,7 @@ class AskPipeline:
                 final = self.apply_memory(run, validated, schema)
                 if final != validated.sql:  # filters were added: the SQL that runs is guarded as it is
                     final, _ = self.guard(final, schema)
-        return keep_hidden_out_sql(final, self.hidden_columns(), schema.dialect)  # shown as it runs: no * over a hidden column
+        return keep_hidden_out_sql(final, self.hidden_columns(), schema.dialect)  # shown as it runs
 
     def _no_harm(self, run: _Run, validated: Validated, schema: Schema) -> Validated:
         """A repair the query may not need (see ``Validated.as_written``) is kept only when it keeps the rows."""

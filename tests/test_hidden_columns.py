@@ -98,6 +98,7 @@ def test_a_whole_row_of_a_table_with_a_hidden_column_is_refused(db, emails, sql:
     "SELECT hstore(c) FROM customers c",  # no hstore extension here: refused before the database could say so
     "SELECT name FROM customers NATURAL JOIN (SELECT 'x' AS email) e",  # joins on the hidden column
     "SELECT * FROM customers ORDER BY 3",  # the third column of * is the hidden one
+    "SELECT DISTINCT ON (3) * FROM customers",
     "SELECT count(c.*) FROM customers c",
     # validation refuses these already; the check refuses them too, wherever a query skips validation
     "SELECT (SELECT row_to_json(c)) FROM customers c",  # correlated, from a subquery
@@ -120,6 +121,14 @@ def test_a_hidden_column_named_directly_or_in_using_is_unknown(db, emails) -> No
         answer = pipe.run_sql(sql)
         assert not answer.ok and answer.error_kind in ("SQLValidationError", "HiddenColumnRefused"), sql
         assert not leaked(everything(answer), emails)
+
+
+def test_a_hidden_column_inside_values_is_unknown(db, emails) -> None:
+    """Validation does not look inside a VALUES statement: the hidden check does (it read the e-mail before)."""
+    sql = "VALUES ((SELECT email FROM customers ORDER BY customer_id LIMIT 1))"
+    assert leaked(everything(pipeline(db)[0].run_sql(sql)), emails)
+    answer = pipeline(db, hidden=["customers.email"])[0].run_sql(sql)
+    assert not answer.ok and answer.error_kind == "SQLValidationError" and not leaked(everything(answer), emails)
 
 
 # -- PostgreSQL: * is narrowed to the visible columns, same order and names -----------------------------------
@@ -253,7 +262,8 @@ def test_duckdb_struct_rows_and_column_patterns_are_refused(tmp_path: Path) -> N
         pipe, _ = pipeline(database, hidden=["people.ssn"])
         for sql in ("SELECT p FROM people p", "SELECT to_json(p) FROM people p", "SELECT p['ssn'] FROM people p",
                     "SELECT COLUMNS('s.*') FROM people", "SELECT * EXCLUDE (age) FROM people",
-                    "SELECT COLUMNS(*) FROM people"):
+                    "SELECT COLUMNS(*) FROM people", "SELECT #3 FROM people",
+                    "SELECT * FROM people QUALIFY row_number() OVER (ORDER BY #3) = 1"):
             before = open_pipe.run_sql(sql)
             assert before.ok and any(s in everything(before) for s in SECRETS), (sql, before.error)
             answer = pipe.run_sql(sql)

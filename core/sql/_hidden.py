@@ -6,10 +6,11 @@ can read it without naming it: ``SELECT *`` or ``p.*`` (kept, narrowed to the vi
 with the same names), a whole row used as a value (``row_to_json(p)``, ``to_jsonb(p)``, ``p::text``,
 ``CAST(p AS text)``, ``ROW(p.*)``, ``hstore(p)``, ``json_agg(p)``, PostgreSQL's ``ssn(p)`` and ``(p).ssn``,
 DuckDB's struct ``p`` and ``p['ssn']``), a column-alias list that renames columns by position
-(``people AS p(a, b, c)``), DuckDB's ``COLUMNS(…)`` and ``* LIKE``, ``NATURAL JOIN`` and ``USING`` over a hidden
-name, and a position (``ORDER BY 3``) past the narrowed columns. Each is found in the parse tree, scope by scope
-(a CTE or subquery named like a table is not that table); ``COUNT(*)`` reads no column and stays. A query that
-reads no table with hidden columns comes back untouched.
+(``people AS p(a, b, c)``), DuckDB's ``COLUMNS(…)``, ``* LIKE`` and positional ``#3``, ``NATURAL JOIN`` and
+``USING`` over a hidden name, and a position (``ORDER BY 3``) past the narrowed columns. Each is found in the parse
+tree, scope by scope (a CTE or subquery named like a table is not that table); ``COUNT(*)`` reads no column and
+stays. A hidden column named outright is unknown, as in validation (which a ``VALUES`` statement skips). A query
+that reads no table with hidden columns comes back untouched.
 """
 
 from __future__ import annotations
@@ -90,11 +91,19 @@ def keep_hidden_out(expression: exp.Expression, hidden: HiddenColumns, dialect: 
     if not hidden or not any(hidden.lookup(t) for t in expression.find_all(exp.Table)):
         return expression
     tree = expression.copy()
+    unread = HiddenColumnRefused("Cairn could not read which columns this query uses, and it reads a table with "
+                                 "columns hidden from the model", hint="Write it as one plain SELECT that names the "
+                                 "columns it needs.")
+    # scopes start at a query: a statement of another kind (VALUES with a subquery) is read query by query
+    roots = [tree] if isinstance(tree, exp.Query) else [
+        q for q in tree.find_all(exp.Query) if q.find_ancestor(exp.Query) is None]
     try:
-        scopes = traverse_scope(tree)
+        scopes = [scope for root in roots for scope in traverse_scope(root)]
     except (SqlglotError, RecursionError, ValueError, KeyError) as exc:
-        raise HiddenColumnRefused("Cairn could not read which columns this query uses, and it reads a table with "
-                                  "columns hidden from the model") from exc
+        raise unread from exc
+    seen = {id(s) for scope in scopes for s in scope.sources.values() if isinstance(s, exp.Table)}
+    if any(hidden.lookup(t) and id(t) not in seen for t in tree.find_all(exp.Table)):
+        raise unread  # a table no scope reads as a source: its columns cannot be followed
     narrowed = False
     for scope in scopes:
         narrowed = _Check(scope, hidden, dialect).run() or narrowed
@@ -163,6 +172,8 @@ class _Check:
                     self.any_source("reads columns of {t} by a pattern or a * inside an expression")
             elif isinstance(node, exp.Columns):
                 self.any_source("reads columns of {t} by a pattern (COLUMNS)")
+            elif isinstance(node, exp.PositionalColumn):  # DuckDB's #3: the third column of the FROM, hidden or not
+                self.any_source("reads a column of {t} by its position (#n)")
         return narrowed
 
     def any_source(self, how: str) -> None:
@@ -175,7 +186,8 @@ class _Check:
     def joins(self, select: exp.Select) -> None:
         for join in select.args.get("joins") or ():
             if join.method.upper() == "NATURAL":
-                raise _refuse(next(iter(self.sources.values()))[1], self.hidden, "joins {t} on every shared column (NATURAL JOIN)")
+                raise _refuse(next(iter(self.sources.values()))[1], self.hidden,
+                              "joins {t} on every shared column (NATURAL JOIN)")
             for ident in join.args.get("using") or ():
                 for _, table in self.sources.values():
                     if ident.name.casefold() in self.hidden.hidden.get(table.qualified_name.casefold(), ()):
@@ -219,8 +231,11 @@ class _Check:
     def known_columns(self) -> set[str]:
         """Visible column names of every source in reach (a table's schema columns, a subquery's output names)."""
         out: set[str] = set()
-        for scope in self.chain():
+        chain = list(self.chain())
+        for scope in chain:
             for source in scope.sources.values():
+                if any(source is mine for mine in chain):
+                    continue  # this very query seen from outside: its own output names resolve nothing in it
                 if isinstance(source, exp.Table):
                     found = self.hidden.lookup(source)
                     table = found[1] if found else self.hidden.schema.table(
@@ -249,7 +264,8 @@ class _Check:
             items.extend(parts)
         if safe is None:
             return False
-        for clause in (select.args.get("order"), select.args.get("group")):
+        distinct = select.args.get("distinct")
+        for clause in (select.args.get("order"), select.args.get("group"), distinct and distinct.args.get("on")):
             for node in (clause.find_all(exp.Literal) if clause else ()):
                 at_top = any(node.parent is p for p in (clause, *(clause.expressions or ())))
                 if node.is_int and at_top and int(node.this) > safe:
