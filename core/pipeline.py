@@ -190,8 +190,9 @@ class AskPipeline:
     def load_schema(self) -> Schema:
         return self.database.schema().without(self.settings.hidden.get(self.database.id, []))
 
-    def hidden_columns(self) -> HiddenColumns:
-        return HiddenColumns.of(self.database.schema(), self.settings.hidden.get(self.database.id, []))
+    def hidden_columns(self) -> HiddenColumns | None:
+        hidden = self.settings.hidden.get(self.database.id, [])
+        return HiddenColumns.of(self.database.schema(), hidden) if hidden else None
 
     def run_query(self, sql: str, limits: QueryLimits | None = None, cancel: Cancellation | None = None) -> QueryResult:
         """Every query the pipeline runs runs here: one over a table with hidden columns has its ``*`` narrowed to

@@ -71,7 +71,7 @@ class HiddenColumns:
         return (key, table) if key in self.visible or key in self.tables else None
 
 
-def keep_hidden_out_sql(sql: str, hidden: HiddenColumns, dialect: str) -> str:
+def keep_hidden_out_sql(sql: str, hidden: HiddenColumns | None, dialect: str) -> str:
     """``sql`` as it may run: unchanged when it reads nothing hidden, else with its stars narrowed; raises
     :class:`HiddenColumnRefused` for any other way to a hidden column."""
     if not hidden:
@@ -101,7 +101,7 @@ def keep_hidden_out(expression: exp.Expression, hidden: HiddenColumns, dialect: 
         scopes = [scope for root in roots for scope in traverse_scope(root)]
     except (SqlglotError, RecursionError, ValueError, KeyError) as exc:
         raise unread from exc
-    seen = {id(s) for scope in scopes for s in scope.sources.values() if isinstance(s, exp.Table)}
+    seen = {id(t) for scope in scopes for t in scope.tables}  # tables and references to a CTE
     if any(hidden.lookup(t) and id(t) not in seen for t in tree.find_all(exp.Table)):
         raise unread  # a table no scope reads as a source: its columns cannot be followed
     narrowed = False
