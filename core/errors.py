@@ -10,6 +10,7 @@
     │   └── LLMReplyError          the reply holds no usable SQL
     ├── SQLError
     │   ├── SQLRejected            the guard refused the statement (not read-only, several statements...)
+    │   │   └── HiddenColumnRefused  a whole row or a pattern of a table with hidden columns
     │   └── SQLValidationError     names that are not in the schema and could not be repaired
     ├── DatabaseError
     │   ├── DatabaseUnavailable    cannot connect
@@ -42,6 +43,7 @@ __all__ = [
     "DatabaseError",
     "DatabaseUnavailable",
     "EmbeddedServerError",
+    "HiddenColumnRefused",
     "InputError",
     "InsightKeyError",
     "InsightStoreError",
@@ -108,6 +110,10 @@ class SQLError(CairnError):
 
 class SQLRejected(SQLError):
     default_hint = "Cairn only runs one read-only SELECT query. Ask for data, not for changes."
+
+
+class HiddenColumnRefused(SQLRejected):
+    default_hint = "Name the columns you need: some columns of this table are hidden from the model (settings: hidden)."
 
 
 class SQLValidationError(SQLError):

@@ -44,8 +44,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (Validated, ended_in, extract_queries, extract_sql, guard, redact_error_values, silences_an_error,
-                      spelled_in, validate)
+from core.sql import (HiddenColumns, Validated, ended_in, extract_queries, extract_sql, guard, keep_hidden_out_sql,
+                      redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -54,7 +54,6 @@ JOIN_CHECK_MAX_S = 2.0  # a join is checked against the query without it only wh
 
 MAX_QUESTION_CHARS = 4000
 LONG_REPLY = 1600  # tokens: a second try for a reply the usual limit (SQL_OPTIONS, 400) cut off
-# ANSI/VT100 sequences pasted from a terminal: CSI ("ESC [ 31 m"), OSC ("ESC ] ... BEL") and two-byte escapes.
 # Errors the model may fix when shown them; anything else (timeout, cancel, DB down) ends the attempt.
 _REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)
 
@@ -186,11 +185,20 @@ class AskPipeline:
         not occur. One small read-only query through the same guard as every other; used to check the values a
         memory names against the data, not only against the cached hints."""
         return spelled_in(self.load_schema(), table, column, values,
-                          lambda sql: self.database.execute(sql, limits=self.limits).rows)
+                          lambda sql: self.run_query(sql).rows)
 
     def load_schema(self) -> Schema:
+        return self.database.schema().without(self.settings.hidden.get(self.database.id, []))
+
+    def hidden_columns(self) -> HiddenColumns | None:
         hidden = self.settings.hidden.get(self.database.id, [])
-        return self.database.schema().without(hidden)
+        return HiddenColumns.of(self.database.schema(), hidden) if hidden else None
+
+    def run_query(self, sql: str, limits: QueryLimits | None = None, cancel: Cancellation | None = None) -> QueryResult:
+        """Every query the pipeline runs runs here: one over a table with hidden columns has its ``*`` narrowed to
+        the visible ones, and any other way to a hidden column (a whole row as a value) is refused first."""
+        sql = keep_hidden_out_sql(sql, self.hidden_columns(), self.database.dialect)
+        return self.database.execute(sql, limits=limits or self.limits, cancel=cancel)
 
     def build_prompt(
         self, question: str, schema: Schema, context_lines: Sequence[str], conversation: Sequence[str] = (),
@@ -260,13 +268,13 @@ class AskPipeline:
             if left <= 0:
                 raise QueryTimeout("no time left for evidence queries")
             limits = replace(self.limits, timeout_s=min(self.limits.timeout_s, left))
-            return self.database.execute(sql, limits=limits, cancel=run.cancel)
+            return self.run_query(sql, limits, run.cancel)
 
         return execute
 
     def execute(self, run: _Run, sql: str) -> QueryResult:
         with run.stage("execute"):
-            return self.database.execute(sql, limits=self.limits, cancel=run.cancel)
+            return self.run_query(sql, cancel=run.cancel)
 
     # -- composition -----------------------------------------------------------------------------------
 
@@ -292,13 +300,13 @@ class AskPipeline:
             fixes_out.extend(fixes)
         if fixes:
             run.notes.append("Fixed: " + "; ".join(fixes) + ".")
-        if not apply_memory:
-            return validated.sql
-        with run.stage("apply_memory"):
-            final = self.apply_memory(run, validated, schema)
-            if final != validated.sql:  # filters were added: the SQL that runs is guarded as it is
-                final, _ = self.guard(final, schema)
-        return final
+        final = validated.sql
+        if apply_memory:
+            with run.stage("apply_memory"):
+                final = self.apply_memory(run, validated, schema)
+                if final != validated.sql:  # filters were added: the SQL that runs is guarded as it is
+                    final, _ = self.guard(final, schema)
+        return keep_hidden_out_sql(final, self.hidden_columns(), schema.dialect)  # shown as it runs
 
     def _no_harm(self, run: _Run, validated: Validated, schema: Schema) -> Validated:
         """A repair the query may not need (see ``Validated.as_written``) is kept only when it keeps the rows."""
@@ -307,11 +315,11 @@ class AskPipeline:
             as_written, _ = self.guard(validated.as_written.sql, schema)  # every SQL is checked before it runs
             repaired, _ = self.guard(validated.sql, schema)
             try:
-                before = self.database.execute(as_written, limits=self.limits, cancel=run.cancel)
+                before = self.run_query(as_written, cancel=run.cancel)
             except QueryFailed:
                 return validated  # as written it fails: the repair is needed
             try:
-                after = self.database.execute(repaired, limits=self.limits, cancel=run.cancel)
+                after = self.run_query(repaired, cancel=run.cancel)
             except QueryFailed:
                 return validated.as_written
         if Counter(before.rows) == Counter(after.rows) and len(before.columns) == len(after.columns):

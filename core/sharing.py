@@ -19,7 +19,8 @@ from typing import Any
 from core.answer import Answer
 from core.schema import Schema
 
-__all__ = ["ShareInputs", "applied_memories", "memory_values", "share_inputs", "suggestion_json", "tables_used"]
+__all__ = ["ShareInputs", "applied_memories", "hidden_names", "memory_values", "share_inputs", "suggestion_json",
+           "tables_used"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +40,12 @@ class ShareInputs:
     hidden_values: tuple[Any, ...]
     private_words: tuple[str, ...]
     dialect: str | None
+    hidden_names: tuple[str, ...] = ()
 
     def kwargs(self) -> dict[str, Any]:
         return {"question": self.question, "sql": self.sql, "columns": self.columns, "rows": self.rows,
                 "schema": dict(self.schema), "hidden_values": self.hidden_values,
-                "private_words": self.private_words, "dialect": self.dialect}
+                "private_words": self.private_words, "dialect": self.dialect, "hidden_names": self.hidden_names}
 
 
 def share_inputs(answer: Answer, schema: Schema, *, question: str | None = None, hidden: Iterable[str] = (),
@@ -60,11 +62,22 @@ def share_inputs(answer: Answer, schema: Schema, *, question: str | None = None,
     private = [user.strip()] if user and user.strip() else []
     for memory in memories:
         private.extend(memory_values(memory, schema.dialect))
+    hidden = list(hidden)
+    names = hidden_names(hidden, schema)
+    columns = tuple(f"column_{i}" if c.casefold() in names else c for i, c in enumerate(answer.columns, 1))
     return ShareInputs(
         question=question if question is not None else answer.question, sql=answer.sql,
-        columns=tuple(answer.columns), rows=tuple(tuple(r) for r in answer.rows), schema=tables,
+        columns=columns, rows=tuple(tuple(r) for r in answer.rows), schema=tables,
         hidden_values=tuple(_hidden_values(answer, used, hidden)),
-        private_words=tuple(dict.fromkeys(p for p in private if p)), dialect=schema.dialect)
+        private_words=tuple(dict.fromkeys(p for p in private if p)), dialect=schema.dialect,
+        hidden_names=tuple(sorted(names)))
+
+
+def hidden_names(hidden: Iterable[str], schema: Schema) -> set[str]:
+    """The folded names of hidden tables and columns that are no name of ``schema`` (the pipeline's, hidden names
+    already out): a shared summary must not hold them, nor a result column carry one to the summary's model."""
+    shown = {n.casefold() for t in schema.tables for n in (t.name, t.qualified_name, *t.column_names)}
+    return {part for name in hidden for part in [name.casefold().rpartition(".")[2]] if part and part not in shown}
 
 
 def tables_used(sql: str, dialect: str | None) -> set[str]:

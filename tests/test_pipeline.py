@@ -194,14 +194,17 @@ def test_model_not_pulled_is_reported(db, fake_ollama) -> None:
 
 
 def test_hidden_column_values_in_a_database_error_never_reach_the_model(db, sample_db_uri) -> None:
-    """A whole-row cast fails with an error quoting the row, e-mail included; the repair prompt must not carry it."""
+    """A whole-row cast fails with an error quoting the row, e-mail included: over a table with a hidden column it
+    is refused before it runs (core.sql._hidden); over another table the error's row values still become <value>."""
     with psycopg.connect(sample_db_uri) as conn:
         emails = [r[0] for r in conn.execute("SELECT email FROM customers").fetchall()]
     llm = ScriptedLLM("SELECT CAST(CAST(c AS text) AS integer) FROM customers c ORDER BY customer_id LIMIT 1",
+                      "SELECT CAST(CAST(o AS text) AS integer) FROM orders o ORDER BY order_id LIMIT 1",
                       "SELECT name FROM customers ORDER BY customer_id LIMIT 1")
     settings = Settings(hidden={db.id: ["customers.email"]})
     answer = AskPipeline(db, llm, settings, today=lambda: TODAY).ask("first customer")
-    assert answer.ok and len(llm.history) == 2
-    repair_prompt = llm.history[1].user
-    assert "integer" in repair_prompt and "<value>" in repair_prompt  # the error still says what went wrong
-    assert not [e for e in emails if e in repair_prompt]
+    assert answer.ok and len(llm.history) == 3
+    refused, failed = llm.history[1].user, llm.history[2].user
+    assert "whole row of customers" in refused and "name the columns you need" in refused
+    assert "integer" in failed and "<value>" in failed  # the error still says what went wrong
+    assert not [e for e in emails if e in refused + failed]

@@ -93,6 +93,7 @@ class Literals:
     schema_words: frozenset[str]
     vocabulary: frozenset[str] = frozenset()  # words the question itself writes in lower case
     question_words: tuple[str, ...] = ()  # the question, folded: a summary must not copy its wording
+    hidden_names: tuple[tuple[str, ...], ...] = ()  # names of hidden tables and columns, folded: never shared
 
     def is_vocabulary(self, literal: Literal) -> bool:
         """A lower-case value made only of common English words the person used as plain lower-case words in the
@@ -133,9 +134,11 @@ def common_words() -> frozenset[str]:
 
 def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[Any]] = (),
                      hidden_values: Iterable[Any] = (), schema_words: Iterable[str] = (),
-                     dialect: str | None = None, private_words: Iterable[str] = ()) -> Literals:
+                     dialect: str | None = None, private_words: Iterable[str] = (),
+                     hidden_names: Iterable[str] = ()) -> Literals:
     """Every literal of the question, the SQL, the rows, the hidden values and the private words (the user's
-    name: a login such as "will.baker" also counts by its parts, "Will" and "Baker")."""
+    name: a login such as "will.baker" also counts by its parts, "Will" and "Baker"); ``hidden_names``: the names
+    of hidden tables and columns, which a shared text must not hold even when they are common words ("salary")."""
     words = frozenset(w for name in schema_words for w in (*fold_words(name.replace("_", " ")),
                                                             "".join(fold_words(name))))
     items: list[Literal] = []
@@ -174,7 +177,8 @@ def collect_literals(*, question: str, sql: str | None, rows: Sequence[Sequence[
         add(value, "question")
     vocabulary = frozenset(w for token in re.findall(r"[^\W\d_]+", question) if token == token.lower()
                            for w in fold_words(token))
-    return Literals(tuple(items), words, vocabulary, fold_words(question))
+    hidden = tuple(dict.fromkeys(name for name in (fold_words(n.replace("_", " ")) for n in hidden_names) if name))
+    return Literals(tuple(items), words, vocabulary, fold_words(question), hidden)
 
 
 def _literal(value: Any, source: str) -> Literal | None:

@@ -126,6 +126,8 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
         found.append("look-alike letters of another alphabet")
     words = fold_words(text)
     raw_words = _join_spelled(fold_words(text, singular=False))
+    if any(_names_in(name, words) for name in literals.hidden_names):
+        found.append("a hidden column's name")
     if _copies(words, literals.question_words):
         found.append("the question's own wording")
     partial = literals.partial_tokens
@@ -156,6 +158,21 @@ def find_leaks(text: str, literals: Literals) -> list[str]:
             found.append(_kind(literal))
     found.extend(_kind(partial[w]) for w in words if w in partial and not _ordinary_words(partial[w]))
     return found
+
+
+def _names_in(name: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Is a name (folded words: ``date_of_birth`` → date, of, birth) in ``words``, spaced, hyphenated or run
+    together ("DateOfBirth", "e-mail" for ``email``), with a plural or verb ending ("emailed")?"""
+    squeezed = "".join(name)
+    for i in range(len(words)):
+        run = ""
+        for word in words[i:i + len(name) + 2]:
+            run += word
+            if run == squeezed or (len(squeezed) > 3 and run.startswith(squeezed) and len(run) - len(squeezed) <= 2):
+                return True
+            if len(run) >= len(squeezed):
+                break
+    return False
 
 
 def _ordinary_words(literal: Literal) -> bool:

@@ -112,12 +112,13 @@ class InsightSharing:
     def share(self, llm: Any, *, question: str, sql: str | None, columns: Sequence[str],
               rows: Sequence[Sequence[Any]], schema: Mapping[str, Sequence[str]],
               hidden_values: Iterable[Any] = (), private_words: Iterable[str] = (),
-              dialect: str | None = None) -> ShareOutcome:
+              dialect: str | None = None, hidden_names: Iterable[str] = ()) -> ShareOutcome:
         """Summarise one answered question for other agents and store it, or say why not.
 
         ``schema``: the tables the SQL uses and their columns (entities are checked against it);
         ``hidden_values``: values the model never sees (hidden columns); ``private_words``: the user's name and
-        the literals of the memories applied, which must never be shared either."""
+        the literals of the memories applied, which must never be shared either; ``hidden_names``: the names of
+        hidden tables and columns (a summary or follow-up that holds one is refused like a value)."""
         if not sql:
             return ShareOutcome(reason="no SQL was run")
         try:
@@ -129,7 +130,7 @@ class InsightSharing:
             return ShareOutcome(reason="the model gave no usable summary")
         names = [t for t in schema] + [c for cols in schema.values() for c in cols]
         facts = {"question": question, "sql": sql, "rows": rows, "hidden_values": list(hidden_values),
-                 "private_words": list(private_words), "dialect": dialect}
+                 "private_words": list(private_words), "dialect": dialect, "hidden_names": list(hidden_names)}
         literals = collect_literals(**facts, schema_words=names)
         # The result's own column names may be used like the schema's, unless one spells a value (a pivot's
         # "AS mumbai" for city = 'Mumbai'): then it is a value like the literal it names.

@@ -6,6 +6,7 @@ Pure functions over text and a :class:`core.schema.Schema`: no database, no mode
 from core.sql._error_text import redact_error_values
 from core.sql._extract import extract_queries, extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
+from core.sql._hidden import HiddenColumns, keep_hidden_out, keep_hidden_out_sql
 from core.sql._join_check import JoinCheck, joins_adding_no_column
 from core.sql._slips import ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
@@ -15,6 +16,7 @@ from core.sql.repair import join_candidates, silences_an_error
 
 __all__ = [
     "GuardedSQL",
+    "HiddenColumns",
     "ended_in",
     "JoinCheck",
     "Validated",
@@ -24,6 +26,8 @@ __all__ = [
     "as_number",
     "holds_numbers_as_text",
     "join_candidates",
+    "keep_hidden_out",
+    "keep_hidden_out_sql",
     "joins_adding_no_column",
     "parse_statements",
     "redact_error_values",
