@@ -10,6 +10,7 @@
     │   └── LLMReplyError          the reply holds no usable SQL
     ├── SQLError
     │   ├── SQLRejected            the guard refused the statement (not read-only, several statements...)
+    │   │   └── SQLUnbounded       it would build one value of unbounded size (string_agg of a whole table)
     │   └── SQLValidationError     names that are not in the schema and could not be repaired
     ├── DatabaseError
     │   ├── DatabaseUnavailable    cannot connect
@@ -53,6 +54,7 @@ __all__ = [
     "QueryTimeout",
     "SQLError",
     "SQLRejected",
+    "SQLUnbounded",
     "SQLValidationError",
 ]
 
@@ -105,6 +107,11 @@ class SQLError(CairnError):
 
 class SQLRejected(SQLError):
     default_hint = "Cairn only runs one read-only SELECT query. Ask for data, not for changes."
+
+
+class SQLUnbounded(SQLRejected):
+    default_hint = ("Bound the rows the aggregate reads (a subquery with a LIMIT) or the size of the value "
+                    "(a number, or LEAST(size, n)).")
 
 
 class SQLValidationError(SQLError):
