@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.databases.embedded._limits import limited_command, server_options
 from core.errors import EmbeddedServerError
 
 __all__ = [
@@ -358,9 +359,9 @@ def pg_ctl(pgdata: Path, action: str, socket_dir: Path | None = None) -> None:
     args = [str(bin_dir() / "pg_ctl"), "-w", "-t", "60", "-D", str(pgdata)]
     if action == "start":
         assert socket_dir is not None
-        args += ["-l", str(pgdata / "log"), "-o",
-                 f"-c listen_addresses='' -c unix_socket_directories='{socket_dir}' "
-                 "-c unix_socket_permissions=0700", "start"]  # fmt: skip
+        args = limited_command([*args, "-l", str(pgdata / "log"), "-o",
+                                f"-c listen_addresses='' -c unix_socket_directories='{socket_dir}' "
+                                f"-c unix_socket_permissions=0700 {server_options()}", "start"])  # fmt: skip
     else:
         args += ["-m", "fast", "stop"]
     _run(args, timeout=90, what=action,
