@@ -38,8 +38,8 @@ def lite(tmp_path: Path) -> Iterator[SqliteDatabase]:
     "SELECT zeroblob(1000000000) || 'x'",
     "SELECT replace(hex(zeroblob(40000000)), '0', 'xx')",
     "SELECT randomblob(1000000000)",
-    "SELECT group_concat(printf('%.*c', 1000000, 'x'), '') FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
-    "SELECT x + 1 FROM c LIMIT 100) SELECT x FROM c)",
+    ("SELECT group_concat(printf('%.*c', 1000000, 'x'), '') FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+    "SELECT x + 1 FROM c LIMIT 100) SELECT x FROM c)"),
 ])
 def test_a_huge_value_fails_cleanly_before_it_is_built(lite: SqliteDatabase, sql: str) -> None:
     with pytest.raises(QueryFailed) as info:
