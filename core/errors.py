@@ -10,7 +10,8 @@
     │   └── LLMReplyError          the reply holds no usable SQL
     ├── SQLError
     │   ├── SQLRejected            the guard refused the statement (not read-only, several statements...)
-    │   │   └── HiddenColumnRefused  a whole row or a pattern of a table with hidden columns
+    │   │   ├── HiddenColumnRefused  a whole row or a pattern of a table with hidden columns
+    │   │   └── SQLUnbounded       it would build one value of unbounded size (string_agg of a whole table)
     │   └── SQLValidationError     names that are not in the schema and could not be repaired
     ├── DatabaseError
     │   ├── DatabaseUnavailable    cannot connect
@@ -58,6 +59,7 @@ __all__ = [
     "QueryTimeout",
     "SQLError",
     "SQLRejected",
+    "SQLUnbounded",
     "SQLValidationError",
 ]
 
@@ -114,6 +116,11 @@ class SQLRejected(SQLError):
 
 class HiddenColumnRefused(SQLRejected):
     default_hint = "Name the columns you need: some columns of this table are hidden from the model (settings: hidden)."
+
+
+class SQLUnbounded(SQLRejected):
+    default_hint = ("Bound the rows the aggregate reads (a subquery with a LIMIT) or the size of the value "
+                    "(a number, or LEAST(size, n)).")
 
 
 class SQLValidationError(SQLError):

@@ -239,12 +239,12 @@ def test_a_cluster_an_earlier_cairn_made_as_another_account_is_handed_over(tmp_p
 def test_an_account_of_that_name_that_can_log_in_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     import pwd
 
-    from core.databases.embedded import _cluster
+    from core.databases.embedded import _account
     from core.errors import EmbeddedServerError
 
     someone = pwd.struct_passwd(("cairn-pg", "x", 1234, 1234, "", "/home/cairn-pg", "/bin/bash"))
-    monkeypatch.setattr(_cluster, "is_root", lambda: True)
+    monkeypatch.setattr(_account, "is_root", lambda: True)
     monkeypatch.setattr(pwd, "getpwnam", lambda name: someone)
     with pytest.raises(EmbeddedServerError) as caught:
-        _cluster._server_account()
+        _account.server_account()
     assert "/bin/bash" in caught.value.message and "nologin" in caught.value.hint

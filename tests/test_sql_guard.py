@@ -183,7 +183,8 @@ ACCEPTED = [
     "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY total_amount) FROM orders",
     "SELECT COALESCE(NULLIF(city, ''), 'unknown'), ROUND(AVG(total_amount)::numeric, 2) FROM customers "
     "JOIN orders USING (customer_id) GROUP BY 1",
-    "SELECT string_agg(name, ', ' ORDER BY name) FROM customers",
+    "SELECT string_agg(name, ', ' ORDER BY name) FROM (SELECT name FROM customers LIMIT 1000) c",  # bounded
+    "SELECT city, string_agg(name, ', ') FROM customers GROUP BY city LIMIT 100",
     "SELECT generate_series(1, 3)",
     "SELECT to_char(order_date, 'YYYY-MM') FROM orders",
     "SELECT pg_typeof(total_amount), pg_size_pretty(pg_total_relation_size('orders')) FROM orders LIMIT 1",

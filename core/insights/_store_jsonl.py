@@ -3,7 +3,9 @@
 Every change is one appended line — a record put, a follow-up invalidated, records deleted — written with a
 single ``write`` on an ``O_APPEND`` descriptor and fsynced, under an inter-process lock, so agents on several
 machines can append to the same file without tearing each other's lines. Readers never lock: they read the
-complete lines added since they last looked (a torn last line is left for later) and fold them into memory.
+complete lines added since they last looked (a torn last line is left for later) and fold them into memory,
+as a bounded stream: a chunk at a time, a line over ``MAX_LINE_BYTES`` skipped unread, and a scan stopped with a
+warning (``describe``) at ``MAX_SCAN_BYTES`` or ``MAX_RECORDS`` entries held, whatever the file's size.
 ``expire`` rewrites the file without expired or deleted records (write a temporary file, fsync, rename), and
 readers notice the new file by its identity and read it again from the start.
 
@@ -41,7 +43,14 @@ logger = logging.getLogger(__name__)
 
 FILE_NAME = "insights.jsonl"
 LOCK_NAME = "insights.lock"
-MAX_LINE_BYTES = 256 * 1024  # a record is a few KB; a longer line is not one of ours
+# A record line is a few KB: a 384-value vector is 2 KB of base64, and even a 4,096-value one is 22 KB with its
+# short redacted text. A longer line is not one of ours; it is skipped without ever being held whole.
+MAX_LINE_BYTES = 64 * 1024
+# One scan of the file stops at this many bytes or records held (a warning says so): a shared file grown by
+# someone else (2.6 GB was tried) costs a bounded time and memory, never the file's size.
+MAX_SCAN_BYTES = 256 * 1024 * 1024
+MAX_RECORDS = 20_000
+_CHUNK = 1024 * 1024
 LOCK_TIMEOUT_S = 10.0
 
 
@@ -88,6 +97,7 @@ class JsonlInsightStore:
         self._identity: tuple[int, int] | None = None
         self._offset = 0
         self._matrix: dict[int, tuple[list[InsightRecord], np.ndarray]] | None = None
+        self.warning = ""  # set when a scan stopped at a cap: the records past it are not read
         self.skipped_lines = 0
         self.dropped_lines = 0  # well-formed lines that are unsigned, badly signed, or not their record's author's
 
@@ -161,7 +171,10 @@ class JsonlInsightStore:
         return len(found)
 
     def describe(self) -> str:
-        return f"Shared insights: JSON lines in {self.folder}"
+        with self._guard:
+            self._refresh()
+            warning = self.warning
+        return f"Shared insights: JSON lines in {self.folder}" + (f" ({warning})" if warning else "")
 
     def close(self) -> None:
         with self._guard:
@@ -209,6 +222,8 @@ class JsonlInsightStore:
                         fh.write(_line(entry))
                     for record in records:
                         fh.write(_line({"op": "put", "record": record.to_json()}))
+                    if self.warning:
+                        self._copy_unread(fh)  # what a capped scan never read is kept as it was, not lost
                     fh.flush()
                     os.fsync(fh.fileno())
                 os.chmod(tmp, 0o664)
@@ -263,39 +278,88 @@ class JsonlInsightStore:
         if identity != self._identity or stat.st_size < self._offset:
             self._forget()
             self._identity = identity
-        if stat.st_size == self._offset:
-            return
+        if stat.st_size == self._offset or self.warning:
+            return  # nothing new, or a scan stopped at a cap: the rest is not read until the file is rewritten
         try:
             fd = _open_regular(self.path, os.O_RDONLY)
             with os.fdopen(fd, "rb") as fh:
                 fh.seek(self._offset)
-                data = fh.read(stat.st_size - self._offset)
+                self._scan(fh, stat.st_size)
         except OSError as exc:
             raise InsightStoreError(f"Cannot read the shared insights in {self.path}: {exc.strerror or exc}.") \
                 from exc
-        end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
-        dropped = self.dropped_lines
-        for raw in data[:end].splitlines():
-            self._apply(raw)
+        self._matrix = None
+
+    def _scan(self, fh: Any, size: int) -> None:
+        """Fold in the complete lines from the current offset to ``size``, a chunk at a time: a line longer than
+        ``MAX_LINE_BYTES`` is skipped while it is read (never held whole), a torn last line waits, and the scan
+        stops at ``MAX_SCAN_BYTES`` or ``MAX_RECORDS`` with a warning."""
+        dropped, skipped = self.dropped_lines, self.skipped_lines
+        position = self._offset  # the file offset of the start of ``chunk``
+        pending = bytearray()  # the start of a line whose end is in a later chunk
+        overlong = False  # the line being read is already too long: its bytes are dropped until its end
+        while position < size:
+            chunk = fh.read(min(_CHUNK, size - position))
+            if not chunk:
+                break
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                if overlong or len(pending) + end - start > MAX_LINE_BYTES:
+                    self.skipped_lines += 1
+                    logger.debug("shared insights: skipped a line of %s longer than %d bytes", self.path,
+                                 MAX_LINE_BYTES)
+                else:
+                    self._apply(bytes(pending) + chunk[start:end] if pending else chunk[start:end])
+                pending.clear()
+                overlong, start = False, end + 1
+                self._offset = position + start
+                if self._offset < size and (self._offset >= MAX_SCAN_BYTES or self._held() >= MAX_RECORDS):
+                    self._stop_scan()
+                    break
+            if self.warning:
+                break
+            if not overlong:
+                pending += chunk[start:]
+                if len(pending) > MAX_LINE_BYTES:
+                    pending.clear()
+                    overlong = True
+            position += len(chunk)
         if self.dropped_lines > dropped:
             logger.info("shared insights: ignored %d unsigned or badly signed lines of %s",
                         self.dropped_lines - dropped, self.path)
-        self._offset += end
-        self._matrix = None
+        if self.skipped_lines > skipped:
+            logger.warning("shared insights: skipped %d lines of %s that are not valid entries",
+                           self.skipped_lines - skipped, self.path)
+
+    def _held(self) -> int:
+        """What the folded-in lines keep in memory, counted in entries: records, deleted ids, delete lines."""
+        return len(self._records) + len(self._tombstones) + len(self._deletes)
+
+    def _stop_scan(self) -> None:
+        mb = 1024 * 1024
+        self.warning = (f"read only the first {self._offset / mb:.1f} MB and {len(self._records)} records of a "
+                        f"file of {_size_of(self.path) / mb:.1f} MB; expire old insights to read the rest")
+        logger.warning("shared insights: %s in %s", self.warning, self.path)
+
+    def _copy_unread(self, out: Any) -> None:
+        """The bytes past the offset a capped scan stopped at, copied a chunk at a time into ``out``."""
+        fd = _open_regular(self.path, os.O_RDONLY)
+        with os.fdopen(fd, "rb") as fh:
+            fh.seek(self._offset)
+            while chunk := fh.read(_CHUNK):
+                out.write(chunk)
 
     def _forget(self) -> None:
         """Nothing read yet: the next refresh reads the file from the start."""
         self._records.clear()
         self._tombstones.clear()
         self._deletes.clear()
-        self._identity, self._offset, self._matrix = None, 0, None
+        self._identity, self._offset, self._matrix, self.warning = None, 0, None, ""
 
     def _apply(self, raw: bytes) -> None:
         if not raw.strip():
             return
         try:
-            if len(raw) > MAX_LINE_BYTES:
-                raise ValueError("line too long")
             entry = json.loads(raw)
             op = entry["op"]
             if op == "put":
@@ -312,8 +376,8 @@ class JsonlInsightStore:
                 self.dropped_lines += 1
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError) as exc:
             self.skipped_lines += 1
-            logger.warning("shared insights: skipped a line of %s that is not a valid entry (%s)", self.path,
-                           type(exc).__name__)
+            logger.debug("shared insights: skipped a line of %s that is not a valid entry (%s)", self.path,
+                         type(exc).__name__)
 
     def _put(self, record: InsightRecord) -> bool:
         """A new record, when signed by its author and not deleted by that author before (a replayed put)."""
@@ -370,6 +434,13 @@ class JsonlInsightStore:
                 matrix = np.zeros((0, dims), dtype=np.float32)
             self._matrix[dims] = (records, matrix)
         return self._matrix[dims]
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _line(entry: dict[str, Any]) -> bytes:

@@ -30,6 +30,7 @@ from sqlglot.tokens import TokenType
 
 from core.dialects import dialect_info
 from core.errors import SQLRejected
+from core.sql._bounds import check_bounds
 from core.sql._catalogue import ALLOWED_PG_FUNCTIONS as _ALLOWED_PG_FUNCTIONS
 from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
@@ -247,6 +248,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             raise SQLRejected(f"the SQL could not be rewritten for {target}: {_first_line(exc)}") from exc
         _check(tree)
         _check(final)
+        check_bounds(final, target)  # no value of unbounded size built on the server (SQLUnbounded)
         if (cut := unfinished(text, target)) is not None:  # a read-only query, but one the parser completed
             raise SQLRejected(f"the query stops after {cut!r}, where more must follow: it looks cut off")
         meaningless = (date_part_of_difference(final) or unknown_strftime_codes(final)) if target == "sqlite" else None

@@ -35,6 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.databases.embedded._account import (
+    SERVER_ACCOUNT_AS_ROOT,
+    hand_over,
+    is_root,
+    os_user,
+)
+from core.databases.embedded._account import server_account as _server_account
+from core.databases.embedded._limits import limited_command, server_options
 from core.errors import EmbeddedServerError, disk_full_hint
 
 __all__ = [
@@ -59,24 +67,11 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SERVER_ACCOUNT_AS_ROOT = "cairn-pg"
-_NO_LOGIN = ("/usr/sbin/nologin", "/sbin/nologin", "/bin/false", "/usr/bin/false")
 ROOT_CLUSTERS = Path("/var/lib/cairn/pgserver")
 SOCKET_NAME = ".s.PGSQL.5432"
 MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS; keep a margin
 CLUSTER_TOKEN = "pgserver.cluster-id"  # in the data directory: which making of it root's cluster belongs to
 ROLES = ("postgres", "cairn_query", "cairn_memory")  # every role the owner may log in as (see _embedded)
-
-
-def is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def os_user() -> str:
-    """The OS account whose processes may connect (peer authentication maps it to our roles)."""
-    import pwd  # POSIX only, like the rest of this module (imported lazily so Windows can import the package)
-
-    return pwd.getpwuid(os.geteuid()).pw_name
 
 
 def bin_dir() -> Path:
@@ -135,53 +130,11 @@ def cluster_dir(root: Path) -> Path:
     return ROOT_CLUSTERS / digest / "pgdata"
 
 
-def _server_account() -> Any:
-    """As root: Cairn's own unprivileged account that PostgreSQL runs as (created if missing, a
-    ``pwd.struct_passwd``). Otherwise None. An existing account of that name that someone can log in as, or that
-    is root, is refused: the cluster would be theirs."""
-    if not is_root():
-        return None
-    import pwd
-    try:
-        account = pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
-    except KeyError:
-        try:
-            subprocess.run(["useradd", "--system", "--user-group", "--home-dir", "/nonexistent", "--no-create-home",
-                            "--shell", "/usr/sbin/nologin", "--comment", "Cairn embedded PostgreSQL",
-                            SERVER_ACCOUNT_AS_ROOT], check=True, capture_output=True, timeout=60)  # fmt: skip
-            account = pwd.getpwnam(SERVER_ACCOUNT_AS_ROOT)
-        except (OSError, subprocess.SubprocessError, KeyError) as exc:
-            raise EmbeddedServerError(
-                f"Could not create the system account {SERVER_ACCOUNT_AS_ROOT!r} that runs the embedded database "
-                f"as root: {exc}",
-                hint=f"Create it (useradd --system --user-group --shell /usr/sbin/nologin {SERVER_ACCOUNT_AS_ROOT}),"
-                " or run Cairn as a normal user.") from exc
-    if account.pw_uid == 0 or account.pw_shell not in _NO_LOGIN:
-        raise EmbeddedServerError(
-            f"The account {SERVER_ACCOUNT_AS_ROOT!r} exists and can log in (shell {account.pw_shell}, uid "
-            f"{account.pw_uid}): Cairn will not keep root's database under an account someone else may use.",
-            hint=f"Set its shell to /usr/sbin/nologin (usermod -s /usr/sbin/nologin {SERVER_ACCOUNT_AS_ROOT}), "
-            "or remove it and start Cairn again.")
-    return account
-
-
-def _hand_over(folder: Path, account: Any) -> None:
-    """A cluster folder an earlier Cairn made as another account (``pgserver``) becomes ``account``'s: every
-    entry, links themselves not followed. Only while its server is stopped."""
-    if folder.lstat().st_uid == account.pw_uid:
-        return
-    logger.info("handing %s over to the %s account", folder, SERVER_ACCOUNT_AS_ROOT)
-    os.lchown(folder, account.pw_uid, account.pw_gid)
-    for base, dirs, files in os.walk(folder):
-        for name in (*dirs, *files):
-            os.lchown(os.path.join(base, name), account.pw_uid, account.pw_gid)
-
-
 def prepare_cluster_dir(root: Path, pgdata: Path) -> None:
     """Create ``pgdata`` 0700, owned by whoever runs PostgreSQL. Never widens any other folder."""
     account = _server_account()
     if account is not None and pgdata.is_dir() and read_postmaster(pgdata) is None:
-        _hand_over(pgdata.parent if pgdata.is_relative_to(ROOT_CLUSTERS) else pgdata, account)
+        hand_over(pgdata.parent if pgdata.is_relative_to(ROOT_CLUSTERS) else pgdata, account)
     if account is not None and pgdata.is_relative_to(ROOT_CLUSTERS):
         ROOT_CLUSTERS.mkdir(mode=0o711, parents=True, exist_ok=True)  # traversable, not listable
         token = _claim_token(root, pgdata.parent)
@@ -236,7 +189,6 @@ def stop_postmaster(pgdata: Path, pid: int | None = None, *, wait_s: float = 30.
     """Stop the postmaster of ``pgdata`` (or ``pid``, when ``postmaster.pid`` went with a deleted folder) at once,
     without pg_ctl: its data directory is gone or about to be. True when none runs any more."""
     import signal
-    import time
 
     import psutil
 
@@ -472,9 +424,9 @@ def pg_ctl(pgdata: Path, action: str, socket_dir: Path | None = None) -> None:
     args = [str(bin_dir() / "pg_ctl"), "-w", "-t", "60", "-D", str(pgdata)]
     if action == "start":
         assert socket_dir is not None
-        args += ["-l", str(pgdata / "log"), "-o",
-                 f"-c listen_addresses='' -c unix_socket_directories='{socket_dir}' "
-                 "-c unix_socket_permissions=0700", "start"]  # fmt: skip
+        args = limited_command([*args, "-l", str(pgdata / "log"), "-o",
+                                f"-c listen_addresses='' -c unix_socket_directories='{socket_dir}' "
+                                f"-c unix_socket_permissions=0700 {server_options()}", "start"])  # fmt: skip
     else:
         args += ["-m", "fast", "stop"]
     _run(args, timeout=90, what=action,

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from core.config import data_dir
 from core.databases.embedded import _cluster as cluster
+from core.databases.embedded._limits import limit_server_memory
 from core.errors import EmbeddedServerError, disk_full_hint
 from core.private_files import touch_private
 
@@ -154,10 +155,11 @@ class EmbeddedPostgres:
             running = cluster.read_postmaster(self.pgdata)
             if running is not None:
                 logger.info("attached to the embedded PostgreSQL (pid %d) at %s", running.pid, self.pgdata)
+                limit_server_memory(running.pid)  # one started by an older Cairn gets the limit too
                 return running.socket_dir
             cluster.write_auth_files(self.pgdata)
             socket_dir = cluster.socket_dir_for(self.pgdata)
-            cluster.pg_ctl(self.pgdata, "start", socket_dir)
+            cluster.pg_ctl(self.pgdata, "start", socket_dir)  # under the backend data limit (_limits)
         except OSError as exc:
             raise self._os_error(exc) from exc
         logger.info("embedded PostgreSQL ready in %.2fs at %s", time.perf_counter() - started, self.pgdata)

@@ -4,7 +4,8 @@ Defence in depth: every query runs inside ``BEGIN READ ONLY`` with ``statement_t
 the role may) ``temp_file_limit`` set locally, through the extended protocol (one statement only, so
 ``...; COMMIT; INSERT ...`` cannot escape the transaction), and the transaction is rolled back afterwards; the
 session is reset with ``DISCARD ALL`` before the pool reuses it. Rows come through a server-side cursor in
-bounded batches, with long values cut on the server (:mod:`core.databases.postgres._fetch`).
+bounded batches, with long values cut on the server (:mod:`core.databases.postgres._fetch`); a watchdog
+(:mod:`core.databases.postgres._deadline`) cancels, then abandons, a query the server does not stop in time.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from core.cancellation import Cancellation
 from core.databases.postgres import _fetch as fetch
+from core.databases.postgres._deadline import Watchdog
 from core.databases._base import QueryLimits, QueryResult
 from core.databases._fetch import human_size
 from core.databases._shared import cached_schema, forget_schema
@@ -251,18 +253,25 @@ class PostgresDatabase:
         with self._connection() as conn:
             canceller = _Canceller(conn)
             unregister = cancel.register(canceller) if cancel is not None else None
+            watchdog = Watchdog(conn, limits.timeout_s)  # the call returns soon after the timeout, stuck server or not
             try:
                 try:
                     if cancel is not None:
                         cancel.raise_if_cancelled()  # cancelled between the first check and register()
-                    self._apply_session_limits(conn, limits)
-                    result = fetch.run(conn, sql, limits, use_cursor=use_cursor, started=started)
+                    with watchdog:
+                        self._apply_session_limits(conn, limits)
+                        result = fetch.run(conn, sql, limits, use_cursor=use_cursor, started=started)
                 finally:
                     canceller.done()
                     if unregister is not None:
                         unregister()
             except psycopg.Error as exc:
-                _rollback_quietly(conn)
+                if not watchdog.abandoned:
+                    _rollback_quietly(conn)
+                if watchdog.fired and not (cancel is not None and cancel.cancelled):
+                    how = "; its connection was given up" if watchdog.abandoned else ""
+                    raise QueryTimeout(f"The query ran past the statement timeout of {limits.timeout_s:g} s and the "
+                                       f"server did not stop it in time{how}.") from exc
                 offset = len(_DECLARE_PREFIX) if use_cursor else 0
                 raise self._query_error(exc, cancel, sql, offset, limits) from exc
             except DatabaseError:  # our own (the total timeout between batches): the transaction still ends

@@ -144,8 +144,11 @@ def _read_batches(
     batches = 0
     while True:
         size = _batch_rows(collector, worst_row, batches)
-        if batches:  # each FETCH is a statement of its own: give it only the time the query has left
-            left_ms = int((limits.timeout_s - (time.perf_counter() - started)) * 1000)
+        spent = time.perf_counter() - started
+        if batches or spent > 0.1 * limits.timeout_s:
+            # each FETCH is a statement of its own (the first one runs the query, after the DECLAREs and the
+            # planning that already took time): give it only the time the query has left
+            left_ms = int((limits.timeout_s - spent) * 1000)
             if left_ms <= 0:
                 raise QueryTimeout(f"The query ran past the statement timeout of {limits.timeout_s:g} s and was "
                                    "stopped.")  # fmt: skip

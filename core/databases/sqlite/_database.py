@@ -2,13 +2,17 @@
 
 One connection shared by threads under a lock; a progress-handler deadline enforces the timeout (clamped: a
 NaN, infinite or negative timeout never switches it off) and ``interrupt()`` cancels from another thread. Rows are
-read one at a time under the row and byte caps; ``SQLITE_LIMIT_LENGTH`` stops any single value (``randomblob(1e9)``)
-larger than the byte cap before it is built, and temporary b-trees and sorts go to files with a small page cache.
+read one at a time under the row and byte caps; ``SQLITE_LIMIT_LENGTH`` stops any single value (``randomblob(1e9)``,
+``printf('%.*c', 1e9, 'x')``) or stored row larger than the byte cap before it is built. Temporary b-trees and sorts
+stay in memory under SQLite's heap limit (``PRAGMA hard_heap_limit``, process-wide: only this backend uses SQLite
+in Cairn): an endless sort or a row of many huge values ends with "out of memory" instead of filling the disk with
+temporary files (a spilled sort wrote 20 MB a second until the timeout) or the machine's memory.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -39,7 +43,20 @@ logger = logging.getLogger(__name__)
 
 _HEADER = b"SQLite format 3\x00"
 _PROGRESS_STEPS = 10_000  # VM instructions between deadline checks (~0.1 ms)
-_CACHE_KIB = 16 * 1024  # page cache per connection; sorts larger than this spill to temporary files
+_CACHE_KIB = 16 * 1024  # page cache per connection
+_MIB = 1024 * 1024
+# SQLite's whole heap in this process: a sixteenth of the machine's memory within [256 MiB, 1 GiB] (the process's
+# memory grows to about twice it when reached). Sorting or grouping more than this in SQLite fails with a hint.
+MIN_HEAP_BYTES, MAX_HEAP_BYTES = 256 * _MIB, 1024 * _MIB
+
+
+def heap_limit() -> int:
+    """Bytes SQLite may allocate in this process (see MIN_HEAP_BYTES)."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        total = 0
+    return min(max(total // 16, MIN_HEAP_BYTES), MAX_HEAP_BYTES)
 
 
 def _q(name: str) -> str:
@@ -92,8 +109,11 @@ class SqliteDatabase(OneConnection):
                     timeout=5.0,
                 )
                 conn.execute("PRAGMA query_only = ON")
-                conn.execute("PRAGMA temp_store = FILE")  # temporary tables and sorts on disk, not in memory
+                conn.execute("PRAGMA temp_store = MEMORY")  # temporary tables and sorts under the heap limit
                 conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+                heap = heap_limit()
+                conn.execute(f"PRAGMA hard_heap_limit = {heap}")  # only ever lowered, for the whole process
+                conn.execute(f"PRAGMA soft_heap_limit = {heap // 2}")  # caches given back before that
                 conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # no ATTACH of other (writable) files
                 conn.set_authorizer(_authorize)
             except sqlite3.Error as exc:
@@ -344,12 +364,14 @@ def _query_error(
     if interrupted and deadline.expired:
         return QueryTimeout(f"The query ran past the timeout of {limits.timeout_s:g} s and was stopped.")
     if isinstance(exc, MemoryError) or (isinstance(exc, sqlite3.Error) and "out of memory" in str(exc).lower()):
-        return QueryFailed("The query needed more memory than is available and was stopped.", hint=_TOO_BIG_HINT)
+        return QueryFailed(f"The query needed more than the {human_size(heap_limit())} SQLite may use (sorting, "
+                           "grouping or one row of many long values) and was stopped.", hint=_TOO_BIG_HINT)
     if isinstance(exc, sqlite3.Error) and "too big" in str(exc).lower():
         return QueryFailed(f"A value in the query is larger than the {human_size(limits.max_bytes)} limit on one "
                            f"value ({exc}).", hint=_TOO_BIG_HINT)
     return QueryFailed(str(exc) or type(exc).__name__)
 
 
-_TOO_BIG_HINT = "Select shorter values (substr(), length()) or fewer rows; Cairn shows at most a few MB per value."
+_TOO_BIG_HINT = ("Select shorter values (substr(), length()) or fewer rows, filter before sorting or grouping, or add "
+                 "a LIMIT; Cairn shows at most a few MB per value.")
 
