@@ -238,6 +238,25 @@ def test_a_rewrite_by_expire_keeps_signatures_and_deletions(tmp_path: Path) -> N
     assert left.record_id == kept.record_id and left.suggested_followups == FOLLOWUPS[1:] and left.verified()
 
 
+def test_a_delete_lines_unsigned_until_cannot_bring_a_deleted_record_back(tmp_path: Path) -> None:
+    """An editor of the file sets the delete line's "until" (not signed) to 0 so a rewrite drops it, then replays
+    the deleted record's put: the line is kept for the longest a record may live from its signed time."""
+    a_key = AgentKey.generate()
+    store = JsonlInsightStore(tmp_path)
+    gone = record(a_key, summary="Late deliveries were counted per region")
+    store.put(gone)
+    put_line = _lines(tmp_path)[0]
+    store.delete([gone.record_id], key=a_key)
+    edited = [{**e, "until": 0} if e["op"] == "delete" else e for e in _lines(tmp_path)]
+    (tmp_path / FILE_NAME).write_text("".join(json.dumps(e) + "\n" for e in edited), encoding="utf-8")
+    expired = dataclasses.replace(record(a_key, summary="An old note"), expires_at=0.0).signed_by(a_key)
+    JsonlInsightStore(tmp_path).put(expired)
+    assert JsonlInsightStore(tmp_path).expire() == 1  # the file rewritten
+    assert any(e["op"] == "delete" for e in _lines(tmp_path))
+    _append(tmp_path, put_line)  # the deleted record's put replayed
+    assert JsonlInsightStore(tmp_path).list_author(a_key.public_b64) == []
+
+
 # -- the key --------------------------------------------------------------------------------------------------
 
 def test_the_key_is_made_0600_at_first_use_and_reused(tmp_path: Path) -> None:

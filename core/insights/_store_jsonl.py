@@ -51,6 +51,10 @@ MAX_LINE_BYTES = 64 * 1024
 MAX_SCAN_BYTES = 256 * 1024 * 1024
 MAX_RECORDS = 20_000
 _CHUNK = 1024 * 1024
+# How long a rewrite keeps a delete line at the least, from its signed time: the longest a record lives (settings
+# allow insight_ttl_days up to 3,650). Its "until" is not signed (an editor of the file could set it to 0 and
+# have a rewrite drop the line, then replay the deleted record's put), so it may only lengthen this.
+_DELETE_KEPT_S = 3_651 * 86_400.0
 LOCK_TIMEOUT_S = 10.0
 
 
@@ -167,7 +171,7 @@ class JsonlInsightStore:
             ids, at = [r.record_id for r in found], time.time()
             self._append({"op": "delete", "record_ids": ids, "at": at, "author_key": key.public_b64,
                           "signature": key.sign(change_bytes("delete", ids, "", at)),
-                          "until": max(r.expires_at for r in found)})  # not signed: how long a rewrite keeps it
+                          "until": max(r.expires_at for r in found)})  # not signed: it may only lengthen _DELETE_KEPT_S
         return len(found)
 
     def describe(self) -> str:
@@ -213,7 +217,8 @@ class JsonlInsightStore:
         """The file anew with just ``records`` (each as its author last signed it) and the delete lines whose
         records have not expired yet, first, so a replayed put of a deleted record stays deleted (called under
         the file lock)."""
-        deletes = [d for d in self._deletes if float(d.get("until") or 0.0) > now]
+        deletes = [d for d in self._deletes
+                   if max(float(d.get("until") or 0.0), float(d.get("at") or 0.0) + _DELETE_KEPT_S) > now]
         try:
             fd, tmp = tempfile.mkstemp(prefix=".insights-", suffix=".tmp", dir=self.folder)
             try:
