@@ -81,3 +81,17 @@ def shared_data_path(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture
+def lite(tmp_path: Path) -> Iterator[Any]:
+    """A small SQLite database (table t: 100 rows of id, name), opened by Cairn's SqliteDatabase."""
+    import sqlite3
+
+    from core.databases import SqliteDatabase
+
+    path = tmp_path / "small.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.executemany("INSERT INTO t (name) VALUES (?)", [(f"row {i}",) for i in range(100)])
+    db = SqliteDatabase(path)
+    yield db
+    db.close()

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import math
 import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from core.databases import SAMPLE_DATABASE, EmbeddedPostgres, PostgresDatabase, QueryLimits, SqliteDatabase
-from core.databases.postgres import _fetch as _fetch_postgres
 from core.databases._fetch import RowCollector, human_size
+from core.databases.postgres import _fetch as _fetch_postgres
 from core.databases.sqlite._database import _Deadline
 from core.errors import LLMTimeout, QueryFailed, QueryTimeout
 from core.llm import OllamaAdmin, OllamaLLM
@@ -46,17 +44,6 @@ def pg(sample_db_uri: str) -> Iterator[PostgresDatabase]:
 def pg_super(embedded_pg: EmbeddedPostgres, sample_db_uri: str) -> Iterator[PostgresDatabase]:
     """The sample database as the embedded superuser, which may set temp_file_limit."""
     db = PostgresDatabase(embedded_pg.uri(SAMPLE_DATABASE))
-    yield db
-    db.close()
-
-
-@pytest.fixture
-def lite(tmp_path: Path) -> Iterator[SqliteDatabase]:
-    path = tmp_path / "small.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
-        conn.executemany("INSERT INTO t (name) VALUES (?)", [(f"row {i}",) for i in range(100)])
-    db = SqliteDatabase(path)
     yield db
     db.close()
 

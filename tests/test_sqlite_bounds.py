@@ -8,10 +8,8 @@ one."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,17 +19,6 @@ from core.databases.sqlite._database import heap_limit
 from core.errors import CairnError, QueryFailed
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def lite(tmp_path: Path) -> Iterator[SqliteDatabase]:
-    path = tmp_path / "small.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
-        conn.executemany("INSERT INTO t (name) VALUES (?)", [(f"row {i}",) for i in range(100)])
-    db = SqliteDatabase(path)
-    yield db
-    db.close()
 
 
 @pytest.mark.parametrize("sql", [
