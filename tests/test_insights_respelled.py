@@ -98,7 +98,8 @@ def test_a_pivot_column_named_for_a_value_does_not_vouch_for_it(tmp_path: Path) 
     sql = ("SELECT SUM(CASE WHEN city = 'Brimhollow' THEN 1 ELSE 0 END) AS brimhollow, "
            "SUM(CASE WHEN city = 'Quendar' THEN 1 ELSE 0 END) AS quendar, COUNT(*) AS customer_count FROM customers")
     embedder = FakeEmbedder(384)
-    sharing = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path), embed=lambda t: embedder.embed_batch([t])[0],
+    sharing = InsightSharing(open_store=lambda: JsonlInsightStore(tmp_path),
+                             embed=lambda t: embedder.embed_batch([t])[0],
                              embedding_model="fake", agent_id="a", db_kind="postgres", key=AgentKey.generate())
     outcome = sharing.share(ScriptedLLM(draft), question="compare customer counts of our two largest cities",
                             sql=sql, columns=["brimhollow", "quendar", "customer_count"], rows=[(41, 37, 400)],

@@ -35,7 +35,8 @@ from core.insights._signing import AgentKey
 from core.insights._store import InsightStore
 from core.insights._summarize import summarize
 
-__all__ = ["MIN_SIMILARITY", "PREFILTER", "PREFILTER_WORDS", "InsightSharing", "ShareOutcome", "Suggestion", "default_agent_id", "relevance"]
+__all__ = ["MIN_SIMILARITY", "PREFILTER", "PREFILTER_WORDS", "InsightSharing", "ShareOutcome", "Suggestion",
+           "default_agent_id", "relevance"]
 
 logger = logging.getLogger(__name__)
 

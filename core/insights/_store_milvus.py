@@ -150,7 +150,8 @@ class MilvusInsightStore:
         ids = list(dict.fromkeys(r.record_id for r in records))
         for start in range(0, len(ids), batch):
             expr = f"record_id in {_quote_list(ids[start:start + batch])}"
-            owners.update((row["record_id"], row["author_key"]) for row in self._scan(expr, ["record_id", "author_key"]))
+            rows = self._scan(expr, ["record_id", "author_key"])
+            owners.update((row["record_id"], row["author_key"]) for row in rows)
         kept = [r for r in records if owners.get(r.record_id, r.author_key) == r.author_key]
         if len(kept) < len(records):
             logger.info("not written: %d record(s) whose id another author's record holds", len(records) - len(kept))
