@@ -136,7 +136,8 @@ def _hidden_values(answer: Answer, used: set[str], hidden: Iterable[str]) -> lis
 def suggestion_json(suggestion: Any) -> dict[str, Any]:
     """One suggestion as ``cairn ask --json`` prints it."""
     return {"text": suggestion.text, "record_id": suggestion.record_id, "agent_id": suggestion.agent_id,
-            "db_kind": suggestion.db_kind, "similarity": round(float(suggestion.similarity), 4)}
+            "author": suggestion.author, "db_kind": suggestion.db_kind,
+            "similarity": round(float(suggestion.similarity), 4)}
 
 
 def applied_memories(store: Any, user: str | None, answer: Answer) -> Sequence[Any]:

@@ -25,7 +25,7 @@ FOLLOWUPS = ["How has revenue by country changed from month to month?",
 SUMMARY = {"worth_sharing": True,
            "insight_summary": "Revenue was compared across countries to see which markets bring in the most.",
            "entities": ["table:invoices", "column:invoices.country"], "suggested_followups": FOLLOWUPS}
-SUGGESTION_KEYS = {"text", "record_id", "agent_id", "db_kind", "similarity"}
+SUGGESTION_KEYS = {"text", "record_id", "agent_id", "author", "db_kind", "similarity"}
 
 
 class Model:
@@ -103,6 +103,9 @@ def test_two_agents_share_through_the_cli_and_manage_their_insights(world: dict[
     assert suggested in FOLLOWUPS
     assert all(set(s) == SUGGESTION_KEYS and s["agent_id"] == "agent-a" and s["db_kind"] == "sqlite"
                and s["record_id"] == record["record_id"] and 0.45 <= s["similarity"] <= 1 for s in out["suggestions"])
+    from core.insights._share import key_fingerprint
+
+    assert all(s["author"] == key_fingerprint(record["author_key"]) for s in out["suggestions"])  # the signer
 
     query = cairn(b, "insights", "query", B_QUESTION)
     assert query.returncode == 0 and suggested in query.stdout and "agent-a" in query.stdout

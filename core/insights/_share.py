@@ -36,7 +36,7 @@ from core.insights._store import InsightStore
 from core.insights._summarize import summarize
 
 __all__ = ["MIN_SIMILARITY", "PREFILTER", "PREFILTER_WORDS", "InsightSharing", "ShareOutcome", "Suggestion",
-           "default_agent_id", "relevance"]
+           "default_agent_id", "key_fingerprint", "relevance"]
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +64,12 @@ class Suggestion:
 
     text: str
     record_id: str
-    agent_id: str
+    agent_id: str  # the label its author wrote: anyone can write any label
     db_kind: str
     insight: str
     similarity: float
+    author: str = ""  # who wrote it for sure: a fingerprint of the key that signed it
+
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,7 @@ class InsightSharing:
             text = max(fresh, key=lambda t: float(np.dot(asked, self._part_vectors[t])))
             seen.add(followup_key(text))
             out.append(Suggestion(text, record.record_id, record.agent_id, record.db_kind,
-                                  record.insight_summary, score))
+                                  record.insight_summary, score, key_fingerprint(record.author_key)))
         return out[:limit]
 
     def _embed_parts(self, texts: Sequence[str]) -> None:
@@ -228,6 +230,12 @@ class InsightSharing:
         if self._store is not None:
             self._store.close()
             self._store = None
+
+
+def key_fingerprint(public_b64: str) -> str:
+    """A short, stable name for a signing key ("3f9a 1c02 77de 0b41"): what a person can compare, unlike a label."""
+    digest = hashlib.sha256(public_b64.encode("ascii", "replace")).hexdigest()[:16]
+    return " ".join(digest[i:i + 4] for i in range(0, 16, 4))
 
 
 def default_agent_id(data_dir: str) -> str:

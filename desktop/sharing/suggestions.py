@@ -152,7 +152,8 @@ class SuggestionsBar(QWidget):
         button.setObjectName("suggestionButton")
         button.setIcon(qta.icon("fa5s.lightbulb"))
         button.setAccessibleName(suggestion.text)
-        button.setToolTip(plain_tooltip(f"Ask: {suggestion.text}\n\nFrom another agent ({suggestion.db_kind}), "
+        signer = f", key {suggestion.author}" if suggestion.author else ""
+        button.setToolTip(plain_tooltip(f"Ask: {suggestion.text}\n\nFrom another agent ({suggestion.db_kind}{signer}), "
                                         f"whose insight was: {suggestion.insight}"))
         button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # narrow: elided, no scroll
         button.clicked.connect(lambda _checked=False, text=suggestion.text: self.ask_requested.emit(text))
