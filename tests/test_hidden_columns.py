@@ -276,6 +276,55 @@ def test_duckdb_struct_rows_and_column_patterns_are_refused(tmp_path: Path) -> N
         database.close()
 
 
+def test_a_table_written_with_its_schema_or_catalog_is_the_same_table(people_sqlite, tmp_path: Path) -> None:
+    """`main.people` (SQLite, DuckDB) and a DuckDB file's `catalog.main.people` name the table that hides a
+    column: its stars are narrowed and its other routes refused the same way (a hand attack read them whole)."""
+    import duckdb
+
+    file = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(file)) as conn:
+        conn.execute("CREATE TABLE people AS SELECT * FROM (VALUES (1, 'Ann', 'SECRET-111', 30), "
+                     "(2, 'Bob', 'SECRET-222', 40)) v(id, name, ssn, age)")
+    duck = open_database(str(file))
+    try:
+        for database, forms in ((people_sqlite, ("main.people", '"main"."people"')),
+                                (duck, ("main.people", "shop.main.people"))):
+            open_pipe, _ = pipeline(database)
+            pipe, _ = pipeline(database, hidden=["people.ssn"])
+            for table in forms:
+                star = f"SELECT * FROM {table} ORDER BY id"
+                assert any(s in everything(open_pipe.run_sql(star)) for s in SECRETS), star  # before: leaked
+                answer = pipe.run_sql(star)
+                assert answer.ok and answer.columns == ("id", "name", "age"), (star, answer.error)
+                for sql in (f"SELECT p.* FROM {table} p ORDER BY 3", f"SELECT * FROM {table} ORDER BY 3",
+                            f"SELECT * FROM {table} NATURAL JOIN {table} AS q", f"SELECT p FROM {table} p"):
+                    refused = pipe.run_sql(sql)
+                    assert not any(s in everything(refused) for s in SECRETS), sql
+                    assert refused.error_kind in ("HiddenColumnRefused", "SQLValidationError") or (
+                        refused.ok and "ssn" not in refused.columns), (sql, refused.error)
+    finally:
+        duck.close()
+
+
+def test_duckdb_summarize_of_a_table_that_hides_a_column_is_refused(tmp_path: Path) -> None:
+    """SUMMARIZE reports each column's min and max: of a hidden column, its values."""
+    path = tmp_path / "people.csv"
+    path.write_text("id,name,ssn,age\n1,Ann,SECRET-111,30\n2,Bob,SECRET-222,40\n", encoding="utf-8")
+    database = open_database(str(path))
+    try:
+        open_pipe, _ = pipeline(database)
+        pipe, _ = pipeline(database, hidden=["people.ssn"])
+        for sql in ("SELECT * FROM (SUMMARIZE people)", "SUMMARIZE people", "SELECT * FROM (SUMMARIZE main.people)"):
+            before = open_pipe.run_sql(sql)
+            if before.ok:
+                assert any(s in everything(before) for s in SECRETS), sql
+            answer = pipe.run_sql(sql)
+            assert not answer.ok and not any(s in everything(answer) for s in SECRETS), (sql, answer.columns)
+        assert pipe.run_sql("SELECT * FROM (SUMMARIZE (SELECT * FROM people))").ok  # narrowed first: no ssn
+    finally:
+        database.close()
+
+
 # -- shared insights: a hidden column's name never reaches a stored summary -------------------------------------
 
 def sharing(tmp_path: Path) -> InsightSharing:

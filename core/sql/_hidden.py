@@ -60,11 +60,20 @@ class HiddenColumns:
     def __bool__(self) -> bool:
         return bool(self.visible or self.tables)
 
+    def schema_table(self, node: exp.Table) -> Table | None:
+        """The schema's table a base-table node names. A qualifier the schema does not list (SQLite's and DuckDB's
+        ``main``, a DuckDB file's catalog: ``shop.main.customers``) names the table of that bare name: the same
+        table, which must not escape its hidden columns by being written in full."""
+        table = self.schema.table(f"{node.db}.{node.name}" if node.db else node.name)
+        if table is None and (node.db or node.catalog):
+            table = self.schema.table(node.name)
+        return table
+
     def lookup(self, node: exp.Table) -> tuple[str, Table] | None:
         """The folded name and full table of a base-table node that hides something (columns or all of it)."""
         if not isinstance(node.this, exp.Identifier):
             return None  # a table function, not a table
-        table = self.schema.table(f"{node.db}.{node.name}" if node.db else node.name)
+        table = self.schema_table(node)
         if table is None:
             return None
         key = table.qualified_name.casefold()
@@ -91,6 +100,10 @@ def keep_hidden_out(expression: exp.Expression, hidden: HiddenColumns, dialect: 
     if not hidden or not any(hidden.lookup(t) for t in expression.find_all(exp.Table)):
         return expression
     tree = expression.copy()
+    for node in tree.find_all(exp.Summarize, exp.Describe):  # DuckDB: every column's min, max and more, by name
+        found = hidden.lookup(node.this) if isinstance(node.this, exp.Table) else None
+        if found is not None:
+            raise _refuse(found[1], hidden, "summarises every column of {t}, its values included")
     unread = HiddenColumnRefused("Cairn could not read which columns this query uses, and it reads a table with "
                                  "columns hidden from the model", hint="Write it as one plain SELECT that names the "
                                  "columns it needs.")
@@ -238,8 +251,7 @@ class _Check:
                     continue  # this very query seen from outside: its own output names resolve nothing in it
                 if isinstance(source, exp.Table):
                     found = self.hidden.lookup(source)
-                    table = found[1] if found else self.hidden.schema.table(
-                        f"{source.db}.{source.name}" if source.db else source.name)
+                    table = found[1] if found else self.hidden.schema_table(source)
                     hidden = self.hidden.hidden.get(found[0], frozenset()) if found else frozenset()
                     if table is not None:
                         out.update(c.casefold() for c in table.column_names if c.casefold() not in hidden)
