@@ -62,8 +62,19 @@ def data_dir() -> Path:
         import platformdirs
 
         path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new one is its owner's alone
+    _make_own_folder(path, "data")  # a new one is its owner's alone
     return path
+
+
+def _make_own_folder(path: Path, what: str) -> None:
+    """Create ``path`` 0700 (with its parents); ConfigError saying what to do when that is impossible (a home
+    folder that does not exist or is not ours: ``nobody``'s /nonexistent, a read-only home)."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"Cairn cannot make its {what} folder {path}: {exc.strerror or exc}.",
+                          hint="Set CAIRN_DATA_DIR to a folder you can write (settings and data then live there), "
+                          "or run Cairn as a user with a home folder.") from exc
 
 
 def config_dir() -> Path:
@@ -74,7 +85,7 @@ def config_dir() -> Path:
     import platformdirs
 
     path = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _make_own_folder(path, "settings")
     return path
 
 

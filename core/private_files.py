@@ -11,7 +11,27 @@ import stat
 from pathlib import Path
 from typing import Any
 
-__all__ = ["append_json_line", "json_line", "make_private", "make_private_dir", "private_opener", "touch_private"]
+__all__ = ["append_json_line", "foreign_link_on_path", "json_line", "make_private", "make_private_dir",
+           "private_opener", "touch_private"]
+
+
+def foreign_link_on_path(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` that is a symbolic link another account made (not this process's
+    user, not root), or None. Such a link in a shared folder (``/tmp/x`` -> ``/root`` or ``/home/you``) would
+    send a file Cairn writes into a folder of the link's choosing: the same rule as Linux's protected_symlinks,
+    applied to every folder of the path, not only to sticky ones."""
+    me = os.geteuid() if hasattr(os, "geteuid") else None
+    if me is None:
+        return None
+    absolute = Path(os.path.abspath(path))
+    for folder in reversed(absolute.parents):
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            return None  # a folder that does not exist yet: nothing further can be a link
+        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (me, 0):
+            return folder
+    return None
 
 
 def private_opener(path: str, flags: int) -> int:

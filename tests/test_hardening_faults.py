@@ -227,6 +227,26 @@ def test_cli_memory_commands_on_a_full_disk_say_where_to_free_space(small_disk: 
         holder.stop()
 
 
+@pytest.mark.slow
+def test_a_server_that_cannot_start_on_a_full_disk_says_so(small_disk: Path) -> None:
+    """Used once, stopped, then the disk fills: the start fails writing its lock file. The message names the
+    disk and the folder to free — not 'it is damaged, move it aside', which would set the memories aside."""
+    data = small_disk / "data"
+    env = {"CAIRN_DATA_DIR": str(data), "OLLAMA_HOST": "http://127.0.0.1:9"}
+    first = _cairn("memory", "add", "preference", "Only show customers from Brazil", "--user", USER, env=env)
+    assert first.returncode == 0, first.stderr
+    filler = _fill(small_disk)
+    for args in (("memory", "list", "--user", USER), ("memory", "add", "preference", "Only show paid orders",
+                                                        "--user", USER), ("ask", "How many customers?")):
+        listed = _cairn(*args, env=env)
+        out = listed.stdout + listed.stderr
+        assert "Free disk space at" in out and "aside" not in out and "damaged" not in out, (args, out)
+        assert "Traceback" not in out and "unexpectedly" not in out
+    filler.unlink()
+    again = _cairn("memory", "list", "--user", USER, env=env)
+    assert again.returncode == 0 and "Brazil" in again.stdout, again.stderr  # nothing was lost
+
+
 def test_json_store_on_a_full_disk_keeps_the_old_file_and_names_the_folder(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """ENOSPC raised where the store makes its bytes durable (fsync), as a full disk does on write-back."""

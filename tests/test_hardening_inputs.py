@@ -511,3 +511,17 @@ def test_visible_keeps_ordinary_text() -> None:
         assert visible(text) == text
     assert visible("a\nb", multiline=False) == "a\\nb"
     assert visible("\ud800x") == "\\ud800x"
+
+
+def test_a_home_folder_that_cannot_hold_settings_is_said_with_what_to_do(tmp_path: Path) -> None:
+    """``nobody``'s HOME is /nonexistent: the settings folder cannot be made. A message and a hint, not
+    'failed unexpectedly'."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIRN_", "XDG_"))}
+    env |= {"HOME": "/proc/no-such-home", "OLLAMA_HOST": "http://127.0.0.1:9"}
+    done = subprocess.run([sys.executable, "-m", "core.cli", "ask", "How many customers?"], env=env,
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode != 0 and "cannot make its settings folder" in done.stderr, done.stderr
+    assert "CAIRN_DATA_DIR" in done.stderr and "unexpectedly" not in done.stderr

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import IO
 
 from core.errors import InputError
+from core.private_files import foreign_link_on_path
 
 __all__ = ["AtomicOutput", "check_output_path", "refuse_special"]
 
@@ -56,7 +57,12 @@ def check_output_path(path: Path, flag: str) -> Path:
 
 
 def refuse_special(path: Path, flag: str) -> None:
-    """InputError when ``path`` is a symbolic link or exists as anything but a regular file or a folder."""
+    """InputError when ``path`` is a symbolic link or exists as anything but a regular file or a folder, or when a
+    folder on its way is a link another account made."""
+    planted = foreign_link_on_path(path)
+    if planted is not None:
+        raise _error(flag, path, f"{planted} is a link another account made; Cairn does not write through it",
+                     f"Give {flag} a path through folders of your own, e.g. {flag} ~/{_EXAMPLE.get(flag, 'out.txt')}")
     try:
         info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):  # nothing there (a folder on the way may be a file: said later)

@@ -11,6 +11,7 @@ error and not counted against the model. Nothing is retried against the gold.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -24,7 +25,7 @@ from sqlglot.errors import SqlglotError
 
 from core.config import ROW_CAP_MAX
 from core.databases import QueryLimits
-from core.errors import CairnError, SQLRejected
+from core.errors import CairnError, InputError, SQLRejected
 from core.evaluation._compare import compare_results, gold_orders, order_keys
 from core.evaluation._sets import EvalItem
 from core.private_files import private_opener
@@ -113,7 +114,14 @@ class Runner:
         todo = [i for i in items if any((i.index, m) not in finished for m in self.modes)]
         total = len(items)
         mode = "a" if resume else "w"
-        with open(results_path, mode, encoding="utf-8", opener=private_opener) as out:
+        try:
+            results = open(results_path, mode, encoding="utf-8", opener=private_opener)  # noqa: SIM115 - with below
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise InputError(f"{results_path} is a symbolic link; Cairn appends only to a results file it made.",
+                             hint="Remove the link, or start afresh in another report folder (--report DIR).") from exc
+        with results as out:
             if resume and results_path.stat().st_size and not _ends_with_newline(results_path):
                 out.write("\n")  # a torn last line stays alone on its line
             count = total - len(todo)

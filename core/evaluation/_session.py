@@ -25,7 +25,7 @@ from core.evaluation._report import markdown_report, summarize, write_reports
 from core.evaluation._runner import Progress, Runner
 from core.evaluation._runs import RunSummary, record_run
 from core.evaluation._sets import EvalItem, load_set, set_digest
-from core.private_files import make_private_dir
+from core.private_files import foreign_link_on_path, make_private_dir
 from core.text import counted
 
 __all__ = ["EvalOptions", "EvalOutcome", "check_databases", "check_model", "evaluate"]
@@ -97,6 +97,10 @@ def _prepare_folder(folder: Path) -> list[Path]:
     """Create the report folder (0700 when it is new) and check a file can be written there; returns the folders
     created, innermost first, to remove again if the run does not start. Raises InputError."""
     created: list[Path] = []
+    planted = foreign_link_on_path(folder / "results.jsonl")
+    if planted is not None:
+        raise InputError(f"The report folder {folder} is reached through {planted}, a link another account made.",
+                         hint="Choose a report folder of your own with --report DIR.")
     try:
         created = [p for p in (folder, *folder.parents) if not p.exists()]
         if folder.exists() and not folder.is_dir():

@@ -236,7 +236,9 @@ def _token_of(root: Path) -> str:
         return ""
 
 
-def _run(args: list[str], *, timeout: float, what: str, hint: str) -> None:
+def _run(args: list[str], *, timeout: float, what: str, hint: str, pgdata: Path | None = None) -> None:
+    """Run one of PostgreSQL's programs (as the server's account); EmbeddedServerError with ``hint`` when it fails
+    — or, when it or the server's log (``pgdata/log``) says the disk is full, with where to free space."""
     account = _server_account()
     kwargs: dict[str, object] = {}
     if account is not None:
@@ -248,17 +250,27 @@ def _run(args: list[str], *, timeout: float, what: str, hint: str) -> None:
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             out.seek(0)
             tail = "\n".join(out.read().splitlines()[-5:])
-            if "No space left on device" in tail and "-D" in args:
-                hint = disk_full_hint(Path(args[args.index("-D") + 1]).parent)
+            if pgdata is not None and "No space left on device" in tail + _log_tail(pgdata / "log"):
+                hint = disk_full_hint(pgdata.parent)
             raise EmbeddedServerError(f"The embedded database could not {what}: {tail or exc}",
                                       hint=hint) from exc
+
+
+def _log_tail(log: Path, size: int = 4096) -> str:
+    """The end of the server's log file ('' when there is none)."""
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - size))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def initdb(pgdata: Path) -> None:
     """A new cluster: UTF-8, superuser ``postgres``, peer authentication only."""
     logger.info("initialising the embedded cluster in %s", pgdata)
     _run([str(bin_dir() / "initdb"), "--auth-local=peer", "--auth-host=reject", "--encoding=utf8",
-          "--username=postgres", "-D", str(pgdata)], timeout=120, what="be created",
+          "--username=postgres", "-D", str(pgdata)], timeout=120, what="be created", pgdata=pgdata,
          hint=f"Check the free space and permissions of {pgdata.parent}, then try again.")  # fmt: skip
 
 
@@ -429,7 +441,7 @@ def pg_ctl(pgdata: Path, action: str, socket_dir: Path | None = None) -> None:
                                 f"-c unix_socket_permissions=0700 {server_options()}", "start"])  # fmt: skip
     else:
         args += ["-m", "fast", "stop"]
-    _run(args, timeout=90, what=action,
+    _run(args, timeout=90, what=action, pgdata=pgdata,
          hint=f"Another PostgreSQL may hold {pgdata}, or it is damaged. Stop other Cairn processes; if that "
          f"does not help, move {pgdata} aside to start fresh (see {pgdata / 'log'}).")
 
