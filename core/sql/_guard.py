@@ -36,8 +36,9 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
+from core.sql._foreign_calls import strings, translate_calls
 from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
-from core.sql._foreign_calls import date_part_of_difference, strings, translate_calls, unknown_strftime_codes
+from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
@@ -240,6 +241,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
         rewrite_foreign_idioms(tree, target)
+        mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'
         try:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)
             # Check what will run: the regenerated text, read back in the target dialect.
@@ -251,8 +253,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         check_bounds(final, target)  # no value of unbounded size built on the server (SQLUnbounded)
         if (cut := unfinished(text, target)) is not None:  # a read-only query, but one the parser completed
             raise SQLRejected(f"the query stops after {cut!r}, where more must follow: it looks cut off")
-        meaningless = (date_part_of_difference(final) or unknown_strftime_codes(final)) if target == "sqlite" else None
-        if meaningless is not None:
+        if target == "sqlite" and (meaningless := sqlite_meaningless(final)) is not None:
             raise SQLRejected(meaningless)
     except RecursionError as exc:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
