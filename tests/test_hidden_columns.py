@@ -254,26 +254,31 @@ def test_sqlite_star_is_narrowed_and_other_forms_refused(people_sqlite) -> None:
     assert pipe.run_sql("SELECT * FROM pets").sql == open_pipe.run_sql("SELECT * FROM pets").sql == "SELECT * FROM pets"
 
 
-def test_duckdb_struct_rows_and_column_patterns_are_refused(tmp_path: Path) -> None:
+@pytest.fixture
+def people_csv(tmp_path: Path) -> Any:
+    """The people table as a CSV file, read through DuckDB."""
     path = tmp_path / "people.csv"
     path.write_text("id,name,ssn,age\n1,Ann,SECRET-111,30\n2,Bob,SECRET-222,40\n", encoding="utf-8")
     database = open_database(str(path))
-    try:
-        open_pipe, _ = pipeline(database)
-        pipe, _ = pipeline(database, hidden=["people.ssn"])
-        for sql in ("SELECT p FROM people p", "SELECT to_json(p) FROM people p", "SELECT p['ssn'] FROM people p",
-                    "SELECT COLUMNS('s.*') FROM people", "SELECT * EXCLUDE (age) FROM people",
-                    "SELECT COLUMNS(*) FROM people", "SELECT #3 FROM people",
-                    "SELECT * FROM people QUALIFY row_number() OVER (ORDER BY #3) = 1"):
-            before = open_pipe.run_sql(sql)
-            assert before.ok and any(s in everything(before) for s in SECRETS), (sql, before.error)
-            answer = pipe.run_sql(sql)
-            assert answer.error_kind in ("HiddenColumnRefused", "SQLValidationError"), (sql, answer.error)
-            assert not any(s in everything(answer) for s in SECRETS)
-        answer = pipe.run_sql("SELECT * FROM people ORDER BY id")
-        assert answer.columns == ("id", "name", "age") and not any(s in everything(answer) for s in SECRETS)
-    finally:
-        database.close()
+    yield database
+    database.close()
+
+
+def test_duckdb_struct_rows_and_column_patterns_are_refused(people_csv) -> None:
+    database = people_csv
+    open_pipe, _ = pipeline(database)
+    pipe, _ = pipeline(database, hidden=["people.ssn"])
+    for sql in ("SELECT p FROM people p", "SELECT to_json(p) FROM people p", "SELECT p['ssn'] FROM people p",
+                "SELECT COLUMNS('s.*') FROM people", "SELECT * EXCLUDE (age) FROM people",
+                "SELECT COLUMNS(*) FROM people", "SELECT #3 FROM people",
+                "SELECT * FROM people QUALIFY row_number() OVER (ORDER BY #3) = 1"):
+        before = open_pipe.run_sql(sql)
+        assert before.ok and any(s in everything(before) for s in SECRETS), (sql, before.error)
+        answer = pipe.run_sql(sql)
+        assert answer.error_kind in ("HiddenColumnRefused", "SQLValidationError"), (sql, answer.error)
+        assert not any(s in everything(answer) for s in SECRETS)
+    answer = pipe.run_sql("SELECT * FROM people ORDER BY id")
+    assert answer.columns == ("id", "name", "age") and not any(s in everything(answer) for s in SECRETS)
 
 
 def test_a_table_written_with_its_schema_or_catalog_is_the_same_table(people_sqlite, tmp_path: Path) -> None:
@@ -306,23 +311,18 @@ def test_a_table_written_with_its_schema_or_catalog_is_the_same_table(people_sql
         duck.close()
 
 
-def test_duckdb_summarize_of_a_table_that_hides_a_column_is_refused(tmp_path: Path) -> None:
+def test_duckdb_summarize_of_a_table_that_hides_a_column_is_refused(people_csv) -> None:
     """SUMMARIZE reports each column's min and max: of a hidden column, its values."""
-    path = tmp_path / "people.csv"
-    path.write_text("id,name,ssn,age\n1,Ann,SECRET-111,30\n2,Bob,SECRET-222,40\n", encoding="utf-8")
-    database = open_database(str(path))
-    try:
-        open_pipe, _ = pipeline(database)
-        pipe, _ = pipeline(database, hidden=["people.ssn"])
-        for sql in ("SELECT * FROM (SUMMARIZE people)", "SUMMARIZE people", "SELECT * FROM (SUMMARIZE main.people)"):
-            before = open_pipe.run_sql(sql)
-            if before.ok:
-                assert any(s in everything(before) for s in SECRETS), sql
-            answer = pipe.run_sql(sql)
-            assert not answer.ok and not any(s in everything(answer) for s in SECRETS), (sql, answer.columns)
-        assert pipe.run_sql("SELECT * FROM (SUMMARIZE (SELECT * FROM people))").ok  # narrowed first: no ssn
-    finally:
-        database.close()
+    database = people_csv
+    open_pipe, _ = pipeline(database)
+    pipe, _ = pipeline(database, hidden=["people.ssn"])
+    for sql in ("SELECT * FROM (SUMMARIZE people)", "SUMMARIZE people", "SELECT * FROM (SUMMARIZE main.people)"):
+        before = open_pipe.run_sql(sql)
+        if before.ok:
+            assert any(s in everything(before) for s in SECRETS), sql
+        answer = pipe.run_sql(sql)
+        assert not answer.ok and not any(s in everything(answer) for s in SECRETS), (sql, answer.columns)
+    assert pipe.run_sql("SELECT * FROM (SUMMARIZE (SELECT * FROM people))").ok  # narrowed first: no ssn
 
 
 # -- shared insights: a hidden column's name never reaches a stored summary -------------------------------------
