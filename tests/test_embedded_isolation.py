@@ -248,3 +248,15 @@ def test_an_account_of_that_name_that_can_log_in_is_refused(monkeypatch: pytest.
     with pytest.raises(EmbeddedServerError) as caught:
         _account.server_account()
     assert "/bin/bash" in caught.value.message and "nologin" in caught.value.hint
+
+
+def test_stopping_a_deleted_clusters_server_never_stops_another_by_a_reused_pid(embedded_pg: EmbeddedPostgres,
+                                                                                tmp_path: Path) -> None:
+    """The watcher of a deleted data directory stops the postmaster by the pid it recorded at start; once that
+    server is gone the pid may be another cluster's postmaster (a CI run lost its session server this way)."""
+    from core.databases.embedded import _cluster
+
+    running = _cluster.read_postmaster(embedded_pg.pgdata)
+    assert running is not None
+    assert _cluster.stop_postmaster(tmp_path / "deleted" / "pgdata", running.pid, wait_s=1)
+    assert psutil.pid_exists(running.pid) and _cluster.read_postmaster(embedded_pg.pgdata) is not None

@@ -199,7 +199,9 @@ def stop_postmaster(pgdata: Path, pid: int | None = None, *, wait_s: float = 30.
         return True
     try:
         proc = psutil.Process(pid)
-        if not proc.name().startswith("postgres"):
+        # Only the postmaster of this cluster: its working directory is the cluster (" (deleted)" once removed). A
+        # pid recorded at start may since belong to another server — another cluster's postmaster, never to stop.
+        if not proc.name().startswith("postgres") or proc.cwd() not in (str(pgdata), f"{pgdata} (deleted)"):
             return True
         proc.send_signal(signal.SIGQUIT)  # immediate shutdown: nothing of the cluster is kept anyway
         proc.wait(wait_s)
