@@ -46,3 +46,23 @@ def test_sqlites_own_modifiers_are_kept_as_written(sql: str) -> None:
 def test_other_dialects_are_not_touched() -> None:
     assert "P7D" in guard("SELECT d FROM t WHERE note = '-P7D'", "sqlite").sql  # a value, not a modifier
     assert "-P7D" in guard("SELECT '-P7D'", "postgres").sql
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM t WHERE d BETWEEN '01/03/2023' AND '31/03/2023'",
+    "SELECT * FROM t WHERE d >= '03-15-2023'",
+    "SELECT * FROM t WHERE '31.12.2023' > d",
+])
+def test_a_range_over_a_date_written_day_or_month_first_is_an_error_on_sqlite(sql: str) -> None:
+    """As text, '01/04/2023' < '31/03/2023': whatever the column holds, the range is not by date."""
+    with sqlite3.connect(":memory:") as conn:
+        assert conn.execute("SELECT '01/04/2023' < '31/03/2023'").fetchone() == (1,)
+    with pytest.raises(SQLRejected, match="compared as text"):
+        guard(sql, "sqlite")
+    guard(sql, "postgres")  # PostgreSQL reads it as a date or says it cannot: its own error, not this one
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM t WHERE d = '15/03/2023'", "SELECT * FROM t WHERE d >= '2023-03-15'",
+                                 "SELECT * FROM t WHERE code > '1/2/2023x'"])
+def test_an_equality_or_an_iso_date_is_left_alone(sql: str) -> None:
+    assert guard(sql, "sqlite").sql

@@ -17,7 +17,7 @@ import re
 
 from sqlglot import exp
 
-__all__ = ["SQLITE_DATE_FUNCTIONS", "bad_sqlite_modifier", "sqlite_meaningless", "sqlite_notation",
+__all__ = ["SQLITE_DATE_FUNCTIONS", "bad_sqlite_modifier", "sqlite_meaningless", "sqlite_notation", "text_ordered_date",
            "translate_sqlite_modifiers"]
 
 SQLITE_DATE_FUNCTIONS = frozenset({"date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff"})
@@ -96,9 +96,29 @@ def sqlite_notation(tree: exp.Expression, mended: str) -> str:
     return "; ".join(part for part in (mended, said) if part)
 
 
+# A date written day or month first ('31/03/2023', '03-31-2023', '31.03.2023'): as text it does not sort by date.
+_NOT_ISO_DATE = re.compile(r"\d{1,2}[/.-]\d{1,2}[/.-]\d{4}")
+
+
+def text_ordered_date(tree: exp.Expression) -> str | None:
+    """A range comparison (<, >, <=, >=, BETWEEN) with a date written day or month first: SQLite compares it as
+    text, and text in that form does not sort by date whatever the column holds ('31/03/2023' > '2023-12-01' and
+    '01/04/2023' < '31/03/2023'), so the range cannot mean what it says. The reason, or None. (An equality may be
+    right: a column can hold dates written that way.)"""
+    for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+        sides = [node.args.get(k) for k in ("this", "expression", "low", "high")]
+        for side in sides:
+            if isinstance(side, exp.Literal) and side.is_string and _NOT_ISO_DATE.fullmatch(side.name.strip()):
+                return (f"'{side.name}' in {node.sql(dialect='sqlite')} is compared as text on SQLite, where a date "
+                        "written day or month first does not sort by date. Write dates as 'YYYY-MM-DD'.")
+    return None
+
+
 def sqlite_meaningless(tree: exp.Expression) -> str | None:
-    """Why a query that SQLite would run cannot mean what it says there (a NULL or constant on every row), or
-    None: a date part of a difference, a strftime format it cannot honour, a modifier it does not know."""
+    """Why a query that SQLite would run cannot mean what it says there (a NULL or constant on every row, a range
+    that is not by date), or None: a date part of a difference, a strftime format it cannot honour, a modifier it
+    does not know, a range over a date written day or month first."""
     from core.sql._foreign_calls import date_part_of_difference, unknown_strftime_codes
 
-    return date_part_of_difference(tree) or unknown_strftime_codes(tree) or bad_sqlite_modifier(tree)
+    return (date_part_of_difference(tree) or unknown_strftime_codes(tree) or bad_sqlite_modifier(tree)
+            or text_ordered_date(tree))
