@@ -17,6 +17,8 @@ import re
 
 from sqlglot import exp
 
+from core.sql._foreign_calls import date_part_of_difference, unknown_strftime_codes
+
 __all__ = ["SQLITE_DATE_FUNCTIONS", "bad_sqlite_modifier", "sqlite_meaningless", "sqlite_notation", "text_ordered_date",
            "translate_sqlite_modifiers"]
 
@@ -65,28 +67,32 @@ def _sqlite_form(text: str) -> str | None:
     return None
 
 
+def _unknown_modifiers(tree: exp.Expression) -> list[tuple[exp.Expression, exp.Literal]]:
+    """Each literal modifier SQLite does not know, with the call it is in."""
+    return [(node, arg) for node, modifiers in _calls(tree) for arg in modifiers
+            if isinstance(arg, exp.Literal) and arg.is_string and not _MODIFIER.fullmatch(arg.name.strip())]
+
+
 def translate_sqlite_modifiers(tree: exp.Expression) -> list[str]:
     """Write each literal modifier in another notation with one reading as SQLite's, in place; notes back."""
     notes = []
-    for _node, modifiers in _calls(tree):
-        for arg in modifiers:
-            if isinstance(arg, exp.Literal) and arg.is_string and not _MODIFIER.fullmatch(arg.name.strip()):
-                written = _sqlite_form(arg.name)
-                if written is not None:
-                    notes.append(f"'{arg.name}' -> '{written}'")
-                    arg.replace(exp.Literal.string(written))
+    for _node, arg in _unknown_modifiers(tree):
+        written = _sqlite_form(arg.name)
+        if written is not None:
+            notes.append(f"'{arg.name}' -> '{written}'")
+            arg.replace(exp.Literal.string(written))
     return notes
 
 
 def bad_sqlite_modifier(tree: exp.Expression) -> str | None:
     """Why the query cannot mean what it says on SQLite — a literal modifier SQLite does not know, which makes the
     call NULL on every row — or None."""
-    for node, modifiers in _calls(tree):
-        for arg in modifiers:
-            if isinstance(arg, exp.Literal) and arg.is_string and not _MODIFIER.fullmatch(arg.name.strip()):
-                return (f"SQLite does not know the modifier '{arg.name}' in {node.sql(dialect='sqlite')}: the call "
-                        "gives NULL on every row. Write spans as '-7 days', '+1 month', 'start of month'.")
-    return None
+    unknown = _unknown_modifiers(tree)
+    if not unknown:
+        return None
+    node, arg = unknown[0]
+    return (f"SQLite does not know the modifier '{arg.name}' in {node.sql(dialect='sqlite')}: the call gives NULL "
+            "on every row. Write spans as '-7 days', '+1 month', 'start of month'.")
 
 
 def sqlite_notation(tree: exp.Expression, mended: str) -> str:
@@ -118,7 +124,5 @@ def sqlite_meaningless(tree: exp.Expression) -> str | None:
     """Why a query that SQLite would run cannot mean what it says there (a NULL or constant on every row, a range
     that is not by date), or None: a date part of a difference, a strftime format it cannot honour, a modifier it
     does not know, a range over a date written day or month first."""
-    from core.sql._foreign_calls import date_part_of_difference, unknown_strftime_codes
-
     return (date_part_of_difference(tree) or unknown_strftime_codes(tree) or bad_sqlite_modifier(tree)
             or text_ordered_date(tree))
