@@ -262,3 +262,27 @@ def test_a_table_of_made_up_results_after_the_query_in_its_block_is_not_part_of_
              "| Pune | ... |\n```\n\nThe table above shows the expected output.")
     assert extract_sql(reply, "sqlite") == "SELECT town, SUM(amount) AS total FROM sale GROUP BY town"
     assert extract_sql("SELECT a || '|' || b FROM t", "sqlite") == "SELECT a || '|' || b FROM t"
+
+
+@pytest.mark.parametrize(("reply", "sql"), [
+    ("You would run SELECT title FROM book ORDER BY sold DESC LIMIT 1 on your data, and it lists the best seller.",
+     "SELECT title FROM book ORDER BY sold DESC LIMIT 1"),
+    ("Chalaiye SELECT city, COUNT(*) FROM shop GROUP BY city aur aapko har city ka count mil jayega.",
+     "SELECT city, COUNT(*) FROM shop GROUP BY city"),
+    # the sentence's first word is no alias of the table, nor a column ANDed into the filter
+    ("Running SELECT a FROM flight against the database returns the rows.", "SELECT a FROM flight"),
+    ("Try SELECT name FROM t where x = 1 and you will see them.", "SELECT name FROM t where x = 1"),
+    # a name the query uses elsewhere is the query's: the alias stays
+    ("Use SELECT f.a FROM flight f which gives every flight.", "SELECT f.a FROM flight f"),
+])
+def test_a_query_written_inside_a_sentence_ends_where_the_sentence_goes_on(reply: str, sql: str) -> None:
+    assert extract_sql(reply, "sqlite") == sql
+
+
+@pytest.mark.parametrize("reply", [
+    "SELECT a FROM t WHERE x = 1 and b is",  # cut off: no statement is dropped to make it read
+    "Run SELECT a FROM t WHERE x = 1 then see them ORDER BY a.",  # what follows has SQL in capitals: no sentence
+])
+def test_sql_that_goes_on_after_a_cut_is_not_read_as_a_sentence(reply: str) -> None:
+    with pytest.raises(LLMReplyError):
+        extract_sql(reply, "sqlite")

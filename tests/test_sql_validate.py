@@ -159,6 +159,40 @@ def test_table_singular_plural_case(sql: str, expected: str) -> None:
     assert result.fixes[0].startswith("table ")
 
 
+_DECORATED = Schema("sqlite", (
+    _table("flight", ["flight_id", "airline_code"]), _table("flight_leg", ["flight_id", "leg"]),
+    _table("course", ["course_id"]), _table("course_offering", ["offering_id", "course_id"]),
+    _table("sbTicker", ["sbTickerId"]), _table("customer", ["customer_id"]), _table("item", ["item_id"]),
+))
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT flight_id FROM flight_table", "SELECT flight_id FROM flight"),
+    ("SELECT f.leg FROM flight_leg_data AS f", "SELECT f.leg FROM flight_leg AS f"),
+    ("SELECT * FROM tbl_sbTicker", "SELECT * FROM sbTicker"),
+    ("SELECT flights_info.flight_id FROM flights_info", "SELECT flight.flight_id FROM flight"),
+    ("SELECT offering_id FROM course_offering_info", "SELECT offering_id FROM course_offering"),  # the longest
+])
+def test_a_table_name_written_between_other_words_is_that_table(sql: str, expected: str) -> None:
+    assert check(sql, _DECORATED, "sqlite").sql == expected
+
+
+def test_a_table_name_inside_the_written_one_needs_every_column_read_through_it() -> None:
+    schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("domain", ["did", "name"]),
+                               _table("domain_author", ["aid", "did"])))
+    with pytest.raises(SQLValidationError):  # domain_writer holds "domain", but da.aid says domain_author was meant
+        check("SELECT d.name FROM author a JOIN domain_writer da ON a.aid = da.aid JOIN domain d ON da.did = d.did",
+              schema, "sqlite")
+    assert check("SELECT name AS n FROM domain_table ORDER BY n", schema, "sqlite").sql == (
+        "SELECT name AS n FROM domain ORDER BY n")
+
+
+def test_a_table_name_beside_another_tables_name_is_no_repair() -> None:
+    with pytest.raises(SQLValidationError) as err:  # a join of customer and item, perhaps: the model is asked
+        check("SELECT item_id FROM item_customer_log", _DECORATED, "sqlite")
+    assert "closest tables" in err.value.message
+
+
 def test_table_rename_follows_qualified_columns() -> None:
     assert fixed("SELECT customer.name FROM customer WHERE customer.city = 'Pune'") == (
         "SELECT customers.name FROM customers WHERE customers.city = 'Pune'"

@@ -16,7 +16,7 @@ import re
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, SqlglotError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Tokenizer, TokenType
 
 from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
@@ -204,10 +204,54 @@ def _starts(text: str) -> list[tuple[int, bool]]:
 
 def _statement_in(region: str) -> str | None:
     for start, command_ok in _starts(region)[:_MAX_STARTS]:
-        sql = _longest_statement(_cut_prose(region[start:]), command_ok)
+        text = _cut_prose(region[start:])
+        sql = _longest_statement(text, command_ok) or _statement_before_words(text, command_ok)
         if sql:
             return sql
     return None
+
+
+_BEFORE_WORD = re.compile(r"\s+(?=[a-z][a-z']*\b)")  # a space before a lower-case word
+_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)\b")
+_MAX_WORD_CUTS = 40
+
+
+def _statement_before_words(text: str, command_ok: bool) -> str | None:
+    """``… running SELECT … LIMIT 1 against the database, which returns …``: a query that ends inside a line, where
+    a sentence goes on. Cuts before a lower-case word (the last 40), longest first, where what is dropped reads as
+    a sentence — mostly words that are not SQL's, no SQL word in capitals, no comparison — and what is kept is one
+    statement. A statement is not read as ending on a word of the sentence — a name used nowhere else in it — when
+    a shorter one also reads: ``FROM flight against the database`` ends at ``flight`` (not an alias ``against``),
+    ``WHERE x = 1 and you will see`` at ``1`` (``you`` is no column the query uses)."""
+    readings: list[tuple[str, str]] = []
+    for match in reversed(list(_BEFORE_WORD.finditer(text))[-_MAX_WORD_CUTS:]):
+        if not _sentence(text[match.start():]):
+            continue
+        candidate = text[: match.start()].strip()
+        dialect = _one_statement_dialect(candidate, command_ok)
+        if dialect:
+            readings.append((candidate, dialect))
+    for i, (candidate, dialect) in enumerate(readings):
+        if i + 1 < len(readings) and _ends_on_new_name(candidate, dialect):
+            continue
+        return _strip_semicolons(candidate, dialect)
+    return None
+
+
+def _ends_on_new_name(sql: str, dialect: str) -> bool:
+    """Whether the statement ends on a name (a column, a table, an alias) written nowhere else in it."""
+    last = re.search(r"(?<![.\w])([A-Za-z_]\w*)\s*$", sql)
+    if last is None or len(re.findall(rf"\b{re.escape(last.group(1))}\b", sql, re.IGNORECASE)) != 1:
+        return False
+    names = {ident.this.lower() for ident in parse_statements(sql, dialect)[0].find_all(exp.Identifier)}
+    return last.group(1).lower() in names
+
+
+def _sentence(rest: str) -> bool:
+    words = _TAIL_WORD.findall(rest[:300])
+    sql_words = sum(w.upper() in Tokenizer.KEYWORDS for w in words)
+    return (len(words) >= 2 and 2 * sql_words < len(words) and not _CAPITAL_SQL.search(rest[:300])
+            and not re.search(r"[=<>]", rest[:300]))
 
 
 def _cut_prose(text: str) -> str:

@@ -23,6 +23,7 @@ __all__ = [
     "Candidate",
     "closest",
     "effective",
+    "embedded_run",
     "identifier",
     "matches",
     "name_score",
@@ -32,6 +33,7 @@ __all__ = [
     "pick_scored",
     "ranked",
     "tokens",
+    "words_of",
 ]
 
 logger = logging.getLogger(__name__)
@@ -128,6 +130,24 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 def tokens(name: str) -> tuple[str, ...]:
     """Words of a snake_case / camelCase / PascalCase name, lower case and singular."""
     return tuple(_singular(w.lower()) for w in _WORD.findall(name))
+
+
+def embedded_run(wanted: str, candidate: str) -> tuple[int, int] | None:
+    """Where ``candidate``'s whole name is a run of ``wanted``'s words with more words around it (``flight_table``,
+    ``tbl_sbTicker``, ``course_offering_info``): the run as (first word, past the last), or None. Singular and
+    plural are one word; the words are compared whole, never a word's letters."""
+    words = [w.lower() for w in _WORD.findall(wanted)]
+    whole = _singular(_norm(candidate))
+    for i in range(len(words)):
+        for j in range(i + 1, len(words) + 1):
+            if (i, j) != (0, len(words)) and _singular("".join(words[i:j])) == whole:
+                return i, j
+    return None
+
+
+def words_of(name: str) -> list[str]:
+    """The written words of a name, lower case, as written (not made singular)."""
+    return [w.lower() for w in _WORD.findall(name)]
 
 
 def abbreviates(qualifier: str, table_name: str) -> bool:

@@ -14,13 +14,16 @@ from sqlglot import exp
 from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema, Table
-from core.sql.repair._names import Candidate, effective, identifier, matches, name_score, pick_scored
+from core.sql.repair._names import (
+    Candidate, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens, words_of,
+)
 
 __all__ = ["cte_names", "repair_tables", "resolve_table"]
 
 logger = logging.getLogger(__name__)
 
 _DEFAULT_NAMESPACES = (None, "public", "main")
+_EMBEDDED = 0.66  # a table's whole name inside the written one: enough to repair, not to beat a closer name
 
 
 def cte_names(tree: exp.Expression) -> set[str]:
@@ -72,6 +75,46 @@ def _score(node: exp.Table, table: Table) -> float:
     return score
 
 
+def _embedded(written: str, schema: Schema) -> set[str]:
+    """Tables whose whole name the written name holds between other words (``flight_table``, ``tbl_sbTicker``):
+    the longest such name only (``course_offering_info`` is course_offering, not course), and only when no word
+    around it names a table of its own (``customer_orders`` may mean a join of two tables: not one of them)."""
+    words = words_of(written)
+    table_words = {tokens(t.name)[0] for t in schema.tables if len(tokens(t.name)) == 1}
+    table_words |= {"".join(tokens(t.name)) for t in schema.tables}
+    runs = {t.qualified_name: run for t in schema.tables if (run := embedded_run(written, t.name)) is not None}
+    out = set()
+    for name, (i, j) in runs.items():
+        if any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs.values()):
+            continue  # inside a longer table name the written name also holds
+        around = [*words[:i], *words[j:]]
+        if any(tokens(w)[0] in table_words for w in around if tokens(w)):
+            continue
+        out.add(name)
+    return out
+
+
+def _columns_fit(node: exp.Table, schema: Schema, qualified_name: str, tree: exp.Expression) -> bool:
+    """Whether every column the query reads through ``node`` is a column of that table as written — the proof a
+    table name found inside the written one needs (``domain_writer`` holds ``domain``, but ``da.aid`` is no column
+    of domain: the junction table domain_author was meant, and no name says so)."""
+    table = next(t for t in schema.tables if t.qualified_name == qualified_name)
+    have = {c.name.lower() for c in table.columns}
+    qualifier = (node.alias or node.name).lower()
+    only_table = len(list(tree.find_all(exp.Table))) == 1
+    for col in tree.find_all(exp.Column):
+        named = col.table.lower()
+        if (named == qualifier or (not named and only_table)) and col.name.lower() not in have:
+            if not named and col.name.lower() in _output_names(tree):
+                continue  # ORDER BY an alias of the select list
+            return False
+    return True
+
+
+def _output_names(tree: exp.Expression) -> set[str]:
+    return {sel.alias.lower() for select in tree.find_all(exp.Select) for sel in select.expressions if sel.alias}
+
+
 def _rename(node: exp.Table, table: Table, dialect: str) -> None:
     node.set("this", identifier(table.name, dialect))
     db = node.args.get("db")
@@ -108,7 +151,9 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
                     renamed[node.name.lower()] = node
             continue
         before = _spelled(node)
-        scored = [(_score(node, t), Candidate(t.qualified_name, t)) for t in schema.tables]
+        embedded = {name for name in _embedded(node.name, schema) if _columns_fit(node, schema, name, tree)}
+        scored = [(max(_score(node, t), _EMBEDDED if t.qualified_name in embedded else 0.0),
+                   Candidate(t.qualified_name, t)) for t in schema.tables]  # fmt: skip
         best, near = pick_scored(node.name, scored, [t.qualified_name for t in schema.tables])
         if best is None:
             raise SQLValidationError(
