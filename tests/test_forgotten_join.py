@@ -73,6 +73,15 @@ def test_an_alias_is_read_by_its_initials_or_first_letters(music) -> None:
     assert "JOIN band_member AS bm ON bm.mid = m.mid" in bm.sql
 
 
+def test_an_alias_naming_no_table_is_the_one_table_holding_every_column_read_through_it(music) -> None:
+    fixed = _repair(music, "SELECT r.name, x.label FROM record AS r")  # only genre has a label
+    assert "JOIN genre AS x ON x.gid = r.gid" in fixed.sql
+    assert any(silences_an_error(f) for f in fixed.fixes)  # a guess: the model is asked first
+    assert _rows(music, fixed.sql) == [("Den", "rock"), ("Hoot", "rock"), ("Night", "folk")]
+    with pytest.raises(SQLValidationError):  # x.title: band, member, poster and playlist all have one
+        _repair(music, "SELECT r.name, x.title FROM record AS r")
+
+
 def test_a_where_that_asks_for_no_match_gets_a_left_join(music) -> None:
     fixed = _repair(music, "SELECT b.title FROM band AS b WHERE r.rid IS NULL")
     assert "LEFT JOIN record AS r ON r.bid = b.bid" in fixed.sql

@@ -6,7 +6,9 @@ settles all of it:
 
 1. the qualifier names exactly one table of the schema that the query does not read and that holds every column
    read through it: its name (singular or plural), its first letters or the initials of its words (``da`` for
-   domain_author, ``j`` for journal when no other j-table holds the columns);
+   domain_author, ``j`` for journal when no other j-table holds the columns); or, when it names none, the one
+   table of the whole schema that holds every column read through it (``t.txid``: no table of the query, and
+   no other table, has a txid — were one of the query's tables to hold them, the qualifier is a slip of its alias);
 2. exactly one source the new join may reach (those before the first join whose ON already uses the qualifier,
    else every source) is related to that table by exactly one key, counting all of: declared or inferred by the
    schema, a column both have that identifies a row of one of them (``pid``), a column naming the other table
@@ -107,11 +109,14 @@ class _Forgotten:
                for c in s.table.columns if len(tokens(c.name)) > 1 and tokens(c.name)[-1] in KEY_WORDS
                and tokens(c.name)[:-1] not in tables):  # manager_id names no table: a row of its own table
             return None
-        fits = [t for t in self.schema.tables
-                if t.qualified_name.lower() not in read and abbreviates(qualifier, t.name)
-                and all(any(matches(c.this, name, self.dialect) for name in t.column_names) for c in cols)]
+        holders = [t for t in self.schema.tables
+                   if all(any(matches(c.this, name, self.dialect) for name in t.column_names) for c in cols)]
+        outside = [t for t in holders if t.qualified_name.lower() not in read]
+        fits = [t for t in outside if abbreviates(qualifier, t.name)]
         exact = [t for t in fits if tokens(t.name) == tokens(qualifier)]
         fits = exact or fits
+        if not fits and len(outside) == len(holders) == 1:
+            return outside[0]  # ``t.txid``: no name, but one table of the schema has every column read through it
         return fits[0] if len(fits) == 1 else None
 
     def add(self, select: exp.Select, qualifier: str, cols: list[exp.Column], local: list[Source]) -> None:
