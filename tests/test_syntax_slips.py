@@ -36,6 +36,9 @@ def shop(tmp_path: Path):
     ("SELECT s.town s.amount FROM sale s WHERE s.id = 1", [("Pune", 10.0)], "missing comma"),
     ("SELECT a.town FROM sale AS a JOIN sale AS b b.id = a.id WHERE a.amount > 15", [("Pune",)], "ON of a JOIN"),
     ("SELECT COUNT(DISTINCT town FROM sale", [(2,)], "missing ')'"),
+    # a ')' between a qualifier and its column (``SUM(s).amount``) is no reading
+    ("SELECT s.town, SUM(s.amount AS total FROM sale AS s GROUP BY s.town", [("Agra", 5.0), ("Pune", 30.0)],
+     "missing ')'"),
     ("```sql\nSELECT town, SUM(amount)) AS total FROM sale GROUP BY town\n```", [("Agra", 5.0), ("Pune", 30.0)],
      "too many"),
     ("SELECT id, CASE WHEN amount > 8 THEN 'big' ELSE 'small' AS size FROM sale WHERE id < 3",

@@ -156,7 +156,8 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
         first = opened[-1] + 1
         edits += [(_insert(text, t.start, ")"), "added the missing ')'") for k, t in enumerate(tokens[first + 1:],
                                                                                            first + 1)
-                  if _ends(tokens[k - 1])]  # where an operand may end
+                  if _ends(tokens[k - 1]) and t.token_type != TokenType.DOT]  # where an operand may end (never
+        # inside a qualified name: ``SUM(fare).cost`` reads as a field of the sum, which nobody writes)
         edits.append((text.rstrip().rstrip(";") + ")", _AT_END + "added the missing ')'"))
     cases = sum(t.token_type == TokenType.CASE for t in tokens) - sum(t.token_type == TokenType.END for t in tokens)
     if cases > 0:
