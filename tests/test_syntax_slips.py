@@ -39,6 +39,9 @@ def shop(tmp_path: Path):
     # a ')' between a qualifier and its column (``SUM(s).amount``) is no reading
     ("SELECT s.town, SUM(s.amount AS total FROM sale AS s GROUP BY s.town", [("Agra", 5.0), ("Pune", 30.0)],
      "missing ')'"),
+    # a function of text is handed no true/false (``LOWER(town LIKE 'p%')``), a list after IN is no table's columns
+    ("SELECT id FROM sale WHERE LOWER(town LIKE LOWER('P%') ORDER BY id", [(1,), (2,)], "missing ')'"),
+    ("SELECT id FROM sale WHERE amount > 1 AND LOWER(town IN ('agra', 'delhi') ORDER BY id", [(3,)], "missing ')'"),
     ("```sql\nSELECT town, SUM(amount)) AS total FROM sale GROUP BY town\n```", [("Agra", 5.0), ("Pune", 30.0)],
      "too many"),
     ("SELECT id, CASE WHEN amount > 8 THEN 'big' ELSE 'small' AS size FROM sale WHERE id < 3",

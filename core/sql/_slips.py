@@ -110,11 +110,29 @@ _MAX_TRIES = 150  # more places than this: not all can be tried, so no reading i
 def plausible(tree: exp.Expression) -> bool:
     """Whether a mended text reads as something a person writes: no alias inside a call's arguments
     (``f(x AS y)``), no row of values outside IN or VALUES (``SELECT (a, b) AS t``), no value read as a table
-    joined by a comma (``WHERE fuel IN ('petrol'), 'diesel'``)."""
+    joined by a comma (``WHERE fuel IN ('petrol'), 'diesel'``), no true/false handed to a function of text, dates
+    or numbers (``LOWER(city LIKE '%york%')``, ``strftime('%w', d IN ('0', '6'))``: only aggregates, casts and
+    the conditional functions take a condition)."""
+    if any(_predicate_argument(f) for f in tree.find_all(exp.Func)):
+        return False
+    if any(a.args.get("columns") and isinstance(a.parent, exp.Table) for a in tree.find_all(exp.TableAlias)):
+        return False  # ``, d IN ('0', '6')`` read as a table d aliased IN with columns '0' and '6'
+
     return not any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) and not any(
         not isinstance(t.parent, (exp.In, exp.Values)) for t in tree.find_all(exp.Tuple)) and not any(
         isinstance(j.this, exp.Table) and isinstance(j.this.this, exp.Identifier) and j.this.this.quoted
         and (j.args.get("kind") or "").upper() == "CROSS" for j in tree.find_all(exp.Join))
+
+
+_TAKES_CONDITIONS = (exp.AggFunc, exp.Cast, exp.TryCast, exp.If, exp.Coalesce, exp.Nullif, exp.Case, exp.Not,
+                     exp.And, exp.Or, exp.Xor)
+_CONDITIONS = (exp.Predicate, exp.And, exp.Or, exp.Not)
+
+
+def _predicate_argument(func: exp.Func) -> bool:
+    if isinstance(func, _TAKES_CONDITIONS) or (isinstance(func, exp.Anonymous) and func.name.lower() in ("iif", "if")):
+        return False
+    return any(isinstance(arg, (*_CONDITIONS, exp.Order)) for arg in func.iter_expressions())  # ORDER BY: aggregates
 
 
 def reading(tree: exp.Expression) -> str:
