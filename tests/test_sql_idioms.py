@@ -100,3 +100,27 @@ def test_mysql_day_functions_are_written_by_their_definitions_for_sqlite_and_pos
     assert sqlite3.connect(":memory:").execute(guard(sql, "sqlite").sql).fetchall() == [(1, 1, 5, 86400)]
     written = guard(sql, "postgres").sql
     assert "EXTRACT(DOW FROM" in written and "EXTRACT(EPOCH FROM" in written and "TO_DAYS" not in written
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_tsql_convert_with_the_type_first_is_a_cast_of_the_value(dialect) -> None:
+    written = guard("SELECT CONVERT(FLOAT, hits) / visits AS rate FROM t", dialect).sql
+    assert guard("SELECT CONVERT(FLOAT, t.hits) FROM t", dialect).sql.startswith("SELECT CAST(t.hits AS ")
+    assert written.startswith("SELECT CAST(hits AS ") and "FLOAT AS" not in written
+    assert sqlite3.connect(":memory:").execute(
+        guard("SELECT CONVERT(FLOAT, x) / 2 FROM (SELECT 3 AS x)", "sqlite").sql).fetchall() == [(1.5,)]
+    assert guard("SELECT CONVERT(hits, CHAR) FROM t", dialect).sql == (  # MySQL's order is left as it is
+        "SELECT CAST(hits AS TEXT) FROM t" if dialect == "sqlite" else "SELECT CAST(hits AS CHAR) FROM t")
+
+
+def test_tsql_top_is_a_limit_and_sqlite_s_own_dates_beside_it_stay_as_written() -> None:
+    sql = ("SELECT TOP 2 name, SUM(amount) AS total FROM (SELECT 'a' AS name, 5 AS amount, '2999-01-01' AS d "
+           "UNION ALL SELECT 'b', 7, '2999-01-01' UNION ALL SELECT 'c', 1, '2999-01-01') "
+           "WHERE d >= DATE('now', '-3 months') GROUP BY name ORDER BY total DESC -- the two largest")
+    written = guard(sql, "sqlite").sql
+    assert "DATE('now', '-3 months')" in written and written.endswith("LIMIT 2")
+    assert sqlite3.connect(":memory:").execute(written).fetchall() == [("b", 7), ("a", 5)]
+    from core.sql._foreign_calls import top_as_limit
+    for kept in ("SELECT TOP 5 PERCENT a FROM t", "WITH x AS (SELECT 1 AS a) SELECT TOP 1 a FROM x",
+                 "SELECT a FROM (SELECT TOP 3 b FROM t) AS x"):  # not one reading by this rewrite: read as T-SQL
+        assert top_as_limit(kept, "sqlite") == kept

@@ -15,9 +15,11 @@ from collections.abc import Callable, Sequence
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
-__all__ = ["date_part_of_difference", "strings", "translate_calls", "unknown_strftime_codes"]
+__all__ = ["date_part_of_difference", "strings", "top_as_limit", "translate_calls", "unknown_strftime_codes"]
 
 
 def strings(tree: exp.Expression) -> int:
@@ -86,3 +88,39 @@ def unknown_strftime_codes(tree: exp.Expression) -> str | None:
             return (f"SQLite's strftime {what} (format '{text}'): every row would get the same text or NULL. Use "
                     "%Y, %m, %d, %H, %M, %S, %w, %j or %W, and CASE for month or day names.")
     return None
+
+
+def top_as_limit(text: str, dialect: str) -> str:
+    """T-SQL's ``SELECT [DISTINCT] TOP n …`` (the query's only SELECT with TOP, the outermost) written as ``… LIMIT n``,
+    which means the same (TOP counts after ORDER BY); ``text`` unchanged when that is not the one reading (TOP n
+    PERCENT or WITH TIES, TOP in a subquery or a union, a LIMIT already written)."""
+    try:
+        tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
+    except SqlglotError:
+        return text
+    tops = [i for i, t in enumerate(tokens) if t.text.upper() == "TOP" and i > 0 and (
+        tokens[i - 1].token_type == TokenType.SELECT or (tokens[i - 1].token_type == TokenType.DISTINCT and i > 1
+                                                         and tokens[i - 2].token_type == TokenType.SELECT))]
+    selects = [t for t in tokens if t.token_type == TokenType.SELECT]
+    depth, outer = 0, []  # the tokens outside every bracket
+    for t in tokens:
+        depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+        if depth == 0:
+            outer.append(t.token_type)
+    if len(tops) != 1 or not selects or tokens[tops[0] - 1 - (tokens[tops[0] - 1].token_type == TokenType.DISTINCT)] \
+            is not selects[0] or any(t in (TokenType.LIMIT, TokenType.UNION, TokenType.FETCH) for t in outer):
+        return text
+    i = tops[0]
+    paren = i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.L_PAREN
+    at = i + 2 if paren else i + 1
+    if at >= len(tokens) or tokens[at].token_type != TokenType.NUMBER:
+        return text
+    end = at + 1 + paren
+    if paren and tokens[at + 1].token_type != TokenType.R_PAREN:
+        return text
+    if end < len(tokens) and tokens[end].text.upper() in ("PERCENT", "WITH"):
+        return text
+    last = max(k for k, t in enumerate(tokens) if t.token_type != TokenType.SEMICOLON)  # a comment after it goes
+    if any(t.token_type == TokenType.SEMICOLON for t in tokens[:last]):
+        return text  # more than one statement: the guard refuses it as written
+    return f"{text[: tokens[i].start]}{text[tokens[end - 1].end + 1: tokens[last].end + 1]} LIMIT {tokens[at].text}"

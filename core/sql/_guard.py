@@ -36,7 +36,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._foreign_calls import strings, translate_calls
+from core.sql._foreign_calls import strings, top_as_limit, translate_calls
 from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
@@ -50,10 +50,8 @@ _TARGETS = {"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite"
 
 class CairnMysql(MySQL):
     """MySQL idioms inside SQL meant for PostgreSQL/SQLite (ANSI mode): ``||`` concatenates, "x" names a column.
-
     A model that writes backticks or ``IFNULL`` for a PostgreSQL database still means ``a || b`` as text and
-    ``"Name"`` as an identifier; plain MySQL would read them as OR and as a string.
-    """
+    ``"Name"`` as an identifier; plain MySQL would read them as OR and as a string."""
 
     DPIPE_IS_STRING_CONCAT = True
 
@@ -269,9 +267,10 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     except SqlglotError as exc:
         error: SqlglotError | None = exc
         tree = None
-        mended = drop_dangling_connectives(text, target)  # WHERE a = 1 AND <end>: the one reading there is
-        if mended != text:
-            return _read(mended, target)
+        dropped = drop_dangling_connectives(text, target)  # WHERE a = 1 AND <end>: the one reading there is
+        if (mended := top_as_limit(dropped, target)) != text:  # T-SQL's SELECT TOP 3 …: … LIMIT 3
+            tree, read = _read(mended, target)
+            return tree, "tsql" if mended != dropped and read == target else read
     else:
         error = None
         _check(tree)  # a statement that is unsafe as written is rejected before any reinterpretation

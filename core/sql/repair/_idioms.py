@@ -6,7 +6,8 @@ PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS 
 SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
 NULL as empty; SQLite before 3.44 has no CONCAT).
 SQLite and PostgreSQL: MySQL's ``TO_DAYS``, ``DAYOFWEEK``, ``DAYOFMONTH`` and ``UNIX_TIMESTAMP`` by their definitions.
-Every dialect: ``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
+Every dialect: T-SQL's ``CONVERT(FLOAT, x)`` -> ``CAST(x AS FLOAT)`` (read otherwise, a cast to a type named x);
+``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
 rejects it; written back it would become a comma join no later check could tell from one meant so); the validator
 then gives it the schema's key or says it has none.
 Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
@@ -15,7 +16,10 @@ running query changes.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 from core.dialects import is_postgres_like
 
 __all__ = ["cross_joins_on_true", "rewrite_foreign_idioms"]
@@ -80,6 +84,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     if tree.find(exp.Select) is None:
         return notes
     _rownum(tree, notes)
+    _tsql_convert(tree, notes)
     for join in tree.find_all(exp.Join):
         bare = "pivots" in join.args and not any(join.args.get(k) for k in ("on", "using", "method", "side")) and (
             join.args.get("kind") or "INNER").upper() == "INNER"
@@ -128,6 +133,33 @@ def _mysql_days(tree: exp.Expression, target: str, notes: list[str]) -> None:
             new = strftime("%s", value) if sqlite else extract("EPOCH", value)
         node.replace(new)
         notes.append(f"{node.sql(dialect='mysql').split('(')[0]}() -> {target}'s equivalent")
+
+
+def _tsql_convert(tree: exp.Expression, notes: list[str]) -> None:
+    """T-SQL's ``CONVERT(FLOAT, x)`` read as MySQL's ``CONVERT(expr, type)``: a cast of a column named FLOAT to a
+    type named x, which no database has. Written the T-SQL way round: ``CAST(x AS FLOAT)``."""
+    for cast in list(tree.find_all(exp.Cast)):
+        to, this = cast.args.get("to"), cast.this
+        if not (isinstance(to, exp.DataType) and to.this == exp.DataType.Type.USERDEFINED and not to.expressions
+                and isinstance(this, exp.Column) and not this.table):
+            continue
+        kind = to.args.get("kind")
+        if isinstance(kind, exp.Dot) and all(isinstance(p, exp.Identifier) for p in (kind.this, kind.expression)):
+            value = exp.column(kind.expression.copy(), table=kind.this.copy())  # CONVERT(FLOAT, t.col)
+        elif isinstance(kind, exp.Identifier):
+            value = exp.column(kind.copy())
+        elif isinstance(kind, str) and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)?", kind):
+            value = exp.column(*reversed(kind.split(".")))
+        else:
+            continue
+        try:
+            wanted = exp.DataType.build(this.name)
+        except (ValueError, SqlglotError):
+            continue
+        if wanted.this == exp.DataType.Type.USERDEFINED:
+            continue
+        cast.replace(exp.Cast(this=value, to=wanted))
+        notes.append(f"CONVERT({this.name}, …) -> CAST(… AS {this.name})")
 
 
 def _rownum(tree: exp.Expression, notes: list[str]) -> None:
