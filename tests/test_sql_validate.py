@@ -187,6 +187,24 @@ def test_a_table_name_inside_the_written_one_needs_every_column_read_through_it(
         "SELECT name AS n FROM domain ORDER BY n")
 
 
+def test_a_name_near_one_of_the_query_s_ctes_is_that_cte_or_an_error() -> None:
+    schema = Schema("sqlite", (_table("customer", ["id", "name", "vip"]), _table("sales", ["id", "amount"])))
+    cte = "WITH vip_customer AS (SELECT * FROM customer WHERE vip = 1) "
+    assert check(cte + "SELECT name FROM vip_customers", schema, "sqlite").sql.endswith("FROM vip_customer")
+    with pytest.raises(SQLValidationError, match="WITH"):  # the CTE big, or the table customer: not a guess
+        check("WITH big AS (SELECT * FROM customer WHERE vip = 1) SELECT name FROM big_customer", schema, "sqlite")
+    # a table's own name spelt otherwise stays the table, whatever the CTEs are called
+    assert check("WITH sales_summary AS (SELECT SUM(amount) AS t FROM sales) SELECT amount FROM sale", schema,
+                 "sqlite").sql.endswith("FROM sales")
+
+
+def test_a_column_read_as_a_table_is_not_a_table_named_inside_it() -> None:
+    schema = Schema("sqlite", (_table("checkin", ["business_id", "count"]), _table("business", ["business_id"])))
+    for sql in ("SELECT business_id FROM checkin.business_id", "SELECT count FROM business_id"):
+        with pytest.raises(SQLValidationError):  # a key word after the name: a column's name, not a table's
+            check(sql, schema, "sqlite")
+
+
 def test_a_table_name_beside_another_tables_name_is_no_repair() -> None:
     with pytest.raises(SQLValidationError) as err:  # a join of customer and item, perhaps: the model is asked
         check("SELECT item_id FROM item_customer_log", _DECORATED, "sqlite")

@@ -15,7 +15,7 @@ from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema, Table
 from core.sql.repair._names import (
-    Candidate, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens, words_of,
+    ACCEPT, KEY_WORDS, Candidate, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens, words_of,
 )
 
 __all__ = ["cte_names", "repair_tables", "resolve_table"]
@@ -23,6 +23,7 @@ __all__ = ["cte_names", "repair_tables", "resolve_table"]
 logger = logging.getLogger(__name__)
 
 _DEFAULT_NAMESPACES = (None, "public", "main")
+_SPELLING = 0.9  # a score this high is the same name spelt otherwise (case, plural, snake or camel case)
 _EMBEDDED = 0.66  # a table's whole name inside the written one: enough to repair, not to beat a closer name
 
 
@@ -88,10 +89,38 @@ def _embedded(written: str, schema: Schema) -> set[str]:
         if any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs.values()):
             continue  # inside a longer table name the written name also holds
         around = [*words[:i], *words[j:]]
-        if any(tokens(w)[0] in table_words for w in around if tokens(w)):
-            continue
+        if any(tokens(w)[0] in table_words or tokens(w)[0] in KEY_WORDS for w in around if tokens(w)):
+            continue  # another table's name, or a key word: ``business_id`` is a column's name, not a table's
         out.add(name)
     return out
+
+
+def _plain_reference(node: exp.Table, schema: Schema) -> bool:
+    """Whether a table name found inside the written one may be read: not under a namespace the schema lacks
+    (``checkin.business_id`` is a column read as a table)."""
+    db = node.args.get("db")
+    return db is None or db.name.lower() in {(t.schema or "").lower() for t in schema.tables} | {"main", "public"}
+
+
+def _near_cte(node: exp.Table, ctes: dict[str, exp.Identifier], table_score: float, fixes: list[str]) -> bool:
+    """An unknown name that shares a word with one of the query's CTEs means that CTE (``vip_customers`` beside
+    ``WITH vip_customer AS …``) rather than a table the name is not a spelling of (case, plural: ``table_score``
+    0.9 or more): respelt when it is surely that one (True), an error naming the CTEs when it is not
+    (``big_customer`` beside ``big``: the CTE or the table customer)."""
+    if node.args.get("db") is not None or table_score >= _SPELLING:
+        return False
+    words = {w for w in tokens(node.name)}
+    near = [name for name in ctes if words & set(tokens(name))]
+    if not near:
+        return False
+    sure = [name for name in near if name_score(node.name, name) >= ACCEPT]
+    if len(sure) != 1:
+        raise SQLValidationError(f"Unknown table {node.name}; the query's own tables (WITH): {', '.join(near)}",
+                                 hint=f"Read from one of: {', '.join(near)}.")
+    before = _spelled(node)
+    node.set("this", ctes[sure[0]].copy())
+    fixes.append(f"table {before} -> {_spelled(node)}")
+    return True
 
 
 def _columns_fit(node: exp.Table, schema: Schema, qualified_name: str, tree: exp.Expression) -> bool:
@@ -151,9 +180,12 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
                     renamed[node.name.lower()] = node
             continue
         before = _spelled(node)
-        embedded = {name for name in _embedded(node.name, schema) if _columns_fit(node, schema, name, tree)}
+        embedded = {name for name in _embedded(node.name, schema) if _columns_fit(node, schema, name, tree)} if (
+            _plain_reference(node, schema)) else set()
         scored = [(max(_score(node, t), _EMBEDDED if t.qualified_name in embedded else 0.0),
                    Candidate(t.qualified_name, t)) for t in schema.tables]  # fmt: skip
+        if _near_cte(node, cte_spelling, max((sc for sc, _ in scored), default=0.0), fixes):
+            continue
         best, near = pick_scored(node.name, scored, [t.qualified_name for t in schema.tables])
         if best is None:
             raise SQLValidationError(
