@@ -1,27 +1,20 @@
 """Held-out damage generator "fresh8": wrong replies a small local model (7-8B) plausibly sends.
 
 Written without looking at Cairn's repair code or at the other generators. Each damage is one realistic mistake,
-drawn from published text-to-SQL error studies (BIRD/Spider error analyses, DIN-SQL's error classes, MAC-SQL and
-CHESS schema-linking failures) and from watching small models answer: names remembered from the question instead
-of the schema, habits of another dialect, grouping slips, replies cut short by the token limit, SQL buried in
-prose or JSON, and queries that run but answer a slightly different question.
-
-All edits are made in place on the gold text, at positions taken from sqlglot tokens and identifier metadata, so
-nothing is re-rendered and TREE_KINDS is empty.
+after published text-to-SQL error studies (BIRD/Spider error analyses, DIN-SQL error classes, MAC-SQL and CHESS
+schema-linking failures). All edits are made in place on the gold text, at positions taken from sqlglot tokens and
+identifier metadata, so nothing is re-rendered and TREE_KINDS is empty.
 
 Family A - the database rejects the reply, or the reply is malformed around the SQL:
-  col_morph       a column written in another shape: plural/singular, camelCase vs snake_case, abbreviation
-                  expanded or shortened (every use of that column)
+  col_morph       a column in another shape: plural/singular, camelCase/snake_case, abbreviation (every use)
   table_morph     a table written pluralised/singularised or re-cased (every use)
-  prefix_guess    schema-linking guess: a column named after its table (author_name) or with its prefix dropped
-                  (sale_price -> price), or a role synonym (name -> title)
+  prefix_guess    schema-linking guess: author_name for name, price for sale_price, title for name
   wrong_owner     a qualified column given the alias of another table in the same FROM
   ambiguous_bare  the qualifier dropped from a column that two joined tables both have
   grouping_error  GROUP BY dropped, a GROUP BY item dropped, or a HAVING condition moved into WHERE
   dialect_mixup   an idiom of another dialect: TOP n, NVL/ISNULL, LEN, YEAR(), DATE_FORMAT, DATEADD, ::casts,
                   CONVERT, ILIKE in SQLite, COLLATE NOCASE or double-quoted strings in PostgreSQL, GETDATE()
-  syntax_slip     one typing slip: missing comma, lost ')', trailing comma, dangling AND, unclosed quote,
-                  clauses in the wrong order, '=' against a list
+  syntax_slip     missing comma or ')', trailing comma, dangling AND, open quote, clause order, '=' with a list
   cut_off         the reply stops mid-query (token limit), the fence never closed
   prose_inline    the SQL written inside a sentence or a bullet (English or Hinglish), no fence
   json_envelope   the reply is a JSON object with the SQL as an escaped string
@@ -484,7 +477,8 @@ def _bare_col(q, s, e):
     kinds = [q.tt(k) for k in range(s, e)]
     if TT.OVER in kinds or any(q.up(k) in AGGS and q.tt(k + 1) == TT.L_PAREN for k in range(s, e)):
         return None
-    return (s, e) if any(q.tt(k) in (TT.VAR, TT.IDENTIFIER) and q.tt(k + 1) != TT.L_PAREN for k in range(s, e)) else None
+    reads = any(q.tt(k) in (TT.VAR, TT.IDENTIFIER) and q.tt(k + 1) != TT.L_PAREN for k in range(s, e))
+    return (s, e) if reads else None
 
 
 def _k_grouping_error(q, rng):
@@ -547,12 +541,10 @@ def _k_dialect_mixup(q, rng):
         p = q.ce(at - 1)
         opts.append(([(p, p, f" TOP {q.toks[li + 1].text}"), (q.ce(li - 1), q.ce(li + 1), "")],
                      "SQL Server TOP n instead of LIMIT"))
-    for i, lp, rp in _fn_calls(q, {"COALESCE"}):
-        if len(_args(q, lp, rp)) == 2:
-            new = rng.choice(["NVL", "ISNULL"] + (["IFNULL"] if pg else []))
-            opts.append(([(q.cs(i), q.ce(i), new)], f"{new} instead of COALESCE"))
-    for i, lp, rp in _fn_calls(q, {"LENGTH"}):
-        opts.append(([(q.cs(i), q.ce(i), "LEN")], "LEN instead of LENGTH"))
+    for i, lp, rp in _fn_calls(q, {"COALESCE", "LENGTH"}):
+        if q.up(i) == "LENGTH" or len(_args(q, lp, rp)) == 2:
+            new = "LEN" if q.up(i) == "LENGTH" else rng.choice(["NVL", "ISNULL"] + (["IFNULL"] if pg else []))
+            opts.append(([(q.cs(i), q.ce(i), new)], f"{new} instead of {q.up(i)}"))
     for i, lp, rp in _fn_calls(q, {"CAST"}):
         inner = _args(q, lp, rp)[0]
         ks = [k for k in range(inner[0], inner[1]) if q.tt(k) == TT.ALIAS and q.depth[k] == q.depth[lp] + 1]
@@ -686,18 +678,8 @@ CONTINUES = {TT.WHERE, TT.AND, TT.OR, TT.ON, TT.JOIN, TT.COMMA, TT.EQ, TT.GT, TT
              TT.STAR, TT.LEFT}
 
 
-def _k_cut_off(q, rng):
-    n = len(q.toks)
-    cands = [i for i in range(int(n * 0.4), n - 1) if q.tt(i) in CONTINUES]
-    cands = [i for i in cands if not (q.tt(i) == TT.STAR and q.tt(i - 1) == TT.L_PAREN)]
-    if not cands:
-        return None
-    i = rng.choice(cands)
-    return q.sql[:q.ce(i)], f"reply cut off after '{q.toks[i].text}'"
-
-
 def _k_ghost_join(q, rng, collide=True):
-    links = _links(q)
+    links = _links(q, infer=collide)
     used = q.query_tables()
     aliases = {t.alias.lower() for t in q.tree.find_all(exp.Table) if t.alias} | used
     cands = []
@@ -753,7 +735,7 @@ GENERIC = {"name", "year", "type", "description", "title", "homepage", "text", "
            "comment", "rating", "price", "amount", "cost", "quantity", "length", "month", "day", "score"}
 
 
-def _links(q):
+def _links(q, infer=False):
     """table -> [(table, its column, other table, other column, other is a child)] by keys or shared key names."""
     out = {}
     tabs = list(q.tables.values())
@@ -768,7 +750,7 @@ def _links(q):
             if ref and len(fk.columns) == 1 and t.column(fk.columns[0]) and ref.column(fk.ref_columns[0]):
                 add(ref, ref.column(fk.ref_columns[0]).name, t, t.column(fk.columns[0]).name, True)
                 add(t, t.column(fk.columns[0]).name, ref, ref.column(fk.ref_columns[0]).name, False)
-    if any(t.foreign_keys for t in tabs):
+    if any(t.foreign_keys for t in tabs) and not infer:
         return out
     for t1 in tabs:
         for t2 in tabs:
@@ -854,12 +836,8 @@ def _k_filter_dropped(q, rng):
             parts = q.conjuncts(s, e, b.depth)
             for n, (ps, pe, prev_and) in enumerate(parts):
                 toks = {q.tt(k) for k in range(ps, pe)}
-                if ps >= pe:
-                    continue
-                cols_eq = [k for k in range(ps, pe) if q.tt(k) == TT.EQ]
-                if cols_eq and q.tt(pe - 1) in (TT.VAR, TT.IDENTIFIER) and q.tt(pe - 2) == TT.DOT \
-                        and TT.STRING not in toks and TT.NUMBER not in toks:
-                    continue  # a join condition written in WHERE
+                if ps >= pe or TT.EQ in toks and q.tt(pe - 2) == TT.DOT and not toks & {TT.STRING, TT.NUMBER}:
+                    continue  # a join condition written in WHERE: dropping it would make a cross join
                 if len(parts) == 1:
                     edit = (q.ce(b.kw[cl] - 1), q.ce(e - 1), "")
                 elif n == 0:
@@ -1058,30 +1036,26 @@ CLOSE_HI = ["", "Isme query {xh}.", "Agar koi aur filter chahiye toh bataiye.", 
             "Koi doubt ho toh zaroor poochiye."]
 
 
+CLAUSE_WORDS = (("where", "filters the rows in the WHERE clause", "WHERE clause se filter lagaya hai"),
+                ("group", "groups and aggregates the results", "GROUP BY se group kiya hai"),
+                ("order", "sorts the output", "ORDER BY se sort kiya hai"))
+
+
 def _facts(q):
-    b = q.outer()
-    kw = b.kw if b else {}
-    ts = [t.name for t in q.tree.find_all(exp.Table)]
-    t = ts[0] if ts else "main"
-    j = f" joined with `{ts[1]}`" if len(ts) > 1 else ""
-    jh = f" aur `{ts[1]}` ko join karenge" if len(ts) > 1 else ""
-    x, xh = [], []
-    if len(ts) > 1:
-        x.append(f"joins `{ts[0]}` with `{ts[1]}`")
-        xh.append(f"`{ts[0]}` aur `{ts[1]}` ko join kiya gaya hai")
-    if "where" in kw:
-        x.append("filters the rows in the WHERE clause")
-        xh.append("WHERE clause se filter lagaya hai")
-    if "group" in kw:
-        x.append("groups and aggregates the results")
-        xh.append("GROUP BY se group kiya hai")
-    if "order" in kw:
-        x.append("sorts the output")
-        xh.append("ORDER BY se sort kiya hai")
+    """Words for the prose around the SQL: main table, joined table, what the query does (English and Hinglish)."""
+    kw = q.outer().kw if q.outer() else {}
+    ts = [t.name for t in q.tree.find_all(exp.Table)] or ["main"]
+    x = [f"joins `{ts[0]}` with `{ts[1]}`"] if len(ts) > 1 else []
+    xh = [f"`{ts[0]}` aur `{ts[1]}` ko join kiya gaya hai"] if len(ts) > 1 else []
+    for name, en, hi in CLAUSE_WORDS:
+        if name in kw:
+            x.append(en)
+            xh.append(hi)
     x = x or ["selects the requested columns"]
-    xh = xh or ["zaroori columns select kiye hain"]
-    return {"t": t, "j": j, "jh": jh, "x": ", ".join(x[:-1]) + (" and " if len(x) > 1 else "") + x[-1],
-            "xh": ", ".join(xh)}
+    return {"t": ts[0], "j": f" joined with `{ts[1]}`" if len(ts) > 1 else "",
+            "jh": f" aur `{ts[1]}` ko join karenge" if len(ts) > 1 else "",
+            "x": ", ".join(x[:-1]) + (" and " if len(x) > 1 else "") + x[-1],
+            "xh": ", ".join(xh or ["zaroori columns select kiye hain"])}
 
 
 def _layout(sql, d, rng):
@@ -1136,13 +1110,16 @@ def _wrap(sql, q, rng):
 
 
 def _r_cut_off(q, rng):
-    res = _k_cut_off(q, rng)
-    if res is None:
+    """The reply stops (token limit) right after a token that needs something to follow; the fence stays open."""
+    n = len(q.toks)
+    cands = [i for i in range(int(n * 0.4), n - 1) if q.tt(i) in CONTINUES and not
+             (q.tt(i) == TT.STAR and q.tt(i - 1) == TT.L_PAREN)]
+    if not cands:
         return None
-    sql, note = res
-    f = _facts(q)
-    opener = rng.choice(OPEN_HI if rng.random() < 0.3 else OPEN_EN).format(**f)
-    return f"{opener}\n\n{_fence(rng) or '```sql'}\n{_layout(sql, q.d, rng)}", note
+    i = rng.choice(cands)
+    opener = rng.choice(OPEN_HI if rng.random() < 0.3 else OPEN_EN).format(**_facts(q))
+    return (f"{opener}\n\n{_fence(rng) or '```sql'}\n{_layout(q.sql[:q.ce(i)], q.d, rng)}",
+            f"reply cut off after '{q.toks[i].text}'")
 
 
 def _r_prose_inline(q, rng):
@@ -1209,8 +1186,8 @@ def _r_several_blocks(q, rng):
                 reason = rng.choice(["I used the wrong table alias for one column", "ek column galat alias se liya"])
             elif m:
                 old, new = m.group(1).split(".")[-1], m.group(2)
-                reason = rng.choice([f"`{new}` doesn't exist, it should be `{old}`", f"the name is `{old}`, not `{new}`",
-                                     f"`{new}` naam galat hai, sahi naam `{old}` hai"])
+                reason = rng.choice([f"`{new}` doesn't exist, it should be `{old}`", f"the name is `{old}`, not "
+                                     f"`{new}`", f"`{new}` naam galat hai, sahi naam `{old}` hai"])
             else:
                 continue
             fix = rng.choice(["Wait, that won't run - {w}. Corrected version:", "Oops, {w}. Fixed query:",
