@@ -267,21 +267,30 @@ def test_a_table_of_made_up_results_after_the_query_in_its_block_is_not_part_of_
 @pytest.mark.parametrize(("reply", "sql"), [
     ("You would run SELECT title FROM book ORDER BY sold DESC LIMIT 1 on your data, and it lists the best seller.",
      "SELECT title FROM book ORDER BY sold DESC LIMIT 1"),
-    ("Chalaiye SELECT city, COUNT(*) FROM shop GROUP BY city aur aapko har city ka count mil jayega.",
+    ("Chalaiye SELECT city, COUNT(*) FROM shop GROUP BY city jisse har city ka count mil jayega.",
      "SELECT city, COUNT(*) FROM shop GROUP BY city"),
-    # the sentence's first word is no alias of the table, nor a column ANDed into the filter
-    ("Running SELECT a FROM flight against the database returns the rows.", "SELECT a FROM flight"),
-    ("Try SELECT name FROM t where x = 1 and you will see them.", "SELECT name FROM t where x = 1"),
-    # a name the query uses elsewhere is the query's: the alias stays
-    ("Use SELECT f.a FROM flight f which gives every flight.", "SELECT f.a FROM flight f"),
+    ("Running SELECT a FROM flight against the database returns the rows.", "SELECT a FROM flight"),  # no alias
+    ("Use SELECT f.a FROM flight f which gives every flight.", "SELECT f.a FROM flight f"),  # an alias in use
+    # the last clause is kept whole, a lone boolean column or GROUP BY key included
+    ("Use SELECT name FROM customer where active which gives the list.", "SELECT name FROM customer where active"),
+    ("Use SELECT count(*) FROM orders group by customer_id which returns one count per customer.",
+     "SELECT count(*) FROM orders group by customer_id"),
 ])
 def test_a_query_written_inside_a_sentence_ends_where_the_sentence_goes_on(reply: str, sql: str) -> None:
     assert extract_sql(reply, "sqlite") == sql
 
 
+def test_a_word_of_the_sentence_is_never_a_reason_to_drop_a_condition() -> None:
+    # "and you" may be a column (the validator will say it is not); the condition is never cut to x = 1
+    assert extract_sql("Try SELECT name FROM t where x = 1 and you will see them.", "sqlite").endswith("and you")
+
+
 @pytest.mark.parametrize("reply", [
     "SELECT a FROM t WHERE x = 1 and b is",  # cut off: no statement is dropped to make it read
     "Run SELECT a FROM t WHERE x = 1 then see them ORDER BY a.",  # what follows has SQL in capitals: no sentence
+    "SELECT count(*) from orders gives you the number of orders.",  # a query at a line's start: not in a sentence
+    "Run SELECT COUNT(*) FROM orders WHERE status in ('shipped', 'open' and region",  # a bracket left open
+    "Yeh query SELECT name FROM c WHERE city = 'Pune' aur vip ke liye hai.",  # "aur": the condition goes on
 ])
 def test_sql_that_goes_on_after_a_cut_is_not_read_as_a_sentence(reply: str) -> None:
     with pytest.raises(LLMReplyError):

@@ -205,53 +205,89 @@ def _starts(text: str) -> list[tuple[int, bool]]:
 def _statement_in(region: str) -> str | None:
     for start, command_ok in _starts(region)[:_MAX_STARTS]:
         text = _cut_prose(region[start:])
-        sql = _longest_statement(text, command_ok) or _statement_before_words(text, command_ok)
+        sql = _longest_statement(text, command_ok)
+        if sql is None and _mid_sentence(region, start):
+            sql = _statement_before_words(text, command_ok)
         if sql:
             return sql
     return None
 
 
-_BEFORE_WORD = re.compile(r"\s+(?=[a-z][a-z']*\b)")  # a space before a lower-case word
+_BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
 _CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)\b")
 _MAX_WORD_CUTS = 40
+_JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and"/"or": the condition goes on
+
+
+def _mid_sentence(region: str, start: int) -> bool:
+    """Whether the statement starts after words on its own line (``You can run SELECT …``), not at a line's start."""
+    return bool(_TAIL_WORD.search(region[region.rfind("\n", 0, start) + 1 : start]))
 
 
 def _statement_before_words(text: str, command_ok: bool) -> str | None:
-    """``… running SELECT … LIMIT 1 against the database, which returns …``: a query that ends inside a line, where
-    a sentence goes on. Cuts before a lower-case word (the last 40), longest first, where what is dropped reads as
-    a sentence — mostly words that are not SQL's, no SQL word in capitals, no comparison — and what is kept is one
-    statement. A statement is not read as ending on a word of the sentence — a name used nowhere else in it — when
-    a shorter one also reads: ``FROM flight against the database`` ends at ``flight`` (not an alias ``against``),
-    ``WHERE x = 1 and you will see`` at ``1`` (``you`` is no column the query uses)."""
+    """``… running SELECT … LIMIT 1 against the database, which returns …``: a query begun inside a sentence that
+    ends where the sentence goes on. The longest statement cut before a lower-case word that is no SQL word (nor a
+    Hindi-English "and"/"or", which continues a condition), outside every bracket and string, where all that is
+    dropped reads as a sentence — mostly words that are not SQL's, no SQL word in capitals, no comparison, no
+    bracket it closes. Only where the statement starts after words on its line (``_mid_sentence``), and only for a
+    reply of ordinary length. A last word read as an alias no one uses (``FROM flight against``) is the sentence's
+    when the statement also reads without it."""
+    if len(text) > _MAX_MEND_CHARS:
+        return None
     readings: list[tuple[str, str]] = []
     for match in reversed(list(_BEFORE_WORD.finditer(text))[-_MAX_WORD_CUTS:]):
-        if not _sentence(text[match.start():]):
+        word = match.group(1)
+        if word in _GOES_ON or word in _JOINING_WORDS or not _sentence(text[match.start():]):
             continue
         candidate = text[: match.start()].strip()
-        dialect = _one_statement_dialect(candidate, command_ok)
-        if dialect:
-            readings.append((candidate, dialect))
-    for i, (candidate, dialect) in enumerate(readings):
-        if i + 1 < len(readings) and _ends_on_new_name(candidate, dialect):
+        if not _balanced(candidate):
             continue
-        return _strip_semicolons(candidate, dialect)
-    return None
+        dialect = _one_statement_dialect(candidate, command_ok)
+        if dialect and not _join_without_condition(candidate):
+            readings.append((candidate, dialect))
+            if len(readings) == 2:
+                break
+    if not readings:
+        return None
+    longest, dialect = readings[0]
+    if len(readings) == 2 and _ends_on_unused_alias(longest, dialect) and \
+            readings[1][0] == longest.rsplit(None, 1)[0].rstrip():
+        longest, dialect = readings[1]
+    return _strip_semicolons(longest, dialect)
 
 
-def _ends_on_new_name(sql: str, dialect: str) -> bool:
-    """Whether the statement ends on a name (a column, a table, an alias) written nowhere else in it."""
-    last = re.search(r"(?<![.\w])([A-Za-z_]\w*)\s*$", sql)
-    if last is None or len(re.findall(rf"\b{re.escape(last.group(1))}\b", sql, re.IGNORECASE)) != 1:
+def _join_without_condition(sql: str) -> bool:
+    """``… JOIN orders o`` cut before ``on …``: the last JOIN lost its condition (not a CROSS or NATURAL join)."""
+    kinds = [t.token_type for t in Dialect.get_or_raise("postgres").tokenize(sql)]
+    joins = [i for i, k in enumerate(kinds) if k == TokenType.JOIN]
+    if not joins or kinds[joins[-1] - 1] in (TokenType.CROSS, TokenType.NATURAL):
         return False
-    names = {ident.this.lower() for ident in parse_statements(sql, dialect)[0].find_all(exp.Identifier)}
-    return last.group(1).lower() in names
+    return not any(k in (TokenType.ON, TokenType.USING) for k in kinds[joins[-1]:])
+
+
+def _balanced(sql: str) -> bool:
+    """Whether every bracket and string of the statement is closed (sqlglot's tokenizer fails on an open string)."""
+    try:
+        kinds = [t.token_type for t in Dialect.get_or_raise("postgres").tokenize(sql)]
+    except SqlglotError:
+        return False
+    return kinds.count(TokenType.L_PAREN) == kinds.count(TokenType.R_PAREN)
 
 
 def _sentence(rest: str) -> bool:
     words = _TAIL_WORD.findall(rest[:300])
     sql_words = sum(w.upper() in Tokenizer.KEYWORDS for w in words)
     return (len(words) >= 2 and 2 * sql_words < len(words) and not _CAPITAL_SQL.search(rest[:300])
-            and not re.search(r"[=<>]", rest[:300]))
+            and not re.search(r"[=<>()]", rest[:300]))
+
+
+def _ends_on_unused_alias(sql: str, dialect: str) -> bool:
+    """Whether the statement ends on a table alias written without AS and used nowhere else in it."""
+    last = re.search(r"(?<![.\w])([A-Za-z_]\w*)\s*$", sql)
+    if last is None or len(re.findall(rf"\b{re.escape(last.group(1))}\b", sql, re.IGNORECASE)) != 1:
+        return False
+    tree = parse_statements(sql, dialect)[0]
+    return any(t.alias.lower() == last.group(1).lower() for t in tree.find_all(exp.Table) if t.alias)
 
 
 def _cut_prose(text: str) -> str:
@@ -305,6 +341,10 @@ _CONTINUES = frozenset(
     """where and or on join inner left right full cross natural using group order having limit offset union
     intersect except window qualify fetch from""".split()
 )  # fmt: skip
+# Words that go on with a statement's clause or expression: a sentence does not start with them ("on" may: a JOIN
+# left without its condition is checked instead).
+_GOES_ON = (_CONTINUES - {"on"}) | frozenset("""select not by desc asc nulls rows between like ilike is as distinct all any
+case when then else end over partition filter within escape collate""".split())
 _TAIL_WORD = re.compile(r"[A-Za-z_][\w']*")
 _SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
 

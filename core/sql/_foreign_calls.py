@@ -90,6 +90,10 @@ def unknown_strftime_codes(tree: exp.Expression) -> str | None:
     return None
 
 
+_NOT_ONE_QUERY = (TokenType.LIMIT, TokenType.FETCH, TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT,
+                  TokenType.WITH)
+
+
 def top_as_limit(text: str, dialect: str) -> str:
     """T-SQL's ``SELECT [DISTINCT] TOP n …`` (the query's only SELECT with TOP, the outermost) written as ``… LIMIT n``,
     which means the same (TOP counts after ORDER BY); ``text`` unchanged when that is not the one reading (TOP n
@@ -106,10 +110,11 @@ def top_as_limit(text: str, dialect: str) -> str:
     for t in tokens:
         depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
         if depth == 0:
-            outer.append(t.token_type)
+            outer.append(t)
+    kinds = [t.token_type for t in outer]
     if len(tops) != 1 or not selects or tokens[tops[0] - 1 - (tokens[tops[0] - 1].token_type == TokenType.DISTINCT)] \
-            is not selects[0] or any(t in (TokenType.LIMIT, TokenType.UNION, TokenType.FETCH) for t in outer):
-        return text
+            is not selects[0] or selects[0] not in outer or any(k in _NOT_ONE_QUERY for k in kinds):
+        return text  # the TOP of a CTE or a subquery, a set operation, a limit already written
     i = tops[0]
     paren = i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.L_PAREN
     at = i + 2 if paren else i + 1
@@ -118,8 +123,9 @@ def top_as_limit(text: str, dialect: str) -> str:
     end = at + 1 + paren
     if paren and tokens[at + 1].token_type != TokenType.R_PAREN:
         return text
-    if end < len(tokens) and tokens[end].text.upper() in ("PERCENT", "WITH"):
-        return text
+    if end < len(tokens) and (tokens[end].text.upper() in ("PERCENT", "WITH") or tokens[end].token_type in (
+            TokenType.PLUS, TokenType.DASH, TokenType.SLASH, TokenType.MOD, TokenType.DOT)):
+        return text  # TOP 5 PERCENT, WITH TIES, TOP 2+1: not a count this rewrite reads
     last = max(k for k, t in enumerate(tokens) if t.token_type != TokenType.SEMICOLON)  # a comment after it goes
     if any(t.token_type == TokenType.SEMICOLON for t in tokens[:last]):
         return text  # more than one statement: the guard refuses it as written

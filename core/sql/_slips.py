@@ -125,12 +125,13 @@ def plausible(tree: exp.Expression) -> bool:
 
 
 _TAKES_CONDITIONS = (exp.AggFunc, exp.Cast, exp.TryCast, exp.If, exp.Coalesce, exp.Nullif, exp.Case, exp.Not,
-                     exp.And, exp.Or, exp.Xor)
+                     exp.And, exp.Or, exp.Xor, exp.Greatest, exp.Least, exp.Anonymous)  # Anonymous: a function
+# sqlglot does not know (SQLite's TOTAL is an aggregate) may take anything
 _CONDITIONS = (exp.Predicate, exp.And, exp.Or, exp.Not)
 
 
 def _predicate_argument(func: exp.Func) -> bool:
-    if isinstance(func, _TAKES_CONDITIONS) or (isinstance(func, exp.Anonymous) and func.name.lower() in ("iif", "if")):
+    if isinstance(func, _TAKES_CONDITIONS):
         return False
     return any(isinstance(arg, (*_CONDITIONS, exp.Order)) for arg in func.iter_expressions())  # ORDER BY: aggregates
 

@@ -153,7 +153,8 @@ def _tsql_convert(tree: exp.Expression, notes: list[str]) -> None:
         else:
             continue
         try:
-            wanted = exp.DataType.build(this.name)
+            # T-SQL's FLOAT is double precision (FLOAT(53)); sqlglot would write PostgreSQL's 4-byte REAL
+            wanted = exp.DataType.build("DOUBLE" if this.name.upper() == "FLOAT" else this.name, dialect="tsql")
         except (ValueError, SqlglotError):
             continue
         if wanted.this == exp.DataType.Type.USERDEFINED:

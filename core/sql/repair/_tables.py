@@ -15,7 +15,7 @@ from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema, Table
 from core.sql.repair._names import (
-    ACCEPT, KEY_WORDS, Candidate, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens, words_of,
+    ACCEPT, Candidate, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens, words_of,
 )
 
 __all__ = ["cte_names", "repair_tables", "resolve_table"]
@@ -24,7 +24,11 @@ logger = logging.getLogger(__name__)
 
 _DEFAULT_NAMESPACES = (None, "public", "main")
 _SPELLING = 0.9  # a score this high is the same name spelt otherwise (case, plural, snake or camel case)
-_EMBEDDED = 0.66  # a table's whole name inside the written one: enough to repair, not to beat a closer name
+# Words that name a table as a table and say nothing of its rows (singular, as ``tokens`` gives them).
+_TABLE_WORDS = frozenset({"table", "tbl", "tab", "info", "datum", "data", "detail", "record", "list", "master",
+                          "dim", "fact", "view", "vw", "entity"})
+_EMBEDDED = 0.66
+_BELOW = ACCEPT - 0.01  # a table's whole name inside the written one: enough to repair, not to beat a closer name
 
 
 def cte_names(tree: exp.Expression) -> set[str]:
@@ -66,6 +70,9 @@ def _score(node: exp.Table, table: Table) -> float:
     name = node.this.this
     db = node.args.get("db")
     score = name_score(name, table.name)
+    extra = set(tokens(name)) - set(tokens(table.name))
+    if extra and set(tokens(table.name)) < set(tokens(name)) and not extra <= _TABLE_WORDS:
+        score = min(score, _BELOW)  # ``cancelled_flight`` is not the table flight: the word says which rows
     if "." in name:  # a quoted "schema.table"
         score = max(score, name_score(name, table.qualified_name) - 0.01)
     given = db.this.lower() if db is not None else None
@@ -77,20 +84,19 @@ def _score(node: exp.Table, table: Table) -> float:
 
 
 def _embedded(written: str, schema: Schema) -> set[str]:
-    """Tables whose whole name the written name holds between other words (``flight_table``, ``tbl_sbTicker``):
-    the longest such name only (``course_offering_info`` is course_offering, not course), and only when no word
-    around it names a table of its own (``customer_orders`` may mean a join of two tables: not one of them)."""
+    """Tables whose whole name the written name holds between words that only say "a table" (``flight_table``,
+    ``tbl_sbTicker``, ``course_offering_info``): the longest such name only (course_offering, not course). A word
+    that says which rows — ``returned_orders``, ``delayed_flight_log``, ``customer_2023`` — is a filter the table
+    does not hold: no such reading."""
     words = words_of(written)
-    table_words = {tokens(t.name)[0] for t in schema.tables if len(tokens(t.name)) == 1}
-    table_words |= {"".join(tokens(t.name)) for t in schema.tables}
     runs = {t.qualified_name: run for t in schema.tables if (run := embedded_run(written, t.name)) is not None}
     out = set()
     for name, (i, j) in runs.items():
         if any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs.values()):
             continue  # inside a longer table name the written name also holds
         around = [*words[:i], *words[j:]]
-        if any(tokens(w)[0] in table_words or tokens(w)[0] in KEY_WORDS for w in around if tokens(w)):
-            continue  # another table's name, or a key word: ``business_id`` is a column's name, not a table's
+        if not all(tokens(w) and tokens(w)[0] in _TABLE_WORDS for w in around):
+            continue  # a word that says which rows (``returned_orders``, ``customer_list_2023``), or a key word
         out.add(name)
     return out
 

@@ -8,7 +8,8 @@ settles all of it:
    read through it: its name (singular or plural), its first letters or the initials of its words (``da`` for
    domain_author, ``j`` for journal when no other j-table holds the columns); or, when it names none, the one
    table of the whole schema that holds every column read through it (``t.txid``: no table of the query, and
-   no other table, has a txid — were one of the query's tables to hold them, the qualifier is a slip of its alias);
+   no other table, has a txid — were one of the query's tables to hold them, the qualifier is a slip of its alias),
+   only in a query of one SELECT (a CTE, a derived table or an enclosing query may be what the qualifier meant);
 2. exactly one source the new join may reach (those before the first join whose ON already uses the qualifier,
    else every source) is related to that table by exactly one key, counting all of: declared or inferred by the
    schema, a column both have that identifies a row of one of them (``pid``), a column naming the other table
@@ -64,9 +65,11 @@ def _type(table: Table, name: str) -> str | None:
 
 
 class _Forgotten:
-    def __init__(self, schema: Schema, dialect: str, fixes: list[str], ctes: set[str]) -> None:
+    def __init__(self, schema: Schema, dialect: str, fixes: list[str], ctes: set[str], plain: bool) -> None:
         self.schema, self.dialect, self.fixes = schema, dialect, fixes
         self.ctes = ctes  # names a qualifier may read that are no table of the schema
+        # one SELECT over tables only: a CTE, a derived table or an enclosing query may hold what a qualifier reads
+        self.plain = plain
 
     def scope(self, scope: Scope) -> None:
         select = scope.expression
@@ -115,7 +118,7 @@ class _Forgotten:
         fits = [t for t in outside if abbreviates(qualifier, t.name)]
         exact = [t for t in fits if tokens(t.name) == tokens(qualifier)]
         fits = exact or fits
-        if not fits and len(outside) == len(holders) == 1:
+        if not fits and len(outside) == len(holders) == 1 and self.plain:
             return outside[0]  # ``t.txid``: no name, but one table of the schema has every column read through it
         return fits[0] if len(fits) == 1 else None
 
@@ -159,6 +162,8 @@ def _tested_null(col: exp.Column) -> bool:
 
 def join_forgotten(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Add, in place, each join the schema settles that ``tree`` reads but never wrote (module docstring)."""
-    forgotten = _Forgotten(schema, dialect, fixes, {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias})
+    plain = len(list(tree.find_all(exp.Select))) == 1
+    forgotten = _Forgotten(schema, dialect, fixes, {cte.alias.lower() for cte in tree.find_all(exp.CTE) if cte.alias},
+                           plain)
     for scope in scopes(tree):
         forgotten.scope(scope)
