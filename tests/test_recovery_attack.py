@@ -90,3 +90,17 @@ def test_a_cte_s_top_stays_the_cte_s(dialect) -> None:
                 dialect).sql
     assert "DESC LIMIT 3)" in sql and not sql.endswith("LIMIT 3")
     assert guard("SELECT TOP 2+1 name FROM customer", dialect).sql != "SELECT +1 name FROM customer LIMIT 2"
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT year, COUNT(*) FROM publication GROUP BY publication",  # a reply cut after "GROUP BY publication."
+    "SELECT title FROM publication AS p ORDER BY p",
+])
+def test_a_table_in_group_by_or_order_by_is_no_column_to_group_or_sort_by(sql) -> None:
+    from core.errors import SQLValidationError
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+    schema = Schema("postgres", (Table("publication", tuple(Column(c, "text") for c in ("pid", "title", "year"))),))
+    with pytest.raises(SQLValidationError, match="names a table, not a column"):  # PostgreSQL would run it: whole rows
+        validate_sql(sql, schema, "postgres")
+    assert validate_sql("SELECT COUNT(p) FROM publication AS p", schema, "postgres").sql  # a whole row as a value

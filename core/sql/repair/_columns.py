@@ -223,7 +223,11 @@ class _Repairer:
                 self._set_name(col, spelled)
             return
         if any(s.key.lower() == name.lower() for s in local):
-            return  # whole-row reference
+            if isinstance(col.parent, (exp.Group, exp.Ordered)):  # ``GROUP BY publication.`` cut after the dot
+                clause, verb = ("GROUP BY", "group") if isinstance(col.parent, exp.Group) else ("ORDER BY", "sort")
+                raise SQLValidationError(f"{name} in {clause} names a table, not a column: it would {verb} by "
+                                         "whole rows", hint=f"Name the column of {name} to use.")
+            return  # whole-row reference (``row_to_json(p)``, ``COUNT(p)``)
         if ident.quoted and "." in name and self._split_quoted(col, scope, local):
             return
         outer = self.outer_sources(scope)
