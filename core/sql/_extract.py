@@ -214,7 +214,8 @@ def _statement_in(region: str) -> str | None:
 
 
 _BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
-_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)\b")
+_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)"
+                          r"\b")
 _MAX_WORD_CUTS = 40
 _JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and"/"or": the condition goes on
 
@@ -226,8 +227,8 @@ def _mid_sentence(region: str, start: int) -> bool:
 
 def _statement_before_words(text: str, command_ok: bool) -> str | None:
     """``… running SELECT … LIMIT 1 against the database, which returns …``: a query begun inside a sentence that
-    ends where the sentence goes on. The longest statement cut before a lower-case word that is no SQL word (nor a
-    Hindi-English "and"/"or", which continues a condition), outside every bracket and string, where all that is
+    ends where the sentence goes on. The longest statement cut before a lower-case word that does not go on with a
+    clause (``_GOES_ON``; nor a Hindi-English "and"/"or"), outside every bracket and string, where all that is
     dropped reads as a sentence — mostly words that are not SQL's, no SQL word in capitals, no comparison, no
     bracket it closes. Only where the statement starts after words on its line (``_mid_sentence``), and only for a
     reply of ordinary length. A last word read as an alias no one uses (``FROM flight against``) is the sentence's
@@ -343,8 +344,8 @@ _CONTINUES = frozenset(
 )  # fmt: skip
 # Words that go on with a statement's clause or expression: a sentence does not start with them ("on" may: a JOIN
 # left without its condition is checked instead).
-_GOES_ON = (_CONTINUES - {"on"}) | frozenset("""select not by desc asc nulls rows between like ilike is as distinct all any
-case when then else end over partition filter within escape collate""".split())
+_GOES_ON = (_CONTINUES - {"on"}) | frozenset("""select not by desc asc nulls rows between like ilike is as distinct all
+any case when then else end over partition filter within escape collate""".split())
 _TAIL_WORD = re.compile(r"[A-Za-z_][\w']*")
 _SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
 

@@ -136,7 +136,7 @@ def embedded_run(wanted: str, candidate: str) -> tuple[int, int] | None:
     """Where ``candidate``'s whole name is a run of ``wanted``'s words with more words around it (``flight_table``,
     ``tbl_sbTicker``, ``course_offering_info``): the run as (first word, past the last), or None. Singular and
     plural are one word; the words are compared whole, never a word's letters."""
-    words = [w.lower() for w in _WORD.findall(wanted)]
+    words = words_of(wanted)
     whole = _singular(_norm(candidate))
     for i in range(len(words)):
         for j in range(i + 1, len(words) + 1):

@@ -27,8 +27,8 @@ _SPELLING = 0.9  # a score this high is the same name spelt otherwise (case, plu
 # Words that name a table as a table and say nothing of its rows (singular, as ``tokens`` gives them).
 _TABLE_WORDS = frozenset({"table", "tbl", "tab", "info", "datum", "data", "detail", "record", "list", "master",
                           "dim", "fact", "view", "vw", "entity"})
-_EMBEDDED = 0.66
-_BELOW = ACCEPT - 0.01  # a table's whole name inside the written one: enough to repair, not to beat a closer name
+_EMBEDDED = 0.66  # a table's whole name inside the written one: enough to repair, not to beat a closer name
+_BELOW = ACCEPT - 0.01  # a score too low to repair with
 
 
 def cte_names(tree: exp.Expression) -> set[str]:
@@ -115,7 +115,7 @@ def _near_cte(node: exp.Table, ctes: dict[str, exp.Identifier], table_score: flo
     (``big_customer`` beside ``big``: the CTE or the table customer)."""
     if node.args.get("db") is not None or table_score >= _SPELLING:
         return False
-    words = {w for w in tokens(node.name)}
+    words = set(tokens(node.name))
     near = [name for name in ctes if words & set(tokens(name))]
     if not near:
         return False
