@@ -104,3 +104,10 @@ def test_a_table_in_group_by_or_order_by_is_no_column_to_group_or_sort_by(sql) -
     with pytest.raises(SQLValidationError, match="names a table, not a column"):  # PostgreSQL would run it: whole rows
         validate_sql(sql, schema, "postgres")
     assert validate_sql("SELECT COUNT(p) FROM publication AS p", schema, "postgres").sql  # a whole row as a value
+
+
+def test_a_bracket_left_open_is_not_closed_by_a_lenient_dialect_s_parser() -> None:
+    from core.errors import SQLRejected
+    with pytest.raises(SQLRejected):  # MAX(amount) - ABS(discount), or MAX(amount - ABS(discount)): two readings
+        guard("SELECT MAX(amount - ABS(discount) FROM sale", "sqlite")
+    assert guard("SELECT COUNT(DISTINCT town FROM sale", "sqlite").sql == "SELECT COUNT(DISTINCT town) FROM sale"

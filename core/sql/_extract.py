@@ -22,7 +22,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
-from core.sql._slips import cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading
+from core.sql._slips import balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading
 
 __all__ = ["extract_queries", "extract_sql"]
 
@@ -241,7 +241,7 @@ def _statement_before_words(text: str, command_ok: bool) -> str | None:
         if word in _GOES_ON or word in _JOINING_WORDS or not _sentence(text[match.start():]):
             continue
         candidate = text[: match.start()].strip()
-        if not _balanced(candidate):
+        if not balanced(candidate, "postgres"):
             continue
         dialect = _one_statement_dialect(candidate, command_ok)
         if dialect and not _join_without_condition(candidate):
@@ -264,15 +264,6 @@ def _join_without_condition(sql: str) -> bool:
     if not joins or kinds[joins[-1] - 1] in (TokenType.CROSS, TokenType.NATURAL):
         return False
     return not any(k in (TokenType.ON, TokenType.USING) for k in kinds[joins[-1]:])
-
-
-def _balanced(sql: str) -> bool:
-    """Whether every bracket and string of the statement is closed (sqlglot's tokenizer fails on an open string)."""
-    try:
-        kinds = [t.token_type for t in Dialect.get_or_raise("postgres").tokenize(sql)]
-    except SqlglotError:
-        return False
-    return kinds.count(TokenType.L_PAREN) == kinds.count(TokenType.R_PAREN)
 
 
 def _sentence(rest: str) -> bool:

@@ -37,7 +37,7 @@ from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
 from core.sql._foreign_calls import strings, top_as_limit, translate_calls
-from core.sql._slips import drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
+from core.sql._slips import balanced, drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -283,8 +283,8 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     best: tuple[exp.Expression, str] | None = (tree, target) if tree is not None else None
     best_score = len(_foreign_markers(tree, target)) if tree is not None else 1 << 30
     known = _anonymous(tree) if tree is not None else set()
-    for candidate in _candidates(tree, target):
-        try:
+    for candidate in _candidates(tree, target) if tree is not None or balanced(text, target) else ():
+        try:  # a bracket left open is mend_syntax's to read (one reading), never a lenient parser's to close
             other = _single(parse_statements(text, candidate), text)
         except SqlglotError:
             continue

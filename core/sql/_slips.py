@@ -16,8 +16,8 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible", "reading",
-           "unfinished"]
+__all__ = ["balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
+           "reading", "unfinished"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
@@ -58,6 +58,15 @@ def unfinished(text: str, dialect: str) -> str | None:
             t.token_type in (*_NAMES, TokenType.ALIAS, TokenType.DOT) for t in tokens[outer + 1:]):
         return tokens[outer + 1].text if outer + 1 < len(tokens) else last.text  # an outer JOIN with no ON yet
     return None
+
+
+def balanced(text: str, dialect: str) -> bool:
+    """Whether every bracket of ``text`` is closed (False when it cannot be read into tokens: a string left open)."""
+    try:
+        kinds = [t.token_type for t in Dialect.get_or_raise(dialect).tokenize(text)]
+    except SqlglotError:
+        return False
+    return kinds.count(TokenType.L_PAREN) == kinds.count(TokenType.R_PAREN)
 
 
 def ended_in(reply: str, sql: str) -> bool:
