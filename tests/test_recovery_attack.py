@@ -111,3 +111,12 @@ def test_a_bracket_left_open_is_not_closed_by_a_lenient_dialect_s_parser() -> No
     with pytest.raises(SQLRejected):  # MAX(amount) - ABS(discount), or MAX(amount - ABS(discount)): two readings
         guard("SELECT MAX(amount - ABS(discount) FROM sale", "sqlite")
     assert guard("SELECT COUNT(DISTINCT town FROM sale", "sqlite").sql == "SELECT COUNT(DISTINCT town) FROM sale"
+
+
+@pytest.mark.parametrize("reply", [
+    "Yeh raha:\n\n```sql\nSELECT title\nFROM customer\nORDER BY customer.",  # cut after the dot: not a sentence
+    "Here:\n\n```sql\nSELECT c.name\nFROM customer AS c\nJOIN orders AS o ON c.",
+])
+def test_a_clause_line_cut_after_a_dot_is_not_prose_to_drop(shop, reply) -> None:
+    answer = _ask(shop, reply)
+    assert not answer.ok or answer.path == "fallback", answer.sql  # before: the line went, the rest ran

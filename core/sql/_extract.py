@@ -46,6 +46,8 @@ _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "p
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
 # A line after the start that reads as prose ends the statement: ends like a sentence, or is a bullet/heading.
 _PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>)|[A-Za-z)\]][.!?:]\s*$")
+_CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT JOIN|FULL JOIN|CROSS JOIN|ON|"
+                          r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
 _TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
 _SENTENCE_END = re.compile(r"[.!?:](?=\s)|`")
 _MAX_CUTS = 60  # bounds the work on long replies
@@ -283,14 +285,15 @@ def _ends_on_unused_alias(sql: str, dialect: str) -> bool:
 
 
 def _cut_prose(text: str) -> str:
-    """Drop everything from the first prose-looking line after the first one."""
+    """Drop everything from the first prose-looking line after the first one. A line that starts with a clause
+    word (``ORDER BY publication.``, cut after the dot) is the statement's, however it ends."""
     lines = text.split("\n")
     for i, line in enumerate(lines[1:], start=1):
         stripped = line.strip()
-        if stripped.startswith("--"):
+        if stripped.startswith("--") or _CLAUSE_LINE.match(stripped):
             continue
         if _PROSE_LINE.search(stripped):
-            return "\n".join(lines[:i])
+            return "\n".join(lines[:i]) + "\n"  # the line end stays: a '.' before it ended a sentence
     return text
 
 
