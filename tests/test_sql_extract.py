@@ -280,6 +280,27 @@ def test_a_query_written_inside_a_sentence_ends_where_the_sentence_goes_on(reply
     assert extract_sql(reply, "sqlite") == sql
 
 
+@pytest.mark.parametrize(("reply", "sql"), [
+    ("Yeh chalaiye: SELECT title FROM book ORDER BY sold DESC LIMIT 1 - isse sabse zyada bikne wali kitaab milegi.",
+     "SELECT title FROM book ORDER BY sold DESC LIMIT 1"),
+    ("Query -> SELECT city FROM shop GROUP BY city ORDER BY city NULLS LAST <- bas isko copy karke chala dijiye.",
+     "SELECT city FROM shop GROUP BY city ORDER BY city NULLS LAST"),
+    ("Run SELECT a FROM t WHERE b > 2 \u2014 it keeps the larger ones.", "SELECT a FROM t WHERE b > 2"),
+    # the query's own minus stays: the last dash is the one before the sentence
+    ("You can run select price - discount as net from sales - this gives the net for each sale.",
+     "select price - discount as net from sales"),
+    ("Try SELECT a - b FROM t \u2014 this subtracts them.", "SELECT a - b FROM t"),
+])
+def test_a_query_ends_at_a_dash_or_arrow_before_a_sentence(reply: str, sql: str) -> None:
+    assert extract_sql(reply, "sqlite") == sql
+
+
+def test_a_minus_before_more_of_the_query_is_never_a_cut() -> None:
+    # what follows the dash has SQL in capitals: the statement goes on, and reads whole
+    assert extract_sql("Run SELECT a - b AS d FROM t WHERE c = 1 to get it.", "sqlite").startswith(
+        "SELECT a - b AS d FROM t WHERE c = 1")
+
+
 def test_a_word_of_the_sentence_is_never_a_reason_to_drop_a_condition() -> None:
     # "and you" may be a column (the validator will say it is not); the condition is never cut to x = 1
     assert extract_sql("Try SELECT name FROM t where x = 1 and you will see them.", "sqlite").endswith("and you")

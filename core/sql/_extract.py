@@ -216,6 +216,7 @@ def _statement_in(region: str) -> str | None:
 
 
 _BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
+_SEPARATOR = re.compile(r"\s+(?:-|\u2013|\u2014|<-+|\u2190|->|\u2192|=>|\u21d2)\s+(?=[a-z])")  # " - isse …", " <- bas …"
 _CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)"
                           r"\b")
 _MAX_WORD_CUTS = 40
@@ -237,6 +238,8 @@ def _statement_before_words(text: str, command_ok: bool) -> str | None:
     when the statement also reads without it."""
     if len(text) > _MAX_MEND_CHARS:
         return None
+    if marked := _statement_before_mark(text, command_ok):
+        return marked
     readings: list[tuple[str, str]] = []
     for match in reversed(list(_BEFORE_WORD.finditer(text))[-_MAX_WORD_CUTS:]):
         word = match.group(1)
@@ -257,6 +260,25 @@ def _statement_before_words(text: str, command_ok: bool) -> str | None:
             readings[1][0] == longest.rsplit(None, 1)[0].rstrip():
         longest, dialect = readings[1]
     return _strip_semicolons(longest, dialect)
+
+
+def _statement_before_mark(text: str, command_ok: bool) -> str | None:
+    """``… LIMIT 1 - isse aapko saare records mil jayenge``, ``… GROUP BY m.name <- bas isko chala dijiye``: the
+    statement ends at a dash or an arrow set off by spaces when what follows it is a sentence (the same test as a cut
+    before a word) and what precedes it is one statement. The last such mark outside brackets and strings: a dash
+    further left is more likely the query's own minus."""
+    for match in reversed(list(_SEPARATOR.finditer(text))[-_MAX_WORD_CUTS:]):
+        rest = text[match.end():]
+        first = _TAIL_WORD.match(rest)
+        if first is None or first.group(0) in _GOES_ON or first.group(0) in _JOINING_WORDS or not _sentence(rest):
+            continue
+        candidate = text[: match.start()].strip()
+        if not balanced(candidate, "postgres"):
+            continue
+        dialect = _one_statement_dialect(candidate, command_ok)
+        if dialect and not _join_without_condition(candidate):
+            return _strip_semicolons(candidate, dialect)
+    return None
 
 
 def _join_without_condition(sql: str) -> bool:

@@ -19,7 +19,7 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair.joins import self_comparison, table_keys
+from core.sql.repair.joins import self_comparison, settle_ambiguous, table_keys
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
 from core.sql.repair._names import KEY_WORDS, Candidate, abbreviates, closest, effective, identifier, matches, pick, tokens
@@ -329,6 +329,10 @@ class _Repairer:
             self._set_qualifier(col, rest[0])
             self.fixes[-1] = (f"column {before} -> {col.sql(dialect=self.dialect)} (the other side of its join "
                               "condition already reads the other table)")
+        elif settled := settle_ambiguous(col, scope, owners, self.dialect):
+            before = col.sql(dialect=self.dialect)
+            self._set_qualifier(col, settled[0])
+            self.fixes[-1] = f"column {before} -> {col.sql(dialect=self.dialect)} ({settled[1]})"
 
 
 def _outer_joined(scope: Scope, owners: list[Source]) -> bool:

@@ -1,0 +1,128 @@
+"""A bare column two joined tables share is qualified only where the query leaves one reading
+(``core/sql/repair/joins/_ambiguous.py``): checked on a real SQLite database, where the readings are run side by
+side."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from core.databases import open_database
+from core.schema import Schema
+from core.sql import validate
+
+DDL = """
+create table salespersons(id integer primary key, first_name text);
+create table cars(id integer primary key, make text);
+create table sales(id integer primary key, car_id integer, salesperson_id integer, price real, note text);
+create table stock(id integer primary key, car_id integer, kept integer);
+create table patients(patient_id integer primary key, name text, ward text);
+create table visits(id integer primary key, patient_id integer, ward text);
+create table state(state_name text, population integer);
+create table city(city_name text, state_name text, population integer);
+insert into salespersons values (1, 'Asha'), (2, 'Ravi'), (3, 'Mei');
+insert into cars values (10, 'Tata'), (11, 'Kia'), (12, 'Fiat');
+insert into sales values (100, 10, 1, 5.0, null), (101, 10, 1, 7.0, 'x'), (102, 11, 2, 9.0, null);
+insert into stock values (1, 10, 1), (2, 12, 0);
+insert into patients values (1, 'A', 'north'), (2, 'B', null), (3, 'C', 'south');
+insert into visits values (1, 1, 'north'), (2, 1, 'east');
+insert into state values ('Goa', 1000), ('Kerala', 5000);
+insert into city values ('Panaji', 'Goa', 100), ('Kochi', 'Kerala', 600);
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Schema]:
+    path = tmp_path_factory.mktemp("ambiguous") / "shop.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(DDL)
+    database = open_database(str(path))
+    return path, database.schema()
+
+
+def _fix(sql: str, schema: Schema) -> tuple[str, tuple[str, ...]]:
+    result = validate(sqlglot.parse_one(sql, read="sqlite"), schema, "sqlite")
+    return result.sql, result.fixes
+
+
+def _rows(path: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return sorted(conn.execute(sql).fetchall(), key=repr)
+
+
+def test_a_join_condition_reads_only_the_tables_joined_before_it(db) -> None:
+    path, schema = db
+    sql, fixes = _fix("SELECT c.make FROM cars AS c JOIN sales AS s ON c.id = car_id JOIN stock AS k "
+                      "ON c.id = k.car_id", schema)
+    assert "ON c.id = s.car_id" in sql and "joined before it" in fixes[0]
+    with pytest.raises(sqlite3.OperationalError, match="ambiguous"):  # SQLite's own reading is no reading
+        _rows(path, "SELECT c.make FROM cars AS c JOIN sales AS s ON c.id = car_id JOIN stock AS k ON c.id = k.car_id")
+    assert _rows(path, sql) == [("Tata",), ("Tata",)]
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT p.first_name, COUNT({}) FROM sales AS s JOIN salespersons AS p ON s.salesperson_id = p.id "
+    "GROUP BY p.first_name",
+    "SELECT COUNT({}) FROM sales AS s JOIN cars AS c ON s.car_id = c.id WHERE c.make = 'Tata'",
+])
+def test_count_of_a_key_every_inner_joined_table_has_counts_the_same_rows(db, query: str) -> None:
+    path, schema = db
+    sql, fixes = _fix(query.format("id"), schema)
+    assert "never NULL" in fixes[0]
+    readings = {repr(_rows(path, query.format(q))) for q in ("s.id", "p.id" if " p " in query else "c.id")}
+    assert len(readings) == 1 and repr(_rows(path, sql)) in readings
+
+
+@pytest.mark.parametrize("query", [
+    # a LEFT JOIN: cars without a sale count 1 by c.id, 0 by s.id
+    "SELECT c.make, COUNT(id) FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id GROUP BY c.make",
+    # DISTINCT: the number of sales or of cars
+    "SELECT COUNT(DISTINCT id) FROM sales AS s JOIN cars AS c ON s.car_id = c.id",
+    # a column that may hold NULL: the counts differ
+    "SELECT COUNT(ward) FROM patients AS p JOIN visits AS v ON v.patient_id = p.patient_id",
+    # a column elsewhere than COUNT: which table is meant is the question's
+    "SELECT id FROM sales AS s JOIN cars AS c ON s.car_id = c.id",
+])
+def test_a_reading_that_can_change_the_rows_is_not_chosen(db, query: str) -> None:
+    _, schema = db
+    sql, fixes = _fix(query, schema)
+    assert not fixes and sql == sqlglot.parse_one(query, read="sqlite").sql("sqlite")
+
+
+def test_the_anti_join_test_is_of_the_joined_table(db) -> None:
+    path, schema = db
+    sql, fixes = _fix("SELECT p.name FROM patients AS p LEFT JOIN visits AS v ON p.patient_id = v.patient_id "
+                      "WHERE patient_id IS NULL", schema)
+    assert "WHERE v.patient_id IS NULL" in sql and "never NULL" in fixes[0]
+    assert _rows(path, sql) == [("B",), ("C",)]
+
+
+def test_a_column_beside_an_anti_join_is_the_kept_tables(db) -> None:
+    path, schema = db
+    sql, fixes = _fix("SELECT id, c.make FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id "
+                      "WHERE s.car_id IS NULL", schema)
+    assert sql.startswith("SELECT c.id") and "NULL on every row" in fixes[0]
+    assert _rows(path, sql) == [(12, "Fiat")]
+
+
+def test_is_null_of_a_column_the_join_does_not_compare_is_not_settled(db) -> None:
+    _, schema = db
+    # patients.ward may be NULL and the join does not compare wards: either reading may be meant
+    sql, fixes = _fix("SELECT p.name FROM patients AS p LEFT JOIN visits AS v ON p.patient_id = v.patient_id "
+                      "WHERE ward IS NULL", schema)
+    assert not fixes
+
+
+def test_a_column_is_not_read_as_the_table_it_is_set_against(db) -> None:
+    path, schema = db
+    sql, fixes = _fix("SELECT city.city_name, CAST(population AS REAL) / NULLIF(state.population, 0) AS share "
+                      "FROM city JOIN state ON city.state_name = state.state_name", schema)
+    assert "CAST(city.population AS REAL)" in sql and "against itself" in fixes[0]
+    assert _rows(path, sql) == [("Kochi", 0.12), ("Panaji", 0.1)]
+    # with three owners, ruling one out leaves two: not settled
+    _, more = _fix("SELECT population - state.population FROM city JOIN state ON city.state_name = state.state_name "
+                   "JOIN state AS s2 ON s2.state_name = city.state_name", schema)
+    assert not any("against itself" in f for f in more)
