@@ -438,8 +438,12 @@ def _keyword_names_quoted(sql: str) -> str | None:
 
 
 def _strip_semicolons(sql: str, dialect: str) -> str:
-    """Drop trailing ``;`` tokens (and comments after them), never a ``;`` inside a string."""
-    tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    """Drop trailing ``;`` tokens (and comments after them), never a ``;`` inside a string. A string left open
+    keeps its text as written: the guard's mend closes it, and a ``;`` at the end says the writer ended there."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except SqlglotError:
+        return sql.rstrip()
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
         sql = sql[: tokens.pop().start]
     return sql.rstrip()

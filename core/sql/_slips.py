@@ -126,6 +126,8 @@ def plausible(tree: exp.Expression) -> bool:
         return False
     if any(a.args.get("columns") and isinstance(a.parent, exp.Table) for a in tree.find_all(exp.TableAlias)):
         return False  # ``, d IN ('0', '6')`` read as a table d aliased IN with columns '0' and '6'
+    if any(isinstance(c.this, _COMPARED) or isinstance(c.expression, _COMPARED) for c in tree.find_all(*_COMPARED)):
+        return False  # ``a = 'x AND b' = 'y'``: nobody compares the truth of a comparison without brackets
 
     return not any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) and not any(
         not isinstance(t.parent, (exp.In, exp.Values)) for t in tree.find_all(exp.Tuple)) and not any(
@@ -137,6 +139,7 @@ _TAKES_CONDITIONS = (exp.AggFunc, exp.Cast, exp.TryCast, exp.If, exp.Coalesce, e
                      exp.And, exp.Or, exp.Xor, exp.Greatest, exp.Least, exp.Anonymous)  # Anonymous: a function
 # sqlglot does not know (SQLite's TOTAL is an aggregate) may take anything
 _CONDITIONS = (exp.Predicate, exp.And, exp.Or, exp.Not)
+_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike)
 
 
 def _predicate_argument(func: exp.Func) -> bool:
@@ -162,7 +165,7 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
-        return None
+        return _one_reading(text, _closing_quotes(text), parses)
     if len(tokens) > _MAX_TOKENS:
         return None
     edits: list[tuple[str, str]] = []
@@ -198,6 +201,11 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
                 a.end + 1 <= b.start):
             edits.append((_insert(text, b.start, ","), "added a missing comma"))
     edits += [(_insert(text, tokens[k].start, "ON"), "added the ON of a JOIN") for k in _conditions_without_on(tokens)]
+    return _one_reading(text, edits, parses)
+
+
+def _one_reading(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """The edit every parsing way of mending gives the same reading of (see ``mend_syntax``), else None."""
     if not edits or len(edits) > _MAX_TRIES:
         return None
     readings: dict[str, tuple[str, str]] = {}
@@ -212,6 +220,34 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
     if at_end and not text.rstrip().endswith(";"):
         return None  # the one reading closes what the text left open at its end: it may have been cut there
     return next(iter(readings.values())) if readings else None
+
+
+_QUOTE_OPENS = re.compile(r"(?<![\w'])'")  # a quote after an operator, a space, a bracket or a comma
+_QUOTE_CLOSES = re.compile(r"(?<=[^\s';])(?=[\s),;]|$)")  # where a value may end: before a space, ')', ',', ';'
+_SQL_IN_VALUE = re.compile(r"[=<>]|\b(?:AND|OR|FROM|WHERE|GROUP|ORDER|JOIN|SELECT|LIMIT|HAVING|THEN|END)\b")
+_MAX_QUOTED = 120  # a value longer than this, left open, is not searched for its end
+
+
+def _closing_quotes(text: str) -> list[tuple[str, str]]:
+    """A string literal left open (``WHERE city = 'Pune AND …``, ``LIKE LOWER('%york%)``): a closing quote tried
+    where each value that may have been opened could end — before a space, ')', ',' or ';' within _MAX_QUOTED
+    characters of its quote, up to the next quote. Only for an odd number of quotes (none of them doubled)."""
+    if text.count("'") % 2 == 0 or "''" in text or text.count("'") > 2 * _MAX_TRIES:
+        return []
+    edits: list[tuple[str, str]] = []
+    for opened in _QUOTE_OPENS.finditer(text):
+        start = opened.end()
+        stop = text.find("'", start)
+        stop = len(text) if stop < 0 else stop
+        for end in _QUOTE_CLOSES.finditer(text, start + 1, min(stop, start + _MAX_QUOTED) + 1):
+            at = end.start()
+            if at < len(text) and text[at] not in " \t\r\n),;" or text[at:].lstrip().startswith("'"):
+                continue  # the search window's edge, not a value's end; or two values side by side ('a' 'b')
+            if _SQL_IN_VALUE.search(text, start, at):
+                break  # a value does not hold a comparison or a clause word in capitals: the query went on
+            said = "closed a quoted value left open"
+            edits.append((text[:at] + "'" + text[at:], _AT_END + said if not text[at:].strip(" ;\n") else said))
+    return edits
 
 
 def _conditions_without_on(tokens: list[Any]) -> list[int]:
