@@ -126,3 +126,18 @@ def test_a_column_is_not_read_as_the_table_it_is_set_against(db) -> None:
     _, more = _fix("SELECT population - state.population FROM city JOIN state ON city.state_name = state.state_name "
                    "JOIN state AS s2 ON s2.state_name = city.state_name", schema)
     assert not any("against itself" in f for f in more)
+
+
+def test_a_repair_beside_a_table_read_only_in_its_join_condition_lets_the_model_see_the_error_first(db) -> None:
+    from core.sql import silences_an_error
+    _, schema = db
+    # stock is joined and read nowhere else: COUNT(id) is the same either way, but the join may be the mistake
+    _, fixes = _fix("SELECT COUNT(id) FROM sales AS s JOIN stock AS k ON s.car_id = k.car_id", schema)
+    assert "never NULL" in fixes[0] and silences_an_error(fixes[0])
+    # both tables read outside the join: the repair is taken at once
+    _, fixes = _fix("SELECT c.make, COUNT(id) FROM sales AS s JOIN cars AS c ON s.car_id = c.id GROUP BY c.make",
+                    schema)
+    assert "never NULL" in fixes[0] and not silences_an_error(fixes[0])
+    _, fixes = _fix("SELECT c.make FROM cars AS c JOIN sales AS s ON c.id = car_id JOIN stock AS k "
+                    "ON c.id = k.car_id", schema)
+    assert not silences_an_error(fixes[0])  # the join's scope is SQL's reading, not a guess

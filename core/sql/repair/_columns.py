@@ -332,7 +332,8 @@ class _Repairer:
         elif settled := settle_ambiguous(col, scope, owners, self.dialect):
             before = col.sql(dialect=self.dialect)
             self._set_qualifier(col, settled[0])
-            self.fixes[-1] = f"column {before} -> {col.sql(dialect=self.dialect)} ({settled[1]})"
+            self.fixes[-1] = f"column {before} -> {col.sql(dialect=self.dialect)} ({settled[1]})" + (
+                AMBIGUOUS_FIX if settled[2] else "")  # a table joined only for its condition: the model goes first
 
 
 def _outer_joined(scope: Scope, owners: list[Source]) -> bool:

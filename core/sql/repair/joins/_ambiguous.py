@@ -31,16 +31,33 @@ _WRAPPERS = (exp.Paren, exp.Cast, exp.TryCast, exp.Lower, exp.Upper, exp.Trim, e
 _WITH_ITSELF = (exp.Div, exp.Sub, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
-def settle_ambiguous(col: exp.Column, scope: Scope, owners: list[Source], dialect: str) -> tuple[Source, str] | None:
-    """The one of ``owners`` (the scope's sources holding ``col``'s name) the query can mean, and why; else None."""
+def settle_ambiguous(col: exp.Column, scope: Scope, owners: list[Source], dialect: str
+                     ) -> tuple[Source, str, bool] | None:
+    """The one of ``owners`` (the scope's sources holding ``col``'s name) the query can mean, why, and whether
+    another owner is read nowhere but in join conditions (a join the question may not need, which made the column
+    ambiguous: the model should see the error before the repair is taken); else None."""
     joins = scope.expression.args.get("joins") or []
     if any(j.side in ("RIGHT", "FULL") for j in joins):
         return None
     for settle in (_join_scope, _same_count, _anti_join, _not_itself):
         found = settle(col, scope, owners, dialect)
         if found is not None:
-            return found
+            chosen, why = found
+            needless = settle is not _join_scope and any(
+                _only_in_conditions(scope, s) for s in owners if s is not chosen)
+            return chosen, why, needless
     return None
+
+
+def _only_in_conditions(scope: Scope, src: Source) -> bool:
+    """Whether every column read through ``src`` in this scope is inside a JOIN's ON condition."""
+    for node in scope.expression.find_all(exp.Column):
+        if node.find_ancestor(exp.Select) is not scope.expression or node.table.lower() != src.key.lower():
+            continue
+        join = node.find_ancestor(exp.Join)
+        if join is None or join.parent is not scope.expression:
+            return False
+    return True
 
 
 def _join_of(col: exp.Column, scope: Scope) -> exp.Join | None:
