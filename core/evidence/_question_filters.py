@@ -3,7 +3,8 @@ comparison with 4, "active merchants" where ``status`` holds 'active' and the qu
 between two different columns when the question never says "or", a filter on a text value the question, the
 memory shown to the model and the column's own name never mention (``engine_type = 'Inline 4'``), and a filter on a
 column the question does not name beside the one column of its table and kind it does (``capacity > 200`` for "a
-cruising speed over 200").
+cruising speed over 200"), and a column used where the question names its sibling (``SUM(reference_num)`` for
+"citations received").
 
 Each finding is the query with the one condition the words and the schema settle (a column its words name, a value
 the column is known to hold), run under the guard and offered when its rows differ; the query that ran stays the
@@ -24,7 +25,8 @@ from core.evidence._question_columns import COMMON_WORDS, name_words, word_match
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "unasked_filter"]
+__all__ = ["filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
+           "unasked_filter"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -236,6 +238,64 @@ def filter_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             return (f"The question names {others[0].name}, not {found[1].name}, which the query filters on",
                     f"Filter on {others[0].name}", tree)
     return None
+
+
+def sibling_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A column shown, aggregated, grouped or sorted by where the question names its sibling instead: another column
+    of its table, of its kind, that shares a word of its name (``citation_num`` / ``reference_num``,
+    ``city_name`` / ``street_name``, ``arrival_time`` / ``departure_time``) and whose own other words the question
+    says while it says none of the column's ("citations received" against ``SUM(reference_num)``). One such column
+    in the query, with one such sibling: the query with the sibling in its place (joins and filters are left to
+    ``filter_column`` and the join checks)."""
+    words = set(asked.words)
+    swaps: dict[tuple[str, str], tuple[Table, Column, Column]] = {}
+    for col in tree.find_all(exp.Column):
+        if col.find_ancestor(exp.Join, exp.Where) is not None:
+            continue
+        found = owner(col, tree, schema)
+        if found is None:
+            continue
+        table, column = found
+        own = name_words(table.name) | {"id"}
+        mine = name_words(column.name) - own
+        siblings = []
+        for other in table.columns:
+            theirs = name_words(other.name) - own
+            if other is column or _kind(other) != _kind(column) or is_key(other.name) != is_key(column.name):
+                continue
+            if not (mine & theirs) or not (mine - theirs) or not (theirs - mine):
+                continue
+            if _named_all(theirs - mine, words) and not _said_any(mine - theirs, words) and not _beside(col, other):
+                siblings.append(other)
+        if len(siblings) == 1:
+            swaps[(table.qualified_name, column.name.lower())] = (table, column, siblings[0])
+    if len(swaps) != 1:
+        return None
+    table, column, instead = next(iter(swaps.values()))
+    for col in list(tree.find_all(exp.Column)):
+        found = owner(col, tree, schema)
+        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(
+                exp.Join, exp.Where) is None:
+            col.set("this", exp.to_identifier(instead.name))
+    return (f"The question names {instead.name}, not {column.name}, which the query uses",
+            f"Use {instead.name}", tree)
+
+
+def _beside(col: exp.Column, other: Column) -> bool:
+    """Whether the item ``col`` stands in (a select item, a sort key, an argument list) also reads ``other``:
+    ``julianday(termination_date) - julianday(hire_date)`` uses both on purpose."""
+    item: exp.Expression = col
+    while item.parent is not None and not isinstance(item.parent, (exp.Select, exp.Order, exp.Group)):
+        item = item.parent
+    return any(c.name.lower() == other.name.lower() for c in item.find_all(exp.Column))
+
+
+def _named_all(parts: set[str], words: set[str]) -> bool:
+    return bool(parts) and all(any(q not in COMMON_WORDS and word_matches(w, q) for q in words) for w in parts)
+
+
+def _said_any(parts: set[str], words: set[str]) -> bool:
+    return any(word_matches(w, q) for w in parts for q in words)
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
