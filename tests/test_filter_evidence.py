@@ -290,3 +290,45 @@ def test_attack_findings_on_the_filter_checks(garage) -> None:
     assert _mentioned("USA", {"cars", "made", "in", "the", "us"})  # "US", a shorter code for 'USA'
     never = _ask(garage, "Vehicles that have never been petrol", "SELECT vehicle_id FROM vehicle")
     assert not any(label == "Only petrol" for label in _labels(never))  # a value after a negation is not asked for
+
+
+# --- a span or a year the question says and the query leaves out -----------------------------------------------------
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:  # dates kept as text, no declared keys
+        conn.executescript(
+            "CREATE TABLE sale(id INTEGER, amount REAL, sold_on TEXT);"
+            "INSERT INTO sale VALUES (1, 10, date('now', '-3 days')), (2, 20, date('now', '-100 days')),"
+            "(3, 5, '2023-05-02'), (4, 7, '2022-01-09');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("question", "sql", "label", "rows"), [
+    ("Total sales in the past 30 days", "SELECT SUM(amount) FROM sale", "Only past 30 days", [(10.0,)]),
+    ("How much did we sell in 2023?", "SELECT SUM(amount) FROM sale", "Only 2023", [(5.0,)]),
+])
+def test_a_span_or_year_the_query_leaves_out_is_said_with_the_condition(shop, question, sql, label, rows) -> None:
+    answer = _ask(shop, question, sql)
+    assert answer.ok and answer.rows == ((42.0,),)  # the query that ran stays the answer
+    other = next(a for a in answer.alternatives if a.label == label)
+    assert list(shop.execute(other.sql).rows) == rows
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("Total sales in the past 30 days", "SELECT SUM(amount) FROM sale WHERE sold_on >= DATE('now', '-30 days')"),
+    ("How much did we sell in 2023?", "SELECT SUM(amount) FROM sale WHERE sold_on LIKE '2023%'"),
+    ("Total sales", "SELECT SUM(amount) FROM sale"),
+])
+def test_a_query_that_says_the_date_or_a_question_without_one_is_not_doubted(shop, question, sql) -> None:
+    answer = _ask(shop, question, sql)
+    assert not any(a.label.startswith("Only ") for a in answer.alternatives)
+
+
+def test_two_date_columns_and_no_word_for_either_leave_the_span_unsaid(garage) -> None:
+    answer = _ask(garage, "Repair cost in the last 30 days", "SELECT SUM(cost) FROM repair")
+    assert not any(a.label.startswith("Only ") for a in answer.alternatives)

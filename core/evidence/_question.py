@@ -21,7 +21,8 @@ from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
 from core.evidence._common import AGGREGATE_NAMES, Execute, offer, owner, parse
 from core.evidence._question_columns import label_finding, name_words
-from core.evidence._question_dates import asked_grain, grain_finding, span_finding, today_finding, year_finding
+from core.evidence._question_dates import (asked_grain, grain_finding, missing_date, span_finding, today_finding,
+                                           year_finding)
 from core.evidence._question_filters import (filter_column, missing_bound, missing_quoted, missing_value, or_finding,
                                              sibling_column, unasked_filter)
 from core.fallback import singular
@@ -59,7 +60,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
         lambda asked, tree, schema: today_finding(asked.from_today, asked.text, tree, schema.dialect),
         lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect, asked.text),
-        missing_bound, missing_value, or_finding, filter_column, sibling_column,
+        missing_bound, missing_value, missing_date, or_finding, filter_column, sibling_column,
         lambda asked, tree, schema: unasked_filter(asked, tree, schema, context, literals),
         lambda asked, tree, schema: missing_quoted(asked, tree, schema, execute, question))
     for check in checks:

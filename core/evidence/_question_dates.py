@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 
+import sqlglot
 from sqlglot import exp
 
-from core.evidence._asked import Span
+from core.evidence._asked import Asked, Span
+from core.schema import Column, Schema
 
-__all__ = ["grain_finding", "span_finding", "today_finding", "year_finding"]
+__all__ = ["grain_finding", "missing_date", "span_finding", "today_finding", "year_finding"]
 
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 _MODIFIER = re.compile(r"^\s*([+-]?)\s*(\d+)\s+([a-z]+?)s?\s*$", re.I)
@@ -264,3 +266,66 @@ def _merged_months(grain: str, calls: list[tuple[exp.Expression, str, str]], tex
         fmt.replace(exp.Literal.string("%Y-%m"))
     return ("The question groups by month and the query by the month of the year, which adds up that month of "
             "every year", "Each month of each year", tree, True)
+
+
+# --- a span or a year the question says and the query has no condition for -----------------------------------------
+
+_DATE_WORDS = frozenset({"date", "time", "at", "ts", "timestamp", "day", "dt", "on", "when"})
+_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def _dated(column: Column) -> bool:
+    """A column that holds dates: typed so, or text named so (SQLite keeps dates as text: ``sale_date TEXT``)."""
+    typed = (column.type or "").lower()
+    if re.search(r"date|time", typed):
+        return True
+    words = {w.lower() for w in _NAME_WORD.findall(column.name)}
+    return bool(words & _DATE_WORDS) and bool(re.search(r"char|text|string|clob", typed) or not typed)
+
+
+def _reads_a_date(tree: exp.Select, schema: Schema) -> bool:
+    """Whether the query already says something about a date: a date column in a condition, or any year or date."""
+    if any(_YEAR.search(lit.this) for lit in tree.find_all(exp.Literal)) or _counts_from_today(tree):
+        return True
+    for clause in (tree.args.get("where"), tree.args.get("having")):
+        for col in clause.find_all(exp.Column) if clause is not None else ():
+            for table in schema.tables:
+                column = next((c for c in table.columns if c.name.lower() == col.name.lower()), None)
+                if column is not None and _dated(column):
+                    return True
+    return False
+
+
+def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A span back from today ("the past 30 days") or one year ("in 2023") the question says, and a query that
+    writes no date at all and filters on no date column: the condition on the one date column of the query's tables
+    (the one the words name, where there are several), from today or within the year."""
+    dialect = schema.dialect
+    years = set(asked.years)
+    if dialect not in ("sqlite", "postgres", "duckdb") or (asked.span is None and len(years) != 1):
+        return None
+    if _reads_a_date(tree, schema):
+        return None
+    columns = [(node.alias_or_name, column) for node in tree.find_all(exp.Table) if node.find_ancestor(exp.Select)
+               is tree and (table := schema.table(node.name)) is not None for column in table.columns if _dated(column)]
+    if len(columns) > 1:
+        columns = [(a, c) for a, c in columns if {w.lower() for w in _NAME_WORD.findall(c.name)} - _DATE_WORDS
+                   & asked.words]
+    if len(columns) != 1:
+        return None
+    alias, column = columns[0]
+    name = exp.column(column.name, table=alias).sql(dialect=dialect)
+    if asked.span is not None:
+        count, unit = _days(asked.span.count, asked.span.unit)
+        if unit not in ("day", "month", "year"):
+            return None
+        condition = (f"{name} >= DATE('now', '-{count} {unit}s')" if dialect == "sqlite" else
+                     f"{name} >= CURRENT_DATE - INTERVAL '{count} {unit}'")
+        said = asked.span.words
+    else:
+        year = next(iter(years))
+        condition = (f"STRFTIME('%Y', {name}) = '{year}'" if dialect == "sqlite" else
+                     f"EXTRACT(YEAR FROM {name}) = {year}")
+        said = year
+    tree.where(sqlglot.parse_one(condition, read=dialect), append=True, copy=False, dialect=dialect)
+    return (f"The question says “{said}” and the query has no condition on a date", f"Only {said}", tree)
