@@ -332,3 +332,20 @@ def test_a_query_that_says_the_date_or_a_question_without_one_is_not_doubted(sho
 def test_two_date_columns_and_no_word_for_either_leave_the_span_unsaid(garage) -> None:
     answer = _ask(garage, "Repair cost in the last 30 days", "SELECT SUM(cost) FROM repair")
     assert not any(a.label.startswith("Only ") for a in answer.alternatives)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT SUM(amount) FROM sale WHERE sold_on <= DATE('now', '-30 days')",
+    "SELECT SUM(amount) FROM sale WHERE DATE('now', '-30 days') > sold_on",
+])
+def test_a_span_back_from_today_kept_the_wrong_way_round_is_said(shop, sql) -> None:
+    answer = _ask(shop, "Total sales in the past 30 days", sql)
+    assert answer.ok and answer.rows == ((32.0,),)
+    other = next(a for a in answer.alternatives if a.label == "The past 30 days")
+    assert list(shop.execute(other.sql).rows) == [(10.0,)]
+
+
+def test_a_window_between_two_points_before_today_is_not_turned_round(shop) -> None:
+    answer = _ask(shop, "Total sales in the past 30 days", "SELECT SUM(amount) FROM sale WHERE sold_on <= "
+                  "DATE('now', '-1 days') AND sold_on >= DATE('now', '-30 days')")
+    assert not any(a.label == "The past 30 days" for a in answer.alternatives)

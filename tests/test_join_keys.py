@@ -181,15 +181,17 @@ def test_a_bare_key_in_a_join_condition_is_the_joined_tables(shop) -> None:
     assert sorted(answer.rows) == [("Ann", 15.0), ("Bo", 7.0)]
 
 
-def test_a_shared_name_tested_for_null_after_a_left_join_is_not_guessed() -> None:
+def test_a_shared_name_tested_for_null_after_a_left_join_is_the_joined_sides() -> None:
     # "patients with no treatment": patient_id IS NULL means the treatments side; read from the preserved side it
-    # would confidently answer "none". The condition is left as written (the database then says it is ambiguous).
+    # would confidently answer "none" (a kept row whose own join key is NULL is not what "no match" asks), so the
+    # anti-join's test is the joined table's (repair/joins/_ambiguous), and the note says why.
     schema = Schema("sqlite", (Table("patients", (Column("patient_id", "INTEGER"), Column("first_name", "TEXT"))),
                                Table("treatments", (Column("treatment_id", "INTEGER"), Column("patient_id", "INTEGER")))))
     fixed = validate_sql("SELECT patient_id, first_name FROM patients p LEFT JOIN treatments t "
                          "ON patient_id = patient_id WHERE patient_id IS NULL", schema, "sqlite")
     assert "ON p.patient_id = t.patient_id" in fixed.sql
-    assert "WHERE patient_id IS NULL" in fixed.sql  # not p.patient_id
+    assert "WHERE t.patient_id IS NULL" in fixed.sql  # not p.patient_id
+    assert any("only the joined table's can be" in f for f in fixed.fixes)
     assert fixed.sql.startswith("SELECT p.patient_id")  # the list shows the preserved side's value
 
 

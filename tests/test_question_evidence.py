@@ -108,6 +108,22 @@ def test_a_limit_or_a_direction_other_than_the_words_is_offered(shop) -> None:
     assert len(_rows(shop, all_rows.alternatives[0].sql)) == 2
 
 
+@pytest.mark.parametrize("question", ["Total amount for each client", "Sale amounts per client, sorted by amount"])
+def test_a_limit_the_question_does_not_ask_for_is_offered_without_it(shop, question) -> None:
+    answer = _ask(shop, question, "SELECT client_id, SUM(amount) AS s FROM sale GROUP BY client_id ORDER BY s DESC "
+                  "LIMIT 1")
+    other = next(a for a in answer.alternatives if a.label == "Every row")
+    assert len(_rows(shop, other.sql)) > 1 and "LIMIT" not in other.sql
+
+
+@pytest.mark.parametrize("question", ["Which client has the highest total amount?", "Show a few clients",
+                                      "The biggest client by amount", "top client by amount"])
+def test_a_limit_an_extreme_or_a_few_rows_ask_for_is_not_doubted(shop, question) -> None:
+    answer = _ask(shop, question, "SELECT client_id, SUM(amount) AS s FROM sale GROUP BY client_id ORDER BY s DESC "
+                  "LIMIT 1")
+    assert not any(a.label == "Every row" for a in answer.alternatives)
+
+
 def test_an_aggregate_the_words_do_not_say_is_offered_as_the_one_they_do(shop) -> None:
     average = _ask(shop, "average sale amount per town",
                    "SELECT c.town, SUM(s.amount) FROM sale s JOIN client c ON c.client_id = s.client_id GROUP BY c.town")

@@ -55,7 +55,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     notes: list[str] = []
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
-        _bound_finding, _limit_finding, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
+        _bound_finding, _limit_finding, _unasked_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
         lambda asked, tree, schema: today_finding(asked.from_today, asked.text, tree, schema.dialect),
@@ -170,6 +170,33 @@ def _limit_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
     else:
         return None
     return said, f"Keep {asked.limit}", tree.limit(asked.limit, copy=False)
+
+
+# Words that ask for a few rows without a number, or for an extreme: a LIMIT may be what they mean.
+_FEW_WORDS = frozenset({"some", "sample", "few", "example", "one", "single", "first", "last", "latest", "recent",
+                        "newest", "oldest", "top", "bottom", "best", "worst", "max", "maximum", "min", "minimum",
+                        "most", "least", "kuch", "ek"})
+
+
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+
+
+def _unasked_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A LIMIT on the answer where the question asks for no number of rows and no extreme ("the total for each
+    city", "the titles ordered alphabetically"): the query keeping every row."""
+    limit = tree.args.get("limit")
+    if not isinstance(limit, exp.Limit) or asked.limit is not None or asked.ranks or asked.one or tree.args.get(
+            "offset") or tree.find(exp.Window) or asked.words & _FEW_WORDS or any(
+            w.endswith("est") and len(w) > 4 for w in asked.words):
+        return None
+    shown = _literal(limit.expression)
+    if shown is None or re.search(rf"(?<![\d.]){shown}(?![\d.])", asked.text) or (
+            0 < shown < len(_NUMBER_WORDS) and re.search(rf"\b{_NUMBER_WORDS[int(shown)]}\b", asked.text)):
+        return None  # "two teachers by name": the number of rows is said
+    tree.set("limit", None)
+    return (f"The query keeps only the first {shown} row{'s' if shown != 1 else ''} and the question asks for no "
+            "such number", "Every row", tree)
 
 
 def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:

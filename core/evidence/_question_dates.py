@@ -59,6 +59,9 @@ def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | No
         return None
     if not _counts_from_today(tree):
         return _fixed_start(span, tree, dialect)
+    if (backwards := _looks_back(tree)) is not None:
+        return f"The question says “{span.words}” and the query keeps the dates before them", \
+            f"The {span.words}", backwards
     said = _sqlite_modifiers(span, tree) if dialect == "sqlite" else _intervals(span, tree)
     if said is None:
         return None
@@ -66,6 +69,35 @@ def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | No
 
 
 _DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+_FLIPPED = {exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
+
+
+def _back_from_today(node: exp.Expression) -> bool:
+    """``date('now', '-30 days')``, ``CURRENT_DATE - INTERVAL '30 days'``: a point some time before today."""
+    if not _counts_from_today(node) or any(isinstance(c, exp.Column) for c in node.find_all(exp.Column)):
+        return False
+    return any(isinstance(n, exp.Literal) and n.is_string and n.this.strip().startswith("-") for n in node.walk()) or \
+        any(isinstance(n, exp.Sub) for n in node.walk())
+
+
+def _looks_back(tree: exp.Expression) -> exp.Expression | None:
+    """The one comparison of a date with a point before today (``d <= date('now', '-30 days')``), when it keeps
+    the dates before that point and no other comparison keeps those after it: the query with it turned round."""
+    earlier, later = [], []
+    for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+        if node.find_ancestor(exp.Not) is not None:
+            continue
+        for col_side, other, on_left in ((node.this, node.expression, True), (node.expression, node.this, False)):
+            if col_side.find(exp.Column) is not None and _back_from_today(other):
+                keeps_later = isinstance(node, (exp.GT, exp.GTE)) == on_left
+                (later if keeps_later else earlier).append(node)
+    if len(earlier) != 1 or later:
+        return None
+    node = earlier[0]
+    node.replace(_FLIPPED[type(node)](this=node.this.copy(), expression=node.expression.copy()))
+    return tree
 
 
 def _counts_from_today(tree: exp.Expression) -> bool:
