@@ -349,3 +349,16 @@ def test_a_window_between_two_points_before_today_is_not_turned_round(shop) -> N
     answer = _ask(shop, "Total sales in the past 30 days", "SELECT SUM(amount) FROM sale WHERE sold_on <= "
                   "DATE('now', '-1 days') AND sold_on >= DATE('now', '-30 days')")
     assert not any(a.label == "The past 30 days" for a in answer.alternatives)
+
+
+def test_of_two_date_columns_the_one_named_for_its_table_carries_an_unnamed_span(tmp_path) -> None:
+    path = tmp_path / "sales.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE sales(id INTEGER, sale_date TEXT, crtd_ts TEXT);"
+                           "INSERT INTO sales VALUES (1, date('now', '-2 days'), '2020-01-01'),"
+                           "(2, '2021-05-05', date('now'));")
+    db = open_database(str(path))
+    answer = _ask(db, "What is the TSC in the past 7 days?", "SELECT COUNT(id) AS tsc FROM sales")
+    other = next(a for a in answer.alternatives if a.label == "Only past 7 days")
+    assert "sale_date >=" in other.sql and list(db.execute(other.sql).rows) == [(1,)]
+    db.close()

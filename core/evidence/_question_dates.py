@@ -328,6 +328,11 @@ def _reads_a_date(tree: exp.Select, schema: Schema) -> bool:
     return False
 
 
+def _words(name: str) -> set[str]:
+    """A name's words, lower case and singular (``payments_received`` -> payment, received)."""
+    return {w.lower().removesuffix("s") if len(w) > 3 else w.lower() for w in _NAME_WORD.findall(name)}
+
+
 def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A span back from today ("the past 30 days") or one year ("in 2023") the question says, and a query that
     writes no date at all and filters on no date column: the condition on the one date column of the query's tables
@@ -338,14 +343,15 @@ def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | No
         return None
     if _reads_a_date(tree, schema):
         return None
-    columns = [(node.alias_or_name, column) for node in tree.find_all(exp.Table) if node.find_ancestor(exp.Select)
-               is tree and (table := schema.table(node.name)) is not None for column in table.columns if _dated(column)]
-    if len(columns) > 1:
-        columns = [(a, c) for a, c in columns if {w.lower() for w in _NAME_WORD.findall(c.name)} - _DATE_WORDS
-                   & asked.words]
+    columns = [(node.alias_or_name, table, column) for node in tree.find_all(exp.Table) if node.find_ancestor(
+        exp.Select) is tree and (table := schema.table(node.name)) is not None for column in table.columns
+        if _dated(column)]
+    if len(columns) > 1:  # the one the words name, else the one named for its table (sale_date of sales)
+        named = [(a, t, c) for a, t, c in columns if _words(c.name) - _DATE_WORDS & asked.words]
+        columns = named or [(a, t, c) for a, t, c in columns if _words(c.name) - _DATE_WORDS & _words(t.name)]
     if len(columns) != 1:
         return None
-    alias, column = columns[0]
+    alias, _, column = columns[0]
     name = exp.column(column.name, table=alias).sql(dialect=dialect)
     if asked.span is not None:
         count, unit = _days(asked.span.count, asked.span.unit)
