@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import check_answer
+from core.evidence import check_answer, splits_asked
 from core.errors import (
     CairnError,
     InputError,
@@ -293,7 +293,7 @@ class AskPipeline:
             guarded_sql, expression = self.guard(sql, schema, mended)
         with run.stage("validate"):
             validated = self.validate(expression, schema, run)
-        if validated.as_written is not None:
+        if validated.as_written is not None and not (validated.ungrouped and splits_asked(run.question, validated.expression, schema)):
             validated = self._no_harm(run, validated, schema)
         fixes = [*mended, *validated.fixes]
         if fixes_out is not None:
@@ -324,20 +324,18 @@ class AskPipeline:
                 return validated.as_written
         if Counter(before.rows) == Counter(after.rows) and len(before.columns) == len(after.columns):
             return validated
+        if validated.ungrouped:  # the answer's check offers the split (evidence.completion_evidence)
+            run.notes.append("Ran as written: the query has no GROUP BY and the question does not say what to split "
+                             "by, so SQLite shows one row.")
+            return validated.as_written
         why = (f"Ran as written, without the repair \"{'; '.join(validated.unproven)}\": it would change the rows "
                "(in SQLite a column that is neither grouped nor aggregated shows one row's value per group).")
         run.notes.append(why + " To split the groups by that column, run the other query below the answer.")
         run.alternatives.append(Alternative("Grouped by every column shown", validated.sql, why))
         return validated.as_written
 
-    def _ask_model(
-        self,
-        run: _Run,
-        question: str,
-        schema: Schema,
-        context_lines: Sequence[str],
-        conversation: Sequence[str],
-    ) -> Answer | None:
+    def _ask_model(self, run: _Run, question: str, schema: Schema, context_lines: Sequence[str],
+                   conversation: Sequence[str]) -> Answer | None:
         if self.llm is None:
             run.notes.append("No language model is configured; trying the rule-based fallback.")
             return None

@@ -224,14 +224,21 @@ def test_the_model_shown_the_order_finding_may_read_the_column_as_numbers(shop) 
 # -- a GROUP BY completed where the query had none -------------------------------------------------------------
 
 
-def test_a_completed_group_by_offers_the_one_total(shop) -> None:
-    """``SELECT name, SUM(...)`` with no GROUP BY: the completion splits the total by name; the question may
-    have asked for one total, which is offered with its value."""
-    answer = _ask(shop, "SELECT name, SUM(CAST(price AS INTEGER)) AS revenue FROM items", "total revenue")
+def test_a_group_by_completed_where_the_question_names_the_split(shop) -> None:
+    """``SELECT name, SUM(...)`` with no GROUP BY, asked "of each item": the completion splits the total by name,
+    and the question said that split, so no one total is offered."""
+    answer = _ask(shop, "SELECT name, SUM(CAST(price AS INTEGER)) AS revenue FROM items", "revenue of each item")
     assert answer.ok and len(answer.rows) == 4  # completed: one row per name
-    total = next(a for a in answer.alternatives if a.label == "One total, not split by name")
-    assert list(shop.execute(total.sql).rows) == [(1384,)]
-    assert any("had no GROUP BY" in n and "(1384)" in n for n in answer.notes)
+    assert not any(a.label.startswith("One total") for a in answer.alternatives)
+
+
+def test_an_ungrouped_column_the_question_does_not_name_is_run_as_written_and_the_split_offered(shop) -> None:
+    """"total revenue" with ``SELECT name, SUM(...)`` and no GROUP BY: the question asks for one total and names no
+    split; SQLite's one row runs (its total is the answer), the split by name is offered."""
+    answer = _ask(shop, "SELECT name, SUM(CAST(price AS INTEGER)) AS revenue FROM items", "total revenue")
+    assert answer.ok and len(answer.rows) == 1 and answer.rows[0][1] == 1384
+    split = next(a for a in answer.alternatives if a.label == "One row per name")
+    assert len(shop.execute(split.sql).rows) == 4
 
 
 def test_a_group_by_the_model_wrote_offers_no_total(shop) -> None:

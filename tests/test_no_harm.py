@@ -73,11 +73,23 @@ def test_sqlite_validation_offers_the_query_as_written() -> None:
 
 
 def test_an_aggregate_beside_bare_columns_with_no_group_by_is_completed_on_sqlite_too(places) -> None:
-    """Standard SQL rejects it (PostgreSQL says so); SQLite would show one arbitrary state with the total count."""
-    answer = _ask(places, "SELECT state, COUNT(*) AS n FROM visits")
+    """Standard SQL rejects it (PostgreSQL says so); SQLite would show one arbitrary state with the total count.
+    The question names the split ("per state"): the completion runs."""
+    sql = "SELECT state, COUNT(*) AS n FROM visits"
+    answer = AskPipeline(places, ScriptedLLM(sql, sql, sql), Settings()).ask("visits per state")
     assert answer.ok and answer.path == "repaired" and "GROUP BY state" in (answer.sql or "")
     assert sorted(answer.rows) == [("CA", 3), ("NY", 3), ("TX", 1)]
     assert any("GROUP BY" in n for n in answer.notes)
+
+
+def test_a_bare_column_the_question_does_not_name_runs_as_written_with_the_split_offered(places) -> None:
+    """"how many visits": the bare state is no split the words ask for (a small model adds such columns); SQLite's
+    one row keeps the total the question asks, and the split by state is one click away."""
+    answer = _ask(places, "SELECT state, COUNT(*) AS n FROM visits")
+    assert answer.ok and len(answer.rows) == 1 and answer.rows[0][1] == 7
+    split = next(a for a in answer.alternatives if a.label == "One row per state")
+    assert sorted(places.execute(split.sql).rows) == [("CA", 3), ("NY", 3), ("TX", 1)]
+    assert any("no GROUP BY" in n for n in answer.notes)
 
 
 def test_the_lone_max_idiom_of_sqlite_is_left_as_written(places) -> None:

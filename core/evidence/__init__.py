@@ -36,7 +36,7 @@ from core.evidence._anti_joins import anti_join_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
-from core.evidence._groups import completion_evidence, key_group_evidence
+from core.evidence._groups import completion_evidence, key_group_evidence, splits_asked
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
@@ -47,7 +47,7 @@ from core.schema import Schema
 __all__ = ["alias_evidence", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
-           "value_evidence"]
+           "splits_asked", "value_evidence"]
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,

@@ -11,7 +11,20 @@ from core.evidence._common import Execute, offer, other_rows, owner, parse, rows
 from core.prompt import column_said
 from core.schema import Schema
 
-__all__ = ["completion_evidence", "key_group_evidence"]
+__all__ = ["completion_evidence", "key_group_evidence", "splits_asked"]
+
+
+def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bool:
+    """Whether the question names every column a GROUP BY completion split by ("per grade", "each item" for
+    ``items.name``): the split was asked for, so the completion is the reading to run."""
+    said = []
+    for select in completed.find_all(exp.Select):
+        for item in (select.args.get("group") or exp.Group()).expressions:
+            if not isinstance(item, exp.Column):
+                return False
+            found = owner(item, select, schema)
+            said.append(column_said(question, item.name, found[0].name if found else ""))
+    return bool(said) and all(said)
 
 
 def completion_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,
@@ -48,7 +61,9 @@ def completion_evidence(question: str, written: str, sql: str, result: QueryResu
         why = (f"The query had no GROUP BY; Cairn split its totals by {names}. If you asked for one total{value}, "
                "run the other query.")
         return [why], [Alternative(f"One total, not split by {names}", other_sql, why)]
-    why = (f"The query has no GROUP BY, so {names} come from the one row holding the extreme. If you asked for one "
+    extreme = all(isinstance(a, (exp.Max, exp.Min)) for p in totals for a in p.find_all(exp.AggFunc))
+    source = "the one row holding the extreme" if extreme else "one row SQLite picks"
+    why = (f"The query has no GROUP BY, so {names} come from {source}. If you asked for one "
            f"row per {names} ({rows_word(len(other.rows))}), run the other query.")
     return [why], [Alternative(f"One row per {names}", other_sql, why)]
 

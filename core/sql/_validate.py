@@ -42,6 +42,9 @@ class Validated:
     # keeps the repair only if the rows are the same (or the query as written fails).
     as_written: Validated | None = None
     unproven: tuple[str, ...] = ()  # the fixes missing from ``as_written``
+    # The GROUP BY was completed on a query that had none (``SELECT grade, COUNT(*) FROM t``): standard SQL rejects
+    # it, SQLite answers one arbitrary row. Which was meant is the question's to say (see ``AskPipeline._check``).
+    ungrouped: bool = False
 
 
 def schema_mapping(schema: Schema) -> dict[str, object]:
@@ -73,14 +76,14 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
     grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
     if dialect != "sqlite" or not grouped:
         return repaired  # PostgreSQL rejects an ungrouped column: completing GROUP BY changes no running query
-    if not _had_group_where_added(expression, repaired.expression):
-        # An aggregate beside bare columns with no GROUP BY at all (``SELECT grade, COUNT(*) FROM t``) is an error
-        # in standard SQL (PostgreSQL says so); SQLite answers with one arbitrary row. It is not a query that
-        # already runs correctly, so the completion is no change of a right answer (the lone MIN/MAX idiom is
-        # left alone by the repair).
-        return repaired
+    # An aggregate beside bare columns with no GROUP BY at all (``SELECT grade, COUNT(*) FROM t``) is an error in
+    # standard SQL (PostgreSQL says so); SQLite answers with one arbitrary row. The completion is taken when the
+    # question names the columns it splits by, else the caller weighs both (the lone MIN/MAX idiom is left alone by
+    # the repair).
+    ungrouped = not _had_group_where_added(expression, repaired.expression)
     as_written = _validate(expression, schema, dialect, complete_groups=False, join_matches=join_matches)
-    return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped)
+    return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped,
+                     ungrouped=ungrouped)
 
 
 def _had_group_where_added(before: exp.Expression, after: exp.Expression) -> bool:
