@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import check_answer, splits_asked
+from core.evidence import answering_query, check_answer, splits_asked
 from core.errors import (
     CairnError,
     InputError,
@@ -44,7 +44,7 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (HiddenColumns, Validated, ended_in, extract_queries, extract_sql, guard, keep_hidden_out_sql,
+from core.sql import (HiddenColumns, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
                       redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
@@ -278,15 +278,8 @@ class AskPipeline:
 
     # -- composition -----------------------------------------------------------------------------------
 
-    def _check(
-        self,
-        run: _Run,
-        sql: str,
-        schema: Schema,
-        fixes_out: list[str] | None = None,
-        *,
-        apply_memory: bool = True,
-    ) -> str:
+    def _check(self, run: _Run, sql: str, schema: Schema, fixes_out: list[str] | None = None, *,
+               apply_memory: bool = True) -> str:
         """guard, validate, then apply memory filters; returns runnable SQL (fixes appended to ``fixes_out``)."""
         mended: list[str] = []
         with run.stage("guard"):
@@ -358,7 +351,7 @@ class AskPipeline:
             try:
                 with run.stage(stage):
                     reply = self.generate(prompt)
-                sql, *others = extract_queries(reply, schema.dialect)
+                sql, *others = self._queries(run, reply, schema)
                 fixes: list[str] = []
                 notes, applied = len(run.notes), list(run.applied)
                 # A statement the reply ended (a ';', the closing fence, prose after it) may have a ')' or END
@@ -407,6 +400,11 @@ class AskPipeline:
         run.notes.append(f"The model's SQL still failed after {rounds - 1} repair round(s).")
         return None
 
+    def _queries(self, run: _Run, reply: str, schema: Schema) -> list[str]:
+        """The reply's queries, the one to run first (``extract_queries``, then ``answering_query``)."""
+        queries = extract_queries(reply, schema.dialect)
+        return [queries.pop(answering_query(run.question, queries, schema)), *queries]
+
     def _review(self, run: _Run, prompt: Prompt, sql: str, result: QueryResult,
                 schema: Schema) -> tuple[str, QueryResult, list[str]] | None:
         """Asks the model once whether what the checks found (a join that changes the rows, a bound or an aggregate
@@ -420,7 +418,7 @@ class AskPipeline:
         try:
             with run.stage("review"):
                 reply = self.generate(build_review_prompt(prompt, sql, " ".join(a.why for a in found[:3])))
-                revised = self._check(run, extract_sql(reply, schema.dialect), schema)
+                revised = self._check(run, self._queries(run, reply, schema)[0], schema)
                 other = None if revised == sql else self._evidence_run(run)(revised)
         except (*_REPAIRABLE, LLMError) as exc:
             logger.info("the model's review of the join was not used: %s", exc)

@@ -385,3 +385,21 @@ def test_another_query_of_the_reply_is_offered_only_when_its_rows_differ(school)
     assert other.label == "Another query in the model's reply" and "4 rows instead of 2" in other.why
     quiet = AskPipeline(school, ScriptedLLM(same, same, same, same), Settings()).ask("how many teachers")
     assert quiet.ok and not quiet.alternatives
+
+
+def test_a_check_written_after_the_answer_is_not_run_in_its_place(school) -> None:
+    """A reply with the answer, then "to check, count the rows": the last block reads no column the question names,
+    the first does; the first runs and the count is offered."""
+    reply = ("```sql\nSELECT title FROM course ORDER BY title\n```\nTo check how many there are:\n"
+             "```sql\nSELECT COUNT(*) FROM course\n```")
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask(
+        "course titles in alphabetical order")
+    assert answer.ok and list(answer.rows) == [("Art",), ("Logic",), ("Maths",)]
+    assert any(a.label == "Another query in the model's reply" and "COUNT" in a.sql for a in answer.alternatives)
+
+
+def test_a_draft_and_its_fix_both_naming_the_columns_run_the_fix(school) -> None:
+    reply = ("```sql\nSELECT title FROM course ORDER BY titel\n```\nSorry, corrected:\n"
+             "```sql\nSELECT title FROM course WHERE tid = 1 ORDER BY title\n```")
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("titles of teacher 1's courses")
+    assert answer.ok and list(answer.rows) == [("Logic",), ("Maths",)]

@@ -40,11 +40,12 @@ from core.evidence._groups import completion_evidence, key_group_evidence, split
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
+from core.evidence._question_columns import answering_query
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["alias_evidence", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
+__all__ = ["alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "value_evidence"]
@@ -61,7 +62,8 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
         found = other_rows(other, schema, execute, result)
         if found is not None:
             why = (f"The model's reply held another query, which gives {difference(result.rows, found[1].rows)}; "
-                   "Cairn ran the last one written for this database.")
+                   "Cairn ran the last one written for this database, unless only another reads what the question "
+                   "names.")
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import sqlglot
 from sqlglot import exp
 
 from core.evidence._asked import Asked
@@ -19,7 +20,7 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "answering_query", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -159,3 +160,26 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
         col.set("this", exp.to_identifier(instead.name))
     return (f"The question names {instead.name} of {table.name} and the query shows {column.name}",
             f"Show {instead.name}", tree)
+
+
+def answering_query(question: str, queries: list[str], schema: Schema) -> int:
+    """Of a reply's queries (the extractor's answer first), the index of the one to run: the extractor's, unless it
+    reads no column the question names and exactly one other query does (``SELECT title … ORDER BY title``, then
+    "to check: ``SELECT COUNT(*) FROM publication``"). A draft and its fix both read the question's columns: the
+    extractor's choice (the last written) stands."""
+    words = {w for w in re.findall(r"[a-z]+", question.lower()) if w not in COMMON_WORDS}
+    words |= {singular(w) for w in words}
+
+    def names_asked(sql: str) -> bool | None:
+        try:
+            tree = sqlglot.parse_one(sql, read=schema.dialect)
+        except (sqlglot.errors.SqlglotError, RecursionError):
+            return None
+        tables = set().union(*(name_words(t.name) for t in tree.find_all(exp.Table)))
+        return any(_named(name_words(c.name) - tables - _KEY_WORDS, words)
+                   for c in tree.find_all(exp.Column))
+
+    if len(queries) < 2 or names_asked(queries[0]) is not False:
+        return 0
+    fits = [i for i, sql in enumerate(queries[1:], 1) if names_asked(sql)]
+    return fits[0] if len(fits) == 1 else 0
