@@ -347,7 +347,9 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
         conn.close()
 
 
-def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[str], kinds: tuple[str, ...]) -> None:
+def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[str], kinds: tuple[str, ...],
+           show_lines: bool = True) -> None:
+    """Prints the table; the changed results one by one only for a development generator (``show_lines``)."""
     print(f"\nquestions {counts['questions']}, gold ran {counts['scored']} (failing gold skipped: "
           f"{counts['gold_fails']}), non-empty gold {counts['non_empty']} "
           f"({100 * counts['non_empty'] / max(1, counts['scored']):.0f}%), gold not faithfully re-rendered "
@@ -369,7 +371,10 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
         print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
               f"{pct(b, b.cairn)} | {a.wrong[key]:>11} {a.flagged[key]:>7} {no_answer:>9} {a.noise[key]:>11}")
     print(f"changed results (the reply was right as written, Cairn's rows differ): {len(false_repairs)}")
-    for line in false_repairs[:20]:
+    if false_repairs:
+        by_kind = Counter(line[1:line.index("]")] for line in false_repairs)
+        print("  by kind: " + ", ".join(f"{kind} {n}" for kind, n in by_kind.most_common()))
+    for line in false_repairs[:20] if show_lines else ():
         print("  " + line)
 
 
@@ -415,7 +420,7 @@ def main(argv: list[str] | None = None) -> None:
                              kinds, scratch / "sqlite")  # fmt: skip
             print(f"\n== {dialect}, generator {generator.name}: {', '.join(names)}  (seed {args.seed}, "
                   f"{time.perf_counter() - started:.0f}s so far)")
-            report(totals, counts, false_repairs, kinds)
+            report(totals, counts, false_repairs, kinds, show_lines=generator.name in DEVELOPMENT)
     finally:
         server.stop()
         for mariadb in _MARIADB:
