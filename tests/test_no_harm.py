@@ -134,3 +134,15 @@ def test_when_the_model_does_no_better_the_repaired_first_query_runs_and_says_so
     assert answer.ok and answer.path == "repaired" and "courses.teacher_id" in (answer.sql or "")
     assert any("ran its first query with Cairn's repairs" in n for n in answer.notes)
     assert sorted(answer.rows) == [(1, 2), (2, 1)]
+
+
+def test_a_date_bucket_with_no_group_by_is_completed_when_the_words_group_by_a_period(tmp_path: Path) -> None:
+    path = tmp_path / "pay.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE pay(id INTEGER, paid_on TEXT, amount REAL);"
+                           "INSERT INTO pay VALUES (1,'2024-01-05',10),(2,'2024-01-20',5),(3,'2024-02-02',7);")
+    db = open_database(str(path))
+    sql = "SELECT strftime('%Y-%m', paid_on) AS ym, SUM(amount) FROM pay"
+    answer = AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("total paid per month")
+    assert answer.ok and sorted(answer.rows) == [("2024-01", 15.0), ("2024-02", 7.0)]
+    db.close()

@@ -7,6 +7,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
+from core.evidence._question_dates import asked_grain
 from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word, select_tables
 from core.prompt import column_said
 from core.schema import Schema
@@ -16,14 +17,22 @@ __all__ = ["completion_evidence", "key_group_evidence", "splits_asked"]
 
 def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bool:
     """Whether the question names every column a GROUP BY completion split by ("per grade", "each item" for
-    ``items.name``): the split was asked for, so the completion is the reading to run."""
+    ``items.name``, "per month" for ``strftime('%Y-%m', d) AS month`` or any date bucket): the split was asked
+    for, so the completion is the reading to run."""
     said = []
+    grain = asked_grain(" ".join(question.lower().split()))
     for select in completed.find_all(exp.Select):
+        aliases = {p.unalias(): p.alias for p in select.expressions if isinstance(p, exp.Alias)}
         for item in (select.args.get("group") or exp.Group()).expressions:
-            if not isinstance(item, exp.Column):
-                return False
-            found = owner(item, select, schema)
-            said.append(column_said(question, item.name, found[0].name if found else ""))
+            alias = next((a for e, a in aliases.items() if e == item), "")
+            if isinstance(item, exp.Column):
+                found = owner(item, select, schema)
+                said.append(column_said(question, item.name, found[0].name if found else "")
+                            or bool(alias and column_said(question, alias)))
+            else:  # an expression: by its alias, or a date bucket when the words group by a period
+                said.append(bool(alias and column_said(question, alias)) or (grain is not None and isinstance(
+                    item, (exp.Anonymous, exp.TimeToStr, exp.DateTrunc, exp.TimestampTrunc, exp.Extract,
+                           exp.Year, exp.Month, exp.Date))))
     return bool(said) and all(said)
 
 
