@@ -124,3 +124,18 @@ def test_tsql_top_is_a_limit_and_sqlite_s_own_dates_beside_it_stay_as_written() 
     for kept in ("SELECT TOP 5 PERCENT a FROM t", "WITH x AS (SELECT 1 AS a) SELECT TOP 1 a FROM x",
                  "SELECT a FROM (SELECT TOP 3 b FROM t) AS x"):  # not one reading by this rewrite: read as T-SQL
         assert top_as_limit(kept, "sqlite") == kept
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_tsql_convert_of_a_call_is_a_cast_of_the_call(dialect) -> None:
+    written = guard("SELECT SUM(x) / CONVERT(FLOAT, COUNT(*)) AS share FROM t", dialect).sql
+    assert "CAST(COUNT(*) AS " in written and "FLOAT AS" not in written
+
+
+def test_today_minus_a_whole_number_is_days_ago_on_sqlite_not_a_year_minus_a_number() -> None:
+    conn = sqlite3.connect(":memory:")
+    for written in ("CURRENT_DATE - 30", "GETDATE() - 30", "SYSDATE - 30"):
+        sql = guard(f"SELECT {written} AS d", "sqlite").sql
+        assert conn.execute(sql).fetchone() == conn.execute(
+            "SELECT " + ("DATE" if written.startswith("CURRENT_DATE") else "DATETIME") + "('now', '-30 day')").fetchone()
+    assert guard("SELECT SYSDATE AS now_at", "postgres").sql == "SELECT CURRENT_TIMESTAMP AS now_at"

@@ -19,7 +19,8 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["date_part_of_difference", "strings", "top_as_limit", "translate_calls", "unknown_strftime_codes"]
+__all__ = ["convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
+           "unknown_strftime_codes"]
 
 
 def strings(tree: exp.Expression) -> int:
@@ -130,3 +131,16 @@ def top_as_limit(text: str, dialect: str) -> str:
     if any(t.token_type == TokenType.SEMICOLON for t in tokens[:last]):
         return text  # more than one statement: the guard refuses it as written
     return f"{text[: tokens[i].start]}{text[tokens[end - 1].end + 1: tokens[last].end + 1]} LIMIT {tokens[at].text}"
+
+
+_TYPE_NAMES = frozenset({"FLOAT", "REAL", "INT", "INTEGER", "BIGINT", "SMALLINT", "DECIMAL", "NUMERIC", "MONEY", "DATE",
+                         "DATETIME", "DATETIME2", "TIME", "VARCHAR", "NVARCHAR", "CHAR", "NCHAR", "TEXT", "BIT"})
+
+
+def convert_misread(tree: exp.Expression) -> list[str]:
+    """T-SQL's ``CONVERT(FLOAT, COUNT(*))`` read by another dialect as a cast of a column named FLOAT to a type
+    called COUNT: a reading no database can run, so T-SQL's (``CAST(COUNT(*) AS FLOAT)``) should win."""
+    return ["CONVERT" for cast in tree.find_all(exp.Cast) if isinstance(cast.this, exp.Column) and not cast.this.table
+            and cast.this.name.upper() in _TYPE_NAMES and isinstance(cast.to, exp.DataType)
+            and cast.to.this == exp.DataType.Type.USERDEFINED and cast.to.expressions]  # a call read as a type
+    # (``COUNT(*)``); a plain name (``CONVERT(FLOAT, amount)``) is read back by repair._idioms, as DOUBLE

@@ -36,7 +36,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._foreign_calls import strings, top_as_limit, translate_calls
+from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls
 from core.sql._slips import balanced, drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
@@ -401,7 +401,7 @@ def _foreign_calls(tree: exp.Expression, target: str) -> list[tuple[exp.Expressi
 def _foreign_markers(tree: exp.Expression, target: str) -> list[str]:
     """Names of idioms in ``tree`` that the target database does not have."""
     foreign = _FOREIGN_FUNCTIONS.get(target, {})
-    markers = [name for _, name in _foreign_calls(tree, target)]
+    markers = [name for _, name in _foreign_calls(tree, target)] + convert_misread(tree)
     for node in tree.find_all(exp.Format):  # T-SQL's FORMAT(value, 'yyyy-MM'), not printf's format('%d', x)
         pattern = node.expressions[0] if node.expressions else None
         if (not (isinstance(node.this, exp.Literal) and "%" in node.this.name) and isinstance(pattern, exp.Literal)

@@ -82,11 +82,21 @@ def _interval(node: exp.Interval, sign: int) -> str | None:
 
 
 def _now(node: exp.Expression) -> bool:
-    return isinstance(node, exp.Anonymous) and node.name.upper() == "NOW" and not node.expressions
+    """``NOW()``, or Oracle's ``SYSDATE`` written without brackets (read as a column)."""
+    return (isinstance(node, exp.Anonymous) and node.name.upper() == "NOW" and not node.expressions) or (
+        isinstance(node, exp.Column) and not node.table and node.name.upper() in ("SYSDATE", "SYSTIMESTAMP"))
 
 
 def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
-    """``x ± INTERVAL ...`` as ``DATE(x, modifier)`` / ``DATETIME(x, modifier)``."""
+    """``x ± INTERVAL ...`` as ``DATE(x, modifier)`` / ``DATETIME(x, modifier)``; today ± a whole number
+    (``CURRENT_DATE - 30``, ``GETDATE() - 7``: days, as PostgreSQL, T-SQL and Oracle count them) as
+    ``DATE('now', '-30 day')`` — SQLite would subtract from the year (2026 - 30), a number no date is."""
+    number = node.expression
+    if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and (
+            isinstance(node.this, (exp.CurrentDate, exp.CurrentTimestamp)) or _now(node.this)):
+        days = int(number.this) * (-1 if isinstance(node, exp.Sub) else 1)
+        return _call("DATE" if isinstance(node.this, exp.CurrentDate) else "DATETIME", exp.Literal.string("now"),
+                     exp.Literal.string(f"{days:+d} day"))
     if not isinstance(node.expression, exp.Interval):
         return None
     modifier = _interval(node.expression, -1 if isinstance(node, exp.Sub) else 1)

@@ -85,6 +85,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
         return notes
     _rownum(tree, notes)
     _tsql_convert(tree, notes)
+    _oracle_now(tree, notes)
     for join in tree.find_all(exp.Join):
         bare = "pivots" in join.args and not any(join.args.get(k) for k in ("on", "using", "method", "side")) and (
             join.args.get("kind") or "INNER").upper() == "INNER"
@@ -161,6 +162,16 @@ def _tsql_convert(tree: exp.Expression, notes: list[str]) -> None:
             continue
         cast.replace(exp.Cast(this=value, to=wanted))
         notes.append(f"CONVERT({this.name}, …) -> CAST(… AS {this.name})")
+
+
+def _oracle_now(tree: exp.Expression, notes: list[str]) -> None:
+    """Oracle's ``SYSDATE`` / ``SYSTIMESTAMP``, written without brackets, read as a column no table has: the
+    current date and time (a table's own column of that name is qualified or listed by the schema check first)."""
+    for col in list(tree.find_all(exp.Column)):
+        if not col.table and not col.this.quoted and col.name.upper() in ("SYSDATE", "SYSTIMESTAMP") and not any(
+                isinstance(a, exp.Alias) and a.alias.upper() == col.name.upper() for a in tree.find_all(exp.Alias)):
+            col.replace(exp.CurrentTimestamp())
+            notes.append(f"{col.name.upper()} -> CURRENT_TIMESTAMP")
 
 
 def _rownum(tree: exp.Expression, notes: list[str]) -> None:
