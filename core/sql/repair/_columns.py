@@ -28,6 +28,7 @@ from core.sql.repair._scope import (
     Source,
     ancestors,
     find_source,
+    passed_through,
     scope_sources,
     scopes,
     select_aliases,
@@ -137,6 +138,10 @@ class _Repairer:
                 self._set_qualifier(col, meant)
                 if not named:  # ``m.first_name`` read as ``e.first_name``: a guess (a self-join may be meant)
                     self.fixes[-1] += UNKNOWN_ALIAS_FIX
+                return
+            if (passed := passed_through(scope, qualifier.this, col.name)) is not None:  # read through a CTE
+                self._set_qualifier(col, next(s for s in local if s.key == passed[0]), passed[1])
+                self.fixes[-1] += f" (passed on by {passed[0]})"
                 return
             hint = f"Join {' or '.join(unjoined)} before reading its columns." if unjoined else None
             raise SQLValidationError(

@@ -24,6 +24,7 @@ __all__ = [
     "Source",
     "ancestors",
     "column_sources",
+    "passed_through",
     "find_source",
     "output_names",
     "scope_sources",
@@ -224,3 +225,27 @@ def column_sources(col: exp.Column, sources: list[Source], dialect: str) -> list
     if any(s.key.lower() == col.name.lower() for s in sources):  # whole-row reference
         return [s for s in sources if s.key.lower() == col.name.lower()]
     return [s for s in sources if s.open]
+
+
+def passed_through(scope: Scope, qualifier: str, column: str) -> tuple[str, str] | None:
+    """``WITH x AS (SELECT a.name, … FROM author a …) SELECT author.name FROM x``: a column qualified by a table the
+    outer query only reads through a CTE or derived table that passes that very column on unchanged (a bare
+    ``a.name`` in its SELECT list). The (source key, output name) it is read by there, when exactly one source
+    passes it on; else None. The value is the same on every row: it is the same column, passed on."""
+    found: list[tuple[str, str]] = []
+    for key, (_, source) in scope.selected_sources.items():
+        inner = source if isinstance(source, Scope) else (
+            _cte_scope(scope, source.name) if isinstance(source, exp.Table) and source.args.get("db") is None else None)
+        if inner is None or not isinstance(inner.expression, exp.Select):
+            continue
+        names = {k.lower() for k, (node, src) in inner.selected_sources.items()
+                 if k.lower() == qualifier.lower() or (isinstance(src, exp.Table) and src.name.lower() == qualifier.lower())}
+        if not names:
+            continue
+        alone = len(inner.selected_sources) == 1
+        for projection in inner.expression.expressions:
+            value = projection.unalias()
+            if isinstance(value, exp.Column) and value.name.lower() == column.lower() and (
+                    value.table.lower() in names or (not value.table and alone)):
+                found.append((key, projection.alias_or_name))
+    return found[0] if len(found) == 1 else None
