@@ -245,12 +245,8 @@ def _statement_before_words(text: str, command_ok: bool) -> str | None:
         word = match.group(1)
         if word in _GOES_ON or word in _JOINING_WORDS or not _sentence(text[match.start():]):
             continue
-        candidate = text[: match.start()].strip()
-        if not balanced(candidate, "postgres"):
-            continue
-        dialect = _one_statement_dialect(candidate, command_ok)
-        if dialect and not _join_without_condition(candidate):
-            readings.append((candidate, dialect))
+        if found := _statement_before(text, match.start(), command_ok):
+            readings.append(found)
             if len(readings) == 2:
                 break
     if not readings:
@@ -272,13 +268,19 @@ def _statement_before_mark(text: str, command_ok: bool) -> str | None:
         first = _TAIL_WORD.match(rest)
         if first is None or first.group(0) in _GOES_ON or first.group(0) in _JOINING_WORDS or not _sentence(rest):
             continue
-        candidate = text[: match.start()].strip()
-        if not balanced(candidate, "postgres"):
-            continue
-        dialect = _one_statement_dialect(candidate, command_ok)
-        if dialect and not _join_without_condition(candidate):
-            return _strip_semicolons(candidate, dialect)
+        if found := _statement_before(text, match.start(), command_ok):
+            return _strip_semicolons(*found)
     return None
+
+
+def _statement_before(text: str, cut: int, command_ok: bool) -> tuple[str, str] | None:
+    """(the text before ``cut``, the dialect reading it) when it is one statement with every bracket closed and no
+    JOIN left without its condition; else None."""
+    candidate = text[:cut].strip()
+    if not balanced(candidate, "postgres"):
+        return None
+    dialect = _one_statement_dialect(candidate, command_ok)
+    return (candidate, dialect) if dialect and not _join_without_condition(candidate) else None
 
 
 def _join_without_condition(sql: str) -> bool:
