@@ -146,3 +146,27 @@ def test_a_date_bucket_with_no_group_by_is_completed_when_the_words_group_by_a_p
     answer = AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("total paid per month")
     assert answer.ok and sorted(answer.rows) == [("2024-01", 15.0), ("2024-02", 7.0)]
     db.close()
+
+
+@pytest.mark.parametrize(("question", "split"), [
+    ("visits per state", True),                      # a split word and the column's own word
+    ("How many visits does each city have?", True),
+    ("How many visits are there?", False),           # no split said
+    ("ratio of visits in CA to visits in NY", False),
+])
+def test_a_completion_of_no_group_by_runs_only_when_the_words_split_by_its_columns(places, question, split) -> None:
+    sql = "SELECT city, COUNT(*) AS n FROM visits" if "city" in question else "SELECT state, COUNT(*) AS n FROM visits"
+    answer = AskPipeline(places, ScriptedLLM(sql, sql, sql), Settings()).ask(question)
+    assert answer.ok and (len(answer.rows) > 1) == split
+
+
+def test_a_label_or_key_named_only_by_its_table_is_no_split(tmp_path: Path) -> None:
+    path = tmp_path / "biz.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE business(business_id INTEGER PRIMARY KEY, name TEXT, is_open INTEGER);"
+                           "INSERT INTO business VALUES (1,'A',1),(2,'B',0),(3,'C',1);")
+    db = open_database(str(path))
+    sql = "SELECT business.business_id, SUM(is_open) * 1.0 / SUM(1 - is_open) AS ratio FROM business"
+    answer = AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("ratio of open businesses to closed ones")
+    assert answer.ok and len(answer.rows) == 1 and answer.rows[0][1] == 2.0
+    db.close()

@@ -7,6 +7,8 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
+from core.evidence._asked import read_question
+from core.evidence._question_columns import name_words
 from core.evidence._question_dates import asked_grain
 from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word, select_tables
 from core.prompt import column_said
@@ -15,10 +17,18 @@ from core.schema import Schema
 __all__ = ["completion_evidence", "key_group_evidence", "splits_asked"]
 
 
+_LABELS_AND_KEYS = frozenset({"name", "title", "label", "id", "code", "no", "key", "number", "num"})
+# Words that ask for one row per something ("per month", "each city", "by region", "state-wise", "har din").
+_SPLIT_WORDS = frozenset({"per", "each", "every", "by", "har", "wise", "breakdown", "split", "group", "grouped",
+                          "across", "pratyek"})
+
+
 def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bool:
     """Whether the question names every column a GROUP BY completion split by ("per grade", "each item" for
     ``items.name``, "per month" for ``strftime('%Y-%m', d) AS month`` or any date bucket): the split was asked
     for, so the completion is the reading to run."""
+    asked = read_question(question)
+    cue = bool(asked.words & _SPLIT_WORDS or asked.ranks or asked.limit is not None or asked.one)
     said = []
     grain = asked_grain(" ".join(question.lower().split()))
     for select in completed.find_all(exp.Select):
@@ -27,8 +37,15 @@ def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bo
             alias = next((a for e, a in aliases.items() if e == item), "")
             if isinstance(item, exp.Column):
                 found = owner(item, select, schema)
-                said.append(column_said(question, item.name, found[0].name if found else "")
-                            or bool(alias and column_said(question, alias)))
+                table = found[0].name if found else ""
+                # its own words said ("each year" for year, "by state" for sbCustState) split by it; a label, a key
+                # or a column named for its table (restaurant.name, business_id, sales.sale_date) is said by the
+                # table's name alone ("the ratio of open businesses"): a split by it needs words that split
+                own = name_words(item.name) - name_words(table) - _LABELS_AND_KEYS
+                named = bool(own & asked.words) or bool(alias and (name_words(alias) - _LABELS_AND_KEYS) & asked.words)
+                key_said = bool(name_words(item.name) & asked.words & _LABELS_AND_KEYS) and column_said(
+                    question, item.name, table)  # "the customer id", "each author's name"
+                said.append(named or key_said or (cue and column_said(question, item.name, table)))
             else:  # an expression: by its alias, or a date bucket when the words group by a period
                 said.append(bool(alias and column_said(question, alias)) or (grain is not None and isinstance(
                     item, (exp.Anonymous, exp.TimeToStr, exp.DateTrunc, exp.TimestampTrunc, exp.Extract,
