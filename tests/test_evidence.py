@@ -403,3 +403,21 @@ def test_a_draft_and_its_fix_both_naming_the_columns_run_the_fix(school) -> None
              "```sql\nSELECT title FROM course WHERE tid = 1 ORDER BY title\n```")
     answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("titles of teacher 1's courses")
     assert answer.ok and list(answer.rows) == [("Logic",), ("Maths",)]
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT name FROM teacher ORDER BY name LIMIT 2\n```\nYou can verify the table size with:\n"
+    "```sql\nSELECT COUNT(*) FROM teacher\n```",
+    "```sql\nSELECT name FROM teacher ORDER BY name LIMIT 2\n```\nAnd a look at the data:\n```sql\nSELECT * FROM teacher "
+    "LIMIT 5\n```",
+])
+def test_a_look_at_the_data_after_the_answer_is_not_run_in_its_place(school, reply) -> None:
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("first two, alphabetically")
+    assert answer.ok and list(answer.rows) == [("Ada",), ("Bo",)]
+
+
+def test_a_look_at_the_data_before_the_answer_still_leaves_the_answer_last(school) -> None:
+    reply = ("First a look:\n```sql\nSELECT * FROM teacher LIMIT 3\n```\nNow the answer:\n```sql\nSELECT COUNT(*) "
+             "FROM teacher WHERE name LIKE 'B%'\n```")
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("teachers starting with B")
+    assert answer.ok and list(answer.rows) == [(1,)]

@@ -163,23 +163,46 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
 
 
 def answering_query(question: str, queries: list[str], schema: Schema) -> int:
-    """Of a reply's queries (the extractor's answer first), the index of the one to run: the extractor's, unless it
-    reads no column the question names and exactly one other query does (``SELECT title … ORDER BY title``, then
-    "to check: ``SELECT COUNT(*) FROM publication``"). A draft and its fix both read the question's columns: the
-    extractor's choice (the last written) stands."""
+    """Of a reply's queries (the extractor's answer first, then the others as written), the index of the one to run:
+    the extractor's (the last written), unless it is only a look at the data — every row of one table
+    (``SELECT * FROM t LIMIT 5``) or its count (``SELECT COUNT(*) FROM t``), nothing joined, filtered or grouped —
+    and another query is not (the answer, then "to check: ``SELECT COUNT(*) FROM sales``"); or unless it reads no
+    column the question names and exactly one other query does. A draft and its fix both read the question's columns:
+    the extractor's choice stands."""
     words = {w for w in re.findall(r"[a-z]+", question.lower()) if w not in COMMON_WORDS}
     words |= {singular(w) for w in words}
-
-    def names_asked(sql: str) -> bool | None:
-        try:
-            tree = sqlglot.parse_one(sql, read=schema.dialect)
-        except (sqlglot.errors.SqlglotError, RecursionError):
-            return None
-        tables = set().union(*(name_words(t.name) for t in tree.find_all(exp.Table)))
-        return any(_named(name_words(c.name) - tables - _KEY_WORDS, words)
-                   for c in tree.find_all(exp.Column))
-
-    if len(queries) < 2 or names_asked(queries[0]) is not False:
+    trees = [_parsed(sql, schema.dialect) for sql in queries]
+    if len(queries) < 2 or trees[0] is None:
         return 0
-    fits = [i for i, sql in enumerate(queries[1:], 1) if names_asked(sql)]
+    if _a_look(trees[0]):
+        answers = [i for i, tree in enumerate(trees[1:], 1) if tree is not None and not _a_look(tree)]
+        if answers:
+            return answers[-1]
+
+    def names_asked(tree: exp.Expression) -> bool:
+        tables = set().union(*(name_words(t.name) for t in tree.find_all(exp.Table)))
+        return any(_named(name_words(c.name) - tables - _KEY_WORDS, words) for c in tree.find_all(exp.Column))
+
+    if names_asked(trees[0]):
+        return 0
+    fits = [i for i, tree in enumerate(trees[1:], 1) if tree is not None and names_asked(tree)]
     return fits[0] if len(fits) == 1 else 0
+
+
+def _parsed(sql: str, dialect: str) -> exp.Expression | None:
+    try:
+        return sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.SqlglotError, RecursionError):
+        return None
+
+
+def _a_look(tree: exp.Expression) -> bool:
+    """``SELECT * FROM t [LIMIT n]`` or ``SELECT COUNT(*) FROM t``: one table's rows or their number, as they are."""
+    if not isinstance(tree, exp.Select) or tree.args.get("joins") or any(
+            tree.args.get(k) for k in ("where", "group", "having", "with", "distinct")):
+        return False
+    if len(list(tree.find_all(exp.Table))) != 1 or tree.find(exp.Subquery) is not None:
+        return False
+    items = [p.unalias() for p in tree.expressions]
+    return len(items) == 1 and (isinstance(items[0], exp.Star) or (
+        isinstance(items[0], exp.Count) and isinstance(items[0].this, (exp.Star, exp.Literal))))
