@@ -402,7 +402,7 @@ class AskPipeline:
 
     def _queries(self, run: _Run, reply: str, schema: Schema) -> list[str]:
         """The reply's queries, the one to run first (``extract_queries``, then ``answering_query``)."""
-        queries = extract_queries(reply, schema.dialect)
+        queries = extract_queries(reply, schema.dialect, finished=getattr(self.llm, "last_done_reason", "") == "stop")
         return [queries.pop(answering_query(run.question, queries, schema)), *queries]
 
     def _review(self, run: _Run, prompt: Prompt, sql: str, result: QueryResult,

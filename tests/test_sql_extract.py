@@ -316,3 +316,23 @@ def test_a_word_of_the_sentence_is_never_a_reason_to_drop_a_condition() -> None:
 def test_sql_that_goes_on_after_a_cut_is_not_read_as_a_sentence(reply: str) -> None:
     with pytest.raises(LLMReplyError):
         extract_sql(reply, "sqlite")
+
+
+@pytest.mark.parametrize("reply", [
+    "Here you go:\n```sql\nSELECT sp.first_name, COUNT(s.id) FROM sales AS s JOIN salespersons",  # cut at a JOIN
+    "```sql\nSELECT state, SUM(x) FROM t GROUP BY state HAVING SUM(x) > 10",  # may have gone on
+])
+def test_a_reply_that_stops_inside_its_open_block_is_cut_off(reply: str) -> None:
+    with pytest.raises(LLMReplyError, match="cut off"):
+        extract_sql(reply, "sqlite")
+    # the model said it finished (Ollama's done_reason "stop"): it only forgot the closing fence
+    assert extract_queries(reply, "sqlite", finished=True)[0].startswith("SELECT")
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT a FROM t;",  # ended with ';'
+    "```sql\nSELECT a FROM t\n```",  # the block closed
+    "SELECT a FROM t",  # no block
+])
+def test_a_statement_the_reply_ended_is_not_cut_off(reply: str) -> None:
+    assert extract_sql(reply, "sqlite") == "SELECT a FROM t"

@@ -30,7 +30,7 @@ from core.evaluation._compare import compare_results, gold_orders, order_keys
 from core.evaluation._sets import EvalItem
 from core.private_files import private_opener
 from core.prompt import dialect_label, estimate_tokens, render_schema_block
-from core.sql import extract_sql, guard, parse_statements
+from core.sql import extract_queries, guard, parse_statements
 
 __all__ = ["MODES", "ItemResult", "Runner", "read_results"]
 
@@ -224,7 +224,7 @@ class Runner:
         system = (f"You are a {dialect_label(schema.dialect)} expert. Write one SQL query that answers the question. "
                   "Output only the SQL.")
         user = f"Database schema:\n{render_schema_block(schema)}\n\nQuestion: {question}"
-        sql = extract_sql(llm.chat(system, user))
+        sql = extract_queries(llm.chat(system, user), finished=True)[0]  # as written: no judgement of a cut
         guarded = guard(sql, schema.dialect)
         if guarded.sql != _as_written(sql, schema.dialect):
             # The guard's dialect rewrites are Cairn's work: the bare model gets only the safety check.

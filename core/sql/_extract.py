@@ -22,7 +22,8 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
-from core.sql._slips import balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading
+from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
+                             stops_in_block)
 
 __all__ = ["extract_queries", "extract_sql"]
 
@@ -68,14 +69,16 @@ def extract_sql(reply: str, dialect: str | None = None) -> str:
     return extract_queries(reply, dialect)[0]
 
 
-def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
+def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = False) -> list[str]:
     """The statement that answers, then the reply's other queries (to offer, never to run unseen).
 
     A reply with several SQL code blocks is a draft and its correction ("Wait, that misses the LIMIT. Corrected:"),
     a look at the data and then the query, or a schema echoed as CREATE TABLE before the query: the answer is the
     last block holding a query (SELECT/WITH/VALUES), and with the target ``dialect`` known, the last one written in
     it (not "the same for MySQL" after it). The other queries come after it, for the person to choose.
-    A reply with no query keeps its first statement, for the guard to refuse with a reason.
+    A reply with no query keeps its first statement, for the guard to refuse with a reason. A reply that stops
+    inside a code block it never closed, on a statement without ``;``, is cut off (``stops_in_block``) unless the
+    model said it ``finished`` (Ollama's done_reason "stop": it forgot the closing fence).
 
     Raises:
         LLMReplyError: when the reply holds no SQL statement, or ends on AND/OR (cut off: ``cut_off_reply``).
@@ -83,6 +86,9 @@ def extract_queries(reply: str, dialect: str | None = None) -> list[str]:
     text = reply or ""
     if (last := cut_off_reply(text)) is not None:
         raise LLMReplyError(f"the reply stops after {last!r}, where more must follow: it looks cut off")
+    if not finished and stops_in_block(text):
+        raise LLMReplyError("the reply stops inside its SQL block before the statement ends (no ';', no closing "
+                            "fence): it looks cut off")
     outside_think = _THINK.sub("", text)
     sources = [outside_think, text] if outside_think != text else [text]
     straight = _CURLY_PAIR.sub(lambda m: f"'{m.group(1)}'" if m.group(1) is not None else f'"{m.group(2)}"',

@@ -17,7 +17,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 __all__ = ["balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
-           "reading", "unfinished"]
+           "reading", "stops_in_block", "unfinished"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
@@ -91,6 +91,18 @@ def cut_off_reply(reply: str) -> str | None:
     last_line = text.rsplit("\n", 1)[-1]
     sql_like = re.search(r"[=<>()']|\b(?:SELECT|FROM|WHERE|JOIN|ON|HAVING|BETWEEN|LIKE|IN|IS)\b", last_line, re.I)
     return found.group(1) if fences == 0 and sql_like else None
+
+
+def stops_in_block(reply: str) -> bool:
+    """Whether the reply ends inside a code block it opened and never closed, on a statement it did not end with
+    ``;``: where a generation cut at its length limit stops (``… JOIN salespersons``, ``… HAVING SUM(x) >``). A
+    query read from there may have lost its last clauses and still run."""
+    text = reply.rstrip()
+    fences = list(re.finditer(r"^\s*(?:```|~~~)[^\n]*$", text, re.M))
+    if len(fences) % 2 == 0:
+        return False
+    inside = text[fences[-1].end():].strip()
+    return bool(inside) and not inside.endswith(";")
 
 
 def drop_dangling_connectives(text: str, dialect: str) -> str:
