@@ -84,3 +84,22 @@ def test_a_dangling_and_closing_the_block_is_dropped(flights) -> None:
     reply = "```sql\nSELECT COUNT(*) FROM flight WHERE to_airport = 'JFK' AND\n```"
     answer = AskPipeline(flights, ScriptedLLM(reply, reply, reply), Settings()).ask("flights to JFK")
     assert answer.ok and answer.rows == ((2,),)
+
+
+@pytest.mark.parametrize(("sql", "rows"), [
+    ("SELECT SUM('stops') FROM flight", [(1,)]),  # SQLite sums the string to 0
+    ("SELECT to_airport, COUNT(*) FROM flight GROUP BY 'to_airport'", [("JFK", 2), ("ORD", 1)]),  # one group
+    ("SELECT MAX('dep') FROM flight", [("2023-03-01",)]),  # the string itself
+    ("SELECT COUNT(*) FROM flight WHERE 'dep' BETWEEN '2023-01-01' AND '2023-12-31'", [(2,)]),
+    ("SELECT STRFTIME('%Y', 'dep') AS y, COUNT(*) FROM flight GROUP BY y", [("2022", 1), ("2023", 2)]),
+])
+def test_a_column_name_in_quotes_where_a_constant_means_nothing_is_the_column(flights, sql, rows) -> None:
+    answer = _ask(flights, sql)
+    assert answer.ok and sorted(answer.rows) == rows
+    assert any("a column name written as a string" in n for n in answer.notes)
+
+
+def test_a_string_that_is_a_value_stays_a_value(flights) -> None:
+    answer = _ask(flights, "SELECT COUNT(*) FROM flight WHERE to_airport = 'dep'")  # compared with a column
+    assert answer.ok and answer.rows == ((0,),)
+    assert not any("written as a string" in n for n in answer.notes)

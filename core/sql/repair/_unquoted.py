@@ -6,7 +6,9 @@ quote (the database rejects it as an unknown column). A date written without quo
 (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
 dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
 A string that spells a column of exactly one table of the query, shown as a whole unnamed column (every row the
-same word) or compared with a constant (a comparison true of every row or of none), can only be that column.
+same word), compared with a constant (a comparison true of every row or of none), or where a constant means nothing
+(summed, grouped or sorted by, in arithmetic, the date of a date function: ``_no_constant_here``), can only be that
+column.
 """
 
 from __future__ import annotations
@@ -93,6 +95,28 @@ def _column_for(lit: exp.Literal, local: list[Source], dialect: str) -> tuple[So
     return owners[0] if len(owners) == 1 else None
 
 
+_DATE_FUNCTIONS = frozenset({"DATE", "DATETIME", "JULIANDAY", "STRFTIME", "TIME", "UNIXEPOCH", "DATE_TRUNC",
+                             "DATE_PART", "TO_CHAR", "AGE"})
+
+
+def _no_constant_here(lit: exp.Literal) -> bool:
+    """A place where a string constant means nothing, so a column's name there is the column: summed, averaged or
+    taken the extreme of (``SUM('payment_amount')``), grouped, sorted or partitioned by (``GROUP BY 'status'``: one
+    group), in arithmetic (``'arrival_time' - 'departure_time'``), tested for NULL or a range, or the date of a date
+    function (``DATETIME('departure_time', 'unixepoch')``)."""
+    parent = lit.parent
+    if isinstance(parent, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Ordered, exp.Between, exp.Is)):
+        return parent.this is lit
+    if isinstance(parent, (exp.Group, exp.Add, exp.Sub, exp.Mul, exp.Div)):
+        return True
+    if isinstance(parent, exp.Window):
+        return any(p is lit for p in parent.args.get("partition_by") or [])
+    name = (parent.name if isinstance(parent, exp.Anonymous) else parent.sql_name() if isinstance(parent, exp.Func)
+            else "").upper()
+    return name in _DATE_FUNCTIONS or isinstance(parent, (exp.TimeToStr, exp.Date, exp.DateTrunc, exp.Extract,
+                                                          exp.TsOrDsToTimestamp, exp.TsOrDsToDate, exp.UnixToTime))
+
+
 def _constant(node: exp.Expression) -> bool:
     """A side of a comparison that reads no column of this query (a literal, or a subquery of its own)."""
     return isinstance(node, exp.Subquery) or node.find(exp.Column) is None
@@ -108,7 +132,7 @@ def quoted_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
             shown = isinstance(select, exp.Select) and parent is select and lit in select.expressions
             compared = isinstance(parent, _COMPARISONS) and _constant(
                 parent.expression if parent.this is lit else parent.this)
-            found = _column_for(lit, local, dialect) if shown or compared else None
+            found = _column_for(lit, local, dialect) if shown or compared or _no_constant_here(lit) else None
             if found is None:
                 continue
             src, name = found
