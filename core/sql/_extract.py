@@ -19,6 +19,7 @@ from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import Tokenizer, TokenType
 
 from core.errors import LLMReplyError, SQLRejected
+from core.sql._explanations import explanations_as_comments
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
@@ -96,7 +97,7 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     if straight != outside_think:  # ‘2023-01-01’ typed by a word processor: read as the quotes meant
         sources.insert(0, straight)
     for source in sources:
-        blocks = _sql_blocks(source)
+        blocks = [explanations_as_comments(b) for b in _sql_blocks(source)]
         found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
         if not found:
             found = [sql for sql in (_statement_in(r) for r in _regions(source)) if sql][:1]

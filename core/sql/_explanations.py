@@ -1,0 +1,53 @@
+"""Explanations a model writes inside its SQL block, turned into SQL comments before the block is read.
+
+Small models annotate their query line by line: ``FROM sales AS s  # main table``, ``JOIN c ON …  // bring in
+customers``, or a line of prose between clauses (``Start from sales:``, ``Top rows only:``). SQLite and PostgreSQL
+have no ``#`` or ``//`` comments, and a dialect that reads ``#`` as one (MySQL) reads the rest of the query its own
+way (its ``DATE()`` takes one argument: ``DATE('now', '-3 months')`` became today). A prose line cuts the statement
+short where the extractor looks for its end.
+
+Only a fenced SQL block is rewritten, and only:
+
+- ``#`` or ``//`` after a space (or at a line's start), outside quotes, followed by two words or more and no
+  comparison, bracket, comma, quote or SQL word in capitals: a comment (PostgreSQL's ``#`` operator stands between operands, ``a # b``);
+- a whole line of prose between two lines of the statement — no quote, bracket, comparison or comma, not starting
+  with a word of SQL, ending with ``:`` or read as a comment line — when a clause follows it: a comment.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["explanations_as_comments"]
+
+_MARK = re.compile(r"(^|\s)(#|//)(?=\s+[A-Za-z])")
+_SQL_START = re.compile(r"\s*(?:SELECT|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|ON|GROUP|ORDER|HAVING|LIMIT|"
+                        r"OFFSET|UNION|WITH|CASE|WHEN|THEN|ELSE|END|AS|NOT|IN|EXISTS|--)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"\s*(?:FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|ON|GROUP|ORDER|HAVING|LIMIT|UNION|"
+                     r"SELECT|WITH)\b", re.IGNORECASE)
+_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|GROUP|ORDER|LIMIT|HAVING|AND|OR|ON|AS|BY)\b")
+_PROSE = re.compile(r"^\s*[A-Za-z][\w ]*[\w)]\s*:\s*$")  # "Start from sales:", "Link inventory_snapshots:"
+
+
+def explanations_as_comments(block: str) -> str:
+    """``block`` with its explanations written as ``--`` comments (the text itself when it has none)."""
+    lines = block.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        later = any(_CLAUSE.match(rest) for rest in lines[i + 1:])
+        if later and _PROSE.match(line) and not _SQL_START.match(line) and not re.search(r"['\"()=<>,]", line):
+            out.append("-- " + line.strip())
+            continue
+        out.append(_trailing(line))
+    return "\n".join(out)
+
+
+def _trailing(line: str) -> str:
+    """The line with a ``#`` or ``//`` comment outside quotes written ``--``."""
+    for match in _MARK.finditer(line):
+        rest = line[match.end(2):]
+        words = re.findall(r"[A-Za-z_]+", rest)
+        if line[: match.start(2)].count("'") % 2 == 0 and len(words) >= 2 and not re.search(r"[=<>(),'\"]", rest) \
+                and not _CAPITAL_SQL.search(rest):
+            return line[: match.start(2)] + "--" + rest
+    return line

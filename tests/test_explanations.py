@@ -1,0 +1,37 @@
+"""Explanations a model writes inside its SQL block (``core/sql/_explanations.py``) read as comments: the query as
+written runs, with every clause, on real SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from core.sql import extract_sql, guard
+from core.sql._explanations import explanations_as_comments
+
+DB = sqlite3.connect(":memory:")
+DB.executescript("CREATE TABLE sale(id INTEGER, town TEXT, amount REAL, sold_on TEXT);"
+                 "INSERT INTO sale VALUES (1,'Pune',10,date('now','-1 day')),(2,'Pune',20,'2020-01-01'),"
+                 "(3,'Agra',5,date('now','-2 days'));")
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT town, SUM(amount) AS total  # what we need\nFROM sale  # the sales table\n"
+    "WHERE sold_on >= DATE('now', '-30 days')  // only recent ones\nGROUP BY town  # one row per town\n```",
+    "```sql\nSELECT town, SUM(amount) AS total\nStart from sales:\nFROM sale\nKeep the recent ones:\n"
+    "WHERE sold_on >= DATE('now', '-30 days')\nOne row per town:\nGROUP BY town\n```",
+])
+def test_explanations_inside_the_block_are_comments_and_every_clause_runs(reply: str) -> None:
+    sql = guard(extract_sql(reply, "sqlite"), "sqlite").sql
+    assert "DATE('now', '-30 days')" in sql and "GROUP BY town" in sql
+    assert sorted(DB.execute(sql).fetchall()) == [("Agra", 5.0), ("Pune", 10.0)]
+
+
+@pytest.mark.parametrize("line", [
+    "SELECT a # b FROM t",  # PostgreSQL's XOR between operands
+    "WHERE note = 'item # 5 is out'",  # inside a string
+    "WHERE x = 1  # y = 2",  # more SQL after the mark, not prose
+])
+def test_sql_that_holds_a_mark_is_left_as_written(line: str) -> None:
+    assert explanations_as_comments(line) == line
