@@ -336,3 +336,11 @@ def test_a_reply_that_stops_inside_its_open_block_is_cut_off(reply: str) -> None
 ])
 def test_a_statement_the_reply_ended_is_not_cut_off(reply: str) -> None:
     assert extract_sql(reply, "sqlite") == "SELECT a FROM t"
+
+
+@pytest.mark.parametrize("reply", [
+    "Yeh rahi query:\n\n```sql\nSELECT town FROM shop LIMIT 5\n\nइस query में हमने `shop` table से data लिया है। कोई और मदद चाहिए तो बताइए।\n```",
+    "Bilkul! Iske liye yeh query chalao:\n\nSELECT town FROM shop LIMIT 5\n\nइस query में `shop` table है।",
+])
+def test_prose_in_another_script_after_the_query_is_not_read_as_sql(reply: str) -> None:
+    assert extract_sql(reply, "sqlite") == "SELECT town FROM shop LIMIT 5"

@@ -47,11 +47,12 @@ _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
 # A line after the start that reads as prose ends the statement: ends like a sentence, or is a bullet/heading.
-_PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>)|[A-Za-z)\]][.!?:]\s*$")
+_PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>|[^\x00-\x7f'\"`(])|[A-Za-z)\]][.!?:]\s*$|\u0964\s*$")
+# (a line that starts with a letter of another script — Devanagari prose after the query — or ends with a danda)
 _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT JOIN|FULL JOIN|CROSS JOIN|ON|"
                           r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
 _TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
-_SENTENCE_END = re.compile(r"[.!?:](?=\s)|`")
+_SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
 _MAX_CUTS = 60  # bounds the work on long replies
 _MAX_STARTS = 12
 _ANSWER_KEYS = ("final_sql", "final_query", "corrected_sql", "fixed_sql", "sql", "query", "sql_query", "answer",
