@@ -52,6 +52,8 @@ def shop(tmp_path: Path):
     ("SELECT COUNT(*) FROM sale WHERE LOWER(town) LIKE LOWER('%pun%) AND id > 0", [(2,)], "quoted value"),
     ("```sql\nSELECT SUM(amount) FROM sale WHERE town = 'Pune;\n```\nThis adds Pune's sales.", [(30.0,)],
      "quoted value"),
+    ("SELECT town, SUM(amount) AS total sales FROM sale GROUP BY town", [("Agra", 5.0), ("Pune", 30.0)],
+     "alias of several words"),
 ])
 def test_a_slip_with_one_reading_is_mended_and_said(shop, reply, rows, said) -> None:
     answer = AskPipeline(shop, ScriptedLLM(reply, reply, reply), Settings()).ask("sales")

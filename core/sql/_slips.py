@@ -1,5 +1,6 @@
 """Syntax slips with one reading: a connective with nothing after it (``WHERE a = 1 AND`` then ``GROUP BY`` or the
-end), a parenthesis or an END too many or too few, a comma missing between select items, the ON of a JOIN left out.
+end), a parenthesis or an END too many or too few, a comma missing between select items, the ON of a JOIN left out,
+a quoted value left open, an alias of several words left unquoted (``AS total revenue FROM``).
 
 Applied only to a query the target dialect cannot parse as written (and no other dialect reads); the slip is mended
 only where every way of mending it that parses gives the same query, and nothing else changes.
@@ -213,6 +214,7 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
                 a.end + 1 <= b.start):
             edits.append((_insert(text, b.start, ","), "added a missing comma"))
     edits += [(_insert(text, tokens[k].start, "ON"), "added the ON of a JOIN") for k in _conditions_without_on(tokens)]
+    edits += _spaced_aliases(text, tokens)
     return _one_reading(text, edits, parses)
 
 
@@ -259,6 +261,23 @@ def _closing_quotes(text: str) -> list[tuple[str, str]]:
                 break  # a value does not hold a comparison or a clause word in capitals: the query went on
             said = "closed a quoted value left open"
             edits.append((text[:at] + "'" + text[at:], _AT_END + said if not text[at:].strip(" ;\n") else said))
+    return edits
+
+
+def _spaced_aliases(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
+    """``SUM(x) AS total revenue FROM``: an alias of several words after AS, written without quotes, ending where a
+    comma, FROM, a ')' or the statement's end follows: the words quoted as one name."""
+    edits = []
+    for k, t in enumerate(tokens):
+        if t.token_type != TokenType.ALIAS:
+            continue
+        j = k + 1
+        while j < len(tokens) and tokens[j].token_type in _NAMES and _word(tokens[j].text):
+            j += 1
+        if j - k - 1 >= 2 and (j == len(tokens) or tokens[j].token_type in (
+                TokenType.COMMA, TokenType.FROM, TokenType.R_PAREN, TokenType.SEMICOLON)):
+            start, end = tokens[k + 1].start, tokens[j - 1].end + 1
+            edits.append((f'{text[:start]}"{text[start:end]}"{text[end:]}', "quoted an alias of several words"))
     return edits
 
 
