@@ -141,3 +141,21 @@ def test_a_repair_beside_a_table_read_only_in_its_join_condition_lets_the_model_
     _, fixes = _fix("SELECT c.make FROM cars AS c JOIN sales AS s ON c.id = car_id JOIN stock AS k "
                     "ON c.id = k.car_id", schema)
     assert not silences_an_error(fixes[0])  # the join's scope is SQL's reading, not a guess
+
+
+def test_a_wrong_qualifier_on_a_column_the_join_equates_reads_it_there(db) -> None:
+    path, schema = db
+    # stock.car_id and sales.car_id are joined equal: either reads the same value
+    sql, fixes = _fix("SELECT COUNT(DISTINCT c.car_id) FROM cars AS c JOIN sales AS s ON c.id = s.car_id "
+                      "JOIN stock AS k ON k.car_id = s.car_id", schema)
+    assert "COUNT(DISTINCT s.car_id)" in sql or "COUNT(DISTINCT k.car_id)" in sql
+    assert _rows(path, sql) == [(1,)]
+
+
+def test_a_wrong_qualifier_is_never_read_as_a_look_alike_of_its_own_table(db) -> None:
+    from core.errors import SQLValidationError
+    _, schema = db
+    # sales and stock both have car_id, not joined on it: which one is meant is open, and cars' id is not it
+    with pytest.raises(SQLValidationError, match="have it"):
+        _fix("SELECT COUNT(DISTINCT c.car_id) FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id "
+             "LEFT JOIN stock AS k ON k.id = s.id", schema)

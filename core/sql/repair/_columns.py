@@ -158,9 +158,16 @@ class _Repairer:
             self._set_name(col, spelled)
             return
         owners = [s for s in local if s is not src and s.has(col.this, self.dialect) is not None]
+        if len(owners) > 1 and not _outer_joined(scope, owners):  # ``author.pid`` where writes and publication,
+            owners = [o] if (o := shared_column_owner(scope, owners, col.name, self.dialect)) else owners  # joined
+            # on pid, both have it: either reads the same value
         if len(owners) == 1 and not self_comparison(col, owners[0].key, self._owner_keys(scope)):  # wrong alias
             self._set_qualifier(col, owners[0])
             return
+        if len(owners) > 1:  # the name is right and the qualifier wrong: never a look-alike of this table (pid -> aid)
+            keys = ", ".join(o.key for o in owners)
+            raise SQLValidationError(f"{col.sql(dialect=self.dialect)}: {src.key} has no column {col.name}; {keys} "
+                                     "have it", hint=f"Qualify {col.name} with the table it belongs to ({keys}).")
         key = _named_key(col.name, src)
         if key is not None:  # ``publication.publication_id`` where publication's key is pid
             self._set_name(col, key)
