@@ -159,3 +159,17 @@ def test_a_wrong_qualifier_is_never_read_as_a_look_alike_of_its_own_table(db) ->
     with pytest.raises(SQLValidationError, match="have it"):
         _fix("SELECT COUNT(DISTINCT c.car_id) FROM cars AS c LEFT JOIN sales AS s ON c.id = s.car_id "
              "LEFT JOIN stock AS k ON k.id = s.id", schema)
+
+
+def test_a_key_spelled_out_by_the_name_of_the_table_it_points_to_is_the_column_spelled_as_that_key() -> None:
+    from core.errors import SQLValidationError
+    from core.schema import Column, Table
+    from core.sql import validate_sql
+    schema = Schema("sqlite", (
+        Table("journal", (Column("jid", "INTEGER"), Column("name", "TEXT")), primary_key=("jid",)),
+        Table("publication", (Column("pid", "INTEGER"), Column("jid", "INTEGER"), Column("cid", "INTEGER")),
+              primary_key=("pid",))))
+    assert "publication.jid = 3" in validate_sql("SELECT pid FROM publication WHERE journal_id = 3", schema,
+                                                 "sqlite").sql
+    with pytest.raises(SQLValidationError):  # no conference table says what cid is: not guessed
+        validate_sql("SELECT pid FROM publication WHERE conference_id = 3", schema, "sqlite")
