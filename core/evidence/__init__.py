@@ -40,7 +40,7 @@ from core.evidence._groups import completion_evidence, key_group_evidence, split
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
-from core.evidence._question_columns import answering_query
+from core.evidence._question_columns import a_look, answering_query
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
                                   value_evidence)
 from core.schema import Schema
@@ -58,7 +58,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
     model was shown (memory, the conversation)."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
-    for other in others[:2]:
+    for other in [o for o in others if not a_look(o, schema.dialect)][:2]:  # a look at the data is no answer
         found = other_rows(other, schema, execute, result)
         if found is not None:
             why = (f"The model's reply held another query, which gives {difference(result.rows, found[1].rows)}; "

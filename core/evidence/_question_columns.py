@@ -20,7 +20,7 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "answering_query", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -206,3 +206,9 @@ def _a_look(tree: exp.Expression) -> bool:
     items = [p.unalias() for p in tree.expressions]
     return len(items) == 1 and (isinstance(items[0], exp.Star) or (
         isinstance(items[0], exp.Count) and isinstance(items[0].this, (exp.Star, exp.Literal))))
+
+
+def a_look(sql: str, dialect: str) -> bool:
+    """Whether ``sql`` is only a look at the data (``SELECT * FROM t LIMIT 5``, ``SELECT COUNT(*) FROM t``)."""
+    tree = _parsed(sql, dialect)
+    return tree is not None and _a_look(tree)
