@@ -421,3 +421,10 @@ def test_a_look_at_the_data_before_the_answer_still_leaves_the_answer_last(schoo
              "FROM teacher WHERE name LIKE 'B%'\n```")
     answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("teachers starting with B")
     assert answer.ok and list(answer.rows) == [(1,)]
+
+
+def test_a_count_asked_for_beside_a_sample_of_rows_runs_the_count(school) -> None:
+    reply = ("```sql\nSELECT COUNT(*) FROM teacher\n```\nAnd a few rows to see them:\n```sql\nSELECT * FROM teacher "
+             "LIMIT 5\n```")
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("How many teachers are there?")
+    assert answer.ok and list(answer.rows) == [(4,)]

@@ -15,7 +15,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
-from core.evidence._asked import Asked
+from core.evidence._asked import Asked, read_question
 from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
@@ -178,6 +178,9 @@ def answering_query(question: str, queries: list[str], schema: Schema) -> int:
         answers = [i for i, tree in enumerate(trees[1:], 1) if tree is not None and not _a_look(tree)]
         if answers:
             return answers[-1]
+        counts = [i for i, tree in enumerate(trees) if tree is not None and tree.find(exp.Count) is not None]
+        if "count" in read_question(question).aggregates and len(counts) == 1:
+            return counts[0]  # "how many …": the count, not the sample of rows shown beside it
 
     def names_asked(tree: exp.Expression) -> bool:
         tables = set().union(*(name_words(t.name) for t in tree.find_all(exp.Table)))
