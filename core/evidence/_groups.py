@@ -8,7 +8,7 @@ from sqlglot import exp
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import read_question
-from core.evidence._question_columns import name_words
+from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, name_words
 from core.evidence._question_dates import asked_grain
 from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word, select_tables
 from core.prompt import column_said
@@ -17,7 +17,7 @@ from core.schema import Schema
 __all__ = ["completion_evidence", "key_group_evidence", "splits_asked"]
 
 
-_LABELS_AND_KEYS = frozenset({"name", "title", "label", "id", "code", "no", "key", "number", "num"})
+_LABELS_AND_KEYS = LABEL_WORDS | KEY_WORDS | {"num"}
 # Words that ask for one row per something ("per month", "each city", "by region", "state-wise", "har din").
 _SPLIT_WORDS = frozenset({"per", "each", "every", "by", "har", "wise", "breakdown", "split", "group", "grouped",
                           "across", "pratyek"})

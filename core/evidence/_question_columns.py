@@ -20,7 +20,7 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -29,8 +29,8 @@ many much each every per with from all any list show give me find get their its 
 had do does did there than more most least number total average count sum top first last our my your i we they
 as so if no not into over under since when where then only also return returns show shows along
 kya hai ka ki ke se me mein aur""".split())  # fmt: skip
-_LABEL_WORDS = frozenset({"name", "title", "label"})
-_KEY_WORDS = frozenset({"id", "code", "no", "key", "number"})
+LABEL_WORDS = frozenset({"name", "title", "label"})
+KEY_WORDS = frozenset({"id", "code", "no", "key", "number"})
 
 # Where a shown column stands as itself (not inside a date function or an expression): a swap keeps its meaning.
 _BARE = (exp.Select, exp.Alias, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Distinct)
@@ -79,10 +79,10 @@ def _entity_label(asked: Asked, table: Table, column: Column, used: dict[tuple[s
     """"each author" showing ``author.homepage``: the question names the table, not the shown text column (no key, no
     label), and the table has one label column (``name``, ``title``, ``airline_name``) the query reads nowhere."""
     own, words = name_words(table.name), name_words(column.name)
-    if not _named(own, asked.words) or words & (_LABEL_WORDS | _KEY_WORDS) or holds_numbers(column.type) or re.search(
+    if not _named(own, asked.words) or words & (LABEL_WORDS | KEY_WORDS) or holds_numbers(column.type) or re.search(
             r"date|time", column.type or "", re.I):
         return []
-    return [c for c in table.columns if name_words(c.name) & _LABEL_WORDS and name_words(c.name) - own <= _LABEL_WORDS
+    return [c for c in table.columns if name_words(c.name) & LABEL_WORDS and name_words(c.name) - own <= LABEL_WORDS
             and (table.qualified_name, c.name.lower()) not in used]
 
 
@@ -120,7 +120,7 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
         if not doubted:
             if _named(words - own, asked.words) or (words <= own and _named(words, asked.words)):
                 continue
-            if words & _LABEL_WORDS and _named(own, asked.words) and len({c.name.lower() for c in shown}) > 1:
+            if words & LABEL_WORDS and _named(own, asked.words) and len({c.name.lower() for c in shown}) > 1:
                 continue  # a table the question names, labelled by its name beside what is asked
             if alias and (name_words(alias) - own) <= words:
                 continue  # the query's own name for it says what it is
@@ -131,8 +131,8 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             if (table.qualified_name, c.name.lower()) in used or (summed and not holds_numbers(c.type)):
                 continue
             mine = name_words(c.name) - own
-            keyish = bool(name_words(c.name) & _KEY_WORDS)
-            if keyish and not asked.words & _KEY_WORDS and not said_by_alias:
+            keyish = bool(name_words(c.name) & KEY_WORDS)
+            if keyish and not asked.words & KEY_WORDS and not said_by_alias:
                 continue  # "the manager" is a person, manager_id points at one: a key is named with its key word
             free = _named(mine - {"id"}, asked.words) - accounted - (set() if keyish else entities)
             whole = _all_said(mine, asked.words) and bool(_named(mine, asked.words) - accounted)
@@ -184,7 +184,7 @@ def answering_query(question: str, queries: list[str], schema: Schema) -> int:
 
     def names_asked(tree: exp.Expression) -> bool:
         tables = set().union(*(name_words(t.name) for t in tree.find_all(exp.Table)))
-        return any(_named(name_words(c.name) - tables - _KEY_WORDS, words) for c in tree.find_all(exp.Column))
+        return any(_named(name_words(c.name) - tables - KEY_WORDS, words) for c in tree.find_all(exp.Column))
 
     if names_asked(trees[0]):
         return 0

@@ -13,6 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from core.evidence._asked import Asked, Span
+from core.evidence._question_columns import name_words
 from core.schema import Column, Schema
 
 __all__ = ["grain_finding", "missing_date", "span_finding", "today_finding", "year_finding"]
@@ -303,7 +304,6 @@ def _merged_months(grain: str, calls: list[tuple[exp.Expression, str, str]], tex
 # --- a span or a year the question says and the query has no condition for -----------------------------------------
 
 _DATE_WORDS = frozenset({"date", "time", "at", "ts", "timestamp", "day", "dt", "on", "when"})
-_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
 def _dated(column: Column) -> bool:
@@ -311,7 +311,7 @@ def _dated(column: Column) -> bool:
     typed = (column.type or "").lower()
     if re.search(r"date|time", typed):
         return True
-    words = {w.lower() for w in _NAME_WORD.findall(column.name)}
+    words = name_words(column.name)
     return bool(words & _DATE_WORDS) and bool(re.search(r"char|text|string|clob", typed) or not typed)
 
 
@@ -328,11 +328,6 @@ def _reads_a_date(tree: exp.Select, schema: Schema) -> bool:
     return False
 
 
-def _words(name: str) -> set[str]:
-    """A name's words, lower case and singular (``payments_received`` -> payment, received)."""
-    return {w.lower().removesuffix("s") if len(w) > 3 else w.lower() for w in _NAME_WORD.findall(name)}
-
-
 def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A span back from today ("the past 30 days") or one year ("in 2023") the question says, and a query that
     writes no date at all and filters on no date column: the condition on the one date column of the query's tables
@@ -347,8 +342,8 @@ def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | No
         exp.Select) is tree and (table := schema.table(node.name)) is not None for column in table.columns
         if _dated(column)]
     if len(columns) > 1:  # the one the words name, else the one named for its table (sale_date of sales)
-        named = [(a, t, c) for a, t, c in columns if _words(c.name) - _DATE_WORDS & asked.words]
-        columns = named or [(a, t, c) for a, t, c in columns if _words(c.name) - _DATE_WORDS & _words(t.name)]
+        named = [(a, t, c) for a, t, c in columns if name_words(c.name) - _DATE_WORDS & asked.words]
+        columns = named or [(a, t, c) for a, t, c in columns if name_words(c.name) - _DATE_WORDS & name_words(t.name)]
     if len(columns) != 1:
         return None
     alias, _, column = columns[0]
