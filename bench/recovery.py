@@ -69,7 +69,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh3": "tests.heldout.damage_fresh3",
               "fresh4": "tests.heldout.damage_fresh4", "fresh5": "tests.heldout.damage_fresh5",
               "fresh6": "tests.heldout.damage_fresh6", "fresh7": "tests.heldout.damage_fresh7",
-              "fresh8": "tests.heldout.damage_fresh8", "fresh9": "tests.heldout.damage_fresh9"}
+              "fresh8": "tests.heldout.damage_fresh8", "fresh9": "tests.heldout.damage_fresh9",
+              "fresh10": "tests.heldout.damage_fresh10"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
