@@ -260,3 +260,19 @@ def test_a_date_format_sqlite_cannot_honour_is_refused_not_shown_as_one_text_on_
 
     with pytest.raises(SQLRejected, match="strftime"):
         guard(sql, "sqlite")
+
+
+@pytest.mark.parametrize("keys", [" PRIMARY KEY", ""])
+def test_a_key_named_for_the_other_table_is_never_the_tables_own_key(tmp_path: Path, keys: str) -> None:
+    # orders.customer_id does not exist; orders.id is the order's own key, not the customer it points to (cust_id)
+    db = _db(tmp_path, "own", f"CREATE TABLE customers(id INTEGER{keys}, name TEXT);"
+                              f"CREATE TABLE orders(id INTEGER{keys}, cust_id INTEGER, amount REAL);"
+                              "INSERT INTO customers VALUES (1, 'Ann'), (2, 'Raj'), (4, 'Zed');"
+                              "INSERT INTO orders VALUES (1, 2, 10), (2, 2, 20), (4, 1, 40), (5, 1, 50);")
+    try:
+        answer = _ask(db, "SELECT c.name, SUM(o.amount) FROM orders o JOIN customers c ON o.customer_id = c.id "
+                          "GROUP BY c.name")
+        assert "o.id = c.id" not in (answer.sql or "")
+        assert not answer.ok or sorted(answer.rows) == [("Ann", 90.0), ("Raj", 30.0)]
+    finally:
+        db.close()

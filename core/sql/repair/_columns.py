@@ -378,10 +378,11 @@ def _named_key(name: str, src: Source, schema: Schema | None = None) -> str | No
     if len(words) < 2 or words[-1] not in KEY_WORDS:
         return None
     if words[:-1] != tokens(src.table.name):
-        named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) in (
-            words[:-1], [*words[:-2], words[-2] + "s"])]
+        named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) == words[:-1]]
         keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1]
-        held = [c for c in src.table.column_names if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower()]
+        own = {k.lower() for k in table_keys(src.table)}  # orders.id is the order, never the customer it points to
+        held = [c for c in src.table.column_names
+                if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower() and c.lower() not in own]
         return held[0] if len(named) == 1 and held else None
     if any(tokens(c) == words for c in src.table.column_names):
         return None  # ``BusinessId`` where business has business_id besides its key bid: that column, by its name
