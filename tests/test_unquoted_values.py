@@ -103,3 +103,16 @@ def test_a_string_that_is_a_value_stays_a_value(flights) -> None:
     answer = _ask(flights, "SELECT COUNT(*) FROM flight WHERE to_airport = 'dep'")  # compared with a column
     assert answer.ok and answer.rows == ((0,),)
     assert not any("written as a string" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize(("sql", "rows"), [
+    # a label naming each branch's count, in a UNION: it ran as written, and its rows are the answer
+    ("SELECT 'dep' AS what, COUNT(*) FROM flight WHERE dep > '2023-01-01' UNION ALL SELECT 'stops', COUNT(*) "
+     "FROM flight WHERE stops > 0", [("dep", 2), ("stops", 1)]),
+    ("SELECT 'stops', COUNT(*) FROM flight WHERE stops > 0", [("stops", 1)]),  # beside an aggregate: its label
+    ("SELECT 'stops' AS label, to_airport, COUNT(*) FROM flight GROUP BY to_airport",
+     [("stops", "JFK", 2), ("stops", "ORD", 1)]),
+])
+def test_a_column_name_in_quotes_that_labels_a_count_stays_a_label(flights, sql, rows) -> None:
+    answer = _ask(flights, sql)
+    assert answer.ok and sorted(answer.rows) == rows and not any("written as a string" in n for n in answer.notes)

@@ -5,10 +5,10 @@ A bare word compared with a text column that no table has as a column can only b
 quote (the database rejects it as an unknown column). A date written without quotes is arithmetic to the database
 (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
 dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
-A string that spells a column of exactly one table of the query, shown as a whole unnamed column (every row the
-same word), compared with a constant (a comparison true of every row or of none), or where a constant means nothing
-(summed, grouped or sorted by, in arithmetic, the date of a date function: ``_no_constant_here``), can only be that
-column.
+A string that spells a column of exactly one table of the query, shown as a whole unnamed column that labels nothing
+(every row the same word, no count or UNION branch beside it), compared with a constant (a comparison true of every
+row or of none), or where a constant means nothing (summed, grouped or sorted by, in arithmetic, the date of a date
+function: ``_no_constant_here``), can only be that column.
 """
 
 from __future__ import annotations
@@ -117,6 +117,18 @@ def _no_constant_here(lit: exp.Literal) -> bool:
                                                           exp.TsOrDsToTimestamp, exp.TsOrDsToDate, exp.UnixToTime))
 
 
+def _no_label(lit: exp.Literal, select: exp.Select) -> bool:
+    """A constant column of a query where it labels nothing: no set operation around it (``UNION ALL SELECT 'phone',
+    COUNT(*)`` names its branch's rows) and no aggregate or group beside it (``SELECT 'completed', COUNT(*)`` names
+    its count) unless it spells a column grouped by (``SELECT 'grade', COUNT(*) … GROUP BY grade``: the groups)."""
+    if isinstance(select.parent, exp.SetOperation):
+        return False
+    group = select.args.get("group")
+    if group is not None:
+        return any(isinstance(g, exp.Column) and g.name.lower() == lit.name.lower() for g in group.expressions)
+    return not any(e.find(exp.AggFunc) for e in select.expressions)
+
+
 def _constant(node: exp.Expression) -> bool:
     """A side of a comparison that reads no column of this query (a literal, or a subquery of its own)."""
     return isinstance(node, exp.Subquery) or node.find(exp.Column) is None
@@ -129,7 +141,8 @@ def quoted_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         select = scope.expression
         for lit in [n for n in scope.walk() if isinstance(n, exp.Literal) and n.is_string and n.name]:
             parent = lit.parent
-            shown = isinstance(select, exp.Select) and parent is select and lit in select.expressions
+            shown = isinstance(select, exp.Select) and parent is select and lit in select.expressions and _no_label(
+                lit, select)
             compared = isinstance(parent, _COMPARISONS) and _constant(
                 parent.expression if parent.this is lit else parent.this)
             found = _column_for(lit, local, dialect) if shown or compared or _no_constant_here(lit) else None
