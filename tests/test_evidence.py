@@ -428,3 +428,19 @@ def test_a_count_asked_for_beside_a_sample_of_rows_runs_the_count(school) -> Non
              "LIMIT 5\n```")
     answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("How many teachers are there?")
     assert answer.ok and list(answer.rows) == [(4,)]
+
+
+@pytest.mark.parametrize(("reply", "question", "rows"), [
+    # sorted rows are the answer ("the two first alphabetically"), not a look; the sample before them is the look
+    ("Check the format:\n```sql\nSELECT name FROM teacher LIMIT 3\n```\nNow:\n```sql\nSELECT * FROM teacher ORDER BY "
+     "name DESC LIMIT 2\n```", "the last two teachers alphabetically", [(3, "Cy"), (4, "Dee")]),
+    # the whole table asked for, then "if you only need the number": the rows
+    ("```sql\nSELECT * FROM teacher\n```\nIf you only need the number:\n```sql\nSELECT COUNT(*) FROM teacher\n```",
+     "list all teachers", [(1, "Ada"), (2, "Bo"), (3, "Cy"), (4, "Dee")]),
+    # a sample of columns, then the count asked for
+    ("```sql\nSELECT tid, name FROM teacher LIMIT 2\n```\nAnd the number:\n```sql\nSELECT COUNT(*) FROM teacher\n```",
+     "how many teachers are there?", [(4,)]),
+])
+def test_a_sample_or_a_count_beside_the_answer_is_the_look(school, reply, question, rows) -> None:
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask(question)
+    assert answer.ok and sorted(answer.rows) == rows

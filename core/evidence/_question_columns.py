@@ -175,12 +175,16 @@ def answering_query(question: str, queries: list[str], schema: Schema) -> int:
     if len(queries) < 2 or trees[0] is None:
         return 0
     if _a_look(trees[0]):
+        asks_count = "count" in read_question(question).aggregates
         answers = [i for i, tree in enumerate(trees[1:], 1) if tree is not None and not _a_look(tree)]
         if answers:
             return answers[-1]
         counts = [i for i, tree in enumerate(trees) if tree is not None and tree.find(exp.Count) is not None]
-        if "count" in read_question(question).aggregates and len(counts) == 1:
+        if asks_count and len(counts) == 1:
             return counts[0]  # "how many …": the count, not the sample of rows shown beside it
+        rows = [i for i, tree in enumerate(trees) if tree is not None and not _a_count(tree)]
+        if not asks_count and _a_count(trees[0]) and len(rows) == 1:
+            return rows[0]  # "list all employees", then "if you only need the number: SELECT COUNT(*)"
 
     def names_asked(tree: exp.Expression) -> bool:
         tables = set().union(*(name_words(t.name) for t in tree.find_all(exp.Table)))
@@ -200,15 +204,23 @@ def _parsed(sql: str, dialect: str) -> exp.Expression | None:
 
 
 def _a_look(tree: exp.Expression) -> bool:
-    """``SELECT * FROM t [LIMIT n]`` or ``SELECT COUNT(*) FROM t``: one table's rows or their number, as they are."""
+    """``SELECT * FROM t [LIMIT n]``, ``SELECT a, b FROM t LIMIT n`` or ``SELECT COUNT(*) FROM t``: one table's rows
+    as stored, a sample of its columns, or their number. Sorted rows are an answer ("the 3 most recent")."""
     if not isinstance(tree, exp.Select) or tree.args.get("joins") or any(
-            tree.args.get(k) for k in ("where", "group", "having", "with", "distinct")):
+            tree.args.get(k) for k in ("where", "group", "having", "with", "distinct", "order")):
         return False
     if len(list(tree.find_all(exp.Table))) != 1 or tree.find(exp.Subquery) is not None:
         return False
     items = [p.unalias() for p in tree.expressions]
-    return len(items) == 1 and (isinstance(items[0], exp.Star) or (
-        isinstance(items[0], exp.Count) and isinstance(items[0].this, (exp.Star, exp.Literal))))
+    if len(items) == 1 and (isinstance(items[0], exp.Star) or _a_count(tree)):
+        return True
+    return tree.args.get("limit") is not None and all(isinstance(i, exp.Column) for i in items)
+
+
+def _a_count(tree: exp.Expression) -> bool:
+    """``SELECT COUNT(*) FROM …``: one count of every row."""
+    items = [p.unalias() for p in tree.expressions] if isinstance(tree, exp.Select) else []
+    return len(items) == 1 and isinstance(items[0], exp.Count) and isinstance(items[0].this, (exp.Star, exp.Literal))
 
 
 def a_look(sql: str, dialect: str) -> bool:
