@@ -21,6 +21,9 @@ DB.executescript("CREATE TABLE sale(id INTEGER, town TEXT, amount REAL, sold_on 
     "WHERE sold_on >= DATE('now', '-30 days')  // only recent ones\nGROUP BY town  # one row per town\n```",
     "```sql\nSELECT town, SUM(amount) AS total\nStart from sales:\nFROM sale\nKeep the recent ones:\n"
     "WHERE sold_on >= DATE('now', '-30 days')\nOne row per town:\nGROUP BY town\n```",
+    # comments with commas, brackets and quotes: sentences all the same
+    "```sql\nSELECT town, SUM(amount) AS total\nFROM sale  # main table, one row per sale\n"
+    "WHERE sold_on >= DATE('now', '-30 days')  # last 30 days, inclusive\nGROUP BY town  // we use town (not id) here\n```",
 ])
 def test_explanations_inside_the_block_are_comments_and_every_clause_runs(reply: str) -> None:
     sql = guard(extract_sql(reply, "sqlite"), "sqlite").sql
@@ -32,6 +35,14 @@ def test_explanations_inside_the_block_are_comments_and_every_clause_runs(reply:
     "SELECT a # b FROM t",  # PostgreSQL's XOR between operands
     "WHERE note = 'item # 5 is out'",  # inside a string
     "WHERE x = 1  # y = 2",  # more SQL after the mark, not prose
+    "SELECT a // b + c FROM t",  # DuckDB's integer division
+    "WHERE flags # 4 > 0",
+    "SELECT x # y, z FROM t",
 ])
 def test_sql_that_holds_a_mark_is_left_as_written(line: str) -> None:
     assert explanations_as_comments(line) == line
+
+
+def test_a_long_block_is_read_in_one_pass() -> None:
+    block = "SELECT id FROM sale\nWHERE town IN (\n" + "".join(f"    'town{i}',\n" for i in range(20000)) + "    'Pune'\n);"
+    assert explanations_as_comments(block) == block  # quadratic before: minutes for a model repeating itself

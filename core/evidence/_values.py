@@ -15,10 +15,12 @@ from core.databases import QueryResult
 from core.evidence._common import Execute, offer, owner, parse, select_tables
 from core.fallback import singular
 from core.errors import CairnError
-from core.schema import Schema, Table
+from core.schema import Column, Schema, Table
 from core.sql import guard
 
 __all__ = ["contradiction_evidence", "elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence"]
+
+_PROBES = 8  # values spelled otherwise looked up in the database, at most, per answer
 
 
 def _key(text: str) -> str:
@@ -67,16 +69,19 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
     if tree is None:
         return [], []
     said: list[str] = []
+    owners: dict[tuple[str, str], tuple[Table, Column] | None] = {}  # per column: a long IN list reads one
+    probes = _PROBES
     for literal in list(tree.find_all(exp.Literal)):
         parent = literal.parent
         column = None
         if isinstance(parent, (exp.EQ, exp.NEQ, exp.Like, exp.ILike)):
             column = parent.expression if parent.this is literal else parent.this
-        elif isinstance(parent, exp.In) and literal in parent.expressions:
+        elif isinstance(parent, exp.In) and literal.arg_key == "expressions":
             column = parent.this
         if not literal.is_string or not isinstance(column, exp.Column):
             continue
-        found = owner(column, tree, schema)
+        named = (column.table.lower(), column.name.lower())
+        found = owners[named] if named in owners else owners.setdefault(named, owner(column, tree, schema))
         hints = found[1].value_hints if found is not None else ()
         like = isinstance(parent, (exp.Like, exp.ILike))
         text = literal.this.strip("%") if like else literal.this
@@ -85,7 +90,10 @@ def value_evidence(sql: str, result: QueryResult, schema: Schema,
         if like and any(text.casefold() in h.casefold() for h in hints):
             continue
         spelled = _spelled(text, hints)
-        if spelled is None or spelled == text or _held(found[0], found[1].name, parent, literal, schema, execute):
+        if spelled is None or spelled == text or probes == 0:
+            continue
+        probes -= 1  # each probe is one bounded query: a few of them, however many values are written
+        if _held(found[0], found[1].name, parent, literal, schema, execute):
             continue  # the hints are a sample: a value written that the column holds beyond it is left
         said.append(f"{column.sql(dialect=schema.dialect)} holds '{spelled}', not '{text}'")
         literal.replace(exp.Literal.string(literal.this.replace(text, spelled) if like else spelled))

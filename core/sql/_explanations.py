@@ -9,7 +9,10 @@ short where the extractor looks for its end.
 Only a fenced SQL block is rewritten, and only:
 
 - ``#`` or ``//`` after a space (or at a line's start), outside quotes, followed by two words or more and no
-  comparison, bracket, comma, quote or SQL word in capitals: a comment (PostgreSQL's ``#`` operator stands between operands, ``a # b``);
+  operator, bracket, comma, quote or SQL word in capitals, or by a sentence (two words side by side that are no
+  word of SQL: ``# main table, one row per sale``): a comment. PostgreSQL's ``#`` and DuckDB's ``//`` operators
+  stand between operands (``a # b``, ``a // b + c``), and SQL never sets two plain words side by side but a name and
+  its alias;
 - a whole line of prose between two lines of the statement — no quote, bracket, comparison or comma, not starting
   with a word of SQL, ending with ``:`` or read as a comment line — when a clause follows it: a comment.
 """
@@ -26,16 +29,21 @@ _SQL_START = re.compile(r"\s*(?:SELECT|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|F
 _CLAUSE = re.compile(r"\s*(?:FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|ON|GROUP|ORDER|HAVING|LIMIT|UNION|"
                      r"SELECT|WITH)\b", re.IGNORECASE)
 _CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|GROUP|ORDER|LIMIT|HAVING|AND|OR|ON|AS|BY)\b")
+_SQL_WORDS = frozenset("""select from where and or not in is null by on join inner left right full cross outer as asc
+desc group order having limit offset union all distinct between like ilike case when then else end exists with over
+partition interval true false""".split())
 _PROSE = re.compile(r"^\s*[A-Za-z][\w ]*[\w)]\s*:\s*$")  # "Start from sales:", "Link inventory_snapshots:"
 
 
 def explanations_as_comments(block: str) -> str:
     """``block`` with its explanations written as ``--`` comments (the text itself when it has none)."""
     lines = block.split("\n")
+    later = [False] * len(lines)  # a clause follows line i (from the end: one pass, however long the block)
+    for i in range(len(lines) - 2, -1, -1):
+        later[i] = later[i + 1] or bool(_CLAUSE.match(lines[i + 1]))
     out: list[str] = []
     for i, line in enumerate(lines):
-        later = any(_CLAUSE.match(rest) for rest in lines[i + 1:])
-        if later and _PROSE.match(line) and not _SQL_START.match(line) and not re.search(r"['\"()=<>,]", line):
+        if later[i] and _PROSE.match(line) and not _SQL_START.match(line) and not re.search(r"['\"()=<>,]", line):
             out.append("-- " + line.strip())
             continue
         out.append(_trailing(line))
@@ -47,7 +55,21 @@ def _trailing(line: str) -> str:
     for match in _MARK.finditer(line):
         rest = line[match.end(2):]
         words = re.findall(r"[A-Za-z_]+", rest)
-        if line[: match.start(2)].count("'") % 2 == 0 and len(words) >= 2 and not re.search(r"[=<>(),'\"]", rest) \
-                and not _CAPITAL_SQL.search(rest):
+        if line[: match.start(2)].count("'") % 2 or len(words) < 2:
+            continue
+        if not re.search(r"[=<>(),'\"+*/%|]", rest) and not _CAPITAL_SQL.search(rest) or _prose(rest):
             return line[: match.start(2)] + "--" + rest
     return line
+
+
+def _prose(text: str) -> bool:
+    """Words of a sentence: three or more, two of them side by side that are no word of SQL (``main table, one row
+    per sale``, ``we use DATE('now') here``). SQL puts an operator, comma or keyword between its names; only an alias
+    follows a name directly."""
+    words = text.split()
+    return len(words) >= 3 and any(_plain(a) and _plain(b) for a, b in zip(words, words[1:]))
+
+
+def _plain(word: str) -> bool:
+    word = word.rstrip(".:!?")
+    return bool(re.fullmatch(r"[A-Za-z][a-z']*|\d+", word)) and word.lower() not in _SQL_WORDS

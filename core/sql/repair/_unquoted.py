@@ -141,7 +141,7 @@ def quoted_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         select = scope.expression
         for lit in [n for n in scope.walk() if isinstance(n, exp.Literal) and n.is_string and n.name]:
             parent = lit.parent
-            shown = isinstance(select, exp.Select) and parent is select and lit in select.expressions and _no_label(
+            shown = isinstance(select, exp.Select) and parent is select and lit.arg_key == "expressions" and _no_label(
                 lit, select)
             compared = isinstance(parent, _COMPARISONS) and _constant(
                 parent.expression if parent.this is lit else parent.this)
