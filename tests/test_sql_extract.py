@@ -290,6 +290,8 @@ def test_a_query_written_inside_a_sentence_ends_where_the_sentence_goes_on(reply
     ("You can run select price - discount as net from sales - this gives the net for each sale.",
      "select price - discount as net from sales"),
     ("Try SELECT a - b FROM t \u2014 this subtracts them.", "SELECT a - b FROM t"),
+    ("SELECT name FROM emp ORDER BY salary DESC LIMIT 1 - isse sabse zyada salary wala mil jayega",  # at a line start
+     "SELECT name FROM emp ORDER BY salary DESC LIMIT 1"),
 ])
 def test_a_query_ends_at_a_dash_or_arrow_before_a_sentence(reply: str, sql: str) -> None:
     assert extract_sql(reply, "sqlite") == sql
@@ -344,3 +346,13 @@ def test_a_statement_the_reply_ended_is_not_cut_off(reply: str) -> None:
 ])
 def test_prose_in_another_script_after_the_query_is_not_read_as_sql(reply: str) -> None:
     assert extract_sql(reply, "sqlite") == "SELECT town FROM shop LIMIT 5"
+
+
+@pytest.mark.parametrize(("reply", "sql"), [
+    ("```sql\nSELECT ProductName\nFROM Products\nWHERE UnitsInStock\n    + UnitsOnOrder < ReorderLevel;\n```",
+     "SELECT ProductName\nFROM Products\nWHERE UnitsInStock\n    + UnitsOnOrder < ReorderLevel"),
+    ("```sql\nSELECT Name, Salary\n  + Bonus AS TotalPay\nFROM Staff\n```", "SELECT Name, Salary\n  + Bonus AS TotalPay\nFROM Staff"),
+    ("```sql\nSELECT Name FROM Staff\n- This lists every member of the staff\n```", "SELECT Name FROM Staff"),
+])
+def test_a_line_that_goes_on_with_an_operator_is_sql_and_a_bullet_sentence_is_not(reply: str, sql: str) -> None:
+    assert extract_sql(reply, "sqlite") == sql

@@ -47,7 +47,8 @@ _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
 # A line after the start that reads as prose ends the statement: ends like a sentence, or is a bullet/heading.
-_PROSE_LINE = re.compile(r"^\s*(?:[-*+]\s+[A-Z][a-z]|\d+[.)]\s|#|\*\*|>|[^\x00-\x7f'\"`(])|[A-Za-z)\]][.!?:]\s*$|\u0964\s*$")
+_PROSE_LINE = re.compile(r"^\s*(?:\d+[.)]\s|#|\*\*|>|[^\x00-\x7f'\"`(])|[A-Za-z)\]][.!?:]\s*$|\u0964\s*$")
+_BULLET = re.compile(r"[-*+]\s+(?=[A-Z][a-z])")  # "- This counts …" is a bullet; "+ UnitsOnOrder < ReorderLevel" is SQL
 # (a line that starts with a letter of another script — Devanagari prose after the query — or ends with a danda)
 _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT JOIN|FULL JOIN|CROSS JOIN|ON|"
                           r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
@@ -218,6 +219,8 @@ def _statement_in(region: str) -> str | None:
         sql = _longest_statement(text, command_ok)
         if sql is None and _mid_sentence(region, start):
             sql = _statement_before_words(text, command_ok)
+        elif sql is None and len(text) <= _MAX_MEND_CHARS:
+            sql = _statement_before_mark(text, command_ok)  # "SELECT … LIMIT 1 - isse aapko …" from the line's start
         if sql:
             return sql
     return None
@@ -324,7 +327,8 @@ def _cut_prose(text: str) -> str:
         stripped = line.strip()
         if stripped.startswith("--") or _CLAUSE_LINE.match(stripped):
             continue
-        if _PROSE_LINE.search(stripped):
+        bullet = _BULLET.match(stripped)
+        if _PROSE_LINE.search(stripped) or bullet and _sentence(stripped[bullet.end():]):
             return "\n".join(lines[:i]) + "\n"  # the line end stays: a '.' before it ended a sentence
     return text
 
