@@ -139,3 +139,36 @@ def test_today_minus_a_whole_number_is_days_ago_on_sqlite_not_a_year_minus_a_num
         assert conn.execute(sql).fetchone() == conn.execute(
             "SELECT " + ("DATE" if written.startswith("CURRENT_DATE") else "DATETIME") + "('now', '-30 day')").fetchone()
     assert guard("SELECT SYSDATE AS now_at", "postgres").sql == "SELECT CURRENT_TIMESTAMP AS now_at"
+
+
+def test_oracle_trunc_of_today_is_the_day_on_sqlite() -> None:
+    conn = sqlite3.connect(":memory:")
+    for written, same in (("TRUNC(SYSDATE) - 30", "DATE('now', '-30 day')"), ("TRUNC(SYSDATE)", "DATE('now')")):
+        assert conn.execute(guard(f"SELECT {written}", "sqlite").sql).fetchone() == conn.execute(
+            f"SELECT {same}").fetchone()
+
+
+def test_a_date_minus_a_date_is_the_days_between_them_on_sqlite(tmp_path) -> None:
+    import datetime as dt
+
+    from core.databases import open_database
+    from core.sql import validate_sql
+
+    path = tmp_path / "sales.sqlite"
+    day = [(dt.date.today() - dt.timedelta(days=n)).isoformat() for n in (5, 40, 200)]
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE sale(id INTEGER, amount REAL, sold TEXT, shipped DATE, born_year INTEGER);"
+                           f"INSERT INTO sale VALUES (1, 10, '{day[0]}', '{day[0]}', 1990), (2, 20, '{day[1]}', "
+                           f"'{day[0]}', 1990), (3, 30, '{day[2]}', '{day[1]}', 1990);")
+    db = open_database(str(path))
+    try:
+        schema = db.schema()
+        # SQLite subtracts the texts as numbers (the years): every sale was "within 30 days"
+        recent = validate_sql("SELECT SUM(amount) FROM sale WHERE CURRENT_DATE - sold <= 30", schema, "sqlite")
+        assert list(db.execute(recent.sql).rows) == [(10.0,)] and "days between two dates" in recent.fixes[0]
+        waited = validate_sql("SELECT id, shipped - sold AS waited FROM sale ORDER BY id", schema, "sqlite")
+        assert list(db.execute(waited.sql).rows) == [(1, 0.0), (2, 35.0), (3, 160.0)]
+        # a number is no date: a year subtracted from today is left as written
+        assert validate_sql("SELECT CURRENT_DATE - born_year FROM sale", schema, "sqlite").fixes == ()
+    finally:
+        db.close()

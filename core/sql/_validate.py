@@ -21,7 +21,8 @@ from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
-from core.sql.repair import JoinMatches, join_forgotten, quote_keywords, repair_join_keys, strip_joins, unquoted_dates
+from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
+                              strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
 from core.sql.repair import repair_tables
 
@@ -109,6 +110,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
         repair_columns(tree, schema, dialect, fixes)
         unquoted_dates(tree, schema, dialect, fixes)
+        date_arithmetic(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)
         if complete_groups:

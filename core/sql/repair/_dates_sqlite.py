@@ -1,5 +1,5 @@
 """PostgreSQL (and MySQL/T-SQL) date idioms on SQLite: ``EXTRACT``, ``DATE_PART``, ``DATE_TRUNC``, ``YEAR()``,
-``NOW()``/``CURDATE()``/``GETDATE()`` and ``± INTERVAL``.
+``NOW()``/``CURDATE()``/``GETDATE()``/``SYSDATE``/``TRUNC(SYSDATE)``, ``± INTERVAL`` and a date minus a date.
 
 Models trained on PostgreSQL write them for any database. SQLite has none of them (a syntax error or "no such
 function"), and sqlglot writes them back unchanged, so the query fails. Each is rewritten to SQLite's own date
@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from sqlglot import exp
 
-__all__ = ["rewrite_postgres_dates"]
+__all__ = ["date_differences", "rewrite_postgres_dates"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,16 +88,25 @@ def _now(node: exp.Expression) -> bool:
         isinstance(node, exp.Column) and not node.table and node.name.upper() in ("SYSDATE", "SYSTIMESTAMP"))
 
 
+def _today(node: exp.Expression) -> str | None:
+    """"DATE" for today (``CURRENT_DATE``, ``DATE('now')``, Oracle's ``TRUNC(SYSDATE)``: the day), "DATETIME" for
+    now (``CURRENT_TIMESTAMP``, ``NOW()``, ``SYSDATE``); None for anything else."""
+    if isinstance(node, exp.CurrentDate) or isinstance(node, exp.Date) and node.this.name.lower() == "now" and \
+            not node.expressions:
+        return "DATE"
+    if isinstance(node, exp.Trunc) and not node.args.get("decimals") and _today(node.this):
+        return "DATE"
+    return "DATETIME" if isinstance(node, exp.CurrentTimestamp) or _now(node) else None
+
+
 def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
     """``x ± INTERVAL ...`` as ``DATE(x, modifier)`` / ``DATETIME(x, modifier)``; today ± a whole number
     (``CURRENT_DATE - 30``, ``GETDATE() - 7``: days, as PostgreSQL, T-SQL and Oracle count them) as
     ``DATE('now', '-30 day')`` — SQLite would subtract from the year (2026 - 30), a number no date is."""
-    number = node.expression
-    if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and (
-            isinstance(node.this, (exp.CurrentDate, exp.CurrentTimestamp)) or _now(node.this)):
+    number, today = node.expression, _today(node.this)
+    if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and today:
         days = int(number.this) * (-1 if isinstance(node, exp.Sub) else 1)
-        return _call("DATE" if isinstance(node.this, exp.CurrentDate) else "DATETIME", exp.Literal.string("now"),
-                     exp.Literal.string(f"{days:+d} day"))
+        return _call(today, exp.Literal.string("now"), exp.Literal.string(f"{days:+d} day"))
     if not isinstance(node.expression, exp.Interval):
         return None
     modifier = _interval(node.expression, -1 if isinstance(node, exp.Sub) else 1)
@@ -104,9 +114,9 @@ def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
         return None
     base = node.this
     sub_day = modifier.split()[1] in ("hour", "minute", "second")
-    if isinstance(base, exp.CurrentDate) and not sub_day:
+    if today == "DATE" and not sub_day:
         return _call("DATE", exp.Literal.string("now"), exp.Literal.string(modifier))
-    if isinstance(base, (exp.CurrentDate, exp.CurrentTimestamp)) or _now(base):
+    if today:
         return _call("DATETIME", exp.Literal.string("now"), exp.Literal.string(modifier))
     return _call("DATETIME" if sub_day else "DATE", base.copy(), exp.Literal.string(modifier))
 
@@ -117,9 +127,13 @@ def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
         return []
     notes: list[str] = []
     for node in list(tree.find_all(exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous, exp.Add,
-                                   exp.Sub, exp.Year, exp.Month, exp.Day)):
+                                   exp.Sub, exp.Year, exp.Month, exp.Day, exp.Trunc)):
         new: exp.Expression | None = None
-        if isinstance(node, exp.Extract):
+        if node.root() is not tree:
+            continue  # inside a part already rewritten
+        if isinstance(node, exp.Trunc):
+            new = _call("DATE", exp.Literal.string("now")) if _today(node) else None  # TRUNC(SYSDATE): today
+        elif isinstance(node, exp.Extract):
             new = _extract(_part(node.this), node.expression.copy())
         elif isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)):
             new = _trunc(_part(node.args.get("unit")), node.this.copy())
@@ -139,3 +153,21 @@ def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
     if notes:
         logger.debug("rewrote PostgreSQL date idioms for SQLite: %s", notes)
     return notes
+
+
+def date_differences(tree: exp.Expression, kind: Callable[[exp.Column], str | None], fixes: list[str]) -> None:
+    """SQLite: today minus a date column, or a date column minus another (``CURRENT_DATE - sale_date <= 30``), as
+    PostgreSQL reads it: the days between them, ``JULIANDAY(a) - JULIANDAY(b)``. SQLite subtracts the texts as
+    numbers — the years only — so the query ran and every sale was "within 30 days". A column is a date by its
+    declared type, or text (how SQLite keeps dates) beside a declared date or today; ``kind`` says which."""
+    for node in list(tree.find_all(exp.Sub)):
+        sides = (node.this, node.expression)
+        kinds = ["today" if _today(s) else kind(s) if isinstance(s, exp.Column) else None for s in sides]
+        if "date" not in kinds and "today" not in kinds or not all(k in ("date", "today", "text") for k in kinds):
+            continue
+        if kinds.count("today") == 2:
+            continue
+        before = node.sql(dialect="sqlite")
+        days = exp.Sub(this=_call("JULIANDAY", sides[0].copy()), expression=_call("JULIANDAY", sides[1].copy()))
+        node.replace(exp.Paren(this=days) if isinstance(node.parent, (exp.Binary, exp.Neg)) else days)
+        fixes.append(f"{before} -> {days.sql(dialect='sqlite')} (days between two dates, not a subtraction of years)")

@@ -17,10 +17,11 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema
+from core.sql.repair._dates_sqlite import date_differences
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
-__all__ = ["compared_kind", "quoted_columns", "unquoted_dates"]
+__all__ = ["compared_kind", "date_arithmetic", "quoted_columns", "unquoted_dates"]
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
@@ -88,6 +89,17 @@ def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
     """Quote, in place, the dates written without quotes beside a date column."""
     for scope in scopes(tree):
         _scope_dates(scope, schema, dialect, fixes)
+
+
+def date_arithmetic(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """SQLite: a date minus a date as the days between them (``_dates_sqlite.date_differences``), each column's kind
+    read in its own scope."""
+    if dialect != "sqlite":
+        return
+    for scope in scopes(tree):
+        local = scope_sources(scope, schema, dialect)
+        date_differences(scope.expression, lambda col, local=local, select=scope.expression: _kind(
+            col, local, dialect) if col.find_ancestor(exp.Select) is select else None, fixes)
 
 
 def _column_for(lit: exp.Literal, local: list[Source], dialect: str) -> tuple[Source, str] | None:
