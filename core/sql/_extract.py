@@ -20,6 +20,7 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments
+from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.repair import is_reserved
 
@@ -99,10 +100,12 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     if straight != outside_think:  # ‘2023-01-01’ typed by a word processor: read as the quotes meant
         sources.insert(0, straight)
     for source in sources:
-        blocks = [explanations_as_comments(b) for b in _sql_blocks(source)]
+        blocks = [spelled_keywords(explanations_as_comments(b), _reads) for b in _sql_blocks(source)]
         found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
         if not found:
             found = [sql for sql in (_statement_in(r) for r in _regions(source)) if sql][:1]
+        if not found and (spelled := spelled_statement_start(source, _reads)) != source:
+            found = [sql for sql in (_statement_in(r) for r in _regions(spelled)) if sql][:1]
         if found:
             queries = [sql for sql in found if _is_query(sql)]
             native = [sql for sql in queries if dialect and _native(sql, dialect)] if len(queries) > 1 else []
@@ -461,6 +464,10 @@ def _strip_semicolons(sql: str, dialect: str) -> str:
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
         sql = sql[: tokens.pop().start]
     return sql.rstrip()
+
+
+def _reads(sql: str) -> bool:
+    return _one_statement_dialect(sql.strip().rstrip(";"), False) is not None
 
 
 def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:

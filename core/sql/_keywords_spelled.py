@@ -1,0 +1,93 @@
+"""Clause keywords misspelt by one keystroke (``SELCT``, ``FORM``, ``WHRE``, ``GRUOP BY``, ``ORDERBY``, ``JION``).
+
+A misspelt keyword leaves a statement no dialect reads (``FROM users WHRE id = 1`` reads ``WHRE`` as an alias and
+then stops), and a misspelt ``SELECT`` leaves no statement to find at all. The keywords of a clause are a closed
+set, so a word one edit away from exactly one of them — a letter dropped, added or changed, two neighbours swapped,
+a space lost or moved (``GROUPBY``, ``GROUP YB``) — in the same case as the statement's keywords, can only be that
+keyword when the block reads as one statement with it and did not without it. Short keywords (``ON``, ``AS``,
+``OR``, ``BY`` alone) have too many neighbours to guess and are never targets; words inside quotes or comments are
+never read. A block that already reads is left exactly as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["spelled_keywords", "spelled_statement_start"]
+
+_TARGETS = ("SELECT", "FROM", "WHERE", "GROUPBY", "ORDERBY", "JOIN", "HAVING", "DISTINCT", "LIMIT", "INNER", "LEFT",
+            "RIGHT", "UNION", "OFFSET")
+_WRITTEN = {"GROUPBY": "GROUP BY", "ORDERBY": "ORDER BY"}
+_WORD = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*|[A-Za-z_]+(?:[ \t]+[A-Za-z]{2}\b)?")
+_MAX_CHARS = 20_000
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one edit: a letter changed, added or dropped, or two neighbours
+    swapped (Damerau-Levenshtein distance 1)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
+    return short[i:] == long[i + 1:]
+
+
+def _keyword(word: str) -> str | None:
+    """The one clause keyword ``word`` (a word, or a word and a two-letter word after it) is a slip of, or None."""
+    squeezed = re.sub(r"\s+", "", word).upper()
+    if squeezed in _TARGETS:
+        return _WRITTEN.get(squeezed) if " " not in word and squeezed in _WRITTEN else None
+    near = [t for t in _TARGETS if _one_edit(squeezed, t)]
+    return _WRITTEN.get(near[0], near[0]) if len(near) == 1 else None
+
+
+def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
+    """``block`` with its misspelt clause keywords written right, when it then ``reads`` (as one statement) and did
+    not as written; else ``block`` itself."""
+    if len(block) > _MAX_CHARS or not block.strip() or reads(block):
+        return block
+    keywords = re.findall(r"\b(?:SELECT|FROM|WHERE|JOIN|GROUP|ORDER|select|from|where|join|group|order)\b", block)
+    lower = sum(k.islower() for k in keywords) > len(keywords) / 2
+    edits: list[tuple[int, int, str]] = []
+    for match in _WORD.finditer(block):
+        word = match.group(0)
+        if word[0] in "'\"`-":
+            continue
+        first = word.split()[0]
+        if not (first.isupper() or first.islower() and lower):
+            continue
+        keyword = _keyword(word) or (_keyword(first) if " " in word else None)
+        if keyword is None:
+            continue
+        end = match.end() if _keyword(word) else match.start() + len(first)
+        edits.append((match.start(), end, keyword.lower() if lower else keyword))
+    for chosen in [edits, *([e] for e in edits)] if len(edits) > 1 else [edits]:  # all, then each alone
+        mended = block
+        for start, end, keyword in reversed(chosen):
+            mended = mended[:start] + keyword + mended[end:]
+        if reads(mended):
+            return mended
+    return block
+
+
+def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
+    """A reply with no code block whose query starts with a misspelt ``SELECT`` (``SELCT name FROM …`` on its own
+    line, or after a label such as ``Query:``): the longest run of lines from there that reads as one statement once
+    its keywords are spelled right, put back in its place; else ``text`` itself."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:200]):
+        start = re.match(r"\s*(?:[\w ]{1,20}:\s*)?([A-Za-z]+)\b", line)
+        if start is None or _keyword(start.group(1)) != "SELECT":
+            continue
+        head = line[: start.start(1)]
+        for end in range(min(len(lines), i + 30), i, -1):
+            piece = "\n".join([line[start.start(1):], *lines[i + 1:end]])
+            mended = spelled_keywords(piece, reads)
+            if mended != piece:
+                return "\n".join([*lines[:i], head + mended, *lines[end:]])
+    return text

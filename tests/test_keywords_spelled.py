@@ -1,0 +1,44 @@
+"""Clause keywords misspelt by one keystroke (``core/sql/_keywords_spelled.py``): written right only where the
+statement then reads and did not as written; a block that reads, a word in quotes and prose are left alone."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from core.errors import LLMReplyError
+from core.sql import extract_sql
+from core.sql._keywords_spelled import spelled_keywords
+
+DB = sqlite3.connect(":memory:")
+DB.executescript("CREATE TABLE t(id INTEGER, name TEXT, form TEXT, x INTEGER);"
+                 "INSERT INTO t VALUES (1, 'a', 'f1', 1), (2, 'b', 'f2', 2), (3, 'b', 'f3', 1);")
+
+
+@pytest.mark.parametrize(("reply", "rows"), [
+    ("```sql\nSELCT name FROM t WHERE x = 1\n```", [("a",), ("b",)]),
+    ("```sql\nSELECT name\nFORM t\nWHERE x = 2;\n```", [("b",)]),
+    ("```sql\nselect name, count(*) from t gruop by name oder by 2 desc\n```", [("a", 1), ("b", 2)]),
+    ("```sql\nSELECT name, COUNT(*) FROM t GROUPBY name HAVIG COUNT(*) > 1\n```", [("b", 2)]),
+    ("```sql\nSELECT a.name FROM t a JION t b ON a.id = b.id WHRE a.x = 2\n```", [("b",)]),
+    ("```sql\nSELECT form FROM t WHRE x = 2\n```", [("f2",)]),  # a column one edit from FROM stays the column
+    ("Query: SELCT name FROM t WHRE x = 2\nThis lists the names.", [("b",)]),  # no code block
+])
+def test_a_keyword_one_keystroke_off_is_the_keyword(reply: str, rows) -> None:
+    assert sorted(DB.execute(extract_sql(reply, "sqlite")).fetchall()) == rows
+
+
+def test_a_block_that_reads_is_left_as_written() -> None:
+    for sql in ("SELECT form AS limt FROM t", "SELECT name FROM t AS wher", "SELECT 'SELCT' FROM t"):
+        assert spelled_keywords(sql, lambda s: True) == sql
+
+
+def test_words_in_quotes_and_comments_are_never_read() -> None:
+    sql = "SELECT name FORM t WHERE name = 'FORM' -- FORM a comment"
+    assert spelled_keywords(sql, lambda s: "FROM t" in s) == "SELECT name FROM t WHERE name = 'FORM' -- FORM a comment"
+
+
+def test_prose_without_a_query_still_has_no_query() -> None:
+    with pytest.raises(LLMReplyError):
+        extract_sql("Please fill the form with the selct few you want.", "sqlite")
