@@ -78,7 +78,7 @@ SPLITS = {
 SPLITS["all"] = (*SPLITS["dev"], *SPLITS["test"])
 FIXING_MODEL = [False]  # --model fixes: the scripted model answers a repair prompt with the gold SQL
 AS_IS_ONLY = [False]  # --as-is-only: the damaged replies run as written, Cairn is not asked (for generator authors)
-DEVELOPMENT = ("own", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")  # failures may be printed: figures or misses read
+DEVELOPMENT = ("own", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")  # failures may be printed: figures or misses read
 
 # Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
 CHINOOK_GOLD = (
