@@ -134,13 +134,15 @@ def plausible(tree: exp.Expression) -> bool:
     (``f(x AS y)``), no row of values outside IN or VALUES (``SELECT (a, b) AS t``), no value read as a table
     joined by a comma (``WHERE fuel IN ('petrol'), 'diesel'``), no true/false handed to a function of text, dates
     or numbers (``LOWER(city LIKE '%york%')``, ``strftime('%w', d IN ('0', '6'))``: only aggregates, casts and
-    the conditional functions take a condition)."""
+    the conditional functions take a condition), no aggregate of an aggregate."""
     if any(_predicate_argument(f) for f in tree.find_all(exp.Func)):
         return False
     if any(a.args.get("columns") and isinstance(a.parent, exp.Table) for a in tree.find_all(exp.TableAlias)):
         return False  # ``, d IN ('0', '6')`` read as a table d aliased IN with columns '0' and '6'
     if any(isinstance(c.this, _COMPARED) or isinstance(c.expression, _COMPARED) for c in tree.find_all(*_COMPARED)):
         return False  # ``a = 'x AND b' = 'y'``: nobody compares the truth of a comparison without brackets
+    if any(_nested_aggregate(a) for a in tree.find_all(exp.AggFunc)):
+        return False  # ``SUM(price - SUM(cost))``: SQL has no aggregate of an aggregate (the database refuses it)
 
     return not any(isinstance(a.parent, exp.Func) for a in tree.find_all(exp.Alias)) and not any(
         not isinstance(t.parent, (exp.In, exp.Values)) for t in tree.find_all(exp.Tuple)) and not any(
@@ -153,6 +155,14 @@ _TAKES_CONDITIONS = (exp.AggFunc, exp.Cast, exp.TryCast, exp.If, exp.Coalesce, e
 # sqlglot does not know (SQLite's TOTAL is an aggregate) may take anything
 _CONDITIONS = (exp.Predicate, exp.And, exp.Or, exp.Not)
 _COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike)
+
+
+def _nested_aggregate(agg: exp.AggFunc) -> bool:
+    """An aggregate inside another one's arguments, not through a subquery or a window (``SUM(COUNT(*)) OVER ()``)."""
+    if agg.find_ancestor(exp.Window) is not None:
+        return False
+    outer = agg.find_ancestor(exp.AggFunc, exp.Select)
+    return isinstance(outer, exp.AggFunc)
 
 
 def _predicate_argument(func: exp.Func) -> bool:
@@ -193,7 +203,8 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
                 edits += [(text[:c.start] + text[c.end + 1:], "removed a ')' too many") for c in tokens[:i + 1]
                           if c.token_type == TokenType.R_PAREN]
                 edits += [(_insert(text, c.start, "("), "added the missing '('") for k, c in enumerate(tokens[1:i], 1)
-                          if not _ends(tokens[k - 1]) and tokens[k - 1].token_type not in _TABLE_BEFORE]
+                          if not _ends(tokens[k - 1]) and tokens[k - 1].token_type not in _TABLE_BEFORE
+                          and tokens[k - 1].token_type != TokenType.DOT]  # ``publication.(pid)``: nobody writes it
                 break
             opened.pop()
     if depth > 0 and opened:
