@@ -188,7 +188,7 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
-        return _one_reading(text, _closing_quotes(text), parses)
+        return _one_reading(text, _closing_quotes(text) + _apostrophes(text), parses)
     if len(tokens) > _MAX_TOKENS:
         return None
     edits: list[tuple[str, str]] = []
@@ -251,6 +251,15 @@ _QUOTE_OPENS = re.compile(r"(?<![\w'])'")  # a quote after an operator, a space,
 _QUOTE_CLOSES = re.compile(r"(?<=[^\s';])(?=[\s),;]|$)")  # where a value may end: before a space, ')', ',', ';'
 _SQL_IN_VALUE = re.compile(r"[=<>]|\b(?:AND|OR|FROM|WHERE|GROUP|ORDER|JOIN|SELECT|LIMIT|HAVING|THEN|END)\b")
 _MAX_QUOTED = 120  # a value longer than this, left open, is not searched for its end
+
+
+def _apostrophes(text: str) -> list[tuple[str, str]]:
+    """An apostrophe inside a word of a value (``'McDonald's'``, ``'%Women's%'``) left single: it doubled, as SQL
+    writes it. Only for an odd number of quotes."""
+    if text.count("'") % 2 == 0:
+        return []
+    return [(text[:m.start()] + "'" + text[m.start():], "doubled the apostrophe inside a value")
+            for m in re.finditer(r"(?<=[A-Za-z])'(?=[A-Za-z])", text)][:_MAX_TRIES]
 
 
 def _closing_quotes(text: str) -> list[tuple[str, str]]:
