@@ -54,6 +54,8 @@ def shop(tmp_path: Path):
      "quoted value"),
     ("SELECT town, SUM(amount) AS total sales FROM sale GROUP BY town", [("Agra", 5.0), ("Pune", 30.0)],
      "alias of several words"),
+    # a ')' too many after a CTE: '((SELECT …))' is the same query as '(SELECT …)'
+    ("WITH t AS (SELECT town, amount FROM sale)) SELECT town FROM t WHERE amount > 15;", [("Pune",)], "too many"),
     # an apostrophe inside a word of a value, not doubled: 'O''Brien' is the one reading
     ("```sql\nSELECT COUNT(*) FROM sale WHERE town <> 'O'Brien' AND amount > 6;\n```", [(2,)], "apostrophe"),
 ])

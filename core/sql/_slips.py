@@ -173,8 +173,15 @@ def _predicate_argument(func: exp.Func) -> bool:
 
 def reading(tree: exp.Expression) -> str:
     """What a parsed statement means, parentheses aside: two texts that differ only by redundant parentheses
-    (``(SUM(x))`` and ``SUM(x)``) read the same; ``(a - b) * 2`` and ``a - b * 2`` do not (their trees differ)."""
-    return repr(tree.transform(lambda n: n.this if isinstance(n, exp.Paren) else n))
+    (``(SUM(x))`` and ``SUM(x)``, ``AS ((SELECT …))`` and ``AS (SELECT …)``) read the same; ``(a - b) * 2`` and
+    ``a - b * 2`` do not (their trees differ)."""
+    return repr(tree.transform(lambda n: n.this if isinstance(n, exp.Paren) or _doubled(n) else n))
+
+
+def _doubled(node: exp.Expression) -> bool:
+    """A query in brackets of its own inside brackets that already hold it: ``AS ((SELECT …))``."""
+    return isinstance(node, exp.Subquery) and not node.alias and len([v for v in node.args.values() if v]) == 1 \
+        and isinstance(node.parent, (exp.CTE, exp.Subquery))
 
 
 def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) -> tuple[str, str] | None:
