@@ -114,6 +114,15 @@ class SQLRejected(SQLError):
     default_hint = "Cairn only runs one read-only SELECT query. Ask for data, not for changes."
 
 
+class SQLReadings(SQLRejected):
+    """A syntax slip one edit mends in two or three places that read differently: ``readings`` (mended text, what
+    was done) for the data to settle; unsettled, it is the parse error it carries."""
+
+    def __init__(self, message: str, readings: list[tuple[str, str]]) -> None:
+        super().__init__(message)
+        self.readings = readings
+
+
 class HiddenColumnRefused(SQLRejected):
     default_hint = "Name the columns you need: some columns of this table are hidden from the model (settings: hidden)."
 

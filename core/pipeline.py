@@ -24,17 +24,8 @@ from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
 from core.evidence import answering_query, check_answer, splits_asked
-from core.errors import (
-    CairnError,
-    InputError,
-    LLMError,
-    LLMReplyError,
-    NoAnswer,
-    QueryFailed,
-    QueryTimeout,
-    SQLRejected,
-    SQLValidationError,
-)
+from core.errors import (CairnError, InputError, LLMError, LLMReplyError, NoAnswer, QueryFailed, QueryTimeout,
+                         SQLReadings, SQLRejected, SQLValidationError)
 from core.fallback import fallback_sql
 from core.feedback import ExamplesProvider
 from core.llm import LLM
@@ -44,8 +35,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (HiddenColumns, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
-                      redact_error_values, silences_an_error, spelled_in, validate)
+from core.sql import (HiddenColumns, Validated, agreeing_reading, ended_in, extract_queries, guard,
+                      keep_hidden_out_sql, redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -282,8 +273,15 @@ class AskPipeline:
                apply_memory: bool = True) -> str:
         """guard, validate, then apply memory filters; returns runnable SQL (fixes appended to ``fixes_out``)."""
         mended: list[str] = []
-        with run.stage("guard"):
+        try:
+            with run.stage("guard"):
+                guarded_sql, expression = self.guard(sql, schema, mended)
+        except SQLReadings as slip:  # a slip with two or three readings: settled only when all give the same rows
+            notes = len(run.notes)
+            sql, said = agreeing_reading(slip, lambda t: self._check(run, t, schema), lambda q: self.execute(run, q))
+            del run.notes[notes:]
             guarded_sql, expression = self.guard(sql, schema, mended)
+            mended.insert(0, said)
         with run.stage("validate"):
             validated = self.validate(expression, schema, run)
         if validated.as_written is not None and not (validated.ungrouped and splits_asked(run.question, validated.expression, schema)):

@@ -79,3 +79,18 @@ def test_a_slip_with_two_readings_is_refused_as_written(sql) -> None:
 
 def test_a_query_that_parses_is_never_mended() -> None:
     assert guard("SELECT town AS t FROM sale", "sqlite").mended == ""
+
+
+def test_a_slip_whose_readings_give_the_same_rows_is_answered_and_said(shop) -> None:
+    # SUM(amount) * 2 or SUM(amount * 2): the ')' may go in two places, and both give the same rows
+    reply = "```sql\nSELECT town, SUM(amount * 2 AS doubled FROM sale GROUP BY town;\n```"
+    answer = AskPipeline(shop, ScriptedLLM(reply, reply, reply), Settings()).ask("twice the sales per town")
+    assert answer.ok and sorted(answer.rows) == [("Agra", 10.0), ("Pune", 60.0)]
+    assert any("2 places, which give the same rows" in n for n in answer.notes)
+
+
+def test_a_slip_whose_readings_give_other_rows_is_not_answered_on_a_guess(shop) -> None:
+    # SUM(amount) + id or SUM(amount + id): other rows, so no reading is chosen
+    reply = "```sql\nSELECT town, SUM(amount + id AS total FROM sale GROUP BY town;\n```"
+    answer = AskPipeline(shop, ScriptedLLM(reply, reply, reply), Settings()).ask("sales per town")
+    assert answer.path not in ("llm", "repaired") and "SUM(amount" not in (answer.sql or "")  # the fallback's, said

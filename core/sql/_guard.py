@@ -29,7 +29,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokens import TokenType
 
 from core.dialects import dialect_info
-from core.errors import SQLRejected
+from core.errors import SQLReadings, SQLRejected
 from core.sql._bounds import check_bounds
 from core.sql._catalogue import ALLOWED_PG_FUNCTIONS as _ALLOWED_PG_FUNCTIONS
 from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
@@ -37,7 +37,8 @@ from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
 from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls
-from core.sql._slips import balanced, drop_dangling_connectives, mend_syntax, plausible, reading, unfinished
+from core.sql._slips import (balanced, drop_dangling_connectives, mend_syntax, plausible, reading, slip_readings,
+                             unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -315,7 +316,9 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
         word = _leading_command(text, target)
         if word is not None:
             raise SQLRejected(f"{word} is not allowed: only a SELECT query can run") from error
-        raise SQLRejected(f"the SQL could not be parsed: {_first_line(error)}") from error
+        message, readings = f"the SQL could not be parsed: {_first_line(error)}", slip_readings(
+            text, target, lambda t: _normal(t, target))  # two or three: the data may settle them (sql._readings)
+        raise (SQLReadings(message, readings) if readings else SQLRejected(message)) from error
     return best
 
 
@@ -331,10 +334,8 @@ def _normal(text: str, target: str) -> str | None:
 def _leading_command(text: str, target: str) -> str | None:
     """The statement word an unparsable text starts with, when it is a write/admin command, else None."""
     tokens = [t for t in _tokens(text, target) if t.token_type != TokenType.L_PAREN]
-    if not tokens:
-        return None
-    word = unicodedata.normalize("NFKC", tokens[0].text).upper()
-    return word if word.lower() in _COMMAND_WORDS else None
+    word = unicodedata.normalize("NFKC", tokens[0].text).upper() if tokens else ""
+    return word if word and word.lower() in _COMMAND_WORDS else None
 
 
 def _target_null_order(tree: exp.Expression, target: str, text: str) -> None:

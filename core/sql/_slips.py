@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 __all__ = ["balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
-           "reading", "stops_in_block", "unfinished"]
+           "reading", "slip_readings", "stops_in_block", "unfinished"]
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
@@ -192,12 +192,25 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
     same reading: (mended text, what was done), else None. A reading that closing the text at its very end gives is
     taken only when the writer ended the statement (a ``;``: see ``ended_in``): a reply cut off inside a bracket
     (``IN (SELECT car_id FROM sales``) may have lost what the bracket held."""
+    return _one_reading(text, _edits(text, dialect), parses)
+
+
+def slip_readings(text: str, dialect: str, parses: Callable[[str], str | None]) -> list[tuple[str, str]]:
+    """Every distinct reading the edits of ``mend_syntax`` give (mended text, what was done), when there are two or
+    three — for the data to settle (``core.sql._readings``) — else []. A reading that closes what the text left open
+    at its very end is not one (the text may have been cut there)."""
+    readings = _readings(text, _edits(text, dialect), parses, most=3)
+    return [] if len(readings) < 2 or any(said.startswith(_AT_END) for _, said in readings) else readings
+
+
+def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
+    """The one-edit mendings of ``text`` to try (see ``mend_syntax``)."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
-        return _one_reading(text, _closing_quotes(text) + _apostrophes(text), parses)
+        return _closing_quotes(text) + _apostrophes(text)
     if len(tokens) > _MAX_TOKENS:
-        return None
+        return []
     edits: list[tuple[str, str]] = []
     depth, opened = 0, []
     for i, t in enumerate(tokens):
@@ -233,25 +246,34 @@ def mend_syntax(text: str, dialect: str, parses: Callable[[str], str | None]) ->
             edits.append((_insert(text, b.start, ","), "added a missing comma"))
     edits += [(_insert(text, tokens[k].start, "ON"), "added the ON of a JOIN") for k in _conditions_without_on(tokens)]
     edits += _spaced_aliases(text, tokens)
-    return _one_reading(text, edits, parses)
+    return edits
 
 
-def _one_reading(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None]) -> tuple[str, str] | None:
-    """The edit every parsing way of mending gives the same reading of (see ``mend_syntax``), else None."""
+def _readings(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None],
+              most: int) -> list[tuple[str, str]]:
+    """The distinct readings of the edits that parse, one edit each (what was done marked ``_AT_END`` when any edit
+    giving it closes the text at its end, unless the writer ended it with ';'); [] when more than ``most``."""
     if not edits or len(edits) > _MAX_TRIES:
-        return None
+        return []
     readings: dict[str, tuple[str, str]] = {}
-    at_end = False
+    at_end: set[str] = set()
+    ended = text.rstrip().endswith(";")
     for mended, said in edits:
         key = parses(mended)
         if key is not None:
             readings.setdefault(key, (mended, said.removeprefix(_AT_END)))
-            at_end = at_end or said.startswith(_AT_END)
-            if len(readings) > 1:
-                return None
-    if at_end and not text.rstrip().endswith(";"):
-        return None  # the one reading closes what the text left open at its end: it may have been cut there
-    return next(iter(readings.values())) if readings else None
+            if said.startswith(_AT_END) and not ended:
+                at_end.add(key)
+            if len(readings) > most:
+                return []
+    return [(m, _AT_END + said if key in at_end else said) for key, (m, said) in readings.items()]
+
+
+def _one_reading(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """The edit every parsing way of mending gives the same reading of (see ``mend_syntax``), else None. Not one
+    that closes what the text left open at its end: it may have been cut there."""
+    readings = _readings(text, edits, parses, most=1)
+    return readings[0] if readings and not readings[0][1].startswith(_AT_END) else None
 
 
 _QUOTE_OPENS = re.compile(r"(?<![\w'])'")  # a quote after an operator, a space, a bracket or a comma
