@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import answering_query, check_answer, splits_asked
+from core.evidence import agreeing_reading, answering_query, check_answer, splits_asked
 from core.errors import (CairnError, InputError, LLMError, LLMReplyError, NoAnswer, QueryFailed, QueryTimeout,
                          SQLReadings, SQLRejected, SQLValidationError)
 from core.fallback import fallback_sql
@@ -35,8 +35,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (HiddenColumns, Validated, agreeing_reading, ended_in, extract_queries, guard,
-                      keep_hidden_out_sql, redact_error_values, silences_an_error, spelled_in, validate)
+from core.sql import (HiddenColumns, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
+                      redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 

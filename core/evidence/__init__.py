@@ -5,6 +5,8 @@ bounded query under the guard), and when the rows differ says how ("4 instead of
 (``Answer.alternatives``). Nothing is changed on a guess: the person decides, and the model, shown the finding,
 may rewrite its query (``AskPipeline._review``).
 
+- ``_readings`` (before the answer): a syntax slip with two or three readings, taken only when all give the same
+  rows;
 - ``_joins``: an inner join that adds no column but drops or multiplies rows; a join on columns the schema does not
   relate between tables it relates by a key;
 - ``_anti_joins``: rows without a match asked for with an inner join (never any), or shown by the side that has no
@@ -41,11 +43,12 @@ from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
 from core.evidence._question_columns import a_look, answering_query
+from core.evidence._readings import agreeing_reading
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
+__all__ = ["agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "value_evidence"]

@@ -8,7 +8,6 @@ from core.sql._extract import extract_queries, extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._hidden import HiddenColumns, keep_hidden_out, keep_hidden_out_sql
 from core.sql._join_check import JoinCheck, joins_adding_no_column
-from core.sql._readings import agreeing_reading
 from core.sql._slips import ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
@@ -17,7 +16,6 @@ from core.sql.repair import join_candidates, silences_an_error
 
 __all__ = [
     "GuardedSQL",
-    "agreeing_reading",
     "HiddenColumns",
     "ended_in",
     "JoinCheck",
