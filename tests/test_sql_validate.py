@@ -937,3 +937,21 @@ def test_oracle_rownum_is_a_limit() -> None:
         "SELECT name FROM t ORDER BY n DESC LIMIT 3")
     assert guard("SELECT name FROM t WHERE x = 1 AND ROWNUM < 6", "postgres").sql == (
         "SELECT name FROM t WHERE x = 1 LIMIT 5")
+
+
+_FOLDED = Schema("sqlite", (  # a PostgreSQL catalogue copied without quotes: names run together in lower case
+    _table("sbcustomer", ["sbcustid", "sbcustname", "sbcustphone"], pk=("sbcustid",)),
+    _table("sbtransaction", ["sbtxid", "sbtxcustid", "sbtxtickerid", "sbtxamount"], pk=("sbtxid",)),
+    _table("sales", ["id", "salesperson_id", "sale_price"], pk=("id",)),
+    _table("flight", ["flight_id", "flight_number", "flight_days"], pk=("flight_id",)),
+))
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT sbCustomerId FROM sbcustomer", "sbcustid"),  # sb, cust(omer), id read in sbcustid
+    ("SELECT sbTxCustomerId FROM sbtransaction", "sbtxcustid"),
+    ("SELECT saleid FROM sales", "id"),  # the table's name and its key, run together
+])
+def test_a_name_run_together_in_lower_case_is_read_by_the_written_words(sql: str, expected: str) -> None:
+    assert fixed(sql, _FOLDED, "sqlite").split()[1] == expected
+

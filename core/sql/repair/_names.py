@@ -239,6 +239,7 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
         return 0.9
     best = 0.0
     ctx = {_singular(c.lower()) for c in context}
+    tw, tc = _run_together(tw, tc, nw, nc, ctx)
     rw = tuple(t for t in tw if t not in ctx and not any(similar_words(t, c) for c in ctx)) or tw  # emp_id
     rc = tuple(t for t in tc if t not in ctx) or tc
     if ctx and rw == rc:
@@ -271,6 +272,37 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
     if ratio >= 0.85 and shortest >= 4:
         best = max(best, 0.5 + (ratio - 0.85) * 1.2)
     return best
+
+
+def _run_together(tw: tuple[str, ...], tc: tuple[str, ...], nw: str, nc: str,
+                  ctx: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words of a name written run together in lower case (``sbcustid``, ``saleid``), read by the other name's
+    words (``sbCustomerId``: sb, cust, id) or its table's and its own (``saleid`` for sales' ``id``): each piece the
+    word or an abbreviation of it (``similar_words``). The names' own words when no such reading exists."""
+    if len(tc) == 1 < len(tw) and (pieces := _segment(nc, tw)):
+        return tw, pieces
+    if len(tw) == 1 < len(tc) and (pieces := _segment(nw, tc)):
+        return pieces, tc
+    if len(tw) == 1 and len(tc) == 1 and nw != nc:
+        for word in sorted(ctx):
+            if pieces := _segment(nw, (word, *tc)):
+                return pieces, tc
+    return tw, tc
+
+
+def _segment(run: str, words: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``run`` cut into ``len(words)`` pieces, each equal to its word or an abbreviation of it, or None."""
+    if not words:
+        return () if not run else None
+    if len(words) > 6 or len(run) > 60:
+        return None
+    for end in range(1, len(run) + 1):
+        piece = run[:end]
+        if piece == words[0] or similar_words(piece, words[0]):
+            rest = _segment(run[end:], words[1:])
+            if rest is not None:
+                return (words[0] if piece == words[0] else piece, *rest)
+    return None
 
 
 @dataclass(frozen=True)
