@@ -276,3 +276,16 @@ def test_a_key_named_for_the_other_table_is_never_the_tables_own_key(tmp_path: P
         assert not answer.ok or sorted(answer.rows) == [("Ann", 90.0), ("Raj", 30.0)]
     finally:
         db.close()
+
+
+def test_a_key_named_for_the_other_table_in_a_pair_table_is_its_pointer(tmp_path: Path) -> None:
+    # domain_author's key is the pair (aid, did): did points at domain, whose key is did
+    db = _db(tmp_path, "pair", "CREATE TABLE domain(did INTEGER PRIMARY KEY, name TEXT);"
+                               "CREATE TABLE domain_author(aid INTEGER, did INTEGER, PRIMARY KEY (aid, did));"
+                               "INSERT INTO domain VALUES (1, 'ML'), (2, 'DB');"
+                               "INSERT INTO domain_author VALUES (7, 1), (7, 2), (8, 1);")
+    try:
+        answer = _ask(db, "SELECT domain_author.aid FROM domain_author WHERE domain_author.domain_id = 2")
+        assert answer.ok and list(answer.rows) == [(7,)]
+    finally:
+        db.close()

@@ -380,7 +380,8 @@ def _named_key(name: str, src: Source, schema: Schema | None = None) -> str | No
     if words[:-1] != tokens(src.table.name):
         named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) == words[:-1]]
         keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1]
-        own = {k.lower() for k in table_keys(src.table)}  # orders.id is the order, never the customer it points to
+        own = {k.lower() for k in table_keys(src.table) if len(table_keys(src.table)) == 1}  # orders.id is the
+        # order, never the customer it points to; a pair key (domain_author: aid, did) is made of pointers
         held = [c for c in src.table.column_names
                 if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower() and c.lower() not in own]
         return held[0] if len(named) == 1 and held else None
