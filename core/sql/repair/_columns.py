@@ -380,8 +380,9 @@ def _named_key(name: str, src: Source, schema: Schema | None = None) -> str | No
     if words[:-1] != tokens(src.table.name):
         named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) == words[:-1]]
         keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1]
-        own = {k.lower() for k in table_keys(src.table) if len(table_keys(src.table)) == 1}  # orders.id is the
-        # order, never the customer it points to; a pair key (domain_author: aid, did) is made of pointers
+        own = {k.lower() for k in (*src.table.primary_key[:1], "id")} if len(src.table.primary_key) < 2 else set()
+        # orders.id (its declared key, or "id") is the order, never the customer it points to; a key only guessed
+        # from initials (domain_author.did) may be a pointer
         held = [c for c in src.table.column_names
                 if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower() and c.lower() not in own]
         return held[0] if len(named) == 1 and held else None
