@@ -955,3 +955,26 @@ _FOLDED = Schema("sqlite", (  # a PostgreSQL catalogue copied without quotes: na
 def test_a_name_run_together_in_lower_case_is_read_by_the_written_words(sql: str, expected: str) -> None:
     assert fixed(sql, _FOLDED, "sqlite").split()[1] == expected
 
+
+
+_WHEN = Schema("sqlite", (
+    _table("payments", ["id", "payment_date", "payment_method", "created_at", "amount"], pk=("id",)),
+    _table("flights", ["flight_id", "departure_time", "arrival_time", "session_start_ts"], pk=("flight_id",)),
+))
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT payment_dt FROM payments", "payment_date"),  # dt: the first letter and a later consonant of date
+    ("SELECT created_date FROM payments", "created_at"),  # the last word says when it happened
+    ("SELECT creation_date FROM payments", "created_at"),  # one stem, another ending
+    ("SELECT depart_time FROM flights", "departure_time"),
+    ("SELECT session_start_timestamp FROM flights", "session_start_ts"),
+])
+def test_a_word_shortened_or_given_another_ending_is_the_same_word(sql: str, expected: str) -> None:
+    assert fixed(sql, _WHEN, "sqlite").split()[1] == expected
+
+
+def test_a_when_word_never_picks_between_two_dates() -> None:
+    with pytest.raises(SQLValidationError):
+        check("SELECT payment_at FROM payments WHERE id = 1", Schema("sqlite", (_table(
+            "payments", ["id", "payment_date", "payment_time"], pk=("id",)),)), "sqlite")  # date or time: unsaid
