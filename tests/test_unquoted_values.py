@@ -105,6 +105,11 @@ def test_a_string_that_is_a_value_stays_a_value(flights) -> None:
     assert not any("written as a string" in n for n in answer.notes)
 
 
+def test_a_column_name_in_quotes_grouped_by_in_quotes_is_the_column(flights) -> None:
+    answer = _ask(flights, "SELECT 'to_airport', COUNT(*) FROM flight GROUP BY 'to_airport' ORDER BY 1")
+    assert answer.ok and answer.rows == (("JFK", 2), ("ORD", 1))
+
+
 @pytest.mark.parametrize(("sql", "rows"), [
     # a label naming each branch's count, in a UNION: it ran as written, and its rows are the answer
     ("SELECT 'dep' AS what, COUNT(*) FROM flight WHERE dep > '2023-01-01' UNION ALL SELECT 'stops', COUNT(*) "

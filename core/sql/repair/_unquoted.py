@@ -137,7 +137,8 @@ def _no_label(lit: exp.Literal, select: exp.Select) -> bool:
         return False
     group = select.args.get("group")
     if group is not None:
-        return any(isinstance(g, exp.Column) and g.name.lower() == lit.name.lower() for g in group.expressions)
+        return any(isinstance(g, (exp.Column, exp.Literal)) and g.name.lower() == lit.name.lower()
+                   for g in group.expressions)  # GROUP BY 'status' is read as the column too
     return not any(e.find(exp.AggFunc) for e in select.expressions)
 
 
