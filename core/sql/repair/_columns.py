@@ -19,7 +19,7 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair.joins import self_comparison, settle_ambiguous, table_keys
+from core.sql.repair.joins import named_key, self_comparison, settle_ambiguous
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
 from core.sql.repair._names import KEY_WORDS, Candidate, abbreviates, closest, effective, identifier, matches, pick, tokens
@@ -168,7 +168,7 @@ class _Repairer:
             keys = ", ".join(o.key for o in owners)
             raise SQLValidationError(f"{col.sql(dialect=self.dialect)}: {src.key} has no column {col.name}; {keys} "
                                      "have it", hint=f"Qualify {col.name} with the table it belongs to ({keys}).")
-        key = _named_key(col.name, src, self.schema)
+        key = named_key(col.name, src, self.schema)
         if key is not None:  # ``publication.publication_id`` where publication's key is pid
             self._set_name(col, key)
             return
@@ -261,7 +261,7 @@ class _Repairer:
             col.replace(exp.Literal.string(name))
             self.fixes.append(f"{before} -> '{name}' (a value, not a column)")
             return
-        keyed = [(s, key) for s in local if (key := _named_key(name, s, self.schema)) is not None]
+        keyed = [(s, key) for s in local if (key := named_key(name, s, self.schema)) is not None]
         if len(keyed) == 1:  # ``publication_id`` where publication's key is pid
             self._set_qualifier(col, keyed[0][0], keyed[0][1])
             return
@@ -365,31 +365,6 @@ def _plainly_shown(col: exp.Column) -> bool:
     if isinstance(parent, exp.Ordered):
         parent = parent.parent
     return isinstance(parent, (exp.Select, exp.Group, exp.Order)) and col.find_ancestor(exp.Where, exp.Having) is None
-
-
-def _named_key(name: str, src: Source, schema: Schema | None = None) -> str | None:
-    """The key of ``src``'s table when ``name`` is that table's name and a key word (``publication_id``,
-    ``customerNo``) and the table's key is spelled otherwise (``pid``, ``id``); or, with the ``schema``, the column
-    of ``src`` spelled as the key of the table ``name`` names (``journal_id`` for publication's ``jid``, journal's
-    key: the column that points there, by the name the schema gives it)."""
-    if src.table is None:
-        return None
-    words = tokens(name)
-    if len(words) < 2 or words[-1] not in KEY_WORDS:
-        return None
-    if words[:-1] != tokens(src.table.name):
-        named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) == words[:-1]]
-        keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1]
-        own = {k.lower() for k in (*src.table.primary_key[:1], "id")} if len(src.table.primary_key) < 2 else set()
-        # orders.id (its declared key, or "id") is the order, never the customer it points to; a key only guessed
-        # from initials (domain_author.did) may be a pointer
-        held = [c for c in src.table.column_names
-                if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower() and c.lower() not in own]
-        return held[0] if len(named) == 1 and held else None
-    if any(tokens(c) == words for c in src.table.column_names):
-        return None  # ``BusinessId`` where business has business_id besides its key bid: that column, by its name
-    keys = table_keys(src.table)
-    return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
 
 
 def _undeclared_alias(qualifier: str, owners: list[Source]) -> Source | None:

@@ -1,11 +1,13 @@
-"""Repairs of joins: conditions the schema settles (``_keys``), joins the query used but never wrote
-(``_forgotten``), joins that cannot matter, removed (``_strip``), and a column two joined tables share, written
-bare, where the query leaves one reading (``_ambiguous``)."""
+"""Repairs of joins: conditions the schema settles (``_keys``, which also reads a column named for the table it
+points to, ``journal_id`` for ``jid``), joins the query used but never wrote (``_forgotten``), joins that cannot
+matter, removed (``_strip``), and a column two joined tables share, written bare, where the query leaves one reading
+(``_ambiguous``)."""
 
 from core.sql.repair.joins._ambiguous import settle_ambiguous
 from core.sql.repair.joins._forgotten import FORGOTTEN_JOIN_FIX, join_forgotten
-from core.sql.repair.joins._keys import JoinMatches, join_candidates, repair_join_keys, self_comparison, table_keys
+from core.sql.repair.joins._keys import (JoinMatches, join_candidates, named_key, repair_join_keys, self_comparison,
+                                        table_keys)
 from core.sql.repair.joins._strip import strip_joins
 
-__all__ = ["FORGOTTEN_JOIN_FIX", "JoinMatches", "join_candidates", "join_forgotten", "repair_join_keys",
+__all__ = ["FORGOTTEN_JOIN_FIX", "JoinMatches", "join_candidates", "join_forgotten", "named_key", "repair_join_keys",
            "self_comparison", "settle_ambiguous", "strip_joins", "table_keys"]

@@ -40,7 +40,7 @@ from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._text_numbers import holds_numbers_as_text
 from core.sql.repair._types import kind_of
 
-__all__ = ["JoinMatches", "join_candidates", "repair_join_keys", "self_comparison", "table_keys"]
+__all__ = ["JoinMatches", "join_candidates", "named_key", "repair_join_keys", "self_comparison", "table_keys"]
 
 # Runs a bounded query (``SELECT 1 FROM a JOIN b ON … LIMIT 1``) under the read-only guard: True when it finds a row,
 # False when none, None when it could not tell (failed, timed out).
@@ -396,3 +396,28 @@ def repair_join_keys(tree: exp.Expression, schema: Schema, dialect: str, fixes: 
     joins = _Joins(schema, dialect, fixes, join_matches)
     for scope in scopes(tree):
         joins.scope(scope)
+
+
+def named_key(name: str, src: Source, schema: Schema | None = None) -> str | None:
+    """The key of ``src``'s table when ``name`` is that table's name and a key word (``publication_id``,
+    ``customerNo``) and the table's key is spelled otherwise (``pid``, ``id``); or, with the ``schema``, the column
+    of ``src`` spelled as the key of the table ``name`` names (``journal_id`` for publication's ``jid``, journal's
+    key: the column that points there, by the name the schema gives it)."""
+    if src.table is None:
+        return None
+    words = tokens(name)
+    if len(words) < 2 or words[-1] not in KEY_WORDS:
+        return None
+    if words[:-1] != tokens(src.table.name):
+        named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) == words[:-1]]
+        keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1]
+        own = {k.lower() for k in (*src.table.primary_key[:1], "id")} if len(src.table.primary_key) < 2 else set()
+        # orders.id (its declared key, or "id") is the order, never the customer it points to; a key only guessed
+        # from initials (domain_author.did) may be a pointer
+        held = [c for c in src.table.column_names
+                if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower() and c.lower() not in own]
+        return held[0] if len(named) == 1 and held else None
+    if any(tokens(c) == words for c in src.table.column_names):
+        return None  # ``BusinessId`` where business has business_id besides its key bid: that column, by its name
+    keys = table_keys(src.table)
+    return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
