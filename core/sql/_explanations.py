@@ -67,7 +67,7 @@ def _prose(text: str) -> bool:
     per sale``, ``we use DATE('now') here``). SQL puts an operator, comma or keyword between its names; only an alias
     follows a name directly."""
     words = text.split()
-    return len(words) >= 3 and any(_plain(a) and _plain(b) for a, b in zip(words, words[1:]))
+    return len(words) >= 3 and any(_plain(a) and _plain(b) for a, b in zip(words, words[1:], strict=False))
 
 
 def _plain(word: str) -> bool:

@@ -22,7 +22,7 @@ from core.schema import Schema
 from core.sql.repair.joins import named_key, self_comparison, settle_ambiguous
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
-from core.sql.repair._names import KEY_WORDS, Candidate, abbreviates, closest, effective, identifier, matches, pick, tokens
+from core.sql.repair._names import Candidate, abbreviates, closest, effective, identifier, matches, pick, tokens
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
     Source,
