@@ -78,6 +78,17 @@ SPLITS = {
 SPLITS["all"] = (*SPLITS["dev"], *SPLITS["test"])
 FIXING_MODEL = [False]  # --model fixes: the scripted model answers a repair prompt with the gold SQL
 AS_IS_ONLY = [False]  # --as-is-only: the damaged replies run as written, Cairn is not asked (for generator authors)
+MEANING: list[Any] = [None]  # column names by meaning, as the app has it (the sentence encoder); --no-meaning: off
+
+
+def _meaning(name: str, names: Any) -> list[float]:
+    """The app's closeness of names in meaning (``Services.name_meaning``): the MiniLM encoder's cosine."""
+    if MEANING[0] is None:
+        from core.memory import MiniLMEmbedder
+
+        MEANING[0] = MiniLMEmbedder()
+    vectors = MEANING[0].embed_batch([name, *names])
+    return [float(v @ vectors[0]) for v in vectors[1:]]
 DEVELOPMENT = ("own", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")  # failures may be printed: figures or misses read
 
 # Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
@@ -320,7 +331,8 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 # a model that never improves, or one that writes the right SQL once it is shown the error
                 again = base if FIXING_MODEL[0] else damaged.reply
                 llm = ScriptedLLM(damaged.reply, again, again, again)  # the first, two repair rounds, a review
-                pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today)
+                pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today,
+                                       meaning=None if MEANING[0] is False else _meaning)
                 answer = pipeline.ask(case.question)
                 cairn_ok = answer.ok and matches([tuple(r) for r in answer.rows], wants)
                 for key in (kind, "ALL"):
@@ -394,12 +406,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--as-is-only", action="store_true",
                         help="only run the damaged replies as written (n and as-is per kind): for checking a generator "
                              "without seeing Cairn's figures")
+    parser.add_argument("--no-meaning", action="store_true",
+                        help="no column names by meaning (the sentence encoder): the spelling rules alone")
     parser.add_argument("--show", nargs="*", default=[],
                         help="print Cairn's failures of these kinds ('all'); never for a held-out generator")
     args = parser.parse_args(argv)
     generator = Generator.load(args.generator)
     FIXING_MODEL[0] = args.model == "fixes"
     AS_IS_ONLY[0] = args.as_is_only
+    MEANING[0] = False if args.no_meaning else None
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
     dialects = {"both": ("postgres", "sqlite"), "all": ("postgres", "sqlite", "duckdb", "mysql")}.get(args.dialect,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from core.config import Settings, data_dir
@@ -58,7 +59,7 @@ class Services:
             s = self.settings
             database = open_target(db, embedded=None if db else self.embedded())
             llm = OllamaLLM(s.ollama_host, s.model, timeout_s=s.llm_timeout_s, num_ctx=s.num_ctx)
-            self._pipelines[key] = AskPipeline(database, llm, s, examples=self.few_shot())
+            self._pipelines[key] = AskPipeline(database, llm, s, examples=self.few_shot(), meaning=self.name_meaning)
         return self._pipelines[key]
 
     def store(self) -> Any:
@@ -77,6 +78,16 @@ class Services:
 
             self._embedder = MiniLMEmbedder()
         return self._embedder
+
+    def name_meaning(self, name: str, names: Sequence[str]) -> list[float]:
+        """How close in meaning ``name`` is to each of ``names`` (the sentence encoder's cosine, loaded on first
+        use); nothing known (0.0 each) when the encoder cannot be loaded."""
+        try:
+            vectors = self.embedder().embed_batch([name, *names])
+        except Exception as exc:  # noqa: BLE001 - a missing encoder leaves the spelling rules, never a crash
+            logger.warning("column names by meaning unavailable: %s", exc)
+            return [0.0] * len(names)
+        return [float(v @ vectors[0]) for v in vectors[1:]]
 
     def bank(self) -> Any:
         if self._bank is None:

@@ -35,7 +35,7 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (HiddenColumns, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
+from core.sql import (HiddenColumns, Meaning, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
                       redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
@@ -95,12 +95,14 @@ class AskPipeline:
         *,
         today: Callable[[], _dt.date] = _dt.date.today,
         examples: ExamplesProvider | None = None,
+        meaning: Meaning | None = None,
     ) -> None:
         self.database = database
         self.llm = llm
         self.settings = settings or Settings()
         self._today = today
         self.examples = examples  # verified examples shown as few-shot (given by the composition root)
+        self.meaning = meaning  # how close in meaning column names are (the sentence encoder), for synonyms
 
     @property
     def limits(self) -> QueryLimits:
@@ -227,7 +229,8 @@ class AskPipeline:
 
     def validate(self, expression: object, schema: Schema, run: _Run | None = None) -> Validated:
         probe = self._join_probe(run, schema) if run is not None else None
-        return validate(expression, schema, schema.dialect, join_matches=probe)  # type: ignore[arg-type]
+        return validate(expression, schema, schema.dialect, join_matches=probe,  # type: ignore[arg-type]
+                        meaning=self.meaning)
 
     def _join_probe(self, run: _Run, schema: Schema) -> Callable[[str], bool | None]:
         """Whether a bounded join query finds a row (None: it could not tell), guarded like every query."""

@@ -978,3 +978,23 @@ def test_a_when_word_never_picks_between_two_dates() -> None:
     with pytest.raises(SQLValidationError):
         check("SELECT payment_at FROM payments WHERE id = 1", Schema("sqlite", (_table(
             "payments", ["id", "payment_date", "payment_time"], pk=("id",)),)), "sqlite")  # date or time: unsaid
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT vendor_id FROM payments",  # another table's key: never the payment's own id
+    "SELECT abbreviation FROM payments",  # 'area' is a word of its own, no abbreviation of 'abbreviation'
+])
+def test_a_name_that_points_elsewhere_or_a_word_of_its_own_is_not_taken(sql: str) -> None:
+    schema = Schema("sqlite", (_table("payments", ["id", "area", "amount"], pk=("id",)),))
+    with pytest.raises(SQLValidationError):
+        check(sql, schema, "sqlite")
+
+
+def test_the_columns_an_error_suggests_come_by_meaning_first_and_none_is_taken_on_it() -> None:
+    schema = Schema("sqlite", (_table("restaurant", ["id", "name", "rating", "food_type"], pk=("id",)),))
+
+    def meaning(name: str, names) -> list[float]:  # a fake encoder: "score" is closest to "rating"
+        return [0.9 if n == "rating" else 0.1 for n in names]
+
+    with pytest.raises(SQLValidationError, match="closest columns: rating"):
+        validate(sqlglot.parse_one("SELECT score FROM restaurant", read="sqlite"), schema, "sqlite", meaning=meaning)

@@ -12,13 +12,14 @@ from core.sql._slips import ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
-from core.sql.repair import join_candidates, silences_an_error
+from core.sql.repair import Meaning, join_candidates, silences_an_error
 
 __all__ = [
     "GuardedSQL",
     "HiddenColumns",
     "ended_in",
     "JoinCheck",
+    "Meaning",
     "Validated",
     "extract_queries",
     "extract_sql",

@@ -22,7 +22,8 @@ from core.schema import Schema
 from core.sql.repair.joins import named_key, self_comparison, settle_ambiguous
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
-from core.sql.repair._names import Candidate, abbreviates, closest, effective, identifier, matches, pick, tokens
+from core.sql.repair._names import (Candidate, Meaning, abbreviates, closest, effective, identifier, matches, pick,
+                                    suggested, tokens)
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
     Source,
@@ -42,10 +43,11 @@ AMBIGUOUS_FIX = " (ambiguous)"  # how the note of a qualified ambiguous column e
 
 
 class _Repairer:
-    def __init__(self, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    def __init__(self, schema: Schema, dialect: str, fixes: list[str], meaning: Meaning | None = None) -> None:
         self.schema = schema
         self.dialect = dialect
         self.fixes = fixes
+        self.meaning = meaning
         self._sources: dict[int, list[Source]] = {}
         self._names: frozenset[str] | None = None
 
@@ -100,8 +102,13 @@ class _Repairer:
         return lambda col: [s.key for s in self.sources(scope) if s.has(col.this, self.dialect) is not None]
 
     def _fail(self, col: exp.Column, where: list[Source], names: list[str]) -> SQLValidationError:
+        """The error for a name no rule reads, with the columns it may mean: the closest by meaning first (``score``:
+        rating), for the model's repair round and the person — never taken on that closeness alone."""
         tables = ", ".join(s.table.qualified_name if s.table else s.key for s in where) or "the query"
         near = names or closest(col.name, [c for s in where for c in s.columns])
+        if self.meaning is not None:
+            near = list(dict.fromkeys([*suggested(col.name, [c for s in where for c in s.columns], self.meaning),
+                                       *near]))[:4]
         message = f"Unknown column {col.sql(dialect=self.dialect)} in {tables}"
         if near:
             message += f"; closest columns: {', '.join(near)}"
@@ -445,9 +452,11 @@ def _value_position(col: exp.Column, columns: frozenset[str]) -> bool:
     return False
 
 
-def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """Repair every column reference of ``tree`` in place, inner scopes first."""
-    repairer = _Repairer(schema, dialect, fixes)
+def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
+                   meaning: Meaning | None = None) -> None:
+    """Repair every column reference of ``tree`` in place, inner scopes first; ``meaning`` (a sentence encoder's
+    closeness of names) orders the columns an error suggests for a name no rule reads."""
+    repairer = _Repairer(schema, dialect, fixes, meaning)
     for scope in scopes(tree):
         for col in [n for n in scope.walk() if isinstance(n, exp.Column)]:
             if not isinstance(col.this, (exp.Identifier, exp.Star)):
