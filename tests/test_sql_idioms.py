@@ -8,6 +8,7 @@ import sqlite3
 import psycopg
 import pytest
 
+from core.errors import SQLRejected
 from core.sql import guard
 
 POSTGRES = [
@@ -172,3 +173,15 @@ def test_a_date_minus_a_date_is_the_days_between_them_on_sqlite(tmp_path) -> Non
         assert validate_sql("SELECT CURRENT_DATE - born_year FROM sale", schema, "sqlite").fixes == ()
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("sql", ["SELECT strftime('%Y-%u', d) FROM t", "SELECT strftime('%w', d) FROM t",
+                                 "SELECT strftime('%W', d) FROM t"])
+def test_a_strftime_day_or_week_code_postgres_would_number_otherwise_is_refused(sql: str) -> None:
+    # %u is Monday = 1, TO_CHAR's 'D' Sunday = 1; %w and %W would be printed as they are
+    with pytest.raises(SQLRejected, match="EXTRACT"):
+        guard(sql, "postgres")
+
+
+def test_postgres_own_day_of_week_format_is_its_own() -> None:
+    assert guard("SELECT TO_CHAR(d, 'D') FROM t", "postgres").sql == "SELECT TO_CHAR(d, 'D') FROM t"

@@ -19,8 +19,10 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
+from core.dialects import is_postgres_like
+
 __all__ = ["convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
-           "unknown_strftime_codes"]
+           "unknown_strftime_codes", "untranslated_strftime"]
 
 
 def strings(tree: exp.Expression) -> int:
@@ -88,6 +90,27 @@ def unknown_strftime_codes(tree: exp.Expression) -> str | None:
             what = f"has no %{', %'.join(bad)}" if bad else "reads letters outside % codes as text"
             return (f"SQLite's strftime {what} (format '{text}'): every row would get the same text or NULL. Use "
                     "%Y, %m, %d, %H, %M, %S, %w, %j or %W, and CASE for month or day names.")
+    return None
+
+
+_MISREAD_CODES = frozenset("uwW")  # %u (Monday = 1) is written 'D' (Sunday = 1); %w, %W are left as they are
+
+
+def untranslated_strftime(tree: exp.Expression, text: str, target: str) -> str | None:
+    """A strftime format (SQLite's, written in ``text`` and read into ``tree``) that another database's date formatting
+    would not say the same way: a code the translation leaves as it is or turns into another day numbering. The
+    reason, or None (no strftime written: a native TO_CHAR(d, 'D') is the database's own)."""
+    if "strftime" not in text.lower() or not is_postgres_like(target):
+        return None
+    for node in tree.find_all(exp.TimeToStr):
+        fmt = node.args.get("format")
+        if not isinstance(fmt, exp.Literal) or not fmt.is_string:
+            continue
+        bad = sorted({c for c in re.findall(r"%(.)", fmt.name) if c in _MISREAD_CODES})
+        if bad or "%" in node.sql(dialect="postgres").replace(fmt.name, ""):
+            return (f"strftime's %{', %'.join(bad) or '?'} has no same-meaning format on this database (format "
+                    f"'{fmt.name}'): use EXTRACT(DOW FROM x) for the day of the week (Sunday 0), "
+                    "EXTRACT(ISODOW FROM x) (Monday 1) or EXTRACT(WEEK FROM x)")
     return None
 
 

@@ -36,7 +36,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls
+from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls, untranslated_strftime
 from core.sql._slips import (balanced, drop_dangling_connectives, mend_syntax, plausible, reading, slip_readings,
                              unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
@@ -252,8 +252,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         check_bounds(final, target)  # no value of unbounded size built on the server (SQLUnbounded)
         if (cut := unfinished(text, target)) is not None:  # a read-only query, but one the parser completed
             raise SQLRejected(f"the query stops after {cut!r}, where more must follow: it looks cut off")
-        if target == "sqlite" and (meaningless := sqlite_meaningless(final)) is not None:
-            raise SQLRejected(meaningless)
+        if why := sqlite_meaningless(final) if target == "sqlite" else untranslated_strftime(final, text, target):
+            raise SQLRejected(why)
     except RecursionError as exc:
         raise SQLRejected("the SQL is nested too deeply to check") from exc
     logger.debug("guard accepted (%s -> %s): %s", read, target, out)
