@@ -185,3 +185,17 @@ def test_a_strftime_day_or_week_code_postgres_would_number_otherwise_is_refused(
 
 def test_postgres_own_day_of_week_format_is_its_own() -> None:
     assert guard("SELECT TO_CHAR(d, 'D') FROM t", "postgres").sql == "SELECT TO_CHAR(d, 'D') FROM t"
+
+
+@pytest.mark.parametrize(("written", "same"), [
+    ("TRUNC(DATE('2024-05-17'), 'MM')", "DATE('2024-05-17', 'start of month')"),
+    ("TRUNC(DATE('2024-05-17'), 'YYYY')", "DATE('2024-05-17', 'start of year')"),
+    ("TRUNC(-3.14159, 2)", "-3.14"),  # SQLite's trunc() takes no decimals: they are not dropped
+])
+def test_oracle_trunc_on_sqlite(written: str, same: str) -> None:
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute(guard(f"SELECT {written}", "sqlite").sql).fetchone() == conn.execute(f"SELECT {same}").fetchone()
+
+
+def test_oracle_trunc_of_a_date_on_postgres_is_date_trunc() -> None:
+    assert guard("SELECT TRUNC(d, 'MM') FROM t", "postgres").sql == "SELECT DATE_TRUNC('MONTH', d) FROM t"

@@ -86,6 +86,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     _rownum(tree, notes)
     _tsql_convert(tree, notes)
     _oracle_now(tree, notes)
+    _oracle_trunc(tree, target, notes)
     for join in tree.find_all(exp.Join):
         bare = "pivots" in join.args and not any(join.args.get(k) for k in ("on", "using", "method", "side")) and (
             join.args.get("kind") or "INNER").upper() == "INNER"
@@ -172,6 +173,39 @@ def _oracle_now(tree: exp.Expression, notes: list[str]) -> None:
                 isinstance(a, exp.Alias) and a.alias.upper() == col.name.upper() for a in tree.find_all(exp.Alias)):
             col.replace(exp.CurrentTimestamp())
             notes.append(f"{col.name.upper()} -> CURRENT_TIMESTAMP")
+
+
+_ORACLE_UNITS = {"MM": "month", "MON": "month", "MONTH": "month", "RM": "month", "YYYY": "year", "YYY": "year",
+                 "YY": "year", "Y": "year", "YEAR": "year", "SYYYY": "year", "DD": "day", "DDD": "day", "J": "day",
+                 "Q": "quarter", "IW": "week", "HH": "hour", "HH24": "hour", "MI": "minute"}
+
+
+def _oracle_trunc(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """Oracle's ``TRUNC(d, 'MM')`` — a date cut to the start of its month, year, day … (a format, where a number of
+    decimals goes for a number) — and ``DATE_TRUNC('MM', d)`` read from it: PostgreSQL's ``DATE_TRUNC('month', d)``;
+    on SQLite ``DATE(d, 'start of month')`` for month, year and day (other units are left for the database). On SQLite
+    a number's ``TRUNC(x, 2)``, whose decimals SQLite's trunc() does not take, cuts by a CAST."""
+    for node in list(tree.find_all(exp.Trunc, exp.DateTrunc)):
+        unit = node.args.get("decimals") if isinstance(node, exp.Trunc) else node.args.get("unit")
+        if target == "sqlite" and isinstance(node, exp.Trunc) and isinstance(unit, exp.Literal) and unit.is_int:
+            scale = 10 ** int(unit.name)  # SQLite's trunc() takes no decimals (sqlglot would drop them): CAST cuts
+            new = exp.Div(this=exp.Cast(this=exp.Mul(this=node.this.copy(), expression=exp.Literal.number(scale)),
+                                        to=exp.DataType.build("INTEGER")), expression=exp.Literal.number(f"{scale}.0"))
+            notes.append(f"TRUNC(x, {unit.name}) -> {new.sql(dialect='sqlite')}")
+            node.replace(new)
+            continue
+        name = _ORACLE_UNITS.get(unit.name.upper()) if isinstance(unit, exp.Literal) and unit.is_string else None
+        if name is None or isinstance(node, exp.DateTrunc) and unit.name.lower() == name:
+            continue
+        if is_postgres_like(target):
+            new = exp.DateTrunc(unit=exp.Literal.string(name), this=node.this.copy())
+        elif target == "sqlite" and name in ("month", "year", "day"):
+            new = exp.Anonymous(this="DATE", expressions=[node.this.copy()] + (
+                [exp.Literal.string(f"start of {name}")] if name != "day" else []))
+        else:
+            continue
+        notes.append(f"{node.sql(dialect=target)} -> {new.sql(dialect=target)}")
+        node.replace(new)
 
 
 def _rownum(tree: exp.Expression, notes: list[str]) -> None:
