@@ -42,3 +42,7 @@ def test_words_in_quotes_and_comments_are_never_read() -> None:
 def test_prose_without_a_query_still_has_no_query() -> None:
     with pytest.raises(LLMReplyError):
         extract_sql("Please fill the form with the selct few you want.", "sqlite")
+
+
+def test_words_with_no_clause_spelled_right_are_not_made_sql() -> None:
+    assert spelled_keywords("SELEC nothing useful", lambda s: True) == "SELEC nothing useful"

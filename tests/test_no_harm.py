@@ -170,3 +170,20 @@ def test_a_label_or_key_named_only_by_its_table_is_no_split(tmp_path: Path) -> N
     answer = AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("ratio of open businesses to closed ones")
     assert answer.ok and len(answer.rows) == 1 and answer.rows[0][1] == 2.0
     db.close()
+
+
+@pytest.mark.parametrize("cte", [
+    "SELECT state, MIN(zip) AS first_zip FROM visits",  # the lone MIN is no idiom where the rest joins on state
+    "SELECT state, COUNT(*) AS n FROM visits",
+])
+def test_a_cte_the_query_joins_on_its_bare_column_is_grouped_by_it(places, cte: str) -> None:
+    sql = (f"WITH per AS ({cte}) SELECT v.state, per.* FROM (SELECT DISTINCT state FROM visits) AS v "
+           "JOIN per ON per.state = v.state ORDER BY v.state")
+    answer = AskPipeline(places, ScriptedLLM(sql, sql, sql), Settings()).ask("for each state, its first zip and count")
+    assert answer.ok and [r[0] for r in answer.rows] == ["CA", "NY", "TX"]  # one row per state, not one in all
+
+
+def test_a_cte_whose_bare_column_the_query_never_uses_runs_as_written(places) -> None:
+    sql = "WITH t AS (SELECT state, COUNT(*) AS n FROM visits) SELECT n FROM t"  # a stray column: one total
+    answer = AskPipeline(places, ScriptedLLM(sql, sql, sql), Settings()).ask("how many visits are there?")
+    assert answer.ok and list(answer.rows) == [(7,)]

@@ -33,8 +33,12 @@ def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bo
     grain = asked_grain(" ".join(question.lower().split()))
     for select in completed.find_all(exp.Select):
         aliases = {p.unalias(): p.alias for p in select.expressions if isinstance(p, exp.Alias)}
+        inner = _inner_name(select, completed)
         for item in (select.args.get("group") or exp.Group()).expressions:
             alias = next((a for e, a in aliases.items() if e == item), "")
+            if inner and isinstance(item, exp.Column) and _split_used(item, alias, inner, select, completed, schema):
+                said.append(True)  # a CTE joined on its column, or grouped by its table's key: made per that column
+                continue
             if isinstance(item, exp.Column):
                 found = owner(item, select, schema)
                 table = found[0].name if found else ""
@@ -51,6 +55,28 @@ def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bo
                     item, (exp.Anonymous, exp.TimeToStr, exp.DateTrunc, exp.TimestampTrunc, exp.Extract,
                            exp.Year, exp.Month, exp.Date))))
     return bool(said) and all(said)
+
+
+def _inner_name(select: exp.Select, tree: exp.Expression) -> str:
+    """The name the rest of the query reads ``select`` by: its CTE's or derived table's alias ("" for the outermost
+    query, a branch of a union or a subquery with no name)."""
+    holder = select.parent
+    if isinstance(holder, (exp.CTE, exp.Subquery)) and select is not tree:
+        return holder.alias_or_name
+    return ""
+
+
+def _split_used(item: exp.Column, alias: str, inner: str, select: exp.Select, tree: exp.Expression,
+                schema: Schema) -> bool:
+    """Whether a column a CTE or derived table is grouped by shows the split was meant: the rest of the query joins
+    on it (``JOIN ec ON ec.merchant_id = m.mid``: one row could not be joined on), or it is its table's own key
+    (``s.id`` beside ``MAX(p.payment_date)``: one value per sale)."""
+    found = owner(item, select, schema)
+    if found is not None and (found[1].name in found[0].primary_key[:1] or found[1].name.lower() == "id"):
+        return True
+    name = (alias or item.name).lower()
+    return any(c.table.lower() == inner.lower() and c.name.lower() == name and c.find_ancestor(exp.Join) is not None
+               and c.find_ancestor(exp.Select) is not select for c in tree.find_all(exp.Column))
 
 
 def completion_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,

@@ -4,7 +4,8 @@ A misspelt keyword leaves a statement no dialect reads (``FROM users WHRE id = 1
 then stops), and a misspelt ``SELECT`` leaves no statement to find at all. The keywords of a clause are a closed
 set, so a word one edit away from exactly one of them — a letter dropped, added or changed, two neighbours swapped,
 a space lost or moved (``GROUPBY``, ``GROUP YB``) — in the same case as the statement's keywords, can only be that
-keyword when the block reads as one statement with it and did not without it. Short keywords (``ON``, ``AS``,
+keyword when the block reads as one statement with it and did not without it, and another clause keyword is spelled
+right (words with none, ``SELEC nothing useful``, are no evidence of SQL). Short keywords (``ON``, ``AS``,
 ``OR``, ``BY`` alone) have too many neighbours to guess and are never targets; words inside quotes or comments are
 never read. A block that already reads is left exactly as written.
 """
@@ -52,6 +53,8 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     if len(block) > _MAX_CHARS or not block.strip() or reads(block):
         return block
     keywords = re.findall(r"\b(?:SELECT|FROM|WHERE|JOIN|GROUP|ORDER|select|from|where|join|group|order)\b", block)
+    if not keywords:
+        return block  # "SELEC nothing useful": no clause spelled right, so nothing says the words are SQL
     lower = sum(k.islower() for k in keywords) > len(keywords) / 2
     edits: list[tuple[int, int, str]] = []
     for match in _WORD.finditer(block):

@@ -254,8 +254,9 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
             aggs += [a for o in order.expressions for a in _aggregates(o)]
         if group is None and not aggs:
             continue
-        if dialect == "sqlite" and aggs and all(isinstance(a, (exp.Min, exp.Max)) for a in aggs) and len(aggs) == 1:
-            continue
+        if dialect == "sqlite" and aggs and all(isinstance(a, (exp.Min, exp.Max)) for a in aggs) and len(aggs) == 1 \
+                and not _joined_on(select):
+            continue  # SQLite's row with the extreme — not in a CTE the rest of the query joins on a column of
         if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
                for p in select.expressions):
             continue
@@ -282,6 +283,17 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                 group.append("expressions", item)
         for item in added:
             fixes.append(f"added {item.sql(dialect=dialect)}{GROUP_BY_FIX}")
+
+
+def _joined_on(select: exp.Select) -> bool:
+    """Whether ``select`` is a CTE or derived table the rest of the query joins on one of its columns (one row,
+    the extreme's, could not be what such a join pairs up)."""
+    holder = select.parent
+    if not isinstance(holder, (exp.CTE, exp.Subquery)) or not holder.alias_or_name:
+        return False
+    name = holder.alias_or_name.lower()
+    return any(c.table.lower() == name and c.find_ancestor(exp.Join) is not None
+               and c.find_ancestor(exp.Select) is not select for c in select.root().find_all(exp.Column))
 
 
 _LABELS = frozenset({"name", "title", "label"})
