@@ -475,7 +475,7 @@ def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
     for dialect in _READ_DIALECTS:
         try:
             statements = parse_statements(sql, dialect)
-        except (SqlglotError, RecursionError):
+        except (SqlglotError, RecursionError, IndexError):  # IndexError: a parser of sqlglot's ran off the end
             continue
         if len(statements) == 1 and (command_ok or not isinstance(statements[0], exp.Command)):
             return dialect
