@@ -4,7 +4,7 @@ Both are errors everywhere (a WHERE cannot aggregate; aggregates cannot nest), a
 the rows whose value equals the aggregate over the rows the query considers, which SQL spells as a scalar subquery
 over the same tables and the same other conditions (``WHERE price = (SELECT MAX(price) FROM … WHERE …)``), and the
 groups whose count equals the largest count (``HAVING COUNT(*) = (SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM …
-GROUP BY …))``; written ``= (SELECT MAX(COUNT(*)))`` with no FROM too). Moving such a condition to HAVING instead would group by the compared value and make it true of
+GROUP BY …))``). Moving such a condition to HAVING instead would group by the compared value and make it true of
 every row. A condition comparing only aggregates (``WHERE COUNT(*) > 2``) is left for the move to HAVING.
 """
 
@@ -77,8 +77,6 @@ def aggregates_over_rows(select: exp.Select, dialect: str, fixes: list[str]) -> 
     having = select.args.get("having")
     if having is None or select.args.get("group") is None:
         return
-    for sub in [s for s in having.find_all(exp.Subquery) if _bare_extreme(s)]:
-        sub.replace(sub.this.expressions[0].copy())  # (SELECT MAX(COUNT(*))), no FROM: MAX(COUNT(*)) as written
     for outer in [a for a in _aggregates(having.this) if any(isinstance(n, exp.AggFunc) for n in a.this.walk())]:
         inner = next(n for n in outer.this.walk() if isinstance(n, exp.AggFunc))
         if inner is not outer.this:
@@ -92,10 +90,3 @@ def aggregates_over_rows(select: exp.Select, dialect: str, fixes: list[str]) -> 
         outer.replace(exp.Subquery(this=top))
         fixes.append(f"{before} -> the {name} over the groups")
 
-
-def _bare_extreme(sub: exp.Subquery) -> bool:
-    """``(SELECT MAX(COUNT(*)))``: a subquery with no FROM of an aggregate of an aggregate (which nests them all the
-    same: an error everywhere)."""
-    select = sub.this
-    return isinstance(select, exp.Select) and select.args.get("from_") is None and len(select.expressions) == 1 and (
-        isinstance(select.expressions[0], exp.AggFunc) and isinstance(select.expressions[0].this, exp.AggFunc))
