@@ -21,6 +21,7 @@ import re
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from core.dialects import is_postgres_like
+from core.errors import SQLRejected
 
 __all__ = ["cross_joins_on_true", "rewrite_foreign_idioms"]
 
@@ -184,16 +185,15 @@ def _oracle_trunc(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """Oracle's ``TRUNC(d, 'MM')`` — a date cut to the start of its month, year, day … (a format, where a number of
     decimals goes for a number) — and ``DATE_TRUNC('MM', d)`` read from it: PostgreSQL's ``DATE_TRUNC('month', d)``;
     on SQLite ``DATE(d, 'start of month')`` for month, year and day (other units are left for the database). On SQLite
-    a number's ``TRUNC(x, 2)``, whose decimals SQLite's trunc() does not take, cuts by a CAST."""
+    a number's ``TRUNC(x, 2)`` is refused: its trunc() takes no decimals (sqlglot would drop them, and a CAST cuts
+    0.29 to 0.28 in floating point)."""
     for node in list(tree.find_all(exp.Trunc, exp.DateTrunc)):
         unit = node.args.get("decimals") if isinstance(node, exp.Trunc) else node.args.get("unit")
-        if target == "sqlite" and isinstance(node, exp.Trunc) and isinstance(unit, exp.Literal) and unit.is_int:
-            scale = 10 ** int(unit.name)  # SQLite's trunc() takes no decimals (sqlglot would drop them): CAST cuts
-            new = exp.Div(this=exp.Cast(this=exp.Mul(this=node.this.copy(), expression=exp.Literal.number(scale)),
-                                        to=exp.DataType.build("INTEGER")), expression=exp.Literal.number(f"{scale}.0"))
-            notes.append(f"TRUNC(x, {unit.name}) -> {new.sql(dialect='sqlite')}")
-            node.replace(new)
-            continue
+        if target == "sqlite" and isinstance(node, exp.Trunc) and unit is not None and not (
+                isinstance(unit, exp.Literal) and unit.is_string):
+            raise SQLRejected(f"{node.sql(dialect='postgres')}: SQLite's trunc() takes no number of decimals (they "
+                              "would be dropped, or cut wrong in floating point)", hint="Use ROUND(x, n), or "
+                              "TRUNC(x) for whole numbers.")
         name = _ORACLE_UNITS.get(unit.name.upper()) if isinstance(unit, exp.Literal) and unit.is_string else None
         if name is None or isinstance(node, exp.DateTrunc) and unit.name.lower() == name:
             continue

@@ -120,7 +120,8 @@ def _singular(word: str) -> str:
 KEY_WORDS = frozenset({"id", "no", "num", "nr", "number", "code", "key"})
 # Words for the one column that labels a row: ``title`` asked of a table whose label is ``name``.
 _LABEL_WORDS = frozenset({"name", "title", "label"})
-_WHEN_WORDS = frozenset({"at", "on", "date", "dt", "time", "ts", "timestamp", "datetime"})  # the last word of a
+_AGENT_ENDINGS = frozenset({"er", "or", "ers", "ors", "ee", "ees", "ist"})  # review / reviewer: another thing
+WHEN_WORDS = frozenset({"at", "on", "date", "dt", "time", "ts", "timestamp", "datetime"})  # the last word of a
 # column saying when something happened
 # Words a column name may carry after its subject without changing it: ``cylinders_name`` for ``cylinders``.
 _TRAILING = frozenset({"name", "value", "val", "count", "number", "num", "amount", "text"})
@@ -189,8 +190,8 @@ def _subsequence(short: str, long: str) -> bool:
 def similar_words(a: str, b: str) -> bool:
     """Two words that may be one: equal, an abbreviation (``cust``/``customer``, ``qty``/``quantity``,
     ``dept``/``department``: same first letter, the shorter's three or four letters in order in the longer; a
-    longer "abbreviation" is a word of its own, as ``paper`` in ``paperkeyphrase``; two letters, the first and
-    a later consonant: ``dt``/``date``), one stem with endings of up to three letters (``depart``/``departure``), or a one-letter
+    longer "abbreviation" is a word of its own, as ``paper`` in ``paperkeyphrase``), one stem with endings of up to
+    three letters (``depart``/``departure``; never the one who does it, ``reviewer`` for ``review``), or a one-letter
     typo in words of four letters or more."""
     if a == b:
         return True
@@ -200,11 +201,10 @@ def similar_words(a: str, b: str) -> bool:
     if 3 <= len(short) <= 4 < len(long) and short[0] == long[0] and _subsequence(short, long) and (
             short[1] == long[1] or not set(short) & set("aeiou")):
         return True  # cust, dept, qty, mgr — never a word of its own (area is no abbreviation of abbreviation)
-    if len(short) == 2 and len(long) >= 4 and short[0] == long[0] and short[1] in long[2:] and short[1] not in "aeiou":
-        return True  # dt for date, ts for timestamp: the first letter and a later consonant
     stem = len(_common_prefix(short, long))
-    if stem >= 5 and len(short) - stem <= 3 and len(long) - stem <= 3:
-        return True  # depart and departure, created and creation: one stem, another ending
+    if stem >= 5 and len(short) - stem <= 3 and len(long) - stem <= 3 and not {
+            short[stem:], long[stem:]} & _AGENT_ENDINGS:
+        return True  # depart and departure, created and creation: one stem, another ending (not review/reviewer)
     return len(short) >= 4 and _distance(a, b) == 1
 
 
@@ -273,7 +273,7 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
         best = max(best, 0.64)  # salary -> salary_amount, phone -> phone_number: every word kept, one added
     if len(tw) == len(tc) and tw[:-1] == tc[:-1] and {tw[-1], tc[-1]} <= KEY_WORDS:
         best = max(best, 0.8)  # student_no -> student_id
-    if len(tw) == len(tc) >= 2 and _aligned(tw[:-1], tc[:-1])[0] == len(tw) - 1 and {tw[-1], tc[-1]} <= _WHEN_WORDS:
+    if len(tw) == len(tc) >= 2 and _aligned(tw[:-1], tc[:-1])[0] == len(tw) - 1 and {tw[-1], tc[-1]} <= WHEN_WORDS:
         best = max(best, 0.66)  # created_date -> created_at, sale_at -> sale_date: when it happened
     if len(rw) == len(rc) == 1 and {rw[0], rc[0]} <= _LABEL_WORDS:
         best = max(best, 0.66)  # title -> name: the row's label, however it is called
@@ -284,6 +284,8 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
     resid_c = "".join(t for t in rc if t not in common) or nc
     dist = _distance(resid_w, resid_c)
     shortest = min(len(resid_w), len(resid_c))
+    if any(resid_w == resid_c + e or resid_c == resid_w + e for e in _AGENT_ENDINGS):
+        dist = 99  # review and reviewer: two letters apart, two things
     if dist == 1 and shortest >= 3:
         best = max(best, 0.68)
     elif dist == 2 and shortest >= 6:

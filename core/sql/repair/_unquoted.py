@@ -18,6 +18,7 @@ from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema
 from core.sql.repair._dates_sqlite import date_differences
+from core.sql.repair._names import WHEN_WORDS, tokens
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
@@ -98,8 +99,15 @@ def date_arithmetic(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         return
     for scope in scopes(tree):
         local = scope_sources(scope, schema, dialect)
-        date_differences(scope.expression, lambda col, local=local, select=scope.expression: _kind(
+        date_differences(scope.expression, lambda col, local=local, select=scope.expression: _date_kind(
             col, local, dialect) if col.find_ancestor(exp.Select) is select else None, fixes)
+
+
+def _date_kind(col: exp.Column, local: list[Source], dialect: str) -> str | None:
+    """A column's kind for date arithmetic: its declared one, and a text column only when its name says when
+    (``sold_on``, ``created_at``, ``sale_date``): a text ``model_year`` minus today is an age in years as written."""
+    kind = _kind(col, local, dialect)
+    return kind if kind != "text" or set(tokens(col.name)) & WHEN_WORDS else None
 
 
 def _column_for(lit: exp.Literal, local: list[Source], dialect: str) -> tuple[Source, str] | None:

@@ -410,7 +410,7 @@ def named_key(name: str, src: Source, schema: Schema | None = None) -> str | Non
         return None
     if words[:-1] != tokens(src.table.name):
         named = [t for t in (schema.tables if schema else ()) if t is not src.table and tokens(t.name) == words[:-1]]
-        keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1]
+        keys = [k for t in named for k in table_keys(t) if len(table_keys(t)) == 1 and _key_names(k, t)]
         own = {k.lower() for k in (*src.table.primary_key[:1], "id")} if len(src.table.primary_key) < 2 else set()
         # orders.id (its declared key, or "id") is the order, never the customer it points to; a key only guessed
         # from initials (domain_author.did) may be a pointer
@@ -421,3 +421,11 @@ def named_key(name: str, src: Source, schema: Schema | None = None) -> str | Non
         return None  # ``BusinessId`` where business has business_id besides its key bid: that column, by its name
     keys = table_keys(src.table)
     return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
+
+
+def _key_names(key: str, table: Table) -> bool:
+    """Whether a key's name says whose key it is (``jid`` for journal, ``journal_id``): then a column of that name
+    in another table points there. A generic one (``id``, ``uuid``, ``code``) is every table's own key as well."""
+    words = tokens(key)
+    return bool(set(words) & set(tokens(table.name))) or (
+        len(key) <= 4 and key[:1].lower() == table.name[:1].lower() and key.lower().endswith("id") and key.lower() != "id")
