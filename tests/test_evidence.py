@@ -444,3 +444,10 @@ def test_a_count_asked_for_beside_a_sample_of_rows_runs_the_count(school) -> Non
 def test_a_sample_or_a_count_beside_the_answer_is_the_look(school, reply, question, rows) -> None:
     answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask(question)
     assert answer.ok and sorted(answer.rows) == rows
+
+
+def test_a_sample_of_the_size_the_question_asks_for_is_the_answer(school) -> None:
+    reply = ("First the teachers per course count:\n```sql\nSELECT tid, COUNT(*) FROM course GROUP BY tid\n```\n"
+             "And three teachers:\n```sql\nSELECT * FROM teacher LIMIT 3\n```")
+    answer = AskPipeline(school, ScriptedLLM(reply, reply, reply, reply), Settings()).ask("show me any 3 teachers")
+    assert answer.ok and len(answer.rows) == 3 and len(answer.rows[0]) == 2

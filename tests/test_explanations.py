@@ -24,6 +24,9 @@ DB.executescript("CREATE TABLE sale(id INTEGER, town TEXT, amount REAL, sold_on 
     # comments with commas, brackets and quotes: sentences all the same
     "```sql\nSELECT town, SUM(amount) AS total\nFROM sale  # main table, one row per sale\n"
     "WHERE sold_on >= DATE('now', '-30 days')  # last 30 days, inclusive\nGROUP BY town  // we use town (not id) here\n```",
+    # a list item of prose between two clauses
+    "```sql\nSELECT town, SUM(amount) AS total\nFROM sale\n- Keep only the recent sales of each town\n"
+    "WHERE sold_on >= DATE('now', '-30 days')\nGROUP BY town\n```",
 ])
 def test_explanations_inside_the_block_are_comments_and_every_clause_runs(reply: str) -> None:
     sql = guard(extract_sql(reply, "sqlite"), "sqlite").sql
@@ -46,3 +49,11 @@ def test_sql_that_holds_a_mark_is_left_as_written(line: str) -> None:
 def test_a_long_block_is_read_in_one_pass() -> None:
     block = "SELECT id FROM sale\nWHERE town IN (\n" + "".join(f"    'town{i}',\n" for i in range(20000)) + "    'Pune'\n);"
     assert explanations_as_comments(block) == block  # quadratic before: minutes for a model repeating itself
+
+
+@pytest.mark.parametrize(("reply", "dialect"), [
+    ("```sql\nselect amount // qty as unit_price from sales\n```", "duckdb"),  # integer division, lower case
+    ("```sql\nSELECT flags # mask as x FROM t\n```", "postgres"),  # XOR with an alias
+])
+def test_a_block_the_target_dialect_reads_as_written_keeps_its_operators(reply: str, dialect: str) -> None:
+    assert extract_sql(reply, dialect) == reply.split("\n")[1]

@@ -175,7 +175,12 @@ def answering_query(question: str, queries: list[str], schema: Schema) -> int:
     if len(queries) < 2 or trees[0] is None:
         return 0
     if _a_look(trees[0]):
-        asks_count = "count" in read_question(question).aggregates
+        asked = read_question(question)
+        limit = trees[0].args.get("limit")
+        size = limit.expression.name if isinstance(limit, exp.Limit) else ""
+        if size.isdigit() and (size == str(asked.limit) or re.search(rf"(?<![\d.]){size}(?![\d.])", question)):
+            return 0  # "show me any 3 orders": the sample of 3 is the answer, not the look at the data before it
+        asks_count = "count" in asked.aggregates
         answers = [i for i, tree in enumerate(trees[1:], 1) if tree is not None and not _a_look(tree)]
         if answers:
             return answers[-1]

@@ -14,12 +14,16 @@ Only a fenced SQL block is rewritten, and only:
   stand between operands (``a # b``, ``a // b + c``), and SQL never sets two plain words side by side but a name and
   its alias;
 - a whole line of prose between two lines of the statement — no quote, bracket, comparison or comma, not starting
-  with a word of SQL, ending with ``:`` or read as a comment line — when a clause follows it: a comment.
+  with a word of SQL, ending with ``:`` or read as a comment line, or a list item that reads as a sentence
+  (``- Keep only the active staff``) — when a clause follows it: a comment.
+
+A block that reads as one statement of the target dialect as written is left alone.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = ["explanations_as_comments"]
 
@@ -35,15 +39,19 @@ partition interval true false""".split())
 _PROSE = re.compile(r"^\s*[A-Za-z][\w ]*[\w)]\s*:\s*$")  # "Start from sales:", "Link inventory_snapshots:"
 
 
-def explanations_as_comments(block: str) -> str:
-    """``block`` with its explanations written as ``--`` comments (the text itself when it has none)."""
+def explanations_as_comments(block: str, reads: Callable[[str], bool] | None = None) -> str:
+    """``block`` with its explanations written as ``--`` comments (the text itself when it has none, or when it
+    ``reads`` as one statement of the target dialect as written: DuckDB's ``a // b c``, PostgreSQL's ``a # b AS x``)."""
+    if reads is not None and reads(block):
+        return block
     lines = block.split("\n")
     later = [False] * len(lines)  # a clause follows line i (from the end: one pass, however long the block)
     for i in range(len(lines) - 2, -1, -1):
         later[i] = later[i + 1] or bool(_CLAUSE.match(lines[i + 1]))
     out: list[str] = []
     for i, line in enumerate(lines):
-        if later[i] and _PROSE.match(line) and not _SQL_START.match(line) and not re.search(r"['\"()=<>,]", line):
+        plain = not re.search(r"['\"()=<>,]", line)
+        if later[i] and plain and (_PROSE.match(line) and not _SQL_START.match(line) or _bullet(line)):
             out.append("-- " + line.strip())
             continue
         out.append(_trailing(line))
@@ -55,11 +63,18 @@ def _trailing(line: str) -> str:
     for match in _MARK.finditer(line):
         rest = line[match.end(2):]
         words = re.findall(r"[A-Za-z_]+", rest)
-        if line[: match.start(2)].count("'") % 2 or len(words) < 2:
+        if line[: match.start(2)].count("'") % 2 or line[: match.start(2)].count('"') % 2 or len(words) < 2:
             continue
         if not re.search(r"[=<>(),'\"+*/%|]", rest) and not _CAPITAL_SQL.search(rest) or _prose(rest):
             return line[: match.start(2)] + "--" + rest
     return line
+
+
+def _bullet(line: str) -> bool:
+    """``- Keep only the active staff`` between two clauses: a list item of prose, three words or more, no SQL word
+    in capitals (``+ Bonus AS pay`` and ``- UnitsOnOrder < ReorderLevel`` go on with the statement)."""
+    item = re.match(r"\s*[-*+]\s+(?=[A-Z][a-z])", line)
+    return item is not None and _prose(line[item.end():]) and not _CAPITAL_SQL.search(line)
 
 
 def _prose(text: str) -> bool:

@@ -100,7 +100,8 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     if straight != outside_think:  # ‘2023-01-01’ typed by a word processor: read as the quotes meant
         sources.insert(0, straight)
     for source in sources:
-        blocks = [spelled_keywords(explanations_as_comments(b), _reads) for b in _sql_blocks(source)]
+        native = (lambda b: _reads_as(b, dialect)) if dialect else None  # noqa: E731
+        blocks = [spelled_keywords(explanations_as_comments(b, native), _reads) for b in _sql_blocks(source)]
         found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
         if not found:
             found = [sql for sql in (_statement_in(r) for r in _regions(source)) if sql][:1]
@@ -468,6 +469,14 @@ def _strip_semicolons(sql: str, dialect: str) -> str:
 
 def _reads(sql: str) -> bool:
     return _one_statement_dialect(sql.strip().rstrip(";"), False) is not None
+
+
+def _reads_as(sql: str, dialect: str) -> bool:
+    """Whether ``sql`` is one statement of ``dialect`` as written."""
+    try:
+        return len(parse_statements(sql.strip().rstrip(";"), dialect)) == 1
+    except (SqlglotError, RecursionError, IndexError, ValueError):
+        return False
 
 
 def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
