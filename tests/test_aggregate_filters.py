@@ -70,3 +70,12 @@ def test_an_aggregate_written_into_group_by_leaves_it(courses, sql) -> None:
 def test_a_group_by_holding_only_an_aggregate_is_dropped(courses) -> None:
     answer = _ask(courses, "SELECT SUM(enrolled) AS students FROM course GROUP BY students")
     assert answer.ok and answer.rows == ((244,),)
+
+
+def test_the_largest_group_where_the_question_asks_for_the_top_n_offers_them(courses) -> None:
+    answer = AskPipeline(courses, ScriptedLLM(*[
+        "SELECT dept, COUNT(*) AS n FROM course GROUP BY dept HAVING COUNT(*) = MAX(COUNT(*))"] * 3), Settings()).ask(
+        "the top 3 departments by number of courses")
+    assert answer.ok and sorted(answer.rows) == [("arts", 3), ("math", 3)]  # the groups with the largest count
+    (top,) = [a for a in answer.alternatives if a.label == "The top 3 groups"]
+    assert "LIMIT 3" in top.sql and "ORDER BY COUNT(*) DESC" in top.sql

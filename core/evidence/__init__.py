@@ -38,7 +38,7 @@ from core.evidence._anti_joins import anti_join_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
-from core.evidence._groups import completion_evidence, key_group_evidence, splits_asked
+from core.evidence._groups import completion_evidence, extreme_group_evidence, key_group_evidence, splits_asked
 from core.evidence._joins import join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
@@ -48,7 +48,7 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "count_evidence", "division_evidence",
+__all__ = ["agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extreme_group_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "value_evidence"]
@@ -78,6 +78,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
+                  extreme_group_evidence(question, sql, result, schema, execute),
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]
         alternatives += check[1]

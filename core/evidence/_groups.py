@@ -1,5 +1,6 @@
 """Groupings that may not mean what they say: the other reading of an aggregate beside bare columns that had no
-GROUP BY as written, and a GROUP BY of the key of the very table whose columns are aggregated."""
+GROUP BY as written, a GROUP BY of the key of the very table whose columns are aggregated, and the groups with the
+largest value where the question asks for the top n."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from core.evidence._common import Execute, offer, other_rows, owner, parse, rows
 from core.prompt import column_said
 from core.schema import Schema
 
-__all__ = ["completion_evidence", "key_group_evidence", "splits_asked"]
+__all__ = ["completion_evidence", "extreme_group_evidence", "key_group_evidence", "splits_asked"]
 
 
 _LABELS_AND_KEYS = LABEL_WORDS | KEY_WORDS | {"num"}
@@ -158,3 +159,41 @@ def key_group_evidence(sql: str, result: QueryResult, schema: Schema,
             return offer(tree.sql(dialect=schema.dialect), f"Group by {others[0]}.{col.name}",
                          lambda how, why=why: f"{why}, {how}.", schema, execute, result)
     return [], []
+
+
+def extreme_group_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                           execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """``HAVING COUNT(*) = (SELECT MAX(n) FROM (SELECT COUNT(*) AS n … GROUP BY …) AS g)`` — the groups with the
+    largest count, how Cairn reads ``HAVING COUNT(*) = MAX(COUNT(*))`` — where the question asks for more rows than
+    that gives ("the top 3 payment methods"): the groups in that order, as many as asked, are offered."""
+    tree = parse(sql, schema.dialect)
+    asked = read_question(question).limit
+    having = tree.args.get("having") if isinstance(tree, exp.Select) else None
+    if having is None or asked is None or asked <= len(result.rows):
+        return [], []
+    parts = list(having.this.flatten()) if isinstance(having.this, exp.And) else [having.this]
+    for part in parts:
+        extreme = _extreme_of_groups(part)
+        if extreme is None:
+            continue
+        other = tree.copy()
+        rest = [p.copy() for p in parts if p is not part]
+        other.set("having", exp.Having(this=exp.and_(*rest)) if rest else None)
+        other.set("order", exp.Order(expressions=[exp.Ordered(this=extreme[0].copy(), desc=extreme[1])]))
+        other.set("limit", exp.Limit(expression=exp.Literal.number(asked)))
+        return offer(other.sql(dialect=schema.dialect), f"The top {asked} groups",
+                     lambda how: f"The question asks for {asked} rows; the query keeps only the groups with the "
+                                 f"{'largest' if extreme[1] else 'smallest'} value: in that order, {how}.",
+                     schema, execute, result)
+    return [], []
+
+
+def _extreme_of_groups(part: exp.Expression) -> tuple[exp.Expression, bool] | None:
+    """(the aggregate, largest?) of ``agg = (SELECT MAX(n) FROM (SELECT agg AS n …) AS g)``, else None."""
+    if not isinstance(part, exp.EQ) or not isinstance(part.expression, exp.Subquery):
+        return None
+    top = part.expression.this
+    if not isinstance(top, exp.Select) or len(top.expressions) != 1 or not isinstance(
+            top.expressions[0], (exp.Max, exp.Min)):
+        return None
+    return part.this, isinstance(top.expressions[0], exp.Max)
