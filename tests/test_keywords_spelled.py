@@ -46,3 +46,13 @@ def test_prose_without_a_query_still_has_no_query() -> None:
 
 def test_words_with_no_clause_spelled_right_are_not_made_sql() -> None:
     assert spelled_keywords("SELEC nothing useful", lambda s: True) == "SELEC nothing useful"
+
+
+@pytest.mark.parametrize("reply", [
+    "SELECT name, COUNT(*) AS n\nFROM t\nWHRE x = 1\nGROUP BY name\nORDER BY n DESC;\n\nThis gives the counts.",
+    "```sql\nSELECT name, COUNT(*) AS n\nFROM t\nWHRE x = 1\nGROUP BY name\nORDER BY n DESC;\n"
+    "-- This gives the counts.\nThis gives the counts per name.\n```",
+])
+def test_a_misspelt_keyword_is_mended_before_the_query_would_end_there(reply: str) -> None:
+    # unmended, the statement read up to the line before WHRE (a query that ran without its filter)
+    assert sorted(DB.execute(extract_sql(reply, "sqlite")).fetchall()) == [("a", 1), ("b", 1)]

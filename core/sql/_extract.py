@@ -101,12 +101,11 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
         sources.insert(0, straight)
     for source in sources:
         native = (lambda b: _reads_as(b, dialect)) if dialect else None  # noqa: E731
-        blocks = [spelled_keywords(explanations_as_comments(b, native), _reads) for b in _sql_blocks(source)]
+        blocks = [_spelled(explanations_as_comments(b, native)) for b in _sql_blocks(source)]
         found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
-        if not found:
-            found = [sql for sql in (_statement_in(r) for r in _regions(source)) if sql][:1]
-        if not found and (spelled := spelled_statement_start(source, _reads)) != source:
-            found = [sql for sql in (_statement_in(r) for r in _regions(spelled)) if sql][:1]
+        if not found:  # a misspelt keyword in a query with no code block is mended before its end is looked for
+            found = [sql for sql in (_statement_in(r) for r in _regions(spelled_statement_start(source, _reads)))
+                     if sql][:1]
         if found:
             queries = [sql for sql in found if _is_query(sql)]
             native = [sql for sql in queries if dialect and _native(sql, dialect)] if len(queries) > 1 else []
@@ -465,6 +464,12 @@ def _strip_semicolons(sql: str, dialect: str) -> str:
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
         sql = sql[: tokens.pop().start]
     return sql.rstrip()
+
+
+def _spelled(block: str) -> str:
+    """A code block with its misspelt keywords mended: the whole block, else the run of lines its query fills."""
+    mended = spelled_keywords(block, _reads)
+    return mended if mended != block else spelled_statement_start(block, _reads)
 
 
 def _reads(sql: str) -> bool:

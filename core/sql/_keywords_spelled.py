@@ -57,7 +57,7 @@ def _in_a_list(block: str, start: int, end: int) -> bool:
 def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     """``block`` with its misspelt clause keywords written right, when it then ``reads`` (as one statement) and did
     not as written; else ``block`` itself."""
-    if len(block) > _MAX_CHARS or not block.strip() or reads(block):
+    if len(block) > _MAX_CHARS or not block.strip():
         return block
     keywords = re.findall(r"\b(?:SELECT|FROM|WHERE|JOIN|GROUP|ORDER|select|from|where|join|group|order)\b", block)
     if not keywords:
@@ -76,6 +76,8 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
             continue
         end = match.end() if _keyword(word) else match.start() + len(first)
         edits.append((match.start(), end, keyword.lower() if lower else keyword))
+    if not edits or reads(block):
+        return block
     for chosen in [edits, *([e] for e in edits)] if len(edits) > 1 else [edits]:  # all, then each alone
         mended = block
         for start, end, keyword in reversed(chosen):
@@ -86,13 +88,14 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
 
 
 def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
-    """A reply with no code block whose query starts with a misspelt ``SELECT`` (``SELCT name FROM …`` on its own
-    line, or after a label such as ``Query:``): the longest run of lines from there that reads as one statement once
-    its keywords are spelled right, put back in its place; else ``text`` itself."""
+    """A reply with no code block whose query (``SELECT``, ``WITH``, or a misspelt ``SELCT``, on its own line or
+    after a label such as ``Query:``) holds a misspelt keyword (``WHRE publication.year = 2021``, where the statement
+    would otherwise end): the longest run of lines from there that reads as one statement once its keywords are
+    spelled right, put back in its place; else ``text`` itself."""
     lines = text.split("\n")
     for i, line in enumerate(lines[:200]):
         start = re.match(r"\s*(?:[\w ]{1,20}:\s*)?([A-Za-z]+)\b", line)
-        if start is None or _keyword(start.group(1)) != "SELECT":
+        if start is None or start.group(1).upper() not in ("SELECT", "WITH") and _keyword(start.group(1)) != "SELECT":
             continue
         head = line[: start.start(1)]
         for end in range(min(len(lines), i + 30), i, -1):
