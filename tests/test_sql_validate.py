@@ -998,3 +998,9 @@ def test_the_columns_an_error_suggests_come_by_meaning_first_and_none_is_taken_o
 
     with pytest.raises(SQLValidationError, match="closest columns: rating"):
         validate(sqlglot.parse_one("SELECT score FROM restaurant", read="sqlite"), schema, "sqlite", meaning=meaning)
+
+
+def test_a_table_named_key_word_the_table_has_as_a_column_is_that_column() -> None:
+    schema = Schema("sqlite", (_table("coupons", ["cid", "code", "merchant_id"], pk=("cid",)),))
+    assert fixed("SELECT coupon_code FROM coupons", schema, "sqlite") == "SELECT code FROM coupons"  # not cid
+    assert fixed("SELECT coupon_id FROM coupons", schema, "sqlite").endswith("cid FROM coupons")
