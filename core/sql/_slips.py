@@ -15,6 +15,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
+from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
 __all__ = ["balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
@@ -246,6 +247,7 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
             edits.append((_insert(text, b.start, ","), "added a missing comma"))
     edits += [(_insert(text, tokens[k].start, "ON"), "added the ON of a JOIN") for k in _conditions_without_on(tokens)]
     edits += _spaced_aliases(text, tokens)
+    edits += [e for e in _apostrophes(text) if e[1].endswith("values")]
     return edits
 
 
@@ -284,11 +286,14 @@ _MAX_QUOTED = 120  # a value longer than this, left open, is not searched for it
 
 def _apostrophes(text: str) -> list[tuple[str, str]]:
     """An apostrophe inside a word of a value (``'McDonald's'``, ``'%Women's%'``) left single: it doubled, as SQL
-    writes it. Only for an odd number of quotes."""
-    if text.count("'") % 2 == 0:
-        return []
-    return [(text[:m.start()] + "'" + text[m.start():], "doubled the apostrophe inside a value")
-            for m in re.finditer(r"(?<=[A-Za-z])'(?=[A-Za-z])", text)][:_MAX_TRIES]
+    writes it (for an odd number of quotes); and every such apostrophe doubled at once (``IN ('McDonald's',
+    'Wendy's')``, an even number)."""
+    inside = list(re.finditer(r"(?<=[A-Za-z])'(?=[A-Za-z])", text))
+    each = [(text[:m.start()] + "'" + text[m.start():], "doubled the apostrophe inside a value")
+            for m in inside][:_MAX_TRIES] if text.count("'") % 2 else []
+    if len(inside) > 1:
+        each.append((re.sub(r"(?<=[A-Za-z])'(?=[A-Za-z])", "''", text), "doubled the apostrophes inside values"))
+    return each
 
 
 def _closing_quotes(text: str) -> list[tuple[str, str]]:
@@ -316,17 +321,29 @@ def _closing_quotes(text: str) -> list[tuple[str, str]]:
 def _spaced_aliases(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
     """``SUM(x) AS total revenue FROM``: an alias of several words after AS, written without quotes, ending where a
     comma, FROM, a ')' or the statement's end follows: the words quoted as one name."""
-    edits = []
+    edits, spans = [], []
     for k, t in enumerate(tokens):
         if t.token_type != TokenType.ALIAS:
             continue
         j = k + 1
-        while j < len(tokens) and tokens[j].token_type in _NAMES and _word(tokens[j].text):
+        while j < len(tokens) and (tokens[j].token_type in _NAMES or tokens[j].token_type in Parser.TYPE_TOKENS) \
+                and _word(tokens[j].text):  # "sale number", "due date": a type's name is a word of an alias too
             j += 1
         if j - k - 1 >= 2 and (j == len(tokens) or tokens[j].token_type in (
                 TokenType.COMMA, TokenType.FROM, TokenType.R_PAREN, TokenType.SEMICOLON)):
             start, end = tokens[k + 1].start, tokens[j - 1].end + 1
+            spans.append((start, end))
             edits.append((f'{text[:start]}"{text[start:end]}"{text[end:]}', "quoted an alias of several words"))
+    uses = []  # ``AS num flights … ORDER BY num flights``: the one alias used again, quoted there too
+    if len(spans) == 1:
+        a, b = spans[0]
+        phrase = r"(?<![\w\"])" + r"\s+".join(map(re.escape, text[a:b].split())) + r"(?![\w\"])"
+        uses = [(m.start(), m.end()) for m in re.compile(phrase).finditer(text, b)]
+    if len(spans) > 1 or uses:
+        quoted = text
+        for start, end in sorted([*spans, *uses], reverse=True):
+            quoted = f'{quoted[:start]}"{quoted[start:end]}"{quoted[end:]}'
+        edits.append((quoted, "quoted the aliases of several words"))
     return edits
 
 
