@@ -414,7 +414,12 @@ def main(argv: list[str] | None = None) -> None:
     generator = Generator.load(args.generator)
     FIXING_MODEL[0] = args.model == "fixes"
     AS_IS_ONLY[0] = args.as_is_only
-    MEANING[0] = False if args.no_meaning else None
+    if args.no_meaning:
+        MEANING[0] = False
+    else:  # loaded now: a checkout without the exported encoder stops here, not as "no answer" on every synonym
+        from core.memory import MiniLMEmbedder
+
+        MEANING[0] = MiniLMEmbedder()
     kinds = tuple(k for k in generator.kinds if not args.kinds or k in args.kinds)
     names = args.dbs or list(SPLITS[args.split])
     dialects = {"both": ("postgres", "sqlite"), "all": ("postgres", "sqlite", "duckdb", "mysql")}.get(args.dialect,

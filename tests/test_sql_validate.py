@@ -1004,3 +1004,13 @@ def test_a_table_named_key_word_the_table_has_as_a_column_is_that_column() -> No
     schema = Schema("sqlite", (_table("coupons", ["cid", "code", "merchant_id"], pk=("cid",)),))
     assert fixed("SELECT coupon_code FROM coupons", schema, "sqlite") == "SELECT code FROM coupons"  # not cid
     assert fixed("SELECT coupon_id FROM coupons", schema, "sqlite").endswith("cid FROM coupons")
+
+
+def test_an_encoder_that_fails_leaves_the_spelling_suggestions() -> None:
+    schema = Schema("sqlite", (_table("restaurant", ["id", "name", "rating"], pk=("id",)),))
+
+    def broken(name: str, names) -> list[float]:
+        raise RuntimeError("no encoder here")
+
+    with pytest.raises(SQLValidationError, match="closest columns"):  # the model still gets its repair round
+        validate(sqlglot.parse_one("SELECT score FROM restaurant", read="sqlite"), schema, "sqlite", meaning=broken)

@@ -338,7 +338,11 @@ def suggested(wanted: str, names: Sequence[str], meaning: Meaning, n: int = 2) -
     unique = list(dict.fromkeys(names))
     if not unique:
         return []
-    scores = meaning(" ".join(tokens(wanted)), [" ".join(tokens(u)) for u in unique])
+    try:
+        scores = meaning(" ".join(tokens(wanted)), [" ".join(tokens(u)) for u in unique])
+    except Exception:  # noqa: BLE001 - suggestions are a courtesy: an encoder that fails leaves the spelling ones
+        logger.warning("column suggestions by meaning failed", exc_info=True)
+        return []
     return [u for _, u in sorted(zip(scores, unique, strict=True), key=lambda p: -p[0])[:n]]
 
 
