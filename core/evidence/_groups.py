@@ -181,10 +181,10 @@ def extreme_group_evidence(question: str, sql: str, result: QueryResult, schema:
         other.set("having", exp.Having(this=exp.and_(*rest)) if rest else None)
         other.set("order", exp.Order(expressions=[exp.Ordered(this=extreme[0].copy(), desc=extreme[1])]))
         other.set("limit", exp.Limit(expression=exp.Literal.number(asked)))
+        which = "largest" if extreme[1] else "smallest"
         return offer(other.sql(dialect=schema.dialect), f"The top {asked} groups",
                      lambda how: f"The question asks for {asked} rows; the query keeps only the groups with the "
-                                 f"{'largest' if extreme[1] else 'smallest'} value: in that order, {how}.",
-                     schema, execute, result)
+                                 f"{which} value: in that order, {how}.", schema, execute, result)  # noqa: B023
     return [], []
 
 
