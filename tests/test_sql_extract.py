@@ -356,3 +356,10 @@ def test_prose_in_another_script_after_the_query_is_not_read_as_sql(reply: str) 
 ])
 def test_a_line_that_goes_on_with_an_operator_is_sql_and_a_bullet_sentence_is_not(reply: str, sql: str) -> None:
     assert extract_sql(reply, "sqlite") == sql
+
+
+def test_a_prose_list_item_between_clauses_of_a_reply_with_no_code_block_is_a_note() -> None:
+    reply = ("Here you go:\nSELECT name\nFROM staff\n- Keep only the active staff members\nWHERE active = 1\n"
+             "ORDER BY name;\n\n- This lists the active staff alphabetically")
+    sql = extract_sql(reply, "sqlite")
+    assert "WHERE active = 1" in sql and "ORDER BY name" in sql and "This lists" not in sql

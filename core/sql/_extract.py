@@ -324,16 +324,20 @@ def _ends_on_unused_alias(sql: str, dialect: str) -> bool:
 
 def _cut_prose(text: str) -> str:
     """Drop everything from the first prose-looking line after the first one. A line that starts with a clause
-    word (``ORDER BY publication.``, cut after the dot) is the statement's, however it ends."""
+    word (``ORDER BY publication.``) is the statement's, a prose list item right before one a comment."""
     lines = text.split("\n")
     for i, line in enumerate(lines[1:], start=1):
         stripped = line.strip()
         if stripped.startswith("--") or _CLAUSE_LINE.match(stripped):
             continue
         bullet = _BULLET.match(stripped)
+        if bullet and _sentence(stripped[bullet.end():]) and i + 1 < len(lines) and _CLAUSE_LINE.match(
+                lines[i + 1].strip()):
+            lines[i] = "-- " + stripped  # "- Keep only the active staff" with WHERE next: a note between clauses
+            continue
         if _PROSE_LINE.search(stripped) or bullet and _sentence(stripped[bullet.end():]):
             return "\n".join(lines[:i]) + "\n"  # the line end stays: a '.' before it ended a sentence
-    return text
+    return "\n".join(lines)
 
 
 def _longest_statement(text: str, command_ok: bool) -> str | None:
