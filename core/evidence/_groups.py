@@ -13,6 +13,7 @@ from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, name_words
 from core.evidence._question_dates import asked_grain
 from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word, select_tables
 from core.prompt import column_said
+from core.sql import joined_on
 from core.schema import Schema
 
 __all__ = ["completion_evidence", "extreme_group_evidence", "key_group_evidence", "splits_asked"]
@@ -37,7 +38,7 @@ def splits_asked(question: str, completed: exp.Expression, schema: Schema) -> bo
         inner = _inner_name(select, completed)
         for item in (select.args.get("group") or exp.Group()).expressions:
             alias = next((a for e, a in aliases.items() if e == item), "")
-            if inner and isinstance(item, exp.Column) and _split_used(item, alias, inner, select, completed, schema):
+            if inner and isinstance(item, exp.Column) and _split_used(item, alias, select, schema):
                 said.append(True)  # a CTE joined on its column, or grouped by its table's key: made per that column
                 continue
             if isinstance(item, exp.Column):
@@ -67,17 +68,14 @@ def _inner_name(select: exp.Select, tree: exp.Expression) -> str:
     return ""
 
 
-def _split_used(item: exp.Column, alias: str, inner: str, select: exp.Select, tree: exp.Expression,
-                schema: Schema) -> bool:
+def _split_used(item: exp.Column, alias: str, select: exp.Select, schema: Schema) -> bool:
     """Whether a column a CTE or derived table is grouped by shows the split was meant: the rest of the query joins
     on it (``JOIN ec ON ec.merchant_id = m.mid``: one row could not be joined on), or it is its table's own key
     (``s.id`` beside ``MAX(p.payment_date)``: one value per sale)."""
     found = owner(item, select, schema)
     if found is not None and (found[1].name in found[0].primary_key[:1] or found[1].name.lower() == "id"):
         return True
-    name = (alias or item.name).lower()
-    return any(c.table.lower() == inner.lower() and c.name.lower() == name and c.find_ancestor(exp.Join) is not None
-               and c.find_ancestor(exp.Select) is not select for c in tree.find_all(exp.Column))
+    return joined_on(select, alias or item.name)
 
 
 def completion_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,

@@ -12,7 +12,7 @@ from core.sql._slips import ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
-from core.sql.repair import Meaning, join_candidates, silences_an_error
+from core.sql.repair import Meaning, join_candidates, joined_on, silences_an_error
 
 __all__ = [
     "GuardedSQL",
@@ -27,6 +27,7 @@ __all__ = [
     "as_number",
     "holds_numbers_as_text",
     "join_candidates",
+    "joined_on",
     "keep_hidden_out",
     "keep_hidden_out_sql",
     "joins_adding_no_column",

@@ -27,7 +27,7 @@ from core.schema import Schema
 from core.sql.repair._aggregate_filters import aggregates_over_rows
 from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
 
-__all__ = ["GROUP_BY_FIX", "repair_group_by"]
+__all__ = ["GROUP_BY_FIX", "joined_on", "repair_group_by"]
 
 GROUP_BY_FIX = " to GROUP BY"  # how the notes of this repair end
 
@@ -255,7 +255,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         if group is None and not aggs:
             continue
         if dialect == "sqlite" and aggs and all(isinstance(a, (exp.Min, exp.Max)) for a in aggs) and len(aggs) == 1 \
-                and not _joined_on(select):
+                and not joined_on(select):
             continue  # SQLite's row with the extreme — not in a CTE the rest of the query joins on a column of
         if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
                for p in select.expressions):
@@ -285,15 +285,16 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
             fixes.append(f"added {item.sql(dialect=dialect)}{GROUP_BY_FIX}")
 
 
-def _joined_on(select: exp.Select) -> bool:
-    """Whether ``select`` is a CTE or derived table the rest of the query joins on one of its columns (one row,
-    the extreme's, could not be what such a join pairs up)."""
+def joined_on(select: exp.Select, column: str | None = None) -> bool:
+    """Whether ``select`` is a CTE or derived table the rest of the query joins on one of its columns (on
+    ``column``, when given): one row, the extreme's, could not be what such a join pairs up."""
     holder = select.parent
     if not isinstance(holder, (exp.CTE, exp.Subquery)) or not holder.alias_or_name:
         return False
     name = holder.alias_or_name.lower()
-    return any(c.table.lower() == name and c.find_ancestor(exp.Join) is not None
-               and c.find_ancestor(exp.Select) is not select for c in select.root().find_all(exp.Column))
+    return any(c.table.lower() == name and (column is None or c.name.lower() == column.lower())
+               and c.find_ancestor(exp.Join) is not None and c.find_ancestor(exp.Select) is not select
+               for c in select.root().find_all(exp.Column))
 
 
 _LABELS = frozenset({"name", "title", "label"})
