@@ -242,6 +242,51 @@ def test_a_quoted_value_the_query_writes_is_left(garage) -> None:
     assert not any(label.startswith("Only") for label in _labels(answer))
 
 
+def test_a_name_typed_without_quotes_that_the_query_leaves_out_is_found_in_its_column_and_offered(garage) -> None:
+    answer = _ask(garage, "How many repairs were there for vehicles made by Tata?",
+                  "SELECT COUNT(*) FROM repair AS r JOIN vehicle AS v ON v.vehicle_id = r.vehicle_id")
+    assert answer.ok and answer.rows[0][0] == 6  # the query that ran stays the answer
+    other = next(a for a in answer.alternatives if a.label == "Only Tata")
+    assert "v.maker" in other.sql and garage.execute(other.sql).rows[0][0] == 3
+
+
+def test_a_code_typed_in_capitals_is_probed_like_a_name(garage) -> None:
+    answer = _ask(garage, "how many vehicles are registered in MH?", "SELECT COUNT(*) FROM vehicle")
+    other = next(a for a in answer.alternatives if a.label == "Only MH")
+    assert "state" in other.sql and garage.execute(other.sql).rows[0][0] == 2
+
+
+@pytest.mark.parametrize("question", [
+    "Which maker has the most seats? Tesla fans ask.",  # a name no column holds
+    "Show Vehicle counts by Maker",  # capitalised schema words, not values
+    "In March 2023, how many repairs were logged?",  # a month is a date, never probed as a value
+    "How many vehicles by Tata or Maruti?",  # two values of one column: not "only" one of them
+])
+def test_a_capitalised_word_no_text_column_holds_or_the_schema_names_is_left(garage, question: str) -> None:
+    answer = _ask(garage, question, "SELECT COUNT(*) FROM vehicle")
+    assert not any(label.startswith("Only") for label in _labels(answer))
+
+
+def test_a_sentence_first_word_is_capitalised_for_the_sentence_not_a_name(garage) -> None:
+    from core.evidence._question_filters import _named_values
+
+    assert _named_values("Calculate the total for Martin's shop. Show ORD too", garage.schema()) == [
+        "Martin", "Martin's", "ORD"]
+
+
+def test_a_name_two_columns_hold_is_no_single_reading_and_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "flights.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE flight(fid INTEGER, origin TEXT, destination TEXT);"
+                           "INSERT INTO flight VALUES (1,'ORD','JFK'),(2,'JFK','ORD'),(3,'JFK','LAX');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "How many flights touch ORD?", "SELECT COUNT(*) FROM flight")
+        assert answer.rows[0][0] == 3 and not any(label.startswith("Only") for label in _labels(answer))
+    finally:
+        db.close()
+
+
 # --- a table the question names, shown by a column that is not its label ------------------------------------------
 
 def test_each_entity_shown_by_an_unnamed_text_column_is_offered_with_its_label(tmp_path: Path) -> None:

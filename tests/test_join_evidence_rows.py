@@ -104,6 +104,36 @@ def test_bounds_joined_by_or_that_cover_every_row_are_offered_joined_by_and(scho
     assert [tuple(r) for r in school.execute(other.sql).rows] == [("Algebra",)]
 
 
+def test_two_bounds_from_one_side_are_offered_as_the_range_between_them(school) -> None:
+    answer = _ask(school, "Lessons with a fee from 4.5 to 6", "SELECT name FROM lesson WHERE fee >= 4.5 AND fee >= 6")
+    assert [tuple(r) for r in answer.rows] == [("Poetry",)]  # the query that ran stays the answer
+    other = _other(answer, "As a range")
+    assert "fee <= 6" in other.sql and [tuple(r) for r in school.execute(other.sql).rows] == [("Algebra",)]
+
+
+def test_computed_bounds_are_compared_by_the_database(tmp_path: Path) -> None:
+    path = tmp_path / "sales.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE sale(id INTEGER PRIMARY KEY, sold_on TEXT);"
+                           "INSERT INTO sale VALUES (1, date('now', '-3 days')), (2, date('now', '-40 days')),"
+                           " (3, date('now', '-5 days'));")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Sales before the last 30 days",
+                      "SELECT COUNT(*) FROM sale WHERE sold_on < DATE('now') AND sold_on <= DATE('now', '-30 days')")
+        other = _other(answer, "As a range")  # the tighter bound (30 days back) turned round
+        assert "sold_on >= DATE('now', '-30 days')" in other.sql and db.execute(other.sql).rows[0][0] == 2
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("where", ["fee >= 4 AND fee < 6", "fee > 5 AND fee > 5", "fee > 4 AND fee > 5 AND fee > 6",
+                                   "fee > 4 AND name > 'C'"])
+def test_a_range_the_same_bound_twice_or_three_bounds_are_not_read_as_a_range(school, where: str) -> None:
+    answer = _ask(school, "Some lessons", f"SELECT name FROM lesson WHERE {where}")
+    assert not any(a.label == "As a range" for a in answer.alternatives)
+
+
 def test_a_value_in_other_capitals_is_offered_ignoring_case(school) -> None:
     answer = _ask(school, "Tutors in PUNE", "SELECT name FROM tutor WHERE city = 'PUNE'")
     assert list(answer.rows) == []

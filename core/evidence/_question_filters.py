@@ -299,20 +299,53 @@ def _said_any(parts: set[str], words: set[str]) -> bool:
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
+# A name or a code as typed: capitalised words in a run ("Orlando International Airport"), or one word in capitals
+# or mixing letters and digits ("ORD", "M5"). Only a probe of the data makes one a value.
+_NAMED = re.compile(r"(?<![\w'’])(?:[A-Z][\w&'’.-]*|\d+[A-Za-z][\w-]*)(?:\s+(?:[A-Z][\w&'’.-]*|\d+[A-Za-z]\w*))*")
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+|\n)\s*[\"“'(]?$")
+_CALENDAR = frozenset("""january february march april may june july august september october november december jan feb
+mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat
+sun mondays tuesdays wednesdays thursdays fridays saturdays sundays q1 q2 q3 q4 h1 h2 ytd mtd""".split())  # fmt: skip
 _MAX_PROBES = 12
+
+
+def _named_values(question: str, schema: Schema) -> list[str]:
+    """Names and codes the question types without quotes, for ``missing_quoted`` to probe: a run of capitalised
+    words or a code, less a sentence's first word, calendar words and the schema's own names."""
+    schema_words = {w for t in schema.tables for n in (t.name, *t.column_names)
+                    for w in (n.lower(), n.lower().replace("_", " "), *name_words(n))}
+    out: list[str] = []
+    question = _QUOTED.sub(" _ ", question)  # a quoted value is probed whole, never by its capitalised words
+    for match in _NAMED.finditer(question):
+        words = match.group(0).rstrip(".'’").split()
+        if _SENTENCE_START.search(question[:match.start()]):
+            words = words[1:]  # "Which", "Return", "Calculate": capitalised for the sentence, not a name
+        while words and (words[0].lower() in COMMON_WORDS or words[0].lower() in _CALENDAR):
+            words = words[1:]
+        while words and (words[-1].lower() in _CALENDAR or words[-1].isdigit()):
+            words = words[:-1]
+        value = " ".join(words)
+        for form in dict.fromkeys((re.sub(r"['’]s$", "", value), value)):  # "Martin's papers": Martin first
+            if len(form) >= 2 and form.lower() not in schema_words | COMMON_WORDS and form not in out:
+                out.append(form)
+    return out
 
 
 def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute,
                    question: str) -> Finding | None:
-    """A value the question quotes ("the domain 'Machine Learning'") that no literal of the query holds: the one text
-    column of the query's tables that holds it (bounded probes, ``LIMIT 1`` each), compared with it."""
+    """A value the question quotes ("the domain 'Machine Learning'"), or names as a name or a code ("authors in the
+    same domain as Martin", "flights to ORD"), that no literal of the query holds: the one text column of the query's
+    tables that holds it (bounded probes, ``LIMIT 1`` each), compared with it. Quoted values are probed first."""
     literals = " ".join(lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string)
     where = tree.args.get("where")
     filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
-    probes = _MAX_PROBES * 2  # in all, however many values the question quotes
-    for match in _QUOTED.finditer(question):
-        value = (match.group(1) or match.group(2) or "").strip()
-        if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3):
+    probes = _MAX_PROBES * 2  # in all, however many values the question quotes or names
+    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
+    values = [*quoted, *(v for v in _named_values(question, schema) if v not in quoted)]
+    for value in values:
+        initials = "".join(w[0] for w in value.lower().split()) if " " in value else None  # New York written 'NY'
+        if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3) \
+                or initials in literals.split():
             continue
         columns = [(alias, table, c) for alias, table in _sources(tree, schema) for c in table.columns
                    if _kind(c) == "text" and not is_key(c.name) and c.name.lower() not in filtered][:min(_MAX_PROBES,
@@ -324,6 +357,10 @@ def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Exec
         if len(hits) != 1:
             continue
         alias, column = hits[0]
+        table = next(t for a, t, c in columns if a == alias and c is column)
+        others = [v for v in values if v.lower() != value.lower()][:max(0, probes)]
+        if any(_holds(table, column, v, schema, execute) for v in others):
+            return None  # "Tata or Maruti": two values of one column, not "only" the first
         condition = exp.EQ(this=exp.Lower(this=exp.column(column.name, table=alias)),
                            expression=exp.Lower(this=exp.Literal.string(value)))
         return (f"The question says “{value}”, which {column.name} holds, and the query never filters on it",

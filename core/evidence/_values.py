@@ -264,7 +264,8 @@ def _covers(low: tuple[str, str, exp.Literal, bool], high: tuple[str, str, exp.L
 def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
                            execute: Execute) -> tuple[list[str], list[Alternative]]:
     """A WHERE that cannot mean what it says: ``col = 'a' AND col = 'b'`` keeps no row (one value is not two): as
-    ``col IN ('a', 'b')``; ``col >= a OR col < b`` with a <= b keeps every row that has a value: as AND."""
+    ``col IN ('a', 'b')``; two bounds of one column in one direction, one of which does nothing: as a range
+    (``_one_way_bounds``); ``col >= a OR col < b`` with a <= b keeps every row that has a value: as AND."""
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated:
         return [], []
@@ -287,6 +288,10 @@ def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
             said.append(f"{column} cannot equal {' and '.join(sorted(values))} at once, so nothing is kept; as one "
                         "of them (IN)")
             break
+    ranged = not said
+    if ranged:
+        said = _one_way_bounds(tree, schema, execute)
+        ranged = bool(said)
     for node in list(tree.find_all(exp.Or)):
         first, second = _bound(node.this.unnest()), _bound(node.expression.unnest())
         if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
@@ -297,5 +302,52 @@ def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
             said.append(f"{low[0]} at or after one bound OR before another keeps every row with a value; as AND")
     if not said:
         return [], []
-    return offer(tree.sql(dialect=schema.dialect), "Conditions that can hold",
+    return offer(tree.sql(dialect=schema.dialect), "As a range" if ranged else "Conditions that can hold",
                  lambda how: f"{'; '.join(said)}, {how}.", schema, execute, result)
+
+
+_FLIPPED = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}
+
+
+def _fixed(node: exp.Expression) -> bool:
+    """A value that is the same on every row: no column, no subquery (a literal, ``CURRENT_DATE - INTERVAL ...``)."""
+    return not any(isinstance(n, (exp.Column, exp.Select, exp.Star)) for n in node.walk())
+
+
+def _one_way_bounds(tree: exp.Expression, schema: Schema, execute: Execute) -> list[str]:
+    """``d >= '2023-01-01' AND d >= '2023-03-31'``: two bounds of one column from the same side, so the looser one
+    does nothing. The only reading in which both act is the range between them: the tighter bound turned round
+    (``d <= '2023-03-31'``). Which is tighter is asked of the database (``SELECT a < b``), so computed bounds
+    (``CURRENT_DATE - INTERVAL '8 weeks'``) compare as the database computes them. Edits ``tree``; says what."""
+    for node in list(tree.find_all(exp.And)):
+        if isinstance(node.parent, exp.And):
+            continue
+        sides: dict[str, list[tuple[exp.Expression, exp.Expression, bool]]] = {}
+        for part in node.flatten():
+            if not isinstance(part, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
+                continue
+            col, value, lower = part.this, part.expression, isinstance(part, _LOWER_BOUNDS)
+            if not isinstance(col, exp.Column):
+                col, value, lower = part.expression, part.this, not lower
+            if isinstance(col, exp.Column) and _fixed(value):
+                sides.setdefault(col.sql(), []).append((part, value, lower))
+        for column, bounds in sides.items():
+            if len(bounds) != 2 or bounds[0][2] != bounds[1][2]:
+                continue  # a range already, or more than one reading
+            (first, a, lower), (second, b, _) = bounds
+            probe = f"SELECT CASE WHEN ({a.sql(dialect=schema.dialect)}) < ({b.sql(dialect=schema.dialect)}) THEN 1 " \
+                    f"WHEN ({a.sql(dialect=schema.dialect)}) > ({b.sql(dialect=schema.dialect)}) THEN 2 END"
+            try:
+                order = execute(guard(probe, schema.dialect).sql).rows[0][0]
+            except (CairnError, IndexError):
+                continue
+            if order not in (1, 2):
+                continue  # the same bound twice, or values that do not compare
+            smaller, larger = (first, second) if order == 1 else (second, first)
+            tighter = larger if lower else smaller
+            turned = _FLIPPED[type(tighter)](this=tighter.this.copy(), expression=tighter.expression.copy())
+            written = tighter.sql(dialect=schema.dialect)
+            tighter.replace(turned)
+            return [f"The query bounds {column} from the same side twice, so one bound does nothing; with "
+                    f"{written} turned round ({turned.sql(dialect=schema.dialect)}), a range between the two"]
+    return []
