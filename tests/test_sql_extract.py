@@ -363,3 +363,9 @@ def test_a_prose_list_item_between_clauses_of_a_reply_with_no_code_block_is_a_no
              "ORDER BY name;\n\n- This lists the active staff alphabetically")
     sql = extract_sql(reply, "sqlite")
     assert "WHERE active = 1" in sql and "ORDER BY name" in sql and "This lists" not in sql
+
+
+def test_a_reply_whose_sql_sqlglot_trips_on_is_read_without_a_crash() -> None:
+    reply = 'Here you go:\n```sql\nSELECT name FROM t WHERE d = DATE("")\n```\nHope this helps.'
+    for dialect in ("sqlite", "postgres"):
+        assert "DATE(\"\")" in extract_sql(reply, dialect)

@@ -333,3 +333,19 @@ def test_gold_helper_expands_alternatives() -> None:
     ]
     assert expand_alternatives("SELECT 1") == ["SELECT 1"]
 
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+@pytest.mark.parametrize("sql", ['SELECT name FROM t WHERE d = DATE("")', "SELECT a || CHAR(\"\") FROM t"])
+def test_sql_sqlglot_itself_trips_on_is_read_or_refused_never_a_crash(sql: str, dialect: str) -> None:
+    # A type-named call with an empty quoted name makes sqlglot raise a ValueError deep in its parser; the guard
+    # reads "" as a string there (another dialect's reading) or refuses the SQL, and raises nothing else.
+    from core.sql._guard import parse_statements
+    from sqlglot.errors import ParseError
+
+    with pytest.raises(ParseError, match="could not be read"):
+        parse_statements(sql, dialect)
+    try:
+        assert "''" in guard(sql, dialect).sql
+    except SQLRejected:
+        pass

@@ -25,7 +25,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.mysql import MySQL
 from sqlglot.dialects.postgres import Postgres
-from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokens import TokenType
 
 from core.dialects import dialect_info
@@ -183,7 +183,6 @@ _UNIT_FIRST_FUNCS = (exp.DateDiff, exp.DateAdd, exp.DateSub, exp.TimestampDiff, 
 @dataclass(frozen=True)
 class GuardedSQL:
     """A statement the guard accepted: the SQL to run, its tree, and the dialect it was read in."""
-
     sql: str
     expression: exp.Expression
     read_dialect: str
@@ -201,19 +200,20 @@ _PARSERS: dict[str, type[Any]] = {}
 
 
 def _parser_class(dialect: Dialect, name: str) -> type[Any]:
-    if name not in ("postgres", "sqlite"):  # dialects where LIMIT has no PERCENT form
-        return dialect.parser_class
-    if name not in _PARSERS:
+    if name in ("postgres", "sqlite") and name not in _PARSERS:  # dialects where LIMIT has no PERCENT form
         _PARSERS[name] = type(f"Cairn{name.title()}Parser", (_ArithmeticLimitParser, dialect.parser_class), {})
-    return _PARSERS[name]
+    return _PARSERS.get(name, dialect.parser_class)
 
 
 def parse_statements(sql: str, dialect: str) -> list[exp.Expression]:
-    """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``."""
+    """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``, also for
+    what sqlglot itself trips on deep in its parser (a ``ValueError`` on an odd type name): unreadable SQL."""
     dia = Dialect.get_or_raise(dialect)
-    tokens = dia.tokenize(sql)
-    parser = _parser_class(dia, dialect)(error_level=ErrorLevel.IMMEDIATE, dialect=dia)
-    return [e for e in parser.parse(tokens, sql) if e is not None and not isinstance(e, exp.Semicolon)]
+    try:
+        parser = _parser_class(dia, dialect)(error_level=ErrorLevel.IMMEDIATE, dialect=dia)
+        return [e for e in parser.parse(dia.tokenize(sql), sql) if e is not None and not isinstance(e, exp.Semicolon)]
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
+        raise ParseError(f"the SQL could not be read ({type(exc).__name__}: {exc})") from exc
 
 
 def guard(sql: str, dialect: str) -> GuardedSQL:
