@@ -1014,3 +1014,26 @@ def test_an_encoder_that_fails_leaves_the_spelling_suggestions() -> None:
 
     with pytest.raises(SQLValidationError, match="closest columns"):  # the model still gets its repair round
         validate(sqlglot.parse_one("SELECT score FROM restaurant", read="sqlite"), schema, "sqlite", meaning=broken)
+
+
+@pytest.mark.parametrize("where", ["year = ?", "year = :year", "year = {year}", "name = '<city>'", "name = '{name}'",
+                                   "year = @year"])
+def test_a_parameter_placeholder_where_a_value_belongs_is_refused_saying_what_to_write(where: str) -> None:
+    from core.errors import SQLValidationError
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+
+    schema = Schema("sqlite", (Table("paper", (Column("name", "TEXT"), Column("year", "INTEGER"))),))
+    with pytest.raises(SQLValidationError, match="placeholder .* write the value"):
+        validate_sql(f"SELECT name FROM paper WHERE {where}", schema, "sqlite")
+    assert validate_sql("SELECT name FROM paper WHERE name = 'a?b' OR name LIKE '%:x%'", schema, "sqlite")
+
+
+def test_a_dollar_parameter_sqlite_reads_as_a_name_is_a_placeholder_not_a_column() -> None:
+    from core.errors import SQLValidationError
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+
+    schema = Schema("sqlite", (Table("car", (Column("make", "TEXT"),)),))
+    with pytest.raises(SQLValidationError, match="placeholder"):
+        validate_sql("SELECT COUNT(*) FROM car WHERE make = $make", schema, "sqlite")  # never read as make = make

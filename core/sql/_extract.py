@@ -22,13 +22,12 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
+from core.sql._reply_layout import laid_out
 from core.sql.repair import is_reserved
-
 from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
                              stops_in_block)
 
 __all__ = ["extract_queries", "extract_sql"]
-
 logger = logging.getLogger(__name__)
 
 # Dialects tried when reading a candidate; the guard later fixes foreign idioms for the target.
@@ -87,7 +86,8 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     Raises:
         LLMReplyError: when the reply holds no SQL statement, or ends on AND/OR (cut off: ``cut_off_reply``).
     """
-    text = reply or ""
+    text, ended = laid_out(reply or "", _SQL_LANGS)  # turn-end tokens, Python programs, parts, loops
+    finished = finished or ended
     if (last := cut_off_reply(text)) is not None:
         raise LLMReplyError(f"the reply stops after {last!r}, where more must follow: it looks cut off")
     if not finished and stops_in_block(text):

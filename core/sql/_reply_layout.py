@@ -1,0 +1,156 @@
+"""Reply layouts that hide where the SQL is, read back to plain SQL blocks before the statement is looked for.
+
+Each is a way a small local model really writes its reply, and each is read from the reply's own structure:
+
+- **An end-of-turn token written as text** (``<|im_end|>``, ``<|eot_id|>``, ``<|endoftext|>``, ``</s>``): the chat
+  template leaked into the text. The reply ends there (the model finished); what follows is the model writing the
+  next turn itself ("Human: can you also sort it?"), never part of the answer.
+- **A query inside a Python program** (``query = \"\"\"SELECT …\"\"\"``, ``cursor.execute("SELECT …")``): the string
+  literals of a Python block that read as a query, found with Python's own parser (``ast``) so quotes, escapes and
+  concatenated pieces are read as Python reads them.
+- **A query sent in parts** ("(1/2)" … "(2/2) continued:"): a SQL block that starts with a clause no statement starts
+  with (``WHERE``, ``GROUP BY``, ``LIMIT``, ``JOIN``, ``AND`` …) continues the block before it, when that one ends
+  without ``;`` and only a short label stands between them. A sentence between them ("If you only want active ones,
+  add:") is an option offered, not a part: those blocks are left apart.
+- **A query repeated in a loop** until the token limit cut it: a block that is one statement written again and
+  again, the last copy cut short, is that one statement.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from sqlglot.errors import SqlglotError
+
+from core.sql._guard import parse_statements
+
+__all__ = ["laid_out"]
+
+# Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
+_TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
+_FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
+_PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
+_QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+_PY_STRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'', re.DOTALL)
+_CONTINUES = re.compile(r"\s*(?:WHERE|GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET|FETCH|QUALIFY|WINDOW|UNION|INTERSECT|"
+                        r"EXCEPT|FROM|ON|AND|OR|(?:(?:INNER|LEFT|RIGHT|FULL|CROSS|NATURAL)\s+)?(?:OUTER\s+)?JOIN)\b|"
+                        r"\s*[,)]", re.IGNORECASE)
+_WITH = re.compile(r"\s*WITH\b.*\)\s*$", re.IGNORECASE | re.DOTALL)
+_LABEL_CHARS = 40  # "(2/3) continued:", "**Part 2/2**", "Continuing the query:"; a sentence is longer
+_MIN_COPY = 15  # a repeated stretch shorter than this is no statement written again
+_OPEN_END = re.compile(r"(?:\b(?:UNION|ALL|INTERSECT|EXCEPT|DISTINCT|AND|OR|NOT|WHERE|ON|JOIN|FROM|SELECT|BY|HAVING|AS|"
+                       r"WITH|THEN|ELSE|WHEN|CASE|IN|IS|LIKE|BETWEEN)|[,(=<>+*/-])$", re.IGNORECASE)
+
+
+def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
+    """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
+    and whether an end-of-turn token said the model finished its reply."""
+    text, ended = _before_turn_end(reply)
+    text = _python_queries(text)
+    text = _parts_joined(text, sql_langs)
+    return _one_copy(text, sql_langs), ended
+
+
+def _before_turn_end(text: str) -> tuple[str, bool]:
+    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``) are dropped."""
+    for match in _TURN_TOKEN.finditer(text):
+        head = text[:match.start()]
+        if head.strip():
+            return head, True
+    stripped = _TURN_TOKEN.sub("", text)
+    return stripped, stripped != text
+
+
+def _python_queries(text: str) -> str:
+    """Each Python block replaced by SQL blocks of its string literals that read as a query (none: left as it is)."""
+    def queries(match: re.Match[str]) -> str:
+        if match.group(2).lower() not in _PYTHON_LANGS:
+            return match.group(0)
+        found = _strings(match.group(3))
+        sql = [s.strip() for s in found if _QUERY_START.match(s)]
+        return "\n".join(f"```sql\n{s}\n```" for s in sql) + "\n" if sql else match.group(0)
+
+    return _FENCE.sub(queries, text)
+
+
+def _strings(code: str) -> list[str]:
+    """The string literals of ``code``, as Python reads them; by pattern when the code does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [next(g for g in m.groups() if g is not None) for m in _PY_STRING.finditer(code)]
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def _parts_joined(text: str, sql_langs: frozenset[str]) -> str:
+    """Consecutive SQL blocks joined where the later one continues the earlier one's statement."""
+    for _ in range(8):  # a query in up to nine parts
+        fences = [m for m in _FENCE.finditer(text) if m.group(2).lower() in sql_langs]
+        for first, second in zip(fences, fences[1:], strict=False):
+            head, tail = first.group(3).rstrip(), second.group(3)
+            gap = text[first.end():second.start()].strip()
+            if head.endswith(";") or "\n" in gap or len(gap) > _LABEL_CHARS or not (_CONTINUES.match(tail) or (
+                    _QUERY_START.match(tail) and _ctes_only(head))):
+                continue
+            text = f"{text[:first.start()]}```sql\n{head}\n{tail.strip()}\n```{text[second.end():]}"
+            break
+        else:
+            return text
+    return text
+
+
+def _ctes_only(head: str) -> bool:
+    """``WITH x AS (…)`` and no query after it: a statement's beginning, never a statement."""
+    if not _WITH.match(head):
+        return False
+    for dialect in ("postgres", "sqlite"):
+        try:
+            parse_statements(head, dialect)
+            return False  # a whole statement already
+        except SqlglotError:
+            pass
+        try:
+            parse_statements(f"{head}\nSELECT 1", dialect)
+            return True
+        except SqlglotError:
+            continue
+    return False
+
+
+def _one_copy(text: str, sql_langs: frozenset[str]) -> str:
+    """A SQL block that holds one statement written two or more times, the last copy perhaps cut short, as one
+    copy ending with ``;`` in a closed block."""
+    def single(match: re.Match[str]) -> str:
+        if match.group(2).lower() not in sql_langs:
+            return match.group(0)
+        closed = match.group(0).rstrip().endswith(match.group(1)) and len(match.group(0).rstrip()) > 3
+        copy = _repeated(match.group(3), cut=not closed)
+        return match.group(0) if copy is None else f"```sql\n{copy};\n```\n"
+
+    return _FENCE.sub(single, text)
+
+
+def _repeated(block: str, cut: bool) -> str | None:
+    """The statement ``block`` repeats (``S S S`` or ``S; S; S``, the last perhaps a cut-off beginning of ``S``):
+    two whole copies, or in a block the reply ends in (``cut``) one whole copy and the beginning of the next."""
+    words = block.split()
+    if not words:
+        return None
+    flat = " ".join(words)
+    start = " ".join(words[:4])
+    at = flat.find(" " + start, 1)
+    if at < _MIN_COPY:
+        return None
+    copy = flat[:at].rstrip().rstrip(";").rstrip()
+    if _OPEN_END.search(copy):
+        return None  # "SELECT a FROM t UNION SELECT a FROM t": one statement that says the same thing twice
+    rest = flat[at + 1:]
+    whole = 1
+    while rest:
+        piece = rest[:len(copy)]
+        if not copy.startswith(piece.rstrip(";").rstrip()):
+            return None  # something else follows: not a loop
+        whole += piece.rstrip(";").rstrip() == copy
+        rest = rest[len(copy):].lstrip().lstrip(";").lstrip()
+    return copy if whole >= 2 or cut else None

@@ -1,0 +1,97 @@
+"""Reply layouts that hide where the SQL is (core.sql._reply_layout, through ``extract_queries``): an end-of-turn
+token written as text, a query inside a Python program, a query sent in parts, a query repeated until the token
+limit cut it. Each reads as the one statement; what only looks like them is left as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.sql import extract_queries
+
+Q = "SELECT name, SUM(total) AS spent FROM customer JOIN invoice USING (customer_id) GROUP BY name"
+
+
+def _first(reply: str, dialect: str = "sqlite") -> str:
+    return " ".join(extract_queries(reply, dialect)[0].split())
+
+
+@pytest.mark.parametrize("token", ["<|im_end|>", "<|eot_id|><|start_header_id|>user<|end_header_id|>", "</s>",
+                                   "<|endoftext|>", "<end_of_turn>", "<｜end▁of▁sentence｜>"])
+def test_the_reply_ends_at_an_end_of_turn_token_written_as_text(token: str) -> None:
+    reply = f"```sql\n{Q}\n{token}\nHuman: and per country?\n\nAssistant: SELECT country FROM customer"
+    assert _first(reply) == Q  # no ';' and no closing fence: the token says the model finished
+
+
+def test_a_turn_token_before_any_text_is_dropped() -> None:
+    assert _first(f"<|im_start|>assistant\n```sql\n{Q};\n```") == Q
+
+
+def test_a_reply_without_a_turn_token_that_stops_in_its_block_is_still_cut_off() -> None:
+    from core.errors import LLMReplyError
+
+    with pytest.raises(LLMReplyError, match="cut off"):
+        extract_queries(f"```sql\n{Q}\nORDER BY spent", "sqlite")
+
+
+@pytest.mark.parametrize("code", [
+    f'import sqlite3\nconn = sqlite3.connect("shop.db")\nquery = """\n    {Q}\n"""\nrows = conn.execute(query).fetchall()',
+    f'cur.execute("{Q}")\nprint(cur.fetchall())',
+    f"df = pd.read_sql_query(\n    '{Q} '\n    'ORDER BY spent DESC', conn)",  # pieces Python joins
+])
+def test_a_query_inside_a_python_program_is_read_from_its_string(code: str) -> None:
+    reply = f"Run this script:\n\n```python\n{code}\n```\nIt prints each row."
+    assert _first(reply).startswith(Q)
+
+
+def test_a_python_block_with_no_query_string_is_no_sql() -> None:
+    from core.errors import LLMReplyError
+
+    with pytest.raises(LLMReplyError):
+        extract_queries('```python\nprint("hello")\n```', "sqlite")
+
+
+@pytest.mark.parametrize("label", ["(2/2) continued:", "**Part 2/2**", "Continuing:"])
+def test_a_query_sent_in_parts_is_joined(label: str) -> None:
+    reply = (f"It is long, so in parts.\n\n(1/2)\n```sql\n{Q}\n```\n\n{label}\n```sql\nORDER BY spent DESC\nLIMIT 5;\n"
+             "```\nJoin the parts.")
+    assert _first(reply) == f"{Q} ORDER BY spent DESC LIMIT 5"
+
+
+def test_an_optional_clause_offered_in_a_sentence_is_not_joined() -> None:
+    reply = (f"```sql\n{Q}\n```\n\nIf you only want the big spenders, you can also add this at the end:\n```sql\n"
+             "HAVING SUM(total) > 40\n```")
+    assert _first(reply) == Q
+
+
+def test_a_part_after_a_finished_statement_is_not_joined() -> None:
+    reply = f"```sql\n{Q};\n```\n(2/2)\n```sql\nORDER BY spent\n```"
+    assert _first(reply) == Q
+
+
+@pytest.mark.parametrize("sep", ["\n", ";\n", " "])
+def test_a_query_repeated_until_cut_off_is_one_copy(sep: str) -> None:
+    reply = f"Here:\n```sql\n{Q}{sep}{Q}{sep}{Q}{sep}SELECT name, SUM(tot"
+    assert _first(reply) == Q
+
+
+def test_a_statement_that_repeats_its_own_beginning_is_not_a_loop() -> None:
+    union = "SELECT name FROM customer WHERE country = 'IN' UNION ALL SELECT name FROM customer WHERE country = 'IN'"
+    assert _first(f"```sql\n{union}\n```") == union
+    assert _first(f"```sql\n{Q}\n{Q}\n```") == Q  # two whole copies in a closed block: the same one statement
+
+
+def test_a_with_clause_sent_before_its_query_is_joined_to_it() -> None:
+    reply = ("(1/2)\n```sql\nWITH spend AS (SELECT customer_id, SUM(total) AS s FROM invoice GROUP BY customer_id)\n```\n"
+             "(2/2) continued:\n```sql\nSELECT customer_id FROM spend ORDER BY s DESC;\n```")
+    assert _first(reply).startswith("WITH spend AS") and _first(reply).endswith("ORDER BY s DESC")
+
+
+def test_a_whole_with_query_and_its_correction_stay_apart() -> None:
+    draft = "WITH spend AS (SELECT customer_id, SUM(total) AS s FROM invoice GROUP BY customer_id) SELECT * FROM (SELECT 1)"
+    reply = f"```sql\n{draft}\n```\nCorrected:\n```sql\nSELECT customer_id FROM invoice\n```"
+    assert _first(reply) == "SELECT customer_id FROM invoice"
+
+
+def test_one_whole_copy_and_the_cut_beginning_of_the_next_is_one_copy() -> None:
+    assert _first(f"```sql\n{Q};\n\nSELECT name, SUM(total) AS spent FROM") == Q
+    assert _first(f"```sql\n{Q}\nSELECT name, SUM(total) AS spent FROM customer JOIN") == Q
