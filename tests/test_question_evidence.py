@@ -116,12 +116,73 @@ def test_a_limit_the_question_does_not_ask_for_is_offered_without_it(shop, quest
     assert len(_rows(shop, other.sql)) > 1 and "LIMIT" not in other.sql
 
 
+@pytest.mark.parametrize("question", ["Which clients have the highest totals, ordered from highest to lowest?",
+                                      "Clients with the largest total amounts, sorted in descending order"])
+def test_an_extreme_that_orders_a_list_the_words_ask_for_asks_for_no_limit(shop, question) -> None:
+    answer = _ask(shop, question, "SELECT client_id, SUM(amount) AS s FROM sale GROUP BY client_id ORDER BY s DESC "
+                  "LIMIT 1")
+    other = next(a for a in answer.alternatives if a.label == "Every row")
+    assert len(_rows(shop, other.sql)) == 3
+
+
 @pytest.mark.parametrize("question", ["Which client has the highest total amount?", "Show a few clients",
-                                      "The biggest client by amount", "top client by amount"])
+                                      "The biggest client by amount", "top client by amount",
+                                      "Which client has the highest total, sorted by name?",
+                                      "Top clients by total, ordered from highest to lowest"])
 def test_a_limit_an_extreme_or_a_few_rows_ask_for_is_not_doubted(shop, question) -> None:
     answer = _ask(shop, question, "SELECT client_id, SUM(amount) AS s FROM sale GROUP BY client_id ORDER BY s DESC "
                   "LIMIT 1")
     assert not any(a.label == "Every row" for a in answer.alternatives)
+
+
+def test_a_count_of_a_column_that_holds_counts_is_offered_as_its_total(tmp_path: Path) -> None:
+    path = tmp_path / "school.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE course(course_id INTEGER, dept TEXT, num_students INTEGER, fee REAL);"
+                           "INSERT INTO course VALUES (1,'art',30,5),(2,'art',12,6),(3,'law',40,7);")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "What is the total number of students in each dept?",
+                      "SELECT dept, COUNT(num_students) FROM course GROUP BY dept")
+        other = next(a for a in answer.alternatives if a.label == "Use SUM")
+        assert sorted(_rows(db, other.sql)) == [("art", 42), ("law", 40)]
+        # sorted by its alias: "total_students" names no column, so the question's "total" is still said
+        sorted_by = _ask(db, "What is the total count of students in each dept?",
+                         "SELECT dept, COUNT(num_students) AS total_students FROM course GROUP BY dept "
+                         "ORDER BY total_students DESC")
+        assert any(a.label == "Use SUM" for a in sorted_by.alternatives)
+        # the total number of courses: COUNT of a column that measures something else is the count asked for
+        courses = _ask(db, "What is the total number of courses in each dept?",
+                       "SELECT dept, COUNT(fee) FROM course GROUP BY dept")
+        assert not any(a.label == "Use SUM" for a in courses.alternatives)
+    finally:
+        db.close()
+
+
+def test_a_date_the_question_writes_and_the_query_reads_otherwise_is_offered(shop) -> None:
+    answer = _ask(shop, "Total sales between Jan 1st and March 1st, 2021",
+                  "SELECT SUM(amount) FROM sale WHERE sold_on BETWEEN '2021-01-01' AND '2021-02-01'")
+    assert answer.rows[0][0] == 30  # the query that ran stays the answer
+    other = next(a for a in answer.alternatives if a.label == "Read 2021-03-01")
+    assert _rows(shop, other.sql) == [(35.0,)]
+
+
+@pytest.mark.parametrize("where", ["sold_on >= '2021-01-01' AND sold_on < '2021-03-02'",  # the exclusive end
+                                   "sold_on BETWEEN '2021-01-01' AND '2021-03-01 23:59:59'",
+                                   "sold_on > '2020-12-31' AND sold_on <= '2021-03-01'"])  # the exclusive start
+def test_a_range_written_with_the_next_day_or_a_time_is_the_same_range(shop, where: str) -> None:
+    answer = _ask(shop, "Total sales from Jan 1st to March 1st, 2021", f"SELECT SUM(amount) FROM sale WHERE {where}")
+    assert not any(a.label.startswith("Read 20") for a in answer.alternatives)
+
+
+def test_dates_are_read_in_the_ways_people_write_them() -> None:
+    from datetime import date
+
+    from core.evidence._question_dates import said_dates
+
+    assert said_dates("between jan 1, 2023 and 31st march 2023") == {date(2023, 1, 1), date(2023, 3, 31)}
+    assert said_dates("ended in 2022 (from jan 1st to dec 31st)") == {date(2022, 1, 1), date(2022, 12, 31)}
+    assert said_dates("sales in may 2023, 2022-02-30 or march 5") == set()  # a month, no such day, no year
 
 
 def test_an_aggregate_the_words_do_not_say_is_offered_as_the_one_they_do(shop) -> None:

@@ -21,8 +21,8 @@ from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
 from core.evidence._common import AGGREGATE_NAMES, Execute, offer, owner, parse
 from core.evidence._question_columns import label_finding, name_words
-from core.evidence._question_dates import (asked_grain, grain_finding, missing_date, span_finding, today_finding,
-                                           year_finding)
+from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, span_finding,
+                                           today_finding, year_finding)
 from core.evidence._question_filters import (filter_column, missing_bound, missing_quoted, missing_value, or_finding,
                                              sibling_column, unasked_filter)
 from core.fallback import singular
@@ -57,6 +57,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
         _bound_finding, _limit_finding, _unasked_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
+        lambda asked, tree, schema: date_finding(asked.text, tree),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
         lambda asked, tree, schema: today_finding(asked.from_today, asked.text, tree, schema.dialect),
         lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect, asked.text),
@@ -182,13 +183,24 @@ _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", 
                  "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 
 
+# Words that ask for the whole list in an order: "ordered by", "sorted from", "in descending order", "from the
+# longest to the shortest". With them an extreme orders the list ("the longest rivers, ordered from longest to
+# shortest") and asks for no one row of it.
+_LISTED = re.compile(r"\b(?:order(?:ed)?|sort(?:ed)?|arrange(?:d)?|rank(?:ed)?)\s+(?:them\s+|it\s+)?(?:by|from|in)\b|"
+                     r"\bin (?:ascending|descending|alphabetical|reverse|increasing|decreasing) order\b|"
+                     r"\bfrom (?:the )?(?:\w+est|most|least|highest|lowest) to\b")
+_FEW_ROWS = frozenset({"some", "sample", "few", "example", "one", "single", "top", "bottom", "first", "kuch", "ek"})
+
+
 def _unasked_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A LIMIT on the answer where the question asks for no number of rows and no extreme ("the total for each
-    city", "the titles ordered alphabetically"): the query keeping every row."""
+    city", "the titles ordered alphabetically"), or asks for a list of several things in an order ("which rivers are
+    the longest, ordered from longest to shortest"): the query keeping every row."""
     limit = tree.args.get("limit")
-    if not isinstance(limit, exp.Limit) or asked.limit is not None or asked.ranks or asked.one or tree.args.get(
-            "offset") or tree.find(exp.Window) or asked.words & _FEW_WORDS or any(
-            w.endswith("est") and len(w) > 4 for w in asked.words):
+    listed = bool(_LISTED.search(asked.text)) and not asked.one and not asked.words & _FEW_ROWS
+    if not isinstance(limit, exp.Limit) or asked.limit is not None or asked.one or tree.args.get(
+            "offset") or tree.find(exp.Window) or not listed and (asked.ranks or asked.words & _FEW_WORDS or any(
+            w.endswith("est") and len(w) > 4 for w in asked.words)):
         return None
     shown = _literal(limit.expression)
     if shown is None or re.search(rf"(?<![\d.]){shown}(?![\d.])", asked.text) or (
@@ -238,7 +250,9 @@ def _aggregates(tree: exp.Select) -> list[exp.AggFunc]:
 
 
 def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
-    named = set().union(*(name_words(c.name) for c in tree.find_all(exp.Column)))
+    aliases = {e.alias.lower() for e in tree.expressions if e.alias}  # ORDER BY total_spent names no column
+    named = set().union(*(name_words(c.name) for c in tree.find_all(exp.Column) if c.table or c.name.lower() not in
+                          aliases))
     said = set()
     for kind in asked.aggregates:  # "mean" of mean_temperature names a column, not an average
         triggers = set(AGGREGATE_WORDS.get(kind, ())) & asked.words
@@ -260,9 +274,11 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
             kinds & {exp.Max, exp.Min}) and not kinds & {exp.Avg, exp.Sum}:
         wanted = exp.Avg if "avg" in asked.aggregates else exp.Sum
         candidates = [a for a in shown if isinstance(a, (exp.Max, exp.Min))]
-    elif asked.aggregates == {"sum"} and exp.Count in kinds and not kinds & {exp.Sum, exp.Avg}:
-        wanted = exp.Sum  # "the total cost" counted: the total of a number column that is not a key
-        candidates = [a for a in shown if isinstance(a, exp.Count) and is_amount(a.this, tree, schema)]
+    elif asked.aggregates in ({"sum"}, {"sum", "count"}) and not kinds & {exp.Sum, exp.Avg} and (counted := [
+            a for a in shown if isinstance(a, exp.Count) and is_amount(a.this, tree, schema) and (
+                asked.aggregates == {"sum"} or name_words(a.this.name) & _COUNTS_HELD)]):
+        wanted = exp.Sum  # "the total cost" counted: the total of a number column that is not a key; with "number
+        candidates = counted  # of" too ("the total number of students"), only a column that holds counts itself
     elif asked.direction is not None and not tree.args.get("limit"):
         wrong, wanted = (exp.Min, exp.Max) if asked.direction == "desc" else (exp.Max, exp.Min)
         candidates = [a for a in shown if isinstance(a, wrong)] if wanted not in kinds else []
@@ -274,6 +290,9 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     old.replace(wanted(this=old.this.copy()))
     return (f"The question says {_says(wanted)} and the query computes {AGGREGATE_NAMES[type(old)]}",
             f"Use {AGGREGATE_NAMES[wanted]}", tree)
+
+
+_COUNTS_HELD = frozenset({"num", "count", "number", "quantity", "qty", "cnt"})  # a column that holds counts
 
 
 def _numbers(node: exp.Expression, tree: exp.Select, schema: Schema) -> bool:

@@ -7,6 +7,7 @@ rows differ, says so and offers it; the query that ran stays the answer.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import sqlglot
@@ -16,7 +17,7 @@ from core.evidence._asked import Asked, Span
 from core.evidence._question_columns import name_words
 from core.schema import Column, Schema
 
-__all__ = ["grain_finding", "missing_date", "span_finding", "today_finding", "year_finding"]
+__all__ = ["date_finding", "grain_finding", "missing_date", "said_dates", "span_finding", "today_finding", "year_finding"]
 
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 _MODIFIER = re.compile(r"^\s*([+-]?)\s*(\d+)\s+([a-z]+?)s?\s*$", re.I)
@@ -51,6 +52,58 @@ def year_finding(years: tuple[str, ...], tree: exp.Expression) -> Finding | None
         text = _YEAR.sub(lambda m: year if m.group(1) == other else m.group(1), lit.this)
         lit.replace(exp.Literal.string(text) if lit.is_string else exp.Literal.number(text))
     return f"The question says {year} and the query reads {other}", f"Read {year}", tree
+
+
+_MONTHS = {m: i + 1 for i, names in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+    ("december", "dec"))) for m in names}
+_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_SAID_DATES = (  # (pattern, which groups are year, month, day); a year left out is the question's one year
+    (re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"), (1, 2, 3)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s+(\d{{4}}))?"), (3, 1, 2)),
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s+(\d{{4}}))?"), (3, 2, 1)),
+)
+_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})(?=$|[ T])")
+
+
+def said_dates(text: str) -> set[dt.date]:
+    """The whole dates a question writes: 2023-03-31, "Mar 31, 2023", "31st March 2023", "Dec 31st" (with the
+    question's one year)."""
+    years = set(_YEAR.findall(text))
+    found: set[dt.date] = set()
+    for pattern, (y, m, d) in _SAID_DATES:
+        for match in pattern.finditer(text.lower()):
+            year = match.group(y) or (next(iter(years)) if len(years) == 1 else None)
+            month = match.group(m)
+            try:
+                found.add(dt.date(int(year), int(month) if month.isdigit() else _MONTHS[month], int(match.group(d))))
+            except (TypeError, ValueError):
+                continue  # no year, or no such day ("May 2023" is a month, not a date)
+    return found
+
+
+def date_finding(text: str, tree: exp.Expression) -> Finding | None:
+    """The question writes whole dates ("from Jan 1 to Mar 31, 2023") and the query one date string that is none of
+    them, in place of the one date it leaves out: the query with the question's date. An exclusive end written as
+    the next day (``< '2023-04-01'`` for "to Mar 31") or an exclusive start as the day before is the same range."""
+    said = said_dates(text)
+    literals = [(lit, dt.date.fromisoformat(m.group(1))) for lit in tree.find_all(exp.Literal)
+                if lit.is_string and (m := _ISO.match(lit.this))]
+    missing = said - {d for _, d in literals}
+    others = [(lit, d) for lit, d in literals if d not in said]
+    if not said or len(missing) != 1 or len({d for _, d in others}) != 1:
+        return None
+    want, (lit, wrote) = missing.pop(), others[0]
+    compared = lit.parent
+    if (wrote - want).days == 1 and isinstance(compared, exp.LT) or (want - wrote).days == 1 and isinstance(
+            compared, exp.GT):
+        return None
+    for node, _ in others:
+        node.replace(exp.Literal.string(want.isoformat() + node.this[10:]))
+    return (f"The question says {want.isoformat()} and the query reads {wrote.isoformat()}",
+            f"Read {want.isoformat()}", tree)
 
 
 def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | None:
