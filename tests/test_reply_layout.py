@@ -95,3 +95,32 @@ def test_a_whole_with_query_and_its_correction_stay_apart() -> None:
 def test_one_whole_copy_and_the_cut_beginning_of_the_next_is_one_copy() -> None:
     assert _first(f"```sql\n{Q};\n\nSELECT name, SUM(total) AS spent FROM") == Q
     assert _first(f"```sql\n{Q}\nSELECT name, SUM(total) AS spent FROM customer JOIN") == Q
+
+
+def test_a_statement_cut_at_a_dangling_where_never_reads_the_closing_fence_as_a_name() -> None:
+    # Read as a whole, "WHERE\n```" had read two backticks as an empty name: WHERE "" ran.
+    for reply in ("```sql\nSELECT name FROM customer WHERE\n```", "Here:\n```sql\nSELECT name FROM customer WHERE\n```"):
+        try:
+            assert "`" not in extract_queries(reply, "sqlite")[0]
+        except Exception as exc:  # refused as cut off is as good: never run with an invented condition
+            assert "cut off" in str(exc) or "more must follow" in str(exc)
+
+
+@pytest.mark.parametrize("reply", ["```sql\nSELECT fare FROM flight WHERE origin = ’JFK’ AND dest = ‘LAX‘;\n```",
+                                   "SELECT fare FROM flight WHERE origin = ’JFK’ AND dest = ’LAX’;"])
+def test_values_in_typographic_quotes_of_one_direction_are_values(reply: str) -> None:
+    assert _first(reply) == "SELECT fare FROM flight WHERE origin = 'JFK' AND dest = 'LAX'"
+
+
+def test_an_apostrophe_in_the_prose_is_not_a_quote() -> None:
+    reply = "It’s simple: the customer’s total is\n```sql\nSELECT name FROM customer WHERE name = 'O’Brien';\n```"
+    assert _first(reply) == "SELECT name FROM customer WHERE name = 'O’Brien'"
+
+
+def test_a_query_in_bracket_tags_is_read() -> None:
+    assert _first(f"Here is the query.\n\n[SQL]{Q};[/SQL]\n\nThis should work.") == Q
+
+
+def test_a_comma_that_ends_its_list_before_a_clause_is_dropped() -> None:
+    assert _first("```sql\nSELECT name, total, FROM invoice ORDER BY total DESC, LIMIT 5\n```") == (
+        "SELECT name, total FROM invoice ORDER BY total DESC LIMIT 5")

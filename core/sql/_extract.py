@@ -1,10 +1,9 @@
 """Find the one SQL statement in a model's reply, however it is wrapped.
 
-Small models put SQL in fences, after "Here is the query:", before "This query counts...", with or
-without semicolons. Rather than clean with regexes (which glue prose onto the SQL or drop good replies),
-this finds where a statement starts and keeps the longest stretch from there that sqlglot reads as
-exactly one statement; whatever follows is prose and is dropped. A write statement is kept as written:
-the guard rejects it later with a reason.
+Small models put SQL in fences, after "Here is the query:", before "This query counts...", with or without
+semicolons. Rather than clean with regexes (which glue prose onto the SQL or drop good replies), this finds where a
+statement starts and keeps the longest stretch from there that sqlglot reads as exactly one statement; whatever
+follows is prose and is dropped. A write statement is kept as written: the guard rejects it later with a reason.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql._reply_layout import laid_out
+from core.sql._reply_layout import laid_out, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
                              stops_in_block)
@@ -40,8 +39,9 @@ _OTHER_KEYWORDS = (
 )  # fmt: skip
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
-_CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d")
-_TAGGED = re.compile(r"<(sql|query|answer)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>
+_CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d|(?<![\w\u2018\u2019])[\u2018\u2019]"
+                         r"([^\u2018\u2019'\n]*)[\u2018\u2019](?![\w\u2018\u2019])")  # ‘a’, “a”, and ’a’ or ‘a‘ between non-letters
+_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]
 _INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
@@ -95,7 +95,7 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
                             "fence): it looks cut off")
     outside_think = _THINK.sub("", text)
     sources = [outside_think, text] if outside_think != text else [text]
-    straight = _CURLY_PAIR.sub(lambda m: f"'{m.group(1)}'" if m.group(1) is not None else f'"{m.group(2)}"',
+    straight = _CURLY_PAIR.sub(lambda m: f'"{m.group(2)}"' if m.group(2) is not None else f"'{m.group(1) or m[3]}'",
                                outside_think)
     if straight != outside_think:  # ‘2023-01-01’ typed by a word processor: read as the quotes meant
         sources.insert(0, straight)
@@ -163,7 +163,7 @@ def _regions(text: str) -> list[str]:
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
     tagged = [m.group(2) for m in _TAGGED.finditer(text)]
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
-    return [*_json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, text]
+    return [*_json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
 
 
 def _json_queries(text: str) -> list[str]:

@@ -25,11 +25,12 @@ from sqlglot.errors import SqlglotError
 
 from core.sql._guard import parse_statements
 
-__all__ = ["laid_out"]
+__all__ = ["laid_out", "without_fences"]
 
 # Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
 _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
 _FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
+_FENCE_MARK = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*", re.MULTILINE)  # at a line start, as fences are
 _PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
 _QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 _PY_STRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'', re.DOTALL)
@@ -50,6 +51,12 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     text = _python_queries(text)
     text = _parts_joined(text, sql_langs)
     return _one_copy(text, sql_langs), ended
+
+
+def without_fences(text: str) -> str:
+    """``text`` with its fence marks as line breaks: read as a whole, a reply's closing ```` ``` ```` is never part of
+    a statement (two of its backticks read as an empty name)."""
+    return _FENCE_MARK.sub("\n", text)
 
 
 def _before_turn_end(text: str) -> tuple[str, bool]:
@@ -124,33 +131,26 @@ def _one_copy(text: str, sql_langs: frozenset[str]) -> str:
     def single(match: re.Match[str]) -> str:
         if match.group(2).lower() not in sql_langs:
             return match.group(0)
-        closed = match.group(0).rstrip().endswith(match.group(1)) and len(match.group(0).rstrip()) > 3
-        copy = _repeated(match.group(3), cut=not closed)
+        copy = _repeated(match.group(3))
         return match.group(0) if copy is None else f"```sql\n{copy};\n```\n"
 
     return _FENCE.sub(single, text)
 
 
-def _repeated(block: str, cut: bool) -> str | None:
-    """The statement ``block`` repeats (``S S S`` or ``S; S; S``, the last perhaps a cut-off beginning of ``S``):
-    two whole copies, or in a block the reply ends in (``cut``) one whole copy and the beginning of the next."""
+def _repeated(block: str) -> str | None:
+    """The statement ``block`` repeats: ``S S S`` or ``S; S``, the last copy perhaps a cut-off beginning of ``S``
+    (at least its first four words). Another statement after ``S``, even one that begins the same, is no loop."""
     words = block.split()
-    if not words:
-        return None
     flat = " ".join(words)
-    start = " ".join(words[:4])
-    at = flat.find(" " + start, 1)
+    at = flat.find(" " + " ".join(words[:4]), 1) if words else -1
     if at < _MIN_COPY:
         return None
     copy = flat[:at].rstrip().rstrip(";").rstrip()
     if _OPEN_END.search(copy):
         return None  # "SELECT a FROM t UNION SELECT a FROM t": one statement that says the same thing twice
     rest = flat[at + 1:]
-    whole = 1
     while rest:
-        piece = rest[:len(copy)]
-        if not copy.startswith(piece.rstrip(";").rstrip()):
+        if not copy.startswith(rest[:len(copy)].rstrip(";").rstrip()):
             return None  # something else follows: not a loop
-        whole += piece.rstrip(";").rstrip() == copy
         rest = rest[len(copy):].lstrip().lstrip(";").lstrip()
-    return copy if whole >= 2 or cut else None
+    return copy

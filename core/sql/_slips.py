@@ -26,6 +26,7 @@ _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
 _AT_END = "\0"  # marks an edit made at the very end of the text
 _CLAUSE_ENDS = (TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.HAVING, TokenType.R_PAREN,
                 TokenType.SEMICOLON, TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.WINDOW)
+_LIST_ENDS = (*_CLAUSE_ENDS, TokenType.FROM, TokenType.WHERE)  # a comma before these ends no list
 
 
 # Tokens a finished query never ends with: a reply that stops on one was cut off (the model's length limit, a
@@ -108,13 +109,15 @@ def stops_in_block(reply: str) -> bool:
 
 
 def drop_dangling_connectives(text: str, dialect: str) -> str:
-    """``text`` without each AND/OR that ends its clause (the text itself when there is none)."""
+    """``text`` without each AND/OR that ends its clause, and each comma that ends its list (``SELECT a, b, FROM``,
+    ``ORDER BY x, LIMIT 5``): the text itself when there is none."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
         return text
     spans = [(t.start, t.end + 1) for t, after in zip(tokens, [*tokens[1:], None], strict=True)
-             if t.token_type in _CONNECTIVES and (after is None or after.token_type in _CLAUSE_ENDS)]
+             if t.token_type in _CONNECTIVES and (after is None or after.token_type in _CLAUSE_ENDS)
+             or t.token_type == TokenType.COMMA and (after is None or after.token_type in _LIST_ENDS)]
     for start, end in reversed(spans):
         text = text[:start] + text[end:]
     return text
