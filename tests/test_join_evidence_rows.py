@@ -159,3 +159,18 @@ def test_a_value_in_other_capitals_of_a_column_with_many_values_is_found_by_a_pr
         assert [tuple(r) for r in db.execute(other.sql).rows] == [(7,)]
     finally:
         db.close()
+
+
+def test_a_join_cairn_put_back_is_offered_keeping_the_rows_with_no_match(school) -> None:
+    # The model read lesson.id and never joined lesson: the join Cairn puts back is inner, which leaves Lee out.
+    answer = _ask(school, "Lessons per tutor", "SELECT t.name, COUNT(lesson.id) FROM tutor AS t GROUP BY t.name")
+    assert answer.ok and sorted(tuple(r) for r in answer.rows) == [("Ira", 2), ("Om", 1)]
+    other = _other(answer, "Keep rows with no lesson")
+    assert "LEFT JOIN" in other.sql.upper()
+    assert sorted(tuple(r) for r in school.execute(other.sql).rows) == [("Ira", 2), ("Lee", 0), ("Om", 1)]
+
+
+def test_a_join_the_model_wrote_is_not_called_put_back(school) -> None:
+    answer = _ask(school, "Lessons per tutor", "SELECT t.name, COUNT(l.id) FROM tutor AS t JOIN lesson AS l "
+                  "ON l.tutor_id = t.id GROUP BY t.name")
+    assert not any(a.label.startswith("Keep rows with no") for a in answer.alternatives)

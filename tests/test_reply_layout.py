@@ -124,3 +124,14 @@ def test_a_query_in_bracket_tags_is_read() -> None:
 def test_a_comma_that_ends_its_list_before_a_clause_is_dropped() -> None:
     assert _first("```sql\nSELECT name, total, FROM invoice ORDER BY total DESC, LIMIT 5\n```") == (
         "SELECT name, total FROM invoice ORDER BY total DESC LIMIT 5")
+
+
+@pytest.mark.parametrize("reply", [f"यह रही आपकी SQL query: {Q} यह query सही result देगी।",
+                                   f"Вот запрос: {Q} он вернёт итог."])
+def test_a_query_inline_in_a_sentence_of_another_script_ends_before_its_words(reply: str) -> None:
+    assert _first(reply) == Q
+
+
+def test_a_value_in_another_script_stays_whole() -> None:
+    sql = "SELECT name FROM customer WHERE city = 'नई दिल्ली'"
+    assert _first(f"यह रही query: {sql} इससे मिलेगा।") == sql

@@ -172,6 +172,8 @@ _DECORATED = Schema("sqlite", (
     ("SELECT * FROM tbl_sbTicker", "SELECT * FROM sbTicker"),
     ("SELECT flights_info.flight_id FROM flights_info", "SELECT flight.flight_id FROM flight"),
     ("SELECT offering_id FROM course_offering_info", "SELECT offering_id FROM course_offering"),  # the longest
+    ("SELECT t_item.item_id FROM t_item", "SELECT item.item_id FROM item"),  # t_ / tb_: a table prefix
+    ("SELECT customer_id FROM tb_customer", "SELECT customer_id FROM customer"),
 ])
 def test_a_table_name_written_between_other_words_is_that_table(sql: str, expected: str) -> None:
     assert check(sql, _DECORATED, "sqlite").sql == expected
@@ -1037,3 +1039,15 @@ def test_a_dollar_parameter_sqlite_reads_as_a_name_is_a_placeholder_not_a_column
     schema = Schema("sqlite", (Table("car", (Column("make", "TEXT"),)),))
     with pytest.raises(SQLValidationError, match="placeholder"):
         validate_sql("SELECT COUNT(*) FROM car WHERE make = $make", schema, "sqlite")  # never read as make = make
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_an_output_alias_named_again_in_snake_case_is_that_alias(dialect: str) -> None:
+    from core.schema import Column, Schema, Table
+    from core.sql import guard, validate_sql
+
+    schema = Schema(dialect, (Table("author", (Column("aid", "int"), Column("name", "text"))),))
+    sql = guard('SELECT name, COUNT(*) AS "Paper Count" FROM author GROUP BY name ORDER BY paper_count DESC', dialect).sql
+    assert 'ORDER BY "Paper Count" DESC' in validate_sql(sql, schema, dialect).sql
+    with pytest.raises(Exception, match="Unknown column paper_total"):  # another name: no alias it surely means
+        validate_sql(sql.replace("paper_count", "paper_total"), schema, dialect)

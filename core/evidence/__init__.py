@@ -8,7 +8,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_readings`` (before the answer): a syntax slip with two or three readings, taken only when all give the same
   rows;
 - ``_joins``: an inner join that adds no column but drops or multiplies rows; a join on columns the schema does not
-  relate between tables it relates by a key;
+  relate between tables it relates by a key; a join Cairn put back (the model read a table it never joined), kept
+  as LEFT JOIN;
 - ``_anti_joins``: rows without a match asked for with an inner join (never any), or shown by the side that has no
   match (NULL on every row);
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
@@ -39,7 +40,7 @@ from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import completion_evidence, extreme_group_evidence, key_group_evidence, splits_asked
-from core.evidence._joins import join_evidence, join_key_evidence
+from core.evidence._joins import added_join_evidence, join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
 from core.evidence._question_columns import a_look, answering_query
@@ -48,7 +49,7 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extreme_group_evidence", "count_evidence", "division_evidence",
+__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extreme_group_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "value_evidence"]
@@ -78,6 +79,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
+                  added_join_evidence(written, sql, result, schema, execute) if written else ([], []),
                   extreme_group_evidence(question, sql, result, schema, execute),
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]

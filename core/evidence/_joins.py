@@ -13,7 +13,7 @@ from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
 from core.sql import join_candidates, joins_adding_no_column
 
-__all__ = ["join_evidence", "join_key_evidence"]
+__all__ = ["added_join_evidence", "join_evidence", "join_key_evidence"]
 
 
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
@@ -96,3 +96,29 @@ def _relations(child: Table, parent: Table) -> list[tuple[str, str]]:
     """(child column, parent column) of each single-column key from ``child`` to ``parent``."""
     return [(fk.columns[0], fk.ref_columns[0]) for fk in child.foreign_keys
             if len(fk.columns) == 1 and fk.ref_table.split(".")[-1].lower() == parent.name.lower()]
+
+
+def added_join_evidence(written: str, sql: str, result: QueryResult, schema: Schema,
+                        execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A join Cairn put back (the model read ``author.aid`` and never joined author: ``repair.joins._forgotten``) is
+    inner, which leaves out the rows with no match; whether the model meant them counted no one can say. The query
+    with that join kept as LEFT JOIN is run and offered when its rows differ."""
+    model, tree = parse(written, schema.dialect), parse(sql, schema.dialect)
+    if model is None or tree is None or result.truncated:
+        return [], []
+    read = {(t.alias_or_name or "").lower() for t in model.find_all(exp.Table)}
+    used = {c.table.lower() for c in model.find_all(exp.Column) if c.table} - read  # qualifiers of no table it read
+    for join in tree.find_all(exp.Join):
+        table = join.this
+        if not isinstance(table, exp.Table) or (table.alias_or_name or "").lower() not in used or join.side or \
+                join.kind:
+            continue
+        join.set("side", "LEFT")
+        found = other_rows(tree.sql(dialect=schema.dialect), schema, execute, result)
+        if found is None:
+            return [], []
+        why = (f"The model's query read {table.name} without joining it; Cairn added the join, which leaves out the "
+               f"rows that have no {table.name}: keeping them (LEFT JOIN), {difference(result.rows, found[1].rows)}.")
+        return [why + " See the other query below the answer."], [
+            Alternative(f"Keep rows with no {table.name}", found[0], why)]
+    return [], []

@@ -21,7 +21,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql._reply_layout import laid_out, without_fences
+from core.sql._reply_layout import OTHER_SCRIPT, laid_out, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
                              stops_in_block)
@@ -231,8 +231,7 @@ def _statement_in(region: str) -> str | None:
 
 _BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
 _SEPARATOR = re.compile(r"\s+(?:-|\u2013|\u2014|<-+|\u2190|->|\u2192|=>|\u21d2)\s+(?=[a-z])")  # " - isse …", " <- bas …"
-_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)"
-                          r"\b")
+_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)\b")
 _MAX_WORD_CUTS = 40
 _JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and"/"or": the condition goes on
 
@@ -346,6 +345,7 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     cuts.update(i + 1 for i, ch in enumerate(text) if ch == ";")
     cuts.update(i for i, ch in enumerate(text) if ch == "\n")
     cuts.update(m.start() for m in _SENTENCE_END.finditer(text))
+    cuts.update(m.start() for m in OTHER_SCRIPT.finditer(text))  # "… NULLS LAST यह query सही result देगी।"
     for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
         candidate = text[:cut].strip()
         if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):

@@ -25,11 +25,14 @@ from sqlglot.errors import SqlglotError
 
 from core.sql._guard import parse_statements
 
-__all__ = ["laid_out", "without_fences"]
+__all__ = ["OTHER_SCRIPT", "laid_out", "without_fences"]
 
 # Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
 _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
 _FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
+# A word in a script other than Latin after a space (Devanagari, Arabic, Cyrillic, CJK …): SQL outside its strings
+# never has one, so a statement written inline ends before it ("… NULLS LAST यह query सही result देगी।").
+OTHER_SCRIPT = re.compile(r"(?<=\s)[^\W\d_A-Za-z\u00C0-\u024F]")
 _FENCE_MARK = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*", re.MULTILINE)  # at a line start, as fences are
 _PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
 _QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)

@@ -10,6 +10,7 @@ share is qualified with the first when the join equates them.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -233,7 +234,7 @@ class _Repairer:
         if any(s.has(ident, self.dialect) is not None for s in local):
             return
         name = col.name
-        if name.lower() in select_aliases(scope):
+        if name.lower() in select_aliases(scope) or self._alias_written_otherwise(col, scope):
             self._respell_alias(col, scope)
             return
         if name.lower() in PSEUDO_COLUMNS:
@@ -310,11 +311,19 @@ class _Repairer:
         self.fixes.append(f"{before} -> {col.sql(dialect=self.dialect)} (a qualified name quoted as one)")
         return True
 
+    @staticmethod
+    def _alias_written_otherwise(col: exp.Column, scope: Scope) -> bool:
+        """``ORDER BY total_citations`` for ``AS 'Total Citations'``: in ORDER BY, GROUP BY or HAVING, a name that is
+        one output alias written in snake case (its words joined by ``_``, lower case)."""
+        return col.find_ancestor(exp.Order, exp.Group, exp.Having) is not None and sum(
+            _snake(a) == col.name.lower() for a in select_aliases(scope)) == 1
+
     def _respell_alias(self, col: exp.Column, scope: Scope) -> None:
-        """``ORDER BY "Total"`` for ``AS total``: spell the reference as the output alias is spelt."""
+        """``ORDER BY "Total"`` for ``AS total``: spell the reference as the output alias is spelt (``total_citations``
+        for ``AS "Total Citations"`` too)."""
         for proj in scope.expression.expressions:
             alias = proj.args.get("alias") if isinstance(proj, exp.Alias) else None
-            if not isinstance(alias, exp.Identifier) or alias.this.lower() != col.name.lower():
+            if not isinstance(alias, exp.Identifier) or _snake(alias.this) != _snake(col.name):
                 continue
             if not matches(col.this, effective(alias, self.dialect), self.dialect):
                 before = col.sql(dialect=self.dialect)
@@ -469,6 +478,10 @@ def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
                     continue
                 if not _in_alias_position(col, scope):  # PostgreSQL and SQLite both reject it as written
                     repairer.ambiguous(col, scope)
+
+
+def _snake(name: str) -> str:
+    return "_".join(re.findall(r"[a-z0-9]+", name.lower()))
 
 
 def _in_alias_position(col: exp.Column, scope: Scope) -> bool:

@@ -25,8 +25,8 @@ logger = logging.getLogger(__name__)
 _DEFAULT_NAMESPACES = (None, "public", "main")
 _SPELLING = 0.9  # a score this high is the same name spelt otherwise (case, plural, snake or camel case)
 # Words that name a table as a table and say nothing of its rows (singular, as ``tokens`` gives them).
-_TABLE_WORDS = frozenset({"table", "tbl", "tab", "info", "datum", "data", "detail", "record", "list", "master",
-                          "dim", "fact", "view", "vw", "entity"})
+_TABLE_WORDS = frozenset({"table", "tbl", "tab", "tb", "t", "info", "datum", "data", "detail", "record", "list",
+                          "master", "dim", "fact", "view", "vw", "entity"})  # t_orders, tb_orders: a table prefix
 _EMBEDDED = 0.66  # a table's whole name inside the written one: enough to repair, not to beat a closer name
 _BELOW = ACCEPT - 0.01  # a score too low to repair with
 
