@@ -1051,3 +1051,17 @@ def test_an_output_alias_named_again_in_snake_case_is_that_alias(dialect: str) -
     assert 'ORDER BY "Paper Count" DESC' in validate_sql(sql, schema, dialect).sql
     with pytest.raises(Exception, match="Unknown column paper_total"):  # another name: no alias it surely means
         validate_sql(sql.replace("paper_count", "paper_total"), schema, dialect)
+
+
+def test_two_consonants_written_for_a_word_they_are_the_skeleton_of_are_that_word() -> None:
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+
+    schema = Schema("sqlite", (Table("paper", (Column("pid", "int"), Column("year", "int"), Column("title", "text"))),
+                               Table("sbTx", (Column("sbTxAmount", "real"), Column("sbTxTax", "real")))))
+    assert validate_sql("SELECT paper.yr FROM paper", schema, "sqlite").sql == "SELECT paper.year FROM paper"
+    # one way only: the schema's Tx (transaction) is not the tax the model wrote
+    try:
+        assert "sbTxAmount" not in validate_sql("SELECT tax_amount FROM sbTx", schema, "sqlite").sql
+    except Exception as exc:  # refused, naming the candidates: as good
+        assert "Unknown column tax_amount" in str(exc)
