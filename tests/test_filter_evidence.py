@@ -261,6 +261,7 @@ def test_a_code_typed_in_capitals_is_probed_like_a_name(garage) -> None:
     "Show Vehicle counts by Maker",  # capitalised schema words, not values
     "In March 2023, how many repairs were logged?",  # a month is a date, never probed as a value
     "How many vehicles by Tata or Maruti?",  # two values of one column: not "only" one of them
+    "Seats of every vehicle, including Honda",  # attack round 3: "including" is no filter
 ])
 def test_a_capitalised_word_no_text_column_holds_or_the_schema_names_is_left(garage, question: str) -> None:
     answer = _ask(garage, question, "SELECT COUNT(*) FROM vehicle")

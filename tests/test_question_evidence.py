@@ -128,7 +128,8 @@ def test_an_extreme_that_orders_a_list_the_words_ask_for_asks_for_no_limit(shop,
 @pytest.mark.parametrize("question", ["Which client has the highest total amount?", "Show a few clients",
                                       "The biggest client by amount", "top client by amount",
                                       "Which client has the highest total, sorted by name?",
-                                      "Top clients by total, ordered from highest to lowest"])
+                                      "Top clients by total, ordered from highest to lowest",
+                                      "Which client spends the most? Sort by total."])  # attack round 3
 def test_a_limit_an_extreme_or_a_few_rows_ask_for_is_not_doubted(shop, question) -> None:
     answer = _ask(shop, question, "SELECT client_id, SUM(amount) AS s FROM sale GROUP BY client_id ORDER BY s DESC "
                   "LIMIT 1")

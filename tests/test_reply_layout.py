@@ -135,3 +135,64 @@ def test_a_query_inline_in_a_sentence_of_another_script_ends_before_its_words(re
 def test_a_value_in_another_script_stays_whole() -> None:
     sql = "SELECT name FROM customer WHERE city = 'नई दिल्ली'"
     assert _first(f"यह रही query: {sql} इससे मिलेगा।") == sql
+
+
+# --- what only looks like these layouts (attack round 3) ----------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["%</s>%", "<eos>", "%<|endoftext|>%"])
+def test_a_turn_token_inside_a_quoted_value_is_text(value: str) -> None:
+    sql = f"SELECT COUNT(*) FROM pages WHERE html LIKE '{value}'"
+    assert _first(f"```sql\n{sql};\n```") == sql
+
+
+def test_a_turn_token_in_the_thinking_or_an_html_strike_in_the_prose_does_not_end_the_reply() -> None:
+    assert _first(f"<think>maybe </s> no</think>\n```sql\n{Q};\n```") == Q
+    assert _first(f"The <s>old</s> way is gone. Use:\n```sql\n{Q};\n```") == Q
+
+
+@pytest.mark.parametrize(("label", "option"), [("For the top 3 only:", "LIMIT 3"), ("Only busy ones:", "HAVING COUNT(*) > 1"),
+                                               ("Next page:", "OFFSET 2"), ("To include more:", "UNION SELECT 'x', 0")])
+def test_an_option_after_a_short_label_is_offered_never_run(label: str, option: str) -> None:
+    queries = extract_queries(f"```sql\n{Q}\n```\n{label}\n```sql\n{option}\n```", "sqlite")
+    assert " ".join(queries[0].split()) == Q  # the first block stays the answer
+    assert any(option.split()[0] in q for q in queries[1:])  # the whole query is among the others, to offer
+
+
+def test_a_query_a_python_program_builds_from_pieces_is_no_one_piece() -> None:
+    from core.errors import LLMReplyError
+
+    code = 'base = "SELECT origin, COUNT(*) AS n FROM flights"\nquery = base + " WHERE delay > 30 GROUP BY origin"'
+    with pytest.raises(LLMReplyError):
+        extract_queries(f"```python\n{code}\ncur.execute(query)\n```", "sqlite")
+    with pytest.raises(LLMReplyError):
+        extract_queries(f'```python\nq = f"SELECT n FROM t WHERE y = {{year}}"\n```', "sqlite")
+
+
+def test_a_python_block_after_the_sql_block_only_shows_how_to_run_it() -> None:
+    reply = f"```sql\n{Q};\n```\nRun it:\n```python\ncur.execute(\"SELECT name FROM customer WHERE id = ?\", (5,))\n```"
+    assert _first(reply) == Q
+
+
+def test_a_with_clause_shown_alone_then_the_whole_query_is_not_joined() -> None:
+    cte = "WITH spend AS (SELECT customer_id, SUM(total) AS s FROM invoice GROUP BY customer_id)"
+    whole = f"{cte} SELECT customer_id FROM spend ORDER BY s DESC"
+    assert _first(f"The CTE:\n```sql\n{cte}\n```\nThe query:\n```sql\n{whole}\n```") == whole
+
+
+def test_a_repeated_query_keeps_its_lines_and_comments() -> None:
+    sql = "SELECT name -- who\nFROM customer\nWHERE country = 'IN'"
+    assert extract_queries(f"```sql\n{sql}\n{sql}\n{sql[:20]}", "sqlite")[0].startswith("SELECT name -- who\nFROM")
+
+
+@pytest.mark.parametrize("reply", ["I can't answer that.\n```sql\n```", "```sql\n-- no query needed\n```", "```\n\n```"])
+def test_an_empty_block_or_one_of_comments_is_no_sql_not_a_crash(reply: str) -> None:
+    from core.errors import LLMReplyError
+
+    with pytest.raises(LLMReplyError):
+        extract_queries(reply, "sqlite")
+
+
+def test_a_comment_in_another_script_inside_the_sql_is_no_end() -> None:
+    sql = "SELECT name -- ग्राहक का नाम\nFROM customer\nWHERE country = 'IN'"
+    assert extract_queries(f"यह रही query:\n```sql\n{sql}\n```", "sqlite")[0].endswith("WHERE country = 'IN'")
+    assert extract_queries(f"यह रही query: {sql} यह सही है।", "sqlite")[0].endswith("WHERE country = 'IN'")

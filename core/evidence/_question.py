@@ -183,12 +183,11 @@ _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", 
                  "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 
 
-# Words that ask for the whole list in an order: "ordered by", "sorted from", "in descending order", "from the
-# longest to the shortest". With them an extreme orders the list ("the longest rivers, ordered from longest to
-# shortest") and asks for no one row of it.
-_LISTED = re.compile(r"\b(?:order(?:ed)?|sort(?:ed)?|arrange(?:d)?|rank(?:ed)?)\s+(?:them\s+|it\s+)?(?:by|from|in)\b|"
-                     r"\bin (?:ascending|descending|alphabetical|reverse|increasing|decreasing) order\b|"
-                     r"\bfrom (?:the )?(?:\w+est|most|least|highest|lowest) to\b")
+# Words that ask for the whole list in an order: "sorted in descending order", "ordered from the longest to the
+# shortest". With them an extreme orders the list ("the longest rivers, ordered from longest to shortest") and asks
+# for no one row of it. "Sort by salary" after "which employee earns the most" says only how to order the one row.
+_LISTED = re.compile(r"\bin (?:ascending|descending|alphabetical|reverse|increasing|decreasing) order\b|"
+                     r"\bfrom (?:the )?(?:\w+est|most|least|highest|lowest|top|bottom) to (?:the )?\w+")
 _FEW_ROWS = frozenset({"some", "sample", "few", "example", "one", "single", "top", "bottom", "first", "kuch", "ek"})
 
 

@@ -36,6 +36,9 @@ _OR_WORDS = frozenset({"or", "either", "ya", "any", "one", "plus", "also", "well
 _NOT_ASKED_AFTER = frozenset({"has", "have", "had", "was", "were", "is", "are", "been", "be", "did", "do", "does", "get",
                               "got", "never", "not", "no", "nahi", "nahin", "didn't", "hasn't", "haven't", "wasn't",
                               "weren't"})
+# Words before a value that make it no filter of the answer: "every carrier, including UA", "other than UA".
+_NOT_ONLY = frozenset({"including", "include", "includes", "incl", "except", "excluding", "exclude", "besides", "than",
+                       "not", "no", "never", "without", "also", "plus", "vs", "versus", "alongside"})
 Finding = tuple[str, str, exp.Expression]
 
 
@@ -107,7 +110,7 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
                 initials = "".join(w[0] for w in low.split()) if " " in low else low  # New York written 'NY'
                 said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", asked.text)
                 if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
-                        ) and said and not set(said.group(1).split()) & _NOT_ASKED_AFTER:  # "has … paid": a verb
+                        ) and said and not set(said.group(1).split()) & (_NOT_ASKED_AFTER | _NOT_ONLY):  # "has … paid"
                     hits.append((alias, column, value))
     if len({(a, c.name) for a, c, _ in hits}) != 1 or len({v for _, _, v in hits}) != 1:
         return None
@@ -317,6 +320,8 @@ def _named_values(question: str, schema: Schema) -> list[str]:
     out: list[str] = []
     question = _QUOTED.sub(" _ ", question)  # a quoted value is probed whole, never by its capitalised words
     for match in _NAMED.finditer(question):
+        if set(re.findall(r"[a-z']+", question[:match.start()].lower())[-3:]) & _NOT_ONLY:
+            continue  # "every carrier, including UA", "other than UA": not "only UA"
         words = match.group(0).rstrip(".'’").split()
         if _SENTENCE_START.search(question[:match.start()]):
             words = words[1:]  # "Which", "Return", "Calculate": capitalised for the sentence, not a name

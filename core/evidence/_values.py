@@ -317,8 +317,9 @@ def _fixed(node: exp.Expression) -> bool:
 def _one_way_bounds(tree: exp.Expression, schema: Schema, execute: Execute) -> list[str]:
     """``d >= '2023-01-01' AND d >= '2023-03-31'``: two bounds of one column from the same side, so the looser one
     does nothing. The only reading in which both act is the range between them: the tighter bound turned round
-    (``d <= '2023-03-31'``). Which is tighter is asked of the database (``SELECT a < b``), so computed bounds
-    (``CURRENT_DATE - INTERVAL '8 weeks'``) compare as the database computes them. Edits ``tree``; says what."""
+    (``d <= '2023-03-31'``). Text (dates) and computed bounds only: ``delay > 0 AND delay >= 30`` is a guard
+    written twice more often than a slip. Which is tighter is asked of the database (``SELECT a < b``), so computed
+    bounds (``CURRENT_DATE - INTERVAL '8 weeks'``) compare as the database computes them. Edits ``tree``; says what."""
     for node in list(tree.find_all(exp.And)):
         if isinstance(node.parent, exp.And):
             continue
@@ -329,7 +330,8 @@ def _one_way_bounds(tree: exp.Expression, schema: Schema, execute: Execute) -> l
             col, value, lower = part.this, part.expression, isinstance(part, _LOWER_BOUNDS)
             if not isinstance(col, exp.Column):
                 col, value, lower = part.expression, part.this, not lower
-            if isinstance(col, exp.Column) and _fixed(value):
+            if isinstance(col, exp.Column) and _fixed(value) and not (isinstance(value, exp.Literal) and not
+                                                                      value.is_string):  # > 0 AND >= 30: a guard
                 sides.setdefault(col.sql(), []).append((part, value, lower))
         for column, bounds in sides.items():
             if len(bounds) != 2 or bounds[0][2] != bounds[1][2]:

@@ -21,7 +21,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql._reply_layout import OTHER_SCRIPT, laid_out, without_fences
+from core.sql._reply_layout import CURLY_PAIR, continues, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
                              stops_in_block)
@@ -39,9 +39,8 @@ _OTHER_KEYWORDS = (
 )  # fmt: skip
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
-_CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d|(?<![\w\u2018\u2019])[\u2018\u2019]"
-                         r"([^\u2018\u2019'\n]*)[\u2018\u2019](?![\w\u2018\u2019])")  # ‘a’, “a”, and ’a’ or ‘a‘ between non-letters
-_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]
+_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]",
+                     re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL]
 _INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
@@ -95,14 +94,14 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
                             "fence): it looks cut off")
     outside_think = _THINK.sub("", text)
     sources = [outside_think, text] if outside_think != text else [text]
-    straight = _CURLY_PAIR.sub(lambda m: f'"{m.group(2)}"' if m.group(2) is not None else f"'{m.group(1) or m[3]}'",
+    straight = CURLY_PAIR.sub(lambda m: f'"{m.group(2)}"' if m.group(2) is not None else f"'{m.group(1) or m[3]}'",
                                outside_think)
     if straight != outside_think:  # ‘2023-01-01’ typed by a word processor: read as the quotes meant
         sources.insert(0, straight)
     for source in sources:
         native = (lambda b: _reads_as(b, dialect)) if dialect else None  # noqa: E731
         blocks = [_spelled(explanations_as_comments(b, native)) for b in _sql_blocks(source)]
-        found = [sql for sql in (_statement_in(b) for b in blocks) if sql]
+        found = [sql for sql in (_statement_in(b) for b in blocks if not continues(b)) if sql]  # no fragment
         if not found:  # a misspelt keyword in a query with no code block is mended before its end is looked for
             found = [sql for sql in (_statement_in(r) for r in _regions(spelled_statement_start(source, _reads)))
                      if sql][:1]
@@ -231,7 +230,8 @@ def _statement_in(region: str) -> str | None:
 
 _BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
 _SEPARATOR = re.compile(r"\s+(?:-|\u2013|\u2014|<-+|\u2190|->|\u2192|=>|\u21d2)\s+(?=[a-z])")  # " - isse …", " <- bas …"
-_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)\b")
+_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)"
+                          r"\b")
 _MAX_WORD_CUTS = 40
 _JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and"/"or": the condition goes on
 
@@ -345,7 +345,7 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     cuts.update(i + 1 for i, ch in enumerate(text) if ch == ";")
     cuts.update(i for i, ch in enumerate(text) if ch == "\n")
     cuts.update(m.start() for m in _SENTENCE_END.finditer(text))
-    cuts.update(m.start() for m in OTHER_SCRIPT.finditer(text))  # "… NULLS LAST यह query सही result देगी।"
+    cuts = {c for c in cuts if c <= (end := sql_end(text))} | {end}  # "… NULLS LAST यह query सही result देगी।"
     for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
         candidate = text[:cut].strip()
         if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):

@@ -25,14 +25,18 @@ from sqlglot.errors import SqlglotError
 
 from core.sql._guard import parse_statements
 
-__all__ = ["OTHER_SCRIPT", "laid_out", "without_fences"]
+__all__ = ["CURLY_PAIR", "continues", "laid_out", "sql_end", "without_fences"]
 
 # Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
 _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
 _FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 # A word in a script other than Latin after a space (Devanagari, Arabic, Cyrillic, CJK …): SQL outside its strings
 # never has one, so a statement written inline ends before it ("… NULLS LAST यह query सही result देगी।").
-OTHER_SCRIPT = re.compile(r"(?<=\s)[^\W\d_A-Za-z\u00C0-\u024F]")
+_OTHER_SCRIPT = re.compile(r"(?<=\s)[^\W\d_A-Za-z\u00C0-\u024F]")
+# Values a word processor quoted: ‘a’ and “a”, and ’a’ or ‘a‘ between non-letters (an apostrophe, it’s, is none).
+CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d|"
+                        r"(?<![\w\u2018\u2019])[\u2018\u2019]([^\u2018\u2019'\n]*)[\u2018\u2019](?![\w\u2018\u2019])")
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _FENCE_MARK = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*", re.MULTILINE)  # at a line start, as fences are
 _PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
 _QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
@@ -41,6 +45,9 @@ _CONTINUES = re.compile(r"\s*(?:WHERE|GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET|
                         r"EXCEPT|FROM|ON|AND|OR|(?:(?:INNER|LEFT|RIGHT|FULL|CROSS|NATURAL)\s+)?(?:OUTER\s+)?JOIN)\b|"
                         r"\s*[,)]", re.IGNORECASE)
 _WITH = re.compile(r"\s*WITH\b.*\)\s*$", re.IGNORECASE | re.DOTALL)
+_SELECT = re.compile(r"\s*\(*\s*SELECT\b", re.IGNORECASE)
+# A label that numbers the parts or says the query goes on: "(2/2)", "Part 2 of 3", "continued", "contd".
+_PART_LABEL = re.compile(r"\d+\s*(?:/|of)\s*\d+|\bpart\b|\bcontinu|\bcont'?d\b", re.IGNORECASE)
 _LABEL_CHARS = 40  # "(2/3) continued:", "**Part 2/2**", "Continuing the query:"; a sentence is longer
 _MIN_COPY = 15  # a repeated stretch shorter than this is no statement written again
 _OPEN_END = re.compile(r"(?:\b(?:UNION|ALL|INTERSECT|EXCEPT|DISTINCT|AND|OR|NOT|WHERE|ON|JOIN|FROM|SELECT|BY|HAVING|AS|"
@@ -51,9 +58,25 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
     text, ended = _before_turn_end(reply)
-    text = _python_queries(text)
+    text = _python_queries(text, sql_langs)
     text = _parts_joined(text, sql_langs)
     return _one_copy(text, sql_langs), ended
+
+
+def continues(block: str) -> bool:
+    """Whether a SQL block starts with a clause no statement starts with (``UNION SELECT …``, ``WHERE …``): a piece
+    of a query, never a query of its own (the SELECT after UNION is not the answer)."""
+    return bool(_CONTINUES.match(block)) and not _QUERY_START.match(block)
+
+
+def sql_end(text: str) -> int:
+    """Where the first word in another script outside a quoted value starts (else the text's end): SQL goes no
+    further, so an inline statement ends there at the latest, however long the sentence after it."""
+    for match in _OTHER_SCRIPT.finditer(text):
+        line = text[text.rfind("\n", 0, match.start()) + 1:match.start()]
+        if not text.count("'", 0, match.start()) % 2 and "--" not in line:  # nor in a comment: "-- यह filter"
+            return match.start()
+    return len(text)
 
 
 def without_fences(text: str) -> str:
@@ -63,17 +86,30 @@ def without_fences(text: str) -> str:
 
 
 def _before_turn_end(text: str) -> tuple[str, bool]:
-    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``) are dropped."""
+    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``) are dropped.
+    A token inside a quoted value on its line (``LIKE '%</s>%'``), inside ``<think>…</think>``, or a ``</s>`` that
+    closes an HTML ``<s>`` of its line is text, not the end of the turn."""
+    thinking = [(m.start(), m.end()) for m in _THINK.finditer(text)]
     for match in _TURN_TOKEN.finditer(text):
         head = text[:match.start()]
+        line = head[head.rfind("\n") + 1:]
+        if line.count("'") % 2 or line.count('"') % 2 or any(a <= match.start() < b for a, b in thinking) or (
+                match.group(0).lower() == "</s>" and "<s>" in line.lower()):
+            continue
         if head.strip():
             return head, True
-    stripped = _TURN_TOKEN.sub("", text)
+        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]  # before any text
+    stripped = text.strip(" ")
     return stripped, stripped != text
 
 
-def _python_queries(text: str) -> str:
-    """Each Python block replaced by SQL blocks of its string literals that read as a query (none: left as it is)."""
+def _python_queries(text: str, sql_langs: frozenset[str]) -> str:
+    """Each Python block replaced by SQL blocks of its string literals that read as a query (none: left as it is);
+    only in a reply with no SQL block holding a query (then the Python only shows how to run it), and never for a
+    program that builds its query from pieces (``base + where``, f-strings, ``.format``): no one piece is the query."""
+    if any(m.group(2).lower() in sql_langs and _QUERY_START.search(m.group(3)) for m in _FENCE.finditer(text)):
+        return text
+
     def queries(match: re.Match[str]) -> str:
         if match.group(2).lower() not in _PYTHON_LANGS:
             return match.group(0)
@@ -85,25 +121,38 @@ def _python_queries(text: str) -> str:
 
 
 def _strings(code: str) -> list[str]:
-    """The string literals of ``code``, as Python reads them; by pattern when the code does not parse."""
+    """The string literals of ``code``, as Python reads them (by pattern when the code does not parse); none when the
+    program builds a string from pieces, since then no literal is the whole query."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        if re.search(r"[\"']\s*(?:\+|%)|(?:\+|%)\s*[\"'\w]|\bf[\"']|\.format\(|\.join\(", code):
+            return []
         return [next(g for g in m.groups() if g is not None) for m in _PY_STRING.finditer(code)]
+    if any(isinstance(node, ast.JoinedStr) or isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod))
+           or isinstance(node, ast.Attribute) and node.attr in ("format", "join") for node in ast.walk(tree)):
+        return []
     return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
 
 
 def _parts_joined(text: str, sql_langs: frozenset[str]) -> str:
-    """Consecutive SQL blocks joined where the later one continues the earlier one's statement."""
+    """Consecutive SQL blocks joined where the later one continues the earlier one's statement: under a label that
+    numbers the parts or says the query goes on (or none), the joined query replaces both; under any other label
+    ("For the top 3 only:" + ``LIMIT 3``) the second is an option: the first block stays the answer and the joined
+    query is put before it, among the reply's other queries (offered when its rows differ, never run unseen)."""
     for _ in range(8):  # a query in up to nine parts
         fences = [m for m in _FENCE.finditer(text) if m.group(2).lower() in sql_langs]
         for first, second in zip(fences, fences[1:], strict=False):
             head, tail = first.group(3).rstrip(), second.group(3)
             gap = text[first.end():second.start()].strip()
+            joined = f"```sql\n{head}\n{tail.strip()}\n```"
             if head.endswith(";") or "\n" in gap or len(gap) > _LABEL_CHARS or not (_CONTINUES.match(tail) or (
-                    _QUERY_START.match(tail) and _ctes_only(head))):
+                    _SELECT.match(tail) and _ctes_only(head))) or joined in text[:first.start()]:
                 continue
-            text = f"{text[:first.start()]}```sql\n{head}\n{tail.strip()}\n```{text[second.end():]}"
+            if not gap or _PART_LABEL.search(gap):  # "(2/2) continued:", "**Part 2/3**": one query in parts
+                text = f"{text[:first.start()]}{joined}{text[second.end():]}"
+            else:
+                text = f"{text[:first.start()]}{joined}\n{text[first.start():]}"
             break
         else:
             return text
@@ -156,4 +205,6 @@ def _repeated(block: str) -> str | None:
         if not copy.startswith(rest[:len(copy)].rstrip(";").rstrip()):
             return None  # something else follows: not a loop
         rest = rest[len(copy):].lstrip().lstrip(";").lstrip()
-    return copy
+    again = list(re.finditer(r"\s+".join(map(re.escape, words[:4])), block))
+    return block[:again[1].start()].rstrip().rstrip(";").rstrip() if len(again) > 1 else None  # as written: its
+    # lines and comments kept (a "--" comment read on one line would swallow the rest)

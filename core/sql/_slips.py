@@ -115,7 +115,7 @@ def drop_dangling_connectives(text: str, dialect: str) -> str:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except SqlglotError:
         return text
-    spans = [(t.start, t.end + 1) for t, after in zip(tokens, [*tokens[1:], None], strict=True)
+    spans = [(t.start, t.end + 1) for t, after in zip(tokens, [*tokens[1:], None][:len(tokens)], strict=True)
              if t.token_type in _CONNECTIVES and (after is None or after.token_type in _CLAUSE_ENDS)
              or t.token_type == TokenType.COMMA and (after is None or after.token_type in _LIST_ENDS)]
     for start, end in reversed(spans):

@@ -10,7 +10,6 @@ that needs none comes back as it was. A name that cannot be repaired with confid
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 
 import sqlglot
@@ -92,20 +91,16 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
                      ungrouped=ungrouped)
 
 
-_PLACEHOLDER_TEXT = re.compile(r"\{\w+\}|<\w+>|\$\{\w+\}")  # '{year}', '<city>', '${id}' as a value
-
-
 def _no_placeholders(expression: exp.Expression) -> None:
-    """A parameter where a value belongs (``= ?``, ``= :year``, ``= %s``, ``= $1``, ``= {year}``, ``= '<city>'``)
-    runs with no value or not at all: refused, with what to write instead (the model's repair round sees it)."""
-    for node in expression.find_all(exp.Placeholder, exp.Parameter, exp.Struct, exp.Literal, exp.Column):
+    """A parameter where a value belongs (``= ?``, ``= :year``, ``= %s``, ``= $1``, ``= {year}``) runs with no value
+    or not at all: refused, with what to write instead (the model's repair round sees it). A quoted ``'<city>'`` is
+    a value: data holds ``'<unk>'`` and ``'{name}'`` too."""
+    for node in expression.find_all(exp.Placeholder, exp.Parameter, exp.Struct, exp.Column):
         if isinstance(node, exp.Column) and not (node.name[:1] in "$@:" and not node.args["this"].quoted):
             continue  # SQLite reads ``$make`` as a name: it is its parameter syntax
         if isinstance(node, exp.Struct) and not (len(node.expressions) == 1 and isinstance(
                 node.expressions[0], exp.Column)):
             continue  # a real struct, not ``{year}``
-        if isinstance(node, exp.Literal) and not (node.is_string and _PLACEHOLDER_TEXT.fullmatch(node.this)):
-            continue
         raise SQLValidationError(
             f"the query has a parameter placeholder ({node.sql()}) where a value must be written; write the value "
             "the question gives into the SQL itself (Cairn runs the query as it is, with no parameters)",

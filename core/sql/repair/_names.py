@@ -190,7 +190,7 @@ def _subsequence(short: str, long: str) -> bool:
 def similar_words(a: str, b: str) -> bool:
     """Two words that may be one: equal, an abbreviation (``cust``/``customer``, ``qty``/``quantity``,
     ``dept``/``department``: same first letter, the shorter's three or four letters in order in the longer; two
-    consonants written for a word they are the whole skeleton of, ``nm`` for ``name``, ``yr`` for ``year``; a
+    a
     longer "abbreviation" is a word of its own, as ``paper`` in ``paperkeyphrase``), one stem with endings of up to
     three letters (``depart``/``departure``; never the one who does it, ``reviewer`` for ``review``), or a one-letter
     typo in words of four letters or more."""
@@ -202,9 +202,6 @@ def similar_words(a: str, b: str) -> bool:
     if 3 <= len(short) <= 4 < len(long) and short[0] == long[0] and _subsequence(short, long) and (
             short[1] == long[1] or not set(short) & set("aeiou")):
         return True  # cust, dept, qty, mgr — never a word of its own (area is no abbreviation of abbreviation)
-    if len(a) == 2 and not set(a) & set("aeiou") and a == b[0] + re.sub("[aeiou]", "", b[1:]):
-        return True  # nm, yr, dt written for name, year, date: the first letter and every consonant after it (never
-        # dt for district; one way only: a schema's Tx is not the tax a model writes)
     stem = len(_common_prefix(short, long))
     if stem >= 5 and len(short) - stem <= 3 and len(long) - stem <= 3 and not {
             short[stem:], long[stem:]} & _AGENT_ENDINGS:
