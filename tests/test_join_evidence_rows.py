@@ -177,3 +177,29 @@ def test_a_join_the_model_wrote_is_not_called_put_back(school) -> None:
     answer = _ask(school, "Lessons per tutor", "SELECT t.name, COUNT(l.id) FROM tutor AS t JOIN lesson AS l "
                   "ON l.tutor_id = t.id GROUP BY t.name")
     assert not any(a.label.startswith("Keep rows with no") for a in answer.alternatives)
+
+
+def test_a_column_cairn_added_to_the_group_by_is_offered_grouped_as_written(tmp_path: Path) -> None:
+    # PostgreSQL rejects a column shown but neither grouped nor aggregated; Cairn groups by it too, splitting groups.
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE sale(id INTEGER PRIMARY KEY, city TEXT, clerk TEXT, amount REAL);"
+                           "INSERT INTO sale VALUES (1,'Pune','Ira',5),(2,'Pune','Om',7),(3,'Agra','Om',4);")
+    db = open_database(str(path))
+    try:
+        from core.sql import validate_sql  # noqa: F401 - the pipeline's own repair runs below
+
+        from core.evidence import extended_group_evidence
+
+        written = "SELECT city, clerk, SUM(amount) FROM sale GROUP BY city"
+        completed = "SELECT city, clerk, SUM(amount) FROM sale GROUP BY city, clerk"
+        result = db.execute(completed)
+        notes, offered = extended_group_evidence("Total sales per city", written, completed, result, db.schema(),
+                                                 db.execute)
+        assert "splits the groups" in notes[0] and offered[0].label == "Grouped as written, without clerk"
+        assert sorted(tuple(r) for r in db.execute(offered[0].sql).rows) == [("Agra", 4.0), ("Pune", 12.0)]
+        said = extended_group_evidence("Total sales per city and clerk", written, completed, result, db.schema(),
+                                       db.execute)
+        assert said == ([], [])  # the question names the column: grouping by it is asked
+    finally:
+        db.close()

@@ -165,7 +165,7 @@ def test_a_query_a_python_program_builds_from_pieces_is_no_one_piece() -> None:
     with pytest.raises(LLMReplyError):
         extract_queries(f"```python\n{code}\ncur.execute(query)\n```", "sqlite")
     with pytest.raises(LLMReplyError):
-        extract_queries(f'```python\nq = f"SELECT n FROM t WHERE y = {{year}}"\n```', "sqlite")
+        extract_queries('```python\nq = f"SELECT n FROM t WHERE y = {year}"\n```', "sqlite")
 
 
 def test_a_python_block_after_the_sql_block_only_shows_how_to_run_it() -> None:
@@ -196,3 +196,46 @@ def test_a_comment_in_another_script_inside_the_sql_is_no_end() -> None:
     sql = "SELECT name -- ग्राहक का नाम\nFROM customer\nWHERE country = 'IN'"
     assert extract_queries(f"यह रही query:\n```sql\n{sql}\n```", "sqlite")[0].endswith("WHERE country = 'IN'")
     assert extract_queries(f"यह रही query: {sql} यह सही है।", "sqlite")[0].endswith("WHERE country = 'IN'")
+
+
+# --- fresh12's layouts (development after its one measurement) -----------------------------------------------------
+
+@pytest.mark.parametrize("mark", ["{n}: ", "{n} | ", "{n}. ", "{n}) "])
+def test_a_block_numbered_line_by_line_is_read_without_its_numbers(mark: str) -> None:
+    lines = ["SELECT name, SUM(total) AS spent", "FROM customer JOIN invoice USING (customer_id)", "GROUP BY name"]
+    block = "\n".join(mark.format(n=i) + line for i, line in enumerate(lines, start=1))
+    assert _first(f"Line by line:\n```sql\n{block}\n```\nLine 1 picks the columns.") == Q
+
+
+def test_a_query_whose_lines_start_with_numbers_of_its_own_is_not_renumbered() -> None:
+    sql = "SELECT 1 AS one,\n2 AS two"
+    assert _first(f"```sql\n{sql}\n```") == "SELECT 1 AS one, 2 AS two"
+
+
+@pytest.mark.parametrize("made", ["CREATE TEMP TABLE spend AS", "CREATE TEMPORARY VIEW spend AS", "CREATE TABLE spend AS"])
+def test_a_table_or_view_made_from_a_query_and_then_read_is_that_query(made: str) -> None:
+    reply = f"Store it first:\n```sql\n{made}\n{Q};\n\nSELECT * FROM spend ORDER BY spent DESC;\n```"
+    sql = _first(reply)
+    assert sql.startswith("WITH spend AS (SELECT") and sql.endswith("SELECT * FROM spend ORDER BY spent DESC")
+
+
+def test_a_made_table_that_is_written_to_is_left_for_the_guard() -> None:
+    reply = "```sql\nCREATE TABLE t AS SELECT 1 AS a;\nINSERT INTO t VALUES (2);\nSELECT * FROM t;\n```"
+    assert "CREATE" in extract_queries(reply, "sqlite")[0].upper()
+
+
+def test_a_query_given_only_as_inline_code_pieces_is_joined() -> None:
+    reply = ("Step by step:\n- `SELECT name, SUM(total) AS spent` - picks the output\n"
+             "- `FROM customer JOIN invoice USING (customer_id)` - reads the tables\n- `GROUP BY name` - groups\nDone.")
+    assert _first(reply) == Q
+
+
+def test_a_danda_right_after_the_sql_ends_the_statement() -> None:
+    assert _first(f"Jawab ke liye query hai: {Q} ।") == Q
+    assert _first("query: SELECT name FROM customer WHERE city = 'नई दिल्ली।' ।") == (
+        "SELECT name FROM customer WHERE city = 'नई दिल्ली।'")
+
+
+def test_a_fence_left_open_before_a_paragraph_of_prose_is_not_cut_off() -> None:
+    reply = f"Bilkul!\n```sql\n{Q}\n\nYeh query pehle tables ko join karti hai, phir total nikalti hai."
+    assert _first(reply) == Q

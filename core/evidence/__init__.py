@@ -14,7 +14,8 @@ may rewrite its query (``AskPipeline._review``).
   match (NULL on every row);
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
-  GROUP BY of the key of the table whose columns are aggregated (one row per group);
+  GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
+  grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered);
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
@@ -39,7 +40,8 @@ from core.evidence._anti_joins import anti_join_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
-from core.evidence._groups import completion_evidence, extreme_group_evidence, key_group_evidence, splits_asked
+from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence,
+                                   key_group_evidence, splits_asked)
 from core.evidence._joins import added_join_evidence, join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
@@ -49,7 +51,7 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extreme_group_evidence", "count_evidence", "division_evidence",
+__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "value_evidence"]
@@ -80,6 +82,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
                   added_join_evidence(written, sql, result, schema, execute) if written else ([], []),
+                  extended_group_evidence(question, written, sql, result, schema, execute) if written else ([], []),
                   extreme_group_evidence(question, sql, result, schema, execute),
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]

@@ -119,6 +119,33 @@ def completion_evidence(question: str, written: str, sql: str, result: QueryResu
     return [why], [Alternative(f"One row per {names}", other_sql, why)]
 
 
+def extended_group_evidence(question: str, written: str, sql: str, result: QueryResult, schema: Schema,
+                            execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """The model grouped by some columns and showed another it neither grouped nor aggregated (PostgreSQL rejects
+    it); Cairn grouped by that one too, which may split every group. Unless the question names the column, the
+    query without it (the model's own GROUP BY) is offered when its rows differ."""
+    before, after = parse(written, schema.dialect), parse(sql, schema.dialect)
+    if not isinstance(before, exp.Select) or not isinstance(after, exp.Select) or not before.args.get("group") or \
+            not after.args.get("group"):
+        return [], []
+    had = {e.sql() for e in before.args["group"].expressions}
+    added = [e for e in after.args["group"].expressions if e.sql() not in had]
+    if not added or len(added) == len(after.args["group"].expressions):
+        return [], []
+    added_sql = {e.sql() for e in added}
+    shown = [p for p in after.expressions if p.unalias().sql() in added_sql]
+    if not shown or any(column_said(question, p.alias_or_name, _table_of(p.unalias(), after, schema)) for p in shown):
+        return [], []
+    other_tree = after.copy()
+    other_tree.set("expressions", [p.copy() for p in after.expressions if p.unalias().sql() not in added_sql])
+    other_tree.set("group", exp.Group(expressions=[e.copy() for e in after.args["group"].expressions
+                                                   if e.sql() not in added_sql]))
+    names = ", ".join(p.alias_or_name for p in shown)
+    return offer(other_tree.sql(dialect=schema.dialect), f"Grouped as written, without {names}"[:80],
+                 lambda how: f"The model's query showed {names} without grouping or aggregating it; Cairn grouped "
+                 f"by it too, which splits the groups. Without it, {how}.", schema, execute, result)
+
+
 def _table_of(col: exp.Expression, tree: exp.Expression, schema: Schema) -> str:
     found = owner(col, tree, schema)
     return found[0].name if found else ""

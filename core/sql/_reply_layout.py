@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
+from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from core.sql._guard import parse_statements
@@ -37,6 +39,9 @@ _OTHER_SCRIPT = re.compile(r"(?<=\s)[^\W\d_A-Za-z\u00C0-\u024F]")
 CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d|"
                         r"(?<![\w\u2018\u2019])[\u2018\u2019]([^\u2018\u2019'\n]*)[\u2018\u2019](?![\w\u2018\u2019])")
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_DANDA = re.compile(r"(?<=[\x21-\x7e])[ \t]*[\u0964\u0965](?=\s|$)")  # a danda right after SQL, not after Hindi
+_NUMBER = re.compile(r"\s*(\d+)\s*[:|.)]?\s+")
+_INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _FENCE_MARK = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*", re.MULTILINE)  # at a line start, as fences are
 _PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
 _QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
@@ -58,9 +63,80 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
     text, ended = _before_turn_end(reply)
+    text = _DANDA.sub(";", text)  # "… GROUP BY name ।": the sentence's end after the SQL is the statement's
     text = _python_queries(text, sql_langs)
+    text = _pieces_joined(text)
     text = _parts_joined(text, sql_langs)
+    text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _unnumbered), text)
+    text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _created_then_read), text)
     return _one_copy(text, sql_langs), ended
+
+
+def _in_block(match: re.Match[str], sql_langs: frozenset[str], read: Callable[[str], str | None]) -> str:
+    """The fenced block ``match`` with its SQL read by ``read`` (None: left as written)."""
+    if match.group(2).lower() not in sql_langs or (body := read(match.group(3))) is None:
+        return match.group(0)
+    start = match.start(3) - match.start()
+    return match.group(0)[:start] + body + match.group(0)[start + len(match.group(3)):]
+
+
+def _unnumbered(block: str) -> str | None:
+    """A block whose every line starts with its number, 1, 2, 3 … (``1: SELECT …``, ``2 | FROM …``): the numbers
+    dropped. Numbered in sequence on every line, never a line of SQL that begins with a number."""
+    lines = block.split("\n")
+    marks = [(i, _NUMBER.match(line)) for i, line in enumerate(lines) if line.strip()]
+    if len(marks) < 2 or not all(m for _, m in marks):
+        return None
+    first = int(marks[0][1].group(1))
+    if [int(m.group(1)) for _, m in marks] != list(range(first, first + len(marks))):
+        return None
+    for i, mark in marks:
+        lines[i] = lines[i][mark.end():]
+    return "\n".join(lines)
+
+
+def _created_then_read(block: str) -> str | None:
+    """``CREATE TEMP TABLE t AS SELECT …; SELECT * FROM t``: the same rows as ``WITH t AS (SELECT …) SELECT * FROM
+    t``, which only reads. Tables or views made from a query and then read by the block's last query become its
+    CTEs; anything else (a column list, an INSERT, a table read by nothing) is left for the guard to refuse."""
+    if not re.search(r"\bCREATE\b", block, re.IGNORECASE):
+        return None
+    for dialect in ("postgres", "sqlite"):
+        try:
+            *made, last = parse_statements(block, dialect)
+        except (SqlglotError, ValueError):
+            continue
+        if not made or not isinstance(last, exp.Query) or not all(
+                isinstance(m, exp.Create) and m.kind in ("TABLE", "VIEW") and isinstance(m.this, exp.Table)
+                and isinstance(m.expression, exp.Query) for m in made):
+            return None
+        names = {m.this.name.lower() for m in made}
+        if not names <= {t.name.lower() for t in last.find_all(exp.Table)} | {
+                t.name.lower() for m in made for t in m.expression.find_all(exp.Table)}:
+            return None  # a table made and never read
+        for m in made:
+            last = last.with_(m.this.name, as_=m.expression.copy(), append=True, copy=False)  # type: ignore[attr-defined]
+        return last.sql(dialect=dialect) + ";\n"
+    return None
+
+
+def _pieces_joined(text: str) -> str:
+    """A reply with no code block whose query is only a run of inline code pieces (`` `SELECT a` `` - picks …,
+    `` `FROM t` `` - reads …): the pieces in order, a query beginning and the clauses that continue it, as one block."""
+    if _FENCE.search(text):
+        return text
+    spans = [m.group(1).strip() for m in _INLINE_CODE.finditer(text)]
+    for i, span in enumerate(spans):
+        if not _QUERY_START.match(span) or span.endswith(";"):
+            continue
+        run = [span]
+        for piece in spans[i + 1:]:
+            if not continues(piece):
+                break
+            run.append(piece)
+        if len(run) >= 2:
+            return text.rstrip() + "\n\n```sql\n" + "\n".join(run) + "\n```\n"
+    return text
 
 
 def continues(block: str) -> bool:

@@ -99,13 +99,18 @@ def cut_off_reply(reply: str) -> str | None:
 def stops_in_block(reply: str) -> bool:
     """Whether the reply ends inside a code block it opened and never closed, on a statement it did not end with
     ``;``: where a generation cut at its length limit stops (``… JOIN salespersons``, ``… HAVING SUM(x) >``). A
-    query read from there may have lost its last clauses and still run."""
+    query read from there may have lost its last clauses and still run. A block whose last paragraph is a sentence
+    of prose after a blank line was not cut in its SQL: the model wrote on and forgot the closing fence."""
     text = reply.rstrip()
     fences = list(re.finditer(r"^\s*(?:```|~~~)[^\n]*$", text, re.M))
     if len(fences) % 2 == 0:
         return False
     inside = text[fences[-1].end():].strip()
-    return bool(inside) and not inside.endswith(";")
+    if not inside or inside.endswith(";"):
+        return False
+    last = inside.splitlines()[-1].strip()  # "Explanation: the WHERE keeps the matching rows.": the model went on in
+    return not (re.search(r"[.!?\u0964]$", last) and len(re.findall(r"[^\W\d_]+", last)) >= 4  # prose, never
+                and not re.search(r"[=<>();']", last) and "\n\n" in inside)  # closing the fence: no cut in SQL
 
 
 def drop_dangling_connectives(text: str, dialect: str) -> str:
