@@ -212,7 +212,8 @@ def test_a_query_whose_lines_start_with_numbers_of_its_own_is_not_renumbered() -
     assert _first(f"```sql\n{sql}\n```") == "SELECT 1 AS one, 2 AS two"
 
 
-@pytest.mark.parametrize("made", ["CREATE TEMP TABLE spend AS", "CREATE TEMPORARY VIEW spend AS", "CREATE TABLE spend AS"])
+@pytest.mark.parametrize("made", ["CREATE TEMP TABLE spend AS", "CREATE TEMPORARY VIEW spend AS", "CREATE TABLE spend AS",
+                                  "DROP VIEW IF EXISTS spend;\nCREATE VIEW spend AS"])
 def test_a_table_or_view_made_from_a_query_and_then_read_is_that_query(made: str) -> None:
     reply = f"Store it first:\n```sql\n{made}\n{Q};\n\nSELECT * FROM spend ORDER BY spent DESC;\n```"
     sql = _first(reply)
@@ -239,3 +240,8 @@ def test_a_danda_right_after_the_sql_ends_the_statement() -> None:
 def test_a_fence_left_open_before_a_paragraph_of_prose_is_not_cut_off() -> None:
     reply = f"Bilkul!\n```sql\n{Q}\n\nYeh query pehle tables ko join karti hai, phir total nikalti hai."
     assert _first(reply) == Q
+
+
+def test_a_drop_of_a_table_the_block_does_not_make_is_left_for_the_guard_to_refuse() -> None:
+    reply = "```sql\nDROP TABLE users;\nCREATE VIEW v AS SELECT 1 AS a;\nSELECT * FROM v;\n```"
+    assert extract_queries(reply, "sqlite")[0].upper().startswith("DROP TABLE")

@@ -98,7 +98,8 @@ def _unnumbered(block: str) -> str | None:
 def _created_then_read(block: str) -> str | None:
     """``CREATE TEMP TABLE t AS SELECT …; SELECT * FROM t``: the same rows as ``WITH t AS (SELECT …) SELECT * FROM
     t``, which only reads. Tables or views made from a query and then read by the block's last query become its
-    CTEs; anything else (a column list, an INSERT, a table read by nothing) is left for the guard to refuse."""
+    CTEs (a DROP of one of them before it is made drops nothing the reading needs); anything else (a column list, an
+    INSERT, a table read by nothing) is left for the guard to refuse."""
     if not re.search(r"\bCREATE\b", block, re.IGNORECASE):
         return None
     for dialect in ("postgres", "sqlite"):
@@ -106,6 +107,10 @@ def _created_then_read(block: str) -> str | None:
             *made, last = parse_statements(block, dialect)
         except (SqlglotError, ValueError):
             continue
+        created = {m.this.name.lower() for m in made if isinstance(m, exp.Create) and isinstance(m.this, exp.Table)}
+        made = [m for m in made if not (isinstance(m, exp.Drop) and (dropped := m.args.get("tables") or [m.this])
+                                        and all(isinstance(t, exp.Table) and t.name.lower() in created
+                                                for t in dropped))]  # DROP VIEW IF EXISTS v, then v made
         if not made or not isinstance(last, exp.Query) or not all(
                 isinstance(m, exp.Create) and m.kind in ("TABLE", "VIEW") and isinstance(m.this, exp.Table)
                 and isinstance(m.expression, exp.Query) for m in made):
