@@ -203,3 +203,19 @@ def test_a_column_cairn_added_to_the_group_by_is_offered_grouped_as_written(tmp_
         assert said == ([], [])  # the question names the column: grouping by it is asked
     finally:
         db.close()
+
+
+def test_a_column_cairn_added_to_the_group_by_that_splits_nothing_is_not_doubted(tmp_path: Path) -> None:
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:  # one clerk per city: grouping by clerk too splits no group
+        conn.executescript("CREATE TABLE sale(id INTEGER PRIMARY KEY, city TEXT, clerk TEXT, amount REAL);"
+                           "INSERT INTO sale VALUES (1,'Pune','Ira',5),(2,'Pune','Ira',7),(3,'Agra','Om',4);")
+    db = open_database(str(path))
+    try:
+        from core.evidence import extended_group_evidence
+
+        completed = "SELECT city, clerk, SUM(amount) FROM sale GROUP BY city, clerk"
+        assert extended_group_evidence("Total sales per city", "SELECT city, clerk, SUM(amount) FROM sale GROUP BY "
+                                       "city", completed, db.execute(completed), db.schema(), db.execute) == ([], [])
+    finally:
+        db.close()

@@ -141,9 +141,13 @@ def extended_group_evidence(question: str, written: str, sql: str, result: Query
     other_tree.set("group", exp.Group(expressions=[e.copy() for e in after.args["group"].expressions
                                                    if e.sql() not in added_sql]))
     names = ", ".join(p.alias_or_name for p in shown)
-    return offer(other_tree.sql(dialect=schema.dialect), f"Grouped as written, without {names}"[:80],
-                 lambda how: f"The model's query showed {names} without grouping or aggregating it; Cairn grouped "
-                 f"by it too, which splits the groups. Without it, {how}.", schema, execute, result)
+    found = other_rows(other_tree.sql(dialect=schema.dialect), schema, execute, result)
+    if found is None or len(found[1].rows) == len(result.rows):
+        return [], []  # the same groups: the column only says more about each (a name beside its key)
+    why = (f"The model's query showed {names} without grouping or aggregating it; Cairn grouped by it too, which "
+           f"splits the groups: {rows_word(len(result.rows))} instead of {len(found[1].rows):,}.")
+    return [why + " See the other query below the answer."], [
+        Alternative(f"Grouped as written, without {names}"[:80], found[0], why)]
 
 
 def _table_of(col: exp.Expression, tree: exp.Expression, schema: Schema) -> str:
