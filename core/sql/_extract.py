@@ -21,7 +21,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql._reply_layout import CURLY_PAIR, continues, laid_out, sql_end, without_fences
+from core.sql._reply_layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
                              stops_in_block)
@@ -42,7 +42,6 @@ _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re
 _TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]",
                      re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL]
 _INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
 # A line after the start that reads as prose ends the statement: ends like a sentence, or is a bullet/heading.
@@ -92,7 +91,7 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     if not finished and stops_in_block(text):
         raise LLMReplyError("the reply stops inside its SQL block before the statement ends (no ';', no closing "
                             "fence): it looks cut off")
-    outside_think = _THINK.sub("", text)
+    outside_think = THINK.sub("", text)
     sources = [outside_think, text] if outside_think != text else [text]
     straight = CURLY_PAIR.sub(lambda m: f'"{m.group(2)}"' if m.group(2) is not None else f"'{m.group(1) or m[3]}'",
                                outside_think)

@@ -27,7 +27,7 @@ from sqlglot.errors import SqlglotError
 
 from core.sql._guard import parse_statements
 
-__all__ = ["CURLY_PAIR", "continues", "laid_out", "sql_end", "without_fences"]
+__all__ = ["CURLY_PAIR", "THINK", "continues", "laid_out", "sql_end", "without_fences"]
 
 # Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
 _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
@@ -38,7 +38,7 @@ _OTHER_SCRIPT = re.compile(r"(?<=\s)[^\W\d_A-Za-z\u00C0-\u024F]")
 # Values a word processor quoted: ‘a’ and “a”, and ’a’ or ‘a‘ between non-letters (an apostrophe, it’s, is none).
 CURLY_PAIR = re.compile(r"\u2018([^\u2018\u2019\n]*)\u2019|\u201c([^\u201c\u201d\n]*)\u201d|"
                         r"(?<![\w\u2018\u2019])[\u2018\u2019]([^\u2018\u2019'\n]*)[\u2018\u2019](?![\w\u2018\u2019])")
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _DANDA = re.compile(r"(?<=[\x21-\x7e])[ \t]*[\u0964\u0965](?=\s|$)")  # a danda right after SQL, not after Hindi
 _NUMBER = re.compile(r"\s*(\d+)\s*[:|.)]?\s+")
 _INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -170,7 +170,7 @@ def _before_turn_end(text: str) -> tuple[str, bool]:
     """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``) are dropped.
     A token inside a quoted value on its line (``LIKE '%</s>%'``), inside ``<think>…</think>``, or a ``</s>`` that
     closes an HTML ``<s>`` of its line is text, not the end of the turn."""
-    thinking = [(m.start(), m.end()) for m in _THINK.finditer(text)]
+    thinking = [(m.start(), m.end()) for m in THINK.finditer(text)]
     for match in _TURN_TOKEN.finditer(text):
         head = text[:match.start()]
         line = head[head.rfind("\n") + 1:]
@@ -260,14 +260,9 @@ def _ctes_only(head: str) -> bool:
 
 def _one_copy(text: str, sql_langs: frozenset[str]) -> str:
     """A SQL block that holds one statement written two or more times, the last copy perhaps cut short, as one
-    copy ending with ``;`` in a closed block."""
-    def single(match: re.Match[str]) -> str:
-        if match.group(2).lower() not in sql_langs:
-            return match.group(0)
-        copy = _repeated(match.group(3))
-        return match.group(0) if copy is None else f"```sql\n{copy};\n```\n"
-
-    return _FENCE.sub(single, text)
+    copy ending with ``;``."""
+    return _FENCE.sub(lambda m: _in_block(m, sql_langs, lambda block: (copy := _repeated(block)) and f"{copy};\n"),
+                      text)
 
 
 def _repeated(block: str) -> str | None:
