@@ -15,7 +15,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
-  grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered);
+  grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered); a GROUP BY column not
+  shown, not a key, that splits the rows shown (one label on several rows);
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
@@ -41,7 +42,7 @@ from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence,
-                                   key_group_evidence, splits_asked)
+                                   hidden_group_evidence, key_group_evidence, splits_asked)
 from core.evidence._joins import added_join_evidence, join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
@@ -51,7 +52,7 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "division_evidence",
+__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "value_evidence"]
@@ -73,7 +74,8 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
-                  key_group_evidence(sql, result, schema, execute), elsewhere_evidence(sql, result, schema, execute),
+                  key_group_evidence(sql, result, schema, execute), hidden_group_evidence(sql, result, schema, execute),
+                  elsewhere_evidence(sql, result, schema, execute),
                   contradiction_evidence(sql, result, schema, execute),
                   value_evidence(sql, result, schema, execute),
                   null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),
@@ -87,4 +89,16 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]
         alternatives += check[1]
-    return notes, alternatives
+    return _once(notes, alternatives)
+
+
+def _once(notes: list[str], alternatives: list[Alternative]) -> tuple[list[str], list[Alternative]]:
+    """Each other query offered once: two checks that find the same query (a value spelled as the data spells it,
+    and as the question writes it) keep the first one's note."""
+    kept: list[Alternative] = []
+    for alternative in alternatives:
+        if any(k.sql == alternative.sql for k in kept):
+            notes = [n for n in notes if not n.startswith(alternative.why)]
+        else:
+            kept.append(alternative)
+    return notes, kept

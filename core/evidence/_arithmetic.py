@@ -1,9 +1,13 @@
 """Numbers that come out other than the words mean, with no error: a division of whole numbers that drops the
-fraction, a COUNT of a CASE that counts every row, a COUNT(*) that counts the rows a LEFT JOIN keeps empty."""
+fraction, a COUNT of a CASE that counts every row, a COUNT(*) that counts the rows a LEFT JOIN keeps empty; and, read
+against the question, a percentage where it asks for a ratio (or the other way) and a ratio written the wrong way
+up."""
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Callable
 
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -16,7 +20,7 @@ from core.evidence._common import Execute, offer, parse
 from core.schema import Schema
 from core.sql import schema_mapping
 
-__all__ = ["count_evidence", "division_evidence"]
+__all__ = ["count_evidence", "division_evidence", "ratio_finding", "scale_finding"]
 
 logger = logging.getLogger(__name__)
 _WHOLE = exp.DataType.INTEGER_TYPES
@@ -101,4 +105,70 @@ def _left_joined_column(count: exp.Count) -> exp.Column | None:
         for col in (eq.this, eq.expression):
             if isinstance(col, exp.Column) and col.table == joined:
                 return col.copy()
+    return None
+
+
+# --- a ratio the question asks for as a percentage, or the other way; a ratio written the wrong way up ----------
+
+_PERCENT = re.compile(r"\bper\s?cent(?:age)?s?\b|%|\bpct\b|\bpratishat\b|प्रतिशत")
+_RATIO = re.compile(r"\b(?:ratio|proportion|fraction)s?\b|\banupat\b")
+_RATIO_OF = re.compile(r"\b(?:ratio|proportion)\s+(?:of|between)\s+(?:the\s+)?(.+?)\s+(?:to|and|against|over)\s+"
+                       r"(?:the\s+)?(.+?)(?=\s+(?:for|in|per|by|of each|across|among|over|from|where|when|that|who|"
+                       r"which|and|during|differ)\b|[?.,;]|$)")
+
+
+def _hundred(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Literal) and not node.is_string and node.this in ("100", "100.0", "100.00")
+
+
+def _scaled(item: exp.Expression) -> exp.Mul | None:
+    """The ``100 * …`` (or ``… * 100``) of a division in a select item."""
+    for mul in item.find_all(exp.Mul):
+        if (_hundred(mul.this) or _hundred(mul.expression)) and mul.find(exp.Div):
+            return mul
+    for div in item.find_all(exp.Div):  # 100 * a / b parses as (100 * a) / b
+        if isinstance(div.this, exp.Mul) and (_hundred(div.this.this) or _hundred(div.this.expression)):
+            return div.this
+    return None
+
+
+def scale_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
+    """The question asks for a ratio (a proportion, a fraction) and says no percent while the query multiplies a
+    division by 100, or asks for a percentage while a division shown is never multiplied by 100: the other scale."""
+    percent, ratio = bool(_PERCENT.search(text)), bool(_RATIO.search(text))
+    if percent == ratio:
+        return None
+    for item in tree.expressions:
+        mul = _scaled(item)
+        if ratio and mul is not None:
+            mul.replace((mul.expression if _hundred(mul.this) else mul.this).copy())
+            return ("The question asks for a ratio and the query multiplies it by 100 (a percentage)",
+                    "As a ratio, not × 100", tree)
+        division = next((d for d in item.find_all(exp.Div) if d.find_ancestor(exp.AggFunc) is None), None)
+        if percent and mul is None and division is not None and not item.find(exp.Window) and not any(
+                _hundred(n) for n in item.find_all(exp.Literal)):
+            division.replace(exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Paren(this=division.copy())))
+            return ("The question asks for a percentage and the query's division is never multiplied by 100",
+                    "As a percentage, × 100", tree)
+    return None
+
+
+def ratio_finding(text: str, tree: exp.Select, words_of: Callable[[exp.Expression], set[str]],
+                  matches: Callable[[str, str], bool]) -> tuple[str, str, exp.Expression] | None:
+    """"The ratio of X to Y" where the query divides what names Y by what names X: the division the other way up.
+    ``words_of`` gives the words a side of the division reads (its columns' and their tables' names)."""
+    found = _RATIO_OF.search(text)
+    if found is None:
+        return None
+    first, second = (set(re.findall(r"[a-z]{3,}", part)) for part in found.groups())
+    for item in tree.expressions:
+        for div in item.find_all(exp.Div):
+            top, bottom = words_of(div.this), words_of(div.expression)
+
+            def score(side: set[str], said: set[str]) -> int:
+                return sum(any(matches(w, s) for s in said) for w in side)
+            if score(top, second) > score(top, first) and score(bottom, first) > score(bottom, second):
+                div.replace(exp.Div(this=div.expression.copy(), expression=div.this.copy()))
+                return (f"The question asks for the ratio of {found[1]} to {found[2]}, and the query divides the "
+                        "second by the first", "The ratio the other way up", tree)
     return None

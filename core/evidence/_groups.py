@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
+from core.evidence._aliases import is_key
 from core.evidence._asked import read_question
 from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, name_words
 from core.evidence._question_dates import asked_grain
@@ -16,7 +17,8 @@ from core.prompt import column_said
 from core.sql import joined_on
 from core.schema import Schema
 
-__all__ = ["completion_evidence", "extreme_group_evidence", "key_group_evidence", "splits_asked"]
+__all__ = ["completion_evidence", "extreme_group_evidence", "hidden_group_evidence", "key_group_evidence",
+           "splits_asked"]
 
 
 _LABELS_AND_KEYS = LABEL_WORDS | KEY_WORDS | {"num"}
@@ -148,6 +150,48 @@ def extended_group_evidence(question: str, written: str, sql: str, result: Query
            f"splits the groups: {rows_word(len(result.rows))} instead of {len(found[1].rows):,}.")
     return [why + " See the other query below the answer."], [
         Alternative(f"Grouped as written, without {names}"[:80], found[0], why)]
+
+
+def hidden_group_evidence(sql: str, result: QueryResult, schema: Schema,
+                          execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A GROUP BY column the query does not show, not a key (a key keeps namesakes apart), where the rows shown
+    repeat: the groups are split by values the answer never shows (``GROUP BY state, city`` showing state: one
+    state on several rows). The query grouped without it (read nowhere else) is run and offered."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select) or tree.args.get("group") is None or result.truncated or tree.find(
+            exp.Window) or tree.args.get("distinct"):
+        return [], []
+    shown = [p.unalias() for p in tree.expressions]
+    labels = [i for i, p in enumerate(shown) if not p.find(exp.AggFunc)]
+    if not labels or any(isinstance(p, exp.Star) for p in shown) or len(
+            {tuple(row[i] for i in labels) for row in result.rows}) == len(result.rows):
+        return [], []  # every row its own label: nothing split unseen
+    aliases = {p.alias.lower() for p in tree.expressions if isinstance(p, exp.Alias)}
+    elsewhere = [c for clause in ("order", "having") if tree.args.get(clause) for c in tree.args[clause].find_all(
+        exp.Column)]
+    def read(col: exp.Column) -> tuple[str, str]:
+        found = owner(col, tree, schema)
+        return (found[0].qualified_name, found[1].name.lower()) if found else ("", col.name.lower())
+
+    seen = {read(c) for part in (*shown, *elsewhere) for c in ([part] if isinstance(part, exp.Column) else
+                                                                part.find_all(exp.Column))}
+    hidden = []
+    for item in tree.args["group"].expressions:
+        if not isinstance(item, exp.Column) or item.name.lower() in aliases or read(item) in seen:
+            continue
+        found = owner(item, tree, schema)
+        if found is None or found[1].name in found[0].primary_key or is_key(found[1].name) or name_words(
+                found[1].name) & KEY_WORDS:
+            continue
+        hidden.append(item)
+    if not hidden or len(hidden) == len(tree.args["group"].expressions):
+        return [], []
+    other = tree.copy()
+    other.set("group", exp.Group(expressions=[e.copy() for e in tree.args["group"].expressions if e not in hidden]))
+    names = ", ".join(h.sql(dialect=schema.dialect) for h in hidden)
+    return offer(other.sql(dialect=schema.dialect), f"Not split by {names}"[:80], lambda how: (
+        f"The query also groups by {names}, which it does not show, so rows with the same values shown repeat; "
+        f"grouped without it, {how}."), schema, execute, result)
 
 
 def _table_of(col: exp.Expression, tree: exp.Expression, schema: Schema) -> str:

@@ -19,12 +19,13 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount
+from core.evidence._arithmetic import ratio_finding, scale_finding
 from core.evidence._common import AGGREGATE_NAMES, Execute, offer, owner, parse
-from core.evidence._question_columns import label_finding, name_words
-from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, span_finding,
-                                           today_finding, year_finding)
+from core.evidence._question_columns import label_finding, name_words, word_matches
+from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, part_finding,
+                                           span_finding, today_finding, year_finding)
 from core.evidence._question_filters import (filter_column, missing_bound, missing_quoted, missing_value, or_finding,
-                                             sibling_column, unasked_filter)
+                                             sibling_column, unasked_filter, unheld_value)
 from core.fallback import singular
 from core.schema import Schema
 
@@ -58,12 +59,17 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         _bound_finding, _limit_finding, _unasked_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: date_finding(asked.text, tree),
+        lambda asked, tree, schema: part_finding(asked.text, tree),
+        lambda asked, tree, schema: scale_finding(asked.text, tree),
+        lambda asked, tree, schema: ratio_finding(asked.text, tree, lambda side: _side_words(side, tree, schema),
+                                                  word_matches),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
         lambda asked, tree, schema: today_finding(asked.from_today, asked.text, tree, schema.dialect),
         lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect, asked.text),
         missing_bound, missing_value, missing_date, or_finding, filter_column, sibling_column,
         lambda asked, tree, schema: unasked_filter(asked, tree, schema, context, literals),
-        lambda asked, tree, schema: missing_quoted(asked, tree, schema, execute, question))
+        lambda asked, tree, schema: missing_quoted(asked, tree, schema, execute, question),
+        lambda asked, tree, schema: unheld_value(asked, tree, schema, execute, question))
     for check in checks:
         found = check(asked, tree.copy(), schema)
         if found is None:
@@ -74,6 +80,15 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         notes += n
         alternatives += a
     return notes, alternatives
+
+
+def _side_words(side: exp.Expression, tree: exp.Expression, schema: Schema) -> set[str]:
+    """The words of the columns one side of a division reads, and of their tables."""
+    words: set[str] = set()
+    for col in side.find_all(exp.Column):
+        found = owner(col, tree, schema)
+        words |= name_words(col.name) | (name_words(found[0].name) if found else set())
+    return words - {"id"}
 
 
 # --- bounds: "more than 5" is > 5, not >= 5 -------------------------------------------------------------------------

@@ -99,7 +99,8 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
     accounted = set().union(*(_named(name_words(c.name), asked.words) for _, c in used.values()),
                             *(_named(name_words(t.name), asked.words) for t in tables))
     shown = [c for item in tree.expressions for c in item.find_all(exp.Column)
-             if c.find_ancestor(exp.Select) is tree and isinstance(c.parent, _BARE)]
+             if c.find_ancestor(exp.Select) is tree and isinstance(c.parent, _BARE)
+             and not (isinstance(c.parent, exp.Distinct) and isinstance(c.parent.parent, exp.Count))]  # counted
     times: dict[tuple[str, str], int] = {}
     for col in shown:
         found = owner(col, tree, schema)

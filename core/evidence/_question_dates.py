@@ -17,7 +17,8 @@ from core.evidence._asked import Asked, Span
 from core.evidence._question_columns import name_words
 from core.schema import Column, Schema
 
-__all__ = ["date_finding", "grain_finding", "missing_date", "said_dates", "span_finding", "today_finding", "year_finding"]
+__all__ = ["date_finding", "grain_finding", "missing_date", "part_finding", "said_dates", "span_finding", "today_finding",
+           "year_finding"]
 
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 _MODIFIER = re.compile(r"^\s*([+-]?)\s*(\d+)\s+([a-z]+?)s?\s*$", re.I)
@@ -415,3 +416,59 @@ def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | No
         said = year
     tree.where(sqlglot.parse_one(condition, read=dialect), append=True, copy=False, dialect=dialect)
     return (f"The question says “{said}” and the query has no condition on a date", f"Only {said}", tree)
+
+
+# --- a date part compared with a value it never takes: EXTRACT(MONTH FROM d) = 2023, day of the month IN (0, 6) ---
+
+_PART_RANGES = {"YEAR": (1, 9999), "QUARTER": (1, 4), "MONTH": (1, 12), "WEEK": (1, 53), "DAY": (1, 31),
+                "DOY": (1, 366), "DOW": (0, 6), "HOUR": (0, 23), "MINUTE": (0, 59)}
+_PART_FORMATS = {"%Y": "YEAR", "%m": "MONTH", "%W": "WEEK", "%d": "DAY", "%j": "DOY", "%w": "DOW", "%H": "HOUR",
+                 "%M": "MINUTE"}
+# The words that name a part, when the values fit several ("weekends": a day of the week, 0 and 6).
+_PART_WORDS = {"DOW": ("weekend", "weekday", "day of the week", "day of week", "sunday", "saturday", "monday",
+                       "tuesday", "wednesday", "thursday", "friday"), "HOUR": ("hour", "ghante"),
+               "MINUTE": ("minute",), "QUARTER": ("quarter",), "WEEK": ("week",), "MONTH": ("month", "mahine"),
+               "YEAR": ("year", "saal")}
+_PART_SAID = {"DOW": "day of the week", "DAY": "day of the month", "DOY": "day of the year"}
+
+
+def _part_of(node: exp.Expression) -> tuple[str, exp.Expression] | None:
+    """(part, the node naming it) of ``EXTRACT(part FROM d)`` or SQLite's ``CAST(strftime('%m', d) AS INTEGER)``."""
+    if isinstance(node, exp.Extract) and isinstance(node.this, exp.Var | exp.Literal):
+        return node.this.name.upper(), node.this
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.TimeToStr):
+        fmt = node.this.args.get("format")
+        if isinstance(fmt, exp.Literal) and fmt.this in _PART_FORMATS:
+            return _PART_FORMATS[fmt.this], fmt
+    return None
+
+
+def part_finding(text: str, tree: exp.Expression) -> Finding | None:
+    """``EXTRACT(MONTH FROM sale_date) = 2023`` or ``EXTRACT(DAY FROM d) IN (0, 6)``: a value the part never takes,
+    so the comparison cannot mean what it says. The one part whose values hold every number compared (of those the
+    question's words name, when several do: "weekends" for 0 and 6) in its place."""
+    for node in tree.find_all(exp.EQ, exp.In):
+        found = _part_of(node.this)
+        values = node.expressions if isinstance(node, exp.In) else [node.expression]
+        if found is None or found[0] not in _PART_RANGES or not values or not all(
+                isinstance(v, exp.Literal) and not v.is_string and v.this.isdigit() for v in values):
+            continue
+        numbers = [int(v.this) for v in values]
+        low, high = _PART_RANGES[found[0]]
+        if all(low <= n <= high for n in numbers):
+            continue
+        fits = [p for p, (a, b) in _PART_RANGES.items() if all(a <= n <= b for n in numbers)]
+        if len(fits) > 1:
+            fits = [p for p in fits if any(re.search(rf"\b{w}", text) for w in _PART_WORDS.get(p, ()))]
+        if len(fits) != 1:
+            continue
+        part, was = fits[0], _PART_SAID.get(found[0], found[0].lower())
+        if isinstance(found[1], exp.Var):
+            found[1].replace(exp.var(part))
+        else:
+            found[1].replace(exp.Literal.string(next(f for f, p in _PART_FORMATS.items() if p == part)))
+        shown = ", ".join(map(str, numbers))
+        now = _PART_SAID.get(part, part.lower())
+        return (f"The query compares the {was} of a date with {shown}, which the {was} never is; as the {now}",
+                f"Compare the {now}", tree)
+    return None

@@ -26,7 +26,7 @@ from core.schema import Column, Schema, Table
 from core.sql import guard
 
 __all__ = ["filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
-           "unasked_filter"]
+           "unasked_filter", "unheld_value"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -374,9 +374,46 @@ def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Exec
 
 
 def _holds(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> bool:
-    probe = exp.select("1").from_(exp.to_table(table.qualified_name)).where(exp.EQ(
+    return _spelling(table, column, value, schema, execute) is not None
+
+
+def _spelling(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> str | None:
+    """The column's own spelling of ``value`` (in any capitals), from one bounded probe; None when no row holds it."""
+    probe = exp.select(exp.column(column.name)).from_(exp.to_table(table.qualified_name)).where(exp.EQ(
         this=exp.Lower(this=exp.column(column.name)), expression=exp.Lower(this=exp.Literal.string(value)))).limit(1)
     try:
-        return bool(execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows)
+        rows = execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows
     except CairnError:
-        return False
+        return None
+    return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute, question: str) -> Finding | None:
+    """``domain.name = 'ML'`` or ``vendor_name = 'Utility_Company'``, a text no row of its column holds, where the
+    question quotes or names a value ("Machine Learning", 'Utility Company') that no literal of the query writes and
+    exactly one that column holds (bounded probes): the column's spelling of the question's value in its place."""
+    literals = {lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
+    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
+    values = [v for v in dict.fromkeys([*quoted, *_named_values(question, schema)]) if v and v.lower() not in literals]
+    probes = _MAX_PROBES
+    for literal in list(tree.find_all(exp.Literal)) if values else ():
+        test = literal.parent
+        side = test.this if isinstance(test, (exp.EQ, exp.In)) and literal.arg_key in ("expression",
+                                                                                      "expressions") else None
+        while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
+            side = side.this
+        found = owner(side, tree, schema) if literal.is_string and isinstance(side, exp.Column) else None
+        if found is None or _kind(found[1]) != "text" or probes < 1 + len(values):
+            continue
+        probes -= 1 + len(values)
+        if _holds(*found, literal.this, schema, execute):
+            continue
+        hits = [h for v in values if (h := _spelling(*found, v, schema, execute)) is not None]
+        if len(hits) != 1:
+            continue
+        written = literal.this
+        literal.replace(exp.Literal.string(hits[0]))
+        name = f"{found[0].name}.{found[1].name}"
+        return (f"No {name} is '{written}'; the question says “{hits[0]}”, which {name} holds",
+                f"{name} = '{hits[0]}'"[:80], tree)
+    return None

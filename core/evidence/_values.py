@@ -28,8 +28,9 @@ def _key(text: str) -> str:
 
 
 def _loose(text: str) -> str:
-    """The words of a value, each singular: 'Actives' and 'active', 'Italians' and 'Italian' meet."""
-    return " ".join(singular(w) for w in re.findall(r"\w+", text.casefold()))
+    """The words of a value, each singular: 'Actives' and 'active', 'Italians' and 'Italian', 'Data_Science' and
+    'Data Science' meet."""
+    return " ".join(singular(w) for w in re.findall(r"[^\W_]+", text.casefold()))
 
 
 def _spelled(value: str, hints: tuple[str, ...]) -> str | None:
@@ -290,7 +291,7 @@ def contradiction_evidence(sql: str, result: QueryResult, schema: Schema,
             break
     ranged = not said
     if ranged:
-        said = _one_way_bounds(tree, schema, execute)
+        said = _one_way_bounds(tree, schema, execute) or _empty_range(tree, schema, execute)
         ranged = bool(said)
     for node in list(tree.find_all(exp.Or)):
         first, second = _bound(node.this.unnest()), _bound(node.expression.unnest())
@@ -352,4 +353,66 @@ def _one_way_bounds(tree: exp.Expression, schema: Schema, execute: Execute) -> l
             tighter.replace(turned)
             return [f"The query bounds {column} from the same side twice, so one bound does nothing; with "
                     f"{written} turned round ({turned.sql(dialect=schema.dialect)}), a range between the two"]
+    return []
+
+
+_SHIFT = re.compile(r"^(\s*)([+-])(\s*\d+\s+[a-z]+\s*)$", re.I)  # SQLite's date modifier: '+7 days'
+
+
+def _shifts(value: exp.Expression) -> list[exp.Expression]:
+    """Where a fixed bound is moved by a length of time: ``… + INTERVAL '1 week'``, SQLite's ``'-30 days'``."""
+    return [n for n in value.walk() if isinstance(n, (exp.Add, exp.Sub)) and isinstance(n.expression, exp.Interval)
+            or isinstance(n, exp.Literal) and n.is_string and _SHIFT.match(n.this)]
+
+
+def _flip(shift: exp.Expression) -> None:
+    if isinstance(shift, exp.Literal):
+        found = _SHIFT.match(shift.this)
+        assert found is not None
+        shift.replace(exp.Literal.string(f"{found[1]}{'-' if found[2] == '+' else '+'}{found[3]}"))
+    else:
+        shift.replace((exp.Sub if isinstance(shift, exp.Add) else exp.Add)(this=shift.this.copy(),
+                                                                          expression=shift.expression.copy()))
+
+
+def _empty_range(tree: exp.Expression, schema: Schema, execute: Execute) -> list[str]:
+    """``d >= DATE_TRUNC('week', CURRENT_DATE) + INTERVAL '1 week' AND d < DATE_TRUNC('week', CURRENT_DATE)``: a
+    range whose start is after its end keeps no row (the database says which is later). The one length of time that
+    moves a bound turned the other way (a sign slip: the previous week, not the next), else the bounds swapped.
+    Edits ``tree``; says what."""
+    for node in list(tree.find_all(exp.And)):
+        if isinstance(node.parent, exp.And):
+            continue
+        sides: dict[str, list[tuple[exp.Expression, exp.Expression, bool]]] = {}
+        for part in node.flatten():
+            if not isinstance(part, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
+                continue
+            col, value, lower = part.this, part.expression, isinstance(part, _LOWER_BOUNDS)
+            if not isinstance(col, exp.Column):
+                col, value, lower = part.expression, part.this, not lower
+            if isinstance(col, exp.Column) and _fixed(value):
+                sides.setdefault(col.sql(), []).append((part, value, lower))
+        for column, bounds in sides.items():
+            lows, highs = [b for b in bounds if b[2]], [b for b in bounds if not b[2]]
+            if len(lows) != 1 or len(highs) != 1:
+                continue
+            (low_part, low, _), (high_part, high, _) = lows[0], highs[0]
+            both_kept = isinstance(low_part, exp.GTE) and isinstance(high_part, exp.LTE)
+            a, b = low.sql(dialect=schema.dialect), high.sql(dialect=schema.dialect)
+            probe = f"SELECT CASE WHEN ({a}) > ({b}) THEN 2 WHEN ({a}) = ({b}) THEN 1 ELSE 0 END"
+            try:
+                later = execute(guard(probe, schema.dialect).sql).rows[0][0]
+            except (CairnError, IndexError):
+                continue
+            if later not in (1, 2) or (later == 1 and both_kept):
+                continue
+            shifts = _shifts(low) + _shifts(high)
+            if len(shifts) == 1:
+                _flip(shifts[0])
+                how = "with its length of time turned the other way"
+            else:
+                low.replace(high.copy())
+                high.replace(exp.maybe_parse(a, dialect=schema.dialect))
+                how = "with its bounds swapped"
+            return [f"The range of {column} starts at or after its end ({a} against {b}), so it keeps no row; {how}"]
     return []
