@@ -1,0 +1,137 @@
+"""Queries that run and cannot mean what they say, by their own shape (core.evidence, round of issue 27): a GROUP BY
+column not shown that splits the rows shown, a date part compared with a value it never takes, a range that starts
+after its end, a literal no row holds where the question names one the column does, a ratio at the other scale or
+the other way up. Each is offered, never enforced: the query that ran stays the answer. Real SQLite and the embedded
+PostgreSQL sample through Cairn's backends; the model is scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.pipeline import AskPipeline
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys
+        conn.executescript(
+            "CREATE TABLE client(client_id INTEGER, full_name TEXT, town TEXT, state TEXT);"
+            "CREATE TABLE sale(sale_id INTEGER, client_id INTEGER, amount REAL, cost REAL, sold_on TEXT, "
+            "channel TEXT);"
+            "INSERT INTO client VALUES (1,'Asha','Pune','MH'),(2,'Bilal','Agra','UP'),(3,'Chen','Nagpur','MH');"
+            "INSERT INTO sale VALUES (1,1,10,4,'2021-01-02',' web'),(2,1,20,5,'2021-02-01','Walk In'),"
+            "(3,2,5,1,'2021-03-06','Walk In'),(4,3,50,10,'2022-01-01','Phone Order'),(5,1,7,2,'2022-01-05','web');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, question: str, sql: str, again: str | None = None):
+    again = again or sql
+    return AskPipeline(db, ScriptedLLM(sql, again, again, again), Settings()).ask(question)
+
+
+def _rows(db, sql: str) -> list[tuple]:
+    return sorted(tuple(r) for r in db.execute(sql).rows)
+
+
+def test_a_hidden_grouping_column_that_splits_the_rows_shown_is_offered_without_it(shop) -> None:
+    answer = _ask(shop, "How many clients are there in each state?",
+                  "SELECT state, COUNT(*) AS n FROM client GROUP BY state, town")
+    assert answer.ok and sorted(answer.rows) == [("MH", 1), ("MH", 1), ("UP", 1)]  # the answer stays
+    other = next(a for a in answer.alternatives if a.label.startswith("Not split by"))
+    assert _rows(shop, other.sql) == [("MH", 2), ("UP", 1)]
+    assert "does not show" in other.why
+    # a key beside its label keeps namesakes apart: not doubted; nor a grouping whose rows shown are all different
+    for sql in ("SELECT full_name, COUNT(*) FROM sale s JOIN client c ON c.client_id = s.client_id "
+                "GROUP BY c.client_id, full_name",
+                "SELECT town, COUNT(*) FROM client GROUP BY town, state"):
+        assert not any(a.label.startswith("Not split by") for a in _ask(shop, "sales per client", sql).alternatives)
+
+
+def test_a_date_part_compared_with_a_value_it_never_takes_is_offered_as_the_part_that_takes_it(shop) -> None:
+    answer = _ask(shop, "Total sales in 2021?",
+                  "SELECT SUM(amount) FROM sale WHERE CAST(strftime('%m', sold_on) AS INTEGER) = 2021")
+    other = next(a for a in answer.alternatives if a.label == "Compare the year")
+    assert _rows(shop, other.sql) == [(35.0,)]
+    weekend = _ask(shop, "How many sales were made on weekends?",
+                   "SELECT COUNT(*) FROM sale WHERE CAST(strftime('%d', sold_on) AS INTEGER) IN (0, 6)")
+    other = next(a for a in weekend.alternatives if a.label == "Compare the day of the week")
+    assert "'%w'" in other.sql and _rows(shop, other.sql) == [(3,)]
+    # values that several parts take, and words that name none of them: nothing is guessed
+    vague = _ask(shop, "How many sales?", "SELECT COUNT(*) FROM sale WHERE CAST(strftime('%d', sold_on) AS INTEGER) "
+                 "IN (0, 6)")
+    assert not any(a.label.startswith("Compare the") for a in vague.alternatives)
+
+
+def test_a_postgres_date_part_and_a_range_that_starts_after_its_end(db) -> None:
+    answer = _ask(db, "How many orders were placed in 2025?",
+                  "SELECT COUNT(*) FROM orders WHERE EXTRACT(MONTH FROM order_date) = 2025")
+    assert any("EXTRACT(YEAR FROM order_date)" in a.sql for a in answer.alternatives)
+    empty = _ask(db, "Orders in the 30 days before the newest order",
+                 "SELECT COUNT(*) FROM orders WHERE order_date >= (SELECT MAX(order_date) FROM orders) "
+                 "AND order_date < DATE '2024-03-01' + INTERVAL '30 days' AND order_date >= DATE '2024-03-01' "
+                 "+ INTERVAL '60 days'")
+    assert empty.ok  # bounds from both sides beside a subquery: read, not crashed on
+    window = _ask(db, "How many orders in the previous month?",
+                  "SELECT COUNT(*) FROM orders WHERE order_date >= DATE_TRUNC('month', CURRENT_DATE) + INTERVAL "
+                  "'1 month' AND order_date < DATE_TRUNC('month', CURRENT_DATE)")
+    assert list(window.rows) == [(0,)]
+    other = next(a for a in window.alternatives if "turned the other way" in a.why)
+    assert db.execute(other.sql).rows[0][0] == db.execute(
+        "SELECT COUNT(*) FROM orders WHERE order_date >= DATE_TRUNC('month', CURRENT_DATE) - INTERVAL '1 month' "
+        "AND order_date < DATE_TRUNC('month', CURRENT_DATE)").rows[0][0] > 0
+
+
+def test_sqlite_range_with_a_date_modifier_the_wrong_way_and_one_with_its_bounds_swapped(shop) -> None:
+    answer = _ask(shop, "Sales in the 40 days before 2021-03-01",
+                  "SELECT COUNT(*) FROM sale WHERE sold_on >= date('2021-03-01', '+40 days') AND sold_on < '2021-03-01'")
+    other = next(a for a in answer.alternatives if "turned the other way" in a.why)
+    assert "'-40 days'" in other.sql and _rows(shop, other.sql) == [(1,)]
+    swapped = _ask(shop, "Sales between January and February 2021",
+                   "SELECT COUNT(*) FROM sale WHERE sold_on >= '2021-02-28' AND sold_on <= '2021-01-01'")
+    other = next(a for a in swapped.alternatives if "bounds swapped" in a.why)
+    assert _rows(shop, other.sql) == [(2,)]
+    same_day = _ask(shop, "Sales on 2 January 2021",
+                    "SELECT COUNT(*) FROM sale WHERE sold_on >= '2021-01-02' AND sold_on <= '2021-01-02'")
+    assert not any("keeps no row" in a.why for a in same_day.alternatives)  # one day, both ends kept: a range
+
+
+def test_a_literal_no_row_holds_is_offered_as_the_value_the_question_names(shop) -> None:
+    answer = _ask(shop, "Total amount of sales made through 'Phone Order'?",
+                  "SELECT SUM(amount) FROM sale WHERE channel = 'Telephone'")
+    other = next(a for a in answer.alternatives if a.label == "sale.channel = 'Phone Order'")
+    assert _rows(shop, other.sql) == [(50.0,)]
+    # a value some row holds is left as written, whatever the question names
+    held = _ask(shop, "Total amount of sales made through 'Phone Order'?",
+                "SELECT SUM(amount) FROM sale WHERE channel = 'Walk In'")
+    assert not any(a.label.startswith("sale.channel =") for a in held.alternatives)
+
+
+def test_a_ratio_at_the_other_scale_or_the_other_way_up_is_offered(shop) -> None:
+    ratio = _ask(shop, "What is the ratio of cost to amount across all sales?",
+                 "SELECT 100.0 * SUM(cost) / SUM(amount) AS r FROM sale")
+    other = next(a for a in ratio.alternatives if a.label == "As a ratio, not × 100")
+    assert _rows(shop, other.sql) == [(pytest.approx(22 / 92),)]
+    percent = _ask(shop, "What percentage of sales came from Pune clients?",
+                   "SELECT CAST(SUM(CASE WHEN c.town = 'Pune' THEN 1 ELSE 0 END) AS REAL) / COUNT(*) AS share "
+                   "FROM sale s JOIN client c ON c.client_id = s.client_id")
+    other = next(a for a in percent.alternatives if a.label == "As a percentage, × 100")
+    assert _rows(shop, other.sql) == [(60.0,)]
+    upside_down = _ask(shop, "What is the ratio of cost to amount across all sales?",
+                       "SELECT SUM(amount) / SUM(cost) AS r FROM sale")
+    other = next(a for a in upside_down.alternatives if a.label == "The ratio the other way up")
+    assert _rows(shop, other.sql) == [(pytest.approx(22 / 92),)]
+    # a percentage asked and written as one, a ratio asked and written as one: nothing to say
+    for question, sql in (("What percentage of sales are above 10?", "SELECT 100.0 * SUM(amount > 10) / COUNT(*) "
+                           "FROM sale"), ("ratio of cost to amount", "SELECT SUM(cost) / SUM(amount) FROM sale")):
+        assert not any(a.label.startswith(("As a", "The ratio")) for a in _ask(shop, question, sql).alternatives)
