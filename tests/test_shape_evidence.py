@@ -135,3 +135,30 @@ def test_a_ratio_at_the_other_scale_or_the_other_way_up_is_offered(shop) -> None
     for question, sql in (("What percentage of sales are above 10?", "SELECT 100.0 * SUM(amount > 10) / COUNT(*) "
                            "FROM sale"), ("ratio of cost to amount", "SELECT SUM(cost) / SUM(amount) FROM sale")):
         assert not any(a.label.startswith(("As a", "The ratio")) for a in _ask(shop, question, sql).alternatives)
+
+
+def test_a_date_column_the_words_never_name_is_offered_as_the_one_they_do(tmp_path: Path) -> None:
+    path = tmp_path / "dealer.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE sales(id INTEGER, price REAL, sale_date TEXT, crtd_ts TEXT);"
+            "CREATE TABLE staff(id INTEGER, name TEXT, hire_date TEXT, termination_date TEXT, crtd_ts TEXT);"
+            "INSERT INTO sales VALUES (1,10,'2023-01-05','2022-12-01'),(2,20,'2023-02-05','2023-02-01'),"
+            "(3,30,'2023-03-05','2023-01-20');"
+            "INSERT INTO staff VALUES (1,'Ana','2020-01-01','2020-03-01','2019-12-01'),"
+            "(2,'Raj','2021-01-01','2022-01-01','2019-01-01');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Total sales in January 2023?", "SELECT SUM(price) FROM sales WHERE crtd_ts >= '2023-01-01' "
+                      "AND crtd_ts < '2023-02-01'")
+        other = next(a for a in answer.alternatives if a.label == "Use sale_date")
+        assert _rows(db, other.sql) == [(10.0,)]
+        staff = _ask(db, "Who had the shortest time from hire to termination?",
+                     "SELECT name FROM staff ORDER BY julianday(crtd_ts) - julianday(hire_date) LIMIT 1")
+        assert any(a.label == "Use termination_date" for a in staff.alternatives), (staff.notes, staff.alternatives)
+        # the words name the column used ("created"): nothing to say
+        created = _ask(db, "Sales records created in January 2023", "SELECT id FROM sales WHERE crtd_ts >= "
+                       "'2023-01-01' AND crtd_ts < '2023-02-01'")
+        assert not any(a.label.startswith("Use ") for a in created.alternatives)
+    finally:
+        db.close()

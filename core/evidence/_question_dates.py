@@ -17,8 +17,8 @@ from core.evidence._asked import Asked, Span
 from core.evidence._question_columns import name_words
 from core.schema import Column, Schema
 
-__all__ = ["date_finding", "grain_finding", "missing_date", "part_finding", "said_dates", "span_finding", "today_finding",
-           "year_finding"]
+__all__ = ["DATE_WORDS", "date_finding", "dated", "grain_finding", "missing_date", "part_finding", "said_dates",
+           "span_finding", "today_finding", "year_finding"]
 
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 _MODIFIER = re.compile(r"^\s*([+-]?)\s*(\d+)\s+([a-z]+?)s?\s*$", re.I)
@@ -357,16 +357,16 @@ def _merged_months(grain: str, calls: list[tuple[exp.Expression, str, str]], tex
 
 # --- a span or a year the question says and the query has no condition for -----------------------------------------
 
-_DATE_WORDS = frozenset({"date", "time", "at", "ts", "timestamp", "day", "dt", "on", "when"})
+DATE_WORDS = frozenset({"date", "time", "at", "ts", "timestamp", "day", "dt", "on", "when"})
 
 
-def _dated(column: Column) -> bool:
+def dated(column: Column) -> bool:
     """A column that holds dates: typed so, or text named so (SQLite keeps dates as text: ``sale_date TEXT``)."""
     typed = (column.type or "").lower()
     if re.search(r"date|time", typed):
         return True
     words = name_words(column.name)
-    return bool(words & _DATE_WORDS) and bool(re.search(r"char|text|string|clob", typed) or not typed)
+    return bool(words & DATE_WORDS) and bool(re.search(r"char|text|string|clob", typed) or not typed)
 
 
 def _reads_a_date(tree: exp.Select, schema: Schema) -> bool:
@@ -377,7 +377,7 @@ def _reads_a_date(tree: exp.Select, schema: Schema) -> bool:
         for col in clause.find_all(exp.Column) if clause is not None else ():
             for table in schema.tables:
                 column = next((c for c in table.columns if c.name.lower() == col.name.lower()), None)
-                if column is not None and _dated(column):
+                if column is not None and dated(column):
                     return True
     return False
 
@@ -394,10 +394,10 @@ def missing_date(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | No
         return None
     columns = [(node.alias_or_name, table, column) for node in tree.find_all(exp.Table) if node.find_ancestor(
         exp.Select) is tree and (table := schema.table(node.name)) is not None for column in table.columns
-        if _dated(column)]
+        if dated(column)]
     if len(columns) > 1:  # the one the words name, else the one named for its table (sale_date of sales)
-        named = [(a, t, c) for a, t, c in columns if name_words(c.name) - _DATE_WORDS & asked.words]
-        columns = named or [(a, t, c) for a, t, c in columns if name_words(c.name) - _DATE_WORDS & name_words(t.name)]
+        named = [(a, t, c) for a, t, c in columns if name_words(c.name) - DATE_WORDS & asked.words]
+        columns = named or [(a, t, c) for a, t, c in columns if name_words(c.name) - DATE_WORDS & name_words(t.name)]
     if len(columns) != 1:
         return None
     alias, _, column = columns[0]

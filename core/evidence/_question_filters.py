@@ -22,10 +22,11 @@ from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
 from core.evidence._common import Execute, holds_numbers, owner
 from core.evidence._question_columns import COMMON_WORDS, name_words, word_matches
+from core.evidence._question_dates import DATE_WORDS, dated
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
+__all__ = ["date_column_finding", "filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
            "unasked_filter", "unheld_value"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
@@ -417,3 +418,38 @@ def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execut
         return (f"No {name} is '{written}'; the question says “{hits[0]}”, which {name} holds",
                 f"{name} = '{hits[0]}'"[:80], tree)
     return None
+
+
+def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A date column whose own words the question never says (``crtd_ts`` for "sales in the past 7 days") where its
+    table has another date column, read nowhere in the query, that the words name (``termination_date`` for "from
+    hire to termination"), else exactly one named for its table (``sale_date`` of sales): that one in its place."""
+    def own(table: Table, column: Column) -> set[str]:
+        return name_words(column.name) - name_words(table.name) - DATE_WORDS
+
+    used: dict[tuple[str, str], tuple[Table, Column]] = {}
+    for col in tree.find_all(exp.Column):
+        found = owner(col, tree, schema)
+        if found is not None:
+            used[(found[0].qualified_name, found[1].name.lower())] = found
+    swaps = []
+    for table, column in used.values():
+        mine = own(table, column)
+        if not dated(column) or not mine or _said_any(mine, set(asked.words)) or any(
+                len(w) >= 3 and q[:1] == w[:1] and _in_order(w, q) for w in mine for q in asked.words):
+            continue  # its words said, or shortened ("crtd" for "created")
+        others = [c for c in table.columns if c is not column and dated(c) and not is_key(c.name)
+                  and (table.qualified_name, c.name.lower()) not in used]
+        named = [c for c in others if own(table, c) and _named_all(own(table, c), set(asked.words))]
+        instead = named if named else [c for c in others if not own(table, c)]
+        if len(instead) == 1:
+            swaps.append((table, column, instead[0]))
+    if len(swaps) != 1:
+        return None
+    table, column, instead = swaps[0]
+    for col in list(tree.find_all(exp.Column)):
+        found = owner(col, tree, schema)
+        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(exp.Join) is None:
+            col.set("this", exp.to_identifier(instead.name))
+    return (f"The question's dates read as {instead.name} of {table.name}, not {column.name}, which the query uses",
+            f"Use {instead.name}", tree)
