@@ -289,3 +289,17 @@ def test_a_key_named_for_the_other_table_in_a_pair_table_is_its_pointer(tmp_path
         assert answer.ok and list(answer.rows) == [(7,)]
     finally:
         db.close()
+
+
+def test_a_left_join_without_on_takes_the_key_the_schema_gives(shop) -> None:
+    answer = _ask(shop, "SELECT c.name FROM customers c LEFT JOIN sales s WHERE s.id IS NULL")
+    assert answer.ok and answer.rows == (("Cy",),)  # a cross join would keep no customer
+    assert "ON c.id = s.customer_id" in (answer.sql or "")
+
+
+def test_a_bare_id_on_a_table_whose_one_key_is_spelled_otherwise_is_that_key(library) -> None:
+    answer = _ask(library, "SELECT journal.name, COUNT(paper.pid) FROM journal JOIN paper ON paper.jid = journal.id "
+                           "GROUP BY journal.name")
+    assert answer.ok and sorted(answer.rows) == [("Cell", 1), ("Nature", 2)]
+    counted = _ask(library, "SELECT COUNT(DISTINCT journal.id) FROM journal")
+    assert counted.ok and counted.rows == ((3,),) and "journal.jid" in (counted.sql or "")

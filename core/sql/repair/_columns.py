@@ -176,7 +176,7 @@ class _Repairer:
             keys = ", ".join(o.key for o in owners)
             raise SQLValidationError(f"{col.sql(dialect=self.dialect)}: {src.key} has no column {col.name}; {keys} "
                                      "have it", hint=f"Qualify {col.name} with the table it belongs to ({keys}).")
-        key = named_key(col.name, src, self.schema)
+        key = named_key(col.name, src, self.schema, col)
         if key is not None:  # ``publication.publication_id`` where publication's key is pid
             self._set_name(col, key)
             return

@@ -377,13 +377,14 @@ def _one_row(node: exp.Expression) -> bool:
 
 
 def _missing_condition(join: exp.Join) -> bool:
-    """A ``JOIN`` keyword with neither ON nor USING (sqlglot reads SQLite's as ``ON TRUE``, and keeps a ``pivots``
-    slot on a JOIN keyword and none on a comma); a comma, CROSS JOIN, NATURAL JOIN or LATERAL is meant so."""
+    """A ``JOIN`` keyword, inner or outer (``LEFT JOIN sales s WHERE …``), with neither ON nor USING (sqlglot reads
+    SQLite's as ``ON TRUE``, and keeps a ``pivots`` slot on a JOIN keyword and none on a comma); a comma, CROSS JOIN,
+    NATURAL JOIN or LATERAL is meant so."""
     on = join.args.get("on")
     if (on is not None and on != exp.true()) or join.args.get("using") or join.args.get("method"):
         return False
-    if (join.args.get("kind") or "INNER").upper() != "INNER" or join.args.get("side"):
-        return False
+    if (join.args.get("kind") or "INNER").upper() not in ("INNER", "OUTER"):
+        return False  # CROSS JOIN, and the like
     if isinstance(join.this, (exp.Lateral, exp.Unnest)):
         return False
     return "pivots" in join.args or bool(join.args.get("side")) or bool(join.args.get("kind"))
@@ -398,14 +399,18 @@ def repair_join_keys(tree: exp.Expression, schema: Schema, dialect: str, fixes: 
         joins.scope(scope)
 
 
-def named_key(name: str, src: Source, schema: Schema | None = None) -> str | None:
-    """The key of ``src``'s table when ``name`` is that table's name and a key word (``publication_id``,
+def named_key(name: str, src: Source, schema: Schema | None = None, col: exp.Column | None = None) -> str | None:
+    """The key of ``src``'s table when ``name`` is ``id`` and the table's one key is spelled otherwise (``author.id`` for
+    aid), or that table's name and a key word (``publication_id``,
     ``customerNo``) and the table's key is spelled otherwise (``pid``, ``id``); or, with the ``schema``, the column
     of ``src`` spelled as the key of the table ``name`` names (``journal_id`` for publication's ``jid``, journal's
-    key: the column that points there, by the name the schema gives it)."""
+    key: the column that points there, by the name the schema gives it). ``col``: where the name stands."""
     if src.table is None:
         return None
     words = tokens(name)
+    if words == ("id",):  # ``author.id`` where author's one key is aid
+        keys = table_keys(src.table)
+        return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() and _pairs_with(col, keys[0]) else None
     if len(words) < 2 or words[-1] not in KEY_WORDS:
         return None
     if words[:-1] != tokens(src.table.name):
@@ -422,6 +427,16 @@ def named_key(name: str, src: Source, schema: Schema | None = None) -> str | Non
         # coupons has code besides its key cid: that column, by its name
     keys = table_keys(src.table)
     return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
+
+
+def _pairs_with(col: exp.Column | None, key: str) -> bool:
+    """Whether a bare ``id`` read as its table's key ``key`` fits where it stands: anywhere but a join's equality, and
+    there only beside a column of that name (``writes.aid = author.id``; ``e.id = d.id`` is no relation)."""
+    test = col.parent if col is not None else None
+    if not isinstance(test, exp.EQ) or test.find_ancestor(exp.Join) is None:
+        return True
+    other = test.expression if test.this is col else test.this
+    return isinstance(other, exp.Column) and other.name.lower() == key.lower()
 
 
 def _key_names(key: str, table: Table) -> bool:
