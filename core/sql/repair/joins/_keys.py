@@ -316,6 +316,12 @@ class _Joins:
         if new.table is None:
             if _one_row(new.node):
                 return  # JOIN (SELECT COUNT(*) …) t: a row of totals beside every row, as meant
+            derived = _derived_options(new, [s for s in local if s.order < new.order and s.table is not None])
+            if len(derived) == 1:  # WITH ls AS (SELECT car_id, …) … FROM cars c JOIN ls: on the car's key
+                left, key, column = derived[0]
+                self._set_on(join, left, key, new, column, "no condition", "the key the schema gives" if key in
+                             table_keys(left.table) else "the one column both have")  # type: ignore[arg-type]
+                return
             raise SQLValidationError(
                 f"JOIN {new.key} has no ON condition and nothing relates it to the tables before it, so every row "
                 "would pair with every row of it",
@@ -339,7 +345,8 @@ class _Joins:
         other, mine, theirs = options[0]
         self._set_on(join, other, mine, new, theirs, "no condition")
 
-    def _set_on(self, join: exp.Join, left: Source, left_col: str, right: Source, right_col: str, was: str) -> None:
+    def _set_on(self, join: exp.Join, left: Source, left_col: str, right: Source, right_col: str, was: str,
+                because: str = "the key the schema gives") -> None:
         def column(src: Source, name: str) -> exp.Column:
             qualifier = src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key)
             return exp.Column(this=identifier(name, self.dialect), table=qualifier)
@@ -347,7 +354,25 @@ class _Joins:
         on = exp.EQ(this=column(left, left_col), expression=column(right, right_col))
         join.set("using", None)
         join.set("on", on)
-        self.fixes.append(f"JOIN {right.key} {was} -> ON {on.sql(dialect=self.dialect)} (the key the schema gives)")
+        self.fixes.append(f"JOIN {right.key} {was} -> ON {on.sql(dialect=self.dialect)} ({because})")
+
+
+def _derived_options(new: Source, earlier: list[Source]) -> list[tuple[Source, str, str]]:
+    """(earlier table, its column, the same column of a CTE or derived table) for each output column of ``new`` that is
+    an earlier table's one key by name (``car_id`` or ``id`` of ``cars``, read through a CTE); with none, each column
+    ``new`` shares by name with an earlier table (``ls.snapshot_date`` with ``inv.snapshot_date``)."""
+    options = []
+    for s in earlier:
+        assert s.table is not None
+        keys = table_keys(s.table)
+        if len(keys) != 1:
+            continue
+        options += [(s, keys[0], c) for c in new.columns if c.lower() == keys[0].lower() and keys[0].lower() != "id"
+                    or _names_table(c, s.table)]
+    if not options:  # else the one column it shares by name with one earlier table (the column it was made from)
+        options = [(s, held, c) for s in earlier for c in new.columns if s.table is not None and (
+            held := next((x.name for x in s.table.columns if x.name.lower() == c.lower()), None)) is not None]
+    return options
 
 
 def _related_in_where(join: exp.Join, new: Source, local: list[Source], dialect: str) -> bool:
