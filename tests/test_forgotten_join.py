@@ -200,3 +200,29 @@ def test_a_table_s_name_and_key_word_is_the_column_so_named_when_the_table_has_o
         assert "business_id" in fixed.sql and "bid" not in fixed.sql
     finally:
         db.close()
+
+
+def test_a_link_table_left_out_between_two_joined_tables_is_joined_on_the_key_both_point_at(music) -> None:
+    # band_member(bid, mid) dropped between member and band: mid is member's key, held by both band_member and member
+    fixed = _repair(music, "SELECT band.title FROM member JOIN band ON band_member.bid = band.bid WHERE member.title "
+                           "= 'Ann'")
+    assert "JOIN band_member ON band_member.mid = member.mid" in fixed.sql
+    assert _rows(music, fixed.sql) == [("Owls",)]
+
+
+def test_a_qualifier_made_of_a_compound_name_s_letters_is_read_as_that_table(tmp_path: Path) -> None:
+    path = tmp_path / "dealer.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE salespersons(id INTEGER PRIMARY KEY, first_name TEXT);"
+            "CREATE TABLE customers(id INTEGER PRIMARY KEY, first_name TEXT);"
+            "CREATE TABLE sales(id INTEGER PRIMARY KEY, salesperson_id INTEGER, customer_id INTEGER, price REAL);"
+            "INSERT INTO salespersons VALUES (1, 'Ann'), (2, 'Raj'); INSERT INTO customers VALUES (1, 'Zed');"
+            "INSERT INTO sales VALUES (1, 1, 1, 10), (2, 2, 1, 20), (3, 2, 1, 5);")
+    db = open_database(str(path))
+    try:
+        fixed = _repair(db, "SELECT sp.first_name, SUM(s.price) FROM sales s GROUP BY sp.first_name")
+        assert "JOIN salespersons AS sp ON sp.id = s.salesperson_id" in fixed.sql
+        assert _rows(db, fixed.sql) == [("Ann", 10.0), ("Raj", 25.0)]
+    finally:
+        db.close()

@@ -6,13 +6,15 @@ settles all of it:
 
 1. the qualifier names exactly one table of the schema that the query does not read and that holds every column
    read through it: its name (singular or plural), its first letters or the initials of its words (``da`` for
-   domain_author, ``j`` for journal when no other j-table holds the columns); or, when it names none, the one
+   domain_author, ``j`` for journal when no other j-table holds the columns), else its letters in order (``sp`` for
+   salespersons); or, when it names none, the one
    table of the whole schema that holds every column read through it (``t.txid``: no table of the query, and
    no other table, has a txid — were one of the query's tables to hold them, the qualifier is a slip of its alias),
    only in a query of one SELECT (a CTE, a derived table or an enclosing query may be what the qualifier meant);
 2. exactly one source the new join may reach (those before the first join whose ON already uses the qualifier,
    else every source) is related to that table by exactly one key, counting all of: declared or inferred by the
-   schema, a column both have that identifies a row of one of them (``pid``), a column naming the other table
+   schema, a column both have that identifies a row of one of them or of any table (``pid``, publication's key,
+   relates writes and domain_publication), a column naming the other table
    (``journal_id`` onto journal's key); never ``id = id``;
 3. no table of the query has a key column the qualifier names that names no table (``m`` beside
    ``employee.manager_id``: a self-join is meant), and no CTE has the qualifier's name;
@@ -28,6 +30,7 @@ repairs that make an error go away by a guess), running this repair only when th
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from sqlglot import exp
@@ -43,12 +46,15 @@ __all__ = ["FORGOTTEN_JOIN_FIX", "join_forgotten"]
 FORGOTTEN_JOIN_FIX = "a table the query read without joining it, joined on the key the schema gives"
 
 
-def links(table: Table, other: Table) -> list[tuple[str, str]]:
-    """(column of ``table``, column of ``other``) of each key that relates the two tables (see the docstring)."""
+def links(table: Table, other: Table, keys: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(column of ``table``, column of ``other``) of each key that relates the two tables (see the docstring);
+    ``keys``: the key names of every table of the schema (``pid`` of publication relates writes and
+    domain_publication, which both point there)."""
     pairs: list[tuple[str, str]] = list(_relations(table, other))  # declared ones and those the names give, all
     for col in table.columns:
         same = other.column(col.name)
-        if same is not None and tokens(col.name) != ("id",) and _key_of_either(col.name, table, other):
+        if same is not None and tokens(col.name) != ("id",) and (_key_of_either(col.name, table, other)
+                                                                  or col.name.lower() in keys):
             pairs.append((col.name, same.name))
         if _names_table(col.name, other):
             pairs += [(col.name, key) for key in table_keys(other)]
@@ -117,7 +123,7 @@ class _Forgotten:
         outside = [t for t in holders if t.qualified_name.lower() not in read]
         fits = [t for t in outside if abbreviates(qualifier, t.name)]
         exact = [t for t in fits if tokens(t.name) == tokens(qualifier)]
-        fits = exact or fits
+        fits = exact or fits or [t for t in outside if _letters_of(qualifier, t.name)]
         if not fits and len(outside) == len(holders) == 1 and self.plain:
             return outside[0]  # ``t.txid``: no name, but one table of the schema has every column read through it
         return fits[0] if len(fits) == 1 else None
@@ -131,7 +137,8 @@ class _Forgotten:
                    if any(c.table.lower() == qualifier.lower() for c in (j.args.get("on") or exp.true()).find_all(
                        exp.Column))), len(joins))
         reachable = [s for s in local if s.table is not None and s.order <= at]
-        found = [(s, pair) for s in reachable for pair in links(table, s.table)]  # type: ignore[arg-type]
+        keys = frozenset(k.lower() for t in self.schema.tables for k in table_keys(t))
+        found = [(s, pair) for s in reachable for pair in links(table, s.table, keys)]  # type: ignore[arg-type]
         if len(found) != 1:
             return
         source, (mine, theirs) = found[0]
@@ -151,6 +158,14 @@ class _Forgotten:
         select.set("joins", joins)
         self.fixes.append(f"{join.side + ' ' if join.side else ''}JOIN {node.sql(dialect=self.dialect)} ON {on.sql(dialect=self.dialect)} added: "
                           f"{FORGOTTEN_JOIN_FIX}")
+
+
+def _letters_of(qualifier: str, name: str) -> bool:
+    """``sp`` for salespersons: two or more letters, the first the table's, the rest in order in its name (a
+    compound word's initials), read only where no table's name or initials fit."""
+    q = re.sub(r"\d+$", "", qualifier).lower()
+    rest = iter(name.lower()[1:])
+    return len(q) >= 2 and q[0] == name[:1].lower() and all(letter in rest for letter in q[1:])
 
 
 def _tested_null(col: exp.Column) -> bool:
