@@ -369,3 +369,5 @@ def test_a_reply_whose_sql_sqlglot_trips_on_is_read_without_a_crash() -> None:
     reply = 'Here you go:\n```sql\nSELECT name FROM t WHERE d = DATE("")\n```\nHope this helps.'
     for dialect in ("sqlite", "postgres"):
         assert "DATE(\"\")" in extract_sql(reply, dialect)
+    series = "```sql\nSELECT * FROM GENERATE_SERIES(1, 10, 'x y z')\n```"  # an assertion deep in sqlglot's parser
+    assert "GENERATE_SERIES" in extract_sql(series, "postgres")

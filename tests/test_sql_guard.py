@@ -349,3 +349,13 @@ def test_sql_sqlglot_itself_trips_on_is_read_or_refused_never_a_crash(sql: str, 
         assert "''" in guard(sql, dialect).sql
     except SQLRejected:
         pass
+
+
+def test_a_series_step_sqlglot_asserts_on_is_refused_as_unreadable_never_a_crash() -> None:
+    from core.sql._guard import parse_statements
+    from sqlglot.errors import ParseError
+
+    with pytest.raises(ParseError, match="could not be read"):  # an AssertionError in sqlglot's PostgreSQL parser
+        parse_statements("SELECT * FROM GENERATE_SERIES(1, 10, 'x y z')", "postgres")
+    with pytest.raises(SQLRejected):
+        guard("SELECT * FROM GENERATE_SERIES(1, 10, 'x y z')", "postgres")

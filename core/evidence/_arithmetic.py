@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
@@ -18,7 +17,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._common import Execute, offer, parse
 from core.schema import Schema
-from core.sql import schema_mapping
+from core.sql import PARSE_FAILURES, schema_mapping
 
 __all__ = ["count_evidence", "division_evidence", "ratio_finding", "scale_finding"]
 
@@ -41,7 +40,7 @@ def division_evidence(sql: str, result: QueryResult, schema: Schema,
         typed = annotate_types(qualify(tree.copy(), schema=schema_mapping(schema), dialect=schema.dialect,
                                        validate_qualify_columns=False, identify=False),
                                schema=schema_mapping(schema), dialect=schema.dialect)
-    except (SqlglotError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (*PARSE_FAILURES, RecursionError) as exc:
         logger.info("division check skipped: %s", exc)
         return [], []
     typed_divisions = list(typed.find_all(exp.Div))

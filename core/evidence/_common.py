@@ -11,13 +11,12 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.errors import CairnError
 from core.schema import Column, Schema, Table
-from core.sql import guard
+from core.sql import PARSE_FAILURES, guard
 
 __all__ = ["AGGREGATE_NAMES", "Execute", "Rows", "difference", "holds_numbers", "offer", "other_rows", "owner", "parse",
            "rows_word", "same", "select_tables"]
@@ -39,7 +38,7 @@ def holds_numbers(type_: str | None) -> bool:
 def parse(sql: str, dialect: str) -> exp.Expression | None:
     try:
         return sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    except (*PARSE_FAILURES, RecursionError):
         return None
 
 

@@ -15,6 +15,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
+from core.sql import PARSE_FAILURES
 from core.evidence._asked import Asked, read_question
 from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
@@ -205,7 +206,7 @@ def answering_query(question: str, queries: list[str], schema: Schema) -> int:
 def _parsed(sql: str, dialect: str) -> exp.Expression | None:
     try:
         return sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.SqlglotError, RecursionError):
+    except (*PARSE_FAILURES, RecursionError):
         return None
 
 

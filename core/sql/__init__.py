@@ -8,13 +8,14 @@ from core.sql._extract import extract_queries, extract_sql
 from core.sql._guard import GuardedSQL, guard, parse_statements
 from core.sql._hidden import HiddenColumns, keep_hidden_out, keep_hidden_out_sql
 from core.sql._join_check import JoinCheck, joins_adding_no_column
-from core.sql._slips import ended_in
+from core.sql._slips import PARSE_FAILURES, ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
 from core.sql.repair import Meaning, join_candidates, joined_on, silences_an_error
 
 __all__ = [
+    "PARSE_FAILURES",
     "GuardedSQL",
     "HiddenColumns",
     "ended_in",

@@ -14,7 +14,7 @@ import re
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ParseError, SqlglotError
+from sqlglot.errors import ParseError
 from sqlglot.tokens import Tokenizer, TokenType
 
 from core.errors import LLMReplyError, SQLRejected
@@ -23,7 +23,7 @@ from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql._reply_layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
-from core.sql._slips import (balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
+from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mend_syntax, plausible, reading,
                              stops_in_block)
 
 __all__ = ["extract_queries", "extract_sql"]
@@ -124,7 +124,7 @@ def _normal(sql: str, first: str | None = None) -> str:
     for dialect in (first, *_READ_DIALECTS) if first else _READ_DIALECTS:
         try:
             tree = parse_statements(sql, dialect)[0]
-        except (SqlglotError, IndexError, RecursionError):
+        except (*PARSE_FAILURES, RecursionError):
             continue
         for ident in tree.find_all(exp.Identifier):
             ident.set("quoted", False)
@@ -365,7 +365,7 @@ def _mendable(sql: str) -> bool:
     def parses(text: str) -> str | None:
         try:
             tree = parse_statements(text, "postgres")
-        except (SqlglotError, RecursionError):
+        except (*PARSE_FAILURES, RecursionError):
             return None
         if len(tree) != 1 or not plausible(tree[0]):
             return None
@@ -437,11 +437,11 @@ def _keyword_names_quoted(sql: str) -> str | None:
             return sql
         except ParseError as exc:
             where = (exc.errors[0].get("line"), exc.errors[0].get("col")) if exc.errors else None
-        except (SqlglotError, RecursionError):
+        except (*PARSE_FAILURES, RecursionError):
             return None
         try:
             tokens = dialect.tokenize(sql)
-        except (SqlglotError, RecursionError):
+        except (*PARSE_FAILURES, RecursionError):
             return None
         # The parser may stop at the key word or a little after it (``FROM (SELECT * FROM Order) x`` stops at
         # ``)``): the last such word at or before where it stopped.
@@ -462,7 +462,7 @@ def _strip_semicolons(sql: str, dialect: str) -> str:
     keeps its text as written: the guard's mend closes it, and a ``;`` at the end says the writer ended there."""
     try:
         tokens = Dialect.get_or_raise(dialect).tokenize(sql)
-    except SqlglotError:
+    except PARSE_FAILURES:
         return sql.rstrip()
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
         sql = sql[: tokens.pop().start]
@@ -483,7 +483,7 @@ def _reads_as(sql: str, dialect: str) -> bool:
     """Whether ``sql`` is one statement of ``dialect`` as written."""
     try:
         return len(parse_statements(sql.strip().rstrip(";"), dialect)) == 1
-    except (SqlglotError, RecursionError, IndexError, ValueError):
+    except (*PARSE_FAILURES, RecursionError):
         return False
 
 
@@ -492,7 +492,7 @@ def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
     for dialect in _READ_DIALECTS:
         try:
             statements = parse_statements(sql, dialect)
-        except (SqlglotError, RecursionError, IndexError):  # IndexError: a parser of sqlglot's ran off the end
+        except (*PARSE_FAILURES, RecursionError):  # IndexError: a parser of sqlglot's ran off the end
             continue
         if len(statements) == 1 and (command_ok or not isinstance(statements[0], exp.Command)):
             return dialect

@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
+from core.sql._slips import PARSE_FAILURES
 from core.dialects import is_postgres_like
 
 __all__ = ["convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
@@ -42,7 +42,7 @@ def translate_calls(tree: exp.Expression, target: str, calls: Sequence[tuple[exp
             try:
                 read = sqlglot.parse_one(node.sql(dialect=dialect), read=dialect)
                 back = sqlglot.parse_one(read.sql(dialect=target), read=target)
-            except SqlglotError:
+            except PARSE_FAILURES:
                 continue
             if still_foreign(back) or strings(back) < strings(node):
                 continue
@@ -124,7 +124,7 @@ def top_as_limit(text: str, dialect: str) -> str:
     PERCENT or WITH TIES, TOP in a subquery or a union, a LIMIT already written)."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
-    except SqlglotError:
+    except PARSE_FAILURES:
         return text
     tops = [i for i, t in enumerate(tokens) if t.text.upper() == "TOP" and i > 0 and (
         tokens[i - 1].token_type == TokenType.SELECT or (tokens[i - 1].token_type == TokenType.DISTINCT and i > 1

@@ -37,7 +37,7 @@ from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
 from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls, untranslated_strftime
-from core.sql._slips import (balanced, drop_dangling_connectives, mend_syntax, plausible, reading, slip_readings,
+from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading, slip_readings,
                              unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
@@ -207,13 +207,16 @@ def _parser_class(dialect: Dialect, name: str) -> type[Any]:
 
 def parse_statements(sql: str, dialect: str) -> list[exp.Expression]:
     """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``, also for
-    what sqlglot itself trips on deep in its parser (a ``ValueError`` on an odd type name): unreadable SQL."""
+    what sqlglot itself trips on deep in its parser (a ``ValueError`` on an odd type name, an assertion on a series
+    step it cannot read): unreadable SQL."""
     dia = Dialect.get_or_raise(dialect)
     try:
         parser = _parser_class(dia, dialect)(error_level=ErrorLevel.IMMEDIATE, dialect=dia)
         return [e for e in parser.parse(dia.tokenize(sql), sql) if e is not None and not isinstance(e, exp.Semicolon)]
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
-        raise ParseError(f"the SQL could not be read ({type(exc).__name__}: {exc})") from exc
+    except (SqlglotError, RecursionError):
+        raise  # said as they are (the guard names a query nested too deeply)
+    except PARSE_FAILURES as exc:  # an assertion or a ValueError of sqlglot's own, on text it cannot read
+        raise ParseError(f"the SQL could not be read ({type(exc).__name__}: {exc})".replace(": )", ")")) from exc
 
 
 def guard(sql: str, dialect: str) -> GuardedSQL:
@@ -245,7 +248,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)
             # Check what will run: the regenerated text, read back in the target dialect.
             final = _single(parse_statements(out, target), out)
-        except SqlglotError as exc:
+        except PARSE_FAILURES as exc:
             raise SQLRejected(f"the SQL could not be rewritten for {target}: {_first_line(exc)}") from exc
         _check(tree)
         _check(final)
@@ -265,7 +268,7 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     """The tree in the target dialect, or in the borrowed dialect that reads it with fewer foreign idioms."""
     try:
         tree = _single(parse_statements(text, _MYSQL_TARGET_READ if target == "mysql" else target), text)
-    except SqlglotError as exc:
+    except PARSE_FAILURES as exc:
         error: SqlglotError | None = exc
         tree = None
         dropped = drop_dangling_connectives(text, target)  # WHERE a = 1 AND <end>: the one reading there is
@@ -287,12 +290,12 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
     for candidate in _candidates(tree, target) if tree is not None or balanced(text, target) else ():
         try:  # a bracket left open is mend_syntax's to read (one reading), never a lenient parser's to close
             other = _single(parse_statements(text, candidate), text)
-        except SqlglotError:
+        except PARSE_FAILURES:
             continue
         _check(other)  # every reading must be safe, not only the one that wins
         try:
             back = _single(parse_statements(other.sql(dialect=target, comments=False), target), text)
-        except SqlglotError:
+        except PARSE_FAILURES:
             continue
         if target == "sqlite" and strings(back) < strings(tree if tree is not None else other):
             continue  # SQLite's dates live in string arguments (DATE(x, 'start of month'), STRFTIME('%Y', x)) that
@@ -326,7 +329,7 @@ def _normal(text: str, target: str) -> str | None:
     """A mended text's one spelling, or None when it does not parse or names a value inside a call's arguments."""
     try:
         tree = _single(parse_statements(text, target), text)
-    except SqlglotError:
+    except PARSE_FAILURES:
         return None
     return reading(tree) if plausible(tree) else None
 
@@ -360,7 +363,7 @@ def _target_null_order(tree: exp.Expression, target: str, text: str) -> None:
 def _tokens(text: str, dialect: str) -> list[Any]:
     try:
         return list(Dialect.get_or_raise(dialect).tokenize(text))
-    except SqlglotError:
+    except PARSE_FAILURES:
         return []
 
 

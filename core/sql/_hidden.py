@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope, walk_in_scope
 
 from core.errors import HiddenColumnRefused, SQLValidationError
 from core.schema import Schema, Table
 from core.sql.repair import needs_quotes
+from core.sql._slips import PARSE_FAILURES
 
 __all__ = ["HiddenColumns", "keep_hidden_out", "keep_hidden_out_sql"]
 
@@ -87,7 +87,7 @@ def keep_hidden_out_sql(sql: str, hidden: HiddenColumns | None, dialect: str) ->
         return sql
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, RecursionError) as exc:
+    except (*PARSE_FAILURES, RecursionError) as exc:
         raise HiddenColumnRefused("Cairn could not read which columns this query uses") from exc
     narrowed = keep_hidden_out(tree, hidden, dialect)
     return sql if narrowed is tree else narrowed.sql(dialect=dialect)
@@ -112,7 +112,7 @@ def keep_hidden_out(expression: exp.Expression, hidden: HiddenColumns, dialect: 
         q for q in tree.find_all(exp.Query) if q.find_ancestor(exp.Query) is None]
     try:
         scopes = [scope for root in roots for scope in traverse_scope(root)]
-    except (SqlglotError, RecursionError, ValueError, KeyError) as exc:
+    except (*PARSE_FAILURES, RecursionError) as exc:
         raise unread from exc
     seen = {id(t) for scope in scopes for t in scope.tables}  # tables and references to a CTE
     if any(hidden.lookup(t) and id(t) not in seen for t in tree.find_all(exp.Table)):

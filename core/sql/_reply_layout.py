@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
 from core.sql._guard import parse_statements
+from core.sql._slips import PARSE_FAILURES
 
 __all__ = ["CURLY_PAIR", "THINK", "continues", "laid_out", "sql_end", "without_fences"]
 
@@ -105,7 +105,7 @@ def _created_then_read(block: str) -> str | None:
     for dialect in ("postgres", "sqlite"):
         try:
             *made, last = parse_statements(block, dialect)
-        except (SqlglotError, ValueError):
+        except PARSE_FAILURES:
             continue
         created = {m.this.name.lower() for m in made if isinstance(m, exp.Create) and isinstance(m.this, exp.Table)}
         made = [m for m in made if not (isinstance(m, exp.Drop) and (dropped := m.args.get("tables") or [m.this])
@@ -248,12 +248,12 @@ def _ctes_only(head: str) -> bool:
         try:
             parse_statements(head, dialect)
             return False  # a whole statement already
-        except SqlglotError:
+        except PARSE_FAILURES:
             pass
         try:
             parse_statements(f"{head}\nSELECT 1", dialect)
             return True
-        except SqlglotError:
+        except PARSE_FAILURES:
             continue
     return False
 

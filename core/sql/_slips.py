@@ -18,8 +18,13 @@ from sqlglot.errors import SqlglotError
 from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
-__all__ = ["balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
+__all__ = ["PARSE_FAILURES", "balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
            "reading", "slip_readings", "stops_in_block", "unfinished"]
+
+# What sqlglot may raise on input it cannot read: its own errors, and on odd enough text its parser's internal ones
+# (an assertion in a function builder, a ValueError, an index run off the end). Every parse of a reply catches all.
+PARSE_FAILURES: tuple[type[Exception], ...] = (SqlglotError, ValueError, IndexError, KeyError, TypeError,
+                                               AttributeError, AssertionError)  # a RecursionError: said where caught
 
 _CONNECTIVES = (TokenType.AND, TokenType.OR)
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
@@ -46,7 +51,7 @@ def unfinished(text: str, dialect: str) -> str | None:
     the whole reply it is where the reply was cut (``cut_off_reply``)."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text.rstrip().rstrip(";")))
-    except SqlglotError:
+    except PARSE_FAILURES:
         return None
     if not tokens:
         return None
@@ -67,7 +72,7 @@ def balanced(text: str, dialect: str) -> bool:
     """Whether every bracket of ``text`` is closed (False when it cannot be read into tokens: a string left open)."""
     try:
         kinds = [t.token_type for t in Dialect.get_or_raise(dialect).tokenize(text)]
-    except SqlglotError:
+    except PARSE_FAILURES:
         return False
     return kinds.count(TokenType.L_PAREN) == kinds.count(TokenType.R_PAREN)
 
@@ -118,7 +123,7 @@ def drop_dangling_connectives(text: str, dialect: str) -> str:
     ``ORDER BY x, LIMIT 5``): the text itself when there is none."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
-    except SqlglotError:
+    except PARSE_FAILURES:
         return text
     spans = [(t.start, t.end + 1) for t, after in zip(tokens, [*tokens[1:], None][:len(tokens)], strict=True)
              if t.token_type in _CONNECTIVES and (after is None or after.token_type in _CLAUSE_ENDS)
@@ -216,7 +221,7 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
     """The one-edit mendings of ``text`` to try (see ``mend_syntax``)."""
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
-    except SqlglotError:
+    except PARSE_FAILURES:
         return _closing_quotes(text) + _apostrophes(text)
     if len(tokens) > _MAX_TOKENS:
         return []

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
 from core.dialects import dialect_info
 from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import Meaning, compare_text_numbers, repair_alias_clashes, repair_columns, repair_concat
+from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
@@ -140,14 +140,14 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         sql = tree.sql(dialect=dialect)
     except SQLValidationError:
         raise
-    except (SqlglotError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (*PARSE_FAILURES, RecursionError) as exc:
         # The repairs must never turn a query the database might accept into a crash: keep it as written.
         logger.warning("SQL repair failed internally (%s); keeping the query as written", exc, exc_info=True)
         tree = expression.copy()
         fixes = []
         try:
             sql = tree.sql(dialect=dialect)
-        except SqlglotError as gen_exc:
+        except PARSE_FAILURES as gen_exc:
             raise SQLValidationError(f"Cannot write the query back as SQL: {gen_exc}") from gen_exc
     fixes = list(dict.fromkeys(fixes))  # the same repair at several places is one note
     if fixes:
@@ -159,6 +159,6 @@ def validate_sql(sql: str, schema: Schema, dialect: str) -> Validated:
     """Parse ``sql`` (one statement) and :func:`validate` it; a convenience for tests and tools."""
     try:
         expression = sqlglot.parse_one(sql, read=dialect)
-    except SqlglotError as exc:
+    except PARSE_FAILURES as exc:
         raise SQLValidationError(f"Cannot parse the SQL: {exc}") from exc
     return validate(expression, schema, dialect)

@@ -58,7 +58,7 @@ def _rewrite(name: str, args: list[exp.Expression]) -> exp.Expression | None:
         text = f"CAST({text} AS DATE)"
     try:
         return sqlglot.parse_one(text, read="postgres")
-    except SqlglotError:
+    except (SqlglotError, RecursionError, ValueError, AssertionError):
         return None
 
 

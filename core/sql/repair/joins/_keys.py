@@ -433,7 +433,7 @@ def named_key(name: str, src: Source, schema: Schema | None = None, col: exp.Col
     if src.table is None:
         return None
     words = tokens(name)
-    if words == ("id",):  # ``author.id`` where author's one key is aid
+    if words == ("id",) and col is not None:  # ``author.id`` where author's one key is aid (qualified)
         keys = table_keys(src.table)
         return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() and _pairs_with(col, keys[0]) else None
     if len(words) < 2 or words[-1] not in KEY_WORDS:
