@@ -52,6 +52,7 @@ from core.config import Settings  # noqa: E402
 from core.databases import open_database  # noqa: E402
 from core.databases import EmbeddedPostgres  # noqa: E402
 from core.evaluation import compare_results, gold_variants  # noqa: E402
+from core.answer import Answer  # noqa: E402
 from core.pipeline import AskPipeline  # noqa: E402
 from core.schema import Schema  # noqa: E402
 from tests.conftest import SHARED_DATA  # noqa: E402
@@ -334,7 +335,13 @@ def bench_db(server: EmbeddedPostgres, name: str, dialect: str, seed: int, show:
                 llm = ScriptedLLM(damaged.reply, again, again, again)  # the first, two repair rounds, a review
                 pipeline = AskPipeline(database, llm, Settings(row_cap=1_000_000), today=lambda: today,
                                        meaning=None if MEANING[0] is False else _meaning)
-                answer = pipeline.ask(case.question)
+                try:
+                    answer = pipeline.ask(case.question)
+                except Exception as exc:  # noqa: BLE001 - a crash is counted (a bug), and the run goes on
+                    counts["crashed"] += 1
+                    if counts["crashed"] <= 5:
+                        print(f"CRASH [{kind}] {name} ({dialect}): {type(exc).__name__}: {str(exc)[:200]}")
+                    answer = Answer(question=case.question, sql=None, columns=(), rows=(), error=repr(exc))
                 cairn_ok = answer.ok and matches([tuple(r) for r in answer.rows], wants)
                 for key in (kind, "ALL"):
                     for bucket in ("all", "non_empty") if non_empty else ("all",):
@@ -385,6 +392,8 @@ def report(totals: dict[str, Tally], counts: Counter[str], false_repairs: list[s
         print(f"{key:16} {a.n[key]:>5} {pct(a, a.asis)} {pct(a, a.cairn)} | {b.n[key]:>5} {pct(b, b.asis)} "
               f"{pct(b, b.cairn)} | {a.wrong[key]:>11} {a.flagged[key]:>7} {no_answer:>9} {a.noise[key]:>11}")
     print(f"changed results (the reply was right as written, Cairn's rows differ): {len(false_repairs)}")
+    if counts["crashed"]:
+        print(f"CRASHED (an exception out of AskPipeline.ask, counted as no answer): {counts['crashed']}")
     if false_repairs:
         by_kind = Counter(line[1:line.index("]")] for line in false_repairs)
         print("  by kind: " + ", ".join(f"{kind} {n}" for kind, n in by_kind.most_common()))
