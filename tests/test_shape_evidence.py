@@ -162,3 +162,13 @@ def test_a_date_column_the_words_never_name_is_offered_as_the_one_they_do(tmp_pa
         assert not any(a.label.startswith("Use ") for a in created.alternatives)
     finally:
         db.close()
+
+
+def test_a_value_no_row_of_its_column_holds_is_offered_on_the_one_other_column_of_its_table_that_does(shop) -> None:
+    answer = _ask(shop, "How many clients are in MH?", "SELECT COUNT(*) FROM client WHERE town = 'MH'")
+    assert list(answer.rows) == [(0,)]
+    other = next(a for a in answer.alternatives if a.label == "Filter on state")
+    assert _rows(shop, other.sql) == [(2,)]
+    # held by the column as written: nothing to say; held by no column, or by two: nothing offered
+    for sql in ("SELECT COUNT(*) FROM client WHERE town = 'Pune'", "SELECT COUNT(*) FROM client WHERE town = 'Goa'"):
+        assert not any(a.label.startswith("Filter on") for a in _ask(shop, "clients", sql).alternatives)

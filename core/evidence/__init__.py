@@ -21,7 +21,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
   comparison with NULL that is never true (``x = NULL``), a formatted date compared with text the format never writes
-  (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does,
+  (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does (or
+  another text column of its table),
   conditions that contradict each other or cover every row;
 - ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a

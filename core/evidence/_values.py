@@ -1,7 +1,7 @@
 """A filter that cannot mean what it says: a text value the column spells otherwise (``status = 'Paid'`` where the
 column holds 'paid'), a comparison with NULL (``x = NULL`` is never true), a date formatted otherwise than the text
 it is compared with (``strftime('%Y-%m', d) = '2023'`` is never true), a value no row of its table holds that a
-column of the same name in another table of the query does, conditions that contradict each other (``col = 'a' AND
+column of the same name in another table of the query does, or another text column of its table, conditions that contradict each other (``col = 'a' AND
 col = 'b'``) or cover every row (``col >= a OR col < b``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._common import Execute, offer, owner, parse, select_tables
+from core.evidence._common import Execute, holds_numbers, offer, owner, parse, select_tables
 from core.fallback import singular
 from core.errors import CairnError
 from core.schema import Column, Schema, Table
@@ -184,7 +184,8 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                        execute: Execute) -> tuple[list[str], list[Alternative]]:
     """``organization.name = 'Machine Learning'`` that no row of organization holds, in a query that also reads a
     table whose column of the same name does (``domain.name``): one bounded probe per table, and the query with
-    the filter on that table is run and offered."""
+    the filter on that table is run and offered. With no such table, the one other text column of its own table
+    that holds it (``airport.country_name = 'Orlando International Airport'``: airport_name does)."""
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated:
         return [], []
@@ -217,6 +218,14 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
             holders = [alias for alias, other in tables.items() if other is not None and other is not table
                        and other.column(col.name) is not None
                        and _held(other, col.name, test, literal, schema, execute, empty=False)]
+            if not holders:  # ``country_name = 'Orlando International Airport'``: the value is another column's
+                found_in = _sibling_holder(table, col, test, literal, schema, execute)
+                if found_in is not None:
+                    was = col.sql(dialect=schema.dialect)
+                    col.set("this", exp.to_identifier(found_in))
+                    why = f"no row of {table.name} has {was} {literal.sql(dialect=schema.dialect)}; {found_in} holds it"
+                    return offer(tree.sql(dialect=schema.dialect), f"Filter on {found_in}",
+                                 lambda how, why=why: f"{why}: filtered there, {how}.", schema, execute, result)
             if len(holders) != 1:
                 continue
             was = col.sql(dialect=schema.dialect)
@@ -227,6 +236,26 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                          lambda how, why=why: f"{why}: filtered there, {how}.", schema, execute, result)
     return [], []
 
+
+
+_SIBLING_PROBES = 8  # other text columns of the table asked for a value no row of the filtered column holds
+
+
+def _sibling_holder(table: Table, col: exp.Column, test: exp.Expression, literal: exp.Literal, schema: Schema,
+                    execute: Execute) -> str | None:
+    """The one other text column of ``table`` (a code too; at most ``_SIBLING_PROBES`` asked) where a row meets the
+    filter as written, with its column in place of ``col``; None when none or several do."""
+    others = [c for c in table.columns if c.name.lower() != col.name.lower() and not holds_numbers(c.type)
+              and not re.search(r"date|time|bool", c.type or "", re.I)][:_SIBLING_PROBES]
+    found = []
+    for other in others:
+        swapped = test.copy()
+        for node in swapped.find_all(exp.Column):
+            if node.name.lower() == col.name.lower():
+                node.set("this", exp.to_identifier(other.name))
+        if _held(table, other.name, swapped, literal, schema, execute, empty=False):
+            found.append(other.name)
+    return found[0] if len(found) == 1 else None
 
 
 _LOWER_BOUNDS, _UPPER_BOUNDS = (exp.GT, exp.GTE), (exp.LT, exp.LTE)
