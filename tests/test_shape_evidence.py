@@ -172,3 +172,34 @@ def test_a_value_no_row_of_its_column_holds_is_offered_on_the_one_other_column_o
     # held by the column as written: nothing to say; held by no column, or by two: nothing offered
     for sql in ("SELECT COUNT(*) FROM client WHERE town = 'Pune'", "SELECT COUNT(*) FROM client WHERE town = 'Goa'"):
         assert not any(a.label.startswith("Filter on") for a in _ask(shop, "clients", sql).alternatives)
+
+
+def test_rows_without_a_match_asked_for_with_a_left_join_that_tests_nothing_are_offered(shop) -> None:
+    answer = _ask(shop, "Which clients have not bought anything?",
+                  "SELECT c.full_name FROM client c LEFT JOIN sale s ON s.client_id = c.client_id")
+    other = next(a for a in answer.alternatives if a.label == "Rows without a match")
+    assert "s.client_id IS NULL" in other.sql and _rows(shop, other.sql) == []  # every client bought
+    # a question without a negation, or a LEFT JOIN whose table is counted: nothing to say
+    for question, sql in (("Clients and their sales", "SELECT c.full_name FROM client c LEFT JOIN sale s ON "
+                                                      "s.client_id = c.client_id"),
+                          ("Clients with no sales counted as zero", "SELECT c.full_name, COUNT(s.sale_id) FROM client "
+                           "c LEFT JOIN sale s ON s.client_id = c.client_id GROUP BY c.full_name")):
+        assert not any(a.label == "Rows without a match" for a in _ask(shop, question, sql).alternatives)
+
+
+def test_a_value_two_tables_hold_is_read_as_the_one_the_question_names_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "wallet.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE merchants(mid INTEGER, name TEXT, status TEXT);"
+            "CREATE TABLE coupons(cid INTEGER, merchant_id INTEGER, status TEXT);"
+            "INSERT INTO merchants VALUES (1,'A','active'),(2,'B','inactive');"
+            "INSERT INTO coupons VALUES (1,1,'active'),(2,2,'active'),(3,2,'inactive');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Count the coupons of active merchants", "SELECT COUNT(c.cid) FROM merchants m "
+                      "JOIN coupons c ON m.mid = c.merchant_id")
+        other = next(a for a in answer.alternatives if a.label == "Only active")
+        assert "m.status = 'active'" in other.sql and _rows(db, other.sql) == [(1,)]
+    finally:
+        db.close()

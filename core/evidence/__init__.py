@@ -11,7 +11,7 @@ may rewrite its query (``AskPipeline._review``).
   relate between tables it relates by a key; a join Cairn put back (the model read a table it never joined), kept
   as LEFT JOIN;
 - ``_anti_joins``: rows without a match asked for with an inner join (never any), or shown by the side that has no
-  match (NULL on every row);
+  match (NULL on every row), or asked for ("not", "without") with a LEFT JOIN that tests nothing (every row kept);
 - ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence
-from core.evidence._anti_joins import anti_join_evidence
+from core.evidence._anti_joins import anti_join_evidence, unmatched_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
@@ -56,7 +56,7 @@ from core.schema import Schema
 __all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
-           "splits_asked", "value_evidence"]
+           "splits_asked", "unmatched_evidence", "value_evidence"]
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
@@ -87,6 +87,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   added_join_evidence(written, sql, result, schema, execute) if written else ([], []),
                   extended_group_evidence(question, written, sql, result, schema, execute) if written else ([], []),
                   extreme_group_evidence(question, sql, result, schema, execute),
+                  unmatched_evidence(question, sql, result, schema, execute),
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]
         alternatives += check[1]

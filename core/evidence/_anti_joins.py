@@ -3,10 +3,14 @@ IS NULL`` keeps nothing (an inner join's key is never NULL), and ``SELECT s.id â
 IS NULL`` shows a column that is NULL on every row (the rows kept are exactly those ``s`` has no match for).
 
 Both follow from the query alone: the first is offered as a LEFT JOIN, the second with the column of the same name
-of the table that has the rows (``c.id``). The query that ran stays the answer.
+of the table that has the rows (``c.id``). And, where the question says "not", "no", "never" or "without", a LEFT
+JOIN whose table is read nowhere else keeps every row: the rows without a match are offered. The query that ran
+stays the answer.
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot import exp
 
@@ -15,7 +19,7 @@ from core.databases import QueryResult
 from core.evidence._common import Execute, offer, parse, select_tables
 from core.schema import Schema
 
-__all__ = ["anti_join_evidence"]
+__all__ = ["anti_join_evidence", "unmatched_evidence"]
 
 
 def _matched_alias(join: exp.Join) -> dict[str, str]:
@@ -85,3 +89,34 @@ def _null_side_shown(select: exp.Select, alias: str, other: str, schema: Schema)
                     f"shown from {other}")
         col.set("table", exp.to_identifier(other))
     return said
+
+
+# "not", "no", "never", "without", and Hindi-English "nahi", "bina": the question asks for rows without something.
+_NEGATION = re.compile(r"\b(?:not|no|never|without|none|haven't|hasn't|didn't|don't|doesn't|nahi|nahin|bina)\b|n't\b",
+                       re.I)
+
+
+def unmatched_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                       execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """"Merchants who have not issued any coupons" answered with ``merchants LEFT JOIN coupons c ON â€¦`` that reads no
+    column of ``c`` anywhere else and tests none for NULL: every merchant is kept. The rows without a match (``WHERE
+    c.merchant_id IS NULL``) are offered when the question says not, no, never or without."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select) or result.truncated or not _NEGATION.search(question):
+        return [], []
+    for join in tree.args.get("joins") or ():
+        matched = _matched_alias(join)
+        if (join.side or "").upper() != "LEFT" or not matched:
+            continue
+        alias = next(iter(matched)).split(".")[0]
+        elsewhere = [c for c in tree.find_all(exp.Column) if c.table.lower() == alias and c.find_ancestor(
+            exp.Join) is not join]
+        if elsewhere:
+            continue  # its columns are shown, counted or tested: not an anti-join left half-written
+        key = next(iter(matched)).split(".")[1]
+        other = tree.copy()
+        other.where(exp.Is(this=exp.column(key, table=alias), expression=exp.Null()), copy=False)
+        return offer(other.sql(dialect=schema.dialect), "Rows without a match", lambda how, alias=alias: (
+            f"The question asks for rows without something, and the LEFT JOIN to {alias} keeps every row (nothing "
+            f"tests that {alias} has no match); only the rows without one, {how}."), schema, execute, result)
+    return [], []

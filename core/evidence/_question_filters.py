@@ -23,6 +23,7 @@ from core.evidence._asked import Asked
 from core.evidence._common import Execute, holds_numbers, owner
 from core.evidence._question_columns import COMMON_WORDS, name_words, word_matches
 from core.evidence._question_dates import DATE_WORDS, dated
+from core.fallback import singular
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
@@ -113,12 +114,26 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
                 if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
                         ) and said and not set(said.group(1).split()) & (_NOT_ASKED_AFTER | _NOT_ONLY):  # "has … paid"
                     hits.append((alias, column, value))
+    if len({v for _, _, v in hits}) == 1 and len({(a, c.name) for a, c, _ in hits}) > 1:
+        hits = [h for h in hits if _names_next(asked.text, h[2], _table_of(tree, schema, h[0]))]  # "active merchants"
     if len({(a, c.name) for a, c, _ in hits}) != 1 or len({v for _, _, v in hits}) != 1:
         return None
     alias, column, value = hits[0]
     condition = exp.EQ(this=exp.column(column.name, table=alias), expression=exp.Literal.string(value))
     return (f"The question says “{value}”, a value of {column.name}, and the query does not filter on it",
             f"Only {value}", _add_condition(tree, condition))
+
+
+def _table_of(tree: exp.Select, schema: Schema, alias: str) -> Table | None:
+    return next((t for a, t in _sources(tree, schema) if a == alias), None)
+
+
+def _names_next(text: str, value: str, table: Table | None) -> bool:
+    """Whether one of the three words after ``value`` in the question names ``table`` ("active retail merchants":
+    the status of merchants, not of their coupons)."""
+    after = re.search(rf"(?<![\w-]){re.escape(value.lower().strip())}(?![\w-])((?:\W+\w+){{1,3}})", text)
+    return table is not None and after is not None and bool(name_words(table.name) & {
+        singular(w) for w in re.findall(r"\w+", after.group(1))})
 
 
 def or_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
