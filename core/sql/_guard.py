@@ -37,8 +37,8 @@ from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
 from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls, untranslated_strftime
-from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading, slip_readings,
-                             unfinished)
+from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
+                             slip_readings, unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
 from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
 
@@ -206,16 +206,13 @@ def _parser_class(dialect: Dialect, name: str) -> type[Any]:
 
 
 def parse_statements(sql: str, dialect: str) -> list[exp.Expression]:
-    """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``, also for
-    what sqlglot itself trips on deep in its parser (a ``ValueError`` on an odd type name, an assertion on a series
-    step it cannot read): unreadable SQL."""
+    """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``, also for what
+    sqlglot trips on deep in its parser (a ``ValueError``, an assertion: ``PARSE_FAILURES``): unreadable SQL."""
     dia = Dialect.get_or_raise(dialect)
     try:
         parser = _parser_class(dia, dialect)(error_level=ErrorLevel.IMMEDIATE, dialect=dia)
         return [e for e in parser.parse(dia.tokenize(sql), sql) if e is not None and not isinstance(e, exp.Semicolon)]
-    except (SqlglotError, RecursionError):
-        raise  # said as they are (the guard names a query nested too deeply)
-    except PARSE_FAILURES as exc:  # an assertion or a ValueError of sqlglot's own, on text it cannot read
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, AssertionError) as exc:  # not its own
         raise ParseError(f"the SQL could not be read ({type(exc).__name__}: {exc})".replace(": )", ")")) from exc
 
 

@@ -18,8 +18,8 @@ from sqlglot.errors import SqlglotError
 from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
-__all__ = ["PARSE_FAILURES", "balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax", "plausible",
-           "reading", "slip_readings", "stops_in_block", "unfinished"]
+__all__ = ["PARSE_FAILURES", "balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax",
+           "plausible", "reading", "slip_readings", "stops_in_block", "unfinished"]
 
 # What sqlglot may raise on input it cannot read: its own errors, and on odd enough text its parser's internal ones
 # (an assertion in a function builder, a ValueError, an index run off the end). Every parse of a reply catches all.
