@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from core.sql import extract_queries
+from core.errors import LLMReplyError, SQLRejected
+from core.sql import extract_queries, extract_sql, guard
 
 Q = "SELECT name, SUM(total) AS spent FROM customer JOIN invoice USING (customer_id) GROUP BY name"
+
+
+def _error(reply: str) -> str:
+    with pytest.raises(LLMReplyError) as caught:
+        extract_sql(reply, "postgres")
+    return str(caught.value)
 
 
 def _first(reply: str, dialect: str = "sqlite") -> str:
@@ -245,3 +252,38 @@ def test_a_fence_left_open_before_a_paragraph_of_prose_is_not_cut_off() -> None:
 def test_a_drop_of_a_table_the_block_does_not_make_is_left_for_the_guard_to_refuse() -> None:
     reply = "```sql\nDROP TABLE users;\nCREATE VIEW v AS SELECT 1 AS a;\nSELECT * FROM v;\n```"
     assert extract_queries(reply, "sqlite")[0].upper().startswith("DROP TABLE")
+
+
+# --- fresh13's layouts (round of issue 27) ---------------------------------------------------------------------------
+
+def test_a_role_header_before_the_query_is_dropped() -> None:
+    for head in ("<|start_header_id|>assistant<|end_header_id|>\n\n", "<|im_start|>assistant\n"):
+        assert extract_sql(head + "SELECT a\nFROM t;", "postgres") == "SELECT a\nFROM t"
+    # a turn token after text still ends the reply
+    assert extract_sql("SELECT a FROM t;\n<|im_end|>\n<|im_start|>user\nSELECT b FROM u", "postgres") == "SELECT a FROM t"
+
+
+def test_a_one_line_fence_an_escaped_string_and_html_entities_are_read_back() -> None:
+    assert extract_sql("Here:\n```sql SELECT a FROM t LIMIT 1; ```\nDone.", "postgres") == "SELECT a FROM t LIMIT 1"
+    assert extract_sql("```sql\nselect a\\nfrom t\\nwhere b = 1;\n```", "postgres") == "select a\nfrom t\nwhere b = 1"
+    assert extract_sql("Use: SELECT COUNT(*) AS n\\nFROM p\\nWHERE v = 'U'", "postgres") == (
+        "SELECT COUNT(*) AS n\nFROM p\nWHERE v = 'U'")
+    sql = extract_sql("```\nSELECT a FROM t\nWHERE v = &#39;Utility&#39; AND d &gt;= 3\n```", "postgres")
+    assert sql == "SELECT a FROM t\nWHERE v = 'Utility' AND d >= 3"
+    # a backslash-n inside a value, with no clause after it, is left as written
+    assert "\\n" in extract_sql("```sql\nSELECT a FROM t WHERE p = 'C:\\new'\n```", "sqlite")
+
+
+def test_a_diff_block_reads_as_the_query_after_the_change() -> None:
+    reply = "Fix:\n```diff\n SELECT a, b\n+FROM t\n+ORDER BY a\n-LIMIT 1 -- TODO\n+LIMIT 1\n```"
+    assert extract_sql(reply, "postgres") == "SELECT a, b\nFROM t\nORDER BY a\nLIMIT 1"
+    assert "holds no SQL" in _error("```diff\n-old line\n+new line\n```")  # prose changes: no query
+
+
+def test_select_into_is_read_as_its_rows_only_as_the_outermost_statement() -> None:
+    assert guard(extract_sql("```sql\nSELECT a, b\nINTO result\nFROM t ORDER BY a;\n```", "postgres"),
+                 "postgres").sql == "SELECT a, b FROM t ORDER BY a"
+    assert guard(extract_sql("```sql\nselect count(*) as n into temp report from t\n```", "sqlite"),
+                 "sqlite").sql == "SELECT COUNT(*) AS n FROM t"
+    with pytest.raises(SQLRejected):
+        guard(extract_sql("```sql\nSELECT a FROM t WHERE b IN (SELECT c INTO z FROM u)\n```", "postgres"), "postgres")

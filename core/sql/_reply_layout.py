@@ -19,10 +19,12 @@ Each is a way a small local model really writes its reply, and each is read from
 from __future__ import annotations
 
 import ast
+import html
 import re
 from collections.abc import Callable
 
 from sqlglot import exp
+from sqlglot.tokens import Tokenizer, TokenType
 
 from core.sql._guard import parse_statements
 from core.sql._slips import PARSE_FAILURES
@@ -31,6 +33,12 @@ __all__ = ["CURLY_PAIR", "THINK", "continues", "laid_out", "sql_end", "without_f
 
 # Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
 _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
+_ENTITY = re.compile(r"&(?:#\d{2,3}|#x[0-9a-f]{2}|lt|gt|amp|quot|apos);", re.IGNORECASE)  # the SQL came HTML-escaped
+_ESCAPED_BREAK = re.compile(r"\\n\s*(?:FROM|WHERE|GROUP|ORDER|LIMIT|HAVING|JOIN|LEFT|INNER|AND|UNION|SELECT)\b",
+                            re.IGNORECASE)  # an escaped string's line breaks between clauses: ``\nFROM``
+_ONE_LINE_FENCE = re.compile(r"^([ \t]*)(```|~~~)([\w+-]*)[ \t]+((?:SELECT|WITH)\b.*?);?[ \t]*\2[ \t]*$",
+                             re.IGNORECASE | re.MULTILINE)  # ```sql SELECT … ``` on one line
+_ROLES = frozenset({"assistant", "model", "bot", "ai"})  # the role a chat template names before the model's turn
 _FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 # A word in a script other than Latin after a space (Devanagari, Arabic, Cyrillic, CJK …): SQL outside its strings
 # never has one, so a statement written inline ends before it ("… NULLS LAST यह query सही result देगी।").
@@ -63,13 +71,39 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
     text, ended = _before_turn_end(reply)
+    text = _unescaped(text)
+    text = _ONE_LINE_FENCE.sub(lambda m: f"{m[1]}{m[2]}{m[3]}\n{m[4]}\n{m[1]}{m[2]}", text)
+    text = _FENCE.sub(_diff_read, text)
     text = _DANDA.sub(";", text)  # "… GROUP BY name ।": the sentence's end after the SQL is the statement's
     text = _python_queries(text, sql_langs)
     text = _pieces_joined(text)
     text = _parts_joined(text, sql_langs)
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _unnumbered), text)
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _created_then_read), text)
+    text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _selected_into), text)
     return _one_copy(text, sql_langs), ended
+
+
+def _unescaped(text: str) -> str:
+    """A reply whose SQL came HTML-escaped (``&#39;Utility Company&#39;``, ``&gt;=``) or as an escaped string with
+    literal ``\\n`` between clauses (``… AS n\\nFROM sales\\nWHERE …``): read unescaped."""
+    if _ENTITY.search(text):
+        text = html.unescape(text)
+    if _ESCAPED_BREAK.search(text):
+        text = re.sub(r"(?<!\\)\\n", "\n", re.sub(r"(?<!\\)\\t", "\t", text)).replace('\\"', '"')
+    return text
+
+
+def _diff_read(match: re.Match[str]) -> str:
+    """A ```` ```diff ```` block showing the query as changes to a draft: its lines as they read after the change
+    (context and added lines, without their marks; removed lines dropped), as a SQL block."""
+    if match.group(2).lower() not in ("diff", "patch"):
+        return match.group(0)
+    lines = [line for line in match.group(3).split("\n") if not line.startswith(("---", "+++", "@@"))]
+    if not lines or not all(line[:1] in ("+", "-", " ", "") for line in lines):
+        return match.group(0)
+    after = "\n".join(line[1:] for line in lines if not line.startswith("-"))
+    return f"{match.group(1)}sql\n{after.strip()}\n{match.group(1)}" if _QUERY_START.match(after) else match.group(0)
 
 
 def _in_block(match: re.Match[str], sql_langs: frozenset[str], read: Callable[[str], str | None]) -> str:
@@ -125,6 +159,29 @@ def _created_then_read(block: str) -> str | None:
     return None
 
 
+def _selected_into(block: str) -> str | None:
+    """``SELECT … INTO result FROM …`` (T-SQL's and PostgreSQL's way to keep the rows in a new table) as the outermost
+    statement: read as its SELECT, the rows that table would hold (Cairn makes no table). An INTO anywhere else, or
+    not followed by a name and FROM, is left for the guard to refuse."""
+    try:
+        tokens = list(Tokenizer().tokenize(block))
+    except PARSE_FAILURES:
+        return None
+    depth = 0
+    for i, token in enumerate(tokens):
+        depth += (token.token_type == TokenType.L_PAREN) - (token.token_type == TokenType.R_PAREN)
+        if token.token_type != TokenType.INTO or depth or i + 2 >= len(tokens):
+            continue
+        name = i + 1 + (tokens[i + 1].text.upper() in ("TEMP", "TEMPORARY", "TABLE"))
+        while name + 2 < len(tokens) and tokens[name + 1].token_type == TokenType.DOT:
+            name += 2
+        if tokens[name + 1].token_type == TokenType.FROM and tokens[0].token_type in (TokenType.SELECT,
+                                                                                       TokenType.WITH):
+            return block[:token.start] + block[tokens[name].end + 1:]
+        return None
+    return None
+
+
 def _pieces_joined(text: str) -> str:
     """A reply with no code block whose query is only a run of inline code pieces (`` `SELECT a` `` - picks …,
     `` `FROM t` `` - reads …): the pieces in order, a query beginning and the clauses that continue it, as one block."""
@@ -167,7 +224,8 @@ def without_fences(text: str) -> str:
 
 
 def _before_turn_end(text: str) -> tuple[str, bool]:
-    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``) are dropped.
+    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``), and a role
+    header (``<|start_header_id|>assistant<|end_header_id|>``), are dropped.
     A token inside a quoted value on its line (``LIKE '%</s>%'``), inside ``<think>…</think>``, or a ``</s>`` that
     closes an HTML ``<s>`` of its line is text, not the end of the turn."""
     thinking = [(m.start(), m.end()) for m in THINK.finditer(text)]
@@ -177,9 +235,11 @@ def _before_turn_end(text: str) -> tuple[str, bool]:
         if line.count("'") % 2 or line.count('"') % 2 or any(a <= match.start() < b for a, b in thinking) or (
                 match.group(0).lower() == "</s>" and "<s>" in line.lower()):
             continue
-        if head.strip():
+        if head.strip() and head.strip().lower() not in _ROLES:
             return head, True
-        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]  # before any text
+        # before any text, or closing a role header (``<|start_header_id|>assistant<|end_header_id|>``): dropped
+        text = " " * match.end() + text[match.end():] if head.strip() else (
+            text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():])
     stripped = text.strip(" ")
     return stripped, stripped != text
 

@@ -259,9 +259,43 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
                 a.end + 1 <= b.start):
             edits.append((_insert(text, b.start, ","), "added a missing comma"))
     edits += [(_insert(text, tokens[k].start, "ON"), "added the ON of a JOIN") for k in _conditions_without_on(tokens)]
+    edits += _second_where(text, tokens)
     edits += _spaced_aliases(text, tokens)
     edits += [e for e in _apostrophes(text) if e[1].endswith("values")]
     return edits
+
+
+_WHERE_ENDS = (TokenType.SELECT, TokenType.FROM, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.HAVING,
+               TokenType.LIMIT, TokenType.UNION, TokenType.SEMICOLON)
+
+
+def _top_level(tokens: list[Any]) -> list[tuple[int, Any]]:
+    """(index, token) of the tokens outside brackets, up to the bracket that closes the stretch or a clause's end."""
+    out, depth = [], 0
+    for n, token in enumerate(tokens):
+        depth += (token.token_type == TokenType.L_PAREN) - (token.token_type == TokenType.R_PAREN)
+        if depth < 0 or (depth == 0 and token.token_type in _WHERE_ENDS):
+            break
+        if depth == 0 and token.token_type != TokenType.R_PAREN:
+            out.append((n, token))
+    return out
+
+
+def _second_where(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
+    """``WHERE a = 1 WHERE b = 2``: the second WHERE of one clause read as AND. Not where an OR stands outside
+    brackets in either condition (AND binds tighter: the reading would change what the OR joins)."""
+    for i, first in enumerate(tokens):
+        if first.token_type != TokenType.WHERE:
+            continue
+        clause = _top_level(tokens[i + 1:])
+        if any(t.token_type == TokenType.OR for _, t in clause):
+            return []
+        second = next((n for n, t in clause if t.token_type == TokenType.WHERE), None)
+        if second is None:
+            continue
+        where = tokens[i + 1 + second]
+        return [(text[:where.start] + "AND" + text[where.end + 1:], "read a second WHERE as AND")]
+    return []
 
 
 def _readings(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None],

@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 
-__all__ = ["ALIAS_CLASH_FIX", "repair_alias_clashes"]
+__all__ = ["ALIAS_CLASH_FIX", "assigned_aliases", "repair_alias_clashes"]
 
 ALIAS_CLASH_FIX = " (also used for "  # in the note of a renamed clashing alias: it makes an error go away
 
@@ -95,3 +95,19 @@ def repair_alias_clashes(tree: exp.Expression, schema: Schema, dialect: str, fix
                     col.set("table", exp.to_identifier(fresh))
             entry.set("alias", exp.TableAlias(this=exp.to_identifier(fresh)))
             fixes.append(f"alias {later_spelling}{ALIAS_CLASH_FIX}{first_spelling}) -> {fresh}")
+
+
+def assigned_aliases(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """T-SQL's ``SELECT total = SUM(x)``: a select item ``name = expression`` whose ``name`` is a bare word no table
+    of its SELECT has (so it compares nothing and fails as written), read as ``SUM(x) AS total``, in place."""
+    for select in list(tree.find_all(exp.Select)):
+        columns = set().union(*(_columns_of(e, schema) for e in _entries(select)))
+        for item in list(select.expressions):
+            name = item.this if isinstance(item, exp.EQ) else None
+            if not isinstance(name, exp.Column) or name.table or name.name.lower() in columns or isinstance(
+                    item.expression, exp.Literal | exp.Null | exp.Boolean):
+                continue  # ``status = 'active'`` compares; a name the tables have is a column, not an alias
+            before = item.sql(dialect=dialect)
+            item.replace(exp.alias_(item.expression.copy(), name.name, quoted=name.this.quoted))
+            fixes.append(f"{before} -> {item.expression.sql(dialect=dialect)} AS {name.name} (T-SQL's alias = "
+                         "expression)")

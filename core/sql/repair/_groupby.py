@@ -235,10 +235,13 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         if not isinstance(select, exp.Select):
             continue
         sources = scope_sources(scope, schema, dialect)
+        _nested_aggregates(select, dialect, fixes)
         _inline_aliases(select, sources, dialect, fixes)
         _move_aggregate_filters(select, dialect, fixes)
         _drop_grouped_aggregates(select, sources, dialect, fixes)
         group = select.args.get("group")
+        if group is not None and group.args.get("all"):  # DuckDB's GROUP BY ALL: by every column shown, added below
+            group.set("all", None)
         if group is not None and any(
             isinstance(i, (exp.Rollup, exp.Cube, exp.GroupingSets)) for i in group.expressions
         ) or group is not None and (group.args.get("rollup") or group.args.get("cube") or group.args.get(
@@ -283,6 +286,41 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                 group.append("expressions", item)
         for item in added:
             fixes.append(f"added {item.sql(dialect=dialect)}{GROUP_BY_FIX}")
+
+
+_OF_ONE_VALUE = (exp.Sum, exp.Avg, exp.Min, exp.Max)  # of one value, each is that value
+
+
+def _nested_aggregates(select: exp.Select, dialect: str, fixes: list[str]) -> None:
+    """``SUM(COUNT(*))``: an aggregate of an aggregate, which no database runs in one SELECT. Where the query shows
+    its groups (a grouped column beside it) or has none, each group has one inner value and the outer aggregate of
+    it is that value: read as the inner one. Where it is grouped and shows nothing but that one item (``SELECT
+    AVG(COUNT(*)) … GROUP BY seller``), one number over the groups is meant: read as the outer aggregate over a
+    derived table of the groups' values."""
+    nested = [a for p in select.expressions for a in _aggregates(p) if isinstance(a, _OF_ONE_VALUE)
+              and isinstance(a.this, exp.AggFunc)]
+    if not nested:
+        return
+    if select.args.get("group") is not None and len(select.expressions) == 1 and len(nested) == 1 and not (
+            select.args.get("having") or select.find(exp.Window)):
+        outer, item = nested[0], select.expressions[0]
+        inner = select.copy()
+        inner.set("expressions", [exp.alias_(outer.this.copy(), "group_value")])
+        for clause in ("order", "limit", "offset"):
+            inner.set(clause, None)
+        before = item.sql(dialect=dialect)
+        rebuilt = exp.select(exp.alias_(outer.__class__(this=exp.column("group_value")), item.alias_or_name or
+                                        "value")).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
+                                            this=exp.to_identifier("per_group"))))
+        for key in {*select.args, *rebuilt.args}:
+            select.set(key, rebuilt.args.get(key))
+        fixes.append(f"{before} read as {outer.key.upper()} over the groups' {outer.this.sql(dialect=dialect)}")
+        return
+    for outer in nested:
+        before = outer.sql(dialect=dialect)
+        outer.replace(outer.this.copy())
+        fixes.append(f"{before} -> {outer.this.sql(dialect=dialect)} (one value per group: an aggregate of it is "
+                     "that value)")
 
 
 def joined_on(select: exp.Select, column: str | None = None) -> bool:

@@ -1,0 +1,65 @@
+"""SQL written in another habit that no database here runs as written, read the one way it can mean (issue 27,
+fresh13's kinds): a second WHERE of one clause, T-SQL's ``alias = expression``, an aggregate of an aggregate, and
+DuckDB's ``GROUP BY ALL``. Each reading is said in the answer's notes; real SQLite through Cairn's pipeline."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.errors import SQLRejected
+from core.pipeline import AskPipeline
+from core.sql import guard
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE sale(id INTEGER, seller TEXT, amount REAL, status TEXT);"
+            "INSERT INTO sale VALUES (1,'ann',10,'paid'),(2,'ann',20,'paid'),(3,'bo',5,'open'),(4,'bo',7,'paid'),"
+            "(5,'cy',1,'paid');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql), Settings()).ask("the question")
+
+
+def test_a_second_where_is_read_as_and_only_where_no_or_stands_outside_brackets() -> None:
+    mended = guard("SELECT id FROM sale WHERE status = 'paid' WHERE amount > 5", "sqlite")
+    assert mended.sql == "SELECT id FROM sale WHERE status = 'paid' AND amount > 5" and "second WHERE" in mended.mended
+    assert "AND" in guard("SELECT id FROM sale WHERE (a = 1 OR b = 2) WHERE c = 3", "postgres").sql
+    with pytest.raises(SQLRejected):  # a = 1 OR b = 2 AND c = 3 would join the OR otherwise
+        guard("SELECT id FROM sale WHERE a = 1 OR b = 2 WHERE c = 3", "postgres")
+
+
+def test_tsql_alias_assignment_is_read_as_an_alias(shop) -> None:
+    answer = _ask(shop, "SELECT seller, total = SUM(amount) FROM sale GROUP BY seller ORDER BY total DESC")
+    assert answer.ok and answer.columns == ("seller", "total") and answer.rows[0] == ("ann", 30.0)
+    assert any("alias = expression" in n for n in answer.notes)
+    compared = _ask(shop, "SELECT id, status = 'paid' AS paid FROM sale ORDER BY id")  # a comparison stays one
+    assert compared.ok and compared.rows[0] == (1, 1)
+
+
+def test_an_aggregate_of_an_aggregate_is_read_per_group_or_over_the_groups(shop) -> None:
+    per_group = _ask(shop, "SELECT seller, SUM(SUM(amount)) AS total FROM sale GROUP BY seller")
+    assert per_group.ok and sorted(per_group.rows) == [("ann", 30.0), ("bo", 12.0), ("cy", 1.0)]
+    over_groups = _ask(shop, "SELECT AVG(COUNT(*)) AS sales_per_seller FROM sale GROUP BY seller")
+    assert over_groups.ok and over_groups.rows == ((pytest.approx(5 / 3),),)
+    assert any("over the groups" in n for n in over_groups.notes)
+    one_total = _ask(shop, "SELECT SUM(COUNT(*)) AS n FROM sale WHERE status = 'paid'")
+    assert one_total.ok and one_total.rows == ((4,),)
+
+
+def test_group_by_all_is_read_as_every_column_shown(shop) -> None:
+    answer = _ask(shop, "SELECT seller, status, COUNT(*) AS n FROM sale GROUP BY ALL ORDER BY n DESC, seller")
+    assert answer.ok and answer.rows[0] == ("ann", "paid", 2) and len(answer.rows) == 4
