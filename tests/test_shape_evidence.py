@@ -203,3 +203,39 @@ def test_a_value_two_tables_hold_is_read_as_the_one_the_question_names_after_it(
         assert "m.status = 'active'" in other.sql and _rows(db, other.sql) == [(1,)]
     finally:
         db.close()
+
+
+def test_a_top_n_ordered_by_a_label_is_offered_ranked_by_the_measure_the_words_name(shop) -> None:
+    answer = _ask(shop, "Top 1 town by total amount, with the number of sales",
+                  "SELECT c.town, COUNT(*) AS number_of_sales, SUM(s.amount) AS total_amount FROM sale s JOIN client c "
+                  "ON c.client_id = s.client_id GROUP BY c.town ORDER BY c.town DESC LIMIT 1")
+    other = next(a for a in answer.alternatives if a.label == "Rank by total_amount")
+    assert _rows(shop, other.sql) == [("Nagpur", 1, 50.0)]
+    ranked = _ask(shop, "Top 1 town by total amount", "SELECT c.town, SUM(s.amount) AS total_amount FROM sale s JOIN "
+                  "client c ON c.client_id = s.client_id GROUP BY c.town ORDER BY total_amount DESC LIMIT 1")
+    assert not any(a.label.startswith("Rank by") for a in ranked.alternatives)
+
+
+def test_an_average_rounded_to_a_whole_number_unasked_is_offered_with_its_fraction(shop) -> None:
+    answer = _ask(shop, "Average amount per client", "SELECT client_id, ROUND(AVG(amount)) AS avg_amount FROM sale "
+                  "GROUP BY client_id")
+    other = next(a for a in answer.alternatives if a.label == "With its fraction")
+    assert (1, pytest.approx(37 / 3)) in _rows(shop, other.sql)
+    asked = _ask(shop, "Average amount per client, rounded", "SELECT client_id, ROUND(AVG(amount)) FROM sale "
+                 "GROUP BY client_id")
+    assert not any(a.label == "With its fraction" for a in asked.alternatives)
+
+
+def test_an_id_shown_under_another_table_s_name_is_offered_as_that_table_s_key(shop) -> None:
+    answer = _ask(shop, "Client ids with a sale", "SELECT DISTINCT s.sale_id AS client_id FROM client c JOIN sale s "
+                  "ON s.client_id = c.client_id")
+    other = next(a for a in answer.alternatives if a.label == "Show c.client_id")
+    assert _rows(shop, other.sql) == [(1,), (2,), (3,)]
+
+
+def test_one_total_where_the_question_splits_is_offered_per_the_column_it_names(shop) -> None:
+    answer = _ask(shop, "How many clients are there in each town?", "SELECT COUNT(*) AS n FROM client")
+    other = next(a for a in answer.alternatives if a.label == "Per town")
+    assert _rows(shop, other.sql) == [("Agra", 1), ("Nagpur", 1), ("Pune", 1)]
+    total = _ask(shop, "How many clients are there?", "SELECT COUNT(*) AS n FROM client")
+    assert not any(a.label.startswith("Per ") for a in total.alternatives)

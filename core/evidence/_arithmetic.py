@@ -19,7 +19,7 @@ from core.evidence._common import Execute, offer, parse
 from core.schema import Schema
 from core.sql import PARSE_FAILURES, schema_mapping
 
-__all__ = ["count_evidence", "division_evidence", "ratio_finding", "scale_finding"]
+__all__ = ["count_evidence", "division_evidence", "ratio_finding", "rounding_finding", "scale_finding"]
 
 logger = logging.getLogger(__name__)
 _WHOLE = exp.DataType.INTEGER_TYPES
@@ -170,4 +170,26 @@ def ratio_finding(text: str, tree: exp.Select, words_of: Callable[[exp.Expressio
                 div.replace(exp.Div(this=div.expression.copy(), expression=div.this.copy()))
                 return (f"The question asks for the ratio of {found[1]} to {found[2]}, and the query divides the "
                         "second by the first", "The ratio the other way up", tree)
+    return None
+
+
+_ROUNDING_ASKED = re.compile(r"\bround|\bwhole\b|\binteger|\bnearest\b|\bno decimals?\b|\bdecimal places?\b")
+_WHOLE_TYPES = ("INT", "INTEGER", "BIGINT", "SMALLINT")
+
+
+def rounding_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
+    """An average or a division shown rounded to a whole number (``ROUND(AVG(rating))``, ``CAST(x / y AS INT)``)
+    where the question asks for no rounding: the value with its fraction."""
+    if _ROUNDING_ASKED.search(text):
+        return None
+    for item in tree.expressions:
+        for node in item.find_all(exp.Round, exp.Cast):
+            whole = (isinstance(node, exp.Round) and node.args.get("decimals") is None) or (
+                isinstance(node, exp.Cast) and node.to.this.name in _WHOLE_TYPES)
+            if whole and node.find_ancestor(exp.Select) is tree and (node.this.find(exp.Avg) or node.this.find(
+                    exp.Div)):
+                was = node.sql()
+                node.replace(node.this.copy())
+                return (f"The query rounds {was[:60]} to a whole number, which the question does not ask",
+                        "With its fraction", tree)
     return None

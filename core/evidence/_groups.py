@@ -4,21 +4,25 @@ largest value where the question asks for the top n."""
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import is_key
-from core.evidence._asked import read_question
+from core.evidence._asked import Asked, read_question
 from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, name_words
 from core.evidence._question_dates import asked_grain
-from core.evidence._common import Execute, offer, other_rows, owner, parse, rows_word, select_tables
+from core.evidence._common import (Execute, holds_numbers, offer, other_rows, owner, parse, rows_word,
+                                   select_tables)
+from core.fallback import singular
 from core.prompt import column_said
 from core.sql import joined_on
 from core.schema import Schema
 
 __all__ = ["completion_evidence", "extreme_group_evidence", "hidden_group_evidence", "key_group_evidence",
-           "splits_asked"]
+           "split_finding", "splits_asked"]
 
 
 _LABELS_AND_KEYS = LABEL_WORDS | KEY_WORDS | {"num"}
@@ -270,3 +274,41 @@ def _extreme_of_groups(part: exp.Expression) -> tuple[exp.Expression, bool] | No
             top.expressions[0], (exp.Max, exp.Min)):
         return None
     return part.this, isinstance(top.expressions[0], exp.Max)
+
+
+_SPLIT_CUE = re.compile(r"\b(?:per|each|every|by|har|pratyek)\s+(?:the\s+|of\s+)?([a-z_]+)(?:'s)?(?:\s+([a-z_]+))?")
+
+
+def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, str, exp.Expression] | None:
+    """One total (aggregates only, no GROUP BY) where the question splits ("per city", "for each state", "daily"):
+    the one column of the query's tables the split's words name (or the one date column its WHERE reads, for
+    "daily"), shown and grouped by, ranked by the first total when the query keeps a LIMIT."""
+    if not isinstance(tree, exp.Select) or tree.args.get("group") is not None or tree.find(exp.Window) or not all(
+            e.find(exp.AggFunc) for e in tree.expressions):
+        return None
+    tables = [(n.alias_or_name, t) for n in tree.find_all(exp.Table)
+              if n.find_ancestor(exp.Select) is tree and (t := schema.table(n.name)) is not None]
+    aggregated = {c.name.lower() for e in tree.expressions for c in e.find_all(exp.Column)}
+    candidates: list[tuple[str, str]] = []
+    for match in _SPLIT_CUE.finditer(asked.text):
+        for word in filter(None, match.groups()):
+            word = singular(word)
+            for alias, table in tables:
+                candidates += [(alias, c.name) for c in table.columns if c.name.lower() not in aggregated
+                               and not holds_numbers(c.type) and word in name_words(c.name) - name_words(table.name)]
+    where = tree.args.get("where")
+    if not candidates and asked_grain(asked.text) == "day" and where is not None:  # "daily": by the date filtered
+        dated = {(c.table, c.name) for c in where.find_all(exp.Column) if (found := owner(c, tree, schema))
+                 and re.search(r"date", found[1].type or "", re.I)}
+        candidates = list(dated)
+    if len(set(candidates)) != 1:
+        return None
+    alias, name = candidates[0]
+    column = exp.column(name, table=alias or None)
+    tree.set("expressions", [column.copy(), *tree.expressions])
+    tree.set("group", exp.Group(expressions=[column.copy()]))
+    if tree.args.get("limit") is not None and tree.args.get("order") is None and asked.direction:
+        first = tree.expressions[1]
+        tree.set("order", exp.Order(expressions=[exp.Ordered(this=exp.column(first.alias) if first.alias else
+                                                             first.unalias().copy(), desc=asked.direction == "desc")]))
+    return (f"The question asks for a split by {name} and the query gives one total", f"Per {name}", tree)

@@ -18,10 +18,11 @@ from sqlglot import exp
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
-from core.evidence._aliases import is_amount
-from core.evidence._arithmetic import ratio_finding, scale_finding
-from core.evidence._common import AGGREGATE_NAMES, Execute, offer, owner, parse
-from core.evidence._question_columns import label_finding, name_words, word_matches
+from core.evidence._aliases import is_amount, is_key
+from core.evidence._arithmetic import ratio_finding, rounding_finding, scale_finding
+from core.evidence._groups import split_finding
+from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer, owner, parse
+from core.evidence._question_columns import alias_column_finding, label_finding, name_words, word_matches
 from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, part_finding,
                                            span_finding, today_finding, year_finding)
 from core.evidence._question_filters import (date_column_finding, filter_column, missing_bound, missing_quoted,
@@ -57,6 +58,10 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
         _bound_finding, _limit_finding, _unasked_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
+        _sort_key_finding,
+        lambda asked, tree, schema: rounding_finding(asked.text, tree),
+        lambda asked, tree, schema: alias_column_finding(tree, schema),
+        lambda asked, tree, schema: split_finding(asked, tree, schema),
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: date_finding(asked.text, tree),
         lambda asked, tree, schema: part_finding(asked.text, tree),
@@ -244,6 +249,42 @@ def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     way = "the highest first" if asked.direction == "desc" else "the lowest first"
     return (f"The question asks for {way} and the query orders {first.this.sql(dialect=schema.dialect)} "
             f"{'descending' if descending else 'ascending'}"), "Order from the other end", tree
+
+
+_LENGTH = {"longest": "desc", "shortest": "asc"}  # a duration or a length ranks by its own size
+
+
+def _sort_key_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """"The top 5 states by total revenue" ordered by ``c.state`` (a label or a key, not a measure) before its LIMIT:
+    ranked by the one measure shown (an aggregate or a computed number) whose name the question says, or the only
+    one, in the direction the words rank."""
+    order, limit = tree.args.get("order"), tree.args.get("limit")
+    way = asked.direction or next((d for w, d in _LENGTH.items() if w in asked.text), None)
+    if order is None or limit is None or way is None or len(order.expressions) != 1:
+        return None
+    key = order.expressions[0].this
+    aliases = {e.alias.lower(): e.unalias() for e in tree.expressions if e.alias}
+    keyed = aliases.get(key.name.lower(), key) if isinstance(key, exp.Column) and not key.table else key
+    found = owner(keyed, tree, schema) if isinstance(keyed, exp.Column) else None
+    if found is None or (holds_numbers(found[1].type) and not is_key(found[1].name)):
+        return None  # ranked by a measure already (or by what Cairn cannot place)
+    measures = [e for e in tree.expressions if e.unalias().find(exp.AggFunc) or isinstance(
+        e.unalias(), (exp.Sub, exp.Div, exp.Mul, exp.Add))]
+    named = [e for e in measures if e.alias and _named_by(e.alias, asked.words)]
+    by = {singular(w) for m in re.finditer(r"\bby\s+((?:[a-z]+\s*){1,3})", asked.text) for w in m[1].split()}
+    ranked = [e for e in named if _named_by(e.alias, by)]  # "the top 5 states by total revenue"
+    pick = ranked if len(ranked) == 1 else named if len(named) == 1 else measures if len(measures) == 1 else []
+    if not pick:
+        return None
+    target = exp.column(pick[0].alias) if pick[0].alias else pick[0].unalias().copy()
+    order.set("expressions", [exp.Ordered(this=target, desc=way == "desc")])
+    return (f"The question ranks by {pick[0].alias or pick[0].sql(dialect=schema.dialect)} and the query orders by "
+            f"{key.sql(dialect=schema.dialect)} before its LIMIT", f"Rank by {pick[0].alias_or_name}"[:80], tree)
+
+
+def _named_by(alias: str, said: frozenset[str] | set[str]) -> bool:
+    words = {w for w in name_words(alias) if len(w) > 2}
+    return bool(words) and all(any(word_matches(w, q) for q in said) for w in words)
 
 
 def _null_placement(node: exp.Expression) -> bool:

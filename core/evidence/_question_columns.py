@@ -21,7 +21,7 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "alias_column_finding", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -234,3 +234,30 @@ def a_look(sql: str, dialect: str) -> bool:
     """Whether ``sql`` is only a look at the data (``SELECT * FROM t LIMIT 5``, ``SELECT COUNT(*) FROM t``)."""
     tree = _parsed(sql, dialect)
     return tree is not None and _a_look(tree)
+
+
+def alias_column_finding(tree: exp.Select, schema: Schema) -> Finding | None:
+    """``s.id AS customer_id`` where the query reads customers too: the query's own name for the column says it is the
+    customers' key (``c.id``), not the sales' — else, a column of another table named exactly so (``s.customer_id``).
+    Key columns only: an id shown under another table's name is the slip a join makes easy."""
+    tables = {(n.alias_or_name or "").lower(): t for n in tree.find_all(exp.Table)
+              if n.find_ancestor(exp.Select) is tree and (t := schema.table(n.name)) is not None}
+    for item in tree.expressions:
+        col = item.this if isinstance(item, exp.Alias) else None
+        found = owner(col, tree, schema) if isinstance(col, exp.Column) else None
+        alias = item.alias.lower()
+        if found is None or alias == col.name.lower() or not (name_words(alias) & KEY_WORDS) or not (
+                name_words(col.name) & KEY_WORDS):
+            continue
+        named = [(a, t.primary_key[0] if len(t.primary_key) == 1 else "id") for a, t in tables.items()
+                 if t is not found[0] and name_words(alias) - KEY_WORDS == name_words(t.name)
+                 and t.column(t.primary_key[0] if len(t.primary_key) == 1 else "id") is not None]
+        same = [(a, t.column(alias).name) for a, t in tables.items() if t is not found[0] and t.column(alias)]
+        options = named or same
+        if len(options) != 1:
+            continue
+        was = col.sql(dialect=schema.dialect)
+        item.set("this", exp.column(options[0][1], table=options[0][0]))
+        return (f"The query shows {was} as {item.alias}, which names {options[0][0]}.{options[0][1]}",
+                f"Show {options[0][0]}.{options[0][1]}", tree)
+    return None
