@@ -239,3 +239,13 @@ def test_one_total_where_the_question_splits_is_offered_per_the_column_it_names(
     assert _rows(shop, other.sql) == [("Agra", 1), ("Nagpur", 1), ("Pune", 1)]
     total = _ask(shop, "How many clients are there?", "SELECT COUNT(*) AS n FROM client")
     assert not any(a.label.startswith("Per ") for a in total.alternatives)
+
+
+def test_a_between_whose_start_is_after_its_end_is_offered_turned_round(shop) -> None:
+    answer = _ask(shop, "Sales in the 40 days before 2021-03-01", "SELECT COUNT(*) FROM sale WHERE sold_on BETWEEN "
+                  "date('2021-03-01', '+40 days') AND '2021-03-01'")
+    other = next(a for a in answer.alternatives if "turned the other way" in a.why)
+    assert _rows(shop, other.sql) == [(1,)]  # 2021-01-20 to 2021-03-01
+    swapped = _ask(shop, "Sales in early 2021", "SELECT COUNT(*) FROM sale WHERE sold_on BETWEEN '2021-02-28' AND "
+                   "'2021-01-01'")
+    assert any("bounds swapped" in a.why for a in swapped.alternatives)

@@ -63,3 +63,37 @@ def test_an_aggregate_of_an_aggregate_is_read_per_group_or_over_the_groups(shop)
 def test_group_by_all_is_read_as_every_column_shown(shop) -> None:
     answer = _ask(shop, "SELECT seller, status, COUNT(*) AS n FROM sale GROUP BY ALL ORDER BY n DESC, seller")
     assert answer.ok and answer.rows[0] == ("ann", "paid", 2) and len(answer.rows) == 4
+
+
+# --- attack round 4 on the readings above -----------------------------------------------------------------------------
+
+def test_a_nested_aggregate_keeps_the_expression_around_it_and_several_read_over_the_groups(shop) -> None:
+    share = _ask(shop, "SELECT 100.0 * MAX(COUNT(*)) / 5 AS pct FROM sale GROUP BY seller")
+    assert share.ok and share.rows == ((40.0,),)
+    spread = _ask(shop, "SELECT MAX(COUNT(*)) - MIN(COUNT(*)) AS spread FROM sale GROUP BY seller")
+    assert spread.ok and spread.rows == ((1,),)
+    distinct = _ask(shop, "SELECT DISTINCT AVG(COUNT(*)) FROM sale GROUP BY seller")
+    assert distinct.ok and distinct.rows == ((pytest.approx(5 / 3),),)
+    having = _ask(shop, "SELECT AVG(COUNT(*)) FROM sale GROUP BY seller HAVING COUNT(*) > 1")
+    assert not having.ok or len(having.rows) == 1  # no reading of its own: never per-group counts unlabelled
+
+
+def test_a_comparison_on_a_cte_column_is_not_read_as_an_alias(shop) -> None:
+    answer = _ask(shop, "WITH t AS (SELECT seller, SUM(amount) AS total FROM sale GROUP BY seller) "
+                        "SELECT seller, total = (SELECT MAX(total) FROM t) AS top FROM t ORDER BY seller")
+    assert answer.ok and answer.rows == (("ann", 1), ("bo", 0), ("cy", 0))
+
+
+def test_a_second_where_after_a_join_is_not_moved_into_it() -> None:
+    with pytest.raises(SQLRejected):
+        guard("SELECT c.name FROM customer c WHERE c.city = 'Oslo' LEFT JOIN orders o ON o.customer_id = c.id "
+              "WHERE o.status = 'paid'", "sqlite")
+
+
+def test_escapes_inside_a_value_of_a_query_with_real_lines_are_kept() -> None:
+    from core.sql import extract_sql
+
+    reply = ("```sql\nSELECT seller FROM sale WHERE path = 'C:\\new';\n```\nIn Python: \"SELECT seller\\nFROM sale\".")
+    assert "'C:\\new'" in extract_sql(reply, "sqlite")
+    stored = "```sql\nSELECT spend FROM vendor WHERE name = 'AT&amp;T';\n```"
+    assert "'AT&amp;T'" in extract_sql(stored, "sqlite")  # the data may hold the entity: a value is left as written

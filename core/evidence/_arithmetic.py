@@ -173,7 +173,8 @@ def ratio_finding(text: str, tree: exp.Select, words_of: Callable[[exp.Expressio
     return None
 
 
-_ROUNDING_ASKED = re.compile(r"\bround|\bwhole\b|\binteger|\bnearest\b|\bno decimals?\b|\bdecimal places?\b")
+_ROUNDING_ASKED = re.compile(r"\bround|\bwhole\b|\bfull\b|\bcomplete\b|\binteger|\bnearest\b|\bno decimals?\b|"
+                             r"\bdecimal places?\b")
 _WHOLE_TYPES = ("INT", "INTEGER", "BIGINT", "SMALLINT")
 
 
@@ -188,8 +189,8 @@ def rounding_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Express
                 isinstance(node, exp.Cast) and node.to.this.name in _WHOLE_TYPES)
             if whole and node.find_ancestor(exp.Select) is tree and (node.this.find(exp.Avg) or node.this.find(
                     exp.Div)):
-                was = node.sql()
+                what = "an average" if node.this.find(exp.Avg) else "a division"
                 node.replace(node.this.copy())
-                return (f"The query rounds {was[:60]} to a whole number, which the question does not ask",
+                return (f"The query rounds {what} to a whole number, which the question does not ask",
                         "With its fraction", tree)
     return None

@@ -289,6 +289,9 @@ def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, 
     tables = [(n.alias_or_name, t) for n in tree.find_all(exp.Table)
               if n.find_ancestor(exp.Select) is tree and (t := schema.table(n.name)) is not None]
     aggregated = {c.name.lower() for e in tree.expressions for c in e.find_all(exp.Column)}
+    where = tree.args.get("where")
+    aggregated |= {t.this.name.lower() for t in (where.find_all(exp.EQ) if where is not None else ())
+                   if isinstance(t.this, exp.Column)}  # "sales by status shipped": one value, fixed, not a split
     candidates: list[tuple[str, str]] = []
     for match in _SPLIT_CUE.finditer(asked.text):
         for word in filter(None, match.groups()):
@@ -296,7 +299,6 @@ def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, 
             for alias, table in tables:
                 candidates += [(alias, c.name) for c in table.columns if c.name.lower() not in aggregated
                                and not holds_numbers(c.type) and word in name_words(c.name) - name_words(table.name)]
-    where = tree.args.get("where")
     if not candidates and asked_grain(asked.text) == "day" and where is not None:  # "daily": by the date filtered
         dated = {(c.table, c.name) for c in where.find_all(exp.Column) if (found := owner(c, tree, schema))
                  and re.search(r"date", found[1].type or "", re.I)}

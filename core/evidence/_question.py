@@ -272,6 +272,8 @@ def _sort_key_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding
         e.unalias(), (exp.Sub, exp.Div, exp.Mul, exp.Add))]
     named = [e for e in measures if e.alias and _named_by(e.alias, asked.words)]
     by = {singular(w) for m in re.finditer(r"\bby\s+((?:[a-z]+\s*){1,3})", asked.text) for w in m[1].split()}
+    if isinstance(keyed, exp.Column) and _named_by(keyed.name, by):
+        return None  # "the top 2 customers by name": ranked by what the words name
     ranked = [e for e in named if _named_by(e.alias, by)]  # "the top 5 states by total revenue"
     pick = ranked if len(ranked) == 1 else named if len(named) == 1 else measures if len(measures) == 1 else []
     if not pick:

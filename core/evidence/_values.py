@@ -444,4 +444,24 @@ def _empty_range(tree: exp.Expression, schema: Schema, execute: Execute) -> list
                 high.replace(exp.maybe_parse(a, dialect=schema.dialect))
                 how = "with its bounds swapped"
             return [f"The range of {column} starts at or after its end ({a} against {b}), so it keeps no row; {how}"]
+    for between in list(tree.find_all(exp.Between)):  # d BETWEEN date('2024-02-10', '+30 days') AND '2024-02-10'
+        low, high = between.args.get("low"), between.args.get("high")
+        if not isinstance(between.this, exp.Column) or low is None or high is None or not (_fixed(low) and _fixed(
+                high)):
+            continue
+        a, b = low.sql(dialect=schema.dialect), high.sql(dialect=schema.dialect)
+        try:
+            later = execute(guard(f"SELECT CASE WHEN ({a}) > ({b}) THEN 1 ELSE 0 END", schema.dialect).sql).rows[0][0]
+        except (CairnError, IndexError):
+            continue
+        if later != 1:
+            continue
+        shifts = _shifts(low) + _shifts(high)
+        if len(shifts) == 1:
+            _flip(shifts[0])
+        else:
+            between.set("low", high.copy())
+            between.set("high", low.copy())
+        how = "with its length of time turned the other way" if len(shifts) == 1 else "with its bounds swapped"
+        return [f"The range of {between.this.sql()} starts after its end ({a} against {b}), so it keeps no row; {how}"]
     return []

@@ -36,6 +36,7 @@ _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eo
 _ENTITY = re.compile(r"&(?:#\d{2,3}|#x[0-9a-f]{2}|lt|gt|amp|quot|apos);", re.IGNORECASE)  # the SQL came HTML-escaped
 _ESCAPED_BREAK = re.compile(r"\\n\s*(?:FROM|WHERE|GROUP|ORDER|LIMIT|HAVING|JOIN|LEFT|INNER|AND|UNION|SELECT)\b",
                             re.IGNORECASE)  # an escaped string's line breaks between clauses: ``\nFROM``
+_QUOTED_QUERY = re.compile(r'"((?:SELECT|WITH)\b(?:[^"\\\n]|\\.)*)"', re.IGNORECASE)  # a query as a string literal
 _ONE_LINE_FENCE = re.compile(r"^([ \t]*)(```|~~~)([\w+-]*)[ \t]+((?:SELECT|WITH)\b.*?);?[ \t]*\2[ \t]*$",
                              re.IGNORECASE | re.MULTILINE)  # ```sql SELECT … ``` on one line
 _ROLES = frozenset({"assistant", "model", "bot", "ai"})  # the role a chat template names before the model's turn
@@ -85,24 +86,35 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
 
 
 def _unescaped(text: str) -> str:
-    """A reply whose SQL came HTML-escaped (``&#39;Utility Company&#39;``, ``&gt;=``) or as an escaped string with
-    literal ``\\n`` between clauses (``… AS n\\nFROM sales\\nWHERE …``): read unescaped."""
-    if _ENTITY.search(text):
+    """A reply whose SQL came HTML-escaped (``&#39;Utility Company&#39;``, ``&gt;=``; not when every entity stands
+    inside a quoted value, as data may hold them), or a line holding a query as an escaped string with literal
+    ``\\n`` between clauses (``… AS n\\nFROM sales\\nWHERE …``): read unescaped."""
+    if any(not _in_literal(text, m.start()) for m in _ENTITY.finditer(text)):  # 'AT&amp;T' as stored: a value
         text = html.unescape(text)
-    if _ESCAPED_BREAK.search(text):
-        text = re.sub(r"(?<!\\)\\n", "\n", re.sub(r"(?<!\\)\\t", "\t", text)).replace('\\"', '"')
-    return text
+    return "\n".join(_unescaped_line(line) if _ESCAPED_BREAK.search(line) else line for line in text.split("\n"))
+
+
+def _unescaped_line(line: str) -> str:
+    """One line holding a query written as an escaped string: its quotes dropped, its escapes read."""
+    line = _QUOTED_QUERY.sub(lambda m: f"\n{m[1]}\n", line)  # "SELECT …\nFROM …": the string's quotes go
+    return re.sub(r"(?<!\\)\\n", "\n", re.sub(r"(?<!\\)\\t", "\t", line)).replace('\\"', '"')
+
+
+def _in_literal(text: str, at: int) -> bool:
+    """Whether position ``at`` is inside a single-quoted value of its line."""
+    return text[text.rfind("\n", 0, at) + 1:at].count("'") % 2 == 1
 
 
 def _diff_read(match: re.Match[str]) -> str:
     """A ```` ```diff ```` block showing the query as changes to a draft: its lines as they read after the change
-    (context and added lines, without their marks; removed lines dropped), as a SQL block."""
+    (context and added lines, without their marks — a context line may lack its space —; removed lines dropped), as
+    a SQL block."""
     if match.group(2).lower() not in ("diff", "patch"):
         return match.group(0)
     lines = [line for line in match.group(3).split("\n") if not line.startswith(("---", "+++", "@@"))]
-    if not lines or not all(line[:1] in ("+", "-", " ", "") for line in lines):
+    if not any(line[:1] in ("+", "-") for line in lines):
         return match.group(0)
-    after = "\n".join(line[1:] for line in lines if not line.startswith("-"))
+    after = "\n".join(line[1:] if line[:1] in ("+", " ") else line for line in lines if not line.startswith("-"))
     return f"{match.group(1)}sql\n{after.strip()}\n{match.group(1)}" if _QUERY_START.match(after) else match.group(0)
 
 
@@ -173,6 +185,8 @@ def _selected_into(block: str) -> str | None:
         if token.token_type != TokenType.INTO or depth or i + 2 >= len(tokens):
             continue
         name = i + 1 + (tokens[i + 1].text.upper() in ("TEMP", "TEMPORARY", "TABLE"))
+        while name + 1 < len(tokens) and tokens[name].token_type == TokenType.HASH:  # T-SQL's #temp and ##global
+            name += 1
         while name + 2 < len(tokens) and tokens[name + 1].token_type == TokenType.DOT:
             name += 2
         if tokens[name + 1].token_type == TokenType.FROM and tokens[0].token_type in (TokenType.SELECT,

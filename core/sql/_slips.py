@@ -266,7 +266,8 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
 
 
 _WHERE_ENDS = (TokenType.SELECT, TokenType.FROM, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.HAVING,
-               TokenType.LIMIT, TokenType.UNION, TokenType.SEMICOLON)
+               TokenType.LIMIT, TokenType.UNION, TokenType.SEMICOLON, TokenType.JOIN, TokenType.LEFT, TokenType.RIGHT,
+               TokenType.INNER, TokenType.OUTER, TokenType.FULL, TokenType.CROSS, TokenType.NATURAL, TokenType.ON)
 
 
 def _top_level(tokens: list[Any]) -> list[tuple[int, Any]]:

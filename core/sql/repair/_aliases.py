@@ -100,13 +100,20 @@ def repair_alias_clashes(tree: exp.Expression, schema: Schema, dialect: str, fix
 def assigned_aliases(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """T-SQL's ``SELECT total = SUM(x)``: a select item ``name = expression`` whose ``name`` is a bare word no table
     of its SELECT has (so it compares nothing and fails as written), read as ``SUM(x) AS total``, in place."""
+    ctes = {cte.alias.lower(): cte.this for cte in tree.find_all(exp.CTE) if isinstance(cte.this, exp.Select)}
+    entries = [e for select in tree.find_all(exp.Select) for e in _entries(select)]
+    if any(isinstance(e, exp.Table) and e.name.lower() not in ctes and not _columns_of(e, schema) or not isinstance(
+            e, (exp.Table, exp.Subquery)) for e in entries):
+        return  # a source whose columns Cairn cannot list: a name may be one of them
+    columns = set().union(*({p.alias_or_name.lower() for p in ctes[e.name.lower()].expressions}
+                            if isinstance(e, exp.Table) and e.name.lower() in ctes else _columns_of(e, schema)
+                            for e in entries))  # every source of the query: a correlated name is a column too
     for select in list(tree.find_all(exp.Select)):
-        columns = set().union(*(_columns_of(e, schema) for e in _entries(select)))
         for item in list(select.expressions):
             name = item.this if isinstance(item, exp.EQ) else None
-            if not isinstance(name, exp.Column) or name.table or name.name.lower() in columns or isinstance(
-                    item.expression, exp.Literal | exp.Null | exp.Boolean):
-                continue  # ``status = 'active'`` compares; a name the tables have is a column, not an alias
+            if not isinstance(name, exp.Column) or name.table or name.name.lower() in columns or not item.expression.find(
+                    exp.Column, exp.AggFunc, exp.Func):
+                continue  # ``x = 5`` compares; a name a table of the query has is a column, not an alias
             before = item.sql(dialect=dialect)
             item.replace(exp.alias_(item.expression.copy(), name.name, quoted=name.this.quoted))
             fixes.append(f"{before} -> {item.expression.sql(dialect=dialect)} AS {name.name} (T-SQL's alias = "

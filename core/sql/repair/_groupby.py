@@ -242,6 +242,10 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         group = select.args.get("group")
         if group is not None and group.args.get("all"):  # DuckDB's GROUP BY ALL: by every column shown, added below
             group.set("all", None)
+            if not group.expressions and not any(not _aggregates(p) and p.find(exp.Column)
+                                                 for p in select.expressions):
+                select.set("group", None)  # nothing shown to group by: one group, as DuckDB reads it
+                group = None
         if group is not None and any(
             isinstance(i, (exp.Rollup, exp.Cube, exp.GroupingSets)) for i in group.expressions
         ) or group is not None and (group.args.get("rollup") or group.args.get("cube") or group.args.get(
@@ -292,35 +296,46 @@ _OF_ONE_VALUE = (exp.Sum, exp.Avg, exp.Min, exp.Max)  # of one value, each is th
 
 
 def _nested_aggregates(select: exp.Select, dialect: str, fixes: list[str]) -> None:
-    """``SUM(COUNT(*))``: an aggregate of an aggregate, which no database runs in one SELECT. Where the query shows
-    its groups (a grouped column beside it) or has none, each group has one inner value and the outer aggregate of
-    it is that value: read as the inner one. Where it is grouped and shows nothing but that one item (``SELECT
-    AVG(COUNT(*)) … GROUP BY seller``), one number over the groups is meant: read as the outer aggregate over a
-    derived table of the groups' values."""
+    """``SUM(COUNT(*))``: an aggregate of an aggregate, which no database runs in one SELECT. Where the query has no
+    GROUP BY, or shows its groups (a column beside it), each group has one inner value and the outer aggregate of it
+    is that value: read as the inner one. Where it is grouped and shows only such aggregates and constants
+    (``SELECT AVG(COUNT(*)) … GROUP BY seller``, ``MAX(COUNT(*)) - MIN(COUNT(*))``), numbers over the groups are
+    meant: each outer aggregate read over a derived table of the groups' inner values. Anything else (a HAVING, a
+    column read outside the nested aggregates) is left to fail, for the model to write."""
     nested = [a for p in select.expressions for a in _aggregates(p) if isinstance(a, _OF_ONE_VALUE)
               and isinstance(a.this, exp.AggFunc)]
     if not nested:
         return
-    if select.args.get("group") is not None and len(select.expressions) == 1 and len(nested) == 1 and not (
-            select.args.get("having") or select.find(exp.Window)):
-        outer, item = nested[0], select.expressions[0]
-        inner = select.copy()
-        inner.set("expressions", [exp.alias_(outer.this.copy(), "group_value")])
-        for clause in ("order", "limit", "offset"):
-            inner.set(clause, None)
-        before = item.sql(dialect=dialect)
-        rebuilt = exp.select(exp.alias_(outer.__class__(this=exp.column("group_value")), item.alias_or_name or
-                                        "value")).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
-                                            this=exp.to_identifier("per_group"))))
-        for key in {*select.args, *rebuilt.args}:
-            select.set(key, rebuilt.args.get(key))
-        fixes.append(f"{before} read as {outer.key.upper()} over the groups' {outer.this.sql(dialect=dialect)}")
+    group = select.args.get("group")
+    shown = [p for p in select.expressions if not _aggregates(p) and p.find(exp.Column)]
+    if group is None or shown:
+        for outer in nested:
+            before = outer.sql(dialect=dialect)
+            outer.replace(outer.this.copy())
+            fixes.append(f"{before} -> {outer.this.sql(dialect=dialect)} (one value per group: an aggregate of it "
+                         "is that value)")
         return
+    inside = {id(n) for a in nested for n in a.walk()}
+    if select.args.get("having") or select.find(exp.Window) or any(
+            id(n) not in inside for p in select.expressions for n in p.find_all(exp.Column, exp.AggFunc)):
+        return  # a column or another aggregate outside the nested ones: no reading of it over the groups
+    inner = select.copy()
+    values: dict[str, str] = {}
     for outer in nested:
-        before = outer.sql(dialect=dialect)
-        outer.replace(outer.this.copy())
-        fixes.append(f"{before} -> {outer.this.sql(dialect=dialect)} (one value per group: an aggregate of it is "
-                     "that value)")
+        values.setdefault(outer.this.sql(dialect=dialect), f"group_value_{len(values) + 1}")
+    inner.set("expressions", [exp.alias_(exp.maybe_parse(sql, dialect=dialect), name) for sql, name in values.items()])
+    for clause in ("order", "limit", "offset", "distinct"):
+        inner.set(clause, None)
+    items = [p.copy() for p in select.expressions]
+    for item in items:
+        for outer in [a for a in item.find_all(*_OF_ONE_VALUE) if isinstance(a.this, exp.AggFunc)]:
+            outer.set("this", exp.column(values[outer.this.sql(dialect=dialect)]))
+    before = ", ".join(p.sql(dialect=dialect) for p in select.expressions)
+    rebuilt = exp.select(*items).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
+        this=exp.to_identifier("per_group"))))
+    for key in ("expressions", "from_", "joins", "where", "group", "having", "qualify"):
+        select.set(key, rebuilt.args.get(key))
+    fixes.append(f"{before} read over the groups' values (each outer aggregate over one value per group)")
 
 
 def joined_on(select: exp.Select, column: str | None = None) -> bool:
