@@ -344,6 +344,22 @@ def _fixed(node: exp.Expression) -> bool:
     return not any(isinstance(n, (exp.Column, exp.Select, exp.Star)) for n in node.walk())
 
 
+def _fixed_bounds(node: exp.And, *, numbers: bool) -> dict[str, list[tuple[exp.Expression, exp.Expression, bool]]]:
+    """Per column, (condition, value, lower?) of each bound of a chain of ANDs by a value that is the same on every row
+    (``_fixed``); plain numbers too only with ``numbers``."""
+    sides: dict[str, list[tuple[exp.Expression, exp.Expression, bool]]] = {}
+    for part in node.flatten():
+        if not isinstance(part, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
+            continue
+        col, value, lower = part.this, part.expression, isinstance(part, _LOWER_BOUNDS)
+        if not isinstance(col, exp.Column):
+            col, value, lower = part.expression, part.this, not lower
+        if isinstance(col, exp.Column) and _fixed(value) and (numbers or not (isinstance(value, exp.Literal) and not
+                                                                              value.is_string)):
+            sides.setdefault(col.sql(), []).append((part, value, lower))
+    return sides
+
+
 def _one_way_bounds(tree: exp.Expression, schema: Schema, execute: Execute) -> list[str]:
     """``d >= '2023-01-01' AND d >= '2023-03-31'``: two bounds of one column from the same side, so the looser one
     does nothing. The only reading in which both act is the range between them: the tighter bound turned round
@@ -353,16 +369,7 @@ def _one_way_bounds(tree: exp.Expression, schema: Schema, execute: Execute) -> l
     for node in list(tree.find_all(exp.And)):
         if isinstance(node.parent, exp.And):
             continue
-        sides: dict[str, list[tuple[exp.Expression, exp.Expression, bool]]] = {}
-        for part in node.flatten():
-            if not isinstance(part, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
-                continue
-            col, value, lower = part.this, part.expression, isinstance(part, _LOWER_BOUNDS)
-            if not isinstance(col, exp.Column):
-                col, value, lower = part.expression, part.this, not lower
-            if isinstance(col, exp.Column) and _fixed(value) and not (isinstance(value, exp.Literal) and not
-                                                                      value.is_string):  # > 0 AND >= 30: a guard
-                sides.setdefault(col.sql(), []).append((part, value, lower))
+        sides = _fixed_bounds(node, numbers=False)  # > 0 AND >= 30: a guard written twice
         for column, bounds in sides.items():
             if len(bounds) != 2 or bounds[0][2] != bounds[1][2]:
                 continue  # a range already, or more than one reading
@@ -412,15 +419,7 @@ def _empty_range(tree: exp.Expression, schema: Schema, execute: Execute) -> list
     for node in list(tree.find_all(exp.And)):
         if isinstance(node.parent, exp.And):
             continue
-        sides: dict[str, list[tuple[exp.Expression, exp.Expression, bool]]] = {}
-        for part in node.flatten():
-            if not isinstance(part, (*_LOWER_BOUNDS, *_UPPER_BOUNDS)):
-                continue
-            col, value, lower = part.this, part.expression, isinstance(part, _LOWER_BOUNDS)
-            if not isinstance(col, exp.Column):
-                col, value, lower = part.expression, part.this, not lower
-            if isinstance(col, exp.Column) and _fixed(value):
-                sides.setdefault(col.sql(), []).append((part, value, lower))
+        sides = _fixed_bounds(node, numbers=True)
         for column, bounds in sides.items():
             lows, highs = [b for b in bounds if b[2]], [b for b in bounds if not b[2]]
             if len(lows) != 1 or len(highs) != 1:
