@@ -249,3 +249,12 @@ def test_a_between_whose_start_is_after_its_end_is_offered_turned_round(shop) ->
     swapped = _ask(shop, "Sales in early 2021", "SELECT COUNT(*) FROM sale WHERE sold_on BETWEEN '2021-02-28' AND "
                    "'2021-01-01'")
     assert any("bounds swapped" in a.why for a in swapped.alternatives)
+
+
+def test_an_id_under_its_own_table_s_name_and_a_bare_by_are_not_doubted(shop) -> None:
+    own = _ask(shop, "Clients with no sale", "SELECT c.client_id AS client_id FROM client c LEFT JOIN sale s ON "
+               "s.client_id = c.client_id WHERE s.sale_id IS NULL")
+    assert not any(a.label.startswith("Show ") for a in own.alternatives)
+    by = _ask(shop, "How many sales were made by clients from Pune?", "SELECT COUNT(*) FROM sale s JOIN client c ON "
+              "c.client_id = s.client_id WHERE c.town = 'Pune'")
+    assert not any(a.label.startswith("Per ") for a in by.alternatives)

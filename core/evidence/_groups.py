@@ -276,13 +276,15 @@ def _extreme_of_groups(part: exp.Expression) -> tuple[exp.Expression, bool] | No
     return part.this, isinstance(top.expressions[0], exp.Max)
 
 
-_SPLIT_CUE = re.compile(r"\b(?:per|each|every|by|har|pratyek)\s+(?:the\s+|of\s+)?([a-z_]+)(?:'s)?(?:\s+([a-z_]+))?")
+# "per city", "for each state", "grouped by region"; a bare "by" is no cue ("reviews posted by users", "made by")
+_SPLIT_CUE = re.compile(r"\b(?:per|each|every|har|pratyek|(?:grouped|broken\s+down|split|group)\s+by)\s+"
+                        r"(?:the\s+|of\s+)?([a-z_]+)(?:'s)?(?:\s+([a-z_]+))?")
 
 
 def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, str, exp.Expression] | None:
-    """One total (aggregates only, no GROUP BY) where the question splits ("per city", "for each state", "daily"):
-    the one column of the query's tables the split's words name (or the one date column its WHERE reads, for
-    "daily"), shown and grouped by, ranked by the first total when the query keeps a LIMIT."""
+    """One total (aggregates only, no GROUP BY) where the question splits ("per city", "for each state", "grouped by
+    region"): the one column of the query's tables the split's words name, shown and grouped by, ranked by the
+    first total when the query keeps a LIMIT. A bare "by" is no split ("reviews posted by users")."""
     if not isinstance(tree, exp.Select) or tree.args.get("group") is not None or tree.find(exp.Window) or not all(
             e.find(exp.AggFunc) for e in tree.expressions):
         return None
@@ -299,10 +301,6 @@ def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, 
             for alias, table in tables:
                 candidates += [(alias, c.name) for c in table.columns if c.name.lower() not in aggregated
                                and not holds_numbers(c.type) and word in name_words(c.name) - name_words(table.name)]
-    if not candidates and asked_grain(asked.text) == "day" and where is not None:  # "daily": by the date filtered
-        dated = {(c.table, c.name) for c in where.find_all(exp.Column) if (found := owner(c, tree, schema))
-                 and re.search(r"date", found[1].type or "", re.I)}
-        candidates = list(dated)
     if len(set(candidates)) != 1:
         return None
     alias, name = candidates[0]

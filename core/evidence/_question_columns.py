@@ -247,8 +247,8 @@ def alias_column_finding(tree: exp.Select, schema: Schema) -> Finding | None:
         found = owner(col, tree, schema) if isinstance(col, exp.Column) else None
         alias = item.alias.lower()
         if found is None or alias == col.name.lower() or not (name_words(alias) & KEY_WORDS) or not (
-                name_words(col.name) & KEY_WORDS):
-            continue
+                name_words(col.name) & KEY_WORDS) or name_words(alias) - KEY_WORDS <= name_words(found[0].name):
+            continue  # ``c.id AS car_id`` on cars: the alias names the column's own table
         named = [(a, t.primary_key[0] if len(t.primary_key) == 1 else "id") for a, t in tables.items()
                  if t is not found[0] and name_words(alias) - KEY_WORDS == name_words(t.name)
                  and t.column(t.primary_key[0] if len(t.primary_key) == 1 else "id") is not None]
