@@ -97,3 +97,14 @@ def test_escapes_inside_a_value_of_a_query_with_real_lines_are_kept() -> None:
     assert "'C:\\new'" in extract_sql(reply, "sqlite")
     stored = "```sql\nSELECT spend FROM vendor WHERE name = 'AT&amp;T';\n```"
     assert "'AT&amp;T'" in extract_sql(stored, "sqlite")  # the data may hold the entity: a value is left as written
+
+
+def test_a_second_where_read_as_and_is_a_guess_the_model_sees_first(shop) -> None:
+    written = "SELECT id FROM sale WHERE status = 'paid' WHERE status <> 'paid'"
+    fixed = "SELECT id FROM sale WHERE status = 'paid' ORDER BY id"
+    llm = ScriptedLLM(written, fixed, fixed)
+    answer = AskPipeline(shop, llm, Settings()).ask("the paid sales")
+    assert answer.ok and answer.rows == ((1,), (2,), (4,), (5,))  # the model's rewrite, not the empty AND reading
+    assert "a guess" in llm.history[1].user  # the repair prompt says what was guessed
+    never = _ask(shop, written)  # a model that never improves: the reading runs, said
+    assert never.ok and any("second WHERE" in n for n in never.notes)

@@ -18,6 +18,8 @@ from sqlglot.errors import SqlglotError
 from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
+from core.sql.repair import GUESSED
+
 __all__ = ["PARSE_FAILURES", "balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax",
            "plausible", "reading", "slip_readings", "stops_in_block", "unfinished"]
 
@@ -295,7 +297,7 @@ def _second_where(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
         if second is None:
             continue
         where = tokens[i + 1 + second]
-        return [(text[:where.start] + "AND" + text[where.end + 1:], "read a second WHERE as AND")]
+        return [(text[:where.start] + "AND" + text[where.end + 1:], "read a second WHERE as AND" + GUESSED)]
     return []
 
 
