@@ -108,3 +108,14 @@ def test_a_second_where_read_as_and_is_a_guess_the_model_sees_first(shop) -> Non
     assert "a guess" in llm.history[1].user  # the repair prompt says what was guessed
     never = _ask(shop, written)  # a model that never improves: the reading runs, said
     assert never.ok and any("second WHERE" in n for n in never.notes)
+
+
+def test_a_nested_aggregate_in_a_scalar_subquery_of_having_is_not_read_as_the_inner_one(shop) -> None:
+    answer = _ask(shop, "SELECT seller FROM sale GROUP BY seller HAVING COUNT(*) = (SELECT MAX(COUNT(*)))")
+    assert not answer.ok or sorted(answer.rows) != [("ann",), ("bo",), ("cy",)]  # never every group
+
+
+def test_a_json_reply_keeps_its_escapes_for_its_reader() -> None:
+    from core.sql import extract_sql
+
+    assert extract_sql('{"sql": "SELECT a\\nFROM t\\nWHERE b = 1", "why": "x"}', "sqlite") == "SELECT a\nFROM t\nWHERE b = 1"

@@ -36,6 +36,7 @@ _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eo
 _ENTITY = re.compile(r"&(?:#\d{2,3}|#x[0-9a-f]{2}|lt|gt|amp|quot|apos);", re.IGNORECASE)  # the SQL came HTML-escaped
 _ESCAPED_BREAK = re.compile(r"\\n\s*(?:FROM|WHERE|GROUP|ORDER|LIMIT|HAVING|JOIN|LEFT|INNER|AND|UNION|SELECT)\b",
                             re.IGNORECASE)  # an escaped string's line breaks between clauses: ``\nFROM``
+_JSON_VALUE = re.compile(r'"\s*:\s*"')  # a JSON reply's "sql": "SELECT …\n…": its reader reads the escapes
 _QUOTED_QUERY = re.compile(r'"((?:SELECT|WITH)\b(?:[^"\\\n]|\\.)*)"', re.IGNORECASE)  # a query as a string literal
 _ONE_LINE_FENCE = re.compile(r"^([ \t]*)(```|~~~)([\w+-]*)[ \t]+((?:SELECT|WITH)\b.*?);?[ \t]*\2[ \t]*$",
                              re.IGNORECASE | re.MULTILINE)  # ```sql SELECT … ``` on one line
@@ -91,7 +92,8 @@ def _unescaped(text: str) -> str:
     ``\\n`` between clauses (``… AS n\\nFROM sales\\nWHERE …``): read unescaped."""
     if any(not _in_literal(text, m.start()) for m in _ENTITY.finditer(text)):  # 'AT&amp;T' as stored: a value
         text = html.unescape(text)
-    return "\n".join(_unescaped_line(line) if _ESCAPED_BREAK.search(line) else line for line in text.split("\n"))
+    return "\n".join(_unescaped_line(line) if _ESCAPED_BREAK.search(line) and not _JSON_VALUE.search(line) else line
+                     for line in text.split("\n"))
 
 
 def _unescaped_line(line: str) -> str:

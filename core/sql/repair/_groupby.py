@@ -304,8 +304,9 @@ def _nested_aggregates(select: exp.Select, dialect: str, fixes: list[str]) -> No
     column read outside the nested aggregates) is left to fail, for the model to write."""
     nested = [a for p in select.expressions for a in _aggregates(p) if isinstance(a, _OF_ONE_VALUE)
               and isinstance(a.this, exp.AggFunc)]
-    if not nested:
-        return
+    if not nested or not (select.args.get("from_") or select.args.get("from")) or select.find_ancestor(
+            exp.Where, exp.Having):
+        return  # ``HAVING n = (SELECT MAX(COUNT(x)))`` reads the outer query's groups: the aggregate-filter repair's
     group = select.args.get("group")
     shown = [p for p in select.expressions if not _aggregates(p) and p.find(exp.Column)]
     if group is None or shown:
