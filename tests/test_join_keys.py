@@ -306,3 +306,13 @@ def test_a_bare_id_on_a_table_whose_one_key_is_spelled_otherwise_is_that_key(lib
     assert answer.ok and sorted(answer.rows) == [("Cell", 1), ("Nature", 2)]
     counted = _ask(library, "SELECT COUNT(DISTINCT journal.id) FROM journal")
     assert counted.ok and counted.rows == ((3,),) and "journal.jid" in (counted.sql or "")
+
+
+def test_a_bare_id_beside_a_column_named_table_id_is_that_column_not_the_key(tmp_path: Path) -> None:
+    db = _db(tmp_path, "yelp", "CREATE TABLE business(bid INTEGER PRIMARY KEY, business_id TEXT, name TEXT);"
+                               "INSERT INTO business VALUES (1, 'b-x', 'Cafe');")
+    try:
+        answer = _ask(db, "SELECT business.id FROM business")
+        assert answer.ok and answer.rows == (("b-x",),)  # found before this round by its name, kept so
+    finally:
+        db.close()

@@ -434,6 +434,8 @@ def named_key(name: str, src: Source, schema: Schema | None = None, col: exp.Col
         return None
     words = tokens(name)
     if words == ("id",) and col is not None:  # ``author.id`` where author's one key is aid (qualified)
+        if any(tokens(c) == (*tokens(src.table.name), "id") for c in src.table.column_names):
+            return None  # ``business.id`` beside business_id: that column, by its name (the spelling repair's)
         keys = table_keys(src.table)
         return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() and _pairs_with(col, keys[0]) else None
     if len(words) < 2 or words[-1] not in KEY_WORDS:
