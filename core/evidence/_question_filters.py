@@ -352,6 +352,12 @@ def _named_values(question: str, schema: Schema) -> list[str]:
     return out
 
 
+def _question_values(question: str, schema: Schema) -> list[str]:
+    """The values the question quotes, then those it names (``_named_values``), each once, quoted ones first."""
+    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
+    return [v for v in dict.fromkeys([*quoted, *_named_values(question, schema)]) if v]
+
+
 def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute,
                    question: str) -> Finding | None:
     """A value the question quotes ("the domain 'Machine Learning'"), or names as a name or a code ("authors in the
@@ -361,8 +367,7 @@ def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Exec
     where = tree.args.get("where")
     filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
     probes = _MAX_PROBES * 2  # in all, however many values the question quotes or names
-    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
-    values = [*quoted, *(v for v in _named_values(question, schema) if v not in quoted)]
+    values = _question_values(question, schema)
     for value in values:
         initials = "".join(w[0] for w in value.lower().split()) if " " in value else None  # New York written 'NY'
         if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3) \
@@ -409,8 +414,7 @@ def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execut
     question quotes or names a value ("Machine Learning", 'Utility Company') that no literal of the query writes and
     exactly one that column holds (bounded probes): the column's spelling of the question's value in its place."""
     literals = {lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
-    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
-    values = [v for v in dict.fromkeys([*quoted, *_named_values(question, schema)]) if v and v.lower() not in literals]
+    values = [v for v in _question_values(question, schema) if v.lower() not in literals]
     probes = _MAX_PROBES
     for literal in list(tree.find_all(exp.Literal)) if values else ():
         test = literal.parent
