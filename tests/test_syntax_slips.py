@@ -52,6 +52,11 @@ def shop(tmp_path: Path):
     ("SELECT COUNT(*) FROM sale WHERE LOWER(town) LIKE LOWER('%pun%) AND id > 0", [(2,)], "quoted value"),
     ("```sql\nSELECT SUM(amount) FROM sale WHERE town = 'Pune;\n```\nThis adds Pune's sales.", [(30.0,)],
      "quoted value"),
+    # a quoted value left unopened: its start is after the comparison or bracket before it
+    ("SELECT id FROM sale WHERE town = Pune' AND amount > 15", [(2,)], "left unopened"),
+    ("```sql\nSELECT id FROM sale WHERE town = 'Agra' OR town = Delhi' ORDER BY id;\n```", [(3,)], "left unopened"),
+    ("SELECT COUNT(*) FROM sale WHERE town IN ('Agra', Pune')", [(3,)], "left unopened"),
+    ("SELECT COUNT(*) FROM sale WHERE LOWER(town) LIKE LOWER(%pun%') AND id > 0", [(2,)], "left unopened"),
     ("SELECT town, SUM(amount) AS total sales FROM sale GROUP BY town", [("Agra", 5.0), ("Pune", 30.0)],
      "alias of several words"),
     # a ')' too many after a CTE: '((SELECT …))' is the same query as '(SELECT …)'
@@ -74,6 +79,10 @@ def test_a_slip_with_one_reading_is_mended_and_said(shop, reply, rows, said) -> 
 def test_a_slip_with_two_readings_is_refused_as_written(sql) -> None:
     with pytest.raises(SQLRejected, match="could not be parsed"):
         guard(sql, "sqlite")
+
+
+def test_a_value_left_unopened_opens_before_its_first_word() -> None:
+    assert "town = 'Pune North' AND" in guard("SELECT id FROM sale WHERE town = Pune North' AND amount > 5", "sqlite").sql
 
 
 def test_a_query_that_parses_is_never_mended() -> None:

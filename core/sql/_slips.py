@@ -224,7 +224,7 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except PARSE_FAILURES:
-        return _closing_quotes(text) + _apostrophes(text)
+        return _closing_quotes(text) + _opening_quotes(text) + _apostrophes(text)
     if len(tokens) > _MAX_TOKENS:
         return []
     edits: list[tuple[str, str]] = []
@@ -365,6 +365,27 @@ def _closing_quotes(text: str) -> list[tuple[str, str]]:
                 break  # a value does not hold a comparison or a clause word in capitals: the query went on
             said = "closed a quoted value left open"
             edits.append((text[:at] + "'" + text[at:], _AT_END + said if not text[at:].strip(" ;\n") else said))
+    return edits
+
+
+_QUOTE_ENDS = re.compile(r"(?<=[^\s'(,=])'(?=[\s),;]|$)")  # a quote that may close a value: after its last letter
+_VALUE_STARTS = re.compile(r"(?:(?<=[\s(,=<>])|^)(?=[^\s'(),=<>])")  # where a value's first word may begin
+
+
+def _opening_quotes(text: str) -> list[tuple[str, str]]:
+    """A string literal whose opening quote is missing (``WHERE name = Machine Learning'``, ``date_part(day', …)``):
+    an opening quote tried before each word the value may have begun with, back from its closing quote to the
+    comparison, bracket or comma before it, within _MAX_QUOTED characters. Only for an odd number of quotes."""
+    if text.count("'") % 2 == 0 or "''" in text or text.count("'") > 2 * _MAX_TRIES:
+        return []
+    edits: list[tuple[str, str]] = []
+    for closing in _QUOTE_ENDS.finditer(text):
+        at = closing.start()
+        begin = max(text.rfind(c, 0, at) for c in "'(,=<>\n") + 1
+        begin = max(begin, at - _MAX_QUOTED)
+        for start in _VALUE_STARTS.finditer(text, begin, at):
+            if not _SQL_IN_VALUE.search(text, start.start(), at):
+                edits.append((text[:start.start()] + "'" + text[start.start():], "opened a quoted value left unopened"))
     return edits
 
 
