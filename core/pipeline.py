@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import agreeing_reading, answering_query, check_answer, splits_asked
+from core.evidence import agreeing_reading, answering_query, check_answer, date_column_named, splits_asked
 from core.errors import (CairnError, InputError, LLMError, LLMReplyError, NoAnswer, QueryFailed, QueryTimeout,
                          SQLReadings, SQLRejected, SQLValidationError)
 from core.fallback import fallback_sql
@@ -230,7 +230,7 @@ class AskPipeline:
     def validate(self, expression: object, schema: Schema, run: _Run | None = None) -> Validated:
         probe = self._join_probe(run, schema) if run is not None else None
         return validate(expression, schema, schema.dialect, join_matches=probe,  # type: ignore[arg-type]
-                        meaning=self.meaning)
+                        meaning=self.meaning, named=date_column_named(run.question) if run is not None else None)
 
     def _join_probe(self, run: _Run, schema: Schema) -> Callable[[str], bool | None]:
         """Whether a bounded join query finds a row (None: it could not tell), guarded like every query."""

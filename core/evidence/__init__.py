@@ -47,13 +47,14 @@ from core.evidence._groups import (completion_evidence, extended_group_evidence,
 from core.evidence._joins import added_join_evidence, join_evidence, join_key_evidence
 from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
+from core.evidence._question_filters import date_column_named
 from core.evidence._question_columns import a_look, answering_query
 from core.evidence._readings import agreeing_reading
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence",
+__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence",
            "splits_asked", "unmatched_evidence", "value_evidence"]

@@ -19,15 +19,15 @@ from sqlglot import exp
 
 from core.errors import CairnError
 from core.evidence._aliases import is_key
-from core.evidence._asked import Asked
+from core.evidence._asked import Asked, read_question
 from core.evidence._common import Execute, holds_numbers, owner
-from core.evidence._question_columns import COMMON_WORDS, name_words, word_matches
+from core.evidence._question_columns import _NAME_WORD, COMMON_WORDS, name_words, word_matches
 from core.evidence._question_dates import DATE_WORDS, dated
 from core.fallback import singular
 from core.schema import Column, Schema, Table
-from core.sql import guard
+from core.sql import Named, guard
 
-__all__ = ["date_column_finding", "filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
+__all__ = ["date_column_finding", "date_column_named", "filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
            "unasked_filter", "unheld_value"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
@@ -439,13 +439,40 @@ def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execut
     return None
 
 
+def _own(table: Table, column: Column) -> set[str]:
+    """A date column's own words: not its table's, not a date word (``hire`` of hire_date; none of sales.sale_date)."""
+    return name_words(column.name) - name_words(table.name) - DATE_WORDS
+
+
+def _dates_named(table: Table, columns: list[Column], words: set[str]) -> list[Column]:
+    """Of ``columns`` (dates of ``table``), those whose own words the question all says, else those with none."""
+    named = [c for c in columns if _own(table, c) and _named_all(_own(table, c), words)]
+    return named or [c for c in columns if not _own(table, c)]
+
+
+_DATE_ENDS = frozenset({"date", "time", "at", "ts", "timestamp", "dt", "on", "datetime"})
+
+
+def date_column_named(question: str) -> Named:
+    """For the repairs (``core.sql.Named``): a date column a table lacks (``transaction_date``, ``created_at``: its
+    last word a date word) read as the one date column of the table the question's words name, as
+    ``date_column_finding`` reads them (``sale_date`` for "sales in the past 30 days")."""
+    words = set(read_question(question).words)
+
+    def named(table: Table, wanted: str) -> str | None:
+        if not [w for w in _NAME_WORD.findall(wanted)[-1:] if w.lower() in _DATE_ENDS]:
+            return None
+        instead = _dates_named(table, [c for c in table.columns if dated(c) and not is_key(c.name)], words)
+        return instead[0].name if len(instead) == 1 else None
+
+    return named
+
+
 def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A date column whose own words the question never says (``crtd_ts`` for "sales in the past 7 days") where its
     table has another date column, read nowhere in the query, that the words name (``termination_date`` for "from
     hire to termination"), else exactly one named for its table (``sale_date`` of sales): that one in its place."""
-    def own(table: Table, column: Column) -> set[str]:
-        return name_words(column.name) - name_words(table.name) - DATE_WORDS
-
+    own = _own
     used: dict[tuple[str, str], tuple[Table, Column]] = {}
     for col in tree.find_all(exp.Column):
         found = owner(col, tree, schema)
@@ -459,8 +486,7 @@ def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findi
             continue  # its words said, or shortened ("crtd" for "created")
         others = [c for c in table.columns if c is not column and dated(c) and not is_key(c.name)
                   and (table.qualified_name, c.name.lower()) not in used]
-        named = [c for c in others if own(table, c) and _named_all(own(table, c), set(asked.words))]
-        instead = named if named else [c for c in others if not own(table, c)]
+        instead = _dates_named(table, others, set(asked.words))
         if len(instead) == 1:
             swaps.append((table, column, instead[0]))
     if len(swaps) != 1:

@@ -18,7 +18,7 @@ from sqlglot import exp
 from core.dialects import dialect_info
 from core.errors import SQLValidationError
 from core.schema import Schema
-from core.sql.repair import (Meaning, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
+from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
                               repair_concat)
 from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
@@ -66,18 +66,20 @@ def schema_mapping(schema: Schema) -> dict[str, object]:
 
 
 def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
-             join_matches: JoinMatches | None = None, meaning: Meaning | None = None) -> Validated:
+             join_matches: JoinMatches | None = None, meaning: Meaning | None = None,
+             named: Named | None = None) -> Validated:
     """Check every table and column of ``expression`` against ``schema`` and repair what is surely meant.
 
     ``expression`` is not changed. Raises :class:`SQLValidationError` when a name cannot be repaired.
     ``join_matches`` runs the bounded queries some join repairs need on a lenient database (see ``repair.joins``);
-    ``meaning`` says how close in meaning names are (a sentence encoder), for a synonym no spelling rule reads.
+    ``meaning`` says how close in meaning names are (a sentence encoder), for a synonym no spelling rule reads;
+    ``named`` gives the column the question's words name for a name a table lacks (taken as a guess).
     """
     if dialect_info(dialect) is None:
         raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}: a backend must use a dialect of core.dialects")
     _no_placeholders(expression)
     repaired = _validate(expression, schema, dialect, complete_groups=True, join_matches=join_matches,
-                         meaning=meaning)
+                         meaning=meaning, named=named)
     grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
     if dialect != "sqlite" or not grouped:
         return repaired  # PostgreSQL rejects an ungrouped column: completing GROUP BY changes no running query
@@ -87,7 +89,7 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
     # the repair).
     ungrouped = not _had_group_where_added(expression, repaired.expression)
     as_written = _validate(expression, schema, dialect, complete_groups=False, join_matches=join_matches,
-                           meaning=meaning)
+                           meaning=meaning, named=named)
     return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped,
                      ungrouped=ungrouped)
 
@@ -120,7 +122,8 @@ def _had_group_where_added(before: exp.Expression, after: exp.Expression) -> boo
 
 
 def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, complete_groups: bool,
-              join_matches: JoinMatches | None = None, meaning: Meaning | None = None) -> Validated:
+              join_matches: JoinMatches | None = None, meaning: Meaning | None = None,
+             named: Named | None = None) -> Validated:
     tree = expression.copy()
     fixes: list[str] = []
     try:
@@ -130,7 +133,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         quoted_columns(tree, schema, dialect, fixes)
         join_forgotten(tree, schema, dialect, fixes)
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
-        repair_columns(tree, schema, dialect, fixes, meaning)
+        repair_columns(tree, schema, dialect, fixes, meaning, named)
         unquoted_dates(tree, schema, dialect, fixes)
         date_arithmetic(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)

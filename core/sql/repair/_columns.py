@@ -23,7 +23,7 @@ from core.schema import Schema
 from core.sql.repair.joins import named_key, self_comparison, settle_ambiguous
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
-from core.sql.repair._names import (Candidate, Meaning, abbreviates, closest, effective, identifier, matches, pick,
+from core.sql.repair._names import (GUESSED, Candidate, Meaning, Named, abbreviates, closest, effective, identifier, matches, pick,
                                     suggested, tokens)
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
@@ -44,11 +44,9 @@ AMBIGUOUS_FIX = " (ambiguous)"  # how the note of a qualified ambiguous column e
 
 
 class _Repairer:
-    def __init__(self, schema: Schema, dialect: str, fixes: list[str], meaning: Meaning | None = None) -> None:
-        self.schema = schema
-        self.dialect = dialect
-        self.fixes = fixes
-        self.meaning = meaning
+    def __init__(self, schema: Schema, dialect: str, fixes: list[str], meaning: Meaning | None = None,
+                 named: Named | None = None) -> None:
+        self.schema, self.dialect, self.fixes, self.meaning, self.named = schema, dialect, fixes, meaning, named
         self._sources: dict[int, list[Source]] = {}
         self._names: frozenset[str] | None = None
 
@@ -188,7 +186,21 @@ class _Repairer:
         if len(owners) == 1 and not self_comparison(col, owners[0].key, self._owner_keys(scope)):
             self._set_qualifier(col, owners[0], self._spelling(col.name, owners))
             return
-        raise self._fail(col, [src], near)
+        if not self._named_by_question(col, [src]):
+            raise self._fail(col, [src], near)
+
+    def _named_by_question(self, col: exp.Column, where: list[Source]) -> bool:
+        """A name no table of ``where`` has and no rule reads, where the question's words name one column its use
+        allows (``named``): that one, as a guess the model is asked about first."""
+        allowed = {(c.target.key, c.name) for c in self._typed(col, [Candidate(c, s, s.context) for s in where
+                                                                       for c in s.columns])}
+        chosen = {(s, n) for s in where if s.table is not None and self.named is not None
+                  and (n := self.named(s.table, col.name)) is not None and (s.key, n) in allowed}
+        if len(chosen) != 1:
+            return False
+        self._set_qualifier(col, *chosen.pop())
+        self.fixes[-1] += GUESSED
+        return True
 
     def _unjoined(self, qualifier: str, col: exp.Column, local: list[Source]) -> list[str]:
         """Tables the query does not read that ``qualifier`` names and that hold ``col``, or that it names exactly
@@ -283,7 +295,9 @@ class _Repairer:
                 col.replace(exp.Literal.string(name))  # to_airport = JFK: no column anywhere, a text beside it
                 self.fixes.append(f"{name} -> '{name}' (a value written without quotes)")
                 return
-            raise self._fail(col, local, near)
+            if not self._named_by_question(col, local):
+                raise self._fail(col, local, near)
+            return
         owners = [s for s in local if best.name in s.columns]
         if len(owners) > 1:
             owner = shared_column_owner(scope, owners, best.name, self.dialect)
@@ -462,10 +476,11 @@ def _value_position(col: exp.Column, columns: frozenset[str]) -> bool:
 
 
 def repair_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
-                   meaning: Meaning | None = None) -> None:
+                   meaning: Meaning | None = None, named: Named | None = None) -> None:
     """Repair every column reference of ``tree`` in place, inner scopes first; ``meaning`` (a sentence encoder's
-    closeness of names) orders the columns an error suggests for a name no rule reads."""
-    repairer = _Repairer(schema, dialect, fixes, meaning)
+    closeness of names) orders the columns an error suggests for a name no rule reads; ``named`` gives the column
+    the question's words name for such a name, taken as a guess."""
+    repairer = _Repairer(schema, dialect, fixes, meaning, named)
     for scope in scopes(tree):
         for col in [n for n in scope.walk() if isinstance(n, exp.Column)]:
             if not isinstance(col.this, (exp.Identifier, exp.Star)):

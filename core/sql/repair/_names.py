@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -332,6 +333,10 @@ def _segment(run: str, words: tuple[str, ...]) -> tuple[str, ...] | None:
 # error suggests (``score``: rating first), never a repair by itself — on a held-out set of invented names, taking
 # the closest made one wrong answer for every three right (bench.column_meaning).
 Meaning = Callable[[str, Sequence[str]], Sequence[float]]
+# The one column of a table that the question's words name for a name the table lacks (``transaction_date`` where
+# the question speaks of sales: ``sale_date``), or None; given by the caller, who has the question.
+GUESSED = " (a guess: the model is asked first)"  # how the note of any other reading that silences an error ends
+Named = Callable[[Any, str], str | None]
 
 
 def suggested(wanted: str, names: Sequence[str], meaning: Meaning, n: int = 2) -> list[str]:
