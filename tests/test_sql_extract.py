@@ -303,6 +303,15 @@ def test_a_minus_before_more_of_the_query_is_never_a_cut() -> None:
         "SELECT a - b AS d FROM t WHERE c = 1")
 
 
+@pytest.mark.parametrize("reply", [
+    # a value left open after the minus: what follows is the query going on, not a sentence
+    "```sql\nselect a from t where d >= current_date - interval '3 months group by a order by a desc limit 3\n```",
+    "```sql\nselect a, count(*) from t where d >= current_date - interval '7 days group by a\n```",
+])
+def test_a_minus_before_a_value_left_open_or_clauses_in_lower_case_is_never_a_cut(reply: str) -> None:
+    assert "interval" in extract_sql(reply, "postgres")  # read whole, for the slips to mend (or refuse)
+
+
 def test_a_word_of_the_sentence_is_never_a_reason_to_drop_a_condition() -> None:
     # "and you" may be a column (the validator will say it is not); the condition is never cut to x = 1
     assert extract_sql("Try SELECT name FROM t where x = 1 and you will see them.", "sqlite").endswith("and you")

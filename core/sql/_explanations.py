@@ -25,7 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["explanations_as_comments"]
+from sqlglot.tokens import Tokenizer
+
+__all__ = ["explanations_as_comments", "sentence"]
 
 _MARK = re.compile(r"(^|\s)(#|//)(?=\s+[A-Za-z])")
 _SQL_START = re.compile(r"\s*(?:SELECT|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|ON|GROUP|ORDER|HAVING|LIMIT|"
@@ -88,3 +90,21 @@ def _prose(text: str) -> bool:
 def _plain(word: str) -> bool:
     word = word.rstrip(".:!?")
     return bool(re.fullmatch(r"[A-Za-z][a-z']*|\d+", word)) and word.lower() not in _SQL_WORDS
+
+
+_WORD = re.compile(r"[A-Za-z_][\w']*")
+_CAPITAL_CLAUSE = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|"
+                             r"WHEN)\b")
+_CLAUSE_TAIL = re.compile(r"\b(?:group\s+by|order\s+by|limit\s+\d|asc|desc|having)\b", re.IGNORECASE)
+_OPEN_QUOTE = re.compile(r"(?<![\w'])'(?=[^']*$)")  # a quote that opens a value no later quote closes
+
+
+def sentence(rest: str) -> bool:
+    """Whether ``rest`` reads as prose: mostly words that are not SQL's, none in capitals, no comparison or bracket,
+    not two clauses' words (``… group by c.name order by total desc``), no value left open (``interval '3 months``)."""
+    head = rest[:300]
+    words = _WORD.findall(head)
+    sql_words = sum(w.upper() in Tokenizer.KEYWORDS for w in words)
+    return (len(words) >= 2 and 2 * sql_words < len(words) and not _CAPITAL_CLAUSE.search(head)
+            and not re.search(r"[=<>()]", head) and len(_CLAUSE_TAIL.findall(head)) < 2
+            and not _OPEN_QUOTE.search(rest))

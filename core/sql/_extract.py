@@ -15,10 +15,10 @@ import re
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
-from sqlglot.tokens import Tokenizer, TokenType
+from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError, SQLRejected
-from core.sql._explanations import explanations_as_comments
+from core.sql._explanations import explanations_as_comments, sentence as _sentence
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql._reply_layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
@@ -229,8 +229,6 @@ def _statement_in(region: str) -> str | None:
 
 _BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
 _SEPARATOR = re.compile(r"\s+(?:-|\u2013|\u2014|<-+|\u2190|->|\u2192|=>|\u21d2)\s+(?=[a-z])")  # " - isse …", " <- bas …"
-_CAPITAL_SQL = re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|ON|AND|OR|NOT|GROUP|ORDER|BY|HAVING|LIMIT|UNION|AS|CASE|WHEN)"
-                          r"\b")
 _MAX_WORD_CUTS = 40
 _JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and"/"or": the condition goes on
 
@@ -302,13 +300,6 @@ def _join_without_condition(sql: str) -> bool:
     if not joins or kinds[joins[-1] - 1] in (TokenType.CROSS, TokenType.NATURAL):
         return False
     return not any(k in (TokenType.ON, TokenType.USING) for k in kinds[joins[-1]:])
-
-
-def _sentence(rest: str) -> bool:
-    words = _TAIL_WORD.findall(rest[:300])
-    sql_words = sum(w.upper() in Tokenizer.KEYWORDS for w in words)
-    return (len(words) >= 2 and 2 * sql_words < len(words) and not _CAPITAL_SQL.search(rest[:300])
-            and not re.search(r"[=<>()]", rest[:300]))
 
 
 def _ends_on_unused_alias(sql: str, dialect: str) -> bool:
