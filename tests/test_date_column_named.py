@@ -29,7 +29,9 @@ def shop(tmp_path: Path):
             "'2024-03-01 10:00'),(3,'bo',5,'2024-02-20','2024-03-01 10:00');"
             "CREATE TABLE staff(id INTEGER PRIMARY KEY, name TEXT, hire_date DATE, termination_date DATE);"
             "INSERT INTO staff VALUES (1,'ann','2020-01-01',NULL),(2,'bo','2021-06-01','2023-01-01');"
-            "CREATE TABLE shipments(id INTEGER PRIMARY KEY, order_date DATE, ship_date DATE);")
+            "CREATE TABLE shipments(id INTEGER PRIMARY KEY, order_date DATE, ship_date DATE);"
+            "CREATE TABLE merchants(id INTEGER PRIMARY KEY, name TEXT, created_at TIMESTAMP);"
+            "CREATE TABLE users(id INTEGER PRIMARY KEY, created_at TIMESTAMP, last_login_at TIMESTAMP);")
     db = open_database(str(path))
     yield db
     db.close()
@@ -47,7 +49,16 @@ def test_an_invented_date_column_is_the_one_the_question_names(shop) -> None:
     assert "hire_date" in _read(shop, "who was hired in 2021?", "SELECT name FROM staff WHERE created_on >= '2021-01-01'")
 
 
+def test_the_same_own_words_in_another_order_or_the_tables_one_date_are_read(shop) -> None:
+    assert "created_at" in _read(shop, "users who signed up in 2023", "SELECT id FROM users WHERE date_created >= "
+                                 "'2023-01-01'")  # the name's own word, created, is created_at's
+    assert "created_at" in _read(shop, "merchants that joined this year", "SELECT name FROM merchants WHERE "
+                                 "event_time >= '2024-01-01'")  # its one date column
+
+
 @pytest.mark.parametrize(("question", "sql"), [
+    # the question says the name's own word and the one date column is another: nothing to read it as
+    ("merchants closed in 2023", "SELECT name FROM merchants WHERE closed_at >= '2023-01-01'"),
     # two date columns with their own words, the question saying neither: no guess
     ("shipments in March", "SELECT COUNT(*) FROM shipments WHERE event_date >= '2024-03-01'"),
     # a name whose last word is no date word is not read as a date, whatever the question says

@@ -57,6 +57,8 @@ def shop(tmp_path: Path):
     ("```sql\nSELECT id FROM sale WHERE town = 'Agra' OR town = Delhi' ORDER BY id;\n```", [(3,)], "left unopened"),
     ("SELECT COUNT(*) FROM sale WHERE town IN ('Agra', Pune')", [(3,)], "left unopened"),
     ("SELECT COUNT(*) FROM sale WHERE LOWER(town) LIKE LOWER(%pun%') AND id > 0", [(2,)], "left unopened"),
+    # never before LIKE, BETWEEN or INTERVAL (any case), nor before an operator set off by spaces
+    ("SELECT id FROM sale WHERE amount > 15 OR town like %gra' ORDER BY id", [(2,), (3,)], "left unopened"),
     ("SELECT town, SUM(amount) AS total sales FROM sale GROUP BY town", [("Agra", 5.0), ("Pune", 30.0)],
      "alias of several words"),
     # a ')' too many after a CTE: '((SELECT …))' is the same query as '(SELECT …)'

@@ -7,8 +7,7 @@ cruising speed over 200"), and a column used where the question names its siblin
 "citations received").
 
 Each finding is the query with the one condition the words and the schema settle (a column its words name, a value
-the column is known to hold), run under the guard and offered when its rows differ; the query that ran stays the
-answer.
+the column is known to hold), run under the guard and offered when its rows differ; the query that ran stays.
 """
 
 from __future__ import annotations
@@ -162,9 +161,8 @@ _VAGUE = frozenset({"id", "type", "code", "status", "name", "flag", "is", "has",
 
 
 def _mentioned(value: str, words: set[str]) -> bool:
-    """Whether the words hold a word of ``value`` (or its start: "successful" for 'success') or a short code's
-    expansion (its letters in order in a word of the same first letter: 'CA' "california", 'MH' "maharashtra") or
-    a shorter code for it ("US" for 'USA')."""
+    """Whether the words hold a word of ``value`` (or its start: "successful" for 'success'), a short code's expansion
+    (its letters in order in a word of its first letter: 'CA' "california") or a shorter code ("US" for 'USA')."""
     parts = [w for w in re.findall(r"[a-z0-9]+", value.lower()) if len(w) >= 2]
     return any(w in words or any(word_matches(w, q) for q in words) or (len(w) <= 3 and w.isalpha() and any(
         q.startswith(w[0]) and (_in_order(w, q) or (len(q) >= 2 and w.startswith(q))) for q in words)) for w in parts)
@@ -450,19 +448,24 @@ def _dates_named(table: Table, columns: list[Column], words: set[str]) -> list[C
     return named or [c for c in columns if not _own(table, c)]
 
 
-_DATE_ENDS = frozenset({"date", "time", "at", "ts", "timestamp", "dt", "on", "datetime"})
+_WHEN = frozenset({"date", "time", "timestamp", "datetime"})  # a name holding one says when (date_created)
+_DATE_ENDS = _WHEN | {"at", "ts", "dt", "on"}  # a name ending in one too (created_at, sold_on)
 
 
 def date_column_named(question: str) -> Named:
-    """For the repairs (``core.sql.Named``): a date column a table lacks (``transaction_date``, ``created_at``: its
-    last word a date word) read as the one date column of the table the question's words name, as
-    ``date_column_finding`` reads them (``sale_date`` for "sales in the past 30 days")."""
+    """For the repairs (``core.sql.Named``): a name a table lacks that says when (``created_at``), read as its one date
+    column with the same own words (``date_created``: created_at), else the one the question names (as
+    ``date_column_finding`` reads it), else its only one where the question never says the name's words."""
     words = set(read_question(question).words)
 
     def named(table: Table, wanted: str) -> str | None:
-        if not [w for w in _NAME_WORD.findall(wanted)[-1:] if w.lower() in _DATE_ENDS]:
+        parts = [w.lower() for w in _NAME_WORD.findall(wanted)]
+        if not (parts[-1:] and parts[-1] in _DATE_ENDS or _WHEN & set(parts)):
             return None
-        instead = _dates_named(table, [c for c in table.columns if dated(c) and not is_key(c.name)], words)
+        dates = [c for c in table.columns if dated(c) and not is_key(c.name)]
+        mine = name_words(wanted) - name_words(table.name) - DATE_WORDS
+        instead = [c for c in dates if mine and _own(table, c) == mine] or _dates_named(table, dates, words)
+        instead = instead or (dates if len(dates) == 1 and not _said_any(mine, words) else [])  # event_time
         return instead[0].name if len(instead) == 1 else None
 
     return named
@@ -472,7 +475,6 @@ def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findi
     """A date column whose own words the question never says (``crtd_ts`` for "sales in the past 7 days") where its
     table has another date column, read nowhere in the query, that the words name (``termination_date`` for "from
     hire to termination"), else exactly one named for its table (``sale_date`` of sales): that one in its place."""
-    own = _own
     used: dict[tuple[str, str], tuple[Table, Column]] = {}
     for col in tree.find_all(exp.Column):
         found = owner(col, tree, schema)
@@ -480,7 +482,7 @@ def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findi
             used[(found[0].qualified_name, found[1].name.lower())] = found
     swaps = []
     for table, column in used.values():
-        mine = own(table, column)
+        mine = _own(table, column)
         if not dated(column) or not mine or _said_any(mine, set(asked.words)) or any(
                 len(w) >= 3 and q[:1] == w[:1] and _in_order(w, q) for w in mine for q in asked.words):
             continue  # its words said, or shortened ("crtd" for "created")

@@ -370,6 +370,10 @@ def _closing_quotes(text: str) -> list[tuple[str, str]]:
 
 _QUOTE_ENDS = re.compile(r"(?<=[^\s'(,=])'(?=[\s),;]|$)")  # a quote that may close a value: after its last letter
 _VALUE_STARTS = re.compile(r"(?:(?<=[\s(,=<>])|^)(?=[^\s'(),=<>])")  # where a value's first word may begin
+# What stands right before a value, never inside one: a comparison, a bracket, a comma, an operator set off by spaces,
+# a word that takes a value (any case), or AND/OR/NOT/IN/IS in capitals (in lower case they are a value's words too).
+_BEFORE_VALUE = re.compile(r"[(,=<>\n]|\s[-+*/|]\s|\b(?i:i?like|interval|between|then|when|else|similar\s+to)\b|"
+                           r"\b(?:AND|OR|NOT|IN|IS)\b")
 
 
 def _opening_quotes(text: str) -> list[tuple[str, str]]:
@@ -381,8 +385,8 @@ def _opening_quotes(text: str) -> list[tuple[str, str]]:
     edits: list[tuple[str, str]] = []
     for closing in _QUOTE_ENDS.finditer(text):
         at = closing.start()
-        begin = max(text.rfind(c, 0, at) for c in "'(,=<>\n") + 1
-        begin = max(begin, at - _MAX_QUOTED)
+        begin = max([at - _MAX_QUOTED, text.rfind("'", 0, at) + 1,
+                     *(m.end() for m in _BEFORE_VALUE.finditer(text, max(0, at - _MAX_QUOTED), at))])
         for start in _VALUE_STARTS.finditer(text, begin, at):
             if not _SQL_IN_VALUE.search(text, start.start(), at):
                 edits.append((text[:start.start()] + "'" + text[start.start():], "opened a quoted value left unopened"))
