@@ -448,19 +448,18 @@ def _dates_named(table: Table, columns: list[Column], words: set[str]) -> list[C
     return named or [c for c in columns if not _own(table, c)]
 
 
-_WHEN = frozenset({"date", "time", "timestamp", "datetime"})  # a name holding one says when (date_created)
-_DATE_ENDS = _WHEN | {"at", "ts", "dt", "on"}  # a name ending in one too (created_at, sold_on)
+_WHEN = frozenset({"date", "time", "timestamp", "datetime"})  # a name holding one says when, as one ending "at", "on"…
 
 
 def date_column_named(question: str) -> Named:
     """For the repairs (``core.sql.Named``): a name a table lacks that says when (``created_at``), read as its one date
     column with the same own words (``date_created``: created_at), else the one the question names (as
-    ``date_column_finding`` reads it), else its only one where the question never says the name's words."""
+    ``date_column_finding`` does), else its only one where the question never says the name's words."""
     words = set(read_question(question).words)
 
     def named(table: Table, wanted: str) -> str | None:
         parts = [w.lower() for w in _NAME_WORD.findall(wanted)]
-        if not (parts[-1:] and parts[-1] in _DATE_ENDS or _WHEN & set(parts)):
+        if not (_WHEN & set(parts) or parts[-1:] and parts[-1] in {"at", "ts", "dt", "on"}):
             return None
         dates = [c for c in table.columns if dated(c) and not is_key(c.name)]
         mine = name_words(wanted) - name_words(table.name) - DATE_WORDS
@@ -476,10 +475,8 @@ def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findi
     table has another date column, read nowhere in the query, that the words name (``termination_date`` for "from
     hire to termination"), else exactly one named for its table (``sale_date`` of sales): that one in its place."""
     used: dict[tuple[str, str], tuple[Table, Column]] = {}
-    for col in tree.find_all(exp.Column):
-        found = owner(col, tree, schema)
-        if found is not None:
-            used[(found[0].qualified_name, found[1].name.lower())] = found
+    for found in filter(None, (owner(col, tree, schema) for col in tree.find_all(exp.Column))):
+        used[(found[0].qualified_name, found[1].name.lower())] = found
     swaps = []
     for table, column in used.values():
         mine = _own(table, column)
