@@ -34,9 +34,10 @@ from core.sql.repair._scope import (
     scope_sources,
     scopes,
     select_aliases,
+    shared_column_owner,
 )
 
-__all__ = ["repair_columns", "shared_column_owner"]
+__all__ = ["repair_columns"]
 
 logger = logging.getLogger(__name__)
 UNKNOWN_ALIAS_FIX = " (an alias the query never gave)"  # a qualifier that names no table, read as the column's
@@ -413,39 +414,6 @@ def _using_columns(scope: Scope) -> set[str]:
         if join.args.get("method"):
             out.add("*")
     return out
-
-
-def shared_column_owner(scope: Scope, owners: list[Source], name: str, dialect: str) -> Source | None:
-    """The first of ``owners`` when JOIN ... ON conditions equate ``name`` across all of them, else None."""
-    joins = scope.expression.args.get("joins") or []
-    if any(j.side in ("RIGHT", "FULL") for j in joins):
-        return None
-    group = {id(s): id(s) for s in owners}
-
-    def root(k: int) -> int:
-        while group[k] != k:
-            k = group[k]
-        return k
-
-    by_key = {s.key.lower(): s for s in owners}
-    for join in joins:
-        on = join.args.get("on")
-        if on is None:
-            continue
-        for cond in on.flatten() if isinstance(on, exp.And) else [on]:
-            if not isinstance(cond, exp.EQ):
-                continue
-            left, right = cond.this, cond.expression
-            if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
-                continue
-            if left.name.lower() != name.lower() or right.name.lower() != name.lower():
-                continue
-            a, b = by_key.get(left.table.lower()), by_key.get(right.table.lower())
-            if a is not None and b is not None:
-                group[root(id(a))] = root(id(b))
-    if len({root(id(s)) for s in owners}) != 1:
-        return None
-    return min(owners, key=lambda s: s.order)
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike, exp.Is, exp.NullSafeEQ,
