@@ -13,9 +13,11 @@ import pytest
 
 from core.config import Settings
 from core.databases import open_database
-from core.errors import SQLRejected
+from core.databases import QueryResult
+from core.errors import QueryFailed, SQLReadings, SQLRejected, SQLValidationError
+from core.evidence import agreeing_reading
 from core.pipeline import AskPipeline
-from core.sql import guard
+from core.sql import guard, silences_an_error
 from tests.fakes.scripted_llm import ScriptedLLM
 
 
@@ -97,6 +99,30 @@ def test_a_slip_whose_readings_give_the_same_rows_is_answered_and_said(shop) -> 
     answer = AskPipeline(shop, ScriptedLLM(reply, reply, reply), Settings()).ask("twice the sales per town")
     assert answer.ok and sorted(answer.rows) == [("Agra", 10.0), ("Pune", 60.0)]
     assert any("2 places, which give the same rows" in n for n in answer.notes)
+
+
+def _readings_settled(*failing: str, rows=None):
+    """agreeing_reading over three readings of a slip, the ``failing`` ones rejected by the schema or database."""
+    slip = SQLReadings("the SQL could not be parsed", [("q1", "closed a value"), ("q2", "closed a value"),
+                                                        ("q3", "closed a value")])
+
+    def check(text: str) -> str:
+        if text in failing:
+            raise (SQLValidationError if text == "q2" else QueryFailed)(f"{text} does not run")
+        return text
+
+    return agreeing_reading(slip, check, lambda sql: QueryResult(("n",), (((rows or {}).get(sql, 1),),), False, 0.0))
+
+
+def test_readings_the_database_rejects_are_none_and_the_rest_is_a_guess_the_model_sees_first() -> None:
+    text, said = _readings_settled("q2", "q3")
+    assert text == "q1" and "the one reading of 3 that the database runs" in said and silences_an_error(said)
+    text, said = _readings_settled("q2")
+    assert text == "q1" and "the 2 readings, which give the same rows, of 3" in said and silences_an_error(said)
+    with pytest.raises(SQLReadings):  # the ones that run disagree: nothing is chosen
+        _readings_settled("q2", rows={"q1": 1, "q3": 2})
+    with pytest.raises(SQLReadings):  # none runs
+        _readings_settled("q1", "q2", "q3")
 
 
 def test_a_slip_whose_readings_give_other_rows_is_not_answered_on_a_guess(shop) -> None:

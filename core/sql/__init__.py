@@ -12,7 +12,7 @@ from core.sql._slips import PARSE_FAILURES, ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
-from core.sql.repair import Meaning, Named, join_candidates, joined_on, silences_an_error
+from core.sql.repair import GUESSED, Meaning, Named, join_candidates, joined_on, silences_an_error
 
 __all__ = [
     "PARSE_FAILURES",
@@ -20,6 +20,7 @@ __all__ = [
     "HiddenColumns",
     "ended_in",
     "JoinCheck",
+    "GUESSED",
     "Meaning",
     "Named",
     "Validated",
