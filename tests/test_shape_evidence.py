@@ -241,6 +241,23 @@ def test_one_total_where_the_question_splits_is_offered_per_the_column_it_names(
     assert not any(a.label.startswith("Per ") for a in total.alternatives)
 
 
+def test_one_total_where_the_question_splits_by_a_table_is_offered_per_its_key_and_label(shop) -> None:
+    each = _ask(shop, "What is the total amount spent by each client?", "SELECT SUM(s.amount) AS total FROM sale s "
+                "JOIN client c ON c.client_id = s.client_id")  # "each client" names the table: its key and its name
+    other = next(a for a in each.alternatives if a.label == "Per client_id and full_name")
+    assert _rows(shop, other.sql) == [(1, "Asha", 37.0), (2, "Bilal", 5.0), (3, "Chen", 50.0)]
+    top = _ask(shop, "Which client spent the most?", "SELECT SUM(s.amount) AS total FROM sale s JOIN client c ON "
+               "c.client_id = s.client_id LIMIT 1")  # the thing ranked is the split, ranked by the total
+    assert db_rows(shop, next(a for a in top.alternatives if a.label.startswith("Per client_id")).sql) == [
+        (3, "Chen", 50.0)]
+    year = _ask(shop, "How many sales were there for each sale_year?", "SELECT COUNT(*) FROM sale")
+    assert not any(a.label.startswith("Per ") for a in year.alternatives)  # no column holds it: nothing offered
+
+
+def db_rows(db, sql: str) -> list[tuple]:
+    return [tuple(r) for r in db.execute(sql).rows]
+
+
 def test_a_between_whose_start_is_after_its_end_is_offered_turned_round(shop) -> None:
     answer = _ask(shop, "Sales in the 40 days before 2021-03-01", "SELECT COUNT(*) FROM sale WHERE sold_on BETWEEN "
                   "date('2021-03-01', '+40 days') AND '2021-03-01'")

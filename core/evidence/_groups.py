@@ -19,7 +19,7 @@ from core.evidence._common import (Execute, holds_numbers, offer, other_rows, ow
 from core.fallback import singular
 from core.prompt import column_said
 from core.sql import joined_on
-from core.schema import Schema
+from core.schema import Schema, Table
 
 __all__ = ["completion_evidence", "extreme_group_evidence", "hidden_group_evidence", "key_group_evidence",
            "split_finding", "splits_asked"]
@@ -279,6 +279,30 @@ def _extreme_of_groups(part: exp.Expression) -> tuple[exp.Expression, bool] | No
 # "per city", "for each state", "grouped by region"; a bare "by" is no cue ("reviews posted by users", "made by")
 _SPLIT_CUE = re.compile(r"\b(?:per|each|every|har|pratyek|(?:grouped|broken\s+down|split|group)\s+by)\s+"
                         r"(?:the\s+|of\s+)?([a-z_]+)(?:'s)?(?:\s+([a-z_]+))?")
+# The things ranked: "the top 5 domains", "which author had the most …" (only where the words rank, ``Asked.ranks``).
+_RANKED = re.compile(r"\b(?:top\s+(?:\d+\s+|[a-z]+\s+)?|which\s+)([a-z_]+)")
+
+
+def _row_key(table: Table) -> str | None:
+    """The column that names a row of ``table``: its one-column primary key, else ``id`` or ``<table>_id``."""
+    if len(table.primary_key) == 1:
+        return table.primary_key[0]
+    found = [c.name for c in table.columns if c.name.lower() in ("id", f"{singular(table.name.lower())}_id")]
+    return found[0] if len(found) == 1 else None
+
+
+def _split_columns(alias: str, table: Table, word: str, aggregated: set[str]) -> list[tuple[str, str]]:
+    """The columns a split word names in ``table``: a column whose own words hold it (``year``, ``city``), else, when
+    the word names the table itself ("each author"), its key and its one label column (``aid``, ``name``)."""
+    own = name_words(table.name)
+    named = [(alias, c.name) for c in table.columns if c.name.lower() not in aggregated and word in name_words(
+        c.name) - own and (not holds_numbers(c.type) or name_words(c.name) - own == {word})]
+    if named or word not in own:
+        return named
+    labels = [c.name for c in table.columns if name_words(c.name) & LABEL_WORDS
+              and name_words(c.name) - own - {"full", "display"} <= LABEL_WORDS]  # name, author_name, full_name
+    key = _row_key(table)
+    return [(alias, c) for c in ([key] if key else []) + (labels if len(labels) == 1 else [])]
 
 
 def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, str, exp.Expression] | None:
@@ -294,21 +318,22 @@ def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, 
     where = tree.args.get("where")
     aggregated |= {t.this.name.lower() for t in (where.find_all(exp.EQ) if where is not None else ())
                    if isinstance(t.this, exp.Column)}  # "sales by status shipped": one value, fixed, not a split
-    candidates: list[tuple[str, str]] = []
-    for match in _SPLIT_CUE.finditer(asked.text):
-        for word in filter(None, match.groups()):
-            word = singular(word)
-            for alias, table in tables:
-                candidates += [(alias, c.name) for c in table.columns if c.name.lower() not in aggregated
-                               and not holds_numbers(c.type) and word in name_words(c.name) - name_words(table.name)]
-    if len(set(candidates)) != 1:
+    cues = [*_SPLIT_CUE.finditer(asked.text), *(_RANKED.finditer(asked.text) if asked.ranks else ())]
+    splits: set[tuple[tuple[str, str], ...]] = set()
+    for match in cues:
+        words = [singular(w) for w in match.groups() if w]
+        pairs = [(a, t, words[1]) for a, t in tables if len(words) == 2 and words[0] in name_words(t.name)]
+        found = [f for a, t, w in pairs if (f := _split_columns(a, t, w, aggregated))] or [  # "each domain name"
+            f for w in words for a, t in tables if (f := _split_columns(a, t, w, aggregated))]
+        splits |= {tuple(f) for f in found}
+    if len(splits) != 1:
         return None
-    alias, name = candidates[0]
-    column = exp.column(name, table=alias or None)
-    tree.set("expressions", [column.copy(), *tree.expressions])
-    tree.set("group", exp.Group(expressions=[column.copy()]))
+    columns = [exp.column(name, table=alias or None) for alias, name in splits.pop()]
+    tree.set("expressions", [*(c.copy() for c in columns), *tree.expressions])
+    tree.set("group", exp.Group(expressions=[c.copy() for c in columns]))
     if tree.args.get("limit") is not None and tree.args.get("order") is None and asked.direction:
-        first = tree.expressions[1]
+        first = tree.expressions[len(columns)]
         tree.set("order", exp.Order(expressions=[exp.Ordered(this=exp.column(first.alias) if first.alias else
                                                              first.unalias().copy(), desc=asked.direction == "desc")]))
+    name = " and ".join(c.name for c in columns)
     return (f"The question asks for a split by {name} and the query gives one total", f"Per {name}", tree)
