@@ -18,7 +18,7 @@ import sqlglot
 from core.config import Settings
 from core.databases import open_database
 from core.evidence._asked import read_question
-from core.evidence._question_filters import missing_quoted
+from core.evidence._question_values import missing_quoted
 from core.pipeline import AskPipeline
 from tests.fakes.scripted_llm import ScriptedLLM
 
@@ -269,7 +269,7 @@ def test_a_capitalised_word_no_text_column_holds_or_the_schema_names_is_left(gar
 
 
 def test_a_sentence_first_word_is_capitalised_for_the_sentence_not_a_name(garage) -> None:
-    from core.evidence._question_filters import _named_values
+    from core.evidence._question_values import _named_values
 
     assert _named_values("Calculate the total for Martin's shop. Show ORD too", garage.schema()) == [
         "Martin", "Martin's", "ORD"]
@@ -336,6 +336,16 @@ def test_attack_findings_on_the_filter_checks(garage) -> None:
     assert _mentioned("USA", {"cars", "made", "in", "the", "us"})  # "US", a shorter code for 'USA'
     never = _ask(garage, "Vehicles that have never been petrol", "SELECT vehicle_id FROM vehicle")
     assert not any(label == "Only petrol" for label in _labels(never))  # a value after a negation is not asked for
+
+
+def test_a_known_value_said_with_another_ending_or_after_an_article_is_offered(garage) -> None:
+    electric = _ask(garage, "Average top speed of the electrical vehicles", "SELECT AVG(top_speed) FROM vehicle")
+    assert "Only electric" in _labels(electric)  # 'electric' said as "electrical"
+    had = _ask(garage, "Which makers have had a diesel vehicle repaired?", "SELECT DISTINCT v.maker FROM vehicle v "
+               "JOIN repair r ON r.vehicle_id = v.vehicle_id")
+    assert "Only diesel" in _labels(had)  # "have had a diesel …": the article makes it a thing, not a verb
+    was = _ask(garage, "How many vehicles were diesel powered before?", "SELECT COUNT(*) FROM vehicle")
+    assert "Only diesel" not in _labels(was)  # "were diesel": no article, read as no filter (as "has paid")
 
 
 # --- a span or a year the question says and the query leaves out -----------------------------------------------------

@@ -12,12 +12,12 @@ may rewrite its query (``AskPipeline._review``).
   as LEFT JOIN;
 - ``_anti_joins``: rows without a match asked for with an inner join (never any), or shown by the side that has no
   match (NULL on every row), or asked for ("not", "without") with a LEFT JOIN that tests nothing (every row kept);
-- ``_orders``: SQLite, an order or extreme of a text column holding numbers ('9' after '100');
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
   grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered); a GROUP BY column not
   shown, not a key, that splits the rows shown (one label on several rows);
-- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches;
+- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches; on
+  SQLite an order or extreme of a text column holding numbers ('9' after '100');
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
   comparison with NULL that is never true (``x = NULL``), a formatted date compared with text the format never writes
@@ -28,7 +28,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
   otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
-  ``'+30 days'``).
+  ``'+30 days'``); values the question quotes or names that the query leaves out or writes otherwise in
+  ``_question_values``.
 """
 
 from __future__ import annotations
@@ -39,13 +40,12 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence
 from core.evidence._anti_joins import anti_join_evidence, unmatched_evidence
-from core.evidence._arithmetic import count_evidence, division_evidence
+from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence,
                                    hidden_group_evidence, key_group_evidence, splits_asked)
 from core.evidence._joins import added_join_evidence, join_evidence, join_key_evidence
-from core.evidence._orders import order_evidence
 from core.evidence._question import question_evidence
 from core.evidence._question_filters import date_column_named
 from core.evidence._question_columns import a_look, answering_query

@@ -25,8 +25,9 @@ from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer
 from core.evidence._question_columns import alias_column_finding, label_finding, name_words, word_matches
 from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, part_finding,
                                            span_finding, today_finding, year_finding)
-from core.evidence._question_filters import (date_column_finding, filter_column, missing_bound, missing_quoted,
-                                             missing_value, or_finding, sibling_column, unasked_filter, unheld_value)
+from core.evidence._question_values import missing_quoted, unheld_value
+from core.evidence._question_filters import (date_column_finding, filter_column, missing_bound,
+                                             missing_value, or_finding, sibling_column, unasked_filter)
 from core.fallback import singular
 from core.schema import Schema
 

@@ -16,18 +16,17 @@ import re
 
 from sqlglot import exp
 
-from core.errors import CairnError
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked, read_question
-from core.evidence._common import Execute, holds_numbers, owner
+from core.evidence._common import holds_numbers, owner
 from core.evidence._question_columns import _NAME_WORD, COMMON_WORDS, name_words, word_matches
 from core.evidence._question_dates import DATE_WORDS, dated
 from core.fallback import singular
 from core.schema import Column, Schema, Table
-from core.sql import Named, guard
+from core.sql import Named
 
-__all__ = ["date_column_finding", "date_column_named", "filter_column", "missing_bound", "missing_quoted", "missing_value", "or_finding", "sibling_column",
-           "unasked_filter", "unheld_value"]
+__all__ = ["NOT_ONLY", "column_kind", "date_column_finding", "date_column_named", "filter_column", "missing_bound",
+           "missing_value", "or_finding", "query_tables", "sibling_column", "unasked_filter", "with_condition"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -38,12 +37,12 @@ _NOT_ASKED_AFTER = frozenset({"has", "have", "had", "was", "were", "is", "are", 
                               "got", "never", "not", "no", "nahi", "nahin", "didn't", "hasn't", "haven't", "wasn't",
                               "weren't"})
 # Words before a value that make it no filter of the answer: "every carrier, including UA", "other than UA".
-_NOT_ONLY = frozenset({"including", "include", "includes", "incl", "except", "excluding", "exclude", "besides", "than",
+NOT_ONLY = frozenset({"including", "include", "includes", "incl", "except", "excluding", "exclude", "besides", "than",
                        "not", "no", "never", "without", "also", "plus", "vs", "versus", "alongside"})
 Finding = tuple[str, str, exp.Expression]
 
 
-def _sources(tree: exp.Select, schema: Schema) -> list[tuple[str, Table]]:
+def query_tables(tree: exp.Select, schema: Schema) -> list[tuple[str, Table]]:
     """(alias, table) of each table the SELECT reads directly."""
     out = []
     for node in tree.find_all(exp.Table):
@@ -54,7 +53,7 @@ def _sources(tree: exp.Select, schema: Schema) -> list[tuple[str, Table]]:
     return out
 
 
-def _add_condition(tree: exp.Select, condition: exp.Expression) -> exp.Select:
+def with_condition(tree: exp.Select, condition: exp.Expression) -> exp.Select:
     return tree.where(condition, append=True, copy=False)
 
 
@@ -70,7 +69,7 @@ def missing_bound(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
         if bound.percent or any(abs(v - float(bound.value)) <= 1 for v in written):
             continue  # written, maybe as > 4 for "at least 5": the bound checks judge it
         words = {w for w in bound.before if w.isalpha()}
-        hits = [(alias, c) for alias, t in _sources(tree, schema) for c in t.columns
+        hits = [(alias, c) for alias, t in query_tables(tree, schema) for c in t.columns
                 if holds_numbers(c.type) and not is_key(c.name) and c.name not in t.primary_key
                 and words & _with_singular(name_words(c.name))]
         if len(hits) != 1:
@@ -79,7 +78,7 @@ def missing_bound(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
         node = _NODES[bound.op](this=exp.column(column.name, table=alias), expression=exp.Literal.number(
             str(bound.value)))
         return (f"The question says “{' '.join(bound.before[-1:])} {bound.words}” and the query has no such "
-                "condition", "Add the condition", _add_condition(tree, node))
+                "condition", "Add the condition", with_condition(tree, node))
     return None
 
 
@@ -102,7 +101,7 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
     where = tree.args.get("where")
     filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
     hits: list[tuple[str, Column, str]] = []
-    for alias, table in _sources(tree, schema):
+    for alias, table in query_tables(tree, schema):
         for column in table.columns:
             if column.name.lower() in filtered or name_words(column.name) & _FREE_TEXT:
                 continue
@@ -110,8 +109,13 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
                 low = value.lower().strip()
                 initials = "".join(w[0] for w in low.split()) if " " in low else low  # New York written 'NY'
                 said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", asked.text)
+                stem = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(\w+)", asked.text)
+                if said is None and stem and low.isalpha() and word_matches(low, low + stem.group(2)):
+                    said = stem  # 'success' said as "successful"
+                before = said.group(1).split() if said else []
+                blocked = NOT_ONLY | (set() if before[-1:] in (["a"], ["an"], ["the"]) else _NOT_ASKED_AFTER)
                 if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
-                        ) and said and not set(said.group(1).split()) & (_NOT_ASKED_AFTER | _NOT_ONLY):  # "has … paid"
+                        ) and said and not set(before) & blocked:  # not "has … paid"; "have received a cash …" is
                     hits.append((alias, column, value))
     if len({v for _, _, v in hits}) == 1 and len({(a, c.name) for a, c, _ in hits}) > 1:
         hits = [h for h in hits if _names_next(asked.text, h[2], _table_of(tree, schema, h[0]))]  # "active merchants"
@@ -120,11 +124,11 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
     alias, column, value = hits[0]
     condition = exp.EQ(this=exp.column(column.name, table=alias), expression=exp.Literal.string(value))
     return (f"The question says “{value}”, a value of {column.name}, and the query does not filter on it",
-            f"Only {value}", _add_condition(tree, condition))
+            f"Only {value}", with_condition(tree, condition))
 
 
 def _table_of(tree: exp.Select, schema: Schema, alias: str) -> Table | None:
-    return next((t for a, t in _sources(tree, schema) if a == alias), None)
+    return next((t for a, t in query_tables(tree, schema) if a == alias), None)
 
 
 def _names_next(text: str, value: str, table: Table | None) -> bool:
@@ -214,7 +218,7 @@ def unasked_filter(asked: Asked, tree: exp.Select, schema: Schema, context: str 
     return None
 
 
-def _kind(column: Column) -> str:
+def column_kind(column: Column) -> str:
     return "number" if holds_numbers(column.type) else "date" if re.search(r"date|time", column.type or "",
                                                                             re.I) else "text"
 
@@ -246,7 +250,7 @@ def filter_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             if found is None or _said_words(found[1].name, words):
                 continue
             table, column = found
-            others = [c for c in table.columns if c is not column and _kind(c) == _kind(column)
+            others = [c for c in table.columns if c is not column and column_kind(c) == column_kind(column)
                       and c.name.lower() not in filtered and not is_key(c.name) and c.name not in table.primary_key
                       and _said_words(c.name, words)]
             if len(others) != 1:
@@ -278,7 +282,7 @@ def sibling_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
         siblings = []
         for other in table.columns:
             theirs = name_words(other.name) - own
-            if other is column or _kind(other) != _kind(column) or is_key(other.name) != is_key(column.name):
+            if other is column or column_kind(other) != column_kind(column) or is_key(other.name) != is_key(column.name):
                 continue
             if not (mine & theirs) or not (mine - theirs) or not (theirs - mine):
                 continue
@@ -313,128 +317,6 @@ def _named_all(parts: set[str], words: set[str]) -> bool:
 
 def _said_any(parts: set[str], words: set[str]) -> bool:
     return any(word_matches(w, q) for w in parts for q in words)
-
-
-_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
-# A name or a code as typed: capitalised words in a run ("Orlando International Airport"), or one word in capitals
-# or mixing letters and digits ("ORD", "M5"). Only a probe of the data makes one a value.
-_NAMED = re.compile(r"(?<![\w'’])(?:[A-Z][\w&'’.-]*|\d+[A-Za-z][\w-]*)(?:\s+(?:[A-Z][\w&'’.-]*|\d+[A-Za-z]\w*))*")
-_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+|\n)\s*[\"“'(]?$")
-_CALENDAR = frozenset("""january february march april may june july august september october november december jan feb
-mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat
-sun mondays tuesdays wednesdays thursdays fridays saturdays sundays q1 q2 q3 q4 h1 h2 ytd mtd""".split())  # fmt: skip
-_MAX_PROBES = 12
-
-
-def _named_values(question: str, schema: Schema) -> list[str]:
-    """Names and codes the question types without quotes, for ``missing_quoted`` to probe: a run of capitalised
-    words or a code, less a sentence's first word, calendar words and the schema's own names."""
-    schema_words = {w for t in schema.tables for n in (t.name, *t.column_names)
-                    for w in (n.lower(), n.lower().replace("_", " "), *name_words(n))}
-    out: list[str] = []
-    question = _QUOTED.sub(" _ ", question)  # a quoted value is probed whole, never by its capitalised words
-    for match in _NAMED.finditer(question):
-        if set(re.findall(r"[a-z']+", question[:match.start()].lower())[-3:]) & _NOT_ONLY:
-            continue  # "every carrier, including UA", "other than UA": not "only UA"
-        words = match.group(0).rstrip(".'’").split()
-        if _SENTENCE_START.search(question[:match.start()]):
-            words = words[1:]  # "Which", "Return", "Calculate": capitalised for the sentence, not a name
-        while words and (words[0].lower() in COMMON_WORDS or words[0].lower() in _CALENDAR):
-            words = words[1:]
-        while words and (words[-1].lower() in _CALENDAR or words[-1].isdigit()):
-            words = words[:-1]
-        value = " ".join(words)
-        for form in dict.fromkeys((re.sub(r"['’]s$", "", value), value)):  # "Martin's papers": Martin first
-            if len(form) >= 2 and form.lower() not in schema_words | COMMON_WORDS and form not in out:
-                out.append(form)
-    return out
-
-
-def _question_values(question: str, schema: Schema) -> list[str]:
-    """The values the question quotes, then those it names (``_named_values``), each once, quoted ones first."""
-    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
-    return [v for v in dict.fromkeys([*quoted, *_named_values(question, schema)]) if v]
-
-
-def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute,
-                   question: str) -> Finding | None:
-    """A value the question quotes ("the domain 'Machine Learning'"), or names as a name or a code ("authors in the
-    same domain as Martin", "flights to ORD"), that no literal of the query holds: the one text column of the query's
-    tables that holds it (bounded probes, ``LIMIT 1`` each), compared with it. Quoted values are probed first."""
-    literals = " ".join(lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string)
-    where = tree.args.get("where")
-    filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
-    probes = _MAX_PROBES * 2  # in all, however many values the question quotes or names
-    values = _question_values(question, schema)
-    for value in values:
-        initials = "".join(w[0] for w in value.lower().split()) if " " in value else None  # New York written 'NY'
-        if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3) \
-                or initials in literals.split():
-            continue
-        columns = [(alias, table, c) for alias, table in _sources(tree, schema) for c in table.columns
-                   if _kind(c) == "text" and not is_key(c.name) and c.name.lower() not in filtered][:min(_MAX_PROBES,
-                                                                                                          probes)]
-        probes -= len(columns)
-        if not columns:
-            break
-        hits = [(alias, c) for alias, table, c in columns if _holds(table, c, value, schema, execute)]
-        if len(hits) != 1:
-            continue
-        alias, column = hits[0]
-        table = next(t for a, t, c in columns if a == alias and c is column)
-        others = [v for v in values if v.lower() != value.lower()][:max(0, probes)]
-        if any(_holds(table, column, v, schema, execute) for v in others):
-            return None  # "Tata or Maruti": two values of one column, not "only" the first
-        condition = exp.EQ(this=exp.Lower(this=exp.column(column.name, table=alias)),
-                           expression=exp.Lower(this=exp.Literal.string(value)))
-        return (f"The question says “{value}”, which {column.name} holds, and the query never filters on it",
-                f"Only {value}"[:80], _add_condition(tree, condition))
-    return None
-
-
-def _holds(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> bool:
-    return _spelling(table, column, value, schema, execute) is not None
-
-
-def _spelling(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> str | None:
-    """The column's own spelling of ``value`` (in any capitals), from one bounded probe; None when no row holds it."""
-    probe = exp.select(exp.column(column.name)).from_(exp.to_table(table.qualified_name)).where(exp.EQ(
-        this=exp.Lower(this=exp.column(column.name)), expression=exp.Lower(this=exp.Literal.string(value)))).limit(1)
-    try:
-        rows = execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows
-    except CairnError:
-        return None
-    return str(rows[0][0]) if rows and rows[0][0] is not None else None
-
-
-def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute, question: str) -> Finding | None:
-    """``domain.name = 'ML'`` or ``vendor_name = 'Utility_Company'``, a text no row of its column holds, where the
-    question quotes or names a value ("Machine Learning", 'Utility Company') that no literal of the query writes and
-    exactly one that column holds (bounded probes): the column's spelling of the question's value in its place."""
-    literals = {lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
-    values = [v for v in _question_values(question, schema) if v.lower() not in literals]
-    probes = _MAX_PROBES
-    for literal in list(tree.find_all(exp.Literal)) if values else ():
-        test = literal.parent
-        side = test.this if isinstance(test, (exp.EQ, exp.In)) and literal.arg_key in ("expression",
-                                                                                      "expressions") else None
-        while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
-            side = side.this
-        found = owner(side, tree, schema) if literal.is_string and isinstance(side, exp.Column) else None
-        if found is None or _kind(found[1]) != "text" or probes < 1 + len(values):
-            continue
-        probes -= 1 + len(values)
-        if _holds(*found, literal.this, schema, execute):
-            continue
-        hits = [h for v in values if (h := _spelling(*found, v, schema, execute)) is not None]
-        if len(hits) != 1:
-            continue
-        written = literal.this
-        literal.replace(exp.Literal.string(hits[0]))
-        name = f"{found[0].name}.{found[1].name}"
-        return (f"No {name} is '{written}'; the question says “{hits[0]}”, which {name} holds",
-                f"{name} = '{hits[0]}'"[:80], tree)
-    return None
 
 
 def _own(table: Table, column: Column) -> set[str]:

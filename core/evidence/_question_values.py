@@ -1,0 +1,145 @@
+"""Values the question quotes or names, read in the data: "the domain 'Machine Learning'", "authors like Martin",
+"flights to ORD". A quoted value, or a run of capitalised words or a code the question types, is probed in the text
+columns of the query's tables (bounded ``LIMIT 1`` probes under the guard): one that exactly one column holds and
+that no literal of the query writes is offered as a filter (``missing_quoted``); a text literal no row of its column
+holds where the question's value is one that column holds is offered in its place (``unheld_value``). The query that
+ran stays the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.errors import CairnError
+from core.evidence._aliases import is_key
+from core.evidence._asked import Asked
+from core.evidence._common import Execute, owner
+from core.evidence._question_columns import COMMON_WORDS, name_words
+from core.evidence._question_filters import NOT_ONLY, Finding, column_kind, query_tables, with_condition
+from core.schema import Column, Schema, Table
+from core.sql import guard
+
+__all__ = ["missing_quoted", "unheld_value"]
+
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
+# A name or a code as typed: capitalised words in a run ("Orlando International Airport"), or one word in capitals
+# or mixing letters and digits ("ORD", "M5"). Only a probe of the data makes one a value.
+_NAMED = re.compile(r"(?<![\w'’])(?:[A-Z][\w&'’.-]*|\d+[A-Za-z][\w-]*)(?:\s+(?:[A-Z][\w&'’.-]*|\d+[A-Za-z]\w*))*")
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+|\n)\s*[\"“'(]?$")
+_CALENDAR = frozenset("""january february march april may june july august september october november december jan feb
+mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat
+sun mondays tuesdays wednesdays thursdays fridays saturdays sundays q1 q2 q3 q4 h1 h2 ytd mtd""".split())  # fmt: skip
+_MAX_PROBES = 12
+
+
+def _named_values(question: str, schema: Schema) -> list[str]:
+    """Names and codes the question types without quotes, for ``missing_quoted`` to probe: a run of capitalised
+    words or a code, less a sentence's first word, calendar words and the schema's own names."""
+    schema_words = {w for t in schema.tables for n in (t.name, *t.column_names)
+                    for w in (n.lower(), n.lower().replace("_", " "), *name_words(n))}
+    out: list[str] = []
+    question = _QUOTED.sub(" _ ", question)  # a quoted value is probed whole, never by its capitalised words
+    for match in _NAMED.finditer(question):
+        if set(re.findall(r"[a-z']+", question[:match.start()].lower())[-3:]) & NOT_ONLY:
+            continue  # "every carrier, including UA", "other than UA": not "only UA"
+        words = match.group(0).rstrip(".'’").split()
+        if _SENTENCE_START.search(question[:match.start()]):
+            words = words[1:]  # "Which", "Return", "Calculate": capitalised for the sentence, not a name
+        while words and (words[0].lower() in COMMON_WORDS or words[0].lower() in _CALENDAR):
+            words = words[1:]
+        while words and (words[-1].lower() in _CALENDAR or words[-1].isdigit()):
+            words = words[:-1]
+        value = " ".join(words)
+        for form in dict.fromkeys((re.sub(r"['’]s$", "", value), value)):  # "Martin's papers": Martin first
+            if len(form) >= 2 and form.lower() not in schema_words | COMMON_WORDS and form not in out:
+                out.append(form)
+    return out
+
+
+def _question_values(question: str, schema: Schema) -> list[str]:
+    """The values the question quotes, then those it names (``_named_values``), each once, quoted ones first."""
+    quoted = [(m.group(1) or m.group(2) or "").strip() for m in _QUOTED.finditer(question)]
+    return [v for v in dict.fromkeys([*quoted, *_named_values(question, schema)]) if v]
+
+
+def missing_quoted(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute,
+                   question: str) -> Finding | None:
+    """A value the question quotes ("the domain 'Machine Learning'"), or names as a name or a code ("authors in the
+    same domain as Martin", "flights to ORD"), that no literal of the query holds: the one text column of the query's
+    tables that holds it (bounded probes, ``LIMIT 1`` each), compared with it. Quoted values are probed first."""
+    literals = " ".join(lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string)
+    where = tree.args.get("where")
+    filtered = {c.name.lower() for c in where.find_all(exp.Column)} if where is not None else set()
+    probes = _MAX_PROBES * 2  # in all, however many values the question quotes or names
+    values = _question_values(question, schema)
+    for value in values:
+        initials = "".join(w[0] for w in value.lower().split()) if " " in value else None  # New York written 'NY'
+        if not value or value.lower() in literals or any(w in literals for w in value.lower().split() if len(w) > 3) \
+                or initials in literals.split():
+            continue
+        columns = [(alias, table, c) for alias, table in query_tables(tree, schema) for c in table.columns
+                   if column_kind(c) == "text" and not is_key(c.name) and c.name.lower() not in filtered][:min(_MAX_PROBES,
+                                                                                                          probes)]
+        probes -= len(columns)
+        if not columns:
+            break
+        hits = [(alias, c) for alias, table, c in columns if _holds(table, c, value, schema, execute)]
+        if len(hits) != 1:
+            continue
+        alias, column = hits[0]
+        table = next(t for a, t, c in columns if a == alias and c is column)
+        others = [v for v in values if v.lower() != value.lower()][:max(0, probes)]
+        if any(_holds(table, column, v, schema, execute) for v in others):
+            return None  # "Tata or Maruti": two values of one column, not "only" the first
+        condition = exp.EQ(this=exp.Lower(this=exp.column(column.name, table=alias)),
+                           expression=exp.Lower(this=exp.Literal.string(value)))
+        return (f"The question says “{value}”, which {column.name} holds, and the query never filters on it",
+                f"Only {value}"[:80], with_condition(tree, condition))
+    return None
+
+
+def _holds(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> bool:
+    return _spelling(table, column, value, schema, execute) is not None
+
+
+def _spelling(table: Table, column: Column, value: str, schema: Schema, execute: Execute) -> str | None:
+    """The column's own spelling of ``value`` (in any capitals), from one bounded probe; None when no row holds it."""
+    probe = exp.select(exp.column(column.name)).from_(exp.to_table(table.qualified_name)).where(exp.EQ(
+        this=exp.Lower(this=exp.column(column.name)), expression=exp.Lower(this=exp.Literal.string(value)))).limit(1)
+    try:
+        rows = execute(guard(probe.sql(dialect=schema.dialect), schema.dialect).sql).rows
+    except CairnError:
+        return None
+    return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute, question: str) -> Finding | None:
+    """``domain.name = 'ML'`` or ``vendor_name = 'Utility_Company'``, a text no row of its column holds, where the
+    question quotes or names a value ("Machine Learning", 'Utility Company') that no literal of the query writes and
+    exactly one that column holds (bounded probes): the column's spelling of the question's value in its place."""
+    literals = {lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
+    values = [v for v in _question_values(question, schema) if v.lower() not in literals]
+    probes = _MAX_PROBES
+    for literal in list(tree.find_all(exp.Literal)) if values else ():
+        test = literal.parent
+        side = test.this if isinstance(test, (exp.EQ, exp.In)) and literal.arg_key in ("expression",
+                                                                                      "expressions") else None
+        while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
+            side = side.this
+        found = owner(side, tree, schema) if literal.is_string and isinstance(side, exp.Column) else None
+        if found is None or column_kind(found[1]) != "text" or probes < 1 + len(values):
+            continue
+        probes -= 1 + len(values)
+        if _holds(*found, literal.this, schema, execute):
+            continue
+        hits = [h for v in values if (h := _spelling(*found, v, schema, execute)) is not None]
+        if len(hits) != 1:
+            continue
+        written = literal.this
+        literal.replace(exp.Literal.string(hits[0]))
+        name = f"{found[0].name}.{found[1].name}"
+        return (f"No {name} is '{written}'; the question says “{hits[0]}”, which {name} holds",
+                f"{name} = '{hits[0]}'"[:80], tree)
+    return None
