@@ -367,6 +367,7 @@ def shop(tmp_path: Path):
 @pytest.mark.parametrize(("question", "sql", "label", "rows"), [
     ("Total sales in the past 30 days", "SELECT SUM(amount) FROM sale", "Only past 30 days", [(10.0,)]),
     ("How much did we sell in 2023?", "SELECT SUM(amount) FROM sale", "Only 2023", [(5.0,)]),
+    ("Total sales in the past week", "SELECT SUM(amount) FROM sale", "Only past week", [(10.0,)]),  # one week
 ])
 def test_a_span_or_year_the_query_leaves_out_is_said_with_the_condition(shop, question, sql, label, rows) -> None:
     answer = _ask(shop, question, sql)

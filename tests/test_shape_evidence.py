@@ -254,6 +254,21 @@ def test_one_total_where_the_question_splits_by_a_table_is_offered_per_its_key_a
     assert not any(a.label.startswith("Per ") for a in year.alternatives)  # no column holds it: nothing offered
 
 
+def test_a_rank_per_group_nothing_reads_is_offered_keeping_each_groups_first_row(shop) -> None:
+    latest = ("WITH ranked AS (SELECT client_id, amount, ROW_NUMBER() OVER (PARTITION BY client_id ORDER BY sold_on "
+              "DESC) AS rn FROM sale) SELECT client_id, amount FROM ranked")
+    answer = _ask(shop, "Each client's latest sale amount", latest)
+    other = next(a for a in answer.alternatives if a.label == "Only the first row per client_id")
+    assert _rows(shop, other.sql) == [(1, 7.0), (2, 5.0), (3, 50.0)]
+    derived = _ask(shop, "Each client's latest sale amount", "SELECT t.client_id, t.amount FROM (SELECT client_id, "
+                   "amount, RANK() OVER (PARTITION BY client_id ORDER BY sold_on DESC) AS r FROM sale) AS t")
+    assert any(a.label == "Only the first row per client_id" for a in derived.alternatives)
+    kept = _ask(shop, "Each client's latest sale amount", latest + " WHERE rn = 1")  # read: nothing to say
+    numbered = _ask(shop, "Number each client's sales", latest.replace("SELECT client_id, amount FROM ranked",
+                                                                       "SELECT * FROM ranked"))  # shown: asked for
+    assert not any(a.label.startswith("Only the first row") for a in [*kept.alternatives, *numbered.alternatives])
+
+
 def db_rows(db, sql: str) -> list[tuple]:
     return [tuple(r) for r in db.execute(sql).rows]
 

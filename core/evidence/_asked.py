@@ -203,12 +203,15 @@ def _bounds(tokens: list[str]) -> list[Bound]:
 
 
 def _span(tokens: list[str]) -> Span | None:
-    """"the last 30 days", "past 3 months", "pichhle 2 saal": one such span, else None ("last month" alone is a
-    calendar month, not a span, and is left)."""
+    """"the last 30 days", "past 3 months", "pichhle 2 saal", "the past week" (one): one such span, else None ("last
+    month" alone is a calendar month, not a span, and is left)."""
     found: list[Span] = []
     for i, token in enumerate(tokens):
         if token in _SPAN_WORDS:
             number = _number(tokens, i + 1)
+            if number is None and token in ("past", "trailing") and tokens[i + 1:i + 2] in (["week"], ["month"],
+                                                                                            ["year"]):
+                number = (Decimal(1), False, 0)  # "the past week": the 7 days back from today
             if number is not None and not number[1] and i + 1 + number[2] < len(tokens):
                 unit = _SPAN_UNITS.get(tokens[i + 1 + number[2]])
                 if unit is not None and _whole(number[0]):

@@ -21,7 +21,7 @@ from core.prompt import column_said
 from core.sql import joined_on
 from core.schema import Schema, Table
 
-__all__ = ["completion_evidence", "extreme_group_evidence", "hidden_group_evidence", "key_group_evidence",
+__all__ = ["rank_evidence", "completion_evidence", "extreme_group_evidence", "hidden_group_evidence", "key_group_evidence",
            "split_finding", "splits_asked"]
 
 
@@ -337,3 +337,44 @@ def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, 
                                                              first.unalias().copy(), desc=asked.direction == "desc")]))
     name = " and ".join(c.name for c in columns)
     return (f"The question asks for a split by {name} and the query gives one total", f"Per {name}", tree)
+
+
+# --- a rank per group computed and never used: ROW_NUMBER() OVER (PARTITION BY …) AS rn, and no rn = 1 -------------
+
+def rank_evidence(sql: str, result: QueryResult, schema: Schema,
+                  execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A CTE or derived table that numbers the rows of each group (``ROW_NUMBER() OVER (PARTITION BY user_id ORDER
+    BY updated_at DESC) AS rn``, or RANK/DENSE_RANK) whose number nothing outside it reads: the filter that keeps
+    each group's first row was left out, and every row is kept. The query reading only ``rn = 1`` is offered."""
+    tree = parse(sql, schema.dialect)
+    for node in tree.find_all(exp.CTE, exp.Subquery) if tree is not None else ():
+        inner = node.this
+        if not isinstance(inner, exp.Select) or not node.alias:
+            continue
+        for item in inner.expressions:
+            window = item.this if isinstance(item, exp.Alias) else None
+            if not (isinstance(window, exp.Window) and window.args.get("partition_by") and (isinstance(
+                    window.this, exp.RowNumber) or window.this.sql_name() in ("RANK", "DENSE_RANK"))) or any(
+                    c.name.lower() == item.alias.lower() for c in tree.find_all(exp.Column)
+                    if c.find_ancestor(exp.Select) is not inner):
+                continue  # no rank per group, or one read somewhere
+            readers = _readers(tree, node)
+            if len(readers) != 1 or readers[0][0].find(exp.Star):
+                continue
+            reader, qualifier = readers[0]
+            reader.where(exp.EQ(this=exp.column(item.alias, table=qualifier), expression=exp.Literal.number(1)),
+                         append=True, copy=False)
+            groups = ", ".join(e.sql(dialect=schema.dialect) for e in window.args["partition_by"])
+            why = f"The query numbers the rows of each {groups} ({item.alias}) but never keeps only the first"
+            return offer(tree.sql(dialect=schema.dialect), f"Only the first row per {groups}"[:80],
+                         lambda how, why=why: f"{why}; keeping it, {how}.", schema, execute, result)
+    return [], []
+
+
+def _readers(tree: exp.Expression, node: exp.CTE | exp.Subquery) -> list[tuple[exp.Select, str]]:
+    """The SELECTs that read a CTE or derived table in their own FROM or JOIN, each with the name it goes by."""
+    if isinstance(node, exp.Subquery):
+        outer = node.parent_select
+        return [(outer, node.alias)] if outer is not None else []
+    return [(s, t.alias_or_name) for s in tree.find_all(exp.Select) if s is not node.this
+            for t in s.find_all(exp.Table) if t.find_ancestor(exp.Select) is s and t.name.lower() == node.alias.lower()]

@@ -23,8 +23,8 @@ from core.schema import Schema
 from core.sql.repair.joins import named_key, self_comparison, settle_ambiguous
 from core.sql.repair._types import narrow_by_type, narrow_by_values
 from core.sql.repair._unquoted import compared_kind
-from core.sql.repair._names import (GUESSED, Candidate, Meaning, Named, abbreviates, closest, effective, identifier, matches, pick,
-                                    suggested, tokens)
+from core.sql.repair._names import (GUESSED, Candidate, Meaning, Named, abbreviates, closest, effective, identifier,
+                                    matches, pick, suggested, tokens)
 from core.sql.repair._scope import (
     PSEUDO_COLUMNS,
     Source,
