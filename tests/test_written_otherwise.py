@@ -40,6 +40,11 @@ def test_a_second_where_is_read_as_and_only_where_no_or_stands_outside_brackets(
     assert "AND" in guard("SELECT id FROM sale WHERE (a = 1 OR b = 2) WHERE c = 3", "postgres").sql
     with pytest.raises(SQLRejected):  # a = 1 OR b = 2 AND c = 3 would join the OR otherwise
         guard("SELECT id FROM sale WHERE a = 1 OR b = 2 WHERE c = 3", "postgres")
+    for denied in ("SELECT id FROM sale WHERE note IS NULL WHERE note IS NOT NULL",  # together no row: which one?
+                   "SELECT id FROM sale WHERE status = 'paid' WHERE status <> 'paid'",
+                   "SELECT id FROM sale WHERE amount > 5 WHERE NOT amount > 5"):
+        with pytest.raises(SQLRejected):
+            guard(denied, "postgres")
 
 
 def test_tsql_alias_assignment_is_read_as_an_alias(shop) -> None:
@@ -48,6 +53,10 @@ def test_tsql_alias_assignment_is_read_as_an_alias(shop) -> None:
     assert any("alias = expression" in n for n in answer.notes)
     compared = _ask(shop, "SELECT id, status = 'paid' AS paid FROM sale ORDER BY id")  # a comparison stays one
     assert compared.ok and compared.rows[0] == (1, 1)
+    # a column the query has, compared with what its join already equates: true on every row, so an alias
+    joined = _ask(shop, "SELECT DISTINCT seller = s.seller FROM sale s JOIN sale t ON s.seller = t.seller "
+                  "WHERE s.status = 'open'")
+    assert joined.ok and joined.rows == (("bo",),) and any("same on every row" in n for n in joined.notes)
 
 
 def test_an_aggregate_of_an_aggregate_is_read_per_group_or_over_the_groups(shop) -> None:
@@ -100,11 +109,11 @@ def test_escapes_inside_a_value_of_a_query_with_real_lines_are_kept() -> None:
 
 
 def test_a_second_where_read_as_and_is_a_guess_the_model_sees_first(shop) -> None:
-    written = "SELECT id FROM sale WHERE status = 'paid' WHERE status <> 'paid'"
+    written = "SELECT id FROM sale WHERE status = 'paid' WHERE amount > 8"
     fixed = "SELECT id FROM sale WHERE status = 'paid' ORDER BY id"
     llm = ScriptedLLM(written, fixed, fixed)
     answer = AskPipeline(shop, llm, Settings()).ask("the paid sales")
-    assert answer.ok and answer.rows == ((1,), (2,), (4,), (5,))  # the model's rewrite, not the empty AND reading
+    assert answer.ok and answer.rows == ((1,), (2,), (4,), (5,))  # the model's rewrite, not the AND reading
     assert "a guess" in llm.history[1].user  # the repair prompt says what was guessed
     never = _ask(shop, written)  # a model that never improves: the reading runs, said
     assert never.ok and any("second WHERE" in n for n in never.notes)

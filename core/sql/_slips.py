@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
@@ -286,7 +287,8 @@ def _top_level(tokens: list[Any]) -> list[tuple[int, Any]]:
 
 def _second_where(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
     """``WHERE a = 1 WHERE b = 2``: the second WHERE of one clause read as AND. Not where an OR stands outside
-    brackets in either condition (AND binds tighter: the reading would change what the OR joins)."""
+    brackets in either condition (AND binds tighter: the reading would change what the OR joins), nor where the
+    second denies the first (``x IS NULL WHERE x IS NOT NULL``: together no row, and which one was meant is unsaid)."""
     for i, first in enumerate(tokens):
         if first.token_type != TokenType.WHERE:
             continue
@@ -297,8 +299,23 @@ def _second_where(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
         if second is None:
             continue
         where = tokens[i + 1 + second]
+        if _denies(text[first.end + 1:where.start], text[where.end + 1:clause[-1][1].end + 1]):
+            return []
         return [(text[:where.start] + "AND" + text[where.end + 1:], "read a second WHERE as AND" + GUESSED)]
     return []
+
+
+_OPPOSITES = {exp.EQ: exp.NEQ, exp.NEQ: exp.EQ, exp.GT: exp.LTE, exp.LTE: exp.GT, exp.LT: exp.GTE, exp.GTE: exp.LT}
+
+
+def _denies(first: str, second: str) -> bool:
+    """Whether one condition is the other negated (``NOT``, ``IS NOT NULL``, ``<>`` for ``=``, ``<=`` for ``>``)."""
+    try:
+        a, b = (sqlglot.parse_one(f"SELECT 1 WHERE {c.strip().rstrip(';')}").args["where"].this for c in (first, second))
+    except (*PARSE_FAILURES, AttributeError, KeyError, IndexError):
+        return False
+    return a == exp.Not(this=b) or b == exp.Not(this=a) or (_OPPOSITES.get(type(a)) is type(b) and a.this == b.this
+                                                           and a.expression == b.expression)
 
 
 def _readings(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None],

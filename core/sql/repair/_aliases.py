@@ -109,12 +109,31 @@ def assigned_aliases(tree: exp.Expression, schema: Schema, dialect: str, fixes: 
                             if isinstance(e, exp.Table) and e.name.lower() in ctes else _columns_of(e, schema)
                             for e in entries))  # every source of the query: a correlated name is a column too
     for select in list(tree.find_all(exp.Select)):
+        joined = _join_equalities(select)
         for item in list(select.expressions):
             name = item.this if isinstance(item, exp.EQ) else None
-            if not isinstance(name, exp.Column) or name.table or name.name.lower() in columns or not item.expression.find(
+            if not isinstance(name, exp.Column) or name.table or not item.expression.find(
                     exp.Column, exp.AggFunc, exp.Func):
-                continue  # ``x = 5`` compares; a name a table of the query has is a column, not an alias
+                continue  # ``x = 5`` compares
+            constant = (name.name.lower(), item.expression.sql().lower()) in joined
+            if name.name.lower() in columns and not constant:
+                continue  # a name a table of the query has is a column, not an alias
             before = item.sql(dialect=dialect)
             item.replace(exp.alias_(item.expression.copy(), name.name, quoted=name.this.quoted))
             fixes.append(f"{before} -> {item.expression.sql(dialect=dialect)} AS {name.name} (T-SQL's alias = "
-                         "expression)")
+                         "expression" + ("; as a comparison its join makes it the same on every row)" if constant
+                                         else ")"))
+
+
+def _join_equalities(select: exp.Select) -> set[tuple[str, str]]:
+    """(a column's bare name, the other side as written) of each equality of two columns in the SELECT's join
+    conditions, both ways round: ``ON c.id = s.customer_id`` gives (customer_id, c.id) and (id, s.customer_id). A
+    select item ``customer_id = c.id`` that is one of them compares what the join already equates: true (or NULL) on
+    every row, never a question's answer — T-SQL's ``alias = expression``."""
+    pairs: set[tuple[str, str]] = set()
+    for join in select.args.get("joins") or []:
+        for eq in join.args["on"].find_all(exp.EQ) if join.args.get("on") is not None else ():
+            if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+                pairs |= {(eq.this.name.lower(), eq.expression.sql().lower()),
+                          (eq.expression.name.lower(), eq.this.sql().lower())}
+    return pairs
