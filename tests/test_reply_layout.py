@@ -1,4 +1,4 @@
-"""Reply layouts that hide where the SQL is (core.sql._reply_layout, through ``extract_queries``): an end-of-turn
+"""Reply layouts that hide where the SQL is (core.sql.layout, through ``extract_queries``): an end-of-turn
 token written as text, a query inside a Python program, a query sent in parts, a query repeated until the token
 limit cut it. Each reads as the one statement; what only looks like them is left as it was."""
 

@@ -21,7 +21,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import explanations_as_comments, sentence as _sentence
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql._reply_layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
+from core.sql.layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mend_syntax,
                              plausible, reading, stops_in_block)

@@ -1,0 +1,15 @@
+"""Reply layouts that hide where the SQL is, read back to plain SQL blocks before the statement is looked for
+(``core.sql._extract`` calls :func:`laid_out` first).
+
+- ``_blocks``: the reply's blocks — an end-of-turn token written as text, HTML-escaped SQL, a query inside a Python
+  program, a query sent in parts, a query repeated in a loop, a diff, numbered lines, ``SELECT … INTO``;
+- ``_terminal``: SQL written as it is typed at a terminal or as a writer formats it — a database shell's prompts
+  (``shop=> SELECT …``, ``sqlite> …``), a shell command that carries the query (``psql -c "…"``, a heredoc), a
+  session variable set and then read (``SET @vendor = 'x'; … = @vendor``), a Markdown block quote (``> SELECT``),
+  Markdown's escapes (``first\\_name``), full-width punctuation (``，``, ``（``) and arrows that annotate a line
+  (``<- the columns we need``).
+"""
+
+from core.sql.layout._blocks import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
+
+__all__ = ["CURLY_PAIR", "THINK", "continues", "laid_out", "sql_end", "without_fences"]

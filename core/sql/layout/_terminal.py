@@ -1,0 +1,139 @@
+"""SQL written as it is typed at a terminal, or as a writer formats it, read back to plain SQL blocks.
+
+Each is a way a small model shows its query, read from the reply's own structure; none changes what the query says:
+
+- **A database shell's transcript**: ``shop=> SELECT …`` then ``shop-> FROM …`` (psql), ``sqlite> `` and ``...> ``,
+  ``mysql> `` and ``-> ``. The prompts go; the query's lines stay (its result table after ``;`` is prose).
+- **A shell command that carries the query**: ``psql -d shop -c "SELECT …"``, ``sqlite3 shop.db 'SELECT …'``,
+  ``mysql -e "…"``, or a heredoc (``psql <<'SQL'`` … ``SQL``): the quoted or enclosed query, as a SQL block.
+- **A session variable set, then read**: ``SET @vendor = 'Utility Company';`` or ``DECLARE @d DATE = '2023-03-31';``
+  (MySQL, T-SQL), or psql's ``\\set vendor 'x'``, then ``= @vendor`` / ``= :'vendor'``: the value written where it is
+  read, the setting dropped. Only a value written as a literal, and only when every use is replaced.
+- **A Markdown block quote** (``> SELECT …`` on every line): the marks dropped.
+- **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
+- **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
+- **An arrow that annotates a line** (``LIMIT 1  <- only the top rows``, ``FROM sales ⬅ start here``) followed by
+  prose: dropped with its prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from core.sql._explanations import sentence
+
+__all__ = ["terminal_read"]
+
+_QUERY = r"(?:SELECT|WITH)\b"
+# A database shell's prompt at a line's start: psql (``shop=>``, ``shop=#``, ``shop->``, ``shop(>``), SQLite
+# (``sqlite>``, ``...>``), MySQL/MariaDB (``mysql>``, ``MariaDB [shop]>``, ``->``).
+_PROMPT = re.compile(r"^[ \t]*(?:[A-Za-z_][\w.-]*(?:=|-|\(|'|\")[>#]|sqlite>|\.\.\.>|(?:mysql|mariadb)>|"
+                     r"MariaDB \[[^\]\n]*\]>|->)[ \t]?", re.MULTILINE | re.IGNORECASE)
+_COMMAND = re.compile(r"^[ \t]*\$?[ \t]*(?:psql|sqlite3|mysql|mariadb|duckdb)\b[^\n]*?(?:\s-[ce]|\s--command=?|\s)"
+                      r"\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'\\'')*')", re.MULTILINE | re.IGNORECASE)  # '\'' a quote
+_HEREDOC = re.compile(r"^[ \t]*\$?[ \t]*(?:psql|sqlite3|mysql|mariadb|duckdb)\b[^\n]*<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n"
+                      r"(.*?)\n[ \t]*\2[ \t]*$", re.MULTILINE | re.DOTALL | re.IGNORECASE)
+_LITERAL = r"(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?|(?:DATE|TIMESTAMP)\s*'[^']*')"
+_SETTING = re.compile(rf"^[ \t]*(?:SET[ \t]+@(\w+)[ \t]*:?=[ \t]*({_LITERAL})|DECLARE[ \t]+@(\w+)[ \t]+[\w() ,]+?"
+                      rf"[ \t]*=[ \t]*({_LITERAL})|\\set[ \t]+(\w+)[ \t]+({_LITERAL}))[ \t]*;?[ \t]*$",
+                      re.MULTILINE | re.IGNORECASE)
+_QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
+_MD_ESCAPE = re.compile(r"\\([_*#\[\]()`|])")
+_ARROW = re.compile(r"[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)
+
+
+def terminal_read(text: str) -> str:
+    """``text`` with each layout of the module docstring read back to plain SQL."""
+    text = _HEREDOC.sub(lambda m: f"```sql\n{m[3]}\n```" if re.match(rf"\s*\(*\s*{_QUERY}", m[3], re.I) else m[0],
+                        text)
+    text = _COMMAND.sub(_command_query, text)
+    text = _prompts_dropped(text)
+    text = _block_quote(text)
+    text = _outside_values(text, _plain_characters)
+    text = _variables_read(text)
+    return "\n".join(_ARROW.sub(_annotation, line) for line in text.split("\n"))
+
+
+def _annotation(match: re.Match[str]) -> str:
+    """An arrow and what follows it to the line's end, outside quoted values: dropped when it is prose (any text after
+    a picture arrow or ``<--``, ``⬅ main table``; after ``<-``, words with no comparison, bracket, quote or number)."""
+    if match.string[:match.start()].count("'") % 2:
+        return match[0]
+    rest = match[1]
+    ascii_arrow = match[0].lstrip().startswith("<-") and not match[0].lstrip().startswith("<--")  # <-- is no SQL
+    words = re.fullmatch(r"[^\W\d_][^=<>()'\d]*", rest.strip())  # words, in any script: no SQL operand
+    if ascii_arrow and not (sentence(rest) or words and (" " in rest.strip() or not rest.isascii())):
+        return match[0]
+    return ""
+
+
+def _command_query(match: re.Match[str]) -> str:
+    """``psql … -c "SELECT …"``: the query the command carries, as a SQL block (a quoted command that is no query,
+    ``-c "\\dt"``, is left)."""
+    quoted = match[1]
+    body = quoted[1:-1].replace('\\"', '"') if quoted.startswith('"') else quoted[1:-1].replace("'\\''", "'")
+    return f"```sql\n{body}\n```" if re.match(rf"\s*\(*\s*{_QUERY}", body, re.I) else match[0]
+
+
+def _prompts_dropped(text: str) -> str:
+    """The prompts of a database shell's transcript, where a prompted line starts a query: every prompt of the run of
+    prompted lines from there dropped, and the result printed after it up to a blank line or a fence (a line of
+    prose that merely starts with ``->`` is left)."""
+    out: list[str] = []
+    run = output = False
+    for line in text.split("\n"):
+        prompt = _PROMPT.match(line)
+        rest = line[prompt.end():] if prompt else line
+        ended = run and prompt is None  # the query's result follows its last prompted line, up to a blank or a fence
+        run = prompt is not None and (run or re.match(rf"\s*\(*\s*{_QUERY}", rest, re.I) is not None)
+        output = (output or ended) and not run and bool(line.strip()) and not line.lstrip().startswith(("```", "~~~"))
+        if not output:
+            out.append(rest if run else line)
+    return "\n".join(out)
+
+
+def _block_quote(text: str) -> str:
+    """A run of lines each marked ``>`` whose first line starts a query: the marks dropped, the run a SQL block."""
+    def unquoted(match: re.Match[str]) -> str:
+        body = _QUOTE_MARK.sub("", match[0]).strip("\n")
+        return f"```sql\n{body}\n```\n" if re.match(rf"\s*\(*\s*{_QUERY}", body, re.I) else match[0]
+
+    return re.sub(r"(?:^[ \t]*>[^\n]*(?:\n|$))+", unquoted, text, flags=re.MULTILINE)
+
+
+def _plain_characters(part: str) -> str:
+    """Outside quoted values: Markdown's escapes read (``first\\_name``) and full-width punctuation as ASCII."""
+    part = _MD_ESCAPE.sub(r"\1", part)
+    return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else " " if c == "\u3000" else
+                   "," if c == "\u3001" else c for c in part)
+
+
+def _outside_values(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` applied to everything outside single-quoted values (a line's quotes pair up)."""
+    out = []
+    for line in text.split("\n"):
+        pieces = line.split("'")
+        if len(pieces) % 2 == 0:  # an apostrophe in prose ("it's"): the line has no values to keep
+            out.append(change(line))
+            continue
+        out.append("'".join(change(p) if i % 2 == 0 else p for i, p in enumerate(pieces)))
+    return "\n".join(out)
+
+
+def _variables_read(text: str) -> str:
+    """Session variables set to a literal and read later: each use replaced by its value (outside quoted values),
+    the setting dropped. Left as written when a variable is set twice."""
+    settings = list(_SETTING.finditer(text))
+    values: dict[str, str] = {}
+    for match in settings:
+        name, value = next((match[i], match[i + 1]) for i in (1, 3, 5) if match[i])
+        if name.lower() in values:
+            return text
+        values[name.lower()] = value
+    if not values:
+        return text
+    rest = _SETTING.sub("", text)
+    rest = re.sub(r":'(\w+)'", lambda m: values.get(m[1].lower(), m[0]), rest)  # psql's quoted use, :'vendor'
+    use = re.compile(r"@(\w+)\b|(?<![:\w]):(\w+)\b")
+    return _outside_values(rest, lambda part: use.sub(lambda m: values.get((m[1] or m[2]).lower(), m[0]), part))
