@@ -76,6 +76,32 @@ def test_a_column_name_compared_as_a_string_with_a_value_is_the_column(flights) 
     assert answer.ok and answer.rows == ((2,),)  # as written: 'to_airport' = 'JFK' is false on every row
 
 
+@pytest.fixture()
+def inbox(tmp_path: Path):
+    path = tmp_path / "inbox.sqlite"
+    with sqlite3.connect(path) as conn:  # two tables with a status, each its own values
+        conn.executescript("CREATE TABLE users(uid INTEGER, name TEXT, status TEXT);"
+                           "CREATE TABLE notes(id INTEGER, user_id INTEGER, status TEXT);"
+                           "INSERT INTO users VALUES (1,'ann','active'),(2,'bo','active');"
+                           "INSERT INTO notes VALUES (1,1,'unread'),(2,1,'read'),(3,2,'unread');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("sql", "rows"), [
+    # of two tables with the column, the one whose values hold what it is compared with
+    ("SELECT u.name, COUNT(*) FROM users u JOIN notes n ON n.user_id = u.uid WHERE 'status' = 'unread' "
+     "GROUP BY u.name", [("ann", 1), ("bo", 1)]),
+    ("SELECT COUNT(*) FROM users WHERE 'name' LIKE 'a%'", [(1,)]),  # matched with a pattern: true of all or none
+    ("SELECT DISTINCT 'uid' AS user_id FROM users", [(1,), (2,)]),  # named for that column
+    ("SELECT 'name', COUNT(*) FROM users u JOIN notes n ON n.user_id = u.uid GROUP BY u.name", [("ann", 2), ("bo", 1)]),
+])
+def test_a_column_name_in_quotes_is_read_by_what_the_query_says_of_it(inbox, sql, rows) -> None:
+    answer = _ask(inbox, sql)
+    assert answer.ok and sorted(answer.rows) == rows and any("written as a string" in n for n in answer.notes)
+
+
 def test_a_named_constant_column_is_kept() -> None:
     assert validate_sql("SELECT 'to_airport' AS kind, stops FROM flight", SCHEMA, "sqlite").fixes == ()
 

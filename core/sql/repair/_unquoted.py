@@ -5,9 +5,10 @@ A bare word compared with a text column that no table has as a column can only b
 quote (the database rejects it as an unknown column). A date written without quotes is arithmetic to the database
 (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
 dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
-A string that spells a column of exactly one table of the query, shown as a whole unnamed column that labels nothing
-(every row the same word, no count or UNION branch beside it), compared with a constant (a comparison true of every
-row or of none), or where a constant means nothing (summed, grouped or sorted by, in arithmetic, the date of a date
+A string that spells a column of exactly one table of the query (of several: the one grouped by, or whose values hold
+what it is compared with), shown as a whole column that labels nothing (every row the same word, no count or UNION
+branch beside it; unnamed, or named for that column: ``'id' AS customer_id``), compared with a constant or matched
+with a pattern (true of every row or of none), or where a constant means nothing (summed, grouped or sorted by, in arithmetic, the date of a date
 function: ``_no_constant_here``), can only be that column.
 """
 
@@ -111,8 +112,36 @@ def _date_kind(col: exp.Column, local: list[Source], dialect: str) -> str | None
 
 
 def _column_for(lit: exp.Literal, local: list[Source], dialect: str) -> tuple[Source, str] | None:
+    """The one column of the query's sources ``lit`` spells; of several, the one the query groups by under its
+    table's alias (``SELECT 'name' … GROUP BY d.name``), else the one whose known values hold the value it is
+    compared with (``'status' = 'unread'``: notifications' status, not users')."""
     owners = [(s, name) for s in local if (name := s.has(exp.to_identifier(lit.name), dialect)) is not None]
+    if len(owners) > 1:
+        select = lit.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        grouped = {g.table.lower() for g in (group.expressions if group is not None else ())
+                   if isinstance(g, exp.Column) and g.name.lower() == lit.name.lower() and g.table}
+        compared = _compared_value(lit)
+        owners = [(s, n) for s, n in owners if s.key.lower() in grouped] or [
+            (s, n) for s, n in owners if compared is not None and s.table is not None and (column := s.table.column(
+                n)) is not None and compared in {str(v).lower() for v in column.value_hints}]
     return owners[0] if len(owners) == 1 else None
+
+
+def _names_alike(alias: str, name: str) -> bool:
+    """Whether an alias names the same thing as a column's name: a word in common (``customer_id``, ``id``), the
+    alias's initials then its last word (``merchant_id``, ``mid``), or both saying when."""
+    mine, theirs = tokens(alias), tokens(name)
+    initials = "".join(w[0] for w in mine[:-1]) + mine[-1] if len(mine) > 1 else ""
+    return bool(set(mine) & set(theirs)) or name.lower() == initials or bool(
+        set(mine) & WHEN_WORDS and set(theirs) & WHEN_WORDS)
+
+
+def _compared_value(lit: exp.Literal) -> str | None:
+    """The string ``lit`` is compared with, lower case (``'status' = 'Unread'``: unread), else None."""
+    parent = lit.parent
+    other = (parent.expression if parent.this is lit else parent.this) if isinstance(parent, _COMPARISONS) else None
+    return other.name.lower() if isinstance(other, exp.Literal) and other.is_string else None
 
 
 _DATE_FUNCTIONS = frozenset({"DATE", "DATETIME", "JULIANDAY", "STRFTIME", "TIME", "UNIXEPOCH", "DATE_TRUNC",
@@ -162,10 +191,11 @@ def quoted_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         select = scope.expression
         for lit in [n for n in scope.walk() if isinstance(n, exp.Literal) and n.is_string and n.name]:
             parent = lit.parent
-            shown = isinstance(select, exp.Select) and parent is select and lit.arg_key == "expressions" and _no_label(
-                lit, select)
-            compared = isinstance(parent, _COMPARISONS) and _constant(
-                parent.expression if parent.this is lit else parent.this)
+            item = parent if isinstance(parent, exp.Alias) and _names_alike(parent.alias, lit.name) else lit
+            shown = isinstance(select, exp.Select) and item.parent is select and item.arg_key == "expressions" and \
+                _no_label(lit, select)  # 'id' AS customer_id: the alias names that column; 'to_airport' AS kind not
+            compared = isinstance(parent, (*_COMPARISONS, exp.Like, exp.ILike)) and _constant(
+                parent.expression if parent.this is lit else parent.this)  # 'name' ILIKE 'J%': true of all or none
             found = _column_for(lit, local, dialect) if shown or compared or _no_constant_here(lit) else None
             if found is None:
                 continue
