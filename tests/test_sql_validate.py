@@ -783,6 +783,8 @@ _PREFIXED = Schema("sqlite", (
         ("SELECT salary FROM employees", "salary_amount"),
         ("SELECT qty FROM order_items", "quantity"),
         ("SELECT product_desc FROM order_items", "product_description"),
+        ("SELECT unit_price_usd FROM order_items", "unit_price"),  # a unit of measure added: the same value
+        ("SELECT quantity_kg FROM order_items", "quantity"),
     ],
 )
 def test_near_miss_names_by_words(sql: str, expected: str) -> None:

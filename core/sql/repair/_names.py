@@ -126,6 +126,11 @@ WHEN_WORDS = frozenset({"at", "on", "date", "dt", "time", "ts", "timestamp", "da
 # column saying when something happened
 # Words a column name may carry after its subject without changing it: ``cylinders_name`` for ``cylinders``.
 _TRAILING = frozenset({"name", "value", "val", "count", "number", "num", "amount", "text"})
+# A unit of measure a writer adds to a number's name (``sale_price_dollars``, ``duration_minutes``): the same value,
+# so the same column. Never one that scales it (cents, thousands).
+_UNITS = frozenset({"usd", "dollars", "dollar", "inr", "rupees", "rs", "eur", "euros", "gbp", "seconds", "secs", "sec",
+                    "minutes", "mins", "hours", "hrs", "days", "km", "kms", "miles", "kg", "kgs", "lbs", "pct",
+                    "percent", "percentage"})
 
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -279,8 +284,9 @@ def name_score(wanted: str, candidate: str, context: Iterable[str] = ()) -> floa
         best = max(best, 0.66)  # created_date -> created_at, sale_at -> sale_date: when it happened
     if len(rw) == len(rc) == 1 and {rw[0], rc[0]} <= _LABEL_WORDS:
         best = max(best, 0.66)  # title -> name: the row's label, however it is called
-    if len(tw) > len(tc) >= 1 and tw[: len(tc)] == tc and set(tw[len(tc):]) <= _TRAILING:
-        best = max(best, 0.66)  # cylinders_name -> cylinders (a rival column "name" ties it: see _with_rivals)
+    if len(tw) > len(tc) >= 1 and tw[: len(tc)] == tc and set(tw[len(tc):]) <= _TRAILING | _UNITS:
+        best = max(best, 0.66)  # cylinders_name -> cylinders (a rival column "name" ties it: see _with_rivals);
+        # sale_price_dollars -> sale_price
     common = set(rw) & set(rc)
     resid_w = "".join(t for t in rw if t not in common) or nw
     resid_c = "".join(t for t in rc if t not in common) or nc
