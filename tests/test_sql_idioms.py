@@ -205,3 +205,23 @@ def test_a_number_cut_to_decimals_is_refused_on_sqlite(written: str) -> None:
     # sqlglot drops the decimals for SQLite, and a CAST cuts 0.29 * 100 to 28 in floating point
     with pytest.raises(SQLRejected, match="takes no number of decimals"):
         guard(f"SELECT {written}", "sqlite")
+
+
+@pytest.mark.parametrize(("sql", "dialect", "want"), [
+    ("SELECT CAST(COUNT(*) AS FLOAT64) / 2 AS r FROM t", "postgres", "CAST(COUNT(*) AS DOUBLE PRECISION)"),  # a type
+    ("SELECT DATE_TRUNC(sold_on, MONTH) AS m FROM t", "postgres", "DATE_TRUNC('MONTH', sold_on)"),  # BigQuery's order
+    ("SELECT DATE_TRUNC(sold_on, MONTH) AS m FROM t", "sqlite", "DATE(sold_on, 'start of month')"),
+    ("SELECT SAFE_DIVIDE(a, b), COUNTIF(a > 1) FROM t", "sqlite", "SUM(IIF(a > 1, 1, 0))"),
+])
+def test_bigquery_types_and_argument_orders_are_read_as_bigquery(sql: str, dialect: str, want: str) -> None:
+    assert want in guard(sql, dialect).sql
+
+
+def test_bigquery_project_and_dataset_before_a_table_are_dropped() -> None:
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+
+    schema = Schema("postgres", (Table("orders", (Column("id", "integer"),), schema="shop"),))
+    for sql in ('SELECT id FROM "my-project.sales.orders"', "SELECT id FROM proj.shop.orders"):
+        fixed = validate_sql(guard(sql, "postgres").sql, schema, "postgres")
+        assert "FROM shop.orders" in fixed.sql and any("project" in f for f in fixed.fixes)

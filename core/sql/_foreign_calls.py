@@ -21,8 +21,43 @@ from sqlglot.tokens import TokenType
 from core.sql._slips import PARSE_FAILURES
 from core.dialects import is_postgres_like
 
-__all__ = ["convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
+__all__ = ["FOREIGN_FUNCTIONS", "MYSQL_READ", "convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
            "unknown_strftime_codes", "untranslated_strftime"]
+
+
+MYSQL_READ = "cairnmysql"  # CairnMysql (core.sql._guard), registered by sqlglot under its lower-cased class name
+# Functions a model borrows from another dialect, by target: name -> dialects that know it.
+_TSQL = ("tsql",)
+_MYSQL = (MYSQL_READ,)
+_BIGQUERY = ("bigquery",)
+FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "postgres": {
+        "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
+        "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
+        "LEN": _TSQL, "CHARINDEX": _TSQL, "DATEFROMPARTS": _TSQL, "IFNULL": (MYSQL_READ, "sqlite"),
+        "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL, "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL,
+        "CURTIME": _MYSQL, "SUBSTRING_INDEX": _MYSQL, "UNIX_TIMESTAMP": _MYSQL, "FROM_UNIXTIME": _MYSQL,
+        "LOCATE": _MYSQL, "INSTR": (MYSQL_READ, "sqlite"), "DAYOFWEEK": _MYSQL, "DAYOFMONTH": _MYSQL,
+        "LAST_DAY": _MYSQL, "GROUP_CONCAT": (MYSQL_READ, "sqlite"), "STRFTIME": ("sqlite",),
+        "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "FORMAT": _TSQL, "FORMAT_DATE": _BIGQUERY,
+        "PARSE_DATE": _BIGQUERY, "FLOAT64": _BIGQUERY, "INT64": _BIGQUERY, "BIGNUMERIC": _BIGQUERY,
+        "DATE_TRUNC(date, part)": _BIGQUERY,  # BigQuery's order of DATE_TRUNC's arguments
+    },
+    "sqlite": {
+        "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
+        "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
+        "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
+        "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", MYSQL_READ),
+        "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
+        "DATE_TRUNC(date, part)": _BIGQUERY,
+    },
+}  # fmt: skip
+FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB
+    "STRFTIME": ("sqlite",), "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "DATE_TRUNC": ("postgres",),
+    "TO_CHAR": ("postgres",), "AGE": ("postgres",), "DATE_PART": ("postgres",), "TOP": _TSQL, "GETDATE": _TSQL,
+    "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle",),
+    "FORMAT": _TSQL,
+}
 
 
 def strings(tree: exp.Expression) -> int:

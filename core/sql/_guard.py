@@ -36,7 +36,8 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._foreign_calls import convert_misread, strings, top_as_limit, translate_calls, untranslated_strftime
+from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MYSQL_READ as _MYSQL_READ, convert_misread,
+                                     strings, top_as_limit, translate_calls, untranslated_strftime)
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
@@ -65,7 +66,6 @@ class CairnMysql(MySQL):
         DISJUNCTION = {k: v for k, v in MySQL.Parser.DISJUNCTION.items() if k != TokenType.DPIPE}
 
 
-_MYSQL_READ = "cairnmysql"  # CairnMysql, registered by sqlglot under its lower-cased class name
 
 
 class CairnMysqlTarget(MySQL):
@@ -141,34 +141,6 @@ _PG_GET_DEF = re.compile(r"pg_get_\w*def")
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _FILE_LIKE = re.compile(r"[/\\*~]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|xlsx?|db|duckdb|sqlite3?|gz|zst)$", re.I)
 
-# Functions a model borrows from another dialect, by target: name -> dialects that know it.
-_TSQL = ("tsql",)
-_MYSQL = (_MYSQL_READ,)
-_FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "postgres": {
-        "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
-        "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
-        "LEN": _TSQL, "CHARINDEX": _TSQL, "DATEFROMPARTS": _TSQL, "IFNULL": (_MYSQL_READ, "sqlite"),
-        "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL, "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL,
-        "CURTIME": _MYSQL, "SUBSTRING_INDEX": _MYSQL, "UNIX_TIMESTAMP": _MYSQL, "FROM_UNIXTIME": _MYSQL,
-        "LOCATE": _MYSQL, "INSTR": (_MYSQL_READ, "sqlite"), "DAYOFWEEK": _MYSQL, "DAYOFMONTH": _MYSQL,
-        "LAST_DAY": _MYSQL, "GROUP_CONCAT": (_MYSQL_READ, "sqlite"), "STRFTIME": ("sqlite",),
-        "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "FORMAT": _TSQL,
-    },
-    "sqlite": {
-        "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
-        "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "DATENAME": _TSQL, "EOMONTH": _TSQL,
-        "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
-        "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", _MYSQL_READ),
-        "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
-    },
-}  # fmt: skip
-_FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB
-    "STRFTIME": ("sqlite",), "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "DATE_TRUNC": ("postgres",),
-    "TO_CHAR": ("postgres",), "AGE": ("postgres",), "DATE_PART": ("postgres",), "TOP": _TSQL, "GETDATE": _TSQL,
-    "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle",),
-    "FORMAT": _TSQL,
-}
 _FOREIGN_FUNCTIONS["duckdb"] = {  # DuckDB reads PostgreSQL's functions and has IFNULL, INSTR and GROUP_CONCAT
     name: dialects for name, dialects in _FOREIGN_FUNCTIONS["postgres"].items()
     if name not in ("IFNULL", "INSTR", "GROUP_CONCAT")
@@ -412,6 +384,9 @@ def _foreign_markers(tree: exp.Expression, target: str) -> list[str]:
         first = node.this
         if isinstance(first, exp.Column) and not first.table and first.name.lower() in _DATE_PARTS:
             markers.append(type(node).__name__.upper())
+    markers += [kind for t in tree.find_all(exp.DataType) if (kind := str(t.args.get("kind") or "").upper()) in foreign]
+    markers += ["DATE_TRUNC(date, part)" for t in tree.find_all(exp.DateTrunc, exp.TimestampTrunc) if isinstance(
+        t.this, exp.Column) and t.this.name.lower() in _DATE_PARTS and "DATE_TRUNC(date, part)" in foreign]
     return markers
 
 

@@ -150,6 +150,24 @@ def _output_names(tree: exp.Expression) -> set[str]:
     return {sel.alias.lower() for select in tree.find_all(exp.Select) for sel in select.expressions if sel.alias}
 
 
+def _without_project(node: exp.Table, schema: Schema, dialect: str) -> Table | None:
+    """The one table a name of several parts reads as its last part (the part before it as its namespace when the
+    database has that one): ``project.dataset.table`` written as one quoted name or with a catalog. None for a name
+    of one part, or when the last part is no table."""
+    parts = node.name.split(".") if node.this.quoted and "." in node.name else (
+        [p.name for p in (node.args.get("catalog"), node.args.get("db")) if p is not None] + [node.name]
+        if node.args.get("catalog") is not None else [])
+    if len(parts) < 2 or not all(parts):
+        return None
+    readings = [exp.Table(this=identifier(parts[-1], dialect), db=identifier(parts[-2], dialect)),
+                exp.Table(this=identifier(parts[-1], dialect))]
+    found = next((t for r in readings if (t := resolve_table(r, schema, dialect)) is not None), None)
+    if found is None and dialect == "postgres":  # a dataset named for the database: the one table of that name
+        named = [t for t in schema.tables if t.name.lower() == parts[-1].lower()]
+        found = named[0] if len(named) == 1 else None
+    return found
+
+
 def _rename(node: exp.Table, table: Table, dialect: str) -> None:
     node.set("this", identifier(table.name, dialect))
     db = node.args.get("db")
@@ -176,6 +194,10 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             _respell_cte(node, cte_spelling.get(node.name.lower()), dialect, fixes)
             continue
         found = resolve_table(node, schema, dialect)
+        if found is not None and node.args.get("catalog") is not None:  # proj.shop.orders: no other catalog here
+            before = f"{node.args['catalog'].sql()}.{_spelled(node)}"
+            node.set("catalog", None)
+            fixes.append(f"table {before} -> {_spelled(node)} (a project the database does not have)")
         if found is not None:
             if exact_table_names(dialect):  # MySQL on Linux: "Orders" is not "orders", nor is Orders.id
                 if node.name != found.name:
@@ -186,6 +208,12 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
                     renamed[node.name.lower()] = node
             continue
         before = _spelled(node)
+        prefixed = _without_project(node, schema, dialect)
+        if prefixed is not None:  # `my-project.sales.orders`: BigQuery's project and dataset before the table
+            _rename(node, prefixed, dialect)
+            node.set("catalog", None)
+            fixes.append(f"table {before} -> {_spelled(node)} (a project and dataset the database does not have)")
+            continue
         embedded = {name for name in _embedded(node.name, schema) if _columns_fit(node, schema, name, tree)} if (
             _plain_reference(node, schema)) else set()
         scored = [(max(_score(node, t), _EMBEDDED if t.qualified_name in embedded else 0.0),
