@@ -33,6 +33,10 @@ from core.sql import extract_sql
      "SELECT first_name, COUNT(*) FROM sale WHERE note = 'a\\_b' GROUP BY first_name"),
     ("```sql\nSELECT town， COUNT（*） FROM sale WHERE note = '，' GROUP BY town\n```",
      "SELECT town, COUNT(*) FROM sale WHERE note = '，' GROUP BY town"),
+    # a session set up around the query: settings, a transaction, a shell's dot commands
+    ("```sql\nSET statement_timeout = '30s';\nSET search_path TO shop;\nSELECT id FROM sale;\n```", "SELECT id FROM sale"),
+    ("```sql\nBEGIN;\nSELECT id FROM sale;\nCOMMIT;\n```", "SELECT id FROM sale"),
+    ("```\n.headers on\nPRAGMA case_sensitive_like = ON;\nSELECT id FROM sale;\n```", "SELECT id FROM sale"),
     # arrows that annotate a line, in any script; never a comparison with a negative number
     ("```sql\nSELECT town  <- the columns we need\nFROM sale  ⬅ मुख्य टेबल\nLIMIT 1;  <-- top row\n```",
      "SELECT town\nFROM sale\nLIMIT 1"),
@@ -49,6 +53,10 @@ def test_a_terminal_or_markdown_layout_is_read_as_its_query(reply: str, sql: str
 def test_a_layout_without_a_query_gives_none(reply: str) -> None:
     with pytest.raises(LLMReplyError):
         extract_sql(reply, "postgres")
+
+
+def test_a_session_statement_alone_is_left_for_the_guard_to_refuse() -> None:
+    assert extract_sql("```sql\nSET search_path TO shop;\n```", "postgres") == "SET search_path TO shop"
 
 
 def test_a_variable_set_twice_is_left_as_written() -> None:

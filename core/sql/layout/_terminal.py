@@ -9,6 +9,8 @@ Each is a way a small model shows its query, read from the reply's own structure
 - **A session variable set, then read**: ``SET @vendor = 'Utility Company';`` or ``DECLARE @d DATE = '2023-03-31';``
   (MySQL, T-SQL), or psql's ``\\set vendor 'x'``, then ``= @vendor`` / ``= :'vendor'``: the value written where it is
   read, the setting dropped. Only a value written as a literal, and only when every use is replaced.
+- **A session set up around the query** (``SET statement_timeout = '30s';``, ``SET search_path TO shop;``,
+  ``PRAGMA …;``, ``BEGIN;`` … ``COMMIT;``, ``\\timing``, ``.headers on``) on lines of their own: dropped.
 - **A Markdown block quote** (``> SELECT …`` on every line): the marks dropped.
 - **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
 - **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
@@ -38,6 +40,12 @@ _LITERAL = r"(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?|(?:DATE|TIMESTAMP)\s*'[^']*')"
 _SETTING = re.compile(rf"^[ \t]*(?:SET[ \t]+@(\w+)[ \t]*:?=[ \t]*({_LITERAL})|DECLARE[ \t]+@(\w+)[ \t]+[\w() ,]+?"
                       rf"[ \t]*=[ \t]*({_LITERAL})|\\set[ \t]+(\w+)[ \t]+({_LITERAL}))[ \t]*;?[ \t]*$",
                       re.MULTILINE | re.IGNORECASE)
+# A statement that sets up a session around a query — a setting, a transaction, a shell's dot command — on a line of
+# its own, before a query (or a transaction's end after one). Cairn only reads, and names every table itself.
+_SESSION = re.compile(r"[ \t]*(?:SET[ \t]+(?!@)[\w.]+[ \t]*(?:=|TO\b)[^;\n]*|PRAGMA[ \t]+\w+[^;\n]*|"
+                      r"BEGIN(?:[ \t]+TRANSACTION)?|START[ \t]+TRANSACTION|USE[ \t]+\w+|\\(?:timing|x)\b[^\n]*|"
+                      r"\.(?:headers|mode|timer)\b[^\n]*)[ \t]*;?[ \t]*", re.IGNORECASE)
+_TRANSACTION_END = re.compile(r"[ \t]*(?:COMMIT|ROLLBACK|END)(?:[ \t]+TRANSACTION)?[ \t]*;?[ \t]*", re.IGNORECASE)
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _MD_ESCAPE = re.compile(r"\\([_*#\[\]()`|])")
 _ARROW = re.compile(r"[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)
@@ -52,6 +60,7 @@ def terminal_read(text: str) -> str:
     text = _block_quote(text)
     text = _outside_values(text, _plain_characters)
     text = _variables_read(text)
+    text = _session_dropped(text)
     return "\n".join(_ARROW.sub(_annotation, line) for line in text.split("\n"))
 
 
@@ -137,3 +146,19 @@ def _variables_read(text: str) -> str:
     rest = re.sub(r":'(\w+)'", lambda m: values.get(m[1].lower(), m[0]), rest)  # psql's quoted use, :'vendor'
     use = re.compile(r"@(\w+)\b|(?<![:\w]):(\w+)\b")
     return _outside_values(rest, lambda part: use.sub(lambda m: values.get((m[1] or m[2]).lower(), m[0]), part))
+
+
+def _session_dropped(text: str) -> str:
+    """Lines that set up a session (``_SESSION``) before a query, and a transaction's end after one, dropped."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if _SESSION.fullmatch(line):
+            following = next((rest for rest in lines[i + 1:] if rest.strip() and not rest.lstrip().startswith("--")
+                              and not _SESSION.fullmatch(rest)), "")
+            if re.match(rf"\s*\(*\s*{_QUERY}", following, re.I):
+                continue
+        if _TRANSACTION_END.fullmatch(line) and any(re.match(rf"\s*\(*\s*{_QUERY}", o, re.I) for o in out):
+            continue
+        out.append(line)
+    return "\n".join(out)
