@@ -272,6 +272,15 @@ def test_an_aggregate_its_own_alias_names_otherwise_is_offered(shops) -> None:
         assert not _ask(shops, "payments per merchant", sql).alternatives
 
 
+def test_columns_named_for_totals_in_a_query_that_aggregates_nothing_are_offered_as_totals(shops) -> None:
+    answer = _ask(shops, "revenue and payments per merchant", "SELECT m.name, p.amount AS total_revenue, p.pid AS "
+                  "num_payments, p.mid AS unique_merchants FROM payment p JOIN merchant m ON m.mid = p.mid")
+    other = next(a for a in answer.alternatives if a.label == "Totals as the query names them")
+    assert sorted(_rows(shops, other.sql)) == [("Alpha", 40.0, 2, 1), ("Beta", 5.0, 1, 1), ("Gamma", 7.0, 1, 1)]
+    listed = _ask(shops, "each payment", "SELECT p.pid AS payment_id, p.amount AS amount FROM payment p")
+    assert not any(a.label.startswith("Totals") for a in listed.alternatives)  # names of one row's values
+
+
 def test_a_condition_the_question_says_and_the_query_leaves_out_is_offered(shops) -> None:
     value = _ask(shops, "How many active retail merchants are there?",
                  "SELECT COUNT(*) FROM merchant WHERE kind = 'retail'")

@@ -1,5 +1,6 @@
 """An aggregate the query's own name for it contradicts: ``COUNT(sale_price) AS total_revenue``,
-``MAX(rating) AS average_rating``, ``MIN(payment_date) AS latest_payment``.
+``MAX(rating) AS average_rating``, ``MIN(payment_date) AS latest_payment``; or no aggregate at all where the names say
+totals (``s.sale_price AS total_revenue`` in a query that groups nothing).
 
 The model names a column for what it means to compute; when the function says otherwise, one of the two is a slip.
 The query with the function its name says is run and offered when its rows differ (in any SELECT of the query, a
@@ -73,6 +74,42 @@ def alias_evidence(sql: str, result: QueryResult, schema: Schema,
         said.append(f"{AGGREGATE_NAMES[type(aggregate)]}(…) is named {alias.alias}")
         aggregate.replace(wanted(this=aggregate.this.copy()))
     if not said:
-        return [], []
+        return _unrolled(tree, schema, execute, result)
     return offer(tree.sql(dialect=schema.dialect), "As the query names it", lambda how: (
         f"{'; '.join(said)}: computed as its name says, {how}."), schema, execute, result)
+
+
+def _unrolled(tree: exp.Expression, schema: Schema, execute: Execute,
+              result: QueryResult) -> tuple[list[str], list[Alternative]]:
+    """A SELECT that aggregates nothing but names columns for totals (``s.sale_price AS total_revenue``, ``s.id AS
+    total_sales``, ``s.customer_id AS unique_customers``): each computed as its name says — a sum of an amount, a
+    count of anything else, distinct where the name says unique — grouped by the other columns shown."""
+    select = tree if isinstance(tree, exp.Select) else None
+    if select is None or select.args.get("group") is not None or select.find(exp.AggFunc, exp.Window):
+        return [], []
+    named: list[tuple[exp.Alias, exp.Expression]] = []
+    for item in select.expressions:
+        if not isinstance(item, exp.Alias) or not isinstance(item.this, exp.Column):
+            continue
+        words = name_words(item.alias)
+        if words & {"unique", "distinct"} and not words & _SAYS[exp.Avg]:
+            named.append((item, exp.Count(this=exp.Distinct(expressions=[item.this.copy()]))))
+        elif words & (_COUNT_WORDS | _SAYS[exp.Sum]) - {"n", "no", "how"} and len(words) > 1:
+            sums = words & _SAYS[exp.Sum] and not words & _COUNT_WORDS and is_amount(item.this, tree, schema)
+            named.append((item, (exp.Sum if sums else exp.Count)(this=item.this.copy())))
+        elif said := [kind for kind in (exp.Avg, exp.Max, exp.Min) if words & _SAYS[kind] and len(words) > 1]:
+            if said[0] is not exp.Avg or is_amount(item.this, tree, schema):
+                named.append((item, said[0](this=item.this.copy())))
+    if not named:
+        return [], []
+    groups = [e.unalias().copy() for e in select.expressions if all(e is not item for item, _ in named)]
+    if any(g.find(exp.Star) for g in groups):
+        return [], []
+    for item, aggregate in named:
+        item.set("this", aggregate)
+    if groups:
+        select.set("group", exp.Group(expressions=groups))
+    names = ", ".join(item.alias for item, _ in named)
+    return offer(select.sql(dialect=schema.dialect), "Totals as the query names them", lambda how: (
+        f"{names} name totals but the query shows each row's own value; computed as named, {how}."), schema,
+        execute, result)
