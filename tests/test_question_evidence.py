@@ -281,6 +281,23 @@ def test_columns_named_for_totals_in_a_query_that_aggregates_nothing_are_offered
     assert not any(a.label.startswith("Totals") for a in listed.alternatives)  # names of one row's values
 
 
+def test_a_column_the_question_asks_to_return_and_the_query_leaves_out_is_offered(shops) -> None:
+    answer = _ask(shops, "Which merchants have payments? Return the merchant id, name and kind.",
+                  "SELECT DISTINCT m.mid, m.name FROM merchant m JOIN payment p ON p.mid = m.mid")
+    assert [a.label for a in answer.alternatives] == ["Also show kind"]  # "the merchant id" asks for mid
+    assert [row[:2] for row in sorted(_rows(shops, answer.alternatives[0].sql))] == [(1, "Alpha"), (2, "Beta"),
+                                                                                     (3, "Gamma")]
+    assert "m.kind" in answer.alternatives[0].sql
+    split = _ask(shops, "Total payments per state, split by the kind", "SELECT m.state, SUM(p.amount) FROM payment p "
+                 "JOIN merchant m ON m.mid = p.mid GROUP BY m.state, m.kind")  # grouped by it, never shown
+    assert any(a.label == "Also show kind" for a in split.alternatives)
+    for question, sql in (("Return each merchant's name and total revenue",  # the alias says revenue
+                           "SELECT m.name, SUM(p.amount) AS total_revenue FROM merchant m JOIN payment p ON "
+                           "p.mid = m.mid GROUP BY m.name"),
+                          ("Return the names of retail merchants", "SELECT name FROM merchant WHERE kind = 'retail'")):
+        assert not any(a.label.startswith("Also show") for a in _ask(shops, question, sql).alternatives)
+
+
 def test_a_condition_the_question_says_and_the_query_leaves_out_is_offered(shops) -> None:
     value = _ask(shops, "How many active retail merchants are there?",
                  "SELECT COUNT(*) FROM merchant WHERE kind = 'retail'")

@@ -21,7 +21,7 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "alias_column_finding", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "alias_column_finding", "asked_column_finding", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -120,7 +120,8 @@ def label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
         doubted = times.get((table.qualified_name, column.name.lower()), 0) > 1 or _fixed_in_where(
             tree, table, column, schema)
         if not doubted:
-            if _named(words - own, asked.words) or (words <= own and _named(words, asked.words)):
+            if _named(words - own, asked.words) or (words <= own and _named(words, asked.words)) or _key_asked(
+                    table, column, asked):
                 continue
             if words & LABEL_WORDS and _named(own, asked.words) and len({c.name.lower() for c in shown}) > 1:
                 continue  # a table the question names, labelled by its name beside what is asked
@@ -261,3 +262,61 @@ def alias_column_finding(tree: exp.Select, schema: Schema) -> Finding | None:
         return (f"The query shows {was} as {item.alias}, which names {options[0][0]}.{options[0][1]}",
                 f"Show {options[0][0]}.{options[0][1]}", tree)
     return None
+
+
+# --- a column the question asks to return that the query does not show --------------------------------------------
+
+# What a question asks to see: "Return the name and phone number …", "showing the number of …", "list the make …".
+_RETURNED = re.compile(r"\b(?:return|returns|returning|show|showing|list|display|give me|include|including|"
+                       r"along with)\b([^.?!;]*)")
+
+
+def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A column the question asks to return ("Return the name and phone number of the salesperson", "the car id,
+    make, model and year"), or splits by ("split by the payment_method") while the query groups by it, that the query
+    does not show: offered shown after the other columns it shows (and grouped by, when the query groups). Only a
+    column of the query's own tables whose every own word the question says there (a key: its table's word and
+    "id"), and none a shown name already says (``SUM(price) AS total_revenue`` says revenue)."""
+    if not isinstance(tree, exp.Select) or tree.find(exp.Star) or isinstance(tree.parent, exp.SetOperation):
+        return None
+    said = {singular(w) for m in _RETURNED.finditer(asked.text) for w in re.findall(r"[a-z]+", m.group(1))}
+    sources = [(n.alias_or_name, t) for n in tree.find_all(exp.Table)
+               if n.find_ancestor(exp.Select) is tree and (t := schema.table(n.name)) is not None]
+    shown = {(f[0].qualified_name, f[1].name.lower()) for item in tree.expressions for col in item.find_all(exp.Column)
+             if (f := owner(col, tree, schema)) is not None}
+    named = set().union(*(name_words(item.alias_or_name) for item in tree.expressions))
+    group = tree.args.get("group")
+    grouped = {(f[0].qualified_name, f[1].name.lower()) for g in (group.expressions if group else ())
+               if isinstance(g, exp.Column) and (f := owner(g, tree, schema)) is not None}
+    missing: list[tuple[exp.Column, tuple[str, str]]] = []
+    for alias, table in sources:
+        own = name_words(table.name)
+        for column in table.columns:
+            key = (table.qualified_name, column.name.lower())
+            mine = name_words(column.name) - own
+            if key in shown or mine & named or not mine and not name_words(column.name) & KEY_WORDS:
+                continue
+            if name_words(column.name) & KEY_WORDS or column.name.lower().endswith("id"):
+                asked_for = _key_asked(table, column, asked)
+            else:
+                asked_for = _all_said(mine, said) or key in grouped and _all_said(mine, set(asked.words))
+            if asked_for:
+                missing.append((exp.column(column.name, table=alias), key))
+    if not missing or len(missing) > 2:
+        return None
+    plain = [i + 1 for i, e in enumerate(tree.expressions) if isinstance(e.unalias(), exp.Column)]
+    at = max(plain or [i + 1 for i, e in enumerate(tree.expressions) if not e.find(exp.AggFunc)] or [0])
+    tree.set("expressions", [*tree.expressions[:at], *(c for c, _ in missing), *tree.expressions[at:]])
+    if group is not None:
+        group.set("expressions", [*group.expressions, *(c.copy() for c, key in missing if key not in grouped)])
+    names = ", ".join(c.name for c, _ in missing)
+    return (f"The question asks for {names}, which the query does not show", f"Also show {names}"[:80], tree)
+
+
+def _key_asked(table: Table, column: Column, asked: Asked) -> bool:
+    """Whether the question asks for a table's key by the table's name and "id" ("the merchant id" for ``mid``)."""
+    own = name_words(table.name)
+    short = len(column.name) <= 4 and column.name.lower().endswith("id") and column.name[:1].lower() == table.name[
+        :1].lower()  # mid of merchants
+    key = name_words(column.name) <= own | KEY_WORDS or column.name.lower() in table.primary_key or short
+    return key and bool(own) and bool(re.search(rf"\b(?:{'|'.join(map(re.escape, own))})s?\s+ids?\b", asked.text))
