@@ -298,6 +298,15 @@ def test_a_column_the_question_asks_to_return_and_the_query_leaves_out_is_offere
         assert not any(a.label.startswith("Also show") for a in _ask(shops, question, sql).alternatives)
 
 
+def test_an_offset_the_question_does_not_ask_for_is_offered_without_it(shops) -> None:
+    top = _ask(shops, "The top 2 merchants by rating", "SELECT name FROM merchant ORDER BY rating DESC LIMIT 2 OFFSET 1")
+    other = next(a for a in top.alternatives if a.label == "Without the OFFSET")
+    assert _rows(shops, other.sql) == [("Gamma",), ("Alpha",)]
+    for question in ("The second highest rated merchant", "Merchants after the top 1, by rating", "page 2 of merchants"):
+        asked = _ask(shops, question, "SELECT name FROM merchant ORDER BY rating DESC LIMIT 1 OFFSET 1")
+        assert not any(a.label == "Without the OFFSET" for a in asked.alternatives)
+
+
 def test_a_condition_the_question_says_and_the_query_leaves_out_is_offered(shops) -> None:
     value = _ask(shops, "How many active retail merchants are there?",
                  "SELECT COUNT(*) FROM merchant WHERE kind = 'retail'")

@@ -59,7 +59,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     notes: list[str] = []
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
-        _bound_finding, _limit_finding, _unasked_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
+        _bound_finding, _limit_finding, _unasked_limit, _unasked_offset, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         _sort_key_finding,
         lambda asked, tree, schema: rounding_finding(asked.text, tree),
         lambda asked, tree, schema: alias_column_finding(tree, schema), asked_column_finding,
@@ -230,6 +230,22 @@ def _unasked_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
     tree.set("limit", None)
     return (f"The query keeps only the first {shown} row{'s' if shown != 1 else ''} and the question asks for no "
             "such number", "Every row", tree)
+
+
+# Words that ask to skip rows: "the second highest", "the 3rd", "the next 5", "after the first 10", "page 2".
+_SKIPS = re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|next|skip\w*|after\s+the\s+(?:first|top)|"
+                    r"page|excluding\s+the\s+(?:first|top)|other\s+than\s+the\s+(?:first|top)|offset|"
+                    r"runner.up|d[ou]{1,2}sr[aei]|teesr[aei])\b")  # Hindi-English: doosra, teesra
+
+
+def _unasked_offset(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """An OFFSET that skips rows where the question asks for no skipping ("the top 5", "the highest"): rows counted
+    from 1 rather than 0, the first ones lost. The query without it."""
+    offset = tree.args.get("offset")
+    if offset is None or _SKIPS.search(asked.text):
+        return None
+    tree.set("offset", None)
+    return "The query skips its first rows (OFFSET) and the question asks to skip none", "Without the OFFSET", tree
 
 
 def _direction_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
