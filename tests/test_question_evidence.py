@@ -298,6 +298,15 @@ def test_a_column_the_question_asks_to_return_and_the_query_leaves_out_is_offere
         assert not any(a.label.startswith("Also show") for a in _ask(shops, question, sql).alternatives)
 
 
+def test_a_key_shown_where_the_question_names_its_table_is_offered_with_the_tables_label(shops) -> None:
+    sql = ("SELECT p.mid, SUM(p.amount) AS revenue FROM payment p JOIN merchant m ON m.mid = p.mid GROUP BY p.mid")
+    other = next(a for a in _ask(shops, "Revenue of each merchant", sql).alternatives
+                 if a.label == "Also show merchant's name")
+    assert sorted(_rows(shops, other.sql)) == [(1, "Alpha", 40.0), (2, "Beta", 5.0), (3, "Gamma", 7.0)]
+    ids = _ask(shops, "Revenue per merchant id", sql)  # the ids are what is asked
+    assert not any(a.label.startswith("Also show merchant") for a in ids.alternatives)
+
+
 def test_an_offset_the_question_does_not_ask_for_is_offered_without_it(shops) -> None:
     top = _ask(shops, "The top 2 merchants by rating", "SELECT name FROM merchant ORDER BY rating DESC LIMIT 2 OFFSET 1")
     other = next(a for a in top.alternatives if a.label == "Without the OFFSET")

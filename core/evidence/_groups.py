@@ -12,7 +12,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked, read_question
-from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, name_words
+from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, label_column, name_words
 from core.evidence._question_dates import asked_grain
 from core.evidence._common import (Execute, holds_numbers, offer, other_rows, owner, parse, rows_word,
                                    select_tables)
@@ -299,10 +299,8 @@ def _split_columns(alias: str, table: Table, word: str, aggregated: set[str]) ->
         c.name) - own and (not holds_numbers(c.type) or name_words(c.name) - own == {word})]
     if named or word not in own:
         return named
-    labels = [c.name for c in table.columns if name_words(c.name) & LABEL_WORDS
-              and name_words(c.name) - own - {"full", "display"} <= LABEL_WORDS]  # name, author_name, full_name
-    key = _row_key(table)
-    return [(alias, c) for c in ([key] if key else []) + (labels if len(labels) == 1 else [])]
+    label, key = label_column(table), _row_key(table)
+    return [(alias, c) for c in ([key] if key else []) + ([label.name] if label else [])]
 
 
 def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, str, exp.Expression] | None:

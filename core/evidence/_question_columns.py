@@ -21,7 +21,7 @@ from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "alias_column_finding", "asked_column_finding", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "alias_column_finding", "asked_column_finding", "key_label_finding", "label_column", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -319,4 +319,62 @@ def _key_asked(table: Table, column: Column, asked: Asked) -> bool:
     short = len(column.name) <= 4 and column.name.lower().endswith("id") and column.name[:1].lower() == table.name[
         :1].lower()  # mid of merchants
     key = name_words(column.name) <= own | KEY_WORDS or column.name.lower() in table.primary_key or short
-    return key and bool(own) and bool(re.search(rf"\b(?:{'|'.join(map(re.escape, own))})s?\s+ids?\b", asked.text))
+    return key and _ids_asked(table, asked)
+
+
+def _ids_asked(table: Table, asked: Asked) -> bool:
+    """Whether the question says the table's word and "id" ("the merchant id", "author ids")."""
+    own = name_words(table.name)
+    return bool(own) and bool(re.search(rf"\b(?:{'|'.join(map(re.escape, own))})s?\s+ids?\b", asked.text))
+
+
+def label_column(table: Table) -> Column | None:
+    """A table's one label column: ``name``, ``title``, ``author_name``, ``full_name`` (none when several)."""
+    own = name_words(table.name)
+    labels = [c for c in table.columns if name_words(c.name) & LABEL_WORDS and not holds_numbers(c.type)
+              and name_words(c.name) - own - {"full", "display"} <= LABEL_WORDS]
+    return labels[0] if len(labels) == 1 else None
+
+
+def key_label_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A key shown where the question names its table ("each author", "the top 5 domains"): ``writes.aid``, which the
+    join equates with author's key, or ``domain.did``. The table's one label column, not shown, offered beside it
+    (grouped by it too when the query groups): the person asked for authors, not their numbers."""
+    if not isinstance(tree, exp.Select) or tree.find(exp.Star):
+        return None
+    sources = {n.alias_or_name.lower(): t for n in tree.find_all(exp.Table)
+               if n.find_ancestor(exp.Select) is tree and (t := schema.table(n.name)) is not None}
+    shown = {(f[0].qualified_name, f[1].name.lower()) for item in tree.expressions for col in item.find_all(exp.Column)
+             if (f := owner(col, tree, schema)) is not None}
+    equal: dict[str, set[str]] = {}  # a column as written -> the columns the joins equate it with
+    for eq in (e for j in tree.args.get("joins") or [] for e in (j.args.get("on") or exp.true()).find_all(exp.EQ)):
+        if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+            equal.setdefault(eq.this.sql().lower(), set()).add(eq.expression.sql().lower())
+            equal.setdefault(eq.expression.sql().lower(), set()).add(eq.this.sql().lower())
+    for index, item in enumerate(tree.expressions):
+        col = item.unalias()
+        if not isinstance(col, exp.Column) or not (found := owner(col, tree, schema)) or not (
+                name_words(found[1].name) & KEY_WORDS or found[1].name.lower().endswith("id")):
+            continue
+        same = {col.sql().lower(), *equal.get(col.sql().lower(), ())}
+        for alias, table in sources.items():
+            label = label_column(table)
+            keys = {f"{alias}.{k}".lower() for k in (*table.primary_key, *(c.name for c in table.columns
+                                                                            if is_key_of(c.name, table)))}
+            if label is None or (table.qualified_name, label.name.lower()) in shown or not same & keys or not _named(
+                    name_words(table.name), asked.words) or _ids_asked(table, asked):
+                continue  # "author ids": the keys are what is asked
+            shown_label = exp.column(label.name, table=alias)
+            tree.set("expressions", [*tree.expressions[:index + 1], shown_label, *tree.expressions[index + 1:]])
+            if tree.args.get("group") is not None:
+                tree.args["group"].append("expressions", shown_label.copy())
+            return (f"The query shows {col.sql()}, a key, where the question names {table.name}",
+                    f"Also show {table.name}'s {label.name}"[:80], tree)
+    return None
+
+
+def is_key_of(name: str, table: Table) -> bool:
+    """Whether a column name is its table's own key: ``id``, ``<table>_id``, or a short ``?id`` (aid of author)."""
+    low, own = name.lower(), name_words(table.name)
+    return low == "id" or name_words(name) <= own | {"id"} and "id" in name_words(name) or (
+        len(low) <= 4 and low.endswith("id") and low[:1] == table.name[:1].lower())
