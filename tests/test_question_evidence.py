@@ -307,6 +307,15 @@ def test_a_key_shown_where_the_question_names_its_table_is_offered_with_the_tabl
     assert not any(a.label.startswith("Also show merchant") for a in ids.alternatives)
 
 
+def test_a_limit_with_no_order_where_the_question_ranks_is_offered_ranked_by_the_measure_it_names(shops) -> None:
+    answer = _ask(shops, "The top 2 merchants by total revenue", "SELECT m.name, COUNT(*) AS payments, SUM(p.amount) "
+                  "AS total_revenue FROM merchant m JOIN payment p ON p.mid = m.mid GROUP BY m.name LIMIT 2")
+    other = next(a for a in answer.alternatives if a.label == "Ranked by total_revenue")
+    assert _rows(shops, other.sql) == [("Alpha", 2, 40.0), ("Gamma", 1, 7.0)]
+    listed = _ask(shops, "Some merchants", "SELECT name FROM merchant LIMIT 2")  # no ranking asked: no order offered
+    assert not any(a.label.startswith("Ranked by") for a in listed.alternatives)
+
+
 def test_an_offset_the_question_does_not_ask_for_is_offered_without_it(shops) -> None:
     top = _ask(shops, "The top 2 merchants by rating", "SELECT name FROM merchant ORDER BY rating DESC LIMIT 2 OFFSET 1")
     other = next(a for a in top.alternatives if a.label == "Without the OFFSET")

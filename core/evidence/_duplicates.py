@@ -55,7 +55,10 @@ def duplicate_evidence(sql: str, result: QueryResult, schema: Schema,
         if found[0].is_unique((found[1].name,)):
             continue
         qualifier = key.table if isinstance(key, exp.Column) else ""
-        group.append("expressions", exp.column(found[0].primary_key[0], table=qualifier or None))
+        added = exp.column(found[0].primary_key[0], table=qualifier or None)
+        if any(added == g for g in group.expressions):
+            continue  # first_name and last_name of one table: its key added once
+        group.append("expressions", added)
         said.append(f"GROUP BY {key.sql(dialect=schema.dialect)} puts every {found[0].name} of the same "
                     f"{found[1].name} in one group")
     if not said:

@@ -59,7 +59,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     notes: list[str] = []
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
-        _bound_finding, _limit_finding, _unasked_limit, _unasked_offset, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
+        _bound_finding, _limit_finding, _unasked_limit, _unasked_offset, _unordered_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
         _sort_key_finding,
         lambda asked, tree, schema: rounding_finding(asked.text, tree),
         lambda asked, tree, schema: alias_column_finding(tree, schema), asked_column_finding, key_label_finding,
@@ -230,6 +230,26 @@ def _unasked_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
     tree.set("limit", None)
     return (f"The query keeps only the first {shown} row{'s' if shown != 1 else ''} and the question asks for no "
             "such number", "Every row", tree)
+
+
+def _unordered_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A LIMIT with no ORDER BY where the question ranks ("the top 3 by total revenue", "the shortest time"): which
+    rows it keeps is the database's whim. Offered ordered by the one measure shown that the words name (else the one
+    measure shown), in the direction the words say."""
+    if not isinstance(tree.args.get("limit"), exp.Limit) or tree.args.get("order") is not None or not (
+            asked.ranks or asked.limit) or asked.direction is None:
+        return None
+    measures = [e for e in tree.expressions if not isinstance(e.unalias(), exp.Column) and e.alias_or_name]
+    by = {singular(w) for m in re.finditer(r"\bby\s+((?:[a-z]+\s*){1,4})", asked.text) for w in m.group(1).split()}
+    named = [e for e in measures if name_words(e.alias_or_name) & asked.words]
+    ranked_by = [e for e in measures if name_words(e.alias_or_name) <= by]  # "by total revenue"
+    chosen = ranked_by if len(ranked_by) == 1 else named if len(named) == 1 else measures if len(measures) == 1 else []
+    if not chosen:
+        return None
+    key = exp.column(chosen[0].alias) if chosen[0].alias else chosen[0].copy()
+    tree.set("order", exp.Order(expressions=[exp.Ordered(this=key, desc=asked.direction == "desc")]))
+    return (f"The query keeps {tree.args['limit'].expression.sql()} rows with no order, and the question ranks them",
+            f"Ranked by {chosen[0].alias_or_name}"[:80], tree)
 
 
 # Words that ask to skip rows: "the second highest", "the 3rd", "the next 5", "after the first 10", "page 2".
