@@ -338,7 +338,7 @@ def test_no_doubt_when_nothing_repeats(library) -> None:
     for sql in ("SELECT DISTINCT a.aid FROM author a JOIN book b ON b.aid = a.aid",
                 "SELECT b.title, a.name FROM author a JOIN book b ON b.aid = a.aid",
                 "SELECT COUNT(b.bid) FROM author a JOIN book b ON b.aid = a.aid"):
-        answer = _ask(library, sql, "books and their authors")
+        answer = _ask(library, sql, "books and their author ids")  # ids asked: no author names offered either
         assert answer.ok and not answer.alternatives, sql
 
 
