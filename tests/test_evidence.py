@@ -335,10 +335,10 @@ def test_a_key_counted_after_a_join_and_namesakes_grouped_together_are_said(libr
 
 
 def test_no_doubt_when_nothing_repeats(library) -> None:
-    for sql in ("SELECT DISTINCT a.aid FROM author a JOIN book b ON b.aid = a.aid",
-                "SELECT b.title, a.name FROM author a JOIN book b ON b.aid = a.aid",
-                "SELECT COUNT(b.bid) FROM author a JOIN book b ON b.aid = a.aid"):
-        answer = _ask(library, sql, "books and their author ids")  # ids asked: no author names offered either
+    for sql, question in (("SELECT DISTINCT a.aid FROM author a JOIN book b ON b.aid = a.aid", "author ids of books"),
+                          ("SELECT b.title, a.name FROM author a JOIN book b ON b.aid = a.aid", "books and their authors"),
+                          ("SELECT COUNT(b.bid) FROM author a JOIN book b ON b.aid = a.aid", "books and their authors")):
+        answer = _ask(library, sql, question)
         assert answer.ok and not answer.alternatives, sql
 
 
