@@ -46,7 +46,7 @@ def test_an_invented_date_column_is_the_one_the_question_names(shop) -> None:
     assert "s.sale_date >= '2024-02-01'" in _read(
         shop, "sales since February per seller", "SELECT seller, COUNT(*) FROM sales s WHERE s.transaction_date >= "
         "'2024-02-01' GROUP BY seller")  # sale_date is named for its table; crtd_ts has words nobody said
-    assert "hire_date" in _read(shop, "who was hired in 2021?", "SELECT name FROM staff WHERE created_on >= '2021-01-01'")
+    assert "hire_date" in _read(shop, "who was hired in 2021?", "SELECT name FROM staff WHERE event_date >= '2021-01-01'")
 
 
 def test_the_same_own_words_in_another_order_or_the_tables_one_date_are_read(shop) -> None:
@@ -57,8 +57,10 @@ def test_the_same_own_words_in_another_order_or_the_tables_one_date_are_read(sho
 
 
 @pytest.mark.parametrize(("question", "sql"), [
-    # the question says the name's own word and the one date column is another: nothing to read it as
+    # a name of another event is never read as some other date, whatever the question says
     ("merchants closed in 2023", "SELECT name FROM merchants WHERE closed_at >= '2023-01-01'"),
+    ("sales since March", "SELECT COUNT(*) FROM sales WHERE cancelled_at >= '2024-03-01'"),
+    ("active merchants", "SELECT name FROM merchants WHERE event_time IS NULL"),  # IS NULL: a state's flag
     # two date columns with their own words, the question saying neither: no guess
     ("shipments in March", "SELECT COUNT(*) FROM shipments WHERE event_date >= '2024-03-01'"),
     # a name whose last word is no date word is not read as a date, whatever the question says

@@ -250,6 +250,8 @@ def test_one_total_where_the_question_splits_by_a_table_is_offered_per_its_key_a
                "c.client_id = s.client_id LIMIT 1")  # the thing ranked is the split, ranked by the total
     assert db_rows(shop, next(a for a in top.alternatives if a.label.startswith("Per client_id")).sql) == [
         (3, "Chen", 50.0)]
+    every = _ask(shop, "What is the total amount of every sale?", "SELECT SUM(amount) FROM sale")  # all of them
+    assert not any(a.label.startswith("Per ") for a in every.alternatives)
     year = _ask(shop, "How many sales were there for each sale_year?", "SELECT COUNT(*) FROM sale")
     assert not any(a.label.startswith("Per ") for a in year.alternatives)  # no column holds it: nothing offered
 

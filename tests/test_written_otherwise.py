@@ -41,6 +41,8 @@ def test_a_second_where_is_read_as_and_only_where_no_or_stands_outside_brackets(
     with pytest.raises(SQLRejected):  # a = 1 OR b = 2 AND c = 3 would join the OR otherwise
         guard("SELECT id FROM sale WHERE a = 1 OR b = 2 WHERE c = 3", "postgres")
     for denied in ("SELECT id FROM sale WHERE note IS NULL WHERE note IS NOT NULL",  # together no row: which one?
+                   "SELECT id FROM sale s WHERE s.Note IS NULL WHERE note IS NOT NULL",  # however the column is written
+                   "SELECT id FROM sale WHERE amount >= 50 WHERE 50 > amount",
                    "SELECT id FROM sale WHERE status = 'paid' WHERE status <> 'paid'",
                    "SELECT id FROM sale WHERE amount > 5 WHERE NOT amount > 5"):
         with pytest.raises(SQLRejected):

@@ -291,14 +291,16 @@ def _row_key(table: Table) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _split_columns(alias: str, table: Table, word: str, aggregated: set[str]) -> list[tuple[str, str]]:
+def _split_columns(alias: str, table: Table, word: str, aggregated: set[str],
+                   tables: list[tuple[str, Table]]) -> list[tuple[str, str]]:
     """The columns a split word names in ``table``: a column whose own words hold it (``year``, ``city``), else, when
-    the word names the table itself ("each author"), its key and its one label column (``aid``, ``name``)."""
+    the word names the table itself ("each author") and the query reads another table too, its key and its one label
+    column (``aid``, ``name``)."""
     own = name_words(table.name)
     named = [(alias, c.name) for c in table.columns if c.name.lower() not in aggregated and word in name_words(
         c.name) - own and (not holds_numbers(c.type) or name_words(c.name) - own == {word})]
-    if named or word not in own:
-        return named
+    if named or word not in own or len(tables) < 2:
+        return named  # "the price of every book" over books alone: one row per book is no split, all books are meant
     label, key = label_column(table), _row_key(table)
     return [(alias, c) for c in ([key] if key else []) + ([label.name] if label else [])]
 
@@ -321,8 +323,8 @@ def split_finding(asked: Asked, tree: exp.Select, schema: Schema) -> tuple[str, 
     for match in cues:
         words = [singular(w) for w in match.groups() if w]
         pairs = [(a, t, words[1]) for a, t in tables if len(words) == 2 and words[0] in name_words(t.name)]
-        found = [f for a, t, w in pairs if (f := _split_columns(a, t, w, aggregated))] or [  # "each domain name"
-            f for w in words for a, t in tables if (f := _split_columns(a, t, w, aggregated))]
+        found = [f for a, t, w in pairs if (f := _split_columns(a, t, w, aggregated, tables))] or [
+            f for w in words for a, t in tables if (f := _split_columns(a, t, w, aggregated, tables))]  # domain name
         splits |= {tuple(f) for f in found}
     if len(splits) != 1:
         return None

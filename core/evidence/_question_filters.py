@@ -330,13 +330,16 @@ def _dates_named(table: Table, columns: list[Column], words: set[str]) -> list[C
     return named or [c for c in columns if not _own(table, c)]
 
 
+# Words that name no event of their own (``transaction_date``, ``event_time``, ``record_ts``): the date of the row.
+_NO_EVENT = frozenset({"transaction", "txn", "trans", "event", "record", "entry", "row", "activity", "log", "data"})
 _WHEN = frozenset({"date", "time", "timestamp", "datetime"})  # a name holding one says when, as one ending "at", "on"…
 
 
 def date_column_named(question: str) -> Named:
-    """For the repairs (``core.sql.Named``): a name a table lacks that says when (``created_at``), read as its one date
-    column with the same own words (``date_created``: created_at), else the one the question names (as
-    ``date_column_finding`` does), else its only one where the question never says the name's words."""
+    """For the repairs (``core.sql.Named``): a name a table lacks that says when, read as its one date column with
+    the same own words (``date_created``: created_at); a name whose own words name no event (``transaction_date``,
+    ``event_time``) also as the one the question names (as ``date_column_finding`` does), else its only one. A name
+    of another event (``deleted_at``, ``paid_at``) is never read as some other date."""
     words = set(read_question(question).words)
 
     def named(table: Table, wanted: str) -> str | None:
@@ -345,8 +348,10 @@ def date_column_named(question: str) -> Named:
             return None
         dates = [c for c in table.columns if dated(c) and not is_key(c.name)]
         mine = name_words(wanted) - name_words(table.name) - DATE_WORDS
-        instead = [c for c in dates if mine and _own(table, c) == mine] or _dates_named(table, dates, words)
-        instead = instead or (dates if len(dates) == 1 and not _said_any(mine, words) else [])  # event_time
+        if mine - _NO_EVENT:  # deleted_at, paid_at: an event of its own, read only as a date of that same event
+            same = [c for c in dates if _own(table, c) == mine]
+            return same[0].name if len(same) == 1 else None
+        instead = _dates_named(table, dates, words) or (dates if len(dates) == 1 else [])  # event_time: its one date
         return instead[0].name if len(instead) == 1 else None
 
     return named

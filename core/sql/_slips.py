@@ -314,8 +314,21 @@ def _denies(first: str, second: str) -> bool:
         a, b = (sqlglot.parse_one(f"SELECT 1 WHERE {c.strip().rstrip(';')}").args["where"].this for c in (first, second))
     except (*PARSE_FAILURES, AttributeError, KeyError, IndexError):
         return False
+    a, b = _plain_condition(a), _plain_condition(b)
     return a == exp.Not(this=b) or b == exp.Not(this=a) or (_OPPOSITES.get(type(a)) is type(b) and a.this == b.this
                                                            and a.expression == b.expression)
+
+
+_FLIPPED = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}
+
+
+def _plain_condition(node: exp.Expression) -> exp.Expression:
+    """A condition written plainly to compare: columns without qualifier in lower case, a value on the right
+    (``50 > amount`` as ``amount < 50``)."""
+    node = node.transform(lambda n: exp.column(n.name.lower()) if isinstance(n, exp.Column) else n)
+    if type(node) in _FLIPPED and not isinstance(node.this, exp.Column) and isinstance(node.expression, exp.Column):
+        node = _FLIPPED[type(node)](this=node.expression, expression=node.this)
+    return node
 
 
 def _readings(text: str, edits: list[tuple[str, str]], parses: Callable[[str], str | None],

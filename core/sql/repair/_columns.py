@@ -193,6 +193,8 @@ class _Repairer:
     def _named_by_question(self, col: exp.Column, where: list[Source]) -> bool:
         """A name no table of ``where`` has and no rule reads, where the question's words name one column its use
         allows (``named``): that one, as a guess the model is asked about first."""
+        if isinstance(col.parent, exp.Is) or self.named is None:
+            return False  # ``deleted_at IS NULL``: a flag of a state, never some other date's
         allowed = {(c.target.key, c.name) for c in self._typed(col, [Candidate(c, s, s.context) for s in where
                                                                        for c in s.columns])}
         chosen = {(s, n) for s in where if s.table is not None and self.named is not None
