@@ -125,6 +125,12 @@ def test_readings_the_database_rejects_are_none_and_the_rest_is_a_guess_the_mode
         _readings_settled("q1", "q2", "q3")
 
 
+def test_a_slip_with_readings_that_agree_is_answered_in_a_reply_without_a_fence_too(shop) -> None:
+    reply = "Here you go:\nSELECT town, SUM(amount * 2 AS doubled FROM sale GROUP BY town;\nThis doubles it."
+    answer = AskPipeline(shop, ScriptedLLM(reply, reply, reply), Settings()).ask("twice the sales per town")
+    assert answer.ok and sorted(answer.rows) == [("Agra", 10.0), ("Pune", 60.0)]
+
+
 def test_a_slip_whose_readings_give_other_rows_is_not_answered_on_a_guess(shop) -> None:
     # SUM(amount) + id or SUM(amount + id): other rows, so no reading is chosen
     reply = "```sql\nSELECT town, SUM(amount + id AS total FROM sale GROUP BY town;\n```"

@@ -24,7 +24,7 @@ from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mend_syntax,
-                             plausible, reading, stops_in_block)
+                             plausible, reading, slip_readings, stops_in_block)
 
 __all__ = ["extract_queries", "extract_sql"]
 logger = logging.getLogger(__name__)
@@ -350,8 +350,12 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     return None
 
 
+_SHORT = 800  # a statement this short is also searched for two or three readings (each edit is parsed again)
+
+
 def _mendable(sql: str) -> bool:
-    """Whether one edit gives the statement a single reading (``_slips.mend_syntax``; the guard makes it). Read as
+    """Whether one edit gives the statement a single reading (``_slips.mend_syntax``; the guard makes it), or two or
+    three the data may settle (``slip_readings``). Read as
     PostgreSQL only, and only for a statement of ordinary length: this runs on every reply that does not parse."""
     def parses(text: str) -> str | None:
         try:
@@ -361,7 +365,8 @@ def _mendable(sql: str) -> bool:
         if len(tree) != 1 or not plausible(tree[0]):
             return None
         return reading(tree[0])
-    return len(sql) <= _MAX_MEND_CHARS and mend_syntax(sql, "postgres", parses) is not None
+    return len(sql) <= _MAX_MEND_CHARS and (mend_syntax(sql, "postgres", parses) is not None or len(sql) <= _SHORT
+                                            and bool(slip_readings(sql, "postgres", parses)))  # the data may settle
 
 
 # Words that continue a statement: a cut before one of them would drop part of the query, not prose after it.
