@@ -268,7 +268,9 @@ def alias_column_finding(tree: exp.Select, schema: Schema) -> Finding | None:
 
 # What a question asks to see: "Return the name and phone number …", "showing the number of …", "list the make …".
 _RETURNED = re.compile(r"\b(?:return|returns|returning|show|showing|list|display|give me|include|including|"
-                       r"along with)\b([^.?!;]*)")
+                       r"along with)\b(.*?)(?=[.?!;(]|\b(?:that|which|who|whom|whose|where|when|with|having|in|from|"
+                       r"for|of|by|to|on|if|whether|per|each|ordered|sorted)\b|$)")  # up to what says which rows
+_GENERIC = frozenset({"date", "time", "at", "ts", "day", "id", "number", "no", "code", "key", "type", "status"})
 
 
 def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
@@ -277,8 +279,9 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
     does not show: offered shown after the other columns it shows (and grouped by, when the query groups). Only a
     column of the query's own tables whose every own word the question says there (a key: its table's word and
     "id"), and none a shown name already says (``SUM(price) AS total_revenue`` says revenue)."""
-    if not isinstance(tree, exp.Select) or tree.find(exp.Star) or isinstance(tree.parent, exp.SetOperation):
-        return None
+    if not isinstance(tree, exp.Select) or tree.find(exp.Star) or isinstance(tree.parent, exp.SetOperation) or \
+            tree.args.get("with") or any(isinstance(n.this, exp.Subquery) for n in tree.find_all(exp.From, exp.Join)):
+        return None  # what a CTE or a derived table passes on is not read here
     said = {singular(w) for m in _RETURNED.finditer(asked.text) for w in re.findall(r"[a-z]+", m.group(1))}
     sources = [(n.alias_or_name, t) for n in tree.find_all(exp.Table)
                if n.find_ancestor(exp.Select) is tree and (t := schema.table(n.name)) is not None]
@@ -297,7 +300,11 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
             if key in shown or mine & named or not mine and not name_words(column.name) & KEY_WORDS:
                 continue
             if name_words(column.name) & KEY_WORDS or column.name.lower().endswith("id"):
-                asked_for = _key_asked(table, column, asked)
+                keys_shown = any((table.qualified_name, c.name.lower()) in shown for c in table.columns
+                                 if name_words(c.name) & KEY_WORDS or c.name.lower().endswith("id"))
+                asked_for = not keys_shown and _key_asked(table, column, asked)  # "flight ids": flight_id shown
+            elif mine <= _GENERIC:
+                asked_for = False  # sale_date for "the date": too generic to say which column
             else:
                 asked_for = _all_said(mine, said) or key in grouped and _all_said(mine, set(asked.words))
             if asked_for:
