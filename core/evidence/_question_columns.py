@@ -280,7 +280,7 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
     column of the query's own tables whose every own word the question says there (a key: its table's word and
     "id"), and none a shown name already says (``SUM(price) AS total_revenue`` says revenue)."""
     if not isinstance(tree, exp.Select) or tree.find(exp.Star) or isinstance(tree.parent, exp.SetOperation) or \
-            tree.args.get("with") or any(isinstance(n.this, exp.Subquery) for n in tree.find_all(exp.From, exp.Join)):
+            tree.find(exp.CTE) or any(isinstance(n.this, exp.Subquery) for n in tree.find_all(exp.From, exp.Join)):
         return None  # what a CTE or a derived table passes on is not read here
     said = {singular(w) for m in _RETURNED.finditer(asked.text) for w in re.findall(r"[a-z]+", m.group(1))}
     sources = [(n.alias_or_name, t) for n in tree.find_all(exp.Table)
