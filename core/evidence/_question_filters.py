@@ -110,8 +110,9 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
                 initials = "".join(w[0] for w in low.split()) if " " in low else low  # New York written 'NY'
                 said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", asked.text)
                 stem = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(\w+)", asked.text)
-                if said is None and stem and low.isalpha() and word_matches(low, low + stem.group(2)):
-                    said = stem  # 'success' said as "successful"
+                if said is None and stem and low.isalpha() and word_matches(low, low + stem.group(2)) and stem.group(
+                        2) not in ("s", "es"):
+                    said = stem  # 'success' said as "successful"; never a plural ("emails": the addresses)
                 before = said.group(1).split() if said else []
                 blocked = NOT_ONLY | (set() if before[-1:] in (["a"], ["an"], ["the"]) else _NOT_ASKED_AFTER)
                 if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
