@@ -151,13 +151,16 @@ def _variables_read(text: str) -> str:
 def _session_dropped(text: str) -> str:
     """Lines that set up a session (``_SESSION``) before a query, and a transaction's end after one, dropped."""
     lines = text.split("\n")
+    setup = [bool(_SESSION.fullmatch(line)) for line in lines]
+    query_next = [False] * (len(lines) + 1)  # whether the next line that is no setup, blank or comment starts a query
+    for i in range(len(lines) - 1, -1, -1):
+        rest = lines[i]
+        quiet = setup[i] or not rest.strip() or rest.lstrip().startswith("--")
+        query_next[i] = query_next[i + 1] if quiet else bool(re.match(rf"\s*\(*\s*{_QUERY}", rest, re.I))
     out: list[str] = []
     for i, line in enumerate(lines):
-        if _SESSION.fullmatch(line):
-            following = next((rest for rest in lines[i + 1:] if rest.strip() and not rest.lstrip().startswith("--")
-                              and not _SESSION.fullmatch(rest)), "")
-            if re.match(rf"\s*\(*\s*{_QUERY}", following, re.I):
-                continue
+        if setup[i] and query_next[i + 1]:
+            continue
         if _TRANSACTION_END.fullmatch(line) and any(re.match(rf"\s*\(*\s*{_QUERY}", o, re.I) for o in out):
             continue
         out.append(line)
