@@ -161,6 +161,14 @@ def test_a_wrong_qualifier_is_never_read_as_a_look_alike_of_its_own_table(db) ->
              "LEFT JOIN stock AS k ON k.id = s.id", schema)
 
 
+def test_a_tables_own_key_called_by_its_name_in_a_join_is_that_key_whoever_else_has_the_name(db) -> None:
+    path, schema = db
+    # cars has no car_id; sales and stock have one: in the join, c.car_id is the car's own id, never a tautology
+    sql, fixes = _fix("SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON c.car_id = s.car_id "
+                      "JOIN stock AS k ON k.car_id = c.car_id", schema)
+    assert "c.id = s.car_id" in sql and "k.car_id = c.id" in sql
+
+
 def test_a_key_spelled_out_by_the_name_of_the_table_it_points_to_is_the_column_spelled_as_that_key() -> None:
     from core.errors import SQLValidationError
     from core.schema import Column, Table

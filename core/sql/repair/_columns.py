@@ -164,6 +164,12 @@ class _Repairer:
         if spelled is not None:
             self._set_name(col, spelled)
             return
+        joining = isinstance(col.parent, exp.EQ) and col.find_ancestor(exp.Join) is not None
+        own_key = named_key(col.name, src) if joining and src.table is not None and tokens(col.name)[:-1] == tokens(
+            src.table.name) else None
+        if own_key is not None:  # ``JOIN … ON c.car_id = lis.car_id`` where cars' key is id: the car's own id
+            self._set_name(col, own_key)
+            return
         owners = [s for s in local if s is not src and s.has(col.this, self.dialect) is not None]
         if len(owners) > 1 and not _outer_joined(scope, owners):  # ``author.pid`` where writes and publication,
             owners = [o] if (o := shared_column_owner(scope, owners, col.name, self.dialect)) else owners  # joined

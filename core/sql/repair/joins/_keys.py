@@ -449,10 +449,10 @@ def named_key(name: str, src: Source, schema: Schema | None = None, col: exp.Col
         held = [c for c in src.table.column_names
                 if len(keys) == 1 and c.lower() == keys[0].lower() != name.lower() and c.lower() not in own]
         return held[0] if len(named) == 1 and held else None
-    if any(tokens(c) in (words, words[-1:]) for c in src.table.column_names):
-        return None  # ``BusinessId`` where business has business_id besides its key bid, ``coupon_code`` where
-        # coupons has code besides its key cid: that column, by its name
     keys = table_keys(src.table)
+    if any(tokens(c) in (words, words[-1:]) and c not in keys for c in src.table.column_names):
+        return None  # ``BusinessId`` where business has business_id besides its key bid, ``coupon_code`` where
+        # coupons has code besides its key cid: that column, by its name (``cars.car_id`` is cars' key id)
     return keys[0] if len(keys) == 1 and keys[0].lower() != name.lower() else None
 
 
