@@ -167,6 +167,9 @@ def test_a_tables_own_key_called_by_its_name_in_a_join_is_that_key_whoever_else_
     sql, fixes = _fix("SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON c.car_id = s.car_id "
                       "JOIN stock AS k ON k.car_id = c.car_id", schema)
     assert "c.id = s.car_id" in sql and "k.car_id = c.id" in sql
+    # beside the table's own key it is another table's column, never a comparison of the key with itself
+    sql, fixes = _fix("SELECT COUNT(*) FROM cars AS c JOIN sales AS s ON c.id = c.car_id", schema)
+    assert "c.id = s.car_id" in sql
 
 
 def test_a_key_spelled_out_by_the_name_of_the_table_it_points_to_is_the_column_spelled_as_that_key() -> None:

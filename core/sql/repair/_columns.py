@@ -166,7 +166,7 @@ class _Repairer:
             return
         joining = isinstance(col.parent, exp.EQ) and col.find_ancestor(exp.Join) is not None
         own_key = named_key(col.name, src) if joining and src.table is not None and tokens(col.name)[:-1] == tokens(
-            src.table.name) else None
+            src.table.name) and not self_comparison(col, src.key, self._owner_keys(scope)) else None
         if own_key is not None:  # ``JOIN … ON c.car_id = lis.car_id`` where cars' key is id: the car's own id
             self._set_name(col, own_key)
             return
