@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 
 from core.answer import Alternative, Answer, AppliedMemory, SqlPath
@@ -35,7 +36,7 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (HiddenColumns, Meaning, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
+from core.sql import (HiddenColumns, Meaning, Named, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
                       redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
@@ -66,6 +67,11 @@ class _Run:
     applied: list[AppliedMemory] = field(default_factory=list)
     alternatives: list[Alternative] = field(default_factory=list)
     user: str | None = None  # whose verified examples the prompt may show
+
+    @cached_property
+    def named_dates(self) -> Named:
+        """How the repairs read a date name a table lacks, from this question's words: built once per question."""
+        return date_column_named(self.question)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -230,7 +236,7 @@ class AskPipeline:
     def validate(self, expression: object, schema: Schema, run: _Run | None = None) -> Validated:
         probe = self._join_probe(run, schema) if run is not None else None
         return validate(expression, schema, schema.dialect, join_matches=probe,  # type: ignore[arg-type]
-                        meaning=self.meaning, named=date_column_named(run.question) if run is not None else None)
+                        meaning=self.meaning, named=run.named_dates if run is not None else None)
 
     def _join_probe(self, run: _Run, schema: Schema) -> Callable[[str], bool | None]:
         """Whether a bounded join query finds a row (None: it could not tell), guarded like every query."""
