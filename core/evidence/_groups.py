@@ -12,7 +12,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked, read_question
-from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, label_column, name_words
+from core.evidence._question_columns import KEY_WORDS, LABEL_WORDS, is_key_of, label_column, name_words
 from core.evidence._question_dates import asked_grain
 from core.evidence._common import (Execute, holds_numbers, offer, other_rows, owner, parse, rows_word,
                                    select_tables)
@@ -284,10 +284,10 @@ _RANKED = re.compile(r"\b(?:top\s+(?:\d+\s+|[a-z]+\s+)?|which\s+)([a-z_]+)")
 
 
 def _row_key(table: Table) -> str | None:
-    """The column that names a row of ``table``: its one-column primary key, else ``id`` or ``<table>_id``."""
+    """The column that names a row of ``table``: its one-column primary key, else its one own key by name."""
     if len(table.primary_key) == 1:
         return table.primary_key[0]
-    found = [c.name for c in table.columns if c.name.lower() in ("id", f"{singular(table.name.lower())}_id")]
+    found = [c.name for c in table.columns if is_key_of(c.name, table)]
     return found[0] if len(found) == 1 else None
 
 

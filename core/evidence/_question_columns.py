@@ -322,10 +322,8 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
 
 def _key_asked(table: Table, column: Column, asked: Asked) -> bool:
     """Whether the question asks for a table's key by the table's name and "id" ("the merchant id" for ``mid``)."""
-    own = name_words(table.name)
-    short = len(column.name) <= 4 and column.name.lower().endswith("id") and column.name[:1].lower() == table.name[
-        :1].lower()  # mid of merchants
-    key = name_words(column.name) <= own | KEY_WORDS or column.name.lower() in table.primary_key or short
+    key = (is_key_of(column.name, table) or name_words(column.name) <= name_words(table.name) | KEY_WORDS
+           or column.name.lower() in table.primary_key)
     return key and _ids_asked(table, asked)
 
 
