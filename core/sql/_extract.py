@@ -23,8 +23,8 @@ from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
-from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mend_syntax,
-                             plausible, reading, slip_readings, stops_in_block)
+from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
+                             plausible, reading, stops_in_block)
 
 __all__ = ["extract_queries", "extract_sql"]
 logger = logging.getLogger(__name__)
@@ -365,8 +365,7 @@ def _mendable(sql: str) -> bool:
         if len(tree) != 1 or not plausible(tree[0]):
             return None
         return reading(tree[0])
-    return len(sql) <= _MAX_MEND_CHARS and (mend_syntax(sql, "postgres", parses) is not None or len(sql) <= _SHORT
-                                            and bool(slip_readings(sql, "postgres", parses)))  # the data may settle
+    return len(sql) <= _MAX_MEND_CHARS and mendable(sql, "postgres", parses, most=3 if len(sql) <= _SHORT else 1)
 
 
 # Words that continue a statement: a cut before one of them would drop part of the query, not prose after it.

@@ -22,7 +22,7 @@ from sqlglot.tokens import TokenType
 from core.sql.repair import GUESSED
 
 __all__ = ["PARSE_FAILURES", "balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax",
-           "plausible", "reading", "slip_readings", "stops_in_block", "unfinished"]
+           "mendable", "plausible", "reading", "slip_readings", "stops_in_block", "unfinished"]
 
 # What sqlglot may raise on input it cannot read: its own errors, and on odd enough text its parser's internal ones
 # (an assertion in a function builder, a ValueError, an index run off the end). Every parse of a reply catches all.
@@ -218,6 +218,13 @@ def slip_readings(text: str, dialect: str, parses: Callable[[str], str | None]) 
     at its very end is not one (the text may have been cut there)."""
     readings = _readings(text, _edits(text, dialect), parses, most=3)
     return [] if len(readings) < 2 or any(said.startswith(_AT_END) for _, said in readings) else readings
+
+
+def mendable(text: str, dialect: str, parses: Callable[[str], str | None], *, most: int) -> bool:
+    """Whether ``mend_syntax`` gives a reading (``most`` 1), or ``slip_readings`` two to ``most``: each edit is made
+    and parsed once for both questions."""
+    readings = _readings(text, _edits(text, dialect), parses, most=most)
+    return bool(readings) and not any(said.startswith(_AT_END) for _, said in readings)
 
 
 def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
