@@ -6,8 +6,7 @@
     ...and when no model SQL worked: fallback (rule-based, only when it understands the question).
 
 The pipeline is synchronous; the caller runs it on a worker thread and may cancel between stages (and
-during ``execute``, where the database is asked to cancel too).
-"""
+during ``execute``, where the database is asked to cancel too)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Joins and groupings whose rows cannot mean what the query wants (core.evidence: ``_anti_joins``,
+"""Joins and groupings whose rows cannot mean what the query wants (core.evidence: ``_joins``,
 ``_groups.key_group_evidence``, ``_values.elsewhere_evidence``): rows without a match asked for with an inner join,
 a column shown from the side that has no match, a GROUP BY of the key of the very table aggregated, and a value
 filtered on the wrong table's column of that name. Each is said with both results and the other query offered; the

@@ -9,8 +9,7 @@ may rewrite its query (``AskPipeline._review``).
   rows;
 - ``_joins``: an inner join that adds no column but drops or multiplies rows; a join on columns the schema does not
   relate between tables it relates by a key; a join Cairn put back (the model read a table it never joined), kept
-  as LEFT JOIN;
-- ``_anti_joins``: rows without a match asked for with an inner join (never any), or shown by the side that has no
+  as LEFT JOIN; rows without a match asked for with an inner join (never any), or shown by the side that has no
   match (NULL on every row), or asked for ("not", "without") with a LEFT JOIN that tests nothing (every row kept);
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
@@ -39,13 +38,13 @@ from collections.abc import Sequence
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence
-from core.evidence._anti_joins import anti_join_evidence, unmatched_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
                                    hidden_group_evidence, key_group_evidence, splits_asked)
-from core.evidence._joins import added_join_evidence, join_evidence, join_key_evidence
+from core.evidence._joins import (added_join_evidence, anti_join_evidence, join_evidence, join_key_evidence,
+                                  unmatched_evidence)
 from core.evidence._question import question_evidence
 from core.evidence._question_filters import date_column_named
 from core.evidence._question_columns import a_look, answering_query
