@@ -19,7 +19,7 @@ from core.memory.forms import numbers_in, slot_key, slots_clash
 from core.memory.recall import words as _recall_words
 from core.memory.kernel import name_key, same_word
 
-__all__ = ["norm", "restates", "same_definition", "same_structure", "slot_key", "slots_clash"]
+__all__ = ["norm", "numbers_agree", "restates", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
 _CONDITION_WORDS = re.compile(r"\b(?:not|no|never|except|excluding|without|only|minus|plus|divided|per|times)\b")
 
@@ -28,6 +28,12 @@ def _values(st: Mapping[str, Any]) -> frozenset[Any]:
     raw = st.get("value")
     items = raw if isinstance(raw, (list, tuple)) else [raw]
     return frozenset(v.lower() if isinstance(v, str) else v for v in items)
+
+
+def numbers_agree(old: str, new: str) -> bool:
+    """Whether two statements name the same numbers ("20k" is 20000): two that differ only in a number ("orders
+    over 100" and "over 500", "region 7" and "region 8") never say the same, however close their vectors."""
+    return sorted(numbers_in(old)) == sorted(numbers_in(new))
 
 
 def norm(text: Any) -> str:

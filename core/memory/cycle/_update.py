@@ -44,7 +44,7 @@ from core.memory.cycle._proposal import PENDING, change_of_nothing, pending_form
 from core.memory.recall import entity_named_by, names_term, table_words, words as name_words
 from core.memory.cycle._sameness import norm as _norm
 from core.memory.cycle._sameness import same_definition as _same_definition
-from core.memory.cycle._sameness import restates, same_structure, slot_key, slots_clash
+from core.memory.cycle._sameness import numbers_agree, restates, same_structure, slot_key, slots_clash
 from core.memory.forms import ENFORCED_KINDS, ValueLookup, filter_spec, mentioned_tables, structure
 from core.schema import Schema
 
@@ -254,7 +254,7 @@ def _apply_fact(
     old_slot = slot_key(forms.get(old.id))
     if slot is not None and old_slot is not None and not slots_clash(old_slot, slot):
         return _add(new, store, f"about a different {slot[0]} than the closest memory ({best_hit.similarity:.2f})")
-    if best_hit.similarity > SIMILARITY_NOOP:
+    if best_hit.similarity > SIMILARITY_NOOP and numbers_agree(old.content, fact.content):
         return _noop(old, f"says the same as an existing memory (similarity {best_hit.similarity:.2f})")
     verdict = _ask(llm, old.content, fact.content)
     if verdict is None and unsure == "ADD":
