@@ -15,6 +15,8 @@ may rewrite its query (``AskPipeline._review``).
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
   grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered); a GROUP BY column not
   shown, not a key, that splits the rows shown (one label on several rows);
+- ``_labels``: rows that do not say what they are about (a grouped query showing only its aggregates, a ranking
+  showing only numbers of the table the question names) and a GROUP BY computing nothing where a measure is asked;
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches; on
   SQLite an order or extreme of a text column holding numbers ('9' after '100');
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
@@ -43,6 +45,7 @@ from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
                                    hidden_group_evidence, key_group_evidence, splits_asked)
+from core.evidence._labels import dropped_measure_evidence, unlabelled_rows_evidence
 from core.evidence._joins import (added_join_evidence, anti_join_evidence, join_evidence, join_key_evidence,
                                   unmatched_evidence)
 from core.evidence._question import question_evidence
@@ -53,7 +56,7 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence",
+__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence", "rank_evidence",
            "splits_asked", "unmatched_evidence", "value_evidence"]
@@ -84,6 +87,8 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   rank_evidence(sql, result, schema, execute),
+                  unlabelled_rows_evidence(question, sql, result, schema, execute),
+                  dropped_measure_evidence(question, sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
                   added_join_evidence(written, sql, result, schema, execute) if written else ([], []),
                   extended_group_evidence(question, written, sql, result, schema, execute) if written else ([], []),

@@ -1,0 +1,119 @@
+"""Rows that do not say what they are about, and groups that compute nothing.
+
+- A grouped query that shows only what it computes (``SELECT SUM(x) … GROUP BY author.name``): its rows are numbers
+  the person cannot tell apart. Offered with the columns it groups by shown first.
+- A ranking (``ORDER BY … LIMIT``) that shows only numbers of the rows it ranks, where the question names their
+  table ("the top 3 publications with the most citations" answered with three counts): offered with that table's one
+  label (else its key) shown first.
+- A GROUP BY with no aggregate anywhere (a list of distinct values) where the question asks how many, what total or
+  what average: offered with that measure per group — a count of the rows, or the sum or average of the one number
+  column the question names.
+
+The query that ran stays the answer; the other is run under the guard and offered (with a model: shown it first).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.answer import Alternative
+from core.databases import QueryResult
+from core.evidence._asked import read_question
+from core.evidence._common import Execute, holds_numbers, offer, owner, parse, select_tables
+from core.evidence._question_columns import KEY_WORDS, is_key_of, label_column, name_words
+from core.schema import Schema
+
+__all__ = ["dropped_measure_evidence", "unlabelled_rows_evidence"]
+
+
+def _shown_first(tree: exp.Select, items: list[exp.Expression]) -> exp.Select | None:
+    """``tree`` with ``items`` shown before its own columns; None where an ORDER BY position would move."""
+    order = tree.args.get("order")
+    if order is not None and any(isinstance(o.this, exp.Literal) for o in order.expressions):
+        return None
+    other = tree.copy()
+    other.set("expressions", [*(i.copy() for i in items), *other.expressions])
+    return other
+
+
+def unlabelled_rows_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                             execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """Groups shown without their columns, or a ranking shown without what it ranks (see the module)."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select) or result.truncated or not result.rows or tree.find(exp.Window) or any(
+            isinstance(p.unalias(), exp.Star) for p in tree.expressions):
+        return [], []
+    ranked = tree.args.get("limit") is not None and tree.args.get("order") is not None
+    group = tree.args.get("group")
+    if group is not None:
+        keys = list(group.expressions)
+        if not keys or any(isinstance(k, exp.Literal) or not k.find(exp.Column) for k in keys) or any(
+                not p.find(exp.AggFunc) for p in tree.expressions) or len(result.rows) < 2 and not ranked:
+            return [], []  # a column shown says which group; one group with no ranking is the one the filter chose
+        names = ", ".join(k.sql(dialect=schema.dialect) for k in keys)
+        other = _shown_first(tree, keys)
+        return ([], []) if other is None else offer(
+            other.sql(dialect=schema.dialect), f"Also show {names}"[:80], lambda how: (
+                f"The query groups by {names} but shows only what it computes, so its rows do not say which "
+                f"{names} each one is."), schema, execute, result)
+    if not ranked or tree.find(exp.AggFunc) or tree.args.get("distinct"):
+        return [], []
+    return _unlabelled_ranking(question, tree, result, schema, execute)
+
+
+def _unlabelled_ranking(question: str, tree: exp.Select, result: QueryResult, schema: Schema,
+                        execute: Execute) -> tuple[list[str], list[Alternative]]:
+    shown = [owner(c, tree, schema) for p in tree.expressions for c in p.find_all(exp.Column)]
+    if not shown or any(f is None or not holds_numbers(f[1].type) or is_key_of(f[1].name, f[0])
+                        or name_words(f[1].name) & KEY_WORDS for f in shown):
+        return [], []  # a label, a key or a value of text shown says which row each is
+    ordered = [owner(c, tree, schema) for o in tree.args["order"].expressions for c in o.find_all(exp.Column)]
+    tables = {f[0].qualified_name: f[0] for f in ordered if f is not None}
+    words = read_question(question).words
+    if len(tables) != 1:
+        return [], []
+    table = next(iter(tables.values()))
+    if not name_words(table.name) & words:
+        return [], []  # "the 3 highest citation counts": the numbers are what is asked
+    label = label_column(table)
+    column = label.name if label is not None else next((c.name for c in table.columns if is_key_of(c.name, table)),
+                                                       None)
+    alias = next((a for a, t in select_tables(tree, schema).items() if t is table), None)
+    if column is None or alias is None:
+        return [], []
+    other = _shown_first(tree, [exp.column(column, table=alias)])
+    return ([], []) if other is None else offer(
+        other.sql(dialect=schema.dialect), f"Also show {column}"[:80], lambda how: (
+            f"The query ranks {table.name} but shows only numbers, so its rows do not say which of them each one "
+            f"is; {column} shown beside them says it."), schema, execute, result)
+
+
+def dropped_measure_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                             execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A GROUP BY that computes nothing where the question asks for a measure (see the module)."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select) or result.truncated or tree.args.get("group") is None or tree.find(
+            exp.AggFunc, exp.Window, exp.Subquery) or any(isinstance(p.unalias(), exp.Star) for p in tree.expressions):
+        return [], []
+    asked = read_question(question).aggregates
+    if not asked:  # "how many", "total", "average"
+        return [], []
+    grouped = {(f[0].qualified_name, f[1].name.lower()) for g in tree.args["group"].expressions
+               if (f := owner(g, tree, schema)) is not None}
+    words = read_question(question).words
+    numbers = [(alias, c.name) for alias, t in select_tables(tree, schema).items() if t is not None
+               for c in t.columns if holds_numbers(c.type) and (t.qualified_name, c.name.lower()) not in grouped
+               and not is_key_of(c.name, t) and not name_words(c.name) & KEY_WORDS and not any(
+                   c.name in fk.columns for fk in t.foreign_keys) and name_words(c.name) - name_words(t.name) & words]
+    kind = "avg" if "avg" in asked else "sum" if "sum" in asked and len(numbers) == 1 else "count"
+    if kind != "count" and len(numbers) != 1 or kind == "count" and "count" not in asked:
+        return [], []  # a total or an average of no number the words name: no guess
+    measure: exp.Expression = exp.Count(this=exp.Star()) if kind == "count" else (
+        exp.Avg if kind == "avg" else exp.Sum)(this=exp.column(numbers[0][1], table=numbers[0][0]))
+    other = tree.copy()
+    other.set("expressions", [*other.expressions, exp.alias_(measure, "total" if kind == "sum" else kind)])
+    said = {"count": "the number of rows per group", "avg": f"the average {numbers[0][1] if numbers else ''}",
+            "sum": f"the total {numbers[0][1] if numbers else ''}"}[kind]
+    return offer(other.sql(dialect=schema.dialect), f"Also show {said}"[:80], lambda how: (
+        f"The question asks for {said.removeprefix('the ')}, but the query groups without computing anything: it "
+        "only lists each group once."), schema, execute, result)

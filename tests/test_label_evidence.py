@@ -1,0 +1,116 @@
+"""Rows that do not say what they are about, and groups that compute nothing (core.evidence._labels, issue 27): a
+grouped query showing only its aggregates, a ranking showing only numbers of the table the question names, a GROUP
+BY with no aggregate where the question asks how many / what total / what average. Each is offered, never
+enforced; with a model, it is shown the finding once and its rewrite is the answer. Real SQLite with no declared
+keys, the model scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.pipeline import AskPipeline
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def library(tmp_path: Path):
+    path = tmp_path / "library.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys
+        conn.executescript(
+            "CREATE TABLE writer(writer_id INTEGER, name TEXT, country TEXT);"
+            "CREATE TABLE book(book_id INTEGER, title TEXT, writer_id INTEGER, pages INTEGER, price REAL, "
+            "published INTEGER);"
+            "INSERT INTO writer VALUES (1,'Anita','IN'),(2,'Bruno','BR'),(3,'Chiara','IT');"
+            "INSERT INTO book VALUES (1,'Rain',1,120,10,2020),(2,'Sun',1,300,25,2021),(3,'Wind',2,90,8,2021),"
+            "(4,'Snow',3,450,30,2020),(5,'Fog',3,200,12,2021);"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, question: str, sql: str, again: str | None = None):
+    again = again or sql
+    return AskPipeline(db, ScriptedLLM(sql, again, again, again), Settings()).ask(question)
+
+
+def _rows(db, sql: str) -> list[tuple]:
+    return sorted(tuple(r) for r in db.execute(sql).rows)
+
+
+def test_groups_shown_without_their_columns_are_offered_with_them(library) -> None:
+    answer = _ask(library, "Total pages written by each writer?",
+                  "SELECT SUM(b.pages) FROM book b JOIN writer w ON w.writer_id = b.writer_id GROUP BY w.name")
+    assert answer.ok and sorted(answer.rows) == [(90,), (420,), (650,)]  # the answer stays
+    other = next(a for a in answer.alternatives if a.label == "Also show w.name")
+    assert _rows(library, other.sql) == [("Anita", 420), ("Bruno", 90), ("Chiara", 650)]
+    assert "do not say which" in other.why
+    # the one with the most, ranked: one row, still unnamed
+    top = _ask(library, "Which writer wrote the most pages?", "SELECT SUM(b.pages) AS p FROM book b JOIN writer w "
+               "ON w.writer_id = b.writer_id GROUP BY w.name ORDER BY p DESC LIMIT 1")
+    assert [a.label for a in top.alternatives] == ["Also show w.name"]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT w.name, SUM(b.pages) FROM book b JOIN writer w ON w.writer_id = b.writer_id GROUP BY w.name",
+    # one group that a filter chose, not ranked: which one it is, the question says
+    "SELECT SUM(b.pages) FROM book b JOIN writer w ON w.writer_id = b.writer_id WHERE w.name = 'Anita' "
+    "GROUP BY w.name",
+    "SELECT SUM(pages) FROM book",  # one total
+])
+def test_rows_that_say_what_they_are_are_not_doubted(library, sql) -> None:
+    assert not any(a.label.startswith("Also show") for a in _ask(library, "pages per writer", sql).alternatives)
+
+
+def test_a_ranking_shown_only_as_numbers_is_offered_with_the_label_of_what_it_ranks(library) -> None:
+    answer = _ask(library, "What are the 2 longest books?", "SELECT pages FROM book ORDER BY pages DESC LIMIT 2")
+    assert answer.ok and answer.rows == ((450,), (300,))
+    other = next(a for a in answer.alternatives if a.label == "Also show title")
+    assert db_rows_in_order(library, other.sql) == [("Snow", 450), ("Sun", 300)]
+    # the numbers are what is asked when the words do not name the table
+    plain = _ask(library, "What are the 2 highest page counts?", "SELECT pages FROM book ORDER BY pages DESC LIMIT 2")
+    assert not any(a.label == "Also show title" for a in plain.alternatives)
+    # a label shown already says which row each is
+    named = _ask(library, "What are the 2 longest books?",
+                 "SELECT title, pages FROM book ORDER BY pages DESC LIMIT 2")
+    assert not any(a.label.startswith("Also show") for a in named.alternatives)
+
+
+def db_rows_in_order(db, sql: str) -> list[tuple]:
+    return [tuple(r) for r in db.execute(sql).rows]
+
+
+@pytest.mark.parametrize(("question", "label", "rows"), [
+    ("How many books were published in each year?", "Also show the number of rows per group",
+     [(2020, 2), (2021, 3)]),
+    ("What is the average price of books per year?", "Also show the average price", [(2020, 20.0), (2021, 15.0)]),
+    ("Total pages published per year", "Also show the total pages", [(2020, 570), (2021, 590)]),
+])
+def test_a_grouping_that_computes_nothing_is_offered_with_the_measure_asked(library, question, label, rows) -> None:
+    answer = _ask(library, question, "SELECT published FROM book GROUP BY published")
+    assert answer.ok and sorted(answer.rows) == [(2020,), (2021,)]
+    other = next(a for a in answer.alternatives if a.label == label)
+    assert _rows(library, other.sql) == rows
+
+
+@pytest.mark.parametrize("question", [
+    "Which years had books published?",  # no measure asked: the list is the answer
+    "What is the average of the book numbers per year?",  # no number column the words name: no guess
+])
+def test_a_grouping_that_computes_nothing_is_left_where_no_measure_is_named(library, question) -> None:
+    answer = _ask(library, question, "SELECT published FROM book GROUP BY published")
+    assert not any(a.label.startswith("Also show") for a in answer.alternatives)
+
+
+def test_with_a_model_the_finding_is_shown_and_its_rewrite_is_the_answer(library) -> None:
+    first = "SELECT SUM(b.pages) FROM book b JOIN writer w ON w.writer_id = b.writer_id GROUP BY w.name"
+    fixed = "SELECT w.name, SUM(b.pages) FROM book b JOIN writer w ON w.writer_id = b.writer_id GROUP BY w.name"
+    answer = _ask(library, "Total pages written by each writer?", first, again=fixed)
+    assert sorted(answer.rows) == [("Anita", 420), ("Bruno", 90), ("Chiara", 650)]
+    assert [a.label for a in answer.alternatives] == ["The first query"]
