@@ -114,3 +114,23 @@ def test_with_a_model_the_finding_is_shown_and_its_rewrite_is_the_answer(library
     answer = _ask(library, "Total pages written by each writer?", first, again=fixed)
     assert sorted(answer.rows) == [("Anita", 420), ("Bruno", 90), ("Chiara", 650)]
     assert [a.label for a in answer.alternatives] == ["The first query"]
+
+
+def test_a_column_asked_for_is_missed_though_a_shown_name_shares_one_of_its_words(tmp_path: Path) -> None:
+    """``last_name`` shown twice where "first name, last name" is asked: "name" is said by a shown column, "first" is
+    not (core.evidence._question_columns.asked_column_finding)."""
+    path = tmp_path / "staff.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE staff(id INTEGER, first_name TEXT, last_name TEXT, pay REAL);"
+                           "INSERT INTO staff VALUES (1,'Ana','Diaz',10),(2,'Bo','Diaz',30),(3,'Cy','Ito',20);")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Who are the 2 best paid staff? Return their first name, last name and pay.",
+                      "SELECT last_name, last_name, pay FROM staff ORDER BY pay DESC LIMIT 2")
+        other = next(a for a in answer.alternatives if a.label == "Also show first_name")
+        assert "Bo" in db_rows_in_order(db, other.sql)[0]  # the best paid, by her first name too
+        shown = _ask(db, "Who are the 2 best paid staff? Return their first name, last name and pay.",
+                     "SELECT first_name, last_name, pay FROM staff ORDER BY pay DESC LIMIT 2")
+        assert not any(a.label.startswith("Also show") for a in shown.alternatives)
+    finally:
+        db.close()

@@ -297,7 +297,7 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
         for column in table.columns:
             key = (table.qualified_name, column.name.lower())
             mine = name_words(column.name) - own
-            if key in shown or mine & named or not mine and not name_words(column.name) & KEY_WORDS:
+            if key in shown or mine <= named and mine or not mine and not name_words(column.name) & KEY_WORDS:
                 continue
             if name_words(column.name) & KEY_WORDS or column.name.lower().endswith("id"):
                 keys_shown = any((table.qualified_name, c.name.lower()) in shown for c in table.columns
