@@ -113,6 +113,7 @@ def test_json_store_journal_and_history_survive_sigkill(tmp_path: Path) -> None:
                        temp_files=[root / "memory", root / "memory-journal"])  # fmt: skip
     acked = _acked(ack_log)
     assert stats.kills >= 30 and len(acked) >= 10, (stats, len(acked), SEED)
+    assert len(set(acked)) == len(acked)  # each acknowledgement a new memory (the file and journal rewritten each time)
 
     # the memory file: parses whole, nothing damaged, every acknowledged id there
     memory_dir = root / "memory"
