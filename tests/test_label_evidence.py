@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Settings
 from core.databases import open_database
-from core.pipeline import AskPipeline
-from tests.fakes.scripted_llm import ScriptedLLM
+from tests.scripted_asking import ask as _ask
+from tests.scripted_asking import rows as db_rows_in_order
+from tests.scripted_asking import sorted_rows as _rows
 
 
 @pytest.fixture()
@@ -33,15 +33,6 @@ def library(tmp_path: Path):
     db = open_database(str(path))
     yield db
     db.close()
-
-
-def _ask(db, question: str, sql: str, again: str | None = None):
-    again = again or sql
-    return AskPipeline(db, ScriptedLLM(sql, again, again, again), Settings()).ask(question)
-
-
-def _rows(db, sql: str) -> list[tuple]:
-    return sorted(tuple(r) for r in db.execute(sql).rows)
 
 
 def test_groups_shown_without_their_columns_are_offered_with_them(library) -> None:
@@ -80,10 +71,6 @@ def test_a_ranking_shown_only_as_numbers_is_offered_with_the_label_of_what_it_ra
     named = _ask(library, "What are the 2 longest books?",
                  "SELECT title, pages FROM book ORDER BY pages DESC LIMIT 2")
     assert not any(a.label.startswith("Also show") for a in named.alternatives)
-
-
-def db_rows_in_order(db, sql: str) -> list[tuple]:
-    return [tuple(r) for r in db.execute(sql).rows]
 
 
 @pytest.mark.parametrize(("question", "label", "rows"), [

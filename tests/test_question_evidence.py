@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Settings
 from core.databases import open_database
 from core.evidence._asked import read_question
-from core.pipeline import AskPipeline
-from tests.fakes.scripted_llm import ScriptedLLM
+from tests.scripted_asking import ask as _ask
+from tests.scripted_asking import rows as _rows
 
 
 @pytest.fixture()
@@ -38,15 +37,6 @@ def shop(tmp_path: Path):
     db = open_database(str(path))
     yield db
     db.close()
-
-
-def _ask(db, question: str, sql: str, again: str | None = None):
-    again = again or sql
-    return AskPipeline(db, ScriptedLLM(sql, again, again, again), Settings()).ask(question)
-
-
-def _rows(db, sql: str) -> list[tuple]:
-    return [tuple(r) for r in db.execute(sql).rows]
 
 
 # --- reading the question -------------------------------------------------------------------------------------------

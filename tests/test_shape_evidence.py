@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Settings
 from core.databases import open_database
-from core.pipeline import AskPipeline
-from tests.fakes.scripted_llm import ScriptedLLM
+from tests.scripted_asking import ask as _ask
+from tests.scripted_asking import sorted_rows as _rows
 
 
 @pytest.fixture()
@@ -33,15 +32,6 @@ def shop(tmp_path: Path):
     db = open_database(str(path))
     yield db
     db.close()
-
-
-def _ask(db, question: str, sql: str, again: str | None = None):
-    again = again or sql
-    return AskPipeline(db, ScriptedLLM(sql, again, again, again), Settings()).ask(question)
-
-
-def _rows(db, sql: str) -> list[tuple]:
-    return sorted(tuple(r) for r in db.execute(sql).rows)
 
 
 def test_a_hidden_grouping_column_that_splits_the_rows_shown_is_offered_without_it(shop) -> None:
