@@ -1,6 +1,7 @@
 """Rows that do not say what they are about, and groups that compute nothing (core.evidence._labels, issue 27): a
 grouped query showing only its aggregates, a ranking showing only numbers of the table the question names, a GROUP
-BY with no aggregate where the question asks how many / what total / what average. Each is offered, never
+BY with no aggregate where the question asks how many / what total / what average; and a GROUP BY column the question
+never names where it names another of its table (``_question_filters.group_column``). Each is offered, never
 enforced; with a model, it is shown the finding once and its rewrite is the answer. Real SQLite with no declared
 keys, the model scripted.
 """
@@ -23,10 +24,11 @@ def library(tmp_path: Path):
     path = tmp_path / "library.sqlite"
     with sqlite3.connect(path) as conn:  # no declared keys
         conn.executescript(
-            "CREATE TABLE writer(writer_id INTEGER, name TEXT, country TEXT);"
+            "CREATE TABLE writer(writer_id INTEGER, name TEXT, country TEXT, city TEXT, homepage TEXT, agent_name TEXT);"
             "CREATE TABLE book(book_id INTEGER, title TEXT, writer_id INTEGER, pages INTEGER, price REAL, "
             "published INTEGER);"
-            "INSERT INTO writer VALUES (1,'Anita','IN'),(2,'Bruno','BR'),(3,'Chiara','IT');"
+            "INSERT INTO writer VALUES (1,'Anita','IN','Pune','a.in','Lee'),(2,'Bruno','BR','Rio','b.br','Lee'),"
+            "(3,'Chiara','IT','Pune','c.it','Kim');"
             "INSERT INTO book VALUES (1,'Rain',1,120,10,2020),(2,'Sun',1,300,25,2021),(3,'Wind',2,90,8,2021),"
             "(4,'Snow',3,450,30,2020),(5,'Fog',3,200,12,2021);"
         )
@@ -121,3 +123,38 @@ def test_a_column_asked_for_is_missed_though_a_shown_name_shares_one_of_its_word
         assert not any(a.label.startswith("Also show") for a in shown.alternatives)
     finally:
         db.close()
+
+
+@pytest.mark.parametrize(("question", "sql", "label", "rows"), [
+    ("How many writers are there in each country?", "SELECT city, COUNT(*) FROM writer GROUP BY city",
+     "Group by country", [("BR", 1), ("IN", 1), ("IT", 1)]),
+    ("Total pages by each writer", "SELECT w.homepage, SUM(b.pages) FROM book b JOIN writer w "
+     "ON w.writer_id = b.writer_id GROUP BY w.homepage", "Group by name", [("Anita", 420), ("Bruno", 90),
+                                                                          ("Chiara", 650)]),
+])
+def test_a_grouping_column_the_question_never_names_is_offered_as_the_one_it_does(library, question, sql, label,
+                                                                                   rows) -> None:
+    answer = _ask(library, question, sql)  # (a shown column: ``label_finding`` may offer the same query first)
+    assert any(a.label in (label, label.replace("Group by", "Show")) and _rows(library, a.sql) == rows
+               for a in answer.alternatives), [(a.label, a.sql) for a in answer.alternatives]
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("How many writers are there in each city?", "SELECT city, COUNT(*) FROM writer GROUP BY city"),
+    ("Total pages per writer and homepage", "SELECT w.homepage, SUM(b.pages) FROM book b JOIN writer w "
+     "ON w.writer_id = b.writer_id GROUP BY w.homepage"),
+    ("Total pages per group", "SELECT w.homepage, SUM(b.pages) FROM book b JOIN writer w "
+     "ON w.writer_id = b.writer_id GROUP BY w.homepage"),  # the words name neither the table nor a column
+])
+def test_a_grouping_column_the_question_names_or_leaves_open_is_not_doubted(library, question, sql) -> None:
+    assert not any(a.label.startswith("Group by") for a in _ask(library, question, sql).alternatives)
+
+
+def test_a_grouping_column_named_like_a_label_is_read_as_the_label_the_words_name(library) -> None:
+    """``GROUP BY w.agent_name`` where the words name the writer: a name, but the agent's (only the grouping check
+    sees it: the column shown is a name)."""
+    answer = _ask(library, "Which 2 writers wrote the most pages?", "SELECT w.agent_name, SUM(b.pages) AS p "
+                  "FROM book b JOIN writer w ON w.writer_id = b.writer_id GROUP BY w.agent_name ORDER BY p DESC "
+                  "LIMIT 2")
+    other = next(a for a in answer.alternatives if a.label == "Group by name")
+    assert db_rows_in_order(library, other.sql) == [("Chiara", 650), ("Anita", 420)]

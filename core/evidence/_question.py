@@ -27,7 +27,7 @@ from core.evidence._question_columns import (alias_column_finding, asked_column_
 from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, part_finding,
                                            span_finding, today_finding, year_finding)
 from core.evidence._question_values import missing_quoted, unheld_value
-from core.evidence._question_filters import (date_column_finding, filter_column, missing_bound,
+from core.evidence._question_filters import (date_column_finding, filter_column, group_column, missing_bound,
                                              missing_value, or_finding, sibling_column, unasked_filter)
 from core.fallback import singular
 from core.schema import Schema
@@ -73,7 +73,8 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
         lambda asked, tree, schema: today_finding(asked.from_today, asked.text, tree, schema.dialect),
         lambda asked, tree, schema: grain_finding(asked_grain(asked.text), tree, schema.dialect, asked.text),
-        missing_bound, missing_value, missing_date, or_finding, filter_column, sibling_column, date_column_finding,
+        missing_bound, missing_value, missing_date, or_finding, filter_column, sibling_column, group_column,
+        date_column_finding,
         lambda asked, tree, schema: unasked_filter(asked, tree, schema, context, literals),
         lambda asked, tree, schema: missing_quoted(asked, tree, schema, execute, question),
         lambda asked, tree, schema: unheld_value(asked, tree, schema, execute, question))

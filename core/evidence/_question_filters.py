@@ -19,14 +19,14 @@ from sqlglot import exp
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked, read_question
 from core.evidence._common import holds_numbers, owner
-from core.evidence._question_columns import _NAME_WORD, COMMON_WORDS, name_words, word_matches
+from core.evidence._question_columns import _NAME_WORD, COMMON_WORDS, LABEL_WORDS, label_column, name_words, word_matches
 from core.evidence._question_dates import DATE_WORDS, dated
 from core.fallback import singular
 from core.schema import Column, Schema, Table
 from core.sql import Named
 
 __all__ = ["NOT_ONLY", "column_kind", "date_column_finding", "date_column_named", "filter_column", "missing_bound",
-           "missing_value", "or_finding", "query_tables", "sibling_column", "unasked_filter", "with_condition"]
+           "group_column", "missing_value", "or_finding", "query_tables", "sibling_column", "unasked_filter", "with_condition"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -301,6 +301,47 @@ def sibling_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
             col.set("this", exp.to_identifier(instead.name))
     return (f"The question names {instead.name}, not {column.name}, which the query uses",
             f"Use {instead.name}", tree)
+
+
+def group_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A GROUP BY column whose own words the question never says, of a table whose word or another column's words it
+    does: exactly one other column of that table, of its kind, no id and read nowhere in the query, whose own words
+    the question all says (a code may be: "coupon codes") ("the top 5 countries" grouped by ``city``: ``country``); else, where the question
+    names the table ("the top 2 merchants" grouped by ``contact_name``), its one label column. The query with that
+    column in its place wherever it reads the grouped one outside WHERE and JOIN."""
+    group = tree.args.get("group")
+    if group is None:
+        return None
+    words = set(asked.words)
+    used = {c.name.lower() for c in tree.find_all(exp.Column)}
+    swaps: list[tuple[Table, Column, Column]] = []
+    for item in group.expressions:
+        found = owner(item, tree, schema)
+        if found is None or is_key(found[1].name) or found[1].name in found[0].primary_key:
+            continue
+        table, column = found
+        mine = name_words(column.name) - name_words(table.name) - LABEL_WORDS
+        if not mine or _said_any(mine, words):
+            continue
+        named = [c for c in table.columns if column_kind(c) == column_kind(column) and c.name.lower() not in used
+                 and not c.name.lower().endswith("id") and c.name not in table.primary_key and (own := name_words(
+                     c.name) - name_words(table.name) - LABEL_WORDS) and _named_all(own, words)]
+        label = label_column(table)
+        if len(named) != 1 and label is not None and label.name.lower() not in used and column_kind(
+                column) == "text" and _said_any(name_words(table.name), words):
+            named = [label]  # "each author", grouped by homepage: the author, by its label
+        if len(named) == 1:
+            swaps.append((table, column, named[0]))
+    if len(swaps) != 1:
+        return None
+    table, column, instead = swaps[0]
+    for col in list(tree.find_all(exp.Column)):
+        found = owner(col, tree, schema)
+        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(
+                exp.Join, exp.Where) is None:
+            col.set("this", exp.to_identifier(instead.name))
+    return (f"The query groups by {column.name}, which the question never names; it names {instead.name}",
+            f"Group by {instead.name}", tree)
 
 
 def _beside(col: exp.Column, other: Column) -> bool:
