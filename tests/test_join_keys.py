@@ -218,8 +218,13 @@ def test_a_bare_side_that_only_one_table_has_is_not_made_a_comparison_with_itsel
     assert not answer.ok or sorted(answer.rows) == [("Ann", 2), ("Bo", 1)]  # never 3, 3, 3 (every pair)
 
 
-def test_a_join_condition_comparing_a_column_with_itself_is_an_error(authors) -> None:
-    answer = _ask(authors, "SELECT a.name, COUNT(*) FROM writes w JOIN author a ON a.aid = a.aid GROUP BY a.name")
+def test_a_join_condition_comparing_a_column_with_itself_is_read_as_its_one_relation_else_an_error(authors) -> None:
+    for on in ("a.aid = a.aid", "w.author_id = w.author_id"):  # the joined table's side, or the one before it
+        answer = _ask(authors, f"SELECT a.name, COUNT(*) FROM writes w JOIN author a ON {on} GROUP BY a.name")
+        assert answer.ok and sorted(answer.rows) == [("Ann", 2), ("Bo", 1)]  # never 3, 3, 3 (every pair)
+        assert "compared a column with itself" in " ".join(answer.notes)
+    # nothing of writes pairs with author.name: no reading, an error
+    answer = _ask(authors, "SELECT a.aid, COUNT(*) FROM writes w JOIN author a ON a.name = a.name GROUP BY a.aid")
     assert not answer.ok and "with itself" in (answer.error or "")
 
 

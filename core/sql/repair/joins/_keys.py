@@ -160,7 +160,7 @@ class _Joins:
                     if isinstance(cond, exp.EQ):
                         self.qualify(join, cond, local)
                         self.equality(cond, local)
-                        self.tautology(cond, local)
+                        self.tautology(join, cond, local)
             elif join.args.get("using"):
                 self.using(join, local)
 
@@ -174,17 +174,38 @@ class _Joins:
             src = named[0] if len(named) == 1 else None
         return src if src is not None and src.table is not None else None
 
-    def tautology(self, cond: exp.EQ, local: list[Source]) -> None:
-        """``ON a.aid = a.aid``: true of every row, the join pairs every row with every row. Never what is meant."""
+    def tautology(self, join: exp.Join, cond: exp.EQ, local: list[Source]) -> None:
+        """``ON a.aid = a.aid``: true of every row, the join pairs every row with every row. Never what is meant: a
+        join's condition relates the joined table to one before it. When exactly one column can stand on the other
+        side — of the joined table (``JOIN writes ON author.aid = author.aid``: ``writes.aid``), or, where both
+        sides name the joined table, of one table before it (``JOIN journal ON journal.jid = journal.jid``:
+        ``publication.jid``), by the schema's keys and names — it is read so, said; else an error."""
         left, right = cond.this, cond.expression
         if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
             return
         a, b = self._source(left, local), self._source(right, local)
-        if a is not None and a is b and left.name.lower() == right.name.lower():
+        if a is None or a is not b or left.name.lower() != right.name.lower():
+            return
+        new = next((s for s in local if s.node is join.this), None)
+        assert a.table is not None
+        if new is not None and new is not a and new.table is not None:
+            options = [(new, c) for c in join_candidates(new.table, a.table, left.name)]
+        elif new is a:
+            options = [(s, c) for s in local if s.order < a.order and s.table is not None
+                       for c in join_candidates(s.table, a.table, left.name)]
+        else:
+            options = []
+        if len(options) != 1:
             raise SQLValidationError(
                 f"The join condition {cond.sql(dialect=self.dialect)} compares {a.key}.{left.name} with itself, so "
                 "it relates nothing (every row would pair with every row)",
                 hint="Compare a column of the joined table with a column of a table before it.")
+        before = cond.sql(dialect=self.dialect)
+        src, column = options[0]
+        right.set("table", src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key))
+        right.set("this", identifier(column, self.dialect))
+        self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (it compared a column with itself; "
+                          "the one column the schema pairs it with on the other table)")
 
     def qualify(self, join: exp.Join, cond: exp.EQ, local: list[Source]) -> None:
         """``JOIN writes ON aid = aid``, ``JOIN customers c ON s.customer_id = id``: a side written without a
