@@ -7,7 +7,9 @@
   (``shop=> SELECT …``, ``sqlite> …``), a shell command that carries the query (``psql -c "…"``, a heredoc), a
   session variable set and then read (``SET @vendor = 'x'; … = @vendor``), a Markdown block quote (``> SELECT``),
   Markdown's escapes (``first\\_name``), full-width punctuation (``，``, ``（``) and arrows that annotate a line
-  (``<- the columns we need``).
+  (``<- the columns we need``);
+- ``_markup``: SQL inside another language's markup — an HTML reply's ``<pre><code>`` block, a dbt model's
+  ``{{ ref('orders') }}`` / ``{{ source('shop', 'orders') }}`` for a table.
 """
 
 from core.sql.layout._blocks import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences

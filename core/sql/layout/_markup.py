@@ -1,0 +1,32 @@
+"""SQL inside another language's markup, read back to a plain SQL block.
+
+- **An HTML reply**: the query in ``<pre><code class="sql">…</code></pre>`` (or ``<pre>`` / ``<code>`` alone on lines
+  of their own), prose in ``<p>``: the block as a fenced one, the tags of the prose dropped (its HTML escapes are
+  read by ``_blocks``).
+- **A dbt model**: a table written as ``{{ ref('orders') }}`` or ``{{ source('shop', 'orders') }}``: the table's
+  name, its last quoted argument. Only these two calls; any other template expression is left, and fails visibly.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["markup_read"]
+
+_PRE = re.compile(r"<pre(?:\s[^>]*)?>\s*(?:<code(?:\s[^>]*)?>)?(.*?)(?:</code>\s*)?</pre>", re.IGNORECASE | re.DOTALL)
+_CODE_LINE = re.compile(r"^[ \t]*<code(?:\s[^>]*)?>(.*?)</code>[ \t]*$", re.IGNORECASE | re.DOTALL | re.MULTILINE)
+_PROSE_TAG = re.compile(r"</?(?:p|br|div|span|strong|em|b|i|ul|ol|li|h[1-6])(?:\s[^>]*)?/?>", re.IGNORECASE)
+_DBT = re.compile(r"\{\{\s*(?:ref|source)\s*\(\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*(?:,\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*)*"
+                  r"\)\s*\}\}")
+_LAST_ARG = re.compile(r"['\"]([^'\"]*)['\"]\s*\)\s*\}\}$")
+
+
+def markup_read(text: str) -> str:
+    """``text`` with its HTML code blocks as fenced SQL blocks and its dbt table references as table names."""
+    if "</pre>" in text.lower() or re.search(r"</code>", text, re.IGNORECASE):
+        text = _PRE.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n", text)
+        text = _CODE_LINE.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n", text)
+        text = _PROSE_TAG.sub("\n", text)
+    if "{{" in text:
+        text = _DBT.sub(lambda m: (found[1] if (found := _LAST_ARG.search(m[0])) else m[0]), text)
+    return text
