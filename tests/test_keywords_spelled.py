@@ -56,3 +56,24 @@ def test_words_with_no_clause_spelled_right_are_not_made_sql() -> None:
 def test_a_misspelt_keyword_is_mended_before_the_query_would_end_there(reply: str) -> None:
     # unmended, the statement read up to the line before WHRE (a query that ran without its filter)
     assert sorted(DB.execute(extract_sql(reply, "sqlite")).fetchall()) == [("a", 1), ("b", 1)]
+
+
+@pytest.mark.parametrize(("reply", "rows"), [
+    ("```sql\nSELECT name FROM t WHERE WHERE x = 1\n```", [("a",), ("b",)]),  # a keyword written twice
+    ("```sql\nSELECT a.name FROM t a JOIN t b ON ON a.id = b.id WHERE a.x = 2\n```", [("b",)]),
+    ("```sql\nselect select name from t where x = 2\n```", [("b",)]),
+    ("```sql\nSELECT t.nameFROM t\nWHERE t.x = 2\n```", [("b",)]),  # a line break lost before a keyword
+    ("```sql\nSELECT name, COUNT(*) AS n FROM t\nWHERE x > 0GROUP BY name\nORDER BY n DESCLIMIT 1\n```",
+     [("b", 2)]),
+    ("```sql\nSELECT name FROM t WHERE x => 2 AND id =< 2\n```", [("b",)]),  # a comparison back to front
+])
+def test_a_keyword_written_twice_or_glued_and_a_comparison_back_to_front_are_read(reply: str, rows) -> None:
+    assert sorted(DB.execute(extract_sql(reply, "sqlite")).fetchall()) == rows
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT name FROM t WHERE name = 'WHERE WHERE' AND x = 1\n```",  # inside a value: as written
+    "```sql\nSELECT name FROM t WHERE name = 'nameFROM' AND x = 1\n```",
+])
+def test_a_value_that_looks_like_a_stutter_or_a_glued_keyword_is_left(reply: str) -> None:
+    assert extract_sql(reply, "sqlite") == reply.split("\n")[1]

@@ -1,4 +1,6 @@
-"""Clause keywords misspelt by one keystroke (``SELCT``, ``FORM``, ``WHRE``, ``GRUOP BY``, ``ORDERBY``, ``JION``).
+"""Clause keywords misspelt by one keystroke (``SELCT``, ``FORM``, ``WHRE``, ``GRUOP BY``, ``ORDERBY``, ``JION``),
+written twice (``WHERE WHERE``), glued to the word before them (``author.nameFROM``), and comparisons written back
+to front (``=>``).
 
 A misspelt keyword leaves a statement no dialect reads (``FROM users WHRE id = 1`` reads ``WHRE`` as an alias and
 then stops), and a misspelt ``SELECT`` leaves no statement to find at all. The keywords of a clause are a closed
@@ -76,8 +78,16 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
             continue
         end = match.end() if _keyword(word) else match.start() + len(first)
         edits.append((match.start(), end, keyword.lower() if lower else keyword))
+    edits += _stutters_and_glue(block)
+    if edits and not re.search(r"(?<![\w.])FROM\b", block, re.IGNORECASE) and re.search(r"[a-z0-9_]FROM\b", block):
+        mended = block  # ``SELECT author.nameFROM author``: reads, as a column aliased author, from no table
+        for start, end, keyword in sorted(edits, reverse=True):
+            mended = mended[:start] + keyword + mended[end:]
+        if reads(mended):
+            return mended
     if not edits or reads(block):
         return block
+    edits.sort()
     for chosen in [edits, *([e] for e in edits)] if len(edits) > 1 else [edits]:  # all, then each alone
         mended = block
         for start, end, keyword in reversed(chosen):
@@ -86,6 +96,33 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
             return mended
     return block
 
+
+_REPEATED = re.compile(r"\b(SELECT|FROM|WHERE|JOIN|ON|AND|OR|HAVING|LIMIT|DISTINCT|GROUP[ \t]+BY|ORDER[ \t]+BY)"
+                       r"(\s+)\1\b", re.IGNORECASE)
+_GLUED = re.compile(r"(?<=[a-z0-9_\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|JOIN|UNION|ON|AND|OR|ASC|DESC|"
+                    r"INNER|LEFT)\b|\b(?:DESC|ASC|LAST|FIRST|END)(?=(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|"
+                    r"UNION)\b)")
+_BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!="}
+
+
+def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
+    """Edits outside quotes and comments: a clause keyword written twice in a row (``WHERE WHERE``, ``ON ON``) once;
+    a keyword in capitals glued to the word before it when a line break was lost (``author.nameFROM``,
+    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``) the right way."""
+    quoted = [m.span() for m in re.finditer(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*", block)]
+
+    def outside(at: int) -> bool:
+        return not any(a <= at < b for a, b in quoted)
+
+    edits = [(m.start(), m.end(), m.group(1)) for m in _REPEATED.finditer(block) if outside(m.start())
+             and m.group(1).split()[0].isupper() == m.group(0)[m.end(2) - m.start():].split()[0].isupper()]
+    for m in _GLUED.finditer(block):
+        if outside(m.start()):
+            at = m.start(1) if m.group(1) else m.end()
+            edits.append((at, at, " "))
+    edits += [(m.start(), m.end(), _BACKWARDS[m.group(0)]) for m in re.finditer(r"(?<![<>!=:])(?:=>|=<|=!)(?![=>])",
+                                                                                   block) if outside(m.start())]
+    return edits
 
 def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
     """A reply with no code block whose query (``SELECT``, ``WITH``, or a misspelt ``SELCT``, on its own line or
