@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from core.errors import LLMReplyError
 from core.sql import extract_sql, guard
 from core.sql._explanations import explanations_as_comments
 
@@ -57,3 +58,27 @@ def test_a_long_block_is_read_in_one_pass() -> None:
 ])
 def test_a_block_the_target_dialect_reads_as_written_keeps_its_operators(reply: str, dialect: str) -> None:
     assert extract_sql(reply, dialect) == reply.split("\n")[1]
+
+
+@pytest.mark.parametrize("reply", [
+    # notes after a label, and in Devanagari, between the clauses
+    "```sql\nDekhiye:\nSELECT town, SUM(amount) AS total\nStep 1: pehle table chuno\nFROM sale\n"
+    "चरण 3: शर्त लगाओ\nWHERE sold_on >= DATE('now', '-30 days')\nStep 4: group karke ginti karo\nGROUP BY town\n```",
+    # a note the reading cannot place is never a place to cut the query: the WHERE after it stays
+    "```sql\nQuery ka structure:\nSELECT town, SUM(amount) AS total\nFROM sale\nशर्त: sirf haal ki bikri ✔\n"
+    "WHERE sold_on >= DATE('now', '-30 days')\nGROUP BY town\n```",
+])
+def test_notes_between_clauses_in_hindi_english_or_devanagari_keep_every_clause(reply: str) -> None:
+    sql = extract_sql(reply, "sqlite")
+    assert "WHERE sold_on" in sql and sorted(DB.execute(guard(sql, "sqlite").sql).fetchall()) == [("Agra", 5.0),
+                                                                                                 ("Pune", 10.0)]
+
+
+def test_a_query_is_never_cut_before_prose_that_a_clause_of_it_follows() -> None:
+    reply = ("```sql\nSELECT town FROM sale\nThen we filter (recent ones only) for you\n"
+             "WHERE sold_on >= DATE('now', '-30 days')\n```")
+    try:
+        sql = extract_sql(reply, "sqlite")
+    except LLMReplyError:
+        return  # refused: the model is asked again, and nothing wrong is shown
+    assert "WHERE sold_on" in sql  # never "SELECT town FROM sale", which answers another question

@@ -14,8 +14,9 @@ Only a fenced SQL block is rewritten, and only:
   stand between operands (``a # b``, ``a // b + c``), and SQL never sets two plain words side by side but a name and
   its alias;
 - a whole line of prose between two lines of the statement — no quote, bracket, comparison or comma, not starting
-  with a word of SQL, ending with ``:`` or read as a comment line, or a list item that reads as a sentence
-  (``- Keep only the active staff``) — when a clause follows it: a comment.
+  with a word of SQL, ending with ``:`` or read as a comment line, a list item that reads as a sentence
+  (``- Keep only the active staff``), a note after a label (``Step 1: pehle table chuno``) or in Devanagari
+  (``चरण 3: शर्त लगाओ``) — when a clause follows it: a comment.
 
 A block that reads as one statement of the target dialect as written is left alone.
 """
@@ -27,7 +28,7 @@ from collections.abc import Callable
 
 from sqlglot.tokens import Tokenizer
 
-__all__ = ["explanations_as_comments", "sentence"]
+__all__ = ["clause_later", "explanations_as_comments", "sentence"]
 
 _MARK = re.compile(r"(^|\s)(#|//)(?=\s+[A-Za-z])")
 _SQL_START = re.compile(r"\s*(?:SELECT|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|ON|GROUP|ORDER|HAVING|LIMIT|"
@@ -53,7 +54,7 @@ def explanations_as_comments(block: str, reads: Callable[[str], bool] | None = N
     out: list[str] = []
     for i, line in enumerate(lines):
         plain = not re.search(r"['\"()=<>,]", line)
-        if later[i] and plain and (_PROSE.match(line) and not _SQL_START.match(line) or _bullet(line)):
+        if later[i] and plain and (_PROSE.match(line) and not _SQL_START.match(line) or _bullet(line) or _note(line)):
             out.append("-- " + line.strip())
             continue
         out.append(_trailing(line))
@@ -70,6 +71,19 @@ def _trailing(line: str) -> str:
         if not re.search(r"[=<>(),'\"+*/%|]", rest) and not _CAPITAL_SQL.search(rest) or _prose(rest):
             return line[: match.start(2)] + "--" + rest
     return line
+
+
+_LABELLED = re.compile(r"\s*[A-Za-z][\w ]{0,25}:(?!:)\s+(\S.*)$")  # "Step 1: pehle table chuno"
+_DEVANAGARI = re.compile(r"[\u0900-\u097F]")
+
+
+def _note(line: str) -> bool:
+    """A note between clauses in another script (``चरण 3: शर्त लगाओ``) or after a label (``Step 1: pehle table
+    chuno``): no SQL word in capitals, and not a line of SQL."""
+    if _CAPITAL_SQL.search(line) or _SQL_START.match(line):
+        return False
+    labelled = _LABELLED.match(line)
+    return bool(_DEVANAGARI.search(line)) or labelled is not None and _prose(labelled.group(1))
 
 
 def _bullet(line: str) -> bool:
@@ -108,3 +122,21 @@ def sentence(rest: str) -> bool:
     return (len(words) >= 2 and 2 * sql_words < len(words) and not _CAPITAL_CLAUSE.search(head)
             and not re.search(r"[=<>()]", head) and len(_CLAUSE_TAIL.findall(head)) < 2
             and not _OPEN_QUOTE.search(rest))
+
+
+_LATER_CLAUSE = re.compile(r"[ \t]*(?:FROM|WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|HAVING|LIMIT|AND|OR|ON|(?:(?:INNER|LEFT|RIGHT|"
+                           r"FULL|CROSS)[ \t]+(?:OUTER[ \t]+)?)?JOIN)[ \t]+(\S.*)$", re.IGNORECASE)
+_NEXT_STATEMENT = re.compile(r"[ \t]*(?:SELECT|WITH)\b", re.IGNORECASE)
+
+
+def clause_later(tail: str) -> bool:
+    """Whether a later line of ``tail``, before any next statement, goes on with the query's clauses
+    (``चरण 3: शर्त लगाओ`` then ``WHERE author.aid IN (…)``): cutting before such a tail would drop a condition
+    and answer another question."""
+    for line in tail.split("\n")[1:40]:
+        if _NEXT_STATEMENT.match(line):
+            return False
+        clause = _LATER_CLAUSE.match(line)
+        if clause is not None and not sentence(clause.group(1)):
+            return True
+    return False

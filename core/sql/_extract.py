@@ -18,7 +18,7 @@ from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError, SQLRejected
-from core.sql._explanations import explanations_as_comments, sentence as _sentence
+from core.sql._explanations import clause_later, explanations_as_comments, sentence as _sentence
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
@@ -313,7 +313,8 @@ def _ends_on_unused_alias(sql: str, dialect: str) -> bool:
 
 def _cut_prose(text: str) -> str:
     """Drop everything from the first prose-looking line after the first one. A line that starts with a clause
-    word (``ORDER BY publication.``) is the statement's, a prose list item right before one a comment."""
+    word (``ORDER BY publication.``) is the statement's, a prose list item right before one a comment, and so is a
+    prose line with a clause of the statement on a later line (``clause_later``)."""
     lines = text.split("\n")
     for i, line in enumerate(lines[1:], start=1):
         stripped = line.strip()
@@ -325,6 +326,9 @@ def _cut_prose(text: str) -> str:
             lines[i] = "-- " + stripped  # "- Keep only the active staff" with WHERE next: a note between clauses
             continue
         if _PROSE_LINE.search(stripped) or bullet and _sentence(stripped[bullet.end():]):
+            if clause_later("\n".join(lines[i:])) and "--" not in stripped:
+                lines[i] = "-- " + stripped  # "चरण 3: शर्त लगाओ" with a WHERE after it: a note between clauses
+                continue
             return "\n".join(lines[:i]) + "\n"  # the line end stays: a '.' before it ended a sentence
     return "\n".join(lines)
 
@@ -398,6 +402,8 @@ def _prose_tail(rest: str) -> bool:
     if not words:
         return True
     if words[0].lower() in _CONTINUES or re.match(r"[\w\"]+\s*(?:\.|=|<|>|\()", head):
+        return False
+    if clause_later(tail):
         return False
     return len(_SQL_MARKS.findall(head)) <= max(1, len(words) // 3)
 
