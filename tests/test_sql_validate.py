@@ -182,9 +182,10 @@ def test_a_table_name_written_between_other_words_is_that_table(sql: str, expect
 def test_a_table_name_inside_the_written_one_needs_every_column_read_through_it() -> None:
     schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("domain", ["did", "name"]),
                                _table("domain_author", ["aid", "did"])))
-    with pytest.raises(SQLValidationError):  # domain_writer holds "domain", but da.aid says domain_author was meant
-        check("SELECT d.name FROM author a JOIN domain_writer da ON a.aid = da.aid JOIN domain d ON da.did = d.did",
-              schema, "sqlite")
+    # domain_writer holds "domain", but da.aid says domain_author was meant: the one table with aid and did
+    fixed = check("SELECT d.name FROM author a JOIN domain_writer da ON a.aid = da.aid JOIN domain d ON "
+                  "da.did = d.did", schema, "sqlite")
+    assert "JOIN domain_author AS da" in fixed.sql
     assert check("SELECT name AS n FROM domain_table ORDER BY n", schema, "sqlite").sql == (
         "SELECT name AS n FROM domain ORDER BY n")
 
@@ -1063,3 +1064,16 @@ def test_two_consonants_are_no_reading_of_a_word_when_another_column_may_be_mean
     schema = Schema("sqlite", (Table("visit", (Column("diet", "text"), Column("visit_date", "text"))),))
     with pytest.raises(Exception, match="Unknown column dt"):
         validate_sql("SELECT dt FROM visit", schema, "sqlite")
+
+def test_a_table_called_by_another_name_is_the_one_table_holding_every_column_read_from_it() -> None:
+    schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("writes", ["aid", "pid"]),
+                               _table("publication", ["pid", "title"]), _table("domain_author", ["aid", "did"])))
+    fixed = validate_sql("SELECT a.name, p.title FROM author a JOIN paper_author pa ON pa.aid = a.aid "
+                         "JOIN publication p ON p.pid = pa.pid", schema, "sqlite")
+    assert "JOIN writes AS pa" in fixed.sql and any("every column the query reads" in f for f in fixed.fixes)
+    unaliased = validate_sql("SELECT author.name FROM author JOIN paper_author ON paper_author.aid = author.aid "
+                             "WHERE paper_author.pid = 3", schema, "sqlite")
+    assert "writes.pid = 3" in unaliased.sql
+    # one column read: several tables hold it, no reading
+    with pytest.raises(SQLValidationError, match="closest tables"):
+        validate_sql("SELECT author.name FROM author JOIN paper_link pl ON pl.aid = author.aid", schema, "sqlite")

@@ -146,6 +146,18 @@ def _columns_fit(node: exp.Table, schema: Schema, qualified_name: str, tree: exp
     return True
 
 
+def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> Table | None:
+    """The one table that has every column the query reads through ``node``'s name or alias, when it reads two or
+    more (``research_area.did``, ``research_area.name``: domain) — a name no spelling rule reads, proved by the
+    columns; None when none or several tables hold them all."""
+    qualifier = (node.alias or node.name).lower()
+    read = {c.name.lower() for c in tree.find_all(exp.Column) if c.table.lower() == qualifier}
+    if len(read) < 2:
+        return None
+    held = [t for t in schema.tables if read <= {c.name.lower() for c in t.columns}]
+    return held[0] if len(held) == 1 else None
+
+
 def _output_names(tree: exp.Expression) -> set[str]:
     return {sel.alias.lower() for select in tree.find_all(exp.Select) for sel in select.expressions if sel.alias}
 
@@ -221,6 +233,15 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         if _near_cte(node, cte_spelling, max((sc for sc, _ in scored), default=0.0), fixes):
             continue
         best, near = pick_scored(node.name, scored, [t.qualified_name for t in schema.tables])
+        held = _holding_all_read(node, schema, tree) if best is None else None
+        if held is not None:  # ``paper_author.aid``, ``paper_author.pid``: writes is the one table with both
+            old_name = node.name
+            _rename(node, held, dialect)
+            fixes.append(f"table {before} -> {_spelled(node)} (the one table with every column the query reads "
+                         "from it)")
+            if not node.alias:
+                renamed[old_name.lower()] = node
+            continue
         if best is None:
             raise SQLValidationError(
                 f"Unknown table {before}" + (f"; closest tables: {', '.join(near)}" if near else ""),
