@@ -18,6 +18,8 @@ POSTGRES = [
     ("SELECT ROUND(julianday('2024-01-02') - julianday('2024-01-01'))", [(1.0,)]),
     ("SELECT TO_DAYS('2024-03-02') - TO_DAYS('2024-03-01 10:00'), DAYOFWEEK('2024-03-03'), "
      "DAYOFMONTH('2024-03-05')::int, UNIX_TIMESTAMP('1970-01-02 00:00:00+00')::int", None),
+    ("SELECT COUNT(DISTINCT x, y), nunique(x) FROM (VALUES (1, 23), (12, 3), (1, 23), (NULL, 2)) AS v(x, y)",
+     [(2, 2)]),
 ]
 
 
@@ -48,6 +50,9 @@ SQLITE = [
     ("SELECT CONCAT(name, email) FROM customers WHERE customer_id = 2", [("Ravi",)]),  # NULL as empty
     ("SELECT YEAR(joined), MONTH(joined), DAY(joined) FROM customers WHERE customer_id = 1", [(2024, 3, 9)]),
     ("SELECT COUNT(*) FROM customers WHERE joined <= CURDATE() AND joined <= GETDATE()", [(2,)]),
+    # pandas' and spreadsheets' names of aggregates; MySQL's distinct pairs (a row with a NULL is not counted)
+    ("SELECT nunique(city), mean(customer_id), AVERAGE(customer_id) FROM customers", [(2, 1.5, 1.5)]),
+    ("SELECT COUNT(DISTINCT city, email) FROM customers", [(1,)]),
 ]
 
 

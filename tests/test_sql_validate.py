@@ -1077,3 +1077,13 @@ def test_a_table_called_by_another_name_is_the_one_table_holding_every_column_re
     # one column read: several tables hold it, no reading
     with pytest.raises(SQLValidationError, match="closest tables"):
         validate_sql("SELECT author.name FROM author JOIN paper_link pl ON pl.aid = author.aid", schema, "sqlite")
+
+
+def test_a_select_list_name_written_with_a_table_s_qualifier_is_the_select_list_s() -> None:
+    schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("writes", ["aid", "pid"])))
+    fixed = validate_sql("SELECT a.name, COUNT(w.pid) AS n FROM author a JOIN writes w ON w.aid = a.aid "
+                         "GROUP BY a.name ORDER BY a.n DESC", schema, "sqlite")
+    assert fixed.sql.endswith("ORDER BY n DESC") and any("select list's name" in f for f in fixed.fixes)
+    # a column the table has is that column, whatever the select list calls its items
+    kept = validate_sql("SELECT a.aid AS name FROM author a ORDER BY a.name", schema, "sqlite")
+    assert kept.sql.endswith("ORDER BY a.name")

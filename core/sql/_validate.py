@@ -19,7 +19,7 @@ from core.dialects import dialect_info
 from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
-                              repair_concat)
+                              repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
@@ -129,6 +129,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     try:
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes)
+        unqualified_output_names(tree, schema, fixes)
         assigned_aliases(tree, schema, dialect, fixes)
         quoted_columns(tree, schema, dialect, fixes)
         join_forgotten(tree, schema, dialect, fixes)

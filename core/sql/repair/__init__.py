@@ -3,7 +3,7 @@
 Each repair takes a parsed query and the schema and returns a repaired query; only :mod:`core.sql` calls them.
 """
 
-from core.sql.repair._aliases import ALIAS_CLASH_FIX, assigned_aliases, repair_alias_clashes
+from core.sql.repair._aliases import ALIAS_CLASH_FIX, assigned_aliases, repair_alias_clashes, unqualified_output_names
 from core.sql.repair._columns import AMBIGUOUS_FIX, UNKNOWN_ALIAS_FIX, repair_columns
 from core.sql.repair._concat import repair_concat
 from core.sql.repair._dates import rewrite_sqlite_dates
@@ -18,7 +18,7 @@ from core.sql.repair._tables import repair_tables
 from core.sql.repair._unquoted import date_arithmetic, quoted_columns, unquoted_dates
 from core.sql.repair._text_numbers import as_number, compare_text_numbers, holds_numbers_as_text
 
-__all__ = ["ALIAS_CLASH_FIX", "GUESSED", "JoinMatches", "Meaning", "Named", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "UNKNOWN_ALIAS_FIX", "as_number", "assigned_aliases", "compare_text_numbers", "cross_joins_on_true", "date_arithmetic", "holds_numbers_as_text", "is_reserved", "joined_on", "join_candidates", "join_forgotten", "needs_quotes", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "repair_join_keys", "quote_keywords", "quoted_columns", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins", "unquoted_dates"]
+__all__ = ["ALIAS_CLASH_FIX", "GUESSED", "JoinMatches", "Meaning", "Named", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "UNKNOWN_ALIAS_FIX", "as_number", "assigned_aliases", "compare_text_numbers", "cross_joins_on_true", "date_arithmetic", "holds_numbers_as_text", "is_reserved", "joined_on", "join_candidates", "join_forgotten", "needs_quotes", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "repair_join_keys", "quote_keywords", "quoted_columns", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins", "unqualified_output_names", "unquoted_dates"]
 
 
 

@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 
-__all__ = ["ALIAS_CLASH_FIX", "assigned_aliases", "repair_alias_clashes"]
+__all__ = ["ALIAS_CLASH_FIX", "assigned_aliases", "repair_alias_clashes", "unqualified_output_names"]
 
 ALIAS_CLASH_FIX = " (also used for "  # in the note of a renamed clashing alias: it makes an error go away
 
@@ -137,3 +137,21 @@ def _join_equalities(select: exp.Select) -> set[tuple[str, str]]:
                 pairs |= {(eq.this.name.lower(), eq.expression.sql().lower()),
                           (eq.expression.name.lower(), eq.this.sql().lower())}
     return pairs
+
+
+def unqualified_output_names(tree: exp.Expression, schema: Schema, fixes: list[str]) -> None:
+    """``ORDER BY a.author_count`` where ``author_count`` names an item of the select list and the table behind
+    ``a`` has no such column: the item, by its name (an error as written)."""
+    for select in tree.find_all(exp.Select):
+        named = {p.alias.lower() for p in select.expressions if p.alias}
+        entries = {_name(e).lower(): e for e in _entries(select)}
+        for clause in (select.args.get(k) for k in ("order", "group", "having")):
+            for col in list(clause.find_all(exp.Column)) if clause is not None else ():
+                entry = entries.get(col.table.lower()) if col.table else None
+                if entry is None or col.name.lower() not in named or col.find_ancestor(exp.Select) is not select:
+                    continue
+                if col.name.lower() in _columns_of(entry, schema) or not _columns_of(entry, schema):
+                    continue
+                before, owner = col.sql(), col.table
+                col.set("table", None)
+                fixes.append(f"{before} -> {col.sql()} (the select list's name, not a column of {owner})")

@@ -6,7 +6,8 @@ PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS 
 SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
 NULL as empty; SQLite before 3.44 has no CONCAT).
 SQLite and PostgreSQL: MySQL's ``TO_DAYS``, ``DAYOFWEEK``, ``DAYOFMONTH`` and ``UNIX_TIMESTAMP`` by their definitions.
-Every dialect: T-SQL's ``CONVERT(FLOAT, x)`` -> ``CAST(x AS FLOAT)`` (read otherwise, a cast to a type named x);
+Every dialect: pandas' and spreadsheets' ``nunique(x)`` / ``mean(x)`` -> ``COUNT(DISTINCT x)`` / ``AVG(x)``; MySQL's
+``COUNT(DISTINCT a, b)`` -> the count of distinct pairs (SQLite, PostgreSQL); T-SQL's ``CONVERT(FLOAT, x)`` -> ``CAST(x AS FLOAT)`` (read otherwise, a cast to a type named x);
 ``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
 rejects it; written back it would become a comma join no later check could tell from one meant so); the validator
 then gives it the schema's key or says it has none.
@@ -85,6 +86,8 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     if tree.find(exp.Select) is None:
         return notes
     _rownum(tree, notes)
+    _spreadsheet_names(tree, notes)
+    _count_distinct_pairs(tree, target, notes)
     _tsql_convert(tree, notes)
     _oracle_now(tree, notes)
     _oracle_trunc(tree, target, notes)
@@ -237,3 +240,35 @@ def cross_joins_on_true(tree: exp.Expression) -> None:
         if inner and join.args.get("on") == exp.true() and not isinstance(join.this, (exp.Lateral, exp.Unnest)):
             join.set("on", None)
             join.set("kind", "CROSS")
+
+_SPREADSHEET = {"NUNIQUE": "count distinct", "MEAN": "AVG", "AVERAGE": "AVG"}  # pandas' and spreadsheets' names
+
+
+def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
+    """``nunique(x)``, ``mean(x)``, ``AVERAGE(x)``: pandas' and spreadsheets' names of SQL's aggregates, one
+    argument each (no SQL database here has a function of these names)."""
+    for call in list(tree.find_all(exp.Anonymous)):
+        kind = _SPREADSHEET.get(call.name.upper())
+        if kind is None or len(call.expressions) != 1:
+            continue
+        arg = call.expressions[0].copy()
+        call.replace(exp.Count(this=exp.Distinct(expressions=[arg])) if kind == "count distinct" else exp.Avg(this=arg))
+        notes.append(f"{call.name}() -> {'COUNT(DISTINCT …)' if kind == 'count distinct' else 'AVG()'}")
+
+
+def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """``COUNT(DISTINCT a, b)`` (MySQL: the distinct pairs, a row with a NULL in either not counted), which SQLite and
+    PostgreSQL reject: the same count of one value made of both, NULL when either is."""
+    if not (is_postgres_like(target) or target == "sqlite"):
+        return
+    for count in list(tree.find_all(exp.Count)):
+        distinct = count.this
+        if not isinstance(distinct, exp.Distinct) or len(distinct.expressions) < 2:
+            continue
+        parts = [exp.Cast(this=e.copy(), to=exp.DataType.build("TEXT")) for e in distinct.expressions]
+        joined: exp.Expression = parts[0]
+        unit = exp.Anonymous(this="char" if target == "sqlite" else "chr", expressions=[exp.Literal.number(31)])
+        for part in parts[1:]:  # a separator no value holds (the unit separator) keeps (1, 23) apart from (12, 3)
+            joined = exp.DPipe(this=exp.DPipe(this=joined, expression=unit.copy()), expression=part)
+        count.set("this", exp.Distinct(expressions=[joined]))
+        notes.append("COUNT(DISTINCT a, b) -> the count of distinct pairs")
