@@ -66,6 +66,7 @@ def test_a_misspelt_keyword_is_mended_before_the_query_would_end_there(reply: st
     ("```sql\nSELECT name, COUNT(*) AS n FROM t\nWHERE x > 0GROUP BY name\nORDER BY n DESCLIMIT 1\n```",
      [("b", 2)]),
     ("```sql\nSELECT name FROM t WHERE x => 2 AND id =< 2\n```", [("b",)]),  # a comparison back to front
+    ("```sql\nSELECT name FROM t WHERE x ≥ 2 AND id ≤ 2 AND name >< 'a'\n```", [("b",)]),  # glyphs, ><
 ])
 def test_a_keyword_written_twice_or_glued_and_a_comparison_back_to_front_are_read(reply: str, rows) -> None:
     assert sorted(DB.execute(extract_sql(reply, "sqlite")).fetchall()) == rows

@@ -53,6 +53,7 @@ SQLITE = [
     # pandas' and spreadsheets' names of aggregates; MySQL's distinct pairs (a row with a NULL is not counted)
     ("SELECT nunique(city), mean(customer_id), AVERAGE(customer_id) FROM customers", [(2, 1.5, 1.5)]),
     ("SELECT COUNT(DISTINCT city, email) FROM customers", [(1,)]),
+    ("SELECT COUNT(DISTINCT *), fillna(email, '-') FROM customers WHERE customer_id = 2", [(1, "-")]),
 ]
 
 

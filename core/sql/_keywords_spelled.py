@@ -102,13 +102,13 @@ _REPEATED = re.compile(r"\b(SELECT|FROM|WHERE|JOIN|ON|AND|OR|HAVING|LIMIT|DISTIN
 _GLUED = re.compile(r"(?<=[a-z0-9_\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|JOIN|UNION|ON|AND|OR|ASC|DESC|"
                     r"INNER|LEFT)\b|\b(?:DESC|ASC|LAST|FIRST|END)(?=(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|"
                     r"UNION)\b)")
-_BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!="}
+_BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
 
 
 def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
     """Edits outside quotes and comments: a clause keyword written twice in a row (``WHERE WHERE``, ``ON ON``) once;
     a keyword in capitals glued to the word before it when a line break was lost (``author.nameFROM``,
-    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``) the right way."""
+    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``, ``><``) or as a glyph (``≥``) the right way."""
     quoted = [m.span() for m in re.finditer(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*", block)]
 
     def outside(at: int) -> bool:
@@ -120,8 +120,8 @@ def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
         if outside(m.start()):
             at = m.start(1) if m.group(1) else m.end()
             edits.append((at, at, " "))
-    edits += [(m.start(), m.end(), _BACKWARDS[m.group(0)]) for m in re.finditer(r"(?<![<>!=:])(?:=>|=<|=!)(?![=>])",
-                                                                                   block) if outside(m.start())]
+    edits += [(m.start(), m.end(), f" {_BACKWARDS[m.group(0)]} ") for m in re.finditer(
+        r"(?<![<>!=:])(?:=>|=<|=!|><)(?![=>])|[≥≤≠]", block) if outside(m.start())]
     return edits
 
 def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:

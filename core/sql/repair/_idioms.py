@@ -6,8 +6,9 @@ PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS 
 SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
 NULL as empty; SQLite before 3.44 has no CONCAT).
 SQLite and PostgreSQL: MySQL's ``TO_DAYS``, ``DAYOFWEEK``, ``DAYOFMONTH`` and ``UNIX_TIMESTAMP`` by their definitions.
-Every dialect: pandas' and spreadsheets' ``nunique(x)`` / ``mean(x)`` -> ``COUNT(DISTINCT x)`` / ``AVG(x)``; MySQL's
-``COUNT(DISTINCT a, b)`` -> the count of distinct pairs (SQLite, PostgreSQL); T-SQL's ``CONVERT(FLOAT, x)`` -> ``CAST(x AS FLOAT)`` (read otherwise, a cast to a type named x);
+Every dialect: pandas' and spreadsheets' ``nunique(x)`` / ``mean(x)`` / ``fillna(x, v)`` -> ``COUNT(DISTINCT x)`` /
+``AVG(x)`` / ``COALESCE(x, v)``; MySQL's ``COUNT(DISTINCT a, b)`` -> the count of distinct pairs, and
+``COUNT(DISTINCT *)`` (no database reads it) -> ``COUNT(*)`` (SQLite, PostgreSQL); T-SQL's ``CONVERT(FLOAT, x)`` -> ``CAST(x AS FLOAT)`` (read otherwise, a cast to a type named x);
 ``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
 rejects it; written back it would become a comma join no later check could tell from one meant so); the validator
 then gives it the schema's key or says it has none.
@@ -241,7 +242,8 @@ def cross_joins_on_true(tree: exp.Expression) -> None:
             join.set("on", None)
             join.set("kind", "CROSS")
 
-_SPREADSHEET = {"NUNIQUE": "count distinct", "MEAN": "AVG", "AVERAGE": "AVG"}  # pandas' and spreadsheets' names
+_SPREADSHEET = {"NUNIQUE": "count distinct", "MEAN": "AVG", "AVERAGE": "AVG", "FILLNA": "COALESCE"}  # pandas' and
+# spreadsheets' names
 
 
 def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
@@ -249,11 +251,12 @@ def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
     argument each (no SQL database here has a function of these names)."""
     for call in list(tree.find_all(exp.Anonymous)):
         kind = _SPREADSHEET.get(call.name.upper())
-        if kind is None or len(call.expressions) != 1:
+        if kind is None or len(call.expressions) != (2 if kind == "COALESCE" else 1):
             continue
         arg = call.expressions[0].copy()
-        call.replace(exp.Count(this=exp.Distinct(expressions=[arg])) if kind == "count distinct" else exp.Avg(this=arg))
-        notes.append(f"{call.name}() -> {'COUNT(DISTINCT …)' if kind == 'count distinct' else 'AVG()'}")
+        call.replace(exp.Count(this=exp.Distinct(expressions=[arg])) if kind == "count distinct" else exp.Coalesce(
+            this=arg, expressions=[call.expressions[1].copy()]) if kind == "COALESCE" else exp.Avg(this=arg))
+        notes.append(f"{call.name}() -> {'COUNT(DISTINCT …)' if kind == 'count distinct' else kind + '()'}")
 
 
 def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -> None:
@@ -263,6 +266,10 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
         return
     for count in list(tree.find_all(exp.Count)):
         distinct = count.this
+        if isinstance(distinct, exp.Distinct) and [type(e) for e in distinct.expressions] == [exp.Star]:
+            count.set("this", exp.Star())  # COUNT(DISTINCT *), which no database reads: the rows counted
+            notes.append("COUNT(DISTINCT *) -> COUNT(*)")
+            continue
         if not isinstance(distinct, exp.Distinct) or len(distinct.expressions) < 2:
             continue
         parts = [exp.Cast(this=e.copy(), to=exp.DataType.build("TEXT")) for e in distinct.expressions]
