@@ -155,7 +155,8 @@ def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> 
     if len(read) < 2:
         return None
     held = [t for t in schema.tables if read <= {c.name.lower() for c in t.columns}]
-    return held[0] if len(held) == 1 else None
+    taken = {(t.alias_or_name or "").lower() for t in tree.find_all(exp.Table) if t is not node}
+    return held[0] if len(held) == 1 and (node.alias or held[0].name.lower() not in taken) else None
 
 
 def _output_names(tree: exp.Expression) -> set[str]:
