@@ -64,6 +64,9 @@ def test_a_block_the_target_dialect_reads_as_written_keeps_its_operators(reply: 
     # notes after a label, and in Devanagari, between the clauses
     "```sql\nDekhiye:\nSELECT town, SUM(amount) AS total\nStep 1: pehle table chuno\nFROM sale\n"
     "चरण 3: शर्त लगाओ\nWHERE sold_on >= DATE('now', '-30 days')\nStep 4: group karke ginti karo\nGROUP BY town\n```",
+    # sentences in lower case and numbered steps between the clauses
+    "```sql\nSELECT town, SUM(amount) AS total\npehle yahan se data lenge\nFROM sale\nStep 2: filter\n"
+    "WHERE sold_on >= DATE('now', '-30 days')\naakhir mein group karo sab\nGROUP BY town\n```",
     # a note the reading cannot place is never a place to cut the query: the WHERE after it stays
     "```sql\nQuery ka structure:\nSELECT town, SUM(amount) AS total\nFROM sale\nशर्त: sirf haal ki bikri ✔\n"
     "WHERE sold_on >= DATE('now', '-30 days')\nGROUP BY town\n```",

@@ -62,6 +62,7 @@ def test_a_misspelt_keyword_is_mended_before_the_query_would_end_there(reply: st
     ("```sql\nSELECT name FROM t WHERE WHERE x = 1\n```", [("a",), ("b",)]),  # a keyword written twice
     ("```sql\nSELECT a.name FROM t a JOIN t b ON ON a.id = b.id WHERE a.x = 2\n```", [("b",)]),
     ("```sql\nselect select name from t where x = 2\n```", [("b",)]),
+    ("```sql\nSELECT name FROM\nFROM t WHERE x = 2\n```", [("b",)]),  # reads as written: a table named FROM
     ("```sql\nSELECT t.nameFROM t\nWHERE t.x = 2\n```", [("b",)]),  # a line break lost before a keyword
     ("```sql\nSELECT name, COUNT(*) AS n FROM t\nWHERE x > 0GROUP BY name\nORDER BY n DESCLIMIT 1\n```",
      [("b", 2)]),

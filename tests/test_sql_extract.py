@@ -380,3 +380,9 @@ def test_a_reply_whose_sql_sqlglot_trips_on_is_read_without_a_crash() -> None:
         assert "DATE(\"\")" in extract_sql(reply, dialect)
     series = "```sql\nSELECT * FROM GENERATE_SERIES(1, 10, 'x y z')\n```"  # an assertion deep in sqlglot's parser
     assert "GENERATE_SERIES" in extract_sql(series, "postgres")
+
+
+def test_a_function_call_envelope_after_llama_s_python_tag_is_read() -> None:
+    reply = ('I\'ll query the database for this.\n\n<|python_tag|>{"name": "run_query", "parameters": '
+             '{"query": "SELECT name FROM author\\nWHERE aid > 3"}}<|eom_id|>')
+    assert extract_sql(reply, "postgres") == "SELECT name FROM author\nWHERE aid > 3"

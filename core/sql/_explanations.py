@@ -78,12 +78,16 @@ _DEVANAGARI = re.compile(r"[\u0900-\u097F]")
 
 
 def _note(line: str) -> bool:
-    """A note between clauses in another script (``चरण 3: शर्त लगाओ``) or after a label (``Step 1: pehle table
-    chuno``): no SQL word in capitals, and not a line of SQL."""
+    """A note between clauses in another script (``चरण 3: शर्त लगाओ``), after a label (``Step 1: pehle table
+    chuno``) or as a sentence in lower case (``aakhir mein order set karo``): no SQL word in capitals, and not a line
+    of SQL (which never sets two plain words side by side but a name and its alias)."""
     if _CAPITAL_SQL.search(line) or _SQL_START.match(line):
         return False
     labelled = _LABELLED.match(line)
-    return bool(_DEVANAGARI.search(line)) or labelled is not None and _prose(labelled.group(1))
+    if labelled is not None and re.match(r"\s*[A-Za-z]+ \d+:", line):
+        return True  # "Step 5: sort karo": a numbered step
+    return bool(_DEVANAGARI.search(line)) or _prose(labelled.group(1) if labelled else line) and (
+        labelled is not None or line.strip().islower())
 
 
 def _bullet(line: str) -> bool:
@@ -137,6 +141,6 @@ def clause_later(tail: str) -> bool:
         if _NEXT_STATEMENT.match(line):
             return False
         clause = _LATER_CLAUSE.match(line)
-        if clause is not None and not sentence(clause.group(1)):
-            return True
+        if clause is not None and (line.split()[0].isupper() or not sentence(clause.group(1))):
+            return True  # "ORDER BY x ASC" in capitals is the query's; "Where the ..." may be a sentence
     return False

@@ -79,6 +79,13 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
         end = match.end() if _keyword(word) else match.start() + len(first)
         edits.append((match.start(), end, keyword.lower() if lower else keyword))
     edits += _stutters_and_glue(block)
+    quoted = [m.span() for m in re.finditer(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*", block)]
+    twice = repeated_keywords(block, lambda at: not any(a <= at < b for a, b in quoted))
+    if twice:  # read whether or not the block parses as written: ``FROM FROM t`` parses, as a table named FROM
+        mended = block
+        for start, end, keyword in sorted(twice, reverse=True):
+            mended = mended[:start] + keyword + mended[end:]
+        return spelled_keywords(mended, reads)
     if edits and not re.search(r"(?<![\w.])FROM\b", block, re.IGNORECASE) and re.search(r"[a-z0-9_]FROM\b", block):
         mended = block  # ``SELECT author.nameFROM author``: reads, as a column aliased author, from no table
         for start, end, keyword in sorted(edits, reverse=True):
@@ -105,6 +112,13 @@ _GLUED = re.compile(r"(?<=[a-z0-9_\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LI
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
 
 
+def repeated_keywords(block: str, outside: Callable[[int], bool] = lambda at: True) -> list[tuple[int, int, str]]:
+    """``FROM FROM t``, ``WHERE WHERE``: a clause keyword written twice in a row (in the same case), outside quotes:
+    the edits that write it once. Never meant: ``FROM FROM t`` reads only as a table called "FROM"."""
+    return [(m.start(), m.end(), m.group(1)) for m in _REPEATED.finditer(block) if outside(m.start())
+            and m.group(1).split()[0].isupper() == m.group(0)[m.end(2) - m.start():].split()[0].isupper()]
+
+
 def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
     """Edits outside quotes and comments: a clause keyword written twice in a row (``WHERE WHERE``, ``ON ON``) once;
     a keyword in capitals glued to the word before it when a line break was lost (``author.nameFROM``,
@@ -114,8 +128,7 @@ def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
     def outside(at: int) -> bool:
         return not any(a <= at < b for a, b in quoted)
 
-    edits = [(m.start(), m.end(), m.group(1)) for m in _REPEATED.finditer(block) if outside(m.start())
-             and m.group(1).split()[0].isupper() == m.group(0)[m.end(2) - m.start():].split()[0].isupper()]
+    edits = repeated_keywords(block, outside)
     for m in _GLUED.finditer(block):
         if outside(m.start()):
             at = m.start(1) if m.group(1) else m.end()

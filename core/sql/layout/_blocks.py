@@ -35,6 +35,7 @@ __all__ = ["CURLY_PAIR", "THINK", "continues", "laid_out", "sql_end", "without_f
 
 # Special tokens of chat templates (ChatML, Llama 3, Phi, Gemma, Mistral, DeepSeek), written out as text.
 _TURN_TOKEN = re.compile(r"<\|[A-Za-z_]{2,30}\|>|<｜[^｜\n]{1,30}｜>|</s>|<eos>|<(?:end|start)_of_turn>", re.IGNORECASE)
+_TOOL_CALL_OPENS = frozenset({"<|python_tag|>", "<|tool_call|>", "<|tool_calls|>"})  # a function call follows, not the end
 _ENTITY = re.compile(r"&(?:#\d{2,3}|#x[0-9a-f]{2}|lt|gt|amp|quot|apos);", re.IGNORECASE)  # the SQL came HTML-escaped
 _ESCAPED_BREAK = re.compile(r"\\n\s*(?:FROM|WHERE|GROUP|ORDER|LIMIT|HAVING|JOIN|LEFT|INNER|AND|UNION|SELECT)\b",
                             re.IGNORECASE)  # an escaped string's line breaks between clauses: ``\nFROM``
@@ -243,8 +244,9 @@ def without_fences(text: str) -> str:
 
 
 def _before_turn_end(text: str) -> tuple[str, bool]:
-    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``), and a role
-    header (``<|start_header_id|>assistant<|end_header_id|>``), are dropped.
+    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``), a role
+    header (``<|start_header_id|>assistant<|end_header_id|>``) and a token that opens a function call
+    (``<|python_tag|>``) are dropped.
     A token inside a quoted value on its line (``LIKE '%</s>%'``), inside ``<think>…</think>``, or a ``</s>`` that
     closes an HTML ``<s>`` of its line is text, not the end of the turn."""
     thinking = [(m.start(), m.end()) for m in THINK.finditer(text)]
@@ -253,6 +255,9 @@ def _before_turn_end(text: str) -> tuple[str, bool]:
         line = head[head.rfind("\n") + 1:]
         if line.count("'") % 2 or line.count('"') % 2 or any(a <= match.start() < b for a, b in thinking) or (
                 match.group(0).lower() == "</s>" and "<s>" in line.lower()):
+            continue
+        if match.group(0).lower() in _TOOL_CALL_OPENS:  # llama's ``<|python_tag|>{"name": …}``: a call follows
+            text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
             continue
         if head.strip() and head.strip().lower() not in _ROLES:
             return head, True
