@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import agreeing_reading, answering_query, check_answer, date_column_named, splits_asked
+from core.evidence import agreeing_reading, answering_query, check_answer, column_named, splits_asked
 from core.errors import (CairnError, InputError, LLMError, LLMReplyError, NoAnswer, QueryFailed, QueryTimeout,
                          SQLReadings, SQLRejected, SQLValidationError)
 from core.fallback import fallback_sql
@@ -69,8 +69,8 @@ class _Run:
 
     @cached_property
     def named_dates(self) -> Named:
-        """How the repairs read a date name a table lacks, from this question's words: built once per question."""
-        return date_column_named(self.question)
+        """How the repairs read a name a table lacks (a date, a shortened name) by this question's words, once."""
+        return column_named(self.question)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:

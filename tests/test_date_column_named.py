@@ -13,7 +13,7 @@ import sqlglot
 from core.config import Settings
 from core.databases import open_database
 from core.errors import SQLValidationError
-from core.evidence import date_column_named
+from core.evidence import column_named, date_column_named
 from core.pipeline import AskPipeline
 from core.sql import validate
 from tests.fakes.scripted_llm import ScriptedLLM
@@ -86,3 +86,21 @@ def test_with_a_model_that_does_no_better_the_guess_runs_and_is_said(shop) -> No
         "sales since February per seller")
     assert answer.ok and sorted(answer.rows) == [("ann", 20.0), ("bo", 5.0)]
     assert any("transaction_date -> sales.sale_date (a guess" in n for n in answer.notes)
+
+
+def test_a_shortened_name_is_the_longer_one_whose_other_words_the_question_says(tmp_path: Path) -> None:
+    """``SUM(p.num)`` where publication has citation_num and reference_num: "citations" says which
+    (``core.evidence.column_named``); a question that names neither leaves the name unread."""
+    path = tmp_path / "papers.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE publication(pid INTEGER, title TEXT, citation_num INTEGER, "
+                           "reference_num INTEGER); INSERT INTO publication VALUES (1, 'a', 3, 7);")
+    db = open_database(str(path))
+    try:
+        schema, tree = db.schema(), sqlglot.parse_one("SELECT SUM(p.num) FROM publication p", read="sqlite")
+        assert "citation_num" in validate(tree.copy(), schema, "sqlite",
+                                          named=column_named("total citations received")).sql
+        with pytest.raises(SQLValidationError):
+            validate(tree.copy(), schema, "sqlite", named=column_named("the total number"))
+    finally:
+        db.close()

@@ -26,7 +26,7 @@ from core.schema import Column, Schema, Table
 from core.sql import Named
 
 __all__ = ["NOT_ONLY", "column_kind", "date_column_finding", "date_column_named", "filter_column", "missing_bound",
-           "group_column", "missing_value", "or_finding", "query_tables", "sibling_column", "unasked_filter", "with_condition"]
+           "group_column", "column_named", "missing_value", "or_finding", "query_tables", "sibling_column", "unasked_filter", "with_condition"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
 _FREE_TEXT = frozenset({"text", "description", "comment", "message", "note", "body", "review", "summary", "content",
@@ -395,6 +395,25 @@ def date_column_named(question: str) -> Named:
             return same[0].name if len(same) == 1 else None
         instead = _dates_named(table, dates, words) or (dates if len(dates) == 1 else [])  # event_time: its one date
         return instead[0].name if len(instead) == 1 else None
+
+    return named
+
+
+def column_named(question: str) -> Named:
+    """For the repairs (``core.sql.Named``): ``date_column_named``, else a name the model shortened (``num``,
+    ``amount``) that the words settle — of the table's columns whose names hold all of its words (``citation_num``,
+    ``reference_num``), the one whose other own words the question says ("citations received")."""
+    dates = date_column_named(question)
+    words = set(read_question(question).words)
+
+    def named(table: Table, wanted: str) -> str | None:
+        found = dates(table, wanted)
+        if found is not None:
+            return found
+        parts = name_words(wanted)
+        longer = [c for c in table.columns if parts and parts < name_words(c.name)]
+        said = [c for c in longer if _named_all(name_words(c.name) - parts - name_words(table.name), words)]
+        return said[0].name if len(said) == 1 else None
 
     return named
 
