@@ -1087,3 +1087,9 @@ def test_a_select_list_name_written_with_a_table_s_qualifier_is_the_select_list_
     # a column the table has is that column, whatever the select list calls its items
     kept = validate_sql("SELECT a.aid AS name FROM author a ORDER BY a.name", schema, "sqlite")
     assert kept.sql.endswith("ORDER BY a.name")
+
+
+def test_a_table_name_spelt_like_another_table_the_query_reads_is_not_that_table() -> None:
+    schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("writes", ["aid", "pid"])))
+    fixed = validate_sql("SELECT writer.name FROM writer JOIN writes ON writer.aid = writes.aid", schema, "sqlite")
+    assert fixed.sql == "SELECT author.name FROM author JOIN writes ON author.aid = writes.aid"  # never writes twice

@@ -155,8 +155,12 @@ def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> 
     if len(read) < 2:
         return None
     held = [t for t in schema.tables if read <= {c.name.lower() for c in t.columns}]
-    taken = {(t.alias_or_name or "").lower() for t in tree.find_all(exp.Table) if t is not node}
-    return held[0] if len(held) == 1 and (node.alias or held[0].name.lower() not in taken) else None
+    return held[0] if len(held) == 1 and (node.alias or not _taken(node, tree, held[0].name)) else None
+
+
+def _taken(node: exp.Table, tree: exp.Expression, name: str) -> bool:
+    """Whether another table of the query is already read under ``name`` (its name or alias)."""
+    return any((t.alias_or_name or "").lower() == name.lower() for t in tree.find_all(exp.Table) if t is not node)
 
 
 def _output_names(tree: exp.Expression) -> set[str]:
@@ -234,6 +238,8 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         if _near_cte(node, cte_spelling, max((sc for sc, _ in scored), default=0.0), fixes):
             continue
         best, near = pick_scored(node.name, scored, [t.qualified_name for t in schema.tables])
+        if best is not None and not node.alias and _taken(node, tree, best.target.name):  # type: ignore[union-attr]
+            best = None  # ``FROM writer JOIN writes``: writer is no second writes (both unaliased: one name)
         held = _holding_all_read(node, schema, tree) if best is None else None
         if held is not None:  # ``paper_author.aid``, ``paper_author.pid``: writes is the one table with both
             old_name = node.name
