@@ -159,8 +159,10 @@ def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> 
 
 
 def _taken(node: exp.Table, tree: exp.Expression, name: str) -> bool:
-    """Whether another table of the query is already read under ``name`` (its name or alias)."""
-    return any((t.alias_or_name or "").lower() == name.lower() for t in tree.find_all(exp.Table) if t is not node)
+    """Whether another table of ``node``'s SELECT is already read under ``name`` (its name or alias)."""
+    select = node.find_ancestor(exp.Select)
+    return any((t.alias_or_name or "").lower() == name.lower() for t in tree.find_all(exp.Table)
+               if t is not node and t.find_ancestor(exp.Select) is select)
 
 
 def _output_names(tree: exp.Expression) -> set[str]:
