@@ -223,6 +223,13 @@ def test_a_join_condition_comparing_a_column_with_itself_is_read_as_its_one_rela
         answer = _ask(authors, f"SELECT a.name, COUNT(*) FROM writes w JOIN author a ON {on} GROUP BY a.name")
         assert answer.ok and sorted(answer.rows) == [("Ann", 2), ("Bo", 1)]  # never 3, 3, 3 (every pair)
         assert "compared a column with itself" in " ".join(answer.notes)
+    # a self-join: the same column of the other copy; a derived table: its own column of that name
+    same = _ask(authors, "SELECT w2.pid FROM writes w1 JOIN writes w2 ON w2.author_id = w2.author_id "
+                "WHERE w1.pid = 10 AND w2.pid <> 10")
+    assert same.ok and same.rows == ((11,),)  # Ann's other paper, not every paper
+    derived = _ask(authors, "SELECT a.name, t.n FROM author a JOIN (SELECT author_id AS aid, COUNT(*) AS n FROM "
+                   "writes GROUP BY author_id) t ON a.aid = a.aid ORDER BY a.name")
+    assert derived.ok and derived.rows == (("Ann", 2), ("Bo", 1))
     # nothing of writes pairs with author.name: no reading, an error
     answer = _ask(authors, "SELECT a.aid, COUNT(*) FROM writes w JOIN author a ON a.name = a.name GROUP BY a.aid")
     assert not answer.ok and "with itself" in (answer.error or "")

@@ -186,13 +186,15 @@ class _Joins:
         a, b = self._source(left, local), self._source(right, local)
         if a is None or a is not b or left.name.lower() != right.name.lower():
             return
-        new = next((s for s in local if s.node is join.this), None)
+        new = next((s for s in local if join.this is s.node or join.this is s.node.parent), None)  # derived: its SELECT
         assert a.table is not None
-        if new is not None and new is not a and new.table is not None:
-            options = [(new, c) for c in join_candidates(new.table, a.table, left.name)]
-        elif new is a:
+        if new is not None and new is not a:  # the joined table's pair of a.x (a derived table's own x)
+            options = [(new, c) for c in join_candidates(new.table, a.table, left.name)] if new.table is not None \
+                else [(new, left.name)] if new.has(left.this, self.dialect) is not None else []
+        elif new is a:  # a table before it; in a self-join, the same column of the other copy
             options = [(s, c) for s in local if s.order < a.order and s.table is not None
-                       for c in join_candidates(s.table, a.table, left.name)]
+                       for c in (join_candidates(s.table, a.table, left.name) or ([left.name] if s.table is a.table
+                                                                                 else []))]
         else:
             options = []
         if len(options) != 1:
