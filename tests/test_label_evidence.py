@@ -158,3 +158,24 @@ def test_a_grouping_column_named_like_a_label_is_read_as_the_label_the_words_nam
                   "LIMIT 2")
     other = next(a for a in answer.alternatives if a.label == "Group by name")
     assert db_rows_in_order(library, other.sql) == [("Chiara", 650), ("Anita", 420)]
+
+
+def test_a_look_alike_table_the_question_never_names_is_offered_as_the_one_it_does(tmp_path: Path) -> None:
+    path = tmp_path / "pay.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE payments_received(id INTEGER, amount REAL, paid_on TEXT);"
+                           "CREATE TABLE payments_made(id INTEGER, amount REAL, paid_on TEXT);"
+                           "INSERT INTO payments_received VALUES (1, 10, '2024-01-01'), (2, 5, '2024-01-02');"
+                           "INSERT INTO payments_made VALUES (1, 99, '2024-01-01');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "What is the total amount of payments received?", "SELECT SUM(p.amount) FROM payments_made p")
+        other = next(a for a in answer.alternatives if a.label == "Read payments_received instead of payments_made")
+        assert _rows(db, other.sql) == [(15.0,)]
+        plain = _ask(db, "What is the total of payments received?", "SELECT SUM(amount) FROM payments_made")
+        assert any(_rows(db, a.sql) == [(15.0,)] for a in plain.alternatives)  # unaliased: its name kept as alias
+        right = _ask(db, "What is the total amount of payments received?",
+                     "SELECT SUM(amount) FROM payments_received")
+        assert not any(a.label.startswith("Read ") for a in right.alternatives)
+    finally:
+        db.close()

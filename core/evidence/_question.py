@@ -23,7 +23,7 @@ from core.evidence._arithmetic import ratio_finding, rounding_finding, scale_fin
 from core.evidence._groups import split_finding
 from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer, owner, parse
 from core.evidence._question_columns import (alias_column_finding, asked_column_finding, key_label_finding,
-                                             label_finding, name_words, word_matches)
+                                             label_finding, name_words, twin_table_finding, word_matches)
 from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, part_finding,
                                            span_finding, today_finding, year_finding)
 from core.evidence._question_values import missing_quoted, unheld_value
@@ -63,6 +63,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         _sort_key_finding,
         lambda asked, tree, schema: rounding_finding(asked.text, tree),
         lambda asked, tree, schema: alias_column_finding(tree, schema), asked_column_finding, key_label_finding,
+        twin_table_finding,
         lambda asked, tree, schema: split_finding(asked, tree, schema),
         lambda asked, tree, schema: year_finding(asked.years, tree),
         lambda asked, tree, schema: date_finding(asked.text, tree),

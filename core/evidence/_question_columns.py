@@ -19,9 +19,11 @@ from core.sql import PARSE_FAILURES
 from core.evidence._asked import Asked, read_question
 from core.evidence._common import holds_numbers, owner
 from core.fallback import singular
+from core.prompt import tables_called_by_name
 from core.schema import Column, Schema, Table
 
-__all__ = ["COMMON_WORDS", "alias_column_finding", "asked_column_finding", "key_label_finding", "label_column", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "word_matches"]
+__all__ = ["COMMON_WORDS", "alias_column_finding", "asked_column_finding", "key_label_finding", "label_column", "KEY_WORDS", "LABEL_WORDS", "a_look", "answering_query", "label_finding", "name_words", "twin_table_finding",
+           "word_matches"]
 
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Question words too common to name a column on their own ("what is the number of ...").
@@ -318,6 +320,34 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
         group.set("expressions", [*group.expressions, *(c.copy() for c, key in missing if key not in grouped)])
     names = ", ".join(c.name for c, _ in missing)
     return (f"The question asks for {names}, which the query does not show", f"Also show {names}"[:80], tree)
+
+
+def twin_table_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """A table the question never names, read where exactly one table it does name — not read by the query — has
+    every column the query reads from it (``payments_made`` for "payments received", ``tip`` for "reviews"): the
+    query on that table."""
+    named = tables_called_by_name(schema, asked.text)
+    read_tables = {t.qualified_name for n in tree.find_all(exp.Table) if (t := schema.table(n.name)) is not None}
+    swaps = []
+    for node in tree.find_all(exp.Table):
+        table = schema.table(node.name)
+        if table is None or table.qualified_name in named:
+            continue
+        read = {f[1].name.lower() for c in tree.find_all(exp.Column) if (f := owner(c, tree, schema)) is not None
+                and f[0] is table}
+        twins = [t for t in schema.tables if t.qualified_name in named and t.qualified_name not in read_tables
+                 and read and read <= {c.name.lower() for c in t.columns}]
+        if len(twins) == 1:
+            swaps.append((node, twins[0]))
+    if len(swaps) != 1:
+        return None
+    node, twin = swaps[0]
+    was = node.name
+    if not node.alias:
+        node.set("alias", exp.TableAlias(this=exp.to_identifier(was)))
+    node.set("this", exp.to_identifier(twin.name))
+    return (f"The question names {twin.name}, which has every column the query reads from {was}", f"Read {twin.name}"
+            f" instead of {was}"[:80], tree)
 
 
 def _key_asked(table: Table, column: Column, asked: Asked) -> bool:
