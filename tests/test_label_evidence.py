@@ -179,3 +179,21 @@ def test_a_look_alike_table_the_question_never_names_is_offered_as_the_one_it_do
         assert not any(a.label.startswith("Read ") for a in right.alternatives)
     finally:
         db.close()
+
+
+def test_a_count_of_another_table_s_keys_than_the_one_the_question_counts_is_offered(tmp_path: Path) -> None:
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE customers(id INTEGER, name TEXT);"
+                           "CREATE TABLE sales(id INTEGER, customer_id INTEGER, price REAL);"
+                           "INSERT INTO customers VALUES (1, 'a'), (2, 'b');"
+                           "INSERT INTO sales VALUES (1, 1, 5), (2, 1, 6), (3, 2, 7);")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "How many sales were made?", "SELECT COUNT(DISTINCT s.customer_id) FROM sales s")
+        other = next(a for a in answer.alternatives if a.label == "Count sales")
+        assert _rows(db, other.sql) == [(3,)]
+        right = _ask(db, "How many customers bought something?", "SELECT COUNT(DISTINCT s.customer_id) FROM sales s")
+        assert not any(a.label.startswith("Count ") for a in right.alternatives)
+    finally:
+        db.close()

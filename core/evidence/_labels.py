@@ -8,11 +8,15 @@
 - A GROUP BY with no aggregate anywhere (a list of distinct values) where the question asks how many, what total or
   what average: offered with that measure per group — a count of the rows, or the sum or average of the one number
   column the question names.
+- A count of distinct keys of one table where the question counts another the query reads ("how many sales",
+  ``COUNT(DISTINCT s.customer_id)``): offered counting the table the words count, by its own key.
 
 The query that ran stays the answer; the other is run under the guard and offered (with a model: shown it first).
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot import exp
 
@@ -21,9 +25,10 @@ from core.databases import QueryResult
 from core.evidence._asked import read_question
 from core.evidence._common import Execute, holds_numbers, offer, owner, parse, select_tables
 from core.evidence._question_columns import KEY_WORDS, is_key_of, label_column, name_words
-from core.schema import Schema
+from core.fallback import singular
+from core.schema import Schema, Table
 
-__all__ = ["dropped_measure_evidence", "unlabelled_rows_evidence"]
+__all__ = ["counted_entity_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence"]
 
 
 def _shown_first(tree: exp.Select, items: list[exp.Expression]) -> exp.Select | None:
@@ -117,3 +122,51 @@ def dropped_measure_evidence(question: str, sql: str, result: QueryResult, schem
     return offer(other.sql(dialect=schema.dialect), f"Also show {said}"[:80], lambda how: (
         f"The question asks for {said.removeprefix('the ')}, but the query groups without computing anything: it "
         "only lists each group once."), schema, execute, result)
+
+
+_COUNTED = re.compile(r"\b(?:how\s+many|number\s+of|count\s+of|count\s+the|kitne|kitni)\s+(?:distinct\s+|unique\s+|"
+                      r"different\s+)?([a-z]+)")
+
+
+def counted_entity_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                            execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A count of distinct keys of one table where the question counts another that the query also reads ("how
+    many sales", ``COUNT(DISTINCT s.customer_id)``: customers counted): offered counting the rows of the table the
+    words count, by its own key."""
+    tree = parse(sql, schema.dialect)
+    said = _COUNTED.search(" ".join(question.lower().split()))
+    if not isinstance(tree, exp.Select) or result.truncated or said is None:
+        return [], []
+    noun = singular(said.group(1))
+    sources = {a: t for a, t in select_tables(tree, schema).items() if t is not None}
+    counted = [(a, t) for a, t in sources.items() if noun in {singular(w) for w in name_words(t.name)}]
+    if len({t.qualified_name for _, t in counted}) != 1:
+        return [], []
+    alias, table = counted[0]
+    key = next((c.name for c in table.columns if is_key_of(c.name, table)), None)
+    for count in tree.find_all(exp.Count):
+        distinct = count.this
+        if not isinstance(distinct, exp.Distinct) or len(distinct.expressions) != 1:
+            continue
+        found = owner(distinct.expressions[0], tree, schema)
+        if found is None or key is None or found[0] is table and found[1].name == key:
+            continue
+        other = _entity_of(found[0], found[1].name, schema)
+        if other is None or other is table:
+            continue
+        before = count.sql(dialect=schema.dialect)
+        distinct.set("expressions", [exp.column(key, table=alias)])
+        why = f"The question counts {said.group(1)}, but {before} counts {other.name}."
+        return offer(tree.sql(dialect=schema.dialect), f"Count {table.name}"[:80], lambda how, why=why: why, schema,
+                     execute, result)
+    return [], []
+
+
+def _entity_of(table: Table, column: str, schema: Schema) -> Table | None:
+    """The table whose rows ``column`` of ``table`` names: its own key's table, or the table a ``<name>_id`` names."""
+    if is_key_of(column, table):
+        return table
+    words = name_words(column) - KEY_WORDS
+    named = [t for t in schema.tables if words and {singular(w) for w in name_words(t.name)} == {singular(w)
+                                                                                                 for w in words}]
+    return named[0] if len(named) == 1 else None
