@@ -197,3 +197,18 @@ def test_a_count_of_another_table_s_keys_than_the_one_the_question_counts_is_off
         assert not any(a.label.startswith("Count ") for a in right.alternatives)
     finally:
         db.close()
+
+
+def test_one_column_two_unrelated_tables_share_is_no_likeness(tmp_path: Path) -> None:
+    path = tmp_path / "o.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE orders_2024(order_id INTEGER, customer TEXT);"
+                           "CREATE TABLE customers(customer TEXT, city TEXT);"
+                           "INSERT INTO orders_2024 VALUES (1, 'a'), (2, 'a');"
+                           "INSERT INTO customers VALUES ('a', 'x');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "orders per customer", "SELECT customer, COUNT(*) FROM orders_2024 GROUP BY customer")
+        assert not any(a.label.startswith("Read ") for a in answer.alternatives)
+    finally:
+        db.close()

@@ -324,8 +324,8 @@ def asked_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Find
 
 def twin_table_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A table the question never names, read where exactly one table it does name — not read by the query — has
-    every column the query reads from it (``payments_made`` for "payments received", ``tip`` for "reviews"): the
-    query on that table."""
+    every column the query reads from it, two or more, or one where the two names share a word (``payments_made``
+    for "payments received", ``tip`` for "reviews"): the query on that table."""
     named = tables_called_by_name(schema, asked.text)
     read_tables = {t.qualified_name for n in tree.find_all(exp.Table) if (t := schema.table(n.name)) is not None}
     swaps = []
@@ -336,7 +336,9 @@ def twin_table_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
         read = {f[1].name.lower() for c in tree.find_all(exp.Column) if (f := owner(c, tree, schema)) is not None
                 and f[0] is table}
         twins = [t for t in schema.tables if t.qualified_name in named and t.qualified_name not in read_tables
-                 and read and read <= {c.name.lower() for c in t.columns}]
+                 and read and read <= {c.name.lower() for c in t.columns}
+                 and (len(read) >= 2 or name_words(t.name) & name_words(table.name))]  # one shared column alone
+        # (``customer`` of orders and of customers) is no likeness
         if len(twins) == 1:
             swaps.append((node, twins[0]))
     if len(swaps) != 1:
