@@ -41,7 +41,8 @@ from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MY
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
-from core.sql.repair import cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates, rewrite_sqlite_dates
+from core.sql.repair import (GUESSED, cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates,
+                             rewrite_sqlite_dates)
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
@@ -211,7 +212,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
-        rewrite_foreign_idioms(tree, target)
+        guessed = [n for n in rewrite_foreign_idioms(tree, target) if n.endswith(GUESSED)]  # the model sees it first
+        mended = "; ".join(filter(None, [mended, *guessed]))
         mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'
         try:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)

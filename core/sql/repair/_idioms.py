@@ -24,6 +24,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from core.dialects import is_postgres_like
 from core.errors import SQLRejected
+from core.sql.repair._names import GUESSED
 
 __all__ = ["cross_joins_on_true", "rewrite_foreign_idioms"]
 
@@ -278,4 +279,5 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
         for part in parts[1:]:  # a separator no value holds (the unit separator) keeps (1, 23) apart from (12, 3)
             joined = exp.DPipe(this=exp.DPipe(this=joined, expression=unit.copy()), expression=part)
         count.set("this", exp.Distinct(expressions=[joined]))
-        notes.append("COUNT(DISTINCT a, b) -> the count of distinct pairs")
+        notes.append("COUNT(DISTINCT a, b) -> the count of distinct pairs" + GUESSED)  # MySQL's meaning; a slip for
+        # COUNT(DISTINCT a) reads the same way: the model is shown the error first
