@@ -212,3 +212,20 @@ def test_one_column_two_unrelated_tables_share_is_no_likeness(tmp_path: Path) ->
         assert not any(a.label.startswith("Read ") for a in answer.alternatives)
     finally:
         db.close()
+
+
+def test_a_count_of_a_short_key_is_read_as_the_table_whose_key_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "pubs.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys: jid is journal's by its initial
+        conn.executescript("CREATE TABLE journal(jid INTEGER, name TEXT);"
+                           "CREATE TABLE publication(pid INTEGER, jid INTEGER, year INTEGER);"
+                           "CREATE TABLE journal_editor(jid INTEGER, editor TEXT);"
+                           "INSERT INTO publication VALUES (1, 1, 2020), (2, 1, 2020), (3, 2, 2021);")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "What is the number of publications in each year?",
+                      "SELECT year, COUNT(DISTINCT jid) FROM publication GROUP BY year")
+        other = next(a for a in answer.alternatives if a.label == "Count publication")
+        assert _rows(db, other.sql) == [(2020, 2), (2021, 1)]
+    finally:
+        db.close()

@@ -139,7 +139,8 @@ def counted_entity_evidence(question: str, sql: str, result: QueryResult, schema
         return [], []
     noun = singular(said.group(1))
     sources = {a: t for a, t in select_tables(tree, schema).items() if t is not None}
-    counted = [(a, t) for a, t in sources.items() if noun in {singular(w) for w in name_words(t.name)}]
+    counted = [(a, t) for a, t in sources.items() if {singular(w) for w in name_words(t.name)} == {noun}] or [
+        (a, t) for a, t in sources.items() if noun in {singular(w) for w in name_words(t.name)}]
     if len({t.qualified_name for _, t in counted}) != 1:
         return [], []
     alias, table = counted[0]
@@ -163,9 +164,15 @@ def counted_entity_evidence(question: str, sql: str, result: QueryResult, schema
 
 
 def _entity_of(table: Table, column: str, schema: Schema) -> Table | None:
-    """The table whose rows ``column`` of ``table`` names: its own key's table, or the table a ``<name>_id`` names."""
-    if is_key_of(column, table):
-        return table
+    """The table whose rows ``column`` of ``table`` names: the one table declaring it as its primary key, else the
+    one whose own key it is by name (``jid``: journal; ``aid`` of author), else the table a ``<name>_id`` names."""
+    owners = [t for t in schema.tables if t.column(column) is not None and tuple(t.primary_key) == (
+        t.column(column).name,)]  # type: ignore[union-attr]
+    owners = owners or [t for t in schema.tables if t.column(column) is not None and is_key_of(column, t)]
+    if len(owners) > 1:  # ``did`` in domain and in domain_author, domain_keyword…: the one of one word is the entity
+        owners = [t for t in owners if len(name_words(t.name)) == 1]
+    if len(owners) == 1:
+        return owners[0]
     words = name_words(column) - KEY_WORDS
     named = [t for t in schema.tables if words and {singular(w) for w in name_words(t.name)} == {singular(w)
                                                                                                  for w in words}]
