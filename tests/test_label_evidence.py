@@ -229,3 +229,22 @@ def test_a_count_of_a_short_key_is_read_as_the_table_whose_key_it_is(tmp_path: P
         assert _rows(db, other.sql) == [(2020, 2), (2021, 1)]
     finally:
         db.close()
+
+
+def test_a_length_of_time_below_zero_on_every_row_is_offered_the_other_way_round(tmp_path: Path) -> None:
+    path = tmp_path / "staff.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE staff(id INTEGER, name TEXT, hire_date TEXT, termination_date TEXT);"
+                           "INSERT INTO staff VALUES (1, 'a', '2020-01-01', '2020-01-31'), "
+                           "(2, 'b', '2020-01-01', '2020-01-11');")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Who was employed the shortest time?", "SELECT name, julianday(hire_date) - "
+                      "julianday(termination_date) AS days FROM staff ORDER BY days LIMIT 1")
+        other = next(a for a in answer.alternatives if a.label == "The other way round")
+        assert db_rows_in_order(db, other.sql) == [("b", 10.0)]
+        fine = _ask(db, "How long was each employed?", "SELECT name, julianday(termination_date) - julianday("
+                    "hire_date) AS days FROM staff")
+        assert not any(a.label == "The other way round" for a in fine.alternatives)
+    finally:
+        db.close()

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence
-from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence
+from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence, reversed_difference_evidence
 from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
@@ -56,7 +56,7 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence)
 from core.schema import Schema
 
-__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence",
+__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence", "rank_evidence",
            "splits_asked", "unmatched_evidence", "value_evidence"]
@@ -90,6 +90,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   unlabelled_rows_evidence(question, sql, result, schema, execute),
                   dropped_measure_evidence(question, sql, result, schema, execute),
                   counted_entity_evidence(question, sql, result, schema, execute),
+                  reversed_difference_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
                   added_join_evidence(written, sql, result, schema, execute) if written else ([], []),
                   extended_group_evidence(question, written, sql, result, schema, execute) if written else ([], []),

@@ -1,7 +1,8 @@
 """Numbers that come out other than the words mean, with no error: a division of whole numbers that drops the
 fraction, a COUNT of a CASE that counts every row, a COUNT(*) that counts the rows a LEFT JOIN keeps empty; and, read
 against the question, a percentage where it asks for a ratio (or the other way) and a ratio written the wrong way
-up; and, on SQLite, an order or an extreme of a text column holding numbers ('9' after '100')."""
+up; a difference of two dates below zero on every row (the operands the other way round); and, on SQLite, an order or
+an extreme of a text column holding numbers ('9' after '100')."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Column, Schema
 from core.sql import PARSE_FAILURES, as_number, holds_numbers_as_text, schema_mapping
 
-__all__ = ["count_evidence", "division_evidence", "order_evidence", "ratio_finding", "rounding_finding", "scale_finding"]
+__all__ = ["count_evidence", "division_evidence", "order_evidence", "ratio_finding", "reversed_difference_evidence",
+           "rounding_finding", "scale_finding"]
 
 logger = logging.getLogger(__name__)
 _WHOLE = exp.DataType.INTEGER_TYPES
@@ -234,3 +236,45 @@ def _numbers_as_text(col: exp.Column, tree: exp.Expression, schema: Schema) -> C
     if len(lengths) < 2 or any(len(v) > 1 and v.startswith("0") and not v.startswith("0.") for v in hints):
         return None
     return column
+
+
+def reversed_difference_evidence(sql: str, result: QueryResult, schema: Schema,
+                                 execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A shown difference of two dates (``hire_date - termination_date``, ``julianday(a) - julianday(b)``, inside an
+    aggregate or not) that is below zero on every row: a length of time counted backwards, the operands the other way
+    round offered."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Select) or result.truncated or not result.rows or len(result.columns) != len(
+            tree.expressions):
+        return [], []
+    for i, item in enumerate(tree.expressions):
+        subs = [s for s in item.find_all(exp.Sub) if all(_reads_a_date(side, tree, schema) for side in (
+            s.this, s.expression))]
+        values = [_days(row[i]) for row in result.rows if row[i] is not None]
+        if len(subs) != 1 or not values or None in values or max(values) >= 0:  # type: ignore[type-var, operator]
+            continue
+        sub = subs[0]
+        written = sub.sql(dialect=schema.dialect)
+        sub.replace(exp.Sub(this=sub.expression.copy(), expression=sub.this.copy()))
+        return offer(tree.sql(dialect=schema.dialect), "The other way round", lambda how, written=written: (
+            f"{written} is below zero on every row: a length of time counted backwards."), schema, execute, result)
+    return [], []
+
+
+def _reads_a_date(side: exp.Expression, tree: exp.Expression, schema: Schema) -> bool:
+    from core.evidence._question_dates import dated
+
+    found = [owner(c, tree, schema) for c in side.find_all(exp.Column)]
+    return bool(found) and all(f is not None and dated(f[1]) for f in found)
+
+
+def _days(value: object) -> float | None:
+    """A difference as a number (a ``timedelta`` in days); None for what is no number."""
+    import datetime as _dt
+    from decimal import Decimal
+
+    if isinstance(value, _dt.timedelta):
+        return value.total_seconds() / 86400
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return float(value)
+    return None
