@@ -419,3 +419,11 @@ def test_of_two_date_columns_the_one_named_for_its_table_carries_an_unnamed_span
     other = next(a for a in answer.alternatives if a.label == "Only past 7 days")
     assert "sale_date >=" in other.sql and list(db.execute(other.sql).rows) == [(1,)]
     db.close()
+
+
+def test_a_value_no_row_holds_under_lower_is_offered_as_the_question_s_value_in_lower_case(garage) -> None:
+    answer = _ask(garage, "How many vehicles are registered in MH?",
+                  "SELECT COUNT(*) FROM vehicle WHERE LOWER(state) = 'maharashtra'")
+    assert answer.ok and answer.rows[0][0] == 0
+    other = next(a for a in answer.alternatives if "'MH'" in a.label)
+    assert "LOWER(state) = 'mh'" in other.sql and garage.execute(other.sql).rows[0][0] == 2

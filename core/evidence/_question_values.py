@@ -126,6 +126,7 @@ def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execut
         test = literal.parent
         side = test.this if isinstance(test, (exp.EQ, exp.In)) and literal.arg_key in ("expression",
                                                                                       "expressions") else None
+        case = str.lower if isinstance(side, exp.Lower) else str.upper if isinstance(side, exp.Upper) else str
         while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
             side = side.this
         found = owner(side, tree, schema) if literal.is_string and isinstance(side, exp.Column) else None
@@ -138,7 +139,7 @@ def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execut
         if len(hits) != 1:
             continue
         written = literal.this
-        literal.replace(exp.Literal.string(hits[0]))
+        literal.replace(exp.Literal.string(case(hits[0])))  # ``LOWER(country) = 'usa'``: 'us', as LOWER writes it
         name = f"{found[0].name}.{found[1].name}"
         return (f"No {name} is '{written}'; the question says “{hits[0]}”, which {name} holds",
                 f"{name} = '{hits[0]}'"[:80], tree)
