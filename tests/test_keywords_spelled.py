@@ -68,6 +68,7 @@ def test_a_misspelt_keyword_is_mended_before_the_query_would_end_there(reply: st
      [("b", 2)]),
     ("```sql\nSELECT name FROM t WHERE x => 2 AND id =< 2\n```", [("b",)]),  # a comparison back to front
     ("```sql\nSELECT name FROM t WHERE x ≥ 2 AND id ≤ 2 AND name >< 'a'\n```", [("b",)]),  # glyphs, ><
+    ("```sql\nSELECT x FROM t WHERE form IN ('f1', Fresh Form) OR name = Big Name\n```", [(1,)]),  # unquoted
 ])
 def test_a_keyword_written_twice_or_glued_and_a_comparison_back_to_front_are_read(reply: str, rows) -> None:
     assert sorted(DB.execute(extract_sql(reply, "sqlite")).fetchall()) == rows

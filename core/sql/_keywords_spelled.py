@@ -109,6 +109,10 @@ _REPEATED = re.compile(r"\b(SELECT|FROM|WHERE|JOIN|ON|AND|OR|HAVING|LIMIT|DISTIN
 _GLUED = re.compile(r"(?<=[a-z0-9_\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|JOIN|UNION|ON|AND|OR|ASC|DESC|"
                     r"INNER|LEFT)\b|\b(?:DESC|ASC|LAST|FIRST|END)(?=(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|"
                     r"UNION)\b)")
+# A value of several capitalised words written without its quotes after a comparison or in an IN list
+# (``= Utility Company AND``, ``IN ('Machine Learning', Data Science)``): SQL never sets two such names side by side.
+_BARE_NAME = re.compile(r"(?:[=(,]|<>|!=)[ \t]*((?:[A-Z][a-z]+)(?:[ \t]+[A-Z][a-z]+){1,3})(?=[ \t]*(?:[,);\n]|$|AND\b|"
+                        r"OR\b|GROUP\b|ORDER\b|LIMIT\b))")
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
 
 
@@ -122,7 +126,8 @@ def repeated_keywords(block: str, outside: Callable[[int], bool] = lambda at: Tr
 def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
     """Edits outside quotes and comments: a clause keyword written twice in a row (``WHERE WHERE``, ``ON ON``) once;
     a keyword in capitals glued to the word before it when a line break was lost (``author.nameFROM``,
-    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``, ``><``) or as a glyph (``≥``) the right way."""
+    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``, ``><``) or as a glyph (``≥``) the right way; a value of several
+    capitalised words left unquoted after a comparison or in an IN list (``= Utility Company``) quoted."""
     quoted = [m.span() for m in re.finditer(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*", block)]
 
     def outside(at: int) -> bool:
@@ -133,6 +138,8 @@ def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
         if outside(m.start()):
             at = m.start(1) if m.group(1) else m.end()
             edits.append((at, at, " "))
+    edits += [(m.start(1), m.end(1), "'" + m.group(1) + "'") for m in _BARE_NAME.finditer(block)
+              if outside(m.start(1))]
     edits += [(m.start(), m.end(), f" {_BACKWARDS[m.group(0)]} ") for m in re.finditer(
         r"(?<![<>!=:])(?:=>|=<|=!|><)(?![=>])|[≥≤≠]", block) if outside(m.start())]
     return edits
