@@ -1093,3 +1093,20 @@ def test_a_table_name_spelt_like_another_table_the_query_reads_is_not_that_table
     schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("writes", ["aid", "pid"])))
     fixed = validate_sql("SELECT writer.name FROM writer JOIN writes ON writer.aid = writes.aid", schema, "sqlite")
     assert fixed.sql == "SELECT author.name FROM author JOIN writes ON author.aid = writes.aid"  # never writes twice
+
+
+def test_a_table_called_by_a_synonym_is_of_the_tables_holding_its_columns_the_clearly_closest_in_meaning() -> None:
+    schema = Schema("sqlite", (_table("publication", ["pid", "title"]), _table("journal", ["jid", "title"]),
+                               _table("author", ["aid", "name"])))
+
+    def meaning(name: str, names):  # a stand-in encoder: "article" is close to "publication" only
+        return [0.8 if (name, n) == ("article", "publication") else 0.2 for n in names]
+
+    tree = sqlglot.parse_one("SELECT article.title FROM article", read="sqlite")
+    fixed = validate(tree, schema, "sqlite", meaning=meaning)
+    assert fixed.sql == "SELECT publication.title FROM publication"
+    assert any("closest in meaning" in f and f.endswith("(a guess: the model is asked first)") for f in fixed.fixes)
+    with pytest.raises(SQLValidationError):  # no encoder, or no clear lead: the error stands
+        validate(tree, schema, "sqlite")
+    with pytest.raises(SQLValidationError):
+        validate(tree, schema, "sqlite", meaning=lambda name, names: [0.5 for _ in names])

@@ -15,7 +15,8 @@ from core.dialects import exact_table_names
 from core.errors import SQLValidationError
 from core.schema import Schema, Table
 from core.sql.repair._names import (
-    ACCEPT, Candidate, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens, words_of,
+    ACCEPT, GUESSED, Candidate, Meaning, effective, embedded_run, identifier, matches, name_score, pick_scored, tokens,
+    words_of,
 )
 
 __all__ = ["cte_names", "repair_tables", "resolve_table"]
@@ -158,6 +159,29 @@ def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> 
     return held[0] if len(held) == 1 and (node.alias or not _taken(node, tree, held[0].name)) else None
 
 
+_CLEAR_LEAD = 0.1  # how much closer in meaning the chosen table must be than the next one
+
+
+def _closest_holder(node: exp.Table, schema: Schema, tree: exp.Expression, meaning: Meaning | None) -> Table | None:
+    """Of the tables holding every column the query reads through ``node`` (one or more), the one clearly closest in
+    meaning to the written name (``article``: publication) — a guess the model is asked about first; None without
+    the encoder, or when no one is clearly closest."""
+    qualifier = (node.alias or node.name).lower()
+    read = {c.name.lower() for c in tree.find_all(exp.Column) if c.table.lower() == qualifier}
+    held = [t for t in schema.tables if read and read <= {c.name.lower() for c in t.columns}
+            and (node.alias or not _taken(node, tree, t.name))]
+    if meaning is None or not held:
+        return None
+    try:
+        scores = list(meaning(" ".join(tokens(node.name)), [" ".join(tokens(t.name)) for t in held]))
+    except Exception:  # noqa: BLE001 - the encoder is a courtesy: without it, the error stands
+        return None
+    ranked = sorted(zip(scores, range(len(held)), strict=True), reverse=True)
+    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < _CLEAR_LEAD:
+        return None
+    return held[ranked[0][1]]
+
+
 def _taken(node: exp.Table, tree: exp.Expression, name: str) -> bool:
     """Whether another table of ``node``'s SELECT is already read under ``name`` (its name or alias)."""
     select = node.find_ancestor(exp.Select)
@@ -200,7 +224,8 @@ def _rename(node: exp.Table, table: Table, dialect: str) -> None:
         node.set("db", identifier(table.schema, dialect))
 
 
-def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
+                  meaning: Meaning | None = None) -> None:
     """Repair every unknown table in ``tree`` in place; raise when one cannot be repaired with confidence."""
     ctes = cte_names(tree)
     cte_spelling = {cte.alias.lower(): cte.args["alias"].this for cte in tree.find_all(exp.CTE)
@@ -243,11 +268,13 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         if best is not None and not node.alias and _taken(node, tree, best.target.name):  # type: ignore[union-attr]
             best = None  # ``FROM writer JOIN writes``: writer is no second writes (both unaliased: one name)
         held = _holding_all_read(node, schema, tree) if best is None else None
-        if held is not None:  # ``paper_author.aid``, ``paper_author.pid``: writes is the one table with both
+        guess = _closest_holder(node, schema, tree, meaning) if best is None and held is None else None
+        if held is not None or guess is not None:  # ``paper_author.aid``, ``.pid``: writes, the one with both
             old_name = node.name
-            _rename(node, held, dialect)
+            _rename(node, held or guess, dialect)  # type: ignore[arg-type]
             fixes.append(f"table {before} -> {_spelled(node)} (the one table with every column the query reads "
-                         "from it)")
+                         "from it)" if held is not None else f"table {before} -> {_spelled(node)} (of the tables with "
+                         f"every column the query reads from it, the closest in meaning){GUESSED}")
             if not node.alias:
                 renamed[old_name.lower()] = node
             continue
