@@ -1110,3 +1110,13 @@ def test_a_table_called_by_a_synonym_is_of_the_tables_holding_its_columns_the_cl
         validate(tree, schema, "sqlite")
     with pytest.raises(SQLValidationError):
         validate(tree, schema, "sqlite", meaning=lambda name, names: [0.5 for _ in names])
+
+
+def test_a_table_spelt_near_one_that_lacks_the_columns_read_is_the_one_that_has_them() -> None:
+    schema = Schema("sqlite", (_table("author", ["aid", "name"]), _table("writes", ["aid", "pid"]),
+                               _table("publication", ["pid", "cid", "jid"]), _table("journal", ["jid", "title"])))
+    fixed = validate_sql("SELECT a2.name FROM writer a1 JOIN writer a2 ON a1.aid = a2.aid", schema, "sqlite")
+    assert fixed.sql == "SELECT a2.name FROM author AS a1 JOIN author AS a2 ON a1.aid = a2.aid"  # writes has no name
+    bare = validate_sql("SELECT COUNT(DISTINCT pid) FROM article WHERE cid IS NOT NULL AND jid IS NULL", schema,
+                        "sqlite")  # the only table: its bare columns are read through it
+    assert "FROM publication" in bare.sql

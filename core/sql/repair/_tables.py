@@ -151,12 +151,21 @@ def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> 
     """The one table that has every column the query reads through ``node``'s name or alias, when it reads two or
     more (``research_area.did``, ``research_area.name``: domain) — a name no spelling rule reads, proved by the
     columns; None when none or several tables hold them all."""
-    qualifier = (node.alias or node.name).lower()
-    read = {c.name.lower() for c in tree.find_all(exp.Column) if c.table.lower() == qualifier}
+    read = _read_through(node, tree)
     if len(read) < 2:
         return None
     held = [t for t in schema.tables if read <= {c.name.lower() for c in t.columns}]
     return held[0] if len(held) == 1 and (node.alias or not _taken(node, tree, held[0].name)) else None
+
+
+def _read_through(node: exp.Table, tree: exp.Expression) -> set[str]:
+    """The columns the query reads through ``node``'s name — qualified with it or with the alias of any entry
+    written with that name (``writer a1 JOIN writer a2``: one table, read as one) — and, when it is the query's only
+    table, written bare."""
+    tables = list(tree.find_all(exp.Table))
+    qualifiers = {(t.alias or t.name).lower() for t in tables if t.name.lower() == node.name.lower()}
+    only = len(tables) == 1
+    return {c.name.lower() for c in tree.find_all(exp.Column) if c.table.lower() in qualifiers or only and not c.table}
 
 
 _CLEAR_LEAD = 0.1  # how much closer in meaning the chosen table must be than the next one
@@ -166,8 +175,7 @@ def _closest_holder(node: exp.Table, schema: Schema, tree: exp.Expression, meani
     """Of the tables holding every column the query reads through ``node`` (one or more), the one clearly closest in
     meaning to the written name (``article``: publication) — a guess the model is asked about first; None without
     the encoder, or when no one is clearly closest."""
-    qualifier = (node.alias or node.name).lower()
-    read = {c.name.lower() for c in tree.find_all(exp.Column) if c.table.lower() == qualifier}
+    read = _read_through(node, tree)
     held = [t for t in schema.tables if read and read <= {c.name.lower() for c in t.columns}
             and (node.alias or not _taken(node, tree, t.name))]
     if meaning is None or not held:
@@ -267,7 +275,11 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         best, near = pick_scored(node.name, scored, [t.qualified_name for t in schema.tables])
         if best is not None and not node.alias and _taken(node, tree, best.target.name):  # type: ignore[union-attr]
             best = None  # ``FROM writer JOIN writes``: writer is no second writes (both unaliased: one name)
-        held = _holding_all_read(node, schema, tree) if best is None else None
+        held = _holding_all_read(node, schema, tree)
+        if best is not None and held is not None and held is not best.target and not _read_through(node, tree) <= {
+                c.name.lower() for c in best.target.columns}:  # type: ignore[union-attr]
+            best = None  # ``writer a1 … a1.name``: writes (spelt near) has no name; author has every column read
+        held = held if best is None else None
         guess = _closest_holder(node, schema, tree, meaning) if best is None and held is None else None
         if held is not None or guess is not None:  # ``paper_author.aid``, ``.pid``: writes, the one with both
             old_name = node.name
