@@ -67,6 +67,9 @@ def test_a_block_the_target_dialect_reads_as_written_keeps_its_operators(reply: 
     # sentences in lower case and numbered steps between the clauses
     "```sql\nSELECT town, SUM(amount) AS total\npehle yahan se data lenge\nFROM sale\nStep 2: filter\n"
     "WHERE sold_on >= DATE('now', '-30 days')\naakhir mein group karo sab\nGROUP BY town\n```",
+    # in a block whose keywords are in capitals, a line of lower-case words is a note
+    "```sql\nSELECT town, SUM(amount) AS total\nFROM sale\nab filter lagao\n"
+    "WHERE sold_on >= DATE('now', '-30 days')\nGROUP BY town\n```",
     # a note the reading cannot place is never a place to cut the query: the WHERE after it stays
     "```sql\nQuery ka structure:\nSELECT town, SUM(amount) AS total\nFROM sale\nशर्त: sirf haal ki bikri ✔\n"
     "WHERE sold_on >= DATE('now', '-30 days')\nGROUP BY town\n```",
@@ -85,3 +88,15 @@ def test_a_query_is_never_cut_before_prose_that_a_clause_of_it_follows() -> None
     except LLMReplyError:
         return  # refused: the model is asked again, and nothing wrong is shown
     assert "WHERE sold_on" in sql  # never "SELECT town FROM sale", which answers another question
+
+
+def test_a_comment_with_more_clauses_after_it_is_never_where_the_query_ends() -> None:
+    """``… JOIN author ON …`` then a note read as a comment, then ``JOIN writes …``: the statement before the
+    comment parses, but cutting there drops joins and the WHERE (a wrong answer shown, fresh15)."""
+    reply = ("```sql\nSELECT town FROM sale\n-- Step 2: dono tables ko join karo\nJOIN sale s2 ON s2.id = sale.id\n"
+             "Then we keep (recent) ones\nWHERE sale.amount > 6\n```")
+    try:
+        sql = extract_sql(reply, "sqlite")
+    except LLMReplyError:
+        return
+    assert "WHERE sale.amount > 6" in sql

@@ -16,7 +16,8 @@ Only a fenced SQL block is rewritten, and only:
 - a whole line of prose between two lines of the statement — no quote, bracket, comparison or comma, not starting
   with a word of SQL, ending with ``:`` or read as a comment line, a list item that reads as a sentence
   (``- Keep only the active staff``), a note after a label (``Step 1: pehle table chuno``) or in Devanagari
-  (``चरण 3: शर्त लगाओ``) — when a clause follows it: a comment.
+  (``चरण 3: शर्त लगाओ``), or a line of lower-case words in a block whose keywords are in capitals (``ab join
+  lagao``) — when a clause follows it: a comment.
 
 A block that reads as one statement of the target dialect as written is left alone.
 """
@@ -52,9 +53,13 @@ def explanations_as_comments(block: str, reads: Callable[[str], bool] | None = N
     for i in range(len(lines) - 2, -1, -1):
         later[i] = later[i + 1] or bool(_CLAUSE.match(lines[i + 1]))
     out: list[str] = []
+    keywords = re.findall(r"\b(?:select|from|where|join|group|order)\b", block, re.IGNORECASE)
+    capitals = sum(k.isupper() for k in keywords) > len(keywords) / 2  # in such a block, "ab join lagao" is a note
     for i, line in enumerate(lines):
         plain = not re.search(r"['\"()=<>,]", line)
-        if later[i] and plain and (_PROSE.match(line) and not _SQL_START.match(line) or _bullet(line) or _note(line)):
+        lower_words = capitals and bool(re.fullmatch(r"\s*[a-z]+(?: [a-z]+)+\s*", line))
+        if later[i] and plain and (_PROSE.match(line) and not _SQL_START.match(line) or _bullet(line) or _note(line)
+                                   or lower_words):
             out.append("-- " + line.strip())
             continue
         out.append(_trailing(line))
@@ -141,6 +146,7 @@ def clause_later(tail: str) -> bool:
         if _NEXT_STATEMENT.match(line):
             return False
         clause = _LATER_CLAUSE.match(line)
-        if clause is not None and (line.split()[0].isupper() or not sentence(clause.group(1))):
-            return True  # "ORDER BY x ASC" in capitals is the query's; "Where the ..." may be a sentence
+        if clause is not None and (line.split()[0].isupper() and re.search(r"[.=(),'<>*]", clause.group(1))
+                                   or not sentence(clause.group(1))):
+            return True  # "ORDER BY t.x ASC" in capitals is the query's; "Where the ..." may be a sentence
     return False

@@ -62,11 +62,8 @@ _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model
 
 
 def extract_sql(reply: str, dialect: str | None = None) -> str:
-    """The SQL statement of ``reply`` that answers, without trailing semicolons (see :func:`extract_queries`).
-
-    Raises:
-        LLMReplyError: when the reply holds no SQL statement.
-    """
+    """The SQL statement of ``reply`` that answers, without trailing semicolons (see :func:`extract_queries`);
+    raises ``LLMReplyError`` when the reply holds no SQL statement."""
     return extract_queries(reply, dialect)[0]
 
 
@@ -393,6 +390,8 @@ def _prose_tail(rest: str) -> bool:
     it reads like words, not like an expression: few SQL marks per word.
     """
     tail = rest.lstrip(" \t\r\n;:.!?`")
+    if tail.startswith(("--", "#")) and clause_later(tail):
+        return False  # a note, then ``JOIN writes ON …``: the query goes on after its comment
     if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")) or _TABLE_ROW.match(tail):
         return True  # prose, or a table of made-up results (``| total |``) written after the query
     if tail[0] in "=<>!~|&+-*/%^),.'\"[":
