@@ -64,6 +64,8 @@ def test_a_misspelt_keyword_is_mended_before_the_query_would_end_there(reply: st
     ("```sql\nselect select name from t where x = 2\n```", [("b",)]),
     ("```sql\nSELECT name FROM\nFROM t WHERE x = 2\n```", [("b",)]),  # reads as written: a table named FROM
     ("```sql\nSELECT t.nameFROM t\nWHERE t.x = 2\n```", [("b",)]),  # a line break lost before a keyword
+    ("```sql\nWITH c AS (SELECT name, x FROM t) SELECT c.nameFROM c\nWHERE c.x = 2\n```", [("b",)]),
+    ("```sql\nSELECT a.name FROM tLEFT JOIN t a ON a.id = t.id\nWHERE t.x = 2\n```", [("b",)]),
     ("```sql\nSELECT name, COUNT(*) AS n FROM t\nWHERE x > 0GROUP BY name\nORDER BY n DESCLIMIT 1\n```",
      [("b", 2)]),
     ("```sql\nSELECT name FROM t WHERE x => 2 AND id =< 2\n```", [("b",)]),  # a comparison back to front

@@ -86,8 +86,8 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
         for start, end, keyword in sorted(twice, reverse=True):
             mended = mended[:start] + keyword + mended[end:]
         return spelled_keywords(mended, reads)
-    if edits and not re.search(r"(?<![\w.])FROM\b", block, re.IGNORECASE) and re.search(r"[a-z0-9_]FROM\b", block):
-        mended = block  # ``SELECT author.nameFROM author``: reads, as a column aliased author, from no table
+    if edits and _glue_proven(block):  # ``SELECT author.nameFROM author`` reads, as a column aliased author
+        mended = block
         for start, end, keyword in sorted(edits, reverse=True):
             mended = mended[:start] + keyword + mended[end:]
         if reads(mended):
@@ -114,6 +114,15 @@ _GLUED = re.compile(r"(?<=[a-z0-9_\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LI
 _BARE_NAME = re.compile(r"(?:[=(,]|<>|!=)[ \t]*((?:[A-Z][a-z]+)(?:[ \t]+[A-Z][a-z]+){1,3})(?=[ \t]*(?:[,);\n]|$|AND\b|"
                         r"OR\b|GROUP\b|ORDER\b|LIMIT\b))")
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
+
+
+def _glue_proven(block: str) -> bool:
+    """Whether a glued keyword is proven by what the block lacks or holds, though it reads as written: the last
+    SELECT has no FROM but a word glued to one (``total_salesFROM t``), or a join kind glued to the table before it
+    stands before JOIN (``FROM organizationLEFT JOIN``)."""
+    last = block[max((m.start() for m in re.finditer(r"\bSELECT\b", block, re.IGNORECASE)), default=0):]
+    return bool(re.search(r"[a-z0-9_](?:LEFT|RIGHT|INNER|FULL|CROSS)(?:[ \t]+OUTER)?[ \t]+JOIN\b", block)) or (
+        bool(re.search(r"[a-z0-9_]FROM\b", last)) and not re.search(r"(?<![\w.])FROM\b", last, re.IGNORECASE))
 
 
 def repeated_keywords(block: str, outside: Callable[[int], bool] = lambda at: True) -> list[tuple[int, int, str]]:
