@@ -57,7 +57,8 @@ def explanations_as_comments(block: str, reads: Callable[[str], bool] | None = N
     capitals = sum(k.isupper() for k in keywords) > len(keywords) / 2  # in such a block, "ab join lagao" is a note
     for i, line in enumerate(lines):
         plain = not re.search(r"['\"()=<>,]", line)
-        lower_words = capitals and bool(re.fullmatch(r"\s*[a-z]+(?: [a-z]+)+\s*", line))
+        lower_words = capitals and bool(re.fullmatch(r"\s*[a-z]+(?: [a-z]+)+\s*", line)) and not _SQL_START.match(
+            line) and sum(w not in _SQL_WORDS for w in line.split()) >= 2  # never "and not deleted", "region is null"
         if later[i] and plain and (_PROSE.match(line) and not _SQL_START.match(line) or _bullet(line) or _note(line)
                                    or lower_words):
             out.append("-- " + line.strip())
@@ -136,15 +137,18 @@ def sentence(rest: str) -> bool:
 _LATER_CLAUSE = re.compile(r"[ \t]*(?:FROM|WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|HAVING|LIMIT|AND|OR|ON|(?:(?:INNER|LEFT|RIGHT|"
                            r"FULL|CROSS)[ \t]+(?:OUTER[ \t]+)?)?JOIN)[ \t]+(\S.*)$", re.IGNORECASE)
 _NEXT_STATEMENT = re.compile(r"[ \t]*(?:SELECT|WITH)\b", re.IGNORECASE)
+_SUGGESTS = re.compile(r"\b(?:add|adding|append|consider|could|can be|if you|optional(?:ly)?|alternatively|instead|"
+                       r"you may|you might|to also|jod(?:na|o|iye)|chahein|chahe)\b", re.IGNORECASE)
 
 
 def clause_later(tail: str) -> bool:
     """Whether a later line of ``tail``, before any next statement, goes on with the query's clauses
     (``चरण 3: शर्त लगाओ`` then ``WHERE author.aid IN (…)``): cutting before such a tail would drop a condition
     and answer another question."""
-    for line in tail.split("\n")[1:40]:
-        if _NEXT_STATEMENT.match(line):
-            return False
+    lines = tail.split("\n", 40)[:40]
+    for n, line in enumerate(lines[1:], 1):
+        if _NEXT_STATEMENT.match(line) or _SUGGESTS.search(lines[n - 1]):
+            return False  # "If you only want VIP ones, add:" then ``AND tier = 'vip'``: a suggestion, not the query
         clause = _LATER_CLAUSE.match(line)
         if clause is not None and (line.split()[0].isupper() and re.search(r"[.=(),'<>*]", clause.group(1))
                                    or not sentence(clause.group(1))):

@@ -336,7 +336,8 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     cuts.update(i + 1 for i, ch in enumerate(text) if ch == ";")
     cuts.update(i for i, ch in enumerate(text) if ch == "\n")
     cuts.update(m.start() for m in _SENTENCE_END.finditer(text))
-    cuts = {c for c in cuts if c <= (end := sql_end(text))} | {end}  # "… NULLS LAST यह query सही result देगी।"
+    end = sql_end(text)  # once: "… NULLS LAST यह query सही result देगी।"
+    cuts = {c for c in cuts if c <= end} | {end}
     for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
         candidate = text[:cut].strip()
         if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):

@@ -106,7 +106,7 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
 
 _REPEATED = re.compile(r"\b(SELECT|FROM|WHERE|JOIN|ON|AND|OR|HAVING|LIMIT|DISTINCT|GROUP[ \t]+BY|ORDER[ \t]+BY)"
                        r"(\s+)\1\b", re.IGNORECASE)
-_GLUED = re.compile(r"(?<=[a-z0-9_\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|JOIN|UNION|ON|AND|OR|ASC|DESC|"
+_GLUED = re.compile(r"(?<=[a-z0-9\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|JOIN|UNION|ON|AND|OR|ASC|DESC|"
                     r"INNER|LEFT)\b|\b(?:DESC|ASC|LAST|FIRST|END)(?=(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIMIT|"
                     r"UNION)\b)")
 # A value of several capitalised words written without its quotes after a comparison or in an IN list
@@ -116,13 +116,19 @@ _BARE_NAME = re.compile(r"(?:[=(,]|<>|!=)[ \t]*((?:[A-Z][a-z]+)(?:[ \t]+[A-Z][a-
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
 
 
+def _in_values(block: str, at: int) -> bool:
+    """Whether ``at`` is inside an ``IN (…)`` list (a comma of a SELECT or FROM list sets an alias after a name)."""
+    opened = [m.end() for m in re.finditer(r"\bIN\s*\(", block[:at + 1], re.IGNORECASE)]
+    return bool(opened) and ")" not in block[opened[-1]:at + 1] and "(" not in block[opened[-1]:at + 1]
+
+
 def _glue_proven(block: str) -> bool:
     """Whether a glued keyword is proven by what the block lacks or holds, though it reads as written: the last
     SELECT has no FROM but a word glued to one (``total_salesFROM t``), or a join kind glued to the table before it
     stands before JOIN (``FROM organizationLEFT JOIN``)."""
     last = block[max((m.start() for m in re.finditer(r"\bSELECT\b", block, re.IGNORECASE)), default=0):]
-    return bool(re.search(r"[a-z0-9_](?:LEFT|RIGHT|INNER|FULL|CROSS)(?:[ \t]+OUTER)?[ \t]+JOIN\b", block)) or (
-        bool(re.search(r"[a-z0-9_]FROM\b", last)) and not re.search(r"(?<![\w.])FROM\b", last, re.IGNORECASE))
+    return bool(re.search(r"[a-z0-9](?:LEFT|RIGHT|INNER|FULL|CROSS)(?:[ \t]+OUTER)?[ \t]+JOIN\b", block)) or (
+        bool(re.search(r"[a-z0-9]FROM\b", last)) and not re.search(r"(?<![\w.])FROM\b", last, re.IGNORECASE))
 
 
 def repeated_keywords(block: str, outside: Callable[[int], bool] = lambda at: True) -> list[tuple[int, int, str]]:
@@ -148,7 +154,7 @@ def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
             at = m.start(1) if m.group(1) else m.end()
             edits.append((at, at, " "))
     edits += [(m.start(1), m.end(1), "'" + m.group(1) + "'") for m in _BARE_NAME.finditer(block)
-              if outside(m.start(1))]
+              if outside(m.start(1)) and (m.group(0)[0] not in "(," or _in_values(block, m.start()))]
     edits += [(m.start(), m.end(), f" {_BACKWARDS[m.group(0)]} ") for m in re.finditer(
         r"(?<![<>!=:])(?:=>|=<|=!|><)(?![=>])|[≥≤≠]", block) if outside(m.start())]
     return edits

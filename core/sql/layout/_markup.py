@@ -1,8 +1,8 @@
 """SQL inside another language's markup, read back to a plain SQL block.
 
-- **An HTML reply**: the query in ``<pre><code class="sql">…</code></pre>`` (or ``<pre>`` / ``<code>`` alone on lines
-  of their own), prose in ``<p>``: the block as a fenced one, the tags of the prose dropped (its HTML escapes are
-  read by ``_blocks``).
+- **An HTML reply** (one with no Markdown fence): the query in ``<pre><code class="sql">…</code></pre>`` (or
+  ``<pre>`` / ``<code>`` alone on lines of their own), prose in ``<p>``: the block as a fenced one, the tags of the
+  prose dropped outside the code (its HTML escapes are read by ``_blocks``).
 - **A dbt model**: a table written as ``{{ ref('orders') }}`` or ``{{ source('shop', 'orders') }}``: the table's
   name, its last quoted argument. Only these two calls; any other template expression is left, and fails visibly.
 """
@@ -23,10 +23,12 @@ _LAST_ARG = re.compile(r"['\"]([^'\"]*)['\"]\s*\)\s*\}\}$")
 
 def markup_read(text: str) -> str:
     """``text`` with its HTML code blocks as fenced SQL blocks and its dbt table references as table names."""
-    if "</pre>" in text.lower() or re.search(r"</code>", text, re.IGNORECASE):
-        text = _PRE.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n", text)
-        text = _CODE_LINE.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n", text)
-        text = _PROSE_TAG.sub("\n", text)
+    if "```" not in text and ("</pre>" in text.lower() or re.search(r"</code>", text, re.IGNORECASE)):
+        parts = re.split(r"(<pre(?:\s[^>]*)?>.*?</pre>|^[ \t]*<code(?:\s[^>]*)?>.*?</code>[ \t]*$)", text,
+                         flags=re.IGNORECASE | re.DOTALL | re.MULTILINE)  # an HTML reply: no Markdown fence in it
+        text = "".join(_CODE_LINE.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n", _PRE.sub(
+            lambda m: f"\n```sql\n{m[1].strip()}\n```\n", part)) if i % 2 else _PROSE_TAG.sub("\n", part)
+            for i, part in enumerate(parts))  # prose tags dropped outside the code only: '%<br>%' is a value
     if "{{" in text:
         text = _DBT.sub(lambda m: (found[1] if (found := _LAST_ARG.search(m[0])) else m[0]), text)
     return text

@@ -269,7 +269,7 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
         distinct = count.this
         if isinstance(distinct, exp.Distinct) and [type(e) for e in distinct.expressions] == [exp.Star]:
             count.set("this", exp.Star())  # COUNT(DISTINCT *), which no database reads: the rows counted
-            notes.append("COUNT(DISTINCT *) -> COUNT(*)")
+            notes.append("COUNT(DISTINCT *) -> COUNT(*)" + GUESSED)
             continue
         if not isinstance(distinct, exp.Distinct) or len(distinct.expressions) < 2:
             continue

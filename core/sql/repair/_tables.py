@@ -154,8 +154,14 @@ def _holding_all_read(node: exp.Table, schema: Schema, tree: exp.Expression) -> 
     read = _read_through(node, tree)
     if len(read) < 2:
         return None
-    held = [t for t in schema.tables if read <= {c.name.lower() for c in t.columns}]
+    held = [t for t in schema.tables if read <= {c.name.lower() for c in t.columns} and not _names_more_than(node, t)]
     return held[0] if len(held) == 1 and (node.alias or not _taken(node, tree, held[0].name)) else None
+
+
+def _names_more_than(node: exp.Table, table: Table) -> bool:
+    """``us_orders``, ``orders_2023``, ``customers_with_orders``: a written name holding ``table``'s name and more
+    words, which may pick out its rows (a filter the name implies): never read as that table by its columns."""
+    return set(tokens(table.name)) < set(tokens(node.name))
 
 
 def _read_through(node: exp.Table, tree: exp.Expression) -> set[str]:
@@ -177,7 +183,7 @@ def _closest_holder(node: exp.Table, schema: Schema, tree: exp.Expression, meani
     the encoder, or when no one is clearly closest."""
     read = _read_through(node, tree)
     held = [t for t in schema.tables if read and read <= {c.name.lower() for c in t.columns}
-            and (node.alias or not _taken(node, tree, t.name))]
+            and (node.alias or not _taken(node, tree, t.name)) and not _names_more_than(node, t)]
     if meaning is None or not held:
         return None
     try:

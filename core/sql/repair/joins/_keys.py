@@ -194,7 +194,8 @@ class _Joins:
         elif new is a:  # a table before it; in a self-join, the same column of the other copy
             options = [(s, c) for s in local if s.order < a.order and s.table is not None
                        for c in (join_candidates(s.table, a.table, left.name) or ([left.name] if s.table is a.table
-                                                                                 else []))]
+                                 and left.name.lower() not in map(str.lower, table_keys(a.table))
+                                 else []))]  # a self-join on a key never pairs a row with itself
         else:
             options = []
         if len(options) != 1:
