@@ -294,11 +294,7 @@ def sibling_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
     if len(swaps) != 1:
         return None
     table, column, instead = next(iter(swaps.values()))
-    for col in list(tree.find_all(exp.Column)):
-        found = owner(col, tree, schema)
-        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(
-                exp.Join, exp.Where) is None:
-            col.set("this", exp.to_identifier(instead.name))
+    _put_in_place(tree, schema, table, column, instead, (exp.Join, exp.Where))
     return (f"The question names {instead.name}, not {column.name}, which the query uses",
             f"Use {instead.name}", tree)
 
@@ -335,13 +331,18 @@ def group_column(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | No
     if len(swaps) != 1:
         return None
     table, column, instead = swaps[0]
-    for col in list(tree.find_all(exp.Column)):
-        found = owner(col, tree, schema)
-        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(
-                exp.Join, exp.Where) is None:
-            col.set("this", exp.to_identifier(instead.name))
+    _put_in_place(tree, schema, table, column, instead, (exp.Join, exp.Where))
     return (f"The query groups by {column.name}, which the question never names; it names {instead.name}",
             f"Group by {instead.name}", tree)
+
+
+def _put_in_place(tree: exp.Select, schema: Schema, table: Table, column: Column, instead: Column,
+                  outside: tuple[type[exp.Expression], ...]) -> None:
+    """``instead`` wherever the query reads ``column`` of ``table``, except inside ``outside`` clauses."""
+    for col in list(tree.find_all(exp.Column)):
+        found = owner(col, tree, schema)
+        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(*outside) is None:
+            col.set("this", exp.to_identifier(instead.name))
 
 
 def _beside(col: exp.Column, other: Column) -> bool:
@@ -439,9 +440,6 @@ def date_column_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findi
     if len(swaps) != 1:
         return None
     table, column, instead = swaps[0]
-    for col in list(tree.find_all(exp.Column)):
-        found = owner(col, tree, schema)
-        if found is not None and found[0] is table and found[1] is column and col.find_ancestor(exp.Join) is None:
-            col.set("this", exp.to_identifier(instead.name))
+    _put_in_place(tree, schema, table, column, instead, (exp.Join,))
     return (f"The question's dates read as {instead.name} of {table.name}, not {column.name}, which the query uses",
             f"Use {instead.name}", tree)
