@@ -9,7 +9,8 @@ shipped training files.
 How it chooses, never looking at a set it is measured on: each set of TRAINING written by one person is left out in
 turn, the model is fitted on the others and scored on it (leave one set out); the regularisation strength with the
 best mean ROC AUC over those folds is kept, and the bar is the one that, set at a share of the training folds'
-related pairs, gave the best mean of recall minus false positives on the left-out sets. Deterministic (lbfgs).
+related pairs, let through the fewest unrelated pairs of the left-out sets while finding at least GOAL_RECALL of their
+related ones (on average). Deterministic (lbfgs).
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ TRAINING = (
     "tests/heldout/insights_retrieval_fresh3.json",
     "tests/heldout/insights_retrieval_fresh4.json",
     "tests/heldout/insights_retrieval_fresh5.json",
+    "tests/heldout/insights_retrieval_fresh6.json",
 )
 LEFT_OUT = TRAINING[2:]  # the two small first sets are always trained on
 C_GRID = (0.1, 1.0)
 RECALL_TARGETS = (0.80, 0.85, 0.88, 0.90, 0.92, 0.95)
+GOAL_RECALL = 0.85  # issue 31: at least 85% of related questions see the insight
 
 
 def case(raw: dict) -> tuple[list[str], list[str], str, bool]:
@@ -116,16 +119,23 @@ def main(argv: list[str] | None = None) -> int:
     print(f"C={best_c}: mean left-out AUC {np.mean(aucs[best_c]):.3f} "
           f"({', '.join(f'C={c} {np.mean(a):.3f}' for c, a in aucs.items())})")
 
-    def youden(target: float) -> float:
-        gains = []
+    def left_out(target: float) -> tuple[float, float]:
+        """Mean recall and false-positive share on the left-out sets with the bar at ``target`` of the training
+        folds' related pairs."""
+        rates = []
         for train_related, p, y in folds[best_c]:
             bar = np.quantile(train_related, 1 - target)
-            gains.append((p[y] >= bar).mean() - (p[~y] >= bar).mean())
-        return float(np.mean(gains))
+            rates.append(((p[y] >= bar).mean(), (p[~y] >= bar).mean()))
+        return float(np.mean([r for r, _ in rates])), float(np.mean([f for _, f in rates]))
 
-    target = max(RECALL_TARGETS, key=youden)
-    print("recall target on the training folds -> mean left-out recall minus false positives: "
-          + ", ".join(f"{t:.0%} {youden(t):.3f}" for t in RECALL_TARGETS))
+    # The goal is stated as related pairs found (at least GOAL_RECALL) and unrelated ones kept out: the fewest
+    # false positives among the bars that find enough on sets never trained on; else the best recall minus them.
+    rates = {t: left_out(t) for t in RECALL_TARGETS}
+    enough = [t for t in RECALL_TARGETS if rates[t][0] >= GOAL_RECALL]
+    target = min(enough, key=lambda t: rates[t][1]) if enough else max(RECALL_TARGETS,
+                                                                       key=lambda t: rates[t][0] - rates[t][1])
+    print("bar at a share of the training folds' related pairs -> left-out recall / false positives: "
+          + ", ".join(f"{t:.0%}: {r:.0%} / {f:.0%}" for t, (r, f) in rates.items()))
     x = np.vstack([data[p][0] for p in TRAINING])
     y = np.concatenate([data[p][1] for p in TRAINING])
     model = _fit(x, y, best_c)
