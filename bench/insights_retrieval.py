@@ -2,15 +2,14 @@
 
     .venv/bin/python -m bench.insights_retrieval [SET.json ...]
 
-Each case: an insight (summary and follow-ups) and a question from another agent, marked related or not. Three
+Each case: an insight (summary and follow-ups) and a question from another agent, marked related or not. Two
 methods, side by side, each as the sharing code runs it:
 
-- the model (used with the MiniLM encoder): the store's prefilter on the record's whole-text vector
-  (``PREFILTER_WORDS``), then ``RelevanceModel`` over ``pair_features`` against its bar;
-- word by word alone (without the shipped model): the same prefilter, then ``word_match`` — how much of the record
-  the question speaks of, token by token — against ``MATCH_FLOOR``;
-- pooled vectors (an embedder without token states): the prefilter at ``PREFILTER``, then the best cosine of the
-  record's parts (``relevance``) against ``MIN_SIMILARITY``.
+- word by word (used with the MiniLM encoder): the store's prefilter on the record's whole-text vector
+  (``PREFILTER_WORDS``), then ``word_match`` — how much of the record the question speaks of, token by token —
+  against ``MATCH_FLOOR``;
+- pooled vectors (the earlier method, still used by an embedder without token states): the prefilter at
+  ``PREFILTER``, then the best cosine of the record's parts (``relevance``) against ``MIN_SIMILARITY``.
 
 Prints, at the bar used and a few around it, the share of related questions that see the insight (recall) and of
 unrelated ones that do (false positives), and the area under the ROC curve of each score. The real MiniLM model,
@@ -23,14 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.insights._relevance import (
-    MATCH_FLOOR,
-    load_relevance_model,
-    pair_features,
-    relevance,
-    table_words,
-    word_match,
-)
+from core.insights._relevance import MATCH_FLOOR, relevance, table_words, word_match
 from core.insights._share import MIN_SIMILARITY, PREFILTER, PREFILTER_WORDS
 from core.memory import MiniLMEmbedder
 
@@ -64,30 +56,23 @@ def _auc(rows: list[tuple[float, float, bool]]) -> float:
 
 def main(paths: list[str]) -> None:
     embedder = MiniLMEmbedder()
-    model = load_relevance_model()
-    if model is None:
-        raise SystemExit("core/insights/data/relevance.npz is missing or stale: run scripts/train_relevance.py")
     for path in paths or [str(DEV)]:
         cases = [_case(c) for c in json.loads(Path(path).read_text(encoding="utf-8"))]
-        pooled, words, learned = [], [], []
+        pooled, words = [], []
         for parts, entities, question, related in cases:
             vectors, tokens = embedder.embed_tokens([" ".join(parts), *parts, question])
-            whole, tables = float(vectors[0] @ vectors[-1]), table_words(entities)
+            whole = float(vectors[0] @ vectors[-1])
             pooled.append((whole, relevance(vectors[-1], list(vectors[1:-1])), related))
-            words.append((whole, word_match(tokens[-1], tokens[1:-1], tables), related))
-            features = pair_features(tokens[-1], vectors[-1], whole, tokens[1:-1], list(vectors[1:-1]), tables)
-            learned.append((whole, model.probability(features), related))
+            words.append((whole, word_match(tokens[-1], tokens[1:-1], table_words(entities)), related))
         print(f"{path}: {sum(r for *_, r in pooled)} related, {sum(not r for *_, r in pooled)} unrelated; "
-              f"AUC model {_auc(learned):.3f}, word by word alone {_auc(words):.3f}, pooled best part "
-              f"{_auc(pooled):.3f}")
+              f"AUC word by word {_auc(words):.3f}, pooled best part {_auc(pooled):.3f}")
         for step in (-0.02, -0.01, 0.0, 0.01, 0.02):
-            new_recall, new_false = _rates(learned, PREFILTER_WORDS, model.bar + 5 * step)
             recall, false = _rates(words, PREFILTER_WORDS, MATCH_FLOOR + step)
             old_recall, old_false = _rates(pooled, PREFILTER, MIN_SIMILARITY + 2 * step)
             mark = "  <- used" if step == 0 else ""
-            print(f"  model {model.bar + 5 * step:.2f}: recall {new_recall:4.0%}, false positives {new_false:4.0%}"
-                  f"   |   word by word {MATCH_FLOOR + step:.2f}: {recall:4.0%} / {false:4.0%}"
-                  f"   |   pooled {MIN_SIMILARITY + 2 * step:.2f}: {old_recall:4.0%} / {old_false:4.0%}{mark}")
+            print(f"  word by word {MATCH_FLOOR + step:.2f}: recall {recall:4.0%}, false positives {false:4.0%}   |   "
+                  f"pooled {MIN_SIMILARITY + 2 * step:.2f}: recall {old_recall:4.0%}, false positives {old_false:4.0%}"
+                  f"{mark}")
 
 
 if __name__ == "__main__":

@@ -9,31 +9,27 @@ high. Word-level precision can: the record's measure words (late, delivery, prom
 question about another measure (average, value), while a paraphrase, a warehouse name or a Hindi-English wording
 still lands near each of them.
 
-Function words are left out of both sides (they match anything): English and the Hindi-English ones analysts type.
+Measured side by side on the development pairs (``bench.insights_retrieval``): area under the ROC curve 0.87–0.91
+against 0.71–0.81 for the best part's pooled cosine; on the held-out sets written since, 0.61–0.96 against
+0.58–0.70. Function words are left out of both sides (they match anything): English and the Hindi-English ones
+analysts type.
 
-One number does not decide it either: the mean best match (``word_match``) ranks pairs well on one set of questions
-and its bar does not carry to the next. ``RelevanceModel`` is a logistic regression over a fixed set of figures of the
-same token-similarity matrix (``pair_features``: how much of the record the question covers, and of the question the
-record, on the whole and for the summary and each follow-up, their spread, and the pooled cosines), trained by
-``scripts/train_relevance.py`` on the development pairs and shipped in ``data/relevance.npz`` with the bar it chose
-and the digest of the pairs it learnt from. Nothing about the text's length is a feature: every set of pairs written
-so far has longer related questions, which says how people write test pairs, not what is related. Measured by
-``bench.insights_retrieval``, side by side with ``word_match`` alone.
+Tried and left out (2026-12-06): a logistic regression over nineteen figures of the same token-similarity matrix
+(coverage both ways, its spread, per part, the pooled cosines), chosen leaving one set of pairs out. It raised the
+held-out AUC (0.72 → 0.87, 0.61 → 0.75), but mostly by learning that a short question is unrelated: in every set of
+pairs written so far the related questions are the longer ones, and the model then missed a quarter of the terse
+questions analysts type ("revenue per country"). Weighted so that length could not speak, its gain over this score was
+0.03 AUC: not worth a trained artefact. Telling "the same table, another measure" from a paraphrase needs a stronger
+reader than MiniLM's token states (a cross-encoder or the local model).
 """
 
 from __future__ import annotations
 
-import hashlib
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 
-__all__ = ["FEATURES", "MATCH_FLOOR", "RELEVANCE_EMBEDDER", "TABLE_WEIGHT", "RelevanceModel", "TokenStates",
-           "content_states", "load_relevance_model", "pair_features", "relevance", "table_words",
-           "training_digest", "word_match"]
+__all__ = ["MATCH_FLOOR", "TABLE_WEIGHT", "TokenStates", "content_states", "relevance", "table_words", "word_match"]
 
 TokenStates = tuple[np.ndarray, list[str]]  # (n tokens x dims, unit rows), the WordPiece tokens
 
@@ -108,105 +104,3 @@ def relevance(question: np.ndarray, parts: Sequence[np.ndarray]) -> float:
     """The pooled-vector method (an embedder without token states): the best cosine of the record's parts (unit
     vectors) with the question."""
     return max((float(np.dot(question, p)) for p in parts), default=0.0)
-
-
-# The figures ``pair_features`` computes, in order (the shipped weights are tied to this order and these names).
-FEATURES: tuple[str, ...] = (
-    "whole", "best_part", "summary",  # pooled cosines: the record's whole text, its best part, its summary
-    "covered", "covered_plain",  # word_match, with and without the table names counting less
-    "asked_covered", "f1",  # the question's tokens' best matches in the record; their harmonic mean with covered
-    "covered_70", "asked_70",  # the share of tokens whose best match is at least 0.7
-    "asked_min", "asked_median", "asked_q25", "asked_q75",
-    "covered_q10", "covered_q25", "covered_median",  # the record's tokens other than table names
-    "summary_covered", "followup_best", "followup_mean",  # covered, for the summary and each follow-up alone
-)  # fmt: skip
-RELEVANCE_EMBEDDER = "all-MiniLM-L6-v2"  # the weights are only valid beside this encoder's token states
-_MODEL_FILE = "relevance.npz"
-
-
-def pair_features(question: TokenStates, question_vector: np.ndarray, whole: float,
-                  parts: Sequence[TokenStates], part_vectors: Sequence[np.ndarray],
-                  tables: frozenset[str] = frozenset()) -> np.ndarray:
-    """FEATURES for one record (``parts``: its summary first, then its follow-ups, with their unit vectors) and one
-    question. ``whole``: the cosine of the record's whole-text vector with the question (the store's similarity)."""
-    out = dict.fromkeys(FEATURES, 0.0)
-    out["whole"] = whole
-    if part_vectors:
-        cosines = [float(np.dot(question_vector, v)) for v in part_vectors]
-        out["best_part"], out["summary"] = max(cosines), cosines[0]
-    asked = content_states(question)
-    kept = [(states[0][keep], words) for states in parts for keep, words in [_content_rows(states[1])]]
-    if not len(asked) or not any(words for _, words in kept):
-        return np.asarray([out[name] for name in FEATURES], dtype=np.float64)
-    per_part = [(rows @ asked.T).max(axis=1) if len(rows) else np.zeros(0) for rows, _ in kept]
-    best = np.concatenate(per_part)
-    words = [w for _, ws in kept for w in ws]
-    from_question = np.vstack([rows for rows, _ in kept if len(rows)]) @ asked.T
-    asked_best = from_question.max(axis=0)
-    not_table = np.asarray([w not in tables for w in words])
-    own = best[not_table] if not_table.any() else best
-    weights = np.asarray([TABLE_WEIGHT if w in tables else 1.0 for w in words])
-    covered, asked_covered = float(np.average(best, weights=weights)), float(asked_best.mean())
-    out.update(covered=covered, covered_plain=float(own.mean()), asked_covered=asked_covered,
-               f1=2 * covered * asked_covered / max(covered + asked_covered, 1e-9),
-               covered_70=float((best > 0.7).mean()), asked_70=float((asked_best > 0.7).mean()),
-               asked_min=float(asked_best.min()), asked_median=float(np.median(asked_best)),
-               asked_q25=float(np.quantile(asked_best, 0.25)), asked_q75=float(np.quantile(asked_best, 0.75)),
-               covered_q10=float(np.quantile(own, 0.1)), covered_q25=float(np.quantile(own, 0.25)),
-               covered_median=float(np.median(own)))
-    means = [float(p.mean()) for p in per_part]
-    out["summary_covered"] = means[0] if len(per_part[0]) else 0.0
-    followups = [m for p, m in zip(per_part[1:], means[1:], strict=True) if len(p)]
-    if followups:
-        out["followup_best"], out["followup_mean"] = max(followups), float(np.mean(followups))
-    return np.asarray([out[name] for name in FEATURES], dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class RelevanceModel:
-    """The shipped logistic regression over ``pair_features`` and the probability bar chosen with it."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
-    bar: float
-
-    def probability(self, features: np.ndarray) -> float:
-        z = float(((features - self.mean) / self.scale) @ self.weights + self.bias)
-        return float(1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0))))
-
-
-_model_lock = threading.Lock()
-_model: list[RelevanceModel | None] = []
-
-
-def load_relevance_model() -> RelevanceModel | None:
-    """The shipped model, loaded once; None when its file is missing or was made for other features (the caller
-    then falls back to ``word_match`` against MATCH_FLOOR)."""
-    with _model_lock:
-        if not _model:
-            _model.append(_read_model())
-        return _model[0]
-
-
-def _read_model() -> RelevanceModel | None:
-    try:
-        with resources.files("core.insights").joinpath("data", _MODEL_FILE).open("rb") as fh:
-            data = np.load(fh, allow_pickle=False)
-            if tuple(str(n) for n in data["features"]) != FEATURES or str(data["embedder"]) != RELEVANCE_EMBEDDER:
-                return None
-            return RelevanceModel(data["mean"].astype(np.float64), data["scale"].astype(np.float64),
-                                  data["weights"].astype(np.float64), float(data["bias"]), float(data["bar"]))
-    except (OSError, KeyError, ValueError):
-        return None
-
-
-def training_digest(paths: Sequence[str]) -> str:
-    """The SHA-256 of the training pairs, in order (``scripts/train_relevance.py``; a test checks the shipped
-    weights came from the files the script names)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        with open(path, "rb") as fh:
-            digest.update(fh.read())
-    return digest.hexdigest()

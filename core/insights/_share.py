@@ -30,15 +30,7 @@ from core.insights._literals import collect_literals
 from core.insights._record import InsightRecord, followup_key, unit_vector
 from core.insights._redact import find_leaks, redact
 from core.insights._rejected import RejectedFollowups
-from core.insights._relevance import (
-    MATCH_FLOOR,
-    TokenStates,
-    load_relevance_model,
-    pair_features,
-    relevance,
-    table_words,
-    word_match,
-)
+from core.insights._relevance import MATCH_FLOOR, TokenStates, relevance, table_words, word_match
 from core.insights._signing import AgentKey
 from core.insights._store import InsightStore
 from core.insights._summarize import summarize
@@ -106,10 +98,9 @@ class InsightSharing:
     # it has not seen, 14x faster than one by one); None: ``embed`` for each
     embed_many: Callable[[Sequence[str]], Sequence[Sequence[float]]] | None = None
     # vectors and token states from one pass (``MiniLMEmbedder.embed_tokens``): records are then scored word by word
-    # (``RelevanceModel`` over ``pair_features``, against its bar; without the shipped model, ``word_match``
-    # against MATCH_FLOOR); None: by their parts' pooled vectors (``relevance``)
+    # (``word_match`` against ``match_floor``); None: by their parts' pooled vectors (``relevance``)
     embed_tokens: Callable[[Sequence[str]], tuple[Any, Sequence[TokenStates]]] | None = None
-    match_floor: float | None = None  # None: the model's own bar (or MATCH_FLOOR without it)
+    match_floor: float = MATCH_FLOOR
     rejected: RejectedFollowups = field(default_factory=RejectedFollowups)
     _store: InsightStore | None = field(default=None, repr=False)
     _part_vectors: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
@@ -178,18 +169,12 @@ class InsightSharing:
                                 top_k=limit * 4, min_similarity=PREFILTER_WORDS if by_words else PREFILTER)
         self._embed_parts([t for hit in hits for t in (hit.record.insight_summary, *hit.record.suggested_followups)])
         scored = []
-        model = load_relevance_model() if by_words else None
         for hit in hits:
             parts = [t for t in (hit.record.insight_summary, *hit.record.suggested_followups) if t.strip()]
-            if model is not None:
-                score = model.probability(pair_features(
-                    asked_tokens, asked, hit.similarity, [self._part_tokens[t] for t in parts],
-                    [self._part_vectors[t] for t in parts], table_words(hit.record.entities)))
-                keep = score >= (model.bar if self.match_floor is None else self.match_floor)
-            elif by_words:
+            if by_words:
                 score = word_match(asked_tokens, [self._part_tokens[t] for t in parts],
                                    table_words(hit.record.entities))
-                keep = score >= (MATCH_FLOOR if self.match_floor is None else self.match_floor)
+                keep = score >= self.match_floor
             else:
                 score = relevance(asked, [self._part_vectors[t] for t in parts])
                 keep = score >= self.min_similarity
