@@ -328,3 +328,13 @@ def test_a_bare_id_beside_a_column_named_table_id_is_that_column_not_the_key(tmp
         assert answer.ok and answer.rows == (("b-x",),)  # found before this round by its name, kept so
     finally:
         db.close()
+
+
+def test_a_join_comparing_a_column_with_itself_is_shown_to_the_model_before_it_is_read(authors) -> None:
+    bad = "SELECT a.name, COUNT(*) FROM writes w JOIN author a ON a.aid = a.aid GROUP BY a.name"
+    good = "SELECT a.name, COUNT(*) FROM writes w JOIN author a ON w.author_id = a.aid GROUP BY a.name"
+    llm = ScriptedLLM(bad, good)
+    answer = AskPipeline(authors, llm, Settings()).ask("papers per author")
+    assert answer.ok and answer.sql is not None and "w.author_id = a.aid" in answer.sql
+    assert len(llm.history) == 2 and "compared a column with itself" in llm.history[1].user
+    assert not any("compared a column with itself" in n for n in answer.notes)  # the model's own query ran

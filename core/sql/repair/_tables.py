@@ -290,9 +290,11 @@ def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         if held is not None or guess is not None:  # ``paper_author.aid``, ``.pid``: writes, the one with both
             old_name = node.name
             _rename(node, held or guess, dialect)  # type: ignore[arg-type]
+            # Both are guesses the model is asked about first: the columns prove a table holds them, not that
+            # the question is about it (``FROM employees e … e.name, e.email`` with only customers holding both).
             fixes.append(f"table {before} -> {_spelled(node)} (the one table with every column the query reads "
-                         "from it)" if held is not None else f"table {before} -> {_spelled(node)} (of the tables with "
-                         f"every column the query reads from it, the closest in meaning){GUESSED}")
+                         f"from it){GUESSED}" if held is not None else f"table {before} -> {_spelled(node)} (of the "
+                         f"tables with every column the query reads from it, the closest in meaning){GUESSED}")
             if not node.alias:
                 renamed[old_name.lower()] = node
             continue

@@ -35,7 +35,7 @@ from sqlglot.optimizer.scope import Scope
 from core.dialects import is_postgres_like
 from core.errors import SQLValidationError
 from core.schema import Column, Schema, Table
-from core.sql.repair._names import KEY_WORDS, identifier, tokens
+from core.sql.repair._names import GUESSED, KEY_WORDS, identifier, tokens
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._text_numbers import holds_numbers_as_text
 from core.sql.repair._types import kind_of
@@ -208,7 +208,7 @@ class _Joins:
         right.set("table", src.key_ident.copy() if src.key_ident is not None else exp.to_identifier(src.key))
         right.set("this", identifier(column, self.dialect))
         self.fixes.append(f"join {before} -> {cond.sql(dialect=self.dialect)} (it compared a column with itself; "
-                          "the one column the schema pairs it with on the other table)")
+                          f"the one column the schema pairs it with on the other table){GUESSED}")
 
     def qualify(self, join: exp.Join, cond: exp.EQ, local: list[Source]) -> None:
         """``JOIN writes ON aid = aid``, ``JOIN customers c ON s.customer_id = id``: a side written without a
