@@ -620,3 +620,27 @@ def test_a_dry_run_forgets_nothing() -> None:
     report = forget("I no longer care about India", user=USER, database_id=DB, store=store, embedder=emb,
                     schema=SCHEMA, dry_run=True)  # fmt: skip
     assert report.operation == "DELETE" and len(store.list(USER)) == 1
+
+
+@pytest.mark.parametrize(("old", "new", "agree"), [
+    ("show the top five products", "show the top 5 products", True),
+    ("show the top five products", "show the top ten products", False),
+    ("orders over twenty", "orders over 20", True),
+    ("a report per customer", "reports per customer", True),  # "a" names no number
+    ("region 7 only", "region 8 only", False),
+])
+def test_numbers_written_as_words_are_numbers(old: str, new: str, agree: bool) -> None:
+    from core.memory.cycle._sameness import numbers_agree
+
+    assert numbers_agree(old, new) is agree
+
+
+def test_a_statement_differing_only_in_a_number_word_is_never_dropped_as_the_same() -> None:
+    old, new = "always show the top five products", "always show the top ten products"
+    emb = TableEmbedder({old: [1, 0, 0], new: at(0.97), f"{old}; {new}": [0.9, 0.1, 0]})
+    store = InMemoryStore()
+    apply(Fact("preference", old), store, emb)
+    llm = ScriptedLLM("DELETE")
+    report = apply(Fact("preference", new), store, emb, llm)  # type: ignore[arg-type]
+    assert len(llm.history) == 1  # the model judges it: not "the same as an existing memory" unasked
+    assert report.operation == "DELETE" and [m.content for m in store.list(USER)] == [new]

@@ -17,7 +17,7 @@ from core.memory.cycle._filter_merge import POSITIVE as _POSITIVE
 from core.memory.cycle._in_context import listed_values
 from core.memory.forms import numbers_in, slot_key, slots_clash
 from core.memory.recall import words as _recall_words
-from core.memory.kernel import name_key, same_word
+from core.memory.kernel import NUMBER_WORDS, name_key, same_word
 
 __all__ = ["norm", "numbers_agree", "restates", "same_definition", "same_structure", "slot_key", "slots_clash"]
 
@@ -31,9 +31,16 @@ def _values(st: Mapping[str, Any]) -> frozenset[Any]:
 
 
 def numbers_agree(old: str, new: str) -> bool:
-    """Whether two statements name the same numbers ("20k" is 20000): two that differ only in a number ("orders
-    over 100" and "over 500", "region 7" and "region 8") never say the same, however close their vectors."""
-    return sorted(numbers_in(old)) == sorted(numbers_in(new))
+    """Whether two statements name the same numbers ("20k" is 20000, "five" is 5): two that differ only in a number
+    ("orders over 100" and "over 500", "region 7" and "region 8", "the top five" and "the top ten") never say the
+    same, however close their vectors."""
+    return _numbers(old) == _numbers(new)
+
+
+def _numbers(text: str) -> list[float]:
+    spelled = [float(NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+(?:-[a-z]+)?", text.lower())
+               if w in NUMBER_WORDS and w not in ("a", "an")]  # "a customer" names no number
+    return sorted([*numbers_in(text), *spelled])
 
 
 def norm(text: Any) -> str:
