@@ -8,6 +8,9 @@
   session variable set and then read (``SET @vendor = 'x'; … = @vendor``), a Markdown block quote (``> SELECT``),
   Markdown's escapes (``first\\_name``), full-width punctuation (``，``, ``（``) and arrows that annotate a line
   (``<- the columns we need``);
+- ``_wrappers``: a query carried inside something else — ``EXPLAIN …``, ``COPY (…) TO``/``\\copy``, ``PREPARE … AS …;
+  EXECUTE``, another language's string literals joined by ``+``, LaTeX's ``\\boxed{…}``, Markdown emphasis around a
+  clause (``**WHERE …**``) and a backslash continuing a line: the query alone;
 - ``_markup``: SQL inside another language's markup — an HTML reply's ``<pre><code>`` block, a dbt model's
   ``{{ ref('orders') }}`` / ``{{ source('shop', 'orders') }}`` for a table.
 """
