@@ -248,3 +248,14 @@ def test_a_length_of_time_below_zero_on_every_row_is_offered_the_other_way_round
         assert not any(a.label == "The other way round" for a in fine.alternatives)
     finally:
         db.close()
+
+
+def test_a_row_of_totals_under_the_groups_is_offered_without_it(library) -> None:
+    sql = ("SELECT w.name, SUM(b.pages) AS pages FROM writer w JOIN book b ON b.writer_id = w.writer_id "
+           "GROUP BY w.name UNION ALL SELECT 'Total', SUM(pages) FROM book ORDER BY pages DESC LIMIT 2")
+    answer = _ask(library, "Which 2 writers wrote the most pages?", sql)
+    assert answer.ok and answer.rows[0][0] == "Total"  # the answer stays as it ran
+    [other] = [a for a in answer.alternatives if a.label == "Without the total row"]
+    assert _rows(library, other.sql) == [("Anita", 420), ("Chiara", 650)]
+    asked = _ask(library, "Pages per writer, with a grand total row", sql.replace(" ORDER BY pages DESC LIMIT 2", ""))
+    assert not [a for a in asked.alternatives if a.label == "Without the total row"]

@@ -16,12 +16,14 @@ may rewrite its query (``AskPipeline._review``).
   grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered); a GROUP BY column not
   shown, not a key, that splits the rows shown (one label on several rows);
 - ``_labels``: rows that do not say what they are about (a grouped query showing only its aggregates, a ranking
-  showing only numbers of the table the question names) and a GROUP BY computing nothing where a measure is asked;
+  showing only numbers of the table the question names), a GROUP BY computing nothing where a measure is asked, and
+  a row of totals added under the groups by UNION ALL;
 - ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches; on
   SQLite an order or extreme of a text column holding numbers ('9' after '100');
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
-  comparison with NULL that is never true (``x = NULL``), a formatted date compared with text the format never writes
+  comparison with NULL that is never true (``x = NULL``), a LIKE pattern with another tool's wildcards (``'*x*'``),
+  a formatted date compared with text the format never writes
   (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does (or
   another text column of its table),
   conditions that contradict each other or cover every row;
@@ -45,7 +47,8 @@ from core.evidence._common import Execute, difference, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
                                    hidden_group_evidence, key_group_evidence, splits_asked)
-from core.evidence._labels import counted_entity_evidence, dropped_measure_evidence, unlabelled_rows_evidence
+from core.evidence._labels import (counted_entity_evidence, dropped_measure_evidence, total_row_evidence,
+                                  unlabelled_rows_evidence)
 from core.evidence._joins import (added_join_evidence, anti_join_evidence, join_evidence, join_key_evidence,
                                   unmatched_evidence)
 from core.evidence._question import question_evidence
@@ -53,7 +56,7 @@ from core.evidence._question_filters import column_named, date_column_named
 from core.evidence._question_columns import a_look, answering_query
 from core.evidence._readings import agreeing_reading
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
-                                  value_evidence)
+                                  value_evidence, wildcard_evidence)
 from core.schema import Schema
 
 __all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
@@ -83,6 +86,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   contradiction_evidence(sql, result, schema, execute),
                   value_evidence(sql, result, schema, execute),
                   null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),
+                  wildcard_evidence(sql, result, schema, execute),
                   alias_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
@@ -90,6 +94,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   unlabelled_rows_evidence(question, sql, result, schema, execute),
                   dropped_measure_evidence(question, sql, result, schema, execute),
                   counted_entity_evidence(question, sql, result, schema, execute),
+                  total_row_evidence(question, sql, result, schema, execute),
                   reversed_difference_evidence(sql, result, schema, execute),
                   completion_evidence(question, written, sql, result, schema, execute) if written else ([], []),
                   added_join_evidence(written, sql, result, schema, execute) if written else ([], []),

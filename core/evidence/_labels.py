@@ -10,6 +10,9 @@
   column the question names.
 - A count of distinct keys of one table where the question counts another the query reads ("how many sales",
   ``COUNT(DISTINCT s.customer_id)``): offered counting the table the words count, by its own key.
+- A grouped query with a row of totals added under it (``… GROUP BY country UNION ALL SELECT 'Total', SUM(x) …``):
+  a row that is no group, counted with the groups and ranked among them. Offered without it, unless the words ask
+  for a grand or overall total.
 
 The query that ran stays the answer; the other is run under the guard and offered (with a model: shown it first).
 """
@@ -28,7 +31,7 @@ from core.evidence._question_columns import KEY_WORDS, is_key_of, label_column, 
 from core.fallback import singular
 from core.schema import Schema, Table
 
-__all__ = ["counted_entity_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence"]
+__all__ = ["counted_entity_evidence", "dropped_measure_evidence", "total_row_evidence", "unlabelled_rows_evidence"]
 
 
 def _shown_first(tree: exp.Select, items: list[exp.Expression]) -> exp.Select | None:
@@ -177,3 +180,29 @@ def _entity_of(table: Table, column: str, schema: Schema) -> Table | None:
     named = [t for t in schema.tables if words and {singular(w) for w in name_words(t.name)} == {singular(w)
                                                                                                  for w in words}]
     return named[0] if len(named) == 1 else None
+
+
+_ASKS_TOTAL = re.compile(r"\b(?:grand|overall|sub)[ -]?totals?\b|\btotal row\b|\bin total\b|\baltogether\b",
+                         re.IGNORECASE)
+
+
+def total_row_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                       execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A grouped query and, by ``UNION ALL``, a row of totals with a constant label and no GROUP BY: offered as the
+    grouped query alone (its ORDER BY and LIMIT kept), unless the question asks for a total row."""
+    tree = parse(sql, schema.dialect)
+    if not isinstance(tree, exp.Union) or tree.args.get("distinct") or _ASKS_TOTAL.search(question):
+        return [], []
+    grouped, total = tree.left, tree.right
+    if not (isinstance(grouped, exp.Select) and isinstance(total, exp.Select) and grouped.args.get("group")
+            and not total.args.get("group") and any(isinstance(e.unalias(), exp.Literal) and e.unalias().is_string
+                                                    for e in total.expressions)
+            and total.find(exp.AggFunc) is not None):
+        return [], []
+    alone = grouped.copy()
+    for part in ("order", "limit", "offset"):
+        if tree.args.get(part) is not None:
+            alone.set(part, tree.args[part].copy())
+    return offer(alone.sql(dialect=schema.dialect), "Without the total row", lambda how: (
+        "The query adds a row of totals under the groups (UNION ALL), counted and ranked with them; without it, "
+        f"{how}."), schema, execute, result)

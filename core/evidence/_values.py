@@ -18,7 +18,8 @@ from core.errors import CairnError
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["contradiction_evidence", "elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence"]
+__all__ = ["contradiction_evidence", "elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence",
+           "wildcard_evidence"]
 
 _PROBES = 8  # values spelled otherwise looked up in the database, at most, per answer
 
@@ -124,6 +125,29 @@ def null_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     return offer(tree.sql(dialect=schema.dialect), "Test for NULL with IS", lambda how: (
         f"{', '.join(said)} is never true (a comparison with NULL is unknown); with IS NULL, {how}."),
+        schema, execute, result)
+
+
+def wildcard_evidence(sql: str, result: QueryResult, schema: Schema,
+                      execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """A LIKE pattern written with another tool's wildcards — ``*`` and ``?`` (Access, a shell's glob), never ``%``
+    or ``_`` —: LIKE reads them as the characters themselves. The query with ``%`` and ``_`` in their place is run
+    and offered when its rows differ (a value holding a real star keeps the answer as it is)."""
+    tree = parse(sql, schema.dialect)
+    if tree is None:
+        return [], []
+    said: list[str] = []
+    for node in tree.find_all(exp.Like, exp.ILike):
+        pattern = node.expression
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string) or not re.search(r"[*?]", pattern.this) or (
+                re.search(r"[%_]", pattern.this)):
+            continue
+        said.append(f"'{pattern.this}'")
+        pattern.replace(exp.Literal.string(pattern.this.replace("*", "%").replace("?", "_")))
+    if not said:
+        return [], []
+    return offer(tree.sql(dialect=schema.dialect), "With LIKE's wildcards", lambda how: (
+        f"{', '.join(said)} uses * or ? as a wildcard, which LIKE reads as that character; with % and _, {how}."),
         schema, execute, result)
 
 
