@@ -1,6 +1,6 @@
 """Clause keywords misspelt by one keystroke (``SELCT``, ``FORM``, ``WHRE``, ``GRUOP BY``, ``ORDERBY``, ``JION``),
-written twice (``WHERE WHERE``), glued to the word before them (``author.nameFROM``), and comparisons written back
-to front (``=>``).
+written twice (``WHERE WHERE``), glued to the word before them (``author.nameFROM``), comparisons written back
+to front (``=>``), and a sort direction written as a call (``ORDER BY desc(total)``, an ORM's way: SQLAlchemy's).
 
 A misspelt keyword leaves a statement no dialect reads (``FROM users WHRE id = 1`` reads ``WHRE`` as an alias and
 then stops), and a misspelt ``SELECT`` leaves no statement to find at all. The keywords of a clause are a closed
@@ -64,6 +64,9 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     keywords = re.findall(r"\b(?:SELECT|FROM|WHERE|JOIN|GROUP|ORDER|select|from|where|join|group|order)\b", block)
     if not keywords:
         return block  # "SELEC nothing useful": no clause spelled right, so nothing says the words are SQL
+    directed = _directions_written(block)
+    if directed != block and not reads(block) and reads(directed):
+        block = directed
     lower = sum(k.islower() for k in keywords) > len(keywords) / 2
     edits: list[tuple[int, int, str]] = []
     for match in _WORD.finditer(block):
@@ -114,6 +117,25 @@ _GLUED = re.compile(r"(?<=[a-z0-9\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIM
 _BARE_NAME = re.compile(r"(?:[=(,]|<>|!=)[ \t]*((?:[A-Z][a-z]+)(?:[ \t]+[A-Z][a-z]+){1,3})(?=[ \t]*(?:[,);\n]|$|AND\b|"
                         r"OR\b|GROUP\b|ORDER\b|LIMIT\b))")
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
+
+
+_DIRECTION_CALL = re.compile(r"\b(desc|asc)\s*\(", re.IGNORECASE)
+
+
+def _directions_written(block: str) -> str:
+    """``ORDER BY desc(total), asc(name)``: each call after an ORDER BY, outside quotes, as ``total DESC``."""
+    for call in reversed(list(_DIRECTION_CALL.finditer(block))):
+        before = block[:call.start()]
+        if before.count("'") % 2 or not re.search(r"\bORDER\s+BY\b", before, re.IGNORECASE):
+            continue
+        depth, at = 1, call.end()
+        while at < len(block) and depth:
+            depth += {"(": 1, ")": -1}.get(block[at], 0)
+            at += 1
+        if depth:
+            continue
+        block = block[:call.start()] + block[call.end():at - 1].strip() + " " + call.group(1).upper() + block[at:]
+    return block
 
 
 def _in_values(block: str, at: int) -> bool:

@@ -25,7 +25,7 @@ from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
-from core.sql.repair import repair_tables
+from core.sql.repair import orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
@@ -129,6 +129,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     try:
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes, meaning)
+        orm_idioms(tree, schema, fixes)
         unqualified_output_names(tree, schema, fixes)
         assigned_aliases(tree, schema, dialect, fixes)
         quoted_columns(tree, schema, dialect, fixes)
