@@ -259,3 +259,20 @@ def test_a_row_of_totals_under_the_groups_is_offered_without_it(library) -> None
     assert _rows(library, other.sql) == [("Anita", 420), ("Chiara", 650)]
     asked = _ask(library, "Pages per writer, with a grand total row", sql.replace(" ORDER BY pages DESC LIMIT 2", ""))
     assert not [a for a in asked.alternatives if a.label == "Without the total row"]
+
+
+def test_a_filter_in_a_left_joins_on_is_offered_as_a_filter_of_the_rows(library) -> None:
+    sql = ("SELECT COUNT(DISTINCT b.book_id) FROM book b LEFT JOIN writer w ON b.writer_id = w.writer_id "
+           "AND w.country = 'IN'")
+    answer = _ask(library, "How many books were written by writers from India?", sql)
+    assert answer.ok and answer.rows == ((5,),)  # every book, as it ran
+    [other] = [a for a in answer.alternatives if a.label == "The filter applied to the rows"]
+    assert _rows(library, other.sql) == [(2,)]
+    # the two uses that need it in the ON: a count per writer that may be zero, and an anti-join
+    zero = ("SELECT w.name, COUNT(b.book_id) FROM writer w LEFT JOIN book b ON b.writer_id = w.writer_id "
+            "AND b.published = 2020 GROUP BY w.name")
+    anti = ("SELECT w.name FROM writer w LEFT JOIN book b ON b.writer_id = w.writer_id AND b.published = 2021 "
+            "WHERE b.book_id IS NULL")
+    for kept in (zero, anti):
+        asked = _ask(library, "Books per writer in 2020", kept)
+        assert not [a for a in asked.alternatives if a.label == "The filter applied to the rows"]

@@ -50,7 +50,7 @@ from core.evidence._groups import (completion_evidence, extended_group_evidence,
 from core.evidence._labels import (counted_entity_evidence, dropped_measure_evidence, total_row_evidence,
                                   unlabelled_rows_evidence)
 from core.evidence._joins import (added_join_evidence, anti_join_evidence, join_evidence, join_key_evidence,
-                                  unmatched_evidence)
+                                  left_join_filter_evidence, unmatched_evidence)
 from core.evidence._question import question_evidence
 from core.evidence._question_filters import column_named, date_column_named
 from core.evidence._question_columns import a_look, answering_query
@@ -81,6 +81,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
+                  left_join_filter_evidence(sql, result, schema, execute),
                   key_group_evidence(sql, result, schema, execute), hidden_group_evidence(sql, result, schema, execute),
                   elsewhere_evidence(sql, result, schema, execute),
                   contradiction_evidence(sql, result, schema, execute),

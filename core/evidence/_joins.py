@@ -7,8 +7,12 @@ IS NULL`` shows a column that is NULL on every row (the rows kept are exactly th
 
 Both follow from the query alone: the first is offered as a LEFT JOIN, the second with the column of the same name
 of the table that has the rows (``c.id``). And, where the question says "not", "no", "never" or "without", a LEFT
-JOIN whose table is read nowhere else keeps every row: the rows without a match are offered. The query that ran
-stays the answer.
+JOIN whose table is read nowhere else keeps every row: the rows without a match are offered. A LEFT JOIN whose ON
+also filters the joined table by a constant (``LEFT JOIN journal j ON p.jid = j.jid AND j.name LIKE 'J%'``) keeps
+every row of the other side, the filter only blanking the joined columns: offered with that filter in the WHERE
+clause — unless the query tests the joined side for NULL (rows without such a match, an anti-join) or reads it only
+in a COUNT (a count per row that may be zero), the two uses that need it in the ON. The query that ran stays the
+answer.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
 from core.sql import join_candidates, joins_adding_no_column
 
-__all__ = ["added_join_evidence", "anti_join_evidence", "join_evidence", "join_key_evidence", "unmatched_evidence"]
+__all__ = ["added_join_evidence", "anti_join_evidence", "join_evidence", "join_key_evidence", "left_join_filter_evidence",
+           "unmatched_evidence"]
 
 
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
@@ -234,3 +239,45 @@ def unmatched_evidence(question: str, sql: str, result: QueryResult, schema: Sch
             f"The question asks for rows without something, and the LEFT JOIN to {alias} keeps every row (nothing "
             f"tests that {alias} has no match); only the rows without one, {how}."), schema, execute, result)
     return [], []
+
+
+def left_join_filter_evidence(sql: str, result: QueryResult, schema: Schema,
+                              execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """The LEFT JOIN filter of the module docstring, offered as a filter of the rows (in the WHERE clause)."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    said: list[str] = []
+    for select in list(tree.find_all(exp.Select)):
+        for join in select.args.get("joins") or ():
+            on = join.args.get("on")
+            alias = join.this.alias_or_name.lower() if isinstance(join.this, exp.Table) else ""
+            if (join.side or "").upper() != "LEFT" or not alias or not isinstance(on, exp.And):
+                continue
+            filters = [c for c in on.flatten() if _filters_only(c, alias)]
+            if not filters or len(filters) == len(list(on.flatten())) or _needs_the_on(select, join, alias):
+                continue
+            kept = [c for c in on.flatten() if not any(c is f for f in filters)]
+            join.set("on", exp.and_(*(c.copy() for c in kept)))
+            for condition in filters:
+                select.where(condition.copy(), copy=False)
+            said += [f.sql(dialect=schema.dialect) for f in filters]
+    if not said:
+        return [], []
+    return offer(tree.sql(dialect=schema.dialect), "The filter applied to the rows", lambda how: (
+        f"{'; '.join(said)} stands in a LEFT JOIN's ON, so rows without such a match are kept (with NULLs); as a "
+        f"filter of the rows, {how}."), schema, execute, result)
+
+
+def _filters_only(condition: exp.Expression, alias: str) -> bool:
+    """A condition that reads columns of ``alias`` only, compared with constants."""
+    columns = list(condition.find_all(exp.Column))
+    return bool(columns) and all(c.table.lower() == alias for c in columns) and condition.find(exp.Select) is None
+
+
+def _needs_the_on(select: exp.Select, join: exp.Join, alias: str) -> bool:
+    """Whether the query tests ``alias`` for NULL (an anti-join) or reads it, outside the ON, only inside COUNT."""
+    reads = [c for c in select.find_all(exp.Column) if c.table.lower() == alias and c.find_ancestor(exp.Join) is not join]
+    if any(c.find_ancestor(exp.Is) is not None for c in reads):
+        return True
+    return bool(reads) and all(c.find_ancestor(exp.Count) is not None for c in reads)
