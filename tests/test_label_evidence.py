@@ -276,3 +276,22 @@ def test_a_filter_in_a_left_joins_on_is_offered_as_a_filter_of_the_rows(library)
     for kept in (zero, anti):
         asked = _ask(library, "Books per writer in 2020", kept)
         assert not [a for a in asked.alternatives if a.label == "The filter applied to the rows"]
+
+
+def test_attack_round7_no_false_alarm_where_the_left_join_or_the_extra_row_is_meant(library) -> None:
+    """A LEFT JOIN whose joined side is read keeps every row on purpose; a row for another group, or a total the words
+    ask for, is no stray total."""
+    keep_all = ("SELECT w.name, COALESCE(SUM(b.pages), 0) AS pages FROM writer w LEFT JOIN book b "
+                "ON b.writer_id = w.writer_id AND b.published = 2020 GROUP BY w.name")
+    listed = ("SELECT w.name, b.title FROM writer w LEFT JOIN book b ON b.writer_id = w.writer_id "
+              "AND b.published = 2021")
+    other = ("SELECT country, COUNT(*) AS n FROM writer WHERE country <> 'IN' GROUP BY country "
+             "UNION ALL SELECT 'Other', COUNT(*) FROM writer WHERE country = 'IN'")
+    whole = ("SELECT country, COUNT(*) AS n FROM writer GROUP BY country UNION ALL SELECT 'All', COUNT(*) FROM writer")
+    for question, sql in (("Pages per writer in 2020, every writer", keep_all),
+                          ("Every writer with their 2021 books, if any", listed),
+                          ("Writers per country, India as Other", other),
+                          ("Writers per country and for the whole agency", whole)):
+        answer = _ask(library, question, sql)
+        assert answer.ok and not [a for a in answer.alternatives if a.label in (
+            "The filter applied to the rows", "Without the total row")], question

@@ -49,3 +49,25 @@ def test_a_sort_direction_written_as_a_call_is_the_direction() -> None:
     # a function of that name in a value, or before any ORDER BY, is left
     kept = "```sql\nSELECT 'desc(x)' AS note FROM journal ORDER BY name DESC\n```"
     assert extract_queries(kept, "postgres") == ["SELECT 'desc(x)' AS note FROM journal ORDER BY name DESC"]
+
+
+def test_attack_round7_date_parts_run_on_sqlite_and_pattern_values_match_literally(tmp_path) -> None:
+    import sqlite3
+
+    from core.databases import open_database
+    from tests.scripted_asking import ask
+
+    path = tmp_path / "p.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE product (name TEXT, code TEXT, created TEXT);"
+                           "INSERT INTO product VALUES ('Pen', 'e_1', '2021-03-01'), ('Desk', 'ex1', '2022-01-02'),"
+                           "('Ink', '50%', '2021-07-09');")
+    conn.close()
+    db = open_database(str(path))
+    try:
+        assert sorted(ask(db, "products made in 2021", "SELECT name FROM product WHERE created__year = 2021").rows) == [
+            ("Ink",), ("Pen",)]
+        assert ask(db, "codes with e_", "SELECT name FROM product WHERE code__contains = 'e_'").rows == (("Pen",),)
+        assert ask(db, "codes with 50%", "SELECT name FROM product WHERE code__icontains = '50%'").rows == (("Ink",),)
+    finally:
+        db.close()

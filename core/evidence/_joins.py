@@ -8,11 +8,11 @@ IS NULL`` shows a column that is NULL on every row (the rows kept are exactly th
 Both follow from the query alone: the first is offered as a LEFT JOIN, the second with the column of the same name
 of the table that has the rows (``c.id``). And, where the question says "not", "no", "never" or "without", a LEFT
 JOIN whose table is read nowhere else keeps every row: the rows without a match are offered. A LEFT JOIN whose ON
-also filters the joined table by a constant (``LEFT JOIN journal j ON p.jid = j.jid AND j.name LIKE 'J%'``) keeps
-every row of the other side, the filter only blanking the joined columns: offered with that filter in the WHERE
-clause — unless the query tests the joined side for NULL (rows without such a match, an anti-join) or reads it only
-in a COUNT (a count per row that may be zero), the two uses that need it in the ON. The query that ran stays the
-answer.
+also filters the joined table by a constant, where the joined table is read nowhere else (``FROM publication p LEFT
+JOIN journal j ON p.jid = j.jid AND j.name LIKE 'J%'`` and nothing of ``j`` shown, grouped or counted): such a join
+changes no row, so its filter filters nothing: offered with the filter in the WHERE clause. Where the query reads the
+joined side (``COALESCE(SUM(o.qty), 0)`` for every product, a list "with their orders, if any", an anti-join's ``IS
+NULL``) the filter in the ON is how one keeps every row, and nothing is said. The query that ran stays the answer.
 """
 
 from __future__ import annotations
@@ -276,8 +276,5 @@ def _filters_only(condition: exp.Expression, alias: str) -> bool:
 
 
 def _needs_the_on(select: exp.Select, join: exp.Join, alias: str) -> bool:
-    """Whether the query tests ``alias`` for NULL (an anti-join) or reads it, outside the ON, only inside COUNT."""
-    reads = [c for c in select.find_all(exp.Column) if c.table.lower() == alias and c.find_ancestor(exp.Join) is not join]
-    if any(c.find_ancestor(exp.Is) is not None for c in reads):
-        return True
-    return bool(reads) and all(c.find_ancestor(exp.Count) is not None for c in reads)
+    """Whether the query reads ``alias`` anywhere outside that join's ON (then the LEFT JOIN keeps rows on purpose)."""
+    return any(c.table.lower() == alias and c.find_ancestor(exp.Join) is not join for c in select.find_all(exp.Column))

@@ -10,9 +10,11 @@
   column the question names.
 - A count of distinct keys of one table where the question counts another the query reads ("how many sales",
   ``COUNT(DISTINCT s.customer_id)``): offered counting the table the words count, by its own key.
-- A grouped query with a row of totals added under it (``… GROUP BY country UNION ALL SELECT 'Total', SUM(x) …``):
-  a row that is no group, counted with the groups and ranked among them. Offered without it, unless the words ask
-  for a grand or overall total.
+- A grouped query with a row of totals added under it (``… GROUP BY country UNION ALL SELECT 'Total', SUM(x) …``,
+  the same rows read: its tables among theirs and the same WHERE, a total of the groups, not another group such as
+  'Other'): a row
+  that is no group, counted with the groups and ranked among them. Offered without it, unless the words ask for a
+  total row (a grand, overall or combined total, the whole, "plus a total").
 
 The query that ran stays the answer; the other is run under the guard and offered (with a model: shown it first).
 """
@@ -182,7 +184,8 @@ def _entity_of(table: Table, column: str, schema: Schema) -> Table | None:
     return named[0] if len(named) == 1 else None
 
 
-_ASKS_TOTAL = re.compile(r"\b(?:grand|overall|sub)[ -]?totals?\b|\btotal row\b|\bin total\b|\baltogether\b",
+_ASKS_TOTAL = re.compile(r"\b(?:grand|overall|sub)[ -]?totals?\b|\btotals?[ -](?:row|line)s?\b|\bin total\b|"
+                         r"\baltogether\b|\bwhole\b|\b(?:plus|and|with|add)\s+(?:a|the)\s+total\b|\bcombined\b",
                          re.IGNORECASE)
 
 
@@ -197,12 +200,27 @@ def total_row_evidence(question: str, sql: str, result: QueryResult, schema: Sch
     if not (isinstance(grouped, exp.Select) and isinstance(total, exp.Select) and grouped.args.get("group")
             and not total.args.get("group") and any(isinstance(e.unalias(), exp.Literal) and e.unalias().is_string
                                                     for e in total.expressions)
-            and total.find(exp.AggFunc) is not None):
+            and total.find(exp.AggFunc) is not None and _same_rows_read(grouped, total)):
         return [], []
     alone = grouped.copy()
-    for part in ("order", "limit", "offset"):
+    for part in ("order", "limit", "offset"):  # the union's own, written after its last SELECT
         if tree.args.get(part) is not None:
             alone.set(part, tree.args[part].copy())
     return offer(alone.sql(dialect=schema.dialect), "Without the total row", lambda how: (
         "The query adds a row of totals under the groups (UNION ALL), counted and ranked with them; without it, "
         f"{how}."), schema, execute, result)
+
+
+def _same_rows_read(grouped: exp.Select, total: exp.Select) -> bool:
+    """Whether the totals SELECT reads the rows the grouped one does (its tables among the grouped one's, the same
+    WHERE): a total of the groups, not another group (``'Other' … WHERE category <> 'Office'``)."""
+    def rows(select: exp.Select) -> tuple[list[str], str]:
+        tables = sorted(t.name.lower() for t in select.find_all(exp.Table))
+        where = select.args.get("where")
+        return tables, where.this.sql() if where is not None else ""
+
+    def unqualified(sql: str) -> str:
+        return re.sub(r"\b\w+\.", "", sql).lower()
+
+    (a_tables, a_where), (b_tables, b_where) = rows(grouped), rows(total)
+    return set(b_tables) <= set(a_tables) and unqualified(a_where) == unqualified(b_where)

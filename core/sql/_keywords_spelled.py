@@ -124,12 +124,14 @@ _DIRECTION_CALL = re.compile(r"\b(desc|asc)\s*\(", re.IGNORECASE)
 
 def _directions_written(block: str) -> str:
     """``ORDER BY desc(total), asc(name)``: each call after an ORDER BY, outside quotes, as ``total DESC``."""
-    for call in reversed(list(_DIRECTION_CALL.finditer(block))):
+    order = re.search(r"\bORDER\s+BY\b", block, re.IGNORECASE)
+    calls = [c for c in _DIRECTION_CALL.finditer(block) if order is not None and c.start() > order.start()]
+    for call in reversed(calls[:20]):  # a handful at most in a real query
         before = block[:call.start()]
-        if before.count("'") % 2 or not re.search(r"\bORDER\s+BY\b", before, re.IGNORECASE):
+        if before.count("'") % 2:
             continue
         depth, at = 1, call.end()
-        while at < len(block) and depth:
+        while at < min(len(block), call.end() + 2_000) and depth:
             depth += {"(": 1, ")": -1}.get(block[at], 0)
             at += 1
         if depth:

@@ -129,7 +129,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     try:
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes, meaning)
-        orm_idioms(tree, schema, fixes)
+        orm_idioms(tree, schema, dialect, fixes)
         unqualified_output_names(tree, schema, fixes)
         assigned_aliases(tree, schema, dialect, fixes)
         quoted_columns(tree, schema, dialect, fixes)

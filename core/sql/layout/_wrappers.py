@@ -12,9 +12,13 @@ guessed at; what the wrapper adds is dropped and the query inside is kept exactl
   string literals joined by ``+`` whose first starts a query, read as that language reads them (``\\"``, ``\\n``).
 - **A formula**: LaTeX's ``\\boxed{…}`` (a maths-trained model's final answer), its ``\\text{…}`` and escapes
   (``\\_``, ``\\%``, ``\\&``, ``\\{``): the query inside, as a SQL block.
-- **A writer's marks inside SQL**: Markdown emphasis around a clause (``**WHERE x = 1**``) and a backslash that
+- **A writer's marks inside SQL**: Markdown's bold around a whole clause at a line's end (``**WHERE x = 1**``; not a
+  keyword alone, not a clause that prose follows: ``**ORDER BY price** sorts …`` is prose) and a backslash that
   continues a line (``SELECT a \\`` as in a shell or Python): the marks dropped. A line so marked is SQL, never prose
   to cut the statement at (that had left out the emphasised WHERE, and the rest ran without it).
+
+The statements and strings around a query are read only in a reply with no plain query block (beside one they are
+illustrations: a plan to check, an export, a call from Java with another value) and under 100,000 characters.
 """
 
 from __future__ import annotations
@@ -28,35 +32,49 @@ from core.sql._slips import PARSE_FAILURES
 __all__ = ["wrappers_read"]
 
 _QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+_MAX_CHARS = 100_000  # a reply longer than this is read as written: each reading below scans it
+_SCAN = 20_000  # how far one reading looks for its closing brace or parenthesis
 _EXPLAIN = re.compile(r"^([ \t]*)EXPLAIN(?:[ \t]+QUERY[ \t]+PLAN|[ \t]*\([^()\n]*\)|"
                       r"(?:[ \t]+(?:ANALYZE|ANALYSE|VERBOSE|FORMAT[ \t]+\w+))*)[ \t]*\n?[ \t]*(?=(?:SELECT|WITH)\b)",
                       re.IGNORECASE | re.MULTILINE)
 _COPY = re.compile(r"^[ \t]*\\?copy[ \t]*\(", re.IGNORECASE | re.MULTILINE)
-_PREPARE = re.compile(r"^[ \t]*PREPARE[ \t]+(\w+)[ \t]*(?:\([^()]*\))?[ \t]+AS[ \t]*\n?", re.IGNORECASE | re.MULTILINE)
+_PREPARE = re.compile(r"^[ \t]*PREPARE[ \t]+(\w+)[ \t]*(?:\(([\w ,]*)\))?[ \t]*AS[ \t]*\n?", re.IGNORECASE | re.MULTILINE)
 _LITERAL = r"'(?:[^']|'')*'|-?\d+(?:\.\d+)?"
-_STRING = r'"((?:[^"\\\n]|\\.)*)"'
-# only literals: a piece joined to a variable or a call (``+ where``, ``+ id``) is no whole query
-_CONCAT = re.compile(r"(?<![+\w]\s)(?<![+\w])" + _STRING + r"(?:\s*\+\s*" + _STRING + r")+(?!\s*\+)")
+_STRING = r'(?<!\\)"((?:[^"\\\n]|\\.)*)"'
+_GAP = r"(?:\s|//[^\n]*\n)*"  # blanks and line comments between the pieces
+_CONCAT = re.compile(_STRING + r"(?:" + _GAP + r"\+" + _GAP + _STRING + r")+")
 _FENCED = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 _PIECE = re.compile(_STRING)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEX_ESCAPE = re.compile(r"\\([_%&#${}])")
 _CLAUSE = (r"(?:SELECT|WITH|FROM|WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|HAVING|LIMIT|OFFSET|UNION|AND|OR|ON|"
            r"(?:(?:LEFT|RIGHT|FULL|INNER|CROSS)[ \t]+)?(?:OUTER[ \t]+)?JOIN)\b")
-# the marks around a clause; a quoted value inside it is read whole (it may hold anything, ** included)
-_EMPHASIS = re.compile(r"(\*\*|__)(" + _CLAUSE + r"(?:'[^'\n]*'|[^'*\n]|\*(?!\*))*?)\1", re.IGNORECASE)
+# the marks around a clause and what follows its keyword; a quoted value inside it is read whole (it may hold
+# anything, ** included); nothing but a comment or a ';' after the marks (``**ORDER BY price** sorts …`` is prose)
+_EMPHASIS = re.compile(r"\*\*(" + _CLAUSE + r"(?:'[^'\n]*'|[^'*\n]|\*(?!\*))*?)\*\*(?=[ \t]*;?[ \t]*(?:--[^\n]*)?$)",
+                       re.IGNORECASE)
+_KEYWORD_ONLY = re.compile(_CLAUSE + r"[ \t;]*", re.IGNORECASE)
 _CONTINUED = re.compile(r"[ \t]+\\[ \t]*$")
 
 
 def wrappers_read(text: str) -> str:
-    """``text`` with each wrapper of the module docstring read back to the query it carries."""
-    text = _boxed_read(text)
-    text = _concatenations(text)
+    """``text`` with each wrapper of the module docstring read back to the query it carries. The statements and
+    strings around a query are read only where the reply holds no plain query block: beside one, they are the
+    model's illustrations (a plan to check, an export, a call from Java, another value), never its answer."""
     text = "\n".join(_emphasis_dropped(line) for line in text.split("\n"))
     text = _continuations_dropped(text)
+    if len(text) > _MAX_CHARS or _plain_query_block(text):
+        return text
+    text = _boxed_read(text)
+    text = _concatenations(text)
     text = _EXPLAIN.sub(lambda m: m[1], text)
     text = _copied_read(text)
     return _prepared_read(text)
+
+
+def _plain_query_block(text: str) -> bool:
+    """Whether a fenced block of ``text`` starts with a query (comments and blank lines before it aside)."""
+    return any(_QUERY.match(re.sub(r"^(?:\s*--[^\n]*\n)*", "", fence[3])) for fence in _FENCED.finditer(text))
 
 
 def _emphasis_dropped(line: str) -> str:
@@ -64,7 +82,8 @@ def _emphasis_dropped(line: str) -> str:
     def outside(at: int) -> bool:
         return line[:at].count("'") % 2 == 0
 
-    return _EMPHASIS.sub(lambda m: m[2] if outside(m.start()) and outside(m.end()) else m[0], line)
+    return _EMPHASIS.sub(lambda m: m[1] if outside(m.start()) and outside(m.end()) and not _KEYWORD_ONLY.fullmatch(
+        m[1]) else m[0], line)
 
 
 def _concatenations(text: str) -> str:
@@ -82,8 +101,13 @@ def _concatenations(text: str) -> str:
 
 
 def _joined(match: re.Match[str]) -> str | None:
-    """The contents of string literals joined by ``+``, unescaped, when the first starts a query; else None."""
-    pieces = [p[1] for p in _PIECE.finditer(match[0])]
+    """The contents of string literals joined by ``+``, unescaped, when the first starts a query and nothing else is
+    joined to them (only literals: ``"… WHERE id = " + id`` or ``prefix + "SELECT …"`` is no whole query); else None."""
+    before = re.sub(r"(?:\s|//[^\n]*\n)*$", "", match.string[max(0, match.start() - 500):match.start()])
+    after = re.match(_GAP + r"([^\s])?", match.string[match.end():match.end() + 500])
+    if before.endswith("+") or (after is not None and after[1] == "+"):
+        return None
+    pieces = [p[1] for p in _PIECE.finditer(re.sub(r"//[^\n]*\n", "\n", match[0]))]
     if not _QUERY.match(pieces[0]):
         return None
     body = "".join(re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), p) for p in pieces)
@@ -94,7 +118,7 @@ def _boxed_read(text: str) -> str:
     """``\\boxed{…}`` whose content (inside ``\\text{…}`` or not) starts a query: that content, unescaped, as a SQL
     block, the formula's delimiters (``$``, ``\\[ \\]``) with it."""
     out, at = [], 0
-    for found in _BOXED.finditer(text):
+    for found in list(_BOXED.finditer(text))[:20]:  # a reply boxes one answer, or a few
         if found.start() < at:
             continue
         inner, end = _braced(text, found.end())
@@ -123,7 +147,7 @@ def _braced(text: str, start: int) -> tuple[str | None, int]:
     """The text from ``start`` to the brace that closes the one before it (escaped braces skipped), and the index
     after that brace; (None, start) when it never closes."""
     depth, i = 1, start
-    while i < len(text):
+    while i < min(len(text), start + _SCAN):
         if text[i] == "\\":
             i += 2
             continue
@@ -152,11 +176,13 @@ def _continuations_dropped(text: str) -> str:
 
 def _copied_read(text: str) -> str:
     """``COPY (query) TO …`` / ``\\copy (query) TO …``: the query, the rest of the statement dropped."""
-    for found in reversed(list(_COPY.finditer(text))):
-        close = _closing_paren(text, found.end())
+    copies = list(_COPY.finditer(text))[:50]  # a reply exports a query or a few
+    for found, following in reversed(list(zip(copies, [*copies[1:], None][:len(copies)], strict=True))):
+        close = _closing_paren(text[:following.start()] if following else text, found.end())
         if close is None or not _QUERY.match(text[found.end():close]):
             continue
-        tail = re.match(r"\s*TO\b[^\n;]*;?", text[close + 1:], re.IGNORECASE)
+        tail = re.match(r"\s*TO\b[^\n;]*(?:\n[ \t]*(?:WITH|CSV|HEADER|DELIMITER|FORMAT|NULL|ENCODING|QUOTE|FORCE)\b"
+                        r"[^\n;]*)*;?", text[close + 1:], re.IGNORECASE)
         if tail is None:
             continue
         text = text[:found.start()] + text[found.end():close].strip() + ";" + text[close + 1 + tail.end():]
@@ -166,8 +192,10 @@ def _copied_read(text: str) -> str:
 def _closing_paren(text: str, start: int) -> int | None:
     """The index of the ``)`` that closes the ``(`` just before ``start``, by sqlglot's tokens (quotes and comments
     read as SQL reads them); None when it never closes or the text does not tokenize."""
+    window = text[start:start + _SCAN]
+    fence = window.find("```")
     try:
-        tokens = Tokenizer().tokenize(text[start:])
+        tokens = Tokenizer().tokenize(window if fence < 0 else window[:fence])
     except PARSE_FAILURES:
         return None
     depth = 1
@@ -179,8 +207,9 @@ def _closing_paren(text: str, start: int) -> int | None:
 
 
 def _prepared_read(text: str) -> str:
-    """``PREPARE q AS query; EXECUTE q(args);``: the query with ``$n`` read as the n-th literal argument; left as
-    written when a parameter has no literal, or the statement is never executed."""
+    """``PREPARE q [(types)] AS query; EXECUTE q(args);``: the query with ``$n`` read as the n-th literal argument —
+    cast to its declared type, else in parentheses (``price-$1`` with -5 is ``price-(-5)``), never inside a quoted
+    value —; left as written when a parameter has no literal, or the statement is never executed."""
     found = _PREPARE.search(text)
     if found is None or not _QUERY.match(text[found.end():]):
         return text
@@ -192,8 +221,15 @@ def _prepared_read(text: str) -> str:
     args = re.findall(_LITERAL, call[1] or "")
     if call[1] and re.sub(r"\s", "", ",".join(args)) != re.sub(r"\s", "", call[1]):
         return text  # an argument that is no literal (an expression, a column): not read
+    types = [t.strip() for t in found[2].split(",")] if found[2] else []
     body = text[found.end():call.start()]
-    if any(int(n) > len(args) for n in re.findall(r"\$(\d+)", body)):
+    if any(int(n) > len(args) for n in re.findall(r"\$(\d+)", body)) or (types and len(types) != len(args)):
         return text
-    body = re.sub(r"\$(\d+)(?:::\w+)?", lambda m: args[int(m[1]) - 1], body)
+
+    def value(m: re.Match[str]) -> str:
+        n = int(m[1]) - 1
+        return f"CAST({args[n]} AS {types[n]})" if types else f"({args[n]})"
+
+    pieces = body.split("'")  # a quoted value's $1 is text
+    body = "'".join(re.sub(r"\$(\d+)", value, p) if i % 2 == 0 else p for i, p in enumerate(pieces))
     return text[:found.start()] + body.rstrip() + "\n" + text[call.end():]

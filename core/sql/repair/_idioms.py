@@ -292,9 +292,10 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
 _COMPARE = {"exact": exp.EQ, "gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}
 _PATTERN = {"contains": "%{}%", "startswith": "{}%", "endswith": "%{}"}
 _PARTS = {"year": "YEAR", "month": "MONTH", "day": "DAY"}
+_STRFTIME = {"year": "%Y", "month": "%m", "day": "%d"}
 
 
-def orm_idioms(tree: exp.Expression, schema: Schema, fixes: list[str]) -> None:
+def orm_idioms(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """Read, in place, an ORM's way of writing a query as the SQL it stands for (the module docstring); a name the
     schema has as a column is never read so."""
     columns = {c.name.lower() for t in schema.tables for c in t.columns}
@@ -311,15 +312,16 @@ def orm_idioms(tree: exp.Expression, schema: Schema, fixes: list[str]) -> None:
         if not stem or stem.lower() not in columns:
             continue
         field = exp.Column(this=exp.to_identifier(stem), table=col.args.get("table"))
-        read = _lookup(field, lookup.lower(), eq.expression)
+        read = _lookup(field, lookup.lower(), eq.expression, dialect)
         if read is not None:
             before = eq.sql()
             eq.replace(read)
             fixes.append(f"{before} -> {read.sql()} (a Django field lookup)")
 
 
-def _lookup(field: exp.Column, lookup: str, value: exp.Expression) -> exp.Expression | None:
-    """The condition a Django lookup on ``field`` with ``value`` stands for; None for a lookup not read here."""
+def _lookup(field: exp.Column, lookup: str, value: exp.Expression, dialect: str) -> exp.Expression | None:
+    """The condition a Django lookup on ``field`` with ``value`` stands for; None for a lookup not read here. A
+    pattern lookup matches its value literally (``%`` and ``_`` in it escaped, as Django does)."""
     value = value.copy()
     insensitive = lookup.startswith("i") and lookup[1:] in (*_PATTERN, "exact")
     kind = lookup[1:] if insensitive else lookup
@@ -328,9 +330,11 @@ def _lookup(field: exp.Column, lookup: str, value: exp.Expression) -> exp.Expres
             return exp.EQ(this=exp.Lower(this=field), expression=exp.Lower(this=value))
         return _COMPARE[kind](this=field, expression=value)
     if kind in _PATTERN and isinstance(value, exp.Literal) and value.is_string:
-        pattern = exp.Literal.string(_PATTERN[kind].format(value.this))
-        return exp.Like(this=exp.Lower(this=field), expression=exp.Lower(this=pattern)) if insensitive else exp.Like(
+        literal = re.sub(r"([\\%_])", r"\\\1", value.this)
+        pattern = exp.Literal.string(_PATTERN[kind].format(literal))
+        like = exp.Like(this=exp.Lower(this=field), expression=exp.Lower(this=pattern)) if insensitive else exp.Like(
             this=field, expression=pattern)
+        return exp.Escape(this=like, expression=exp.Literal.string("\\")) if literal != value.this else like
     items = value.expressions if isinstance(value, (exp.Tuple, exp.Array)) else [value.this] if isinstance(
         value, exp.Paren) else None
     if kind == "in" and items:
@@ -341,5 +345,8 @@ def _lookup(field: exp.Column, lookup: str, value: exp.Expression) -> exp.Expres
         test = exp.Is(this=field, expression=exp.Null())
         return test if value.this else exp.Not(this=test)
     if kind in _PARTS:
-        return exp.EQ(this=exp.Extract(this=exp.var(_PARTS[kind]), expression=field), expression=value)
+        part = (exp.Cast(this=exp.TimeToStr(this=field, format=exp.Literal.string(_STRFTIME[kind])),
+                         to=exp.DataType.build("INTEGER")) if dialect == "sqlite"
+                else exp.Extract(this=exp.var(_PARTS[kind]), expression=field))
+        return exp.EQ(this=part, expression=value)
     return None
