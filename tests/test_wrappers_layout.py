@@ -124,3 +124,9 @@ def test_bold_prose_after_a_query_stays_prose() -> None:
             "SELECT name FROM emp WHERE active = 1 ORDER BY salary DESC")
     assert _one("```sql\nSELECT __on FROM t WHERE __on_x = 1\n```") == "SELECT __on FROM t WHERE __on_x = 1"
 
+
+
+def test_a_double_slash_inside_a_string_piece_is_text() -> None:
+    java = ('```java\nString sql = "SELECT url FROM page " + // pages\n'
+            '    "WHERE url LIKE \'http://%\'";\n```')
+    assert _one(java) == "SELECT url FROM page WHERE url LIKE 'http://%'"

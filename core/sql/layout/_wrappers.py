@@ -44,7 +44,7 @@ _STRING = r'(?<!\\)"((?:[^"\\\n]|\\.)*)"'
 _GAP = r"(?:\s|//[^\n]*\n)*"  # blanks and line comments between the pieces
 _CONCAT = re.compile(_STRING + r"(?:" + _GAP + r"\+" + _GAP + _STRING + r")+")
 _FENCED = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
-_PIECE = re.compile(_STRING)
+_PIECE = re.compile(_STRING + r"|//[^\n]*\n")  # left to right: a // inside a string is the string's
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEX_ESCAPE = re.compile(r"\\([_%&#${}])")
 _CLAUSE = (r"(?:SELECT|WITH|FROM|WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|HAVING|LIMIT|OFFSET|UNION|AND|OR|ON|"
@@ -107,7 +107,7 @@ def _joined(match: re.Match[str]) -> str | None:
     after = re.match(_GAP + r"([^\s])?", match.string[match.end():match.end() + 500])
     if before.endswith("+") or (after is not None and after[1] == "+"):
         return None
-    pieces = [p[1] for p in _PIECE.finditer(re.sub(r"//[^\n]*\n", "\n", match[0]))]
+    pieces = [p[1] for p in _PIECE.finditer(match[0]) if p[1] is not None]  # the strings, not the comments
     if not _QUERY.match(pieces[0]):
         return None
     body = "".join(re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), p) for p in pieces)
