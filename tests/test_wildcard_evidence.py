@@ -36,6 +36,9 @@ def test_a_star_wildcard_is_offered_as_percent(shop) -> None:
     [alternative] = [a for a in answer.alternatives if "wildcards" in a.label]
     assert "LIKE '%italian%'" in alternative.sql
     assert any("uses * or ? as a wildcard" in n for n in answer.notes)
+    lowered = _ask(shop, "SELECT name FROM restaurant WHERE LOWER(food_type) LIKE LOWER('*Italian*')")
+    [alternative] = [a for a in lowered.alternatives if "wildcards" in a.label]  # as ILIKE is written for SQLite
+    assert "LOWER('%Italian%')" in alternative.sql
 
 
 def test_a_pattern_with_its_own_wildcards_or_a_real_star_is_left(shop) -> None:

@@ -139,6 +139,8 @@ def wildcard_evidence(sql: str, result: QueryResult, schema: Schema,
     said: list[str] = []
     for node in tree.find_all(exp.Like, exp.ILike):
         pattern = node.expression
+        while isinstance(pattern, (exp.Lower, exp.Upper)):  # ILIKE on SQLite: LOWER(x) LIKE LOWER('J*')
+            pattern = pattern.this
         if not (isinstance(pattern, exp.Literal) and pattern.is_string) or not re.search(r"[*?]", pattern.this) or (
                 re.search(r"[%_]", pattern.this)):
             continue
