@@ -37,6 +37,7 @@ from core.schema import Schema
 from core.text import clean_text
 from core.sql import (HiddenColumns, Meaning, Named, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
                       redact_error_values, silences_an_error, spelled_in, validate)
+from core.sql.repair import GUESSED
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
@@ -297,8 +298,8 @@ class AskPipeline:
         fixes = [*mended, *validated.fixes]
         if fixes_out is not None:
             fixes_out.extend(fixes)
-        if fixes:
-            run.notes.append("Fixed: " + "; ".join(fixes) + ".")
+        if fixes:  # a guess shown here was taken: the model was asked first, or there was no round to ask it
+            run.notes.append("Fixed: " + "; ".join(f.replace(GUESSED, " (a guess)") for f in fixes) + ".")
         final = validated.sql
         if apply_memory:
             with run.stage("apply_memory"):
