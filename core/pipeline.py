@@ -35,9 +35,8 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (HiddenColumns, Meaning, Named, Validated, ended_in, extract_queries, guard, keep_hidden_out_sql,
-                      redact_error_values, silences_an_error, spelled_in, validate)
-from core.sql.repair import GUESSED
+from core.sql import (GUESSED, HiddenColumns, Meaning, Named, Validated, ended_in, extract_queries, guard,
+                      keep_hidden_out_sql, redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
 
