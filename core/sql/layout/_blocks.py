@@ -28,6 +28,8 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from core.sql._guard import parse_statements
 from core.sql._slips import PARSE_FAILURES
+from core.sql.layout._markup import FENCE as _FENCE
+from core.sql.layout._markup import QUERY_START as _QUERY_START
 from core.sql.layout._markup import markup_read
 from core.sql.layout._terminal import terminal_read
 from core.sql.layout._wrappers import wrappers_read
@@ -45,7 +47,6 @@ _QUOTED_QUERY = re.compile(r'"((?:SELECT|WITH)\b(?:[^"\\\n]|\\.)*)"', re.IGNOREC
 _ONE_LINE_FENCE = re.compile(r"^([ \t]*)(```|~~~)([\w+-]*)[ \t]+((?:SELECT|WITH)\b.*?);?[ \t]*\2[ \t]*$",
                              re.IGNORECASE | re.MULTILINE)  # ```sql SELECT … ``` on one line
 _ROLES = frozenset({"assistant", "model", "bot", "ai"})  # the role a chat template names before the model's turn
-_FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 # A word in a script other than Latin after a space (Devanagari, Arabic, Cyrillic, CJK …): SQL outside its strings
 # never has one, so a statement written inline ends before it ("… NULLS LAST यह query सही result देगी।").
 _OTHER_SCRIPT = re.compile(r"(?<=\s)[^\W\d_A-Za-z\u00C0-\u024F]")
@@ -58,7 +59,6 @@ _NUMBER = re.compile(r"\s*(\d+)\s*[:|.)]?\s+")
 _INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _FENCE_MARK = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*", re.MULTILINE)  # at a line start, as fences are
 _PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
-_QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 _PY_STRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'', re.DOTALL)
 _CONTINUES = re.compile(r"\s*(?:WHERE|GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET|FETCH|QUALIFY|WINDOW|UNION|INTERSECT|"
                         r"EXCEPT|FROM|ON|AND|OR|(?:(?:INNER|LEFT|RIGHT|FULL|CROSS|NATURAL)\s+)?(?:OUTER\s+)?JOIN)\b|"

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["markup_read"]
+__all__ = ["FENCE", "QUERY_START", "markup_read"]
+
+# A Markdown fenced block (its mark, its label, its body), and text that starts a query: shared by the layout readers.
+FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
+QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 
 _PRE = re.compile(r"<pre(?:\s[^>]*)?>\s*(?:<code(?:\s[^>]*)?>)?(.*?)(?:</code>\s*)?</pre>", re.IGNORECASE | re.DOTALL)
 _CODE_LINE = re.compile(r"^[ \t]*<code(?:\s[^>]*)?>(.*?)</code>[ \t]*$", re.IGNORECASE | re.DOTALL | re.MULTILINE)

@@ -28,10 +28,11 @@ import re
 from sqlglot.tokens import Tokenizer, TokenType
 
 from core.sql._slips import PARSE_FAILURES
+from core.sql.layout._markup import FENCE as _FENCED
+from core.sql.layout._markup import QUERY_START as _QUERY
 
 __all__ = ["wrappers_read"]
 
-_QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 _MAX_CHARS = 100_000  # a reply longer than this is read as written: each reading below scans it
 _SCAN = 20_000  # how far one reading looks for its closing brace or parenthesis
 _EXPLAIN = re.compile(r"^([ \t]*)EXPLAIN(?:[ \t]+QUERY[ \t]+PLAN|[ \t]*\([^()\n]*\)|"
@@ -43,7 +44,6 @@ _LITERAL = r"'(?:[^']|'')*'|-?\d+(?:\.\d+)?"
 _STRING = r'(?<!\\)"((?:[^"\\\n]|\\.)*)"'
 _GAP = r"(?:\s|//[^\n]*\n)*"  # blanks and line comments between the pieces
 _CONCAT = re.compile(_STRING + r"(?:" + _GAP + r"\+" + _GAP + _STRING + r")+")
-_FENCED = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 _PIECE = re.compile(_STRING + r"|//[^\n]*\n")  # left to right: a // inside a string is the string's
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEX_ESCAPE = re.compile(r"\\([_%&#${}])")
