@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -132,15 +131,6 @@ def test_table_is_varied_and_beats_the_seed() -> None:
     assert score(rows).route > seed + 0.2
 
 
-def test_fast_without_embedder() -> None:
-    messages = [r.message for r in load_rows()]
-    classify(messages[0])
-    t0 = time.perf_counter()
-    for _ in range(3):
-        for m in messages:
-            classify(m)
-    per_message_ms = (time.perf_counter() - t0) * 1000 / (3 * len(messages))
-    assert per_message_ms < 1.0
 
 
 def test_embedder_only_consulted_when_unsure_and_never_crosses_data_memory() -> None:

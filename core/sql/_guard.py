@@ -15,9 +15,12 @@ where the connected role could read them. tests/adversarial_corpus.py holds the 
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,15 +181,30 @@ def _parser_class(dialect: Dialect, name: str) -> type[Any]:
     return _PARSERS.get(name, dialect.parser_class)
 
 
+_FAILED: OrderedDict[tuple[str, str], SqlglotError] = OrderedDict()  # the last texts that did not parse, per dialect
+_FAILED_LOCK = threading.Lock()
+
+
 def parse_statements(sql: str, dialect: str) -> list[exp.Expression]:
     """Parse ``sql`` in ``dialect`` into its statements (empty ones dropped). Raises ``SqlglotError``, also for what
-    sqlglot trips on deep in its parser (a ``ValueError``, an assertion: ``PARSE_FAILURES``): unreadable SQL."""
+    sqlglot trips on deep in its parser (a ``ValueError``, an assertion: ``PARSE_FAILURES``): unreadable SQL. A text
+    that failed in a dialect fails again at once: a reply's cuts are tried in every dialect from several places."""
+    with _FAILED_LOCK:
+        failed = _FAILED.get((sql, dialect))
+    if failed is not None:
+        raise copy.copy(failed)
     dia = Dialect.get_or_raise(dialect)
     try:
         parser = _parser_class(dia, dialect)(error_level=ErrorLevel.IMMEDIATE, dialect=dia)
         return [e for e in parser.parse(dia.tokenize(sql), sql) if e is not None and not isinstance(e, exp.Semicolon)]
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError, AssertionError) as exc:  # not its own
-        raise ParseError(f"the SQL could not be read ({type(exc).__name__}: {exc})".replace(": )", ")")) from exc
+    except (SqlglotError, ValueError, TypeError, AttributeError, IndexError, KeyError, AssertionError) as exc:
+        error = exc if isinstance(exc, SqlglotError) else ParseError(  # not its own: unreadable all the same
+            f"the SQL could not be read ({type(exc).__name__}: {exc})".replace(": )", ")"))
+        with _FAILED_LOCK:
+            _FAILED[(sql, dialect)] = copy.copy(error)
+            while len(_FAILED) > 64:
+                _FAILED.popitem(last=False)
+        raise error from (None if error is exc else exc)
 
 
 def guard(sql: str, dialect: str) -> GuardedSQL:
