@@ -1,4 +1,4 @@
-"""Attacks on the syntax-slip mending (core.sql._slips), the JSON reply reading (core.sql._extract._json_queries)
+"""Attacks on the syntax-slip mending (core.sql._slips), the JSON reply reading (core.sql.layout._json)
 and the removal of aggregates from GROUP BY (core.sql.repair._groupby._drop_grouped_aggregates).
 
 Each test asserts the correct behaviour; real SQLite through Cairn's pipeline where rows matter, with a scripted model.
@@ -84,7 +84,7 @@ def test_a_missing_close_paren_before_an_operator_is_a_reading_too() -> None:
         guard("SELECT id FROM sale ORDER BY (amount - refund * 3 LIMIT 1", "sqlite")
 
 
-# --- _json_queries: a JSON string that is not the answer taken as the answer -----------------------------------
+# --- json_queries: a JSON string that is not the answer taken as the answer -----------------------------------
 
 def test_json_prose_in_an_explanation_is_not_taken_as_the_query(shop) -> None:
     db, path = shop

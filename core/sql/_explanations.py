@@ -19,7 +19,11 @@ Only a fenced SQL block is rewritten, and only:
   (``चरण 3: शर्त लगाओ``), or a line of lower-case words in a block whose keywords are in capitals (``ab join
   lagao``) — when a clause follows it: a comment.
 
-A block that reads as one statement of the target dialect as written is left alone.
+A block that reads as one statement of the target dialect as written is left alone, but for one thing
+(``clauses_after_notes``): a ``--`` note written mid-line before a clause in capitals that goes on with the query
+(``FROM author -- apply the filter WHERE author.aid IN (…);``) has lost its line break. Read as written, the note
+swallows the clause and the query answers another question; the clause goes back on a line of its own when the
+block then reads as one statement and the note's words suggest nothing (``-- could add WHERE …`` stays a note).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from collections.abc import Callable
 
 from sqlglot.tokens import Tokenizer
 
-__all__ = ["clause_later", "explanations_as_comments", "sentence"]
+__all__ = ["clause_later", "clauses_after_notes", "explanations_as_comments", "sentence"]
 
 _MARK = re.compile(r"(^|\s)(#|//)(?=\s+[A-Za-z])")
 _SQL_START = re.compile(r"\s*(?:SELECT|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|ON|GROUP|ORDER|HAVING|LIMIT|"
@@ -154,3 +158,39 @@ def clause_later(tail: str) -> bool:
                                    or not sentence(clause.group(1))):
             return True  # "ORDER BY t.x ASC" in capitals is the query's; "Where the ..." may be a sentence
     return False
+
+
+_SWALLOWED = re.compile(r"--(?P<note>[ \t]*[A-Za-z][A-Za-z' ,]*?)[ \t]+(?P<clause>(?:WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|"
+                        r"HAVING|LIMIT|AND|OR|UNION|(?:(?:INNER|LEFT|RIGHT|FULL|CROSS)[ \t]+(?:OUTER[ \t]+)?)?JOIN)"
+                        r"[ \t]+\S.*)$")  # the keyword in capitals, as the rest of the query writes it
+
+
+def clauses_after_notes(block: str, reads: Callable[[str], bool]) -> str:
+    """``block`` with each clause a mid-line ``--`` note swallowed put back on a line of its own (see the module's
+    docstring): only where the line holds SQL before the note, the clause has an operand (``.``, ``=``, ``(``, a
+    quote or a digit), the note's words are plain words that suggest nothing, and the block then ``reads``."""
+    lines = block.split("\n")
+    changed = False
+    for i, line in enumerate(lines):
+        start = _comment_start(line)
+        if start is None or not line[:start].strip():
+            continue
+        found = _SWALLOWED.match(line, start)
+        if found is None or _SUGGESTS.search(found["note"]) or not re.search(r"[.=(),'<>*\d]", found["clause"]):
+            continue
+        lines[i] = f"{line[:start].rstrip()} --{found['note'].rstrip()}\n{found['clause']}"
+        changed = True
+    return "\n".join(lines) if changed and reads("\n".join(lines)) else block
+
+
+def _comment_start(line: str) -> int | None:
+    """Where a ``--`` comment starts on ``line``, outside quoted values and names."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif line.startswith("--", i):
+            return i
+    return None

@@ -8,7 +8,6 @@ follows is prose and is dropped. A write statement is kept as written: the guard
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 
@@ -18,10 +17,10 @@ from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError, SQLRejected
-from core.sql._explanations import clause_later, explanations_as_comments, sentence as _sentence
+from core.sql._explanations import clause_later, clauses_after_notes, explanations_as_comments, sentence as _sentence
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql.layout import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
+from core.sql.layout import CURLY_PAIR, THINK, continues, json_queries, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
                              plausible, reading, stops_in_block)
@@ -39,8 +38,8 @@ _OTHER_KEYWORDS = (
 )  # fmt: skip
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
-_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]",
-                     re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL]
+_TAGGED = re.compile(r"[<\[](sql|query|answer|code)(?:=(?:sql|postgres\w*|sqlite3?|mysql|tsql))?[>\]](.*?)"
+                     r"[<\[]/\1[>\]]", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL], BBCode [code=sql]
 _INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
@@ -54,10 +53,6 @@ _TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdow
 _SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
 _MAX_CUTS = 60  # bounds the work on long replies
 _MAX_STARTS = 12
-_ANSWER_KEYS = ("final_sql", "final_query", "corrected_sql", "fixed_sql", "sql", "query", "sql_query", "answer",
-                "statement", "code")  # best first
-_NOT_ANSWER = re.compile(r"draft|bad|wrong|example|sample|old|previous|check|explan|step|test|alternative|original",
-                         re.IGNORECASE)
 _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
 
 
@@ -97,6 +92,8 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     for source in sources:
         native = (lambda b: _reads_as(b, dialect)) if dialect else None  # noqa: E731
         blocks = [_spelled(explanations_as_comments(b, native)) for b in _sql_blocks(source)]
+        blocks = [r for b in blocks for r in dict.fromkeys((b, clauses_after_notes(b, native or _reads)))]  # as
+        # written, then with a clause a mid-line note swallowed: the answer, the reading as written offered beside it
         found = [sql for sql in (_statement_in(b) for b in blocks if not continues(b)) if sql]  # no fragment
         if not found:  # a misspelt keyword in a query with no code block is mended before its end is looked for
             found = [sql for sql in (_statement_in(r) for r in _regions(spelled_statement_start(source, _reads)))
@@ -158,34 +155,7 @@ def _regions(text: str) -> list[str]:
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
     tagged = [m.group(2) for m in _TAGGED.finditer(text)]
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
-    return [*_json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
-
-
-def _json_queries(text: str) -> list[str]:
-    """The statements a reply gives as JSON (``{"sql": "SELECT …", "explanation": …}``): the values of answer keys
-    (``final_sql`` before ``sql``/``query``), never one under a draft, example, check or step key, nor prose."""
-    decoder = json.JSONDecoder()
-    found: list[tuple[int, str]] = []
-    position = text.find("{")
-    tries = 0
-    while position >= 0 and tries < 20:
-        tries += 1
-        try:
-            data, end = decoder.raw_decode(text, position)
-        except (ValueError, RecursionError):
-            position = text.find("{", position + 1)
-            continue
-        stack: list[tuple[object, str, bool]] = [(data, "", True)]
-        while stack:
-            item, key, usable = stack.pop()
-            if isinstance(item, dict):
-                stack += [(v, str(k).lower(), usable and not _NOT_ANSWER.search(str(k))) for k, v in item.items()]
-            elif isinstance(item, list):
-                stack += [(v, key, usable) for v in item]
-            elif isinstance(item, str) and usable and key in _ANSWER_KEYS and item.strip():
-                found.append((_ANSWER_KEYS.index(key), item))
-        position = text.find("{", end)
-    return [value for _, value in sorted(found, key=lambda f: f[0])]
+    return [*json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
 
 
 def _starts(text: str) -> list[tuple[int, bool]]:
@@ -393,8 +363,9 @@ def _prose_tail(rest: str) -> bool:
     tail = rest.lstrip(" \t\r\n;:.!?`")
     if tail.startswith(("--", "#")) and clause_later(tail):
         return False  # a note, then ``JOIN writes ON …``: the query goes on after its comment
-    if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")) or _TABLE_ROW.match(tail):
-        return True  # prose, or a table of made-up results (``| total |``) written after the query
+    if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")) or _TABLE_ROW.match(tail) or \
+            _CLOSING_TAG.match(tail):
+        return True  # prose, a table of made-up results (``| total |``), the end of its markup (``[/code]``)
     if tail[0] in "=<>!~|&+-*/%^),.'\"[":
         return False
     head = tail[:300]
@@ -408,6 +379,7 @@ def _prose_tail(rest: str) -> bool:
     return len(_SQL_MARKS.findall(head)) <= max(1, len(words) // 3)
 
 
+_CLOSING_TAG = re.compile(r"(?:\[/[A-Za-z]\w*\]|</[A-Za-z]\w*>)[ \t]*(?:\n|$)")  # BBCode, HTML
 _FETCH_FIRST = re.compile(r"\bFETCH\s+(?:FIRST|NEXT)\s+(\d+)\s+ROWS?\s+ONLY\s*;?\s*$", re.IGNORECASE)
 _LIMIT_ONLY = re.compile(r"^\s*LIMIT\s+(\d+)\s*;?\s*$", re.IGNORECASE)
 

@@ -30,6 +30,8 @@ MYSQL_READ = "cairnmysql"  # CairnMysql (core.sql._guard), registered by sqlglot
 _TSQL = ("tsql",)
 _MYSQL = (MYSQL_READ,)
 _BIGQUERY = ("bigquery",)
+_SPARK = ("spark",)
+_SPARK_CASTS = ("DOUBLE", "FLOAT", "INT", "STRING", "BOOLEAN", "TINYINT")  # Spark's casts written as calls: DOUBLE(x)
 FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "postgres": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
@@ -42,6 +44,7 @@ FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "FORMAT": _TSQL, "FORMAT_DATE": _BIGQUERY,
         "PARSE_DATE": _BIGQUERY, "FLOAT64": _BIGQUERY, "INT64": _BIGQUERY, "BIGNUMERIC": _BIGQUERY,
         "DATE_TRUNC(date, part)": _BIGQUERY,  # BigQuery's order of DATE_TRUNC's arguments
+        **{name: _SPARK for name in _SPARK_CASTS},
     },
     "sqlite": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
@@ -49,7 +52,7 @@ FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
         "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", MYSQL_READ),
         "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
-        "DATE_TRUNC(date, part)": _BIGQUERY,
+        "DATE_TRUNC(date, part)": _BIGQUERY, **{name: _SPARK for name in _SPARK_CASTS},
     },
 }  # fmt: skip
 FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB
@@ -75,7 +78,10 @@ def translate_calls(tree: exp.Expression, target: str, calls: Sequence[tuple[exp
     for node, dialects in calls:
         for dialect in dialects:
             try:
-                read = sqlglot.parse_one(node.sql(dialect=dialect), read=dialect)
+                text = node.sql(dialect=dialect)
+                if dialect == "spark":  # FLOAT(x) means a float as the standard reads one (8 bytes), not Spark's 4
+                    text = re.sub(r"^FLOAT\(", "DOUBLE(", text, flags=re.IGNORECASE)
+                read = sqlglot.parse_one(text, read=dialect)
                 back = sqlglot.parse_one(read.sql(dialect=target), read=target)
             except PARSE_FAILURES:
                 continue

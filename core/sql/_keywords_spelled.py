@@ -1,6 +1,9 @@
 """Clause keywords misspelt by one keystroke (``SELCT``, ``FORM``, ``WHRE``, ``GRUOP BY``, ``ORDERBY``, ``JION``),
 written twice (``WHERE WHERE``), glued to the word before them (``author.nameFROM``), comparisons written back
-to front (``=>``), and a sort direction written as a call (``ORDER BY desc(total)``, an ORM's way: SQLAlchemy's).
+to front (``=>``), a sort direction written as a call (``ORDER BY desc(total)``, an ORM's way: SQLAlchemy's), a
+``;`` between a WITH list and its query, and C's ``&&`` and ``||`` between conditions (``c_logic``: read as AND and
+OR only where every AND and OR of the query then joins conditions, so ``first || ' ' || last`` stays a
+concatenation and ``tags && ARRAY[…]`` an overlap).
 
 A misspelt keyword leaves a statement no dialect reads (``FROM users WHRE id = 1`` reads ``WHRE`` as an alias and
 then stops), and a misspelt ``SELECT`` leaves no statement to find at all. The keywords of a clause are a closed
@@ -16,8 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import combinations
 
-__all__ = ["spelled_keywords", "spelled_statement_start"]
+from sqlglot import exp
+
+from core.sql._slips import PARSE_FAILURES
+
+__all__ = ["c_logic", "spelled_keywords", "spelled_statement_start"]
 
 _TARGETS = ("SELECT", "FROM", "WHERE", "GROUPBY", "ORDERBY", "JOIN", "HAVING", "DISTINCT", "LIMIT")  # LEFT, RIGHT,
 # INNER, UNION have names one letter off them in every schema (light, night, inter)
@@ -67,6 +75,10 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     directed = _directions_written(block)
     if directed != block and not reads(block) and reads(directed):
         block = directed
+    block = c_logic(block, reads)
+    joined = _CTE_SPLIT.sub(r")\1", block, count=1) if re.match(r"\s*WITH\b", block, re.IGNORECASE) else block
+    if joined != block and not reads(block) and reads(joined):
+        block = joined  # ``WITH t AS (…);`` then ``SELECT … FROM t``: one statement with its WITH list
     lower = sum(k.islower() for k in keywords) > len(keywords) / 2
     edits: list[tuple[int, int, str]] = []
     for match in _WORD.finditer(block):
@@ -200,3 +212,52 @@ def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
             if mended != piece:
                 return "\n".join([*lines[:i], head + mended, *lines[end:]])
     return text
+
+
+_CTE_SPLIT = re.compile(r"\)[ \t]*;([ \t]*\n\s*SELECT\b)", re.IGNORECASE)
+_C_MARK = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|(&&|\|\|)")
+
+
+def c_logic(block: str, reads: Callable[[str], bool]) -> str:
+    """``block`` with C's ``&&`` / ``||`` between conditions written AND / OR: the most of them whose reading leaves
+    every AND and OR of the query between conditions (a comparison, IN, LIKE, IS, NOT, EXISTS…), when the block then
+    ``reads``; else ``block`` itself. At most eight marks are weighed (every choice of them is parsed)."""
+    if "&&" not in block and "||" not in block:
+        return block
+    marks = [m.span(1) for m in _C_MARK.finditer(block) if m.group(1)]
+    if not marks or len(marks) > 8:
+        return block
+    written = _tree(block)
+    if written is not None and not any(_condition(side) for node in written.find_all(
+            exp.Predicate, exp.DPipe, exp.ArrayOverlaps) if isinstance(node, exp.Binary)
+            for side in (node.this, node.expression)):
+        return block  # it reads, and no comparison or concatenation takes a condition as its operand
+    for size in range(len(marks), 0, -1):
+        for chosen in combinations(marks, size):
+            mended = block
+            for start, end in reversed(chosen):
+                mended = f"{mended[:start].rstrip()} {'AND' if block[start] == '&' else 'OR'} {mended[end:].lstrip()}"
+            tree = _tree(mended)
+            if tree is not None and all(_condition(side) for node in tree.find_all(exp.Connector)
+                                        for side in (node.this, node.expression)) and reads(mended):
+                return mended
+    return block
+
+
+def _tree(sql: str) -> exp.Expression | None:
+    """``sql`` read as one statement of PostgreSQL, else of SQLite; None when neither reads it."""
+    from core.sql._guard import parse_statements  # the guard reads the same blocks: imported where used
+
+    for dialect in ("postgres", "sqlite"):
+        try:
+            trees = parse_statements(sql.strip().rstrip(";"), dialect)
+        except (*PARSE_FAILURES, RecursionError):
+            continue
+        return trees[0] if len(trees) == 1 else None
+    return None
+
+
+def _condition(node: exp.Expression) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.Exists))

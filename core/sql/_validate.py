@@ -25,7 +25,7 @@ from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
-from core.sql.repair import orm_idioms, repair_tables
+from core.sql.repair import natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
@@ -134,6 +134,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         assigned_aliases(tree, schema, dialect, fixes)
         quoted_columns(tree, schema, dialect, fixes)
         join_forgotten(tree, schema, dialect, fixes)
+        natural_joins(tree, schema, dialect, fixes)
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
         repair_columns(tree, schema, dialect, fixes, meaning, named)
         unquoted_dates(tree, schema, dialect, fixes)

@@ -11,6 +11,8 @@ Each is a way a small model shows its query, read from the reply's own structure
   read, the setting dropped. Only a value written as a literal, and only when every use is replaced.
 - **A session set up around the query** (``SET statement_timeout = '30s';``, ``SET search_path TO shop;``,
   ``PRAGMA …;``, ``BEGIN;`` … ``COMMIT;``, ``\\timing``, ``.headers on``) on lines of their own: dropped.
+- **MySQL's client ``DELIMITER $$``**, the query ended by ``$$``, then ``DELIMITER ;``: the directives dropped and the
+  statement ended by ``;`` (only where the new mark ends a line, outside quoted values).
 - **A Markdown block quote** (``> SELECT …`` on every line): the marks dropped.
 - **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
 - **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
@@ -60,6 +62,7 @@ def terminal_read(text: str) -> str:
     text = _block_quote(text)
     text = _outside_values(text, _plain_characters)
     text = _variables_read(text)
+    text = _delimiters_read(text)
     text = _session_dropped(text)
     return "\n".join(_ARROW.sub(_annotation, line) for line in text.split("\n"))
 
@@ -146,6 +149,27 @@ def _variables_read(text: str) -> str:
     rest = re.sub(r":'(\w+)'", lambda m: values.get(m[1].lower(), m[0]), rest)  # psql's quoted use, :'vendor'
     use = re.compile(r"@(\w+)\b|(?<![:\w]):(\w+)\b")
     return _outside_values(rest, lambda part: use.sub(lambda m: values.get((m[1] or m[2]).lower(), m[0]), part))
+
+
+_DELIMITER = re.compile(r"[ \t]*DELIMITER[ \t]+(\S+)[ \t]*", re.IGNORECASE)
+
+
+def _delimiters_read(text: str) -> str:
+    """A client's ``DELIMITER $$`` directive: the lines it governs end their statements with ``;`` instead, the
+    directives dropped (``DELIMITER ;`` sets the usual mark back)."""
+    if "delimiter" not in text.lower():
+        return text
+    out: list[str] = []
+    mark: str | None = None
+    for line in text.split("\n"):
+        if directive := _DELIMITER.fullmatch(line):
+            mark = None if directive[1] == ";" else directive[1]
+            continue
+        stripped = line.rstrip()
+        if mark and stripped.endswith(mark) and stripped[:-len(mark)].count("'") % 2 == 0:
+            line = stripped[:-len(mark)] + ";"
+        out.append(line)
+    return "\n".join(out)
 
 
 def _session_dropped(text: str) -> str:

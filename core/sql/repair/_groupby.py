@@ -239,6 +239,7 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         _inline_aliases(select, sources, dialect, fixes)
         _move_aggregate_filters(select, dialect, fixes)
         _drop_grouped_aggregates(select, sources, dialect, fixes)
+        _repeated_window_rows(select, dialect, fixes)
         group = select.args.get("group")
         if group is not None and group.args.get("all"):  # DuckDB's GROUP BY ALL: by every column shown, added below
             group.set("all", None)
@@ -290,6 +291,53 @@ def repair_group_by(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                 group.append("expressions", item)
         for item in added:
             fixes.append(f"added {item.sql(dialect=dialect)}{GROUP_BY_FIX}")
+
+
+def _repeated_window_rows(select: exp.Select, dialect: str, fixes: list[str]) -> None:
+    """``SELECT city, SUM(amount) OVER (PARTITION BY city) FROM sales`` with no GROUP BY: each city's row once per
+    sale, all alike — a GROUP BY's rows, repeated. Read with DISTINCT (noted), which keeps every row and only drops
+    the copies, where that is proven: every window aggregates over the same partition keys with no order or frame,
+    every key is shown, and every other column shown is a key (so rows of a partition are equal, and rows of two
+    partitions differ). An ORDER BY must name what is shown (DISTINCT sorts by the rows shown)."""
+    if select.args.get("group") is not None or select.args.get("distinct") is not None or _aggregates(select):
+        return
+    windows = [n for p in select.expressions for n in _local_nodes(p) if isinstance(n, exp.Window)]
+    if not windows or any(isinstance(n, exp.Subquery) for p in select.expressions for n in _local_nodes(p)):
+        return
+    keys = {_column_key(k) for k in windows[0].args.get("partition_by") or []}
+    for window in windows:
+        part = {_column_key(k) for k in window.args.get("partition_by") or []}
+        if (not isinstance(window.this, exp.AggFunc) or window.args.get("order") or window.args.get("spec")
+                or None in part or None in keys or not all(_is_key(k, part) for k in keys)  # type: ignore[arg-type]
+                or not all(_is_key(k, keys) for k in part)):  # type: ignore[arg-type]
+            return
+    shown: set[tuple[str, str]] = set()
+    for proj in select.expressions:
+        outside = [n for n in _local_nodes(proj) if n.find_ancestor(exp.Window) is None]
+        columns = [_column_key(n) for n in outside if isinstance(n, exp.Column)]
+        if not all(_is_key(c, keys) for c in columns):
+            return
+        if isinstance(proj.unalias(), exp.Column):
+            shown.add(_column_key(proj.unalias()))  # type: ignore[arg-type]
+    if not keys or not all(_is_key(k, shown) for k in keys):
+        return
+    order = select.args.get("order")
+    outputs = {p.alias_or_name.lower() for p in select.expressions} | {p.unalias().sql().lower()
+                                                                         for p in select.expressions}
+    if order is not None and not all(o.this.is_int or o.this.sql().lower() in outputs for o in order.expressions):
+        return
+    select.set("distinct", exp.Distinct())
+    fixes.append(f"each row was repeated once per row of its {', '.join(sorted(k[1] for k in keys))} (aggregates "
+                 "OVER (PARTITION BY …) with no GROUP BY): shown once, with DISTINCT")
+
+
+def _column_key(node: exp.Expression) -> tuple[str, str] | None:
+    return (node.table.lower(), node.name.lower()) if isinstance(node, exp.Column) else None
+
+
+def _is_key(column: tuple[str, str] | None, keys: set[tuple[str, str]]) -> bool:
+    return column is not None and any(column[1] == k[1] and (not column[0] or not k[0] or column[0] == k[0])
+                                      for k in keys)
 
 
 _OF_ONE_VALUE = (exp.Sum, exp.Avg, exp.Min, exp.Max)  # of one value, each is that value

