@@ -128,3 +128,23 @@ def test_a_natural_join_on_more_than_the_key_is_joined_on_the_key_as_a_guess() -
 ])
 def test_a_natural_join_that_shares_only_its_key_or_shows_every_column_is_left(sql: str) -> None:
     assert "NATURAL JOIN" in validate_sql(sql, KEYED, "sqlite").sql
+
+
+@pytest.mark.parametrize(("sql", "names"), [
+    ("SELECT name FROM customer WHERE LOWER(city) = 'Pune'", [("Ann",), ("Cy",)]),
+    ("SELECT name FROM customer WHERE UPPER(city) IN ('goa', 'NOWHERE')", [("Bo",)]),
+    ("SELECT name FROM customer WHERE city = '%un%'", [("Ann",), ("Cy",)]),
+])
+def test_a_comparison_that_can_never_hold_is_read_as_the_one_that_can_and_said_to_be_a_guess(shop, sql, names) -> None:
+    answer = ask(shop, "which customers", sql)
+    assert sorted(answer.rows) == names
+    assert any("(a guess)" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT name FROM customer WHERE LOWER(city) = 'pune'",
+    "SELECT name FROM customer WHERE city = '100%'",  # a percentage is a value
+    "SELECT name FROM customer WHERE city = 'a_b'",  # LIKE's _ is a common character of values
+])
+def test_comparisons_that_can_hold_are_left_as_written(sql: str) -> None:
+    assert guard(sql, "sqlite").sql == sql

@@ -15,6 +15,11 @@ then gives it the schema's key or says it has none.
 Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
 running query changes.
 
+Two comparisons run but can never hold, and are read as the one comparison that can, as guesses the model sees
+first (``never_true``): ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+``'paris'``, also in an IN list; ``x = '%Paris%'`` (a value that starts with LIKE's ``%``, or ends with it after
+a word: not ``'100%'``) is ``LIKE``.
+
 An ORM's way of writing a query, read as the SQL it stands for (``orm_idioms``, with the schema: only where the name
 as written is no column, so no running query changes): Django's field lookups, ``price__gte = 10`` (``exact``, ``iexact``, ``contains``, ``icontains``, ``startswith``, ``istartswith``,
 ``endswith``, ``iendswith``, ``gt``, ``gte``, ``lt``, ``lte``, ``in``, ``range``, ``isnull``, ``year``, ``month``,
@@ -97,6 +102,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     _spreadsheet_names(tree, notes)
     _count_distinct_pairs(tree, target, notes)
     _count_of_rows(tree, target, notes)
+    never_true(tree, target, notes)
     _tsql_convert(tree, notes)
     _oracle_now(tree, notes)
     _oracle_trunc(tree, target, notes)
@@ -289,6 +295,29 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
         count.set("this", exp.Distinct(expressions=[joined]))
         notes.append("COUNT(DISTINCT a, b) -> the count of distinct pairs" + GUESSED)  # MySQL's meaning; a slip for
         # COUNT(DISTINCT a) reads the same way: the model is shown the error first
+
+
+def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """The comparisons of the module docstring that can never hold, read as the one that can (each a guess)."""
+    for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
+        cased = node.this if isinstance(node.this, (exp.Lower, exp.Upper)) else None
+        values = list(node.expressions) if isinstance(node, exp.In) else [node.expression]
+        if cased is None and isinstance(node.expression, (exp.Lower, exp.Upper)) and not isinstance(node, exp.In):
+            cased, values = node.expression, [node.this]
+        texts = [v for v in values if isinstance(v, exp.Literal) and v.is_string]
+        if cased is not None and texts:
+            spell = str.lower if isinstance(cased, exp.Lower) else str.upper
+            wrong = [t for t in texts if spell(t.this) != t.this]
+            for literal in wrong:
+                literal.replace(exp.Literal.string(spell(literal.this)))
+            if wrong:
+                notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "
+                             f"({cased.key.upper()} writes no {'capital' if spell is str.lower else 'small letter'}): "
+                             f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
+        elif isinstance(node, exp.EQ) and len(texts) == 1 and re.fullmatch(r"%.*[^%\s].*|.*[^\W\d].*[^\d%]%", texts[0].this) and \
+                isinstance(node.this, exp.Column):
+            node.replace(exp.Like(this=node.this.copy(), expression=texts[0].copy()))
+            notes.append(f"= '{texts[0].this}' (LIKE's % written with =) -> LIKE" + GUESSED)
 
 
 def _count_of_rows(tree: exp.Expression, target: str, notes: list[str]) -> None:
