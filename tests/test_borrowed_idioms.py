@@ -148,3 +148,11 @@ def test_a_comparison_that_can_never_hold_is_read_as_the_one_that_can_and_said_t
 ])
 def test_comparisons_that_can_hold_are_left_as_written(sql: str) -> None:
     assert guard(sql, "sqlite").sql == sql
+
+
+def test_a_number_compared_with_the_empty_string_is_tested_for_null() -> None:
+    schema = Schema("postgres", (Table("sale", (Column("sid", "integer"), Column("amount", "numeric"),
+                                                Column("note", "text"), Column("paid_on", "date"))),))
+    fixed = validate_sql("SELECT sid FROM sale WHERE amount = '' OR paid_on <> '' OR note = ''", schema, "postgres")
+    assert "amount IS NULL" in fixed.sql and "NOT paid_on IS NULL" in fixed.sql and "note = ''" in fixed.sql
+    assert sum(f.endswith(GUESSED) for f in fixed.fixes) == 2

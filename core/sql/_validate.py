@@ -25,7 +25,7 @@ from core.sql.repair import GROUP_BY_FIX, repair_group_by
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
-from core.sql.repair import natural_joins, orm_idioms, repair_tables
+from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
@@ -141,6 +141,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         date_arithmetic(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)
+        empty_as_null(tree, schema, dialect, fixes)
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
         strip_joins(tree, schema, dialect, fixes)

@@ -5,6 +5,11 @@ is compared as text (``'25' > '100'`` is true), which no query means: standard S
 number (PostgreSQL rejects it). When the column's known values are all numbers, the column is cast
 (``CAST(price AS INTEGER) > 100``) and the note says so. A column whose known values include words, or are
 unknown, is left as written; equality (``code = 7``) is left too, as SQLite compares it as ``'7'``.
+
+A number or date column compared with the empty string (``discount = ''``, ``shipped_on <> ''``) asks whether it is
+empty, and the only empty value such a column holds is NULL (PostgreSQL rejects ``''`` as a number; SQLite compares
+it as text, which no number equals): read as ``IS NULL`` / ``IS NOT NULL`` (``empty_as_null``), a guess the model
+sees first. A text column's ``= ''`` is a real test and stays.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ import re
 from sqlglot import exp
 
 from core.schema import Column, Schema
+from core.sql.repair._names import GUESSED
 from core.sql.repair._scope import column_sources, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
-__all__ = ["as_number", "compare_text_numbers", "holds_numbers_as_text"]
+__all__ = ["as_number", "compare_text_numbers", "empty_as_null", "holds_numbers_as_text"]
 
 _NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?", re.IGNORECASE)
 _ORDERINGS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
@@ -64,3 +70,24 @@ def compare_text_numbers(tree: exp.Expression, schema: Schema, dialect: str, fix
                 if column is not None and holds_numbers_as_text(column):
                     col.replace(as_number(col, column))
                     fixes.append(f"{column.name} holds numbers stored as text: compared as numbers")
+
+
+def empty_as_null(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """A number or date column compared with ``''`` read as a test for NULL, in place (the module docstring)."""
+    for scope in scopes(tree):
+        sources = scope_sources(scope, schema, dialect)
+        for node in list(scope.expression.find_all(exp.EQ, exp.NEQ)):
+            col, other = (node.this, node.expression) if isinstance(node.this, exp.Column) else (
+                node.expression, node.this)
+            if not (isinstance(col, exp.Column) and isinstance(col.this, exp.Identifier) and isinstance(
+                    other, exp.Literal) and other.is_string and other.this == ""):
+                continue
+            owners = column_sources(col, sources, dialect)
+            name = owners[0].has(col.this, dialect) if len(owners) == 1 and owners[0].table is not None else None
+            column = owners[0].table.column(name) if name else None  # type: ignore[union-attr]
+            if column is None or kind_of(column.type or "") not in ("number", "date") or holds_numbers_as_text(column):
+                continue
+            test: exp.Expression = exp.Is(this=col.copy(), expression=exp.Null())
+            node.replace(test if isinstance(node, exp.EQ) else exp.Not(this=test))
+            fixes.append(f"{node.sql(dialect=dialect)}: a {kind_of(column.type or '')} is empty only as NULL -> "
+                         f"IS {'' if isinstance(node, exp.EQ) else 'NOT '}NULL" + GUESSED)
