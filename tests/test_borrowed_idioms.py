@@ -156,3 +156,8 @@ def test_a_number_compared_with_the_empty_string_is_tested_for_null() -> None:
     fixed = validate_sql("SELECT sid FROM sale WHERE amount = '' OR paid_on <> '' OR note = ''", schema, "postgres")
     assert "amount IS NULL" in fixed.sql and "NOT paid_on IS NULL" in fixed.sql and "note = ''" in fixed.sql
     assert sum(f.endswith(GUESSED) for f in fixed.fixes) == 2
+
+
+def test_a_case_insensitive_pattern_written_with_equals_is_like() -> None:
+    fixed = guard("SELECT name FROM customer WHERE LOWER(city) = LOWER('%un%')", "sqlite")
+    assert "LOWER(city) LIKE LOWER('%un%')" in fixed.sql and fixed.mended.endswith(GUESSED)

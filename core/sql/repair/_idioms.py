@@ -300,24 +300,29 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
 def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """The comparisons of the module docstring that can never hold, read as the one that can (each a guess)."""
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
+        pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
+        if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
+                re.fullmatch(r"%.*[^%\s].*|.*[^\W\d].*[^\d%]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
+            node.replace(exp.Like(this=node.this.copy(), expression=node.expression.copy()))
+            notes.append(f"= '{pattern.this}' (LIKE's % written with =) -> LIKE" + GUESSED)
+            continue
         cased = node.this if isinstance(node.this, (exp.Lower, exp.Upper)) else None
         values = list(node.expressions) if isinstance(node, exp.In) else [node.expression]
         if cased is None and isinstance(node.expression, (exp.Lower, exp.Upper)) and not isinstance(node, exp.In):
             cased, values = node.expression, [node.this]
         texts = [v for v in values if isinstance(v, exp.Literal) and v.is_string]
-        if cased is not None and texts:
-            spell = str.lower if isinstance(cased, exp.Lower) else str.upper
-            wrong = [t for t in texts if spell(t.this) != t.this]
-            for literal in wrong:
-                literal.replace(exp.Literal.string(spell(literal.this)))
-            if wrong:
-                notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "
-                             f"({cased.key.upper()} writes no {'capital' if spell is str.lower else 'small letter'}): "
-                             f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
-        elif isinstance(node, exp.EQ) and len(texts) == 1 and re.fullmatch(r"%.*[^%\s].*|.*[^\W\d].*[^\d%]%", texts[0].this) and \
-                isinstance(node.this, exp.Column):
-            node.replace(exp.Like(this=node.this.copy(), expression=texts[0].copy()))
-            notes.append(f"= '{texts[0].this}' (LIKE's % written with =) -> LIKE" + GUESSED)
+        spell = str.lower if isinstance(cased, exp.Lower) else str.upper
+        wrong = [t for t in texts if spell(t.this) != t.this] if cased is not None else []
+        for literal in wrong:
+            literal.replace(exp.Literal.string(spell(literal.this)))
+        if wrong:
+            notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "  # type: ignore[union-attr]
+                         f"({cased.key.upper()} writes no {'capital' if spell is str.lower else 'small letter'}): "  # type: ignore[union-attr]
+                         f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
+
+
+def _uncased(node: exp.Expression) -> exp.Expression:
+    return node.this if isinstance(node, (exp.Lower, exp.Upper)) else node
 
 
 def _count_of_rows(tree: exp.Expression, target: str, notes: list[str]) -> None:
