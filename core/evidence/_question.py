@@ -215,15 +215,29 @@ _LISTED = re.compile(r"\bin (?:ascending|descending|alphabetical|reverse|increas
 _FEW_ROWS = frozenset({"some", "sample", "few", "example", "one", "single", "top", "bottom", "first", "kuch", "ek"})
 
 
+def _column_words(text: str, schema: Schema) -> set[str]:
+    """The words of ``text`` that stand in a column's name of two words or more, written as words in order there
+    (``first name`` for first_name, ``last order date``): names, not the question's own words."""
+    lowered = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    found: set[str] = set()
+    for table in schema.tables:
+        for column in table.columns:
+            parts = [p for p in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", column.name) if p]
+            if len(parts) >= 2 and re.search(rf"\b{' '.join(p.lower() for p in parts)}\b", lowered):
+                found.update(p.lower() for p in parts)
+    return found
+
+
 def _unasked_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A LIMIT on the answer where the question asks for no number of rows and no extreme ("the total for each
     city", "the titles ordered alphabetically"), or asks for a list of several things in an order ("which rivers are
     the longest, ordered from longest to shortest"): the query keeping every row."""
     limit = tree.args.get("limit")
-    listed = bool(_LISTED.search(asked.text)) and not asked.one and not asked.words & _FEW_ROWS
+    words = asked.words - _column_words(asked.text, schema)  # "first name", "last name": a column, not a count
+    listed = bool(_LISTED.search(asked.text)) and not asked.one and not words & _FEW_ROWS
     if not isinstance(limit, exp.Limit) or asked.limit is not None or asked.one or tree.args.get(
-            "offset") or tree.find(exp.Window) or not listed and (asked.ranks or asked.words & _FEW_WORDS or any(
-            w.endswith("est") and len(w) > 4 for w in asked.words)):
+            "offset") or tree.find(exp.Window) or not listed and (asked.ranks or words & _FEW_WORDS or any(
+            w.endswith("est") and len(w) > 4 for w in words)):
         return None
     shown = _literal(limit.expression)
     if shown is None or re.search(rf"(?<![\d.]){shown}(?![\d.])", asked.text) or (

@@ -297,8 +297,9 @@ def _repeated_window_rows(select: exp.Select, dialect: str, fixes: list[str]) ->
     """``SELECT city, SUM(amount) OVER (PARTITION BY city) FROM sales`` with no GROUP BY: each city's row once per
     sale, all alike — a GROUP BY's rows, repeated. Read with DISTINCT (noted), which keeps every row and only drops
     the copies, where that is proven: every window aggregates over the same partition keys with no order or frame,
-    every key is shown, and every other column shown is a key (so rows of a partition are equal, and rows of two
-    partitions differ). An ORDER BY must name what is shown (DISTINCT sorts by the rows shown)."""
+    and every other column shown is a key (so rows of a partition are equal), a key among them (two partitions'
+    rows differ but where they agree on every column shown — what a GROUP BY would show as two equal rows). An
+    ORDER BY must name what is shown (DISTINCT sorts by the rows shown)."""
     if select.args.get("group") is not None or select.args.get("distinct") is not None or _aggregates(select):
         return
     windows = [n for p in select.expressions for n in _local_nodes(p) if isinstance(n, exp.Window)]
@@ -319,8 +320,8 @@ def _repeated_window_rows(select: exp.Select, dialect: str, fixes: list[str]) ->
             return
         if isinstance(proj.unalias(), exp.Column):
             shown.add(_column_key(proj.unalias()))  # type: ignore[arg-type]
-    if not keys or not all(_is_key(k, shown) for k in keys):
-        return
+    if not keys or not any(_is_key(k, shown) for k in keys):
+        return  # no key shown: a list of bare totals, where two groups' equal totals are two rows
     order = select.args.get("order")
     outputs = {p.alias_or_name.lower() for p in select.expressions} | {p.unalias().sql().lower()
                                                                          for p in select.expressions}

@@ -18,7 +18,7 @@ running query changes.
 Two comparisons run but can never hold, and are read as the one comparison that can, as guesses the model sees
 first (``never_true``): ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
 ``'paris'``, also in an IN list; ``x = '%Paris%'`` (a value that starts with LIKE's ``%``, or ends with it after
-a word: not ``'100%'``) is ``LIKE``.
+a letter: ``'J%'``, not ``'100%'``) is ``LIKE``.
 
 An ORM's way of writing a query, read as the SQL it stands for (``orm_idioms``, with the schema: only where the name
 as written is no column, so no running query changes): Django's field lookups, ``price__gte = 10`` (``exact``, ``iexact``, ``contains``, ``icontains``, ``startswith``, ``istartswith``,
@@ -302,7 +302,7 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
         pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
         if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
-                re.fullmatch(r"%.*[^%\s].*|.*[^\W\d].*[^\d%]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
+                re.fullmatch(r"%.*[^%\s].*|.*[^\W\d_]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
             node.replace(exp.Like(this=node.this.copy(), expression=node.expression.copy()))
             notes.append(f"= '{pattern.this}' (LIKE's % written with =) -> LIKE" + GUESSED)
             continue
