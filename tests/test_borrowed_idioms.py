@@ -165,3 +165,13 @@ def test_a_number_compared_with_the_empty_string_is_tested_for_null() -> None:
 def test_a_case_insensitive_pattern_written_with_equals_is_like() -> None:
     fixed = guard("SELECT name FROM customer WHERE LOWER(city) = LOWER('%un%')", "sqlite")
     assert "LOWER(city) LIKE LOWER('%un%')" in fixed.sql and fixed.mended.endswith(GUESSED)
+
+
+def test_a_natural_join_on_a_shared_id_that_is_no_key_between_them_is_joined_on_the_key() -> None:
+    schema = Schema("sqlite", (
+        Table("salespersons", (Column("id", "integer"), Column("first_name", "text")), primary_key=("id",)),
+        Table("sales", (Column("id", "integer"), Column("salesperson_id", "integer"), Column("price", "real")),
+              primary_key=("id",), foreign_keys=(ForeignKey(("salesperson_id",), "salespersons", ("id",)),)),
+    ))
+    fixed = validate_sql("SELECT s.first_name, sa.price FROM salespersons s NATURAL JOIN sales sa", schema, "sqlite")
+    assert "JOIN sales AS sa ON s.id = sa.salesperson_id" in fixed.sql and fixed.fixes[-1].endswith(GUESSED)

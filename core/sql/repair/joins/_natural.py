@@ -3,11 +3,13 @@
 ``NATURAL JOIN`` joins on every column name the two sides share. Models write it for the key join ("authors with
 their papers"), but tables often share more than their key — ``name``, ``created_at``, ``status`` — and then the
 join also asks those to be equal, which keeps almost no pair of rows: an answer to another question, with no error.
-Where the shared names hold exactly one key between the two sides (a declared or inferred key of the schema, or a
-column that identifies or names a row of one of them) and something else besides, the join is written ``ON`` that
-key. The change is a reading of what the model meant, so it is a guess (``GUESSED``): the model sees it first. A
-NATURAL JOIN that shares only the key, or no key, or two, is left as written; so is any under ``SELECT *`` (the
-columns it shows would change).
+Where the schema's one key between the two sides (declared or inferred) is not what the shared names join on —
+they hold it and more, or not its names at all (``salespersons.id`` = ``sales.id`` where sales points to its
+salesperson by ``salesperson_id``) — or, with no such key, the shared names hold one column that identifies or
+names a row of either table (never a bare ``id``) and more, the join is written ``ON`` that key. The change is a
+reading of what the model meant, so it is a guess (``GUESSED``): the model sees it first. A NATURAL JOIN that
+shares exactly the key, or nothing, or with two keys between the tables, is left as written; so is any under
+``SELECT *`` (the columns it shows would change).
 """
 
 from __future__ import annotations
@@ -42,34 +44,43 @@ def natural_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             key = _the_key(new, earlier)
             if key is None:
                 continue
-            side, name, shared = key
-            ends = [exp.Column(this=identifier(_spelled(s, name), dialect), table=s.key_ident.copy() if s.key_ident
-                               else exp.to_identifier(s.key)) for s in (side, new)]
+            side, left, right, shared = key
+            ends = [exp.Column(this=identifier(name, dialect), table=s.key_ident.copy() if s.key_ident
+                               else exp.to_identifier(s.key)) for s, name in ((side, left), (new, right))]
             join.set("method", None)
             join.set("on", exp.EQ(this=ends[0], expression=ends[1]))
             fixes.append(f"NATURAL JOIN {new.key} joined on every column the tables share ({', '.join(shared)}); "
-                         f"joined on their key {side.key}.{name} = {new.key}.{name}" + GUESSED)
+                         f"joined on their key {side.key}.{left} = {new.key}.{right}" + GUESSED)
 
 
-def _the_key(new: Source, earlier: list[Source]) -> tuple[Source, str, list[str]] | None:
-    """The one earlier source and shared column name that is a key between it and ``new``, with every name the join
-    shares; None unless the join shares that key and more."""
+def _the_key(new: Source, earlier: list[Source]) -> tuple[Source, str, str, list[str]] | None:
+    """The one key between an earlier source and ``new`` the join should be on — (that source, its column, new's
+    column, every name the join shares) —; None where NATURAL JOIN already joins on exactly it, or nothing settles
+    one. The schema's keys decide (declared or inferred): the one between the tables, when the join shares more
+    names than it or not its names at all (``salespersons.id`` with ``sales.id``, where sales points to salespersons
+    by ``salesperson_id``); without one, the one shared name that identifies or names a row of either table, never
+    a bare ``id``, when the join shares more than it."""
     mine = {c.name.lower() for c in new.table.columns}  # type: ignore[union-attr]
-    shared = [name for s in earlier for name in (c.name for c in s.table.columns)  # type: ignore[union-attr]
-              if name.lower() in mine]
-    shared = list(dict.fromkeys(n.lower() for n in shared))
-    if len(shared) < 2:
+    shared = list(dict.fromkeys(c.name.lower() for s in earlier for c in s.table.columns  # type: ignore[union-attr]
+                                if c.name.lower() in mine))
+    if not shared:
+        return None  # a cross join as written; the join checks say so
+    related = [(src, a.lower(), b.lower()) for src in earlier
+               for a, b in _relations(src.table, new.table)]  # type: ignore[arg-type]
+    if len(related) == 1:
+        src, a, b = related[0]
+        if a == b and shared == [a]:
+            return None  # exactly the key join
+        return src, _spelled(src, a), _spelled(new, b), shared
+    if related or len(shared) < 2:
         return None
-    found: list[tuple[Source, str]] = []
-    for src in earlier:
-        names = {c.name.lower() for c in src.table.columns}  # type: ignore[union-attr]
-        related = {a.lower() for a, b in _relations(src.table, new.table) if a.lower() == b.lower()}  # type: ignore[arg-type]
-        for name in shared:
-            if name in names and (name in related or _key_of_either(name, src.table, new.table)):  # type: ignore[arg-type]
-                found.append((src, name))
-    if len({name for _, name in found}) != 1 or len(found) != 1:
+    found = [(src, name) for src in earlier for name in shared if name != "id"
+             and name in {c.name.lower() for c in src.table.columns}  # type: ignore[union-attr]
+             and _key_of_either(name, src.table, new.table)]  # type: ignore[arg-type]
+    if len(found) != 1:
         return None
-    return found[0][0], found[0][1], shared
+    src, name = found[0]
+    return src, _spelled(src, name), _spelled(new, name), shared
 
 
 def _spelled(src: Source, name: str) -> str:
