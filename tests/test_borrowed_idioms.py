@@ -34,7 +34,8 @@ def shop(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("written", "target", "read"), [
-    ("SELECT FLOAT(amount) / INT(sid) FROM sale", "postgres", "CAST(amount AS DOUBLE PRECISION) / CAST(sid AS INT)"),
+    ("SELECT FLOAT(amount) / sid FROM sale", "postgres", "CAST(amount AS DOUBLE PRECISION) / sid"),
+    ("SELECT INT(amount) FROM sale", "sqlite", "CAST(amount AS INTEGER)"),  # SQLite truncates, as Spark does
     ("SELECT DOUBLE(amount) FROM sale", "sqlite", "CAST(amount AS REAL)"),
     ("SELECT STRING(sid) FROM sale", "sqlite", "CAST(sid AS TEXT)"),
 ])
@@ -175,3 +176,100 @@ def test_a_natural_join_on_a_shared_id_that_is_no_key_between_them_is_joined_on_
     ))
     fixed = validate_sql("SELECT s.first_name, sa.price FROM salespersons s NATURAL JOIN sales sa", schema, "sqlite")
     assert "JOIN sales AS sa ON s.id = sa.salesperson_id" in fixed.sql and fixed.fixes[-1].endswith(GUESSED)
+
+
+
+# --- attack round 8 (/work/attack_findings8.md), each re-worded --------------------------------------------------
+
+@pytest.mark.parametrize("sql", ["SELECT INT(amount / 7.0) FROM sale",  # PostgreSQL's CAST rounds, Spark's INT truncates
+                                 "SELECT BOOLEAN(note) FROM sale", "SELECT TINYINT(amount) FROM sale"])
+def test_spark_casts_whose_meaning_differs_here_are_not_read(sql: str) -> None:
+    target = "postgres" if sql.startswith("SELECT INT") else "sqlite"
+    assert "CAST" not in guard(sql, target).sql
+
+
+def test_c_logic_keeps_the_line_break_after_a_comment(shop) -> None:
+    for mark, rows in (("&&", [("Ann",)]), ("||", [("Ann",), ("Bo",), ("Cy",)])):
+        sql = f"SELECT name FROM customer\nWHERE city = 'Pune'   -- dept no. 3\n  {mark} id {'< 2' if mark == '&&' else '> 0'}"
+        assert sorted(ask(shop, "which customers", extract_queries(f"```sql\n{sql}\n```", "sqlite")[0]).rows) == rows
+
+
+@pytest.mark.parametrize("block", [
+    "SELECT name FROM customer WHERE name LIKE '%' || 'n' || '%' || name LIKE 'C%'",  # two readings: no guess
+    "SELECT name FROM customer WHERE note = $$a || b$$ AND id = 1",
+    "SELECT name FROM customer /* a || b */ WHERE id = 1",
+])
+def test_c_logic_does_not_guess_between_readings_or_inside_text(block: str) -> None:
+    assert extract_queries(f"```sql\n{block}\n```", "postgres") == [block]
+
+
+@pytest.mark.parametrize("note", ["rather than", "removed", "was", "uncomment to filter", "for testing", "then",
+                                  "ORDER BY total DESC", "TODO", "previously", "no need for"])
+def test_a_note_about_a_clause_that_is_not_the_query_stays_a_note(note: str) -> None:
+    block = f"SELECT name FROM customer -- {note} WHERE city = 'Goa'"
+    assert extract_queries(f"```sql\n{block}\n```", "sqlite") == [block]
+
+
+def test_a_note_that_previews_the_next_lines_clause_stays_a_note() -> None:
+    block = ("SELECT c.name, s.amount\nFROM sale s -- bring names JOIN customer c ON c.id = s.customer_id\n"
+             "JOIN customer c ON c.id = s.customer_id")
+    assert extract_queries(f"```sql\n{block}\n```", "sqlite") == [block]
+
+
+def test_the_reading_as_written_of_a_swallowed_note_is_offered_even_as_a_look(shop) -> None:
+    answer = ask(shop, "how many big sales", "```sql\nSELECT COUNT(*) FROM sale -- keep the big ones WHERE amount > 6\n```")
+    assert answer.rows == ((3,),)
+    assert any("ran on into a clause" in n for n in answer.notes)
+    assert any("WHERE" not in a.sql.split("--")[0] for a in answer.alternatives)
+
+
+def test_empty_string_tests_stay_on_sqlite() -> None:
+    schema = Schema("sqlite", (Table("imported", (Column("id", "integer"), Column("shipped", "date"))),))
+    sql = "SELECT COUNT(*) FROM imported WHERE shipped IS NULL OR shipped = ''"
+    assert "shipped = ''" in validate_sql(sql, schema, "sqlite").sql
+
+
+def test_window_copies_inside_a_counted_subquery_are_left(shop) -> None:
+    sql = "SELECT COUNT(*) FROM (SELECT city, COUNT(*) OVER (PARTITION BY city) AS n FROM sale) t WHERE n > 2"
+    assert ask(shop, "how many sales were made in cities with more than 2 sales", sql).rows == ((3,),)
+
+
+def test_a_natural_join_on_a_composite_key_or_with_a_bare_shared_name_is_left() -> None:
+    docs = Schema("sqlite", (
+        Table("doc", (Column("doc_id", "integer"), Column("version", "integer"), Column("title", "text")),
+              primary_key=("doc_id", "version")),
+        Table("doc_review", (Column("doc_id", "integer"), Column("version", "integer"), Column("reviewer", "text")),
+              foreign_keys=(ForeignKey(("doc_id", "version"), "doc", ("doc_id", "version")),)),
+    ))
+    assert "NATURAL JOIN" in validate_sql("SELECT title, reviewer FROM doc NATURAL JOIN doc_review", docs, "sqlite").sql
+    assert "NATURAL JOIN" in validate_sql("SELECT name, amount FROM customer NATURAL JOIN sale", KEYED, "sqlite").sql
+
+
+@pytest.mark.parametrize("sql", ["SELECT name FROM customer WHERE UPPER(city) = 'HAUPTSTRAßE 1'",
+                                 "SELECT name FROM customer WHERE city = '% of GDP'"])
+def test_values_that_can_hold_are_not_guessed_otherwise(sql: str) -> None:
+    assert guard(sql, "sqlite").sql == sql
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT name FROM customer ORDER BY\n  delimiter DESC\n```",  # a column named delimiter
+])
+def test_a_column_named_delimiter_is_no_directive(reply: str) -> None:
+    assert "delimiter DESC" in extract_queries(reply, "sqlite")[0]
+
+
+def test_crlf_line_ends_around_directives_and_tags() -> None:
+    query = "SELECT name FROM customer WHERE city = 'Pune'"
+    assert extract_queries(f"DELIMITER $$\r\n{query}$$\r\nDELIMITER ;\r\n", "sqlite")[0] == query
+    assert extract_queries(f"Run:\r\n{query};\r\n[/code]\r\n", "sqlite")[0] == query
+
+
+def test_inline_html_code_in_prose_is_no_answer() -> None:
+    reply = ("SELECT name FROM customer WHERE city = 'Pune';\n\nNote that <code>SELECT name FROM customer</code> "
+             "alone would list every customer.")
+    assert extract_queries(reply, "sqlite")[0] == "SELECT name FROM customer WHERE city = 'Pune'"
+
+
+def test_a_comment_between_a_with_list_and_its_query() -> None:
+    reply = "```sql\nWITH big AS (SELECT * FROM sale WHERE amount > 6);\n-- now count\nSELECT COUNT(*) FROM big;\n```"
+    assert extract_queries(reply, "sqlite")[0].startswith("WITH big AS")

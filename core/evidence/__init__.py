@@ -65,6 +65,10 @@ __all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answeri
            "splits_asked", "unmatched_evidence", "value_evidence"]
 
 
+def _same_words(sql: str, flat: str) -> bool:
+    return bool(flat) and " ".join(sql.strip().rstrip(";").split()) == flat.rstrip(";").rstrip()
+
+
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
                  written: str | None = None, others: Sequence[str] = (), context: str = "") -> tuple[
                      list[str], list[Alternative]]:
@@ -72,10 +76,14 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
     model was shown (memory, the conversation)."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
-    for other in [o for o in others if not a_look(o, schema.dialect)][:2]:  # a look at the data is no answer
-        found = other_rows(other, schema, execute, result)
+    flat = " ".join((written or "").split())  # the same words as the query that ran: the reading of a swallowed note
+    for other in [o for o in others if _same_words(o, flat) or not a_look(o, schema.dialect)][:2]:  # a look at
+        found = other_rows(other, schema, execute, result)  # the data is no answer
         if found is not None:
-            why = (f"The model's reply held another query, which gives {difference(result.rows, found[1].rows)}; "
+            why = (f"A '--' note in the model's reply ran on into a clause, and Cairn read the clause as part of the "
+                   f"query; read as written, the note hides it and the query gives "
+                   f"{difference(result.rows, found[1].rows)}." if _same_words(other, flat) else
+                   f"The model's reply held another query, which gives {difference(result.rows, found[1].rows)}; "
                    "Cairn ran the last one written for this database, unless only another reads what the question "
                    "names.")
             notes.append(why)

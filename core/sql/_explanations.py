@@ -160,7 +160,7 @@ def clause_later(tail: str) -> bool:
     return False
 
 
-_SWALLOWED = re.compile(r"--(?P<note>[ \t]*[A-Za-z][A-Za-z' ,]*?)[ \t]+(?P<clause>(?:WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|"
+_SWALLOWED = re.compile(r"--(?P<note>[ \t]*[A-Za-z](?:[A-Za-z',]|[ \t](?=[A-Za-z',]))*)[ \t]+(?P<clause>(?:WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|"
                         r"HAVING|LIMIT|AND|OR|UNION|(?:(?:INNER|LEFT|RIGHT|FULL|CROSS)[ \t]+(?:OUTER[ \t]+)?)?JOIN)"
                         r"[ \t]+\S.*)$")  # the keyword in capitals, as the rest of the query writes it
 
@@ -173,14 +173,32 @@ def clauses_after_notes(block: str, reads: Callable[[str], bool]) -> str:
     changed = False
     for i, line in enumerate(lines):
         start = _comment_start(line)
-        if start is None or not line[:start].strip():
+        if start is None or not line[:start].strip() or len(line) - start > 2_000:
             continue
         found = _SWALLOWED.match(line, start)
-        if found is None or _SUGGESTS.search(found["note"]) or not re.search(r"[.=(),'<>*\d]", found["clause"]):
+        if found is None or not _plain_note(found["note"]) or not re.search(r"[.=(),'<>*\d]", found["clause"]):
             continue
+        head = " ".join(found["clause"].split()[:3])
+        if head in " ".join(" ".join(lines[i + 1:]).split()):
+            continue  # the note previews a clause the next lines write: ``-- then JOIN c ON …`` above ``JOIN c ON …``
         lines[i] = f"{line[:start].rstrip()} --{found['note'].rstrip()}\n{found['clause']}"
         changed = True
     return "\n".join(lines) if changed and reads("\n".join(lines)) else block
+
+
+# Words that say a clause in a note is not the query's: suggested, past, removed, negated, kept for testing.
+_NOT_THE_QUERY = re.compile(r"\b(?:rather|removed?|was|were|previous(?:ly)?|old|not|no|don'?t|never|without|"
+                            r"uncomment(?:ed)?|todo|e\.?g|eg|example|debug(?:ging)?|test(?:ing)?|if|needed|instead|"
+                            r"skip(?:ped)?|ignored?|drop(?:ped)?|disabled?|alternative|optional|use|using|then|"
+                            r"nahi|mat|hatao|hata)\b", re.IGNORECASE)
+
+
+def _plain_note(note: str) -> bool:
+    """A note of a few plain words (``apply the filter``), none of SQL in capitals (``-- ORDER BY total DESC LIMIT 1``
+    is a clause commented out), none that says the clause is not the query's."""
+    words = note.split()
+    return 0 < len(words) <= 8 and not any(len(w) > 1 and w.isupper() for w in words) and not _SUGGESTS.search(
+        note) and not _NOT_THE_QUERY.search(note)
 
 
 def _comment_start(line: str) -> int | None:

@@ -38,8 +38,9 @@ _OTHER_KEYWORDS = (
 )  # fmt: skip
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
-_TAGGED = re.compile(r"[<\[](sql|query|answer|code)(?:=(?:sql|postgres\w*|sqlite3?|mysql|tsql))?[>\]](.*?)"
-                     r"[<\[]/\1[>\]]", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL], BBCode [code=sql]
+_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]|\[(code)(?:=(?:sql|postgres\w*|sqlite3?|mysql|"
+                     r"tsql))?\](.*?)\[/code\]", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL], BBCode's
+# [code=sql]…[/code] (never HTML's <code>, which prose uses for a word or an example)
 _INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
 _SQL_LANGS = frozenset({"", "sql", "postgres", "postgresql", "psql", "pgsql", "plpgsql", "sqlite", "sqlite3",
                         "mysql", "tsql", "duckdb", "ansi"})  # fmt: skip
@@ -142,7 +143,7 @@ def _is_query(sql: str) -> bool:
 
 def _sql_blocks(text: str) -> list[str]:
     fenced = [m.group(2) for m in _FENCE.finditer(text) if m.group(1).lower() in _SQL_LANGS]
-    return fenced or [m.group(2) for m in _TAGGED.finditer(text)]
+    return fenced or [m.group(2) if m.group(1) else m.group(4) for m in _TAGGED.finditer(text)]
 
 
 def _regions(text: str) -> list[str]:
@@ -153,7 +154,7 @@ def _regions(text: str) -> list[str]:
     for match in _FENCE.finditer(text):
         block = drop_dangling_connectives(match.group(2), "")  # "… WHERE a = 1 AND" closing the block
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
-    tagged = [m.group(2) for m in _TAGGED.finditer(text)]
+    tagged = [m.group(2) if m.group(1) else m.group(4) for m in _TAGGED.finditer(text)]
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
     return [*json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
 
@@ -379,7 +380,7 @@ def _prose_tail(rest: str) -> bool:
     return len(_SQL_MARKS.findall(head)) <= max(1, len(words) // 3)
 
 
-_CLOSING_TAG = re.compile(r"(?:\[/[A-Za-z]\w*\]|</[A-Za-z]\w*>)[ \t]*(?:\n|$)")  # BBCode, HTML
+_CLOSING_TAG = re.compile(r"(?:\[/[A-Za-z]\w*\]|</[A-Za-z]\w*>)[ \t\r]*(?:\n|$)")  # BBCode, HTML
 _FETCH_FIRST = re.compile(r"\bFETCH\s+(?:FIRST|NEXT)\s+(\d+)\s+ROWS?\s+ONLY\s*;?\s*$", re.IGNORECASE)
 _LIMIT_ONLY = re.compile(r"^\s*LIMIT\s+(\d+)\s*;?\s*$", re.IGNORECASE)
 

@@ -31,7 +31,8 @@ _TSQL = ("tsql",)
 _MYSQL = (MYSQL_READ,)
 _BIGQUERY = ("bigquery",)
 _SPARK = ("spark",)
-_SPARK_CASTS = ("DOUBLE", "FLOAT", "INT", "STRING", "BOOLEAN", "TINYINT")  # Spark's casts written as calls: DOUBLE(x)
+_SPARK_CASTS = ("DOUBLE", "FLOAT", "STRING")  # Spark's casts written as calls, DOUBLE(x); INT(x) only where CAST
+# truncates as Spark does (SQLite; PostgreSQL rounds 2.7 to 3), BOOLEAN(x) nowhere (SQLite casts 'true' to 0)
 FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "postgres": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
@@ -52,7 +53,7 @@ FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
         "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", MYSQL_READ),
         "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
-        "DATE_TRUNC(date, part)": _BIGQUERY, **{name: _SPARK for name in _SPARK_CASTS},
+        "DATE_TRUNC(date, part)": _BIGQUERY, **{name: _SPARK for name in (*_SPARK_CASTS, "INT")},
     },
 }  # fmt: skip
 FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB

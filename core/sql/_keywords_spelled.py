@@ -214,8 +214,9 @@ def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
     return text
 
 
-_CTE_SPLIT = re.compile(r"\)[ \t]*;([ \t]*\n\s*SELECT\b)", re.IGNORECASE)
-_C_MARK = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|(&&|\|\|)")
+_CTE_SPLIT = re.compile(r"\)[ \t]*;((?:[ \t]*(?:--[^\n]*)?\r?\n)+\s*SELECT\b)", re.IGNORECASE)  # comment lines too
+_C_MARK = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|\$(\w*)\$.*?\$\1\$|--[^\n]*|/\*.*?\*/|(?P<mark>&&|\|\|)",
+                     re.DOTALL)  # the marks outside values, names, dollar-quoted text and comments
 
 
 def c_logic(block: str, reads: Callable[[str], bool]) -> str:
@@ -224,7 +225,7 @@ def c_logic(block: str, reads: Callable[[str], bool]) -> str:
     ``reads``; else ``block`` itself. At most eight marks are weighed (every choice of them is parsed)."""
     if "&&" not in block and "||" not in block:
         return block
-    marks = [m.span(1) for m in _C_MARK.finditer(block) if m.group(1)]
+    marks = [m.span("mark") for m in _C_MARK.finditer(block) if m.group("mark")]
     if not marks or len(marks) > 8:
         return block
     written = _tree(block)
@@ -233,14 +234,17 @@ def c_logic(block: str, reads: Callable[[str], bool]) -> str:
             for side in (node.this, node.expression)):
         return block  # it reads, and no comparison or concatenation takes a condition as its operand
     for size in range(len(marks), 0, -1):
+        readings = set()
         for chosen in combinations(marks, size):
             mended = block
-            for start, end in reversed(chosen):
-                mended = f"{mended[:start].rstrip()} {'AND' if block[start] == '&' else 'OR'} {mended[end:].lstrip()}"
+            for start, end in reversed(chosen):  # the line breaks stay: a mark that starts a line after a comment
+                mended = f"{mended[:start].rstrip(' ')} {'AND' if block[start] == '&' else 'OR'} {mended[end:].lstrip(' ')}"
             tree = _tree(mended)
             if tree is not None and all(_condition(side) for node in tree.find_all(exp.Connector)
                                         for side in (node.this, node.expression)) and reads(mended):
-                return mended
+                readings.add(mended)
+        if readings:  # two readings of as many marks (``LIKE '%' || 'n' || '%' || name LIKE 'C%'``): no guess
+            return readings.pop() if len(readings) == 1 else block
     return block
 
 

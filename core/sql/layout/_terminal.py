@@ -50,7 +50,7 @@ _SESSION = re.compile(r"[ \t]*(?:SET[ \t]+(?!@)[\w.]+[ \t]*(?:=|TO\b)[^;\n]*|PRA
 _TRANSACTION_END = re.compile(r"[ \t]*(?:COMMIT|ROLLBACK|END)(?:[ \t]+TRANSACTION)?[ \t]*;?[ \t]*", re.IGNORECASE)
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _MD_ESCAPE = re.compile(r"\\([_*#\[\]()`|])")
-_ARROW = re.compile(r"[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)
+_ARROW = re.compile(r"(?<![ \t])[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)  # linear on runs of spaces
 
 
 def terminal_read(text: str) -> str:
@@ -151,7 +151,7 @@ def _variables_read(text: str) -> str:
     return _outside_values(rest, lambda part: use.sub(lambda m: values.get((m[1] or m[2]).lower(), m[0]), part))
 
 
-_DELIMITER = re.compile(r"[ \t]*DELIMITER[ \t]+(\S+)[ \t]*", re.IGNORECASE)
+_DELIMITER = re.compile(r"[ \t]*DELIMITER[ \t]+([^\w\s]+)[ \t\r]*", re.IGNORECASE)  # ``$$``, ``//``: never ``delimiter DESC``
 
 
 def _delimiters_read(text: str) -> str:

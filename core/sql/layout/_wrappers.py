@@ -54,7 +54,7 @@ _CLAUSE = (r"(?:SELECT|WITH|FROM|WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|HAVING|LIMIT|
 _EMPHASIS = re.compile(r"\*\*(" + _CLAUSE + r"(?:'[^'\n]*'|[^'*\n]|\*(?!\*))*?)\*\*(?=[ \t]*;?[ \t]*(?:--[^\n]*)?$)",
                        re.IGNORECASE)
 _KEYWORD_ONLY = re.compile(_CLAUSE + r"[ \t;]*", re.IGNORECASE)
-_CONTINUED = re.compile(r"[ \t]+\\[ \t]*$")
+_CONTINUED = re.compile(r"(?<![ \t])[ \t]+\\[ \t]*$")  # from the first space of a run: linear on long runs
 
 
 def wrappers_read(text: str) -> str:

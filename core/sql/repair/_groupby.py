@@ -300,8 +300,9 @@ def _repeated_window_rows(select: exp.Select, dialect: str, fixes: list[str]) ->
     and every other column shown is a key (so rows of a partition are equal), a key among them (two partitions'
     rows differ but where they agree on every column shown — what a GROUP BY would show as two equal rows). An
     ORDER BY must name what is shown (DISTINCT sorts by the rows shown)."""
-    if select.args.get("group") is not None or select.args.get("distinct") is not None or _aggregates(select):
-        return
+    if select.args.get("group") is not None or select.args.get("distinct") is not None or _aggregates(select) or \
+            select.find_ancestor(exp.Subquery, exp.CTE, exp.Union, exp.In, exp.Exists) is not None:
+        return  # only the rows shown: inside a subquery or CTE its rows may be counted, and copies count
     windows = [n for p in select.expressions for n in _local_nodes(p) if isinstance(n, exp.Window)]
     if not windows or any(isinstance(n, exp.Subquery) for p in select.expressions for n in _local_nodes(p)):
         return

@@ -17,8 +17,9 @@ running query changes.
 
 Two comparisons run but can never hold, and are read as the one comparison that can, as guesses the model sees
 first (``never_true``): ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
-``'paris'``, also in an IN list; ``x = '%Paris%'`` (a value that starts with LIKE's ``%``, or ends with it after
-a letter: ``'J%'``, not ``'100%'``) is ``LIKE``.
+``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
+with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
+``LIKE``.
 
 An ORM's way of writing a query, read as the SQL it stands for (``orm_idioms``, with the schema: only where the name
 as written is no column, so no running query changes): Django's field lookups, ``price__gte = 10`` (``exact``, ``iexact``, ``contains``, ``icontains``, ``startswith``, ``istartswith``,
@@ -302,7 +303,7 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
         pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
         if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
-                re.fullmatch(r"%.*[^%\s].*|.*[^\W\d_]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
+                re.fullmatch(r"%[^%\s].*|.*[^\W\d_]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
             node.replace(exp.Like(this=node.this.copy(), expression=node.expression.copy()))
             notes.append(f"= '{pattern.this}' (LIKE's % written with =) -> LIKE" + GUESSED)
             continue
@@ -311,14 +312,22 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
         if cased is None and isinstance(node.expression, (exp.Lower, exp.Upper)) and not isinstance(node, exp.In):
             cased, values = node.expression, [node.this]
         texts = [v for v in values if isinstance(v, exp.Literal) and v.is_string]
-        spell = str.lower if isinstance(cased, exp.Lower) else str.upper
+        spell = _ascii_lower if isinstance(cased, exp.Lower) else _ascii_upper  # SQLite folds ASCII only; ß stays
         wrong = [t for t in texts if spell(t.this) != t.this] if cased is not None else []
         for literal in wrong:
             literal.replace(exp.Literal.string(spell(literal.this)))
         if wrong:
             notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "  # type: ignore[union-attr]
-                         f"({cased.key.upper()} writes no {'capital' if spell is str.lower else 'small letter'}): "  # type: ignore[union-attr]
+                         f"({cased.key.upper()} writes no {'capital' if spell is _ascii_lower else 'small letter'}): "  # type: ignore[union-attr]
                          f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
+
+
+def _ascii_lower(text: str) -> str:
+    return "".join(c.lower() if c.isascii() else c for c in text)
+
+
+def _ascii_upper(text: str) -> str:
+    return "".join(c.upper() if c.isascii() else c for c in text)
 
 
 def _uncased(node: exp.Expression) -> exp.Expression:
@@ -334,7 +343,7 @@ def _count_of_rows(tree: exp.Expression, target: str, notes: list[str]) -> None:
         if not (isinstance(count.this, exp.Column) and isinstance(count.this.this, exp.Star)):
             continue
         select = count.find_ancestor(exp.Select)
-        if select is None or any(join.args.get("side") for join in select.args.get("joins") or ()):
+        if select is None or any(join.args.get("side") for join in select.find_all(exp.Join)):
             continue
         notes.append(f"{count.sql(dialect=target)} -> COUNT(*)")
         count.set("this", exp.Star())

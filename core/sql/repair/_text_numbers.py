@@ -7,9 +7,9 @@ number (PostgreSQL rejects it). When the column's known values are all numbers, 
 unknown, is left as written; equality (``code = 7``) is left too, as SQLite compares it as ``'7'``.
 
 A number or date column compared with the empty string (``discount = ''``, ``shipped_on <> ''``) asks whether it is
-empty, and the only empty value such a column holds is NULL (PostgreSQL rejects ``''`` as a number; SQLite compares
-it as text, which no number equals): read as ``IS NULL`` / ``IS NOT NULL`` (``empty_as_null``), a guess the model
-sees first. A text column's ``= ''`` is a real test and stays.
+empty, and on PostgreSQL the only empty value such a column holds is NULL (it rejects ``''`` as a number or date):
+read as ``IS NULL`` / ``IS NOT NULL`` (``empty_as_null``), a guess the model sees first. SQLite keeps ``''`` in
+such a column where a CSV was imported, so there the test is real and stays; so does a text column's ``= ''``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import re
 
 from sqlglot import exp
 
+from core.dialects import is_postgres_like
 from core.schema import Column, Schema
 from core.sql.repair._names import GUESSED
 from core.sql.repair._scope import column_sources, scope_sources, scopes
@@ -74,6 +75,8 @@ def compare_text_numbers(tree: exp.Expression, schema: Schema, dialect: str, fix
 
 def empty_as_null(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
     """A number or date column compared with ``''`` read as a test for NULL, in place (the module docstring)."""
+    if not is_postgres_like(dialect):
+        return  # SQLite keeps '' in a number or date column (a CSV import): there ``x = ''`` is a real test
     for scope in scopes(tree):
         sources = scope_sources(scope, schema, dialect)
         for node in list(scope.expression.find_all(exp.EQ, exp.NEQ)):

@@ -8,8 +8,9 @@ they hold it and more, or not its names at all (``salespersons.id`` = ``sales.id
 salesperson by ``salesperson_id``) — or, with no such key, the shared names hold one column that identifies or
 names a row of either table (never a bare ``id``) and more, the join is written ``ON`` that key. The change is a
 reading of what the model meant, so it is a guess (``GUESSED``): the model sees it first. A NATURAL JOIN that
-shares exactly the key, or nothing, or with two keys between the tables, is left as written; so is any under
-``SELECT *`` (the columns it shows would change).
+shares exactly the key, or nothing, or with two keys or a key of several columns between the tables, is left as
+written; so is any under ``SELECT *`` (the columns it shows would change), or where a shared name is read bare
+(``ON`` would make it ambiguous).
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def natural_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             if new is None or new.table is None or not earlier or any(s.table is None for s in earlier):
                 continue
             key = _the_key(new, earlier)
-            if key is None:
-                continue
+            if key is None or _composite(new, earlier) or any(
+                    not c.table and c.name.lower() in key[3] for c in select.find_all(exp.Column)):
+                continue  # a key of several columns; or a shared name read bare, which ON would make ambiguous
             side, left, right, shared = key
             ends = [exp.Column(this=identifier(name, dialect), table=s.key_ident.copy() if s.key_ident
                                else exp.to_identifier(s.key)) for s, name in ((side, left), (new, right))]
@@ -81,6 +83,15 @@ def _the_key(new: Source, earlier: list[Source]) -> tuple[Source, str, str, list
         return None
     src, name = found[0]
     return src, _spelled(src, name), _spelled(new, name), shared
+
+
+def _composite(new: Source, earlier: list[Source]) -> bool:
+    """Whether a key of several columns relates ``new`` and an earlier table (``(doc_id, version)``): the join is on
+    all of them, which one column does not say."""
+    def refers(fk_table: str, table: object) -> bool:
+        return fk_table.lower().split(".")[-1] == table.name.lower()  # type: ignore[attr-defined]
+    return any(len(fk.columns) > 1 and refers(fk.ref_table, b.table) for src in earlier
+               for a, b in ((src, new), (new, src)) for fk in a.table.foreign_keys)  # type: ignore[union-attr]
 
 
 def _spelled(src: Source, name: str) -> str:
