@@ -16,8 +16,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import cached_property
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
@@ -45,8 +45,7 @@ JOIN_CHECK_MAX_S = 2.0  # a join is checked against the query without it only wh
 
 MAX_QUESTION_CHARS = 4000
 LONG_REPLY = 1600  # tokens: a second try for a reply the usual limit (SQL_OPTIONS, 400) cut off
-# Errors the model may fix when shown them; anything else (timeout, cancel, DB down) ends the attempt.
-_REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)
+_REPAIRABLE = (LLMReplyError, SQLRejected, SQLValidationError, QueryFailed)  # the model may fix them; others end it
 
 StageCallback = Callable[[str], None]
 
@@ -84,9 +83,7 @@ class _Run:
             self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
 
     def reject(self, sql: str | None, reason: str) -> None:
-        if sql:
-            self.rejected_sql = sql
-        self.rejected_reason = reason
+        self.rejected_sql, self.rejected_reason = sql or self.rejected_sql, reason
 
 
 class AskPipeline:
@@ -350,6 +347,7 @@ class AskPipeline:
             )
         rounds = 1 + max(0, self.settings.repair_rounds)
         held: str | None = None  # SQL that runs only because a repair silenced its error: the model goes first
+        failed = False  # a round's SQL failed (not only a guess shown to the model)
         for attempt in range(rounds):
             stage = "generate" if attempt == 0 else "repair"
             sql: str | None = None
@@ -375,6 +373,7 @@ class AskPipeline:
                     continue
                 result = self.execute(run, checked)
             except _REPAIRABLE as exc:
+                failed = True
                 run.reject(sql, str(exc))
                 logger.info("attempt %d failed: %s", attempt + 1, exc)
                 if attempt + 1 < rounds:
@@ -387,7 +386,8 @@ class AskPipeline:
                 return None
             path: SqlPath = "llm" if attempt == 0 and not fixes else "repaired"
             if attempt:
-                run.notes.append(f"The first SQL failed; repaired in {attempt} round(s).")
+                run.notes.append(f"The first SQL failed; repaired in {attempt} round(s)." if failed else f"The model "
+                                 f"was shown Cairn's guess and asked again ({attempt} round(s)); the guess was taken.")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_answer"):
                     notes, found = check_answer(question, checked, result, schema, self._evidence_run(run), written=sql,

@@ -273,3 +273,28 @@ def test_inline_html_code_in_prose_is_no_answer() -> None:
 def test_a_comment_between_a_with_list_and_its_query() -> None:
     reply = "```sql\nWITH big AS (SELECT * FROM sale WHERE amount > 6);\n-- now count\nSELECT COUNT(*) FROM big;\n```"
     assert extract_queries(reply, "sqlite")[0].startswith("WITH big AS")
+
+
+def test_a_taken_guess_does_not_say_the_first_sql_failed(shop) -> None:
+    answer = ask(shop, "customers in pune", "SELECT name FROM customer WHERE LOWER(city) = 'Pune'")
+    assert not any("first SQL failed" in n for n in answer.notes)
+    assert any("shown Cairn's guess" in n for n in answer.notes)
+
+
+def test_a_block_of_many_statements_is_not_parsed_as_one_again_and_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlglot.parser
+
+    parsed: list[int] = []
+    real_parse = sqlglot.parser.Parser.parse
+
+    def counting(self, raw_tokens, sql=None):  # type: ignore[no-untyped-def]
+        parsed.append(len(sql or ""))
+        return real_parse(self, raw_tokens, sql)
+
+    monkeypatch.setattr(sqlglot.parser.Parser, "parse", counting)
+    block = "\n".join(f"SELECT name FROM customer WHERE id = {i};" for i in range(60))  # attack 8: 100 of them, 194 s
+    try:
+        extract_queries(f"DELIMITER $$\n{block.replace(';', '$$')}\nDELIMITER ;", "sqlite")
+    except Exception:
+        pass
+    assert sum(parsed) <= 40 * len(block), f"{sum(parsed):,} characters parsed for a {len(block):,}-character block"
