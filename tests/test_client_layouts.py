@@ -56,3 +56,8 @@ def test_a_note_with_a_lower_case_clause_word_stays_a_note() -> None:
 def test_a_swallowed_clause_that_would_not_read_is_left_as_written() -> None:
     reply = "```sql\nSELECT name FROM author -- keep these WHERE IN THE LIST (\n```"
     assert extract_queries(reply, "postgres") == ["SELECT name FROM author -- keep these WHERE IN THE LIST ("]
+
+
+def test_a_block_tagged_as_sql_outranks_a_plain_code_block() -> None:
+    reply = (f"[code=sql]\n{QUERY};\n[/code]\nTo check the table first:\n[code]SELECT aid FROM domain_author[/code]")
+    assert extract_queries(reply, "sqlite")[0] == QUERY

@@ -38,7 +38,7 @@ _OTHER_KEYWORDS = (
 )  # fmt: skip
 _KEYWORD = re.compile(r"\b(" + "|".join(_QUERY_KEYWORDS + _OTHER_KEYWORDS) + r")\b", re.IGNORECASE)
 _FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|~~~|\Z)", re.DOTALL)
-_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]|\[(code)(?:=(?:sql|postgres\w*|sqlite3?|mysql|"
+_TAGGED = re.compile(r"[<\[](sql|query|answer)[>\]](.*?)[<\[]/\1[>\]]|\[(code)(=(?:sql|postgres\w*|sqlite3?|mysql|"
                      r"tsql))?\](.*?)\[/code\]", re.DOTALL | re.IGNORECASE)  # <sql>…</sql>, [SQL]…[/SQL], BBCode's
 # [code=sql]…[/code] (never HTML's <code>, which prose uses for a word or an example)
 _INLINE = re.compile(r"(?<!`)`((?:SELECT|WITH)\b[^`\n]+)`(?!`)", re.IGNORECASE)  # `SELECT …` inside a sentence
@@ -143,7 +143,14 @@ def _is_query(sql: str) -> bool:
 
 def _sql_blocks(text: str) -> list[str]:
     fenced = [m.group(2) for m in _FENCE.finditer(text) if m.group(1).lower() in _SQL_LANGS]
-    return fenced or [m.group(2) if m.group(1) else m.group(4) for m in _TAGGED.finditer(text)]
+    return fenced or _tagged(text)
+
+
+def _tagged(text: str) -> list[str]:
+    """The tagged blocks; those tagged as SQL (``[sql]``, ``[code=sql]``) alone where there are any: a plain
+    ``[code]`` beside them is another kind of code, or a look at the data."""
+    found = [(m.group(2), True) if m.group(1) else (m.group(5), bool(m.group(4))) for m in _TAGGED.finditer(text)]
+    return [b for b, sql in found if sql] or [b for b, _ in found]
 
 
 def _regions(text: str) -> list[str]:
@@ -154,7 +161,7 @@ def _regions(text: str) -> list[str]:
     for match in _FENCE.finditer(text):
         block = drop_dangling_connectives(match.group(2), "")  # "… WHERE a = 1 AND" closing the block
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
-    tagged = [m.group(2) if m.group(1) else m.group(4) for m in _TAGGED.finditer(text)]
+    tagged = _tagged(text)
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
     return [*json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
 
