@@ -298,3 +298,12 @@ def test_a_block_of_many_statements_is_not_parsed_as_one_again_and_again(monkeyp
     except Exception:
         pass
     assert sum(parsed) <= 40 * len(block), f"{sum(parsed):,} characters parsed for a {len(block):,}-character block"
+
+
+@pytest.mark.parametrize(("sql", "rows"), [
+    ("SELECT sid FROM sale WHERE amount BETWEEN 20 AND 7", [(1,), (2,), (4,)]),
+    ("SELECT sid FROM sale WHERE created BETWEEN '2023-12-31' AND '2022-01-01'", [(1,), (2,)]),
+])
+def test_between_bounds_the_wrong_way_round_are_swapped_as_a_guess(shop, sql, rows) -> None:
+    answer = ask(shop, "which sales", sql)
+    assert sorted(answer.rows) == rows and any("(a guess)" in n for n in answer.notes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import LLMReplyError
 from core.sql import extract_queries
 
 QUERY = "SELECT name, aid FROM author WHERE aid IN (SELECT aid FROM domain_author WHERE did = 2)"
@@ -61,3 +62,37 @@ def test_a_swallowed_clause_that_would_not_read_is_left_as_written() -> None:
 def test_a_block_tagged_as_sql_outranks_a_plain_code_block() -> None:
     reply = (f"[code=sql]\n{QUERY};\n[/code]\nTo check the table first:\n[code]SELECT aid FROM domain_author[/code]")
     assert extract_queries(reply, "sqlite")[0] == QUERY
+
+
+# --- held-out fresh18's layouts (development since it was measured) -------------------------------------------------
+
+@pytest.mark.parametrize("reply", [
+    f"To answer this, run:\n\n'''sql\n{QUERY};\n'''\n\nLet me know!",  # a fence of single quotes
+    f'From R:\n\n```r\nlibrary(DBI)\nres <- dbGetQuery(con, "\n{QUERY}\n")\nprint(res)\n```\n\nAdjust it.',
+    f"{QUERY[len('SELECT '):]}\n```\n\nThis query gives the rows you asked for.",  # a prompt that ended in SELECT
+    "```sql\nFROM author SELECT name, aid WHERE aid IN (SELECT aid FROM domain_author WHERE did = 2)\n```",  # DuckDB
+    f"```sql\n{QUERY.replace('FROM', 'FRОM', 1)}\n```",  # a Cyrillic О in FROM
+])
+def test_layouts_of_other_tools_are_read(reply: str) -> None:
+    assert " ".join(extract_queries(reply, "postgres")[0].split()).replace(" AS ", " ") == QUERY
+
+
+def test_a_prompt_continuation_reading_needs_a_query_and_a_bare_closing_fence() -> None:
+    with pytest.raises(LLMReplyError):
+        extract_queries("These come from the table, as you asked\n```\n\nDone.", "postgres")
+    reply = "Results come from the table\n```sql\nSELECT name FROM author\n```"  # an ordinary block after prose
+    assert extract_queries(reply, "postgres") == ["SELECT name FROM author"]
+
+
+def test_a_word_all_in_another_script_is_left() -> None:
+    reply = "```sql\nSELECT имя FROM author WHERE name = 'FRОM'\n```"
+    assert extract_queries(reply, "postgres") == ["SELECT имя FROM author WHERE name = 'FRОM'"]
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("SELECT name FROM author ORDER BY name DESCENDING", "ORDER BY name DESC"),
+    ("SELECT name FROM author ORDER BY name NULLS LAST DESC LIMIT 3", "ORDER BY name DESC NULLS LAST LIMIT 3"),
+    ("SELECT name FROM author WHERE aid > 1 ALLOW FILTERING;", "WHERE aid > 1"),
+])
+def test_other_tools_wording_of_a_clause(written: str, read: str) -> None:
+    assert extract_queries(f"```sql\n{written}\n```", "postgres")[0].endswith(read)

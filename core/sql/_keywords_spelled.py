@@ -76,6 +76,9 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     if directed != block and not reads(block) and reads(directed):
         block = directed
     block = c_logic(block, reads)
+    worded = _OTHER_WORDING.sub(_reworded, block)
+    if worded != block and not _in_values_any(block) and not reads(block) and reads(worded):
+        block = worded  # ``DESCENDING``, ``NULLS LAST DESC``, Cassandra's ``ALLOW FILTERING``
     joined = _CTE_SPLIT.sub(r")\1", block, count=1) if re.match(r"\s*WITH\b", block, re.IGNORECASE) else block
     if joined != block and not reads(block) and reads(joined):
         block = joined  # ``WITH t AS (…);`` then ``SELECT … FROM t``: one statement with its WITH list
@@ -212,6 +215,24 @@ def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
             if mended != piece:
                 return "\n".join([*lines[:i], head + mended, *lines[end:]])
     return text
+
+
+# Other tools' wording of a clause: LINQ's and pandas' sort words, the direction after NULLS FIRST/LAST (it goes
+# before), Cassandra's ALLOW FILTERING (a permission its engine asks for; SQL has none to give).
+_OTHER_WORDING = re.compile(r"\b(?:DESCENDING|ASCENDING)\b|\b(NULLS[ \t]+(?:FIRST|LAST))[ \t]+(ASC|DESC)\b|"
+                            r"[ \t]+ALLOW[ \t]+FILTERING\b", re.IGNORECASE)
+_REWORDED = {"DESCENDING": "DESC", "ASCENDING": "ASC"}
+
+
+def _reworded(match: re.Match[str]) -> str:
+    if match[1]:
+        return f"{match[2]} {match[1]}"  # NULLS LAST DESC -> DESC NULLS LAST
+    return _REWORDED.get(match[0].upper(), "")  # DESC for DESCENDING; ALLOW FILTERING dropped
+
+
+def _in_values_any(block: str) -> bool:
+    """Whether one of ``_OTHER_WORDING``'s matches stands inside a quoted value (then nothing is reworded)."""
+    return any(re.search(r"(?i)descending|ascending|nulls|allow", v) for v in re.findall(r"'(?:[^']|'')*'", block))
 
 
 _CTE_SPLIT = re.compile(r"\)[ \t]*;((?:[ \t]*(?:--[^\n]*)?\r?\n)+\s*SELECT\b)", re.IGNORECASE)  # comment lines too

@@ -88,7 +88,41 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _unnumbered), text)
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _created_then_read), text)
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _selected_into), text)
+    text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _from_first), _prompt_continued(text))
     return _one_copy(text, sql_langs), ended
+
+
+def _reads_one(sql: str, dialect: str) -> exp.Expression | None:
+    try:
+        trees = parse_statements(sql.strip().rstrip(";"), dialect)
+    except (*PARSE_FAILURES, RecursionError):
+        return None
+    return trees[0] if len(trees) == 1 else None
+
+
+def _prompt_continued(text: str) -> str:
+    """A reply that goes on from a prompt ending in ``SELECT``: ``name, city FROM customer …`` and then a closing
+    fence, none opened. The query with its SELECT, as a SQL block, where it then reads as one statement."""
+    first = text.find("```")
+    if first < 0 or text.count("```") % 2 == 0 or not re.match(r"```[ \t]*(?:\n|$)", text[first:]):
+        return text
+    head = text[:first].strip().rstrip(";")
+    if not head or len(head) > 20_000 or _QUERY_START.match(head) or not re.search(r"\bFROM\b", head, re.I):
+        return text
+    if not any(_reads_one(f"SELECT {head}", d) is not None for d in ("postgres", "sqlite")):
+        return text
+    return f"```sql\nSELECT {head}\n```{text[first + 3:]}"
+
+
+def _from_first(block: str) -> str | None:
+    """DuckDB's query written FROM first (``FROM sales s JOIN … SELECT s.city, SUM(x) WHERE …``): the same query
+    in the usual order, as DuckDB reads it."""
+    if not re.match(r"\s*FROM\b", block, re.IGNORECASE) or not re.search(r"\bSELECT\b", block, re.IGNORECASE):
+        return None
+    tree = _reads_one(block, "duckdb")
+    if not isinstance(tree, exp.Select) or tree.find(exp.From) is None:
+        return None
+    return tree.sql(dialect="duckdb") + block[len(block.rstrip()):]  # the line break before the closing fence
 
 
 def _unescaped(text: str) -> str:

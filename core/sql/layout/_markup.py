@@ -3,6 +3,11 @@
 - **An HTML reply** (one with no Markdown fence): the query in ``<pre><code class="sql">…</code></pre>`` (or
   ``<pre>`` / ``<code>`` alone on lines of their own), prose in ``<p>``: the block as a fenced one, the tags of the
   prose dropped outside the code (its HTML escapes are read by ``_blocks``).
+- **A fence of three single quotes** (``'''sql`` … ``'''`` on lines of their own), in a reply with no Markdown fence: a
+  fenced block.
+- **Another language's program that passes its query as a string** (R's ``dbGetQuery(con, "SELECT …")``, a
+  JavaScript or Go call): a double-quoted string literal that starts a query, in a block of that language, as a SQL
+  block after it — only where the reply has no SQL block (Python's programs are read by ``_blocks``).
 - **A dbt model**: a table written as ``{{ ref('orders') }}`` or ``{{ source('shop', 'orders') }}``: the table's
   name, its last quoted argument. Only these two calls; any other template expression is left, and fails visibly.
 """
@@ -25,8 +30,20 @@ _DBT = re.compile(r"\{\{\s*(?:ref|source)\s*\(\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*(?
 _LAST_ARG = re.compile(r"['\"]([^'\"]*)['\"]\s*\)\s*\}\}$")
 
 
+_QUOTE_FENCE = re.compile(r"^[ \t]*'''[ \t]*(sql|postgres\w*|sqlite3?|mysql)?[ \t]*\n(.*?)\n[ \t]*'''[ \t]*$",
+                          re.MULTILINE | re.DOTALL | re.IGNORECASE)
+_PROGRAM = re.compile(r"(```|~~~)[ \t]*(r|rscript|js|javascript|ts|typescript|go|golang|ruby|php|java|kotlin|scala|"
+                      r"csharp|cs|c#|julia)[ \t]*\n(.*?)\1", re.DOTALL | re.IGNORECASE)
+_QUERY_STRING = re.compile(r'"(\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.)*)"', re.IGNORECASE)
+
+
 def markup_read(text: str) -> str:
     """``text`` with its HTML code blocks as fenced SQL blocks and its dbt table references as table names."""
+    if "```" not in text and "'''" in text:
+        text = _QUOTE_FENCE.sub(lambda m: f"```sql\n{m[2]}\n```", text)
+    if not any(lang.lower() in ("sql", "") for _, lang in re.findall(r"(```|~~~)[ \t]*(\w*)", text)[::2]):
+        text = _PROGRAM.sub(lambda m: m[0] + "".join(f"\n```sql\n{q.strip()}\n```" for q in
+                                                    _QUERY_STRING.findall(m[3])), text)
     if "```" not in text and ("</pre>" in text.lower() or re.search(r"</code>", text, re.IGNORECASE)):
         parts = re.split(r"(<pre(?:\s[^>]*)?>.*?</pre>|^[ \t]*<code(?:\s[^>]*)?>.*?</code>[ \t]*$)", text,
                          flags=re.IGNORECASE | re.DOTALL | re.MULTILINE)  # an HTML reply: no Markdown fence in it

@@ -15,6 +15,8 @@ Each is a way a small model shows its query, read from the reply's own structure
   statement ended by ``;`` (only where the new mark ends a line, outside quoted values).
 - **A Markdown block quote** (``> SELECT …`` on every line): the marks dropped.
 - **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
+- **A look-alike letter** of another script in a word of Latin letters (``FRОM`` with a Cyrillic О): the Latin
+  letter; a word all in one script (a Russian column name) is left.
 - **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
 - **An arrow that annotates a line** (``LIMIT 1  <- only the top rows``, ``FROM sales ⬅ start here``) followed by
   prose: dropped with its prose.
@@ -114,9 +116,19 @@ def _block_quote(text: str) -> str:
     return re.sub(r"(?:^[ \t]*>[^\n]*(?:\n|$))+", unquoted, text, flags=re.MULTILINE)
 
 
+# Cyrillic and Greek letters drawn like Latin ones. A word that mixes them with Latin letters (``FRОM`` with a
+# Cyrillic О, ``аuthor``) is a Latin word with a look-alike slipped in; a word all in one script is left as written.
+_LOOK_ALIKE = str.maketrans("АВЕКМНОРСТХУаеорсухіјѕԁԛԝІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν", "ABEKMHOPCTXYaeopcyxijsdqwIJSABEZHIKMNOPTYXoiv")
+_MIXED = re.compile(r"[^\W\d_]*(?:[A-Za-z][^\W\d_]*[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f]|[\u0370-\u03ff\u0400-\u04ff"
+                    r"\u0500-\u052f][^\W\d_]*[A-Za-z])[^\W\d_]*")
+
+
 def _plain_characters(part: str) -> str:
-    """Outside quoted values: Markdown's escapes read (``first\\_name``) and full-width punctuation as ASCII."""
+    """Outside quoted values: Markdown's escapes read (``first\\_name``), full-width punctuation as ASCII, and
+    look-alike letters in a word of Latin letters as those letters (``_LOOK_ALIKE``)."""
     part = _MD_ESCAPE.sub(r"\1", part)
+    if not part.isascii():
+        part = _MIXED.sub(lambda m: m[0].translate(_LOOK_ALIKE), part)
     return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else " " if c == "\u3000" else
                    "," if c == "\u3001" else c for c in part)
 

@@ -15,8 +15,8 @@ then gives it the schema's key or says it has none.
 Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
 running query changes.
 
-Two comparisons run but can never hold, and are read as the one comparison that can, as guesses the model sees
-first (``never_true``): ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+Comparisons run but can never hold, and are read as the one comparison that can, as guesses the model sees
+first (``never_true``): ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
 ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
 with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
@@ -300,6 +300,13 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
 
 def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """The comparisons of the module docstring that can never hold, read as the one that can (each a guess)."""
+    for between in list(tree.find_all(exp.Between)):
+        low, high = between.args.get("low"), between.args.get("high")
+        if _ordered(high, low) and not isinstance(between.parent, exp.Not):
+            between.set("low", high.copy())  # type: ignore[union-attr]
+            between.set("high", low.copy())  # type: ignore[union-attr]
+            notes.append(f"BETWEEN {low.sql(dialect=target)} AND {high.sql(dialect=target)} holds no value (the "  # type: ignore[union-attr]
+                         "low bound is above the high one): bounds swapped" + GUESSED)
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
         pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
         if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
@@ -320,6 +327,19 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
             notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "  # type: ignore[union-attr]
                          f"({cased.key.upper()} writes no {'capital' if spell is _ascii_lower else 'small letter'}): "  # type: ignore[union-attr]
                          f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
+
+
+def _ordered(low: exp.Expression | None, high: exp.Expression | None) -> bool:
+    """Whether ``low`` < ``high``, both numbers or both ISO dates written as literals."""
+    if not (isinstance(low, exp.Literal) and isinstance(high, exp.Literal)) or low.is_string != high.is_string:
+        return False
+    if low.is_string:
+        iso = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
+        return bool(iso.fullmatch(low.this) and iso.fullmatch(high.this)) and low.this < high.this
+    try:
+        return float(low.this) < float(high.this)
+    except ValueError:
+        return False
 
 
 def _ascii_lower(text: str) -> str:
