@@ -12,6 +12,7 @@ import pytest
 from core.databases import open_database
 from core.schema import Column, ForeignKey, Schema, Table
 from core.sql import GUESSED, extract_queries, guard, validate_sql
+from tests.parse_counting import count_parses
 from tests.scripted_asking import ask
 
 
@@ -282,16 +283,7 @@ def test_a_taken_guess_does_not_say_the_first_sql_failed(shop) -> None:
 
 
 def test_a_block_of_many_statements_is_not_parsed_as_one_again_and_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sqlglot.parser
-
-    parsed: list[int] = []
-    real_parse = sqlglot.parser.Parser.parse
-
-    def counting(self, raw_tokens, sql=None):  # type: ignore[no-untyped-def]
-        parsed.append(len(sql or ""))
-        return real_parse(self, raw_tokens, sql)
-
-    monkeypatch.setattr(sqlglot.parser.Parser, "parse", counting)
+    parsed = count_parses(monkeypatch)
     block = "\n".join(f"SELECT name FROM customer WHERE id = {i};" for i in range(60))  # attack 8: 100 of them, 194 s
     try:
         extract_queries(f"DELIMITER $$\n{block.replace(';', '$$')}\nDELIMITER ;", "sqlite")

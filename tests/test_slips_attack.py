@@ -18,6 +18,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.pipeline import AskPipeline
 from core.sql import extract_queries, guard
 from tests.fakes.scripted_llm import ScriptedLLM
+from tests.parse_counting import count_parses
 
 _SHOP = (
     "CREATE TABLE sale(id INTEGER PRIMARY KEY, town TEXT, amount REAL, refund REAL, total REAL);"
@@ -154,16 +155,7 @@ def test_a_long_reply_with_a_slip_is_read_with_bounded_work(monkeypatch: pytest.
     # ~100 s), each of up to 120 mend tries parsing the whole text in six dialects; later the same cut was still
     # parsed 49 times (each dialect from several places, ~3 s). The work is counted, not timed (bench/ times things):
     # the whole statement is parsed at most once per dialect, and the text parsed in all is a few times the reply.
-    import sqlglot.parser
-
-    parsed: list[int] = []
-    real_parse = sqlglot.parser.Parser.parse
-
-    def counting(self, raw_tokens, sql=None):  # type: ignore[no-untyped-def]
-        parsed.append(len(sql or ""))
-        return real_parse(self, raw_tokens, sql)
-
-    monkeypatch.setattr(sqlglot.parser.Parser, "parse", counting)
+    parsed = count_parses(monkeypatch)
     cols = ", ".join(f"SUM(CASE WHEN town = 'T{i}' THEN amount ELSE 0 END) AS c{i}" for i in range(120))
     reply = f"Here you go:\n```sql\nSELECT town, {cols}) FROM sale GROUP BY town\n```\nThis pivots."
     try:
