@@ -74,7 +74,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh10": "tests.heldout.damage_fresh10", "fresh11": "tests.heldout.damage_fresh11", "fresh12": "tests.heldout.damage_fresh12", "fresh13": "tests.heldout.damage_fresh13", "fresh14": "tests.heldout.damage_fresh14", "fresh15": "tests.heldout.damage_fresh15",
               "fresh16": "tests.heldout.damage_fresh16",
               "fresh17": "tests.heldout.damage_fresh17",
-              "fresh18": "tests.heldout.damage_fresh18"}
+              "fresh18": "tests.heldout.damage_fresh18",
+              "fresh19": "tests.heldout.damage_fresh19"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],

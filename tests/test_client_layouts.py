@@ -70,6 +70,7 @@ def test_a_block_tagged_as_sql_outranks_a_plain_code_block() -> None:
     f"To answer this, run:\n\n'''sql\n{QUERY};\n'''\n\nLet me know!",  # a fence of single quotes
     f'From R:\n\n```r\nlibrary(DBI)\nres <- dbGetQuery(con, "\n{QUERY}\n")\nprint(res)\n```\n\nAdjust it.',
     f"{QUERY[len('SELECT '):]}\n```\n\nThis query gives the rows you asked for.",  # a prompt that ended in SELECT
+    QUERY[len("SELECT "):],  # the same with no fence at all
     "```sql\nFROM author SELECT name, aid WHERE aid IN (SELECT aid FROM domain_author WHERE did = 2)\n```",  # DuckDB
     f"```sql\n{QUERY.replace('FROM', 'FRОM', 1)}\n```",  # a Cyrillic О in FROM
 ])

@@ -101,17 +101,19 @@ def _reads_one(sql: str, dialect: str) -> exp.Expression | None:
 
 
 def _prompt_continued(text: str) -> str:
-    """A reply that goes on from a prompt ending in ``SELECT``: ``name, city FROM customer …`` and then a closing
-    fence, none opened. The query with its SELECT, as a SQL block, where it then reads as one statement."""
+    """A reply that goes on from a prompt ending in ``SELECT``: ``name, city FROM customer …``, alone or before a
+    closing fence none opened. The query with its SELECT, as a SQL block, where it then reads as one statement."""
     first = text.find("```")
-    if first < 0 or text.count("```") % 2 == 0 or not re.match(r"```[ \t]*(?:\n|$)", text[first:]):
+    if first < 0:
+        first = len(text)  # no fence at all: the whole reply is the rest of the query
+    elif text.count("```") % 2 == 0 or not re.match(r"```[ \t]*(?:\n|$)", text[first:]):
         return text
     head = text[:first].strip().rstrip(";")
     if not head or len(head) > 20_000 or _QUERY_START.match(head) or not re.search(r"\bFROM\b", head, re.I):
         return text
     if not any(_reads_one(f"SELECT {head}", d) is not None for d in ("postgres", "sqlite")):
         return text
-    return f"```sql\nSELECT {head}\n```{text[first + 3:]}"
+    return f"```sql\nSELECT {head}\n```{text[first + 3:]}"  # (with no fence, nothing follows)
 
 
 def _from_first(block: str) -> str | None:
