@@ -109,8 +109,9 @@ def _prompt_continued(text: str) -> str:
     elif text.count("```") % 2 == 0 or not re.match(r"```[ \t]*(?:\n|$)", text[first:]):
         return text
     head = text[:first].strip().rstrip(";")
-    if not head or len(head) > 20_000 or _QUERY_START.match(head) or not re.search(r"\bFROM\b", head, re.I):
-        return text
+    if not re.match(r"[A-Za-z_*(\"`]", head) or len(head) > 20_000 or _QUERY_START.match(head) or not re.search(
+            r"\bFROM\b", head, re.I):
+        return text  # a select list starts with a name, a star or a bracket (never a JSON object's brace)
     if not any(_reads_one(f"SELECT {head}", d) is not None for d in ("postgres", "sqlite")):
         return text
     return f"```sql\nSELECT {head}\n```{text[first + 3:]}"  # (with no fence, nothing follows)
