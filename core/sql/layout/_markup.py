@@ -42,8 +42,7 @@ def markup_read(text: str) -> str:
     if "```" not in text and "'''" in text:
         text = _QUOTE_FENCE.sub(lambda m: f"```sql\n{m[2]}\n```", text)
     if not any(lang.lower() in ("sql", "") for _, lang in re.findall(r"(```|~~~)[ \t]*(\w*)", text)[::2]):
-        text = _PROGRAM.sub(lambda m: m[0] + "".join(f"\n```sql\n{q.strip()}\n```" for q in
-                                                    _QUERY_STRING.findall(m[3])), text)
+        text = _PROGRAM.sub(lambda m: m[0] + "".join(f"\n```sql\n{q.strip()}\n```" for q in _whole(m[3])), text)
     if "```" not in text and ("</pre>" in text.lower() or re.search(r"</code>", text, re.IGNORECASE)):
         parts = re.split(r"(<pre(?:\s[^>]*)?>.*?</pre>|^[ \t]*<code(?:\s[^>]*)?>.*?</code>[ \t]*$)", text,
                          flags=re.IGNORECASE | re.DOTALL | re.MULTILINE)  # an HTML reply: no Markdown fence in it
@@ -53,3 +52,10 @@ def markup_read(text: str) -> str:
     if "{{" in text:
         text = _DBT.sub(lambda m: (found[1] if (found := _LAST_ARG.search(m[0])) else m[0]), text)
     return text
+
+
+def _whole(code: str) -> list[str]:
+    """The string literals of ``code`` that start a query and stand alone: a piece joined to another by ``+`` is part
+    of a query built from pieces (``_wrappers`` reads literals joined so)."""
+    return [m[1] for m in _QUERY_STRING.finditer(code)
+            if not code[:m.start()].rstrip().endswith("+") and not code[m.end():].lstrip().startswith("+")]
