@@ -20,7 +20,7 @@ from sqlglot import exp
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, identifier
 from core.sql.repair._scope import Source, scope_sources, scopes
-from core.sql.repair.joins._keys import _key_of_either, _relations
+from core.sql.repair.joins._keys import _key_of_either, _refers, _relations
 
 __all__ = ["natural_joins"]
 
@@ -88,9 +88,7 @@ def _the_key(new: Source, earlier: list[Source]) -> tuple[Source, str, str, list
 def _composite(new: Source, earlier: list[Source]) -> bool:
     """Whether a key of several columns relates ``new`` and an earlier table (``(doc_id, version)``): the join is on
     all of them, which one column does not say."""
-    def refers(fk_table: str, table: object) -> bool:
-        return fk_table.lower().split(".")[-1] == table.name.lower()  # type: ignore[attr-defined]
-    return any(len(fk.columns) > 1 and refers(fk.ref_table, b.table) for src in earlier
+    return any(len(fk.columns) > 1 and _refers(fk.ref_table, b.table) for src in earlier  # type: ignore[arg-type]
                for a, b in ((src, new), (new, src)) for fk in a.table.foreign_keys)  # type: ignore[union-attr]
 
 
