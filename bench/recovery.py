@@ -75,7 +75,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh16": "tests.heldout.damage_fresh16",
               "fresh17": "tests.heldout.damage_fresh17",
               "fresh18": "tests.heldout.damage_fresh18",
-              "fresh19": "tests.heldout.damage_fresh19"}
+              "fresh19": "tests.heldout.damage_fresh19",
+              "fresh20": "tests.heldout.damage_fresh20"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
@@ -95,7 +96,7 @@ def _meaning(name: str, names: Any) -> list[float]:
     vectors = MEANING[0].embed_batch([name, *names])
     return [float(v @ vectors[0]) for v in vectors[1:]]
 DEVELOPMENT = ("own", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10",
-               "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18")  # failures may be printed: figures or misses read
+               "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19")  # failures may be printed: figures or misses read
 
 # Our own Chinook questions (not from any evaluation set), to have a schema with keys and many rows.
 CHINOOK_GOLD = (

@@ -20,7 +20,7 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import clause_later, clauses_after_notes, explanations_as_comments, sentence as _sentence
 from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql.layout import CURLY_PAIR, THINK, continues, json_queries, laid_out, sql_end, without_fences
+from core.sql.layout import CURLY_PAIR, THINK, continues, document_queries, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
                              plausible, reading, stops_in_block)
@@ -163,7 +163,7 @@ def _regions(text: str) -> list[str]:
         (sql_blocks if match.group(1).lower() in _SQL_LANGS else other_blocks).append(block)
     tagged = _tagged(text)
     inline = [m.group(1) for m in _INLINE.finditer(_FENCE.sub(" ", text))]
-    return [*json_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
+    return [*document_queries(text), *sql_blocks, *other_blocks, *tagged, *inline, without_fences(text)]
 
 
 def _starts(text: str) -> list[tuple[int, bool]]:
@@ -358,6 +358,7 @@ _CONTINUES = frozenset(
 _GOES_ON = (_CONTINUES - {"on"}) | frozenset("""select not by desc asc nulls rows between like ilike is as distinct all
 any case when then else end over partition filter within escape collate""".split())
 _TAIL_WORD = re.compile(r"[A-Za-z_][\w']*")
+_LABEL = re.compile(r"[A-Z][a-z]+(?: [A-Za-z]+){0,2}:(?:[ \t]|$)", re.MULTILINE)
 _SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
 
 
@@ -376,6 +377,8 @@ def _prose_tail(rest: str) -> bool:
         return True  # prose, a table of made-up results (``| total |``), the end of its markup (``[/code]``)
     if tail[0] in "=<>!~|&+-*/%^),.'\"[":
         return False
+    if _LABEL.match(tail):
+        return True  # "Observation: …", "Final Answer: …": a label, as in an agent's transcript; no SQL reads so
     head = tail[:300]
     words = _TAIL_WORD.findall(head)
     if not words:

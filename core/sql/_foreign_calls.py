@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 from core.sql._slips import PARSE_FAILURES
 from core.dialects import is_postgres_like
 
-__all__ = ["FOREIGN_FUNCTIONS", "MYSQL_READ", "convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
+__all__ = ["FOREIGN_FUNCTIONS", "MYSQL_READ", "call_name", "convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
            "unknown_strftime_codes", "untranslated_strftime"]
 
 
@@ -33,6 +33,8 @@ _BIGQUERY = ("bigquery",)
 _SPARK = ("spark",)
 _SPARK_CASTS = ("DOUBLE", "FLOAT", "STRING")  # Spark's casts written as calls, DOUBLE(x); INT(x) only where CAST
 # truncates as Spark does (SQLite; PostgreSQL rounds 2.7 to 3), BOOLEAN(x) nowhere (SQLite casts 'true' to 0)
+# MySQL's ISNULL(x), a test (T-SQL's ISNULL(x, d) is a default); Snowflake's division that gives 0, or NULL, for /0
+_BOTH = {"ISNULL(x)": _MYSQL, "DIV0": ("snowflake",), "DIV0NULL": ("snowflake",)}
 FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "postgres": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
@@ -45,7 +47,7 @@ FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "JULIANDAY": ("sqlite",), "DATETIME": ("sqlite",), "FORMAT": _TSQL, "FORMAT_DATE": _BIGQUERY,
         "PARSE_DATE": _BIGQUERY, "FLOAT64": _BIGQUERY, "INT64": _BIGQUERY, "BIGNUMERIC": _BIGQUERY,
         "DATE_TRUNC(date, part)": _BIGQUERY,  # BigQuery's order of DATE_TRUNC's arguments
-        **{name: _SPARK for name in _SPARK_CASTS},
+        **{name: _SPARK for name in _SPARK_CASTS}, **_BOTH,
     },
     "sqlite": {
         "TOP": _TSQL, "ISNULL": _TSQL, "GETDATE": _TSQL, "GETUTCDATE": _TSQL, "SYSDATETIME": _TSQL,
@@ -53,7 +55,7 @@ FOREIGN_FUNCTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle", "snowflake"), "DATE_FORMAT": _MYSQL,
         "STR_TO_DATE": _MYSQL, "CURDATE": _MYSQL, "CURTIME": _MYSQL, "NOW": ("postgres", MYSQL_READ),
         "TO_CHAR": ("postgres",), "DATE_PART": ("postgres",), "AGE": ("postgres",), "FORMAT": _TSQL,
-        "DATE_TRUNC(date, part)": _BIGQUERY, **{name: _SPARK for name in (*_SPARK_CASTS, "INT")},
+        "DATE_TRUNC(date, part)": _BIGQUERY, **{name: _SPARK for name in (*_SPARK_CASTS, "INT")}, **_BOTH,
     },
 }  # fmt: skip
 FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB
@@ -62,6 +64,13 @@ FOREIGN_FUNCTIONS["mysql"] = {  # what a model borrows writing for MySQL/MariaDB
     "DATEADD": ("tsql", "snowflake"), "DATEPART": _TSQL, "LEN": _TSQL, "CHARINDEX": _TSQL, "NVL": ("oracle",),
     "FORMAT": _TSQL,
 }
+
+
+def call_name(call: exp.Anonymous) -> str:
+    """A call's name as ``FOREIGN_FUNCTIONS`` keys it: ``ISNULL(x)`` for MySQL's one-argument test, ISNULL for T-SQL's
+    two-argument default."""
+    name = call.name.upper()
+    return "ISNULL(x)" if name == "ISNULL" and len(call.expressions) == 1 else name
 
 
 def strings(tree: exp.Expression) -> int:

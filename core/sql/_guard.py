@@ -39,7 +39,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MYSQL_READ as _MYSQL_READ, convert_misread,
+from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MYSQL_READ as _MYSQL_READ, call_name, convert_misread,
                                      strings, top_as_limit, translate_calls, untranslated_strftime)
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
@@ -384,7 +384,7 @@ def _foreign_calls(tree: exp.Expression, target: str) -> list[tuple[exp.Expressi
     """Calls of functions the target does not have, with their names (outermost first). SQLite's parser knows
     PostgreSQL's TO_CHAR but writes it back as a plain CAST, dropping the format: it counts as borrowed."""
     foreign = _FOREIGN_FUNCTIONS.get(target, {})
-    found = [(f, f.name.upper()) for f in tree.find_all(exp.Anonymous) if f.name.upper() in foreign]
+    found = [(f, name) for f in tree.find_all(exp.Anonymous) if (name := call_name(f)) in foreign]
     if target == "sqlite" and "TO_CHAR" in foreign:
         found += [(f, "TO_CHAR") for f in tree.find_all(exp.ToChar)]
     inner = {id(n) for f, _ in found for n in f.walk() if n is not f}

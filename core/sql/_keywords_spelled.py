@@ -1,7 +1,8 @@
 """Clause keywords misspelt by one keystroke (``SELCT``, ``FORM``, ``WHRE``, ``GRUOP BY``, ``ORDERBY``, ``JION``),
 written twice (``WHERE WHERE``), glued to the word before them (``author.nameFROM``), comparisons written back
 to front (``=>``), a sort direction written as a call (``ORDER BY desc(total)``, an ORM's way: SQLAlchemy's), a
-``;`` between a WITH list and its query, and C's ``&&`` and ``||`` between conditions (``c_logic``: read as AND and
+``;`` between a WITH list and its query, a sort direction before its key (``ORDER BY DESC total``), a CASE without
+its first WHEN, an IN list of values without its brackets, and C's ``&&`` and ``||`` between conditions (``c_logic``: read as AND and
 OR only where every AND and OR of the query then joins conditions, so ``first || ' ' || last`` stays a
 concatenation and ``tags && ARRAY[…]`` an overlap).
 
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from itertools import combinations
 
 from sqlglot import exp
+from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from core.sql._slips import PARSE_FAILURES
 
@@ -79,6 +81,9 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     worded = _OTHER_WORDING.sub(_reworded, block)
     if worded != block and not _in_values_any(block) and not reads(block) and reads(worded):
         block = worded  # ``DESCENDING``, ``NULLS LAST DESC``, Cassandra's ``ALLOW FILTERING``
+    for written in (_directions_after(block), _case_when(block), _in_brackets(block)):
+        if written != block and reads(written):  # no dialect has these forms, though sqlglot reads ``IN 'a', 'b'``
+            block = written  # ``ORDER BY DESC total``, ``CASE x > 5 THEN``, ``IN 'a', 'b'`` (as IN 'a' and a table b)
     joined = _CTE_SPLIT.sub(r")\1", block, count=1) if re.match(r"\s*WITH\b", block, re.IGNORECASE) else block
     if joined != block and not reads(block) and reads(joined):
         block = joined  # ``WITH t AS (…);`` then ``SELECT … FROM t``: one statement with its WITH list
@@ -286,3 +291,111 @@ def _condition(node: exp.Expression) -> bool:
     while isinstance(node, exp.Paren):
         node = node.this
     return isinstance(node, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.Exists))
+
+
+# Three slips of a clause's order, each with one reading and in no dialect's grammar (sqlglot's parser does read
+# ``IN 'a', 'b'``, as ``IN 'a'`` and a table named b), read where the block then reads: a sort direction before its key (``ORDER BY DESC total``), a searched CASE without its first WHEN
+# (``CASE x > 5 THEN``: only a condition can stand there, and a simple CASE's operand is followed by WHEN), and an IN
+# list of values without its brackets (``IN 'a', 'b' ORDER BY``: values and commas only, so nothing else is taken in).
+_ORDER_ITEM_END = frozenset({TokenType.COMMA, TokenType.LIMIT, TokenType.OFFSET, TokenType.FETCH, TokenType.SEMICOLON,
+                             TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.R_PAREN})
+_VALUE = frozenset({TokenType.STRING, TokenType.NUMBER, TokenType.NATIONAL_STRING})
+
+
+def _tokens(block: str) -> list[Token]:
+    try:
+        return list(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else []
+    except PARSE_FAILURES:
+        return []
+
+
+def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, text in sorted(edits, reverse=True):
+        block = block[:start] + text + block[end:]
+    return block
+
+
+def _directions_after(block: str) -> str:
+    """``ORDER BY DESC total, ASC name``: each direction written before its key, after it."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens[1:], start=1):
+        if token.token_type not in (TokenType.DESC, TokenType.ASC) or tokens[i - 1].token_type not in (
+                TokenType.ORDER_BY, TokenType.COMMA) or i + 1 >= len(tokens):
+            continue
+        if tokens[i - 1].token_type == TokenType.COMMA and not _in_order_list(tokens, i - 1):
+            continue
+        depth, j = 0, i + 1
+        while j < len(tokens) and not (depth == 0 and (tokens[j].token_type in _ORDER_ITEM_END or tokens[j].token_type
+                                                       in (TokenType.DESC, TokenType.ASC) or tokens[j].text.upper()
+                                                       == "NULLS")):
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+            if depth < 0:
+                break
+            j += 1
+        if j == i + 1:
+            continue
+        edits += [(token.start, tokens[i + 1].start, ""), (tokens[j - 1].end + 1, tokens[j - 1].end + 1,
+                                                            f" {token.text}")]
+    return _edited(block, edits)
+
+
+def _in_order_list(tokens: list[Token], at: int) -> bool:
+    """Whether the comma at ``at`` separates the items of an ORDER BY (no clause keyword since the ORDER BY)."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        kind = tokens[k].token_type
+        depth += {TokenType.R_PAREN: 1, TokenType.L_PAREN: -1}.get(kind, 0)
+        if depth < 0:
+            return False
+        if depth == 0 and kind == TokenType.ORDER_BY:
+            return True
+        if depth == 0 and kind in (TokenType.SELECT, TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY):
+            return False
+    return False
+
+
+def _case_when(block: str) -> str:
+    """``CASE x > 5 THEN 'big' …``: a CASE whose first THEN comes before any WHEN, with WHEN written after CASE."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.CASE:
+            continue
+        depth = 0
+        for nxt in tokens[i + 1:]:
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1, TokenType.CASE: 1, TokenType.END: -1}.get(
+                nxt.token_type, 0)
+            if depth < 0:
+                break
+            if depth == 0 and nxt.token_type == TokenType.WHEN:
+                break
+            if depth == 0 and nxt.token_type == TokenType.THEN:
+                if nxt is not tokens[i + 1]:
+                    edits.append((token.end + 1, token.end + 1, " WHEN"))
+                break
+    return _edited(block, edits)
+
+
+def _in_brackets(block: str) -> str:
+    """``x IN 'a', 'b'``: a list of values after IN, written without its brackets, in them."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens[:-1]):
+        if token.token_type != TokenType.IN or tokens[i + 1].token_type not in _VALUE or _in_position(tokens, i):
+            continue
+        j = i + 1
+        while j + 2 < len(tokens) and tokens[j + 1].token_type == TokenType.COMMA and tokens[j + 2].token_type in _VALUE:
+            j += 2
+        edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[j].end + 1, tokens[j].end + 1, ")")]
+    return _edited(block, edits)
+
+
+def _in_position(tokens: list[Token], at: int) -> bool:
+    """Whether the IN at ``at`` is POSITION's (``POSITION('a' IN name)``), inside that call's brackets."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        depth += {TokenType.R_PAREN: 1, TokenType.L_PAREN: -1}.get(tokens[k].token_type, 0)
+        if depth < 0:
+            return k > 0 and tokens[k - 1].text.upper() == "POSITION"
+    return False

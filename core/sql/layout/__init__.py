@@ -11,12 +11,13 @@
 - ``_wrappers``: a query carried inside something else — ``EXPLAIN …``, ``COPY (…) TO``/``\\copy``, ``PREPARE … AS …;
   EXECUTE``, another language's string literals joined by ``+``, LaTeX's ``\\boxed{…}``, Markdown emphasis around a
   clause (``**WHERE …**``) and a backslash continuing a line: the query alone;
-- ``_json``: a query given as a JSON value (``{"sql": "SELECT …"}``), the answer key's, never a draft's;
+- ``_documents``: a query given as a value of a JSON or TOML document (``{"sql": "SELECT …"}``, ``sql = '''…'''``), the
+  answer key's, never a draft's;
 - ``_markup``: SQL inside another language's markup — an HTML reply's ``<pre><code>`` block, a dbt model's
   ``{{ ref('orders') }}`` / ``{{ source('shop', 'orders') }}`` for a table.
 """
 
 from core.sql.layout._blocks import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
-from core.sql.layout._json import json_queries
+from core.sql.layout._documents import document_queries
 
-__all__ = ["CURLY_PAIR", "THINK", "continues", "json_queries", "laid_out", "sql_end", "without_fences"]
+__all__ = ["CURLY_PAIR", "THINK", "continues", "document_queries", "laid_out", "sql_end", "without_fences"]

@@ -23,7 +23,9 @@ FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 
 _PRE = re.compile(r"<pre(?:\s[^>]*)?>\s*(?:<code(?:\s[^>]*)?>)?(.*?)(?:</code>\s*)?</pre>", re.IGNORECASE | re.DOTALL)
-_CODE_LINE = re.compile(r"^[ \t]*<code(?:\s[^>]*)?>(.*?)</code>[ \t]*$", re.IGNORECASE | re.DOTALL | re.MULTILINE)
+_CODE_LINE = re.compile(r"^[ \t]*(?:<p(?:\s[^>]*)?>[ \t]*)?<code(?:\s[^>]*)?>(.*?)</code>[ \t]*(?:</p>[ \t]*)?$",
+                        re.IGNORECASE | re.DOTALL | re.MULTILINE)  # alone on its line, or a paragraph's whole text
+_LINE_BREAK = re.compile(r"'(?:[^']|'')*'|(<br\s*/?>)", re.IGNORECASE)  # a <br> tag outside quoted values
 _PROSE_TAG = re.compile(r"</?(?:p|br|div|span|strong|em|b|i|ul|ol|li|h[1-6])(?:\s[^>]*)?/?>", re.IGNORECASE)
 _DBT = re.compile(r"\{\{\s*(?:ref|source)\s*\(\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*(?:,\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*)*"
                   r"\)\s*\}\}")
@@ -34,7 +36,8 @@ _QUOTE_FENCE = re.compile(r"^[ \t]*'''[ \t]*(sql|postgres\w*|sqlite3?|mysql)?[ \
                           re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _PROGRAM = re.compile(r"(```|~~~)[ \t]*(r|rscript|js|javascript|ts|typescript|go|golang|ruby|php|java|kotlin|scala|"
                       r"csharp|cs|c#|julia)[ \t]*\n(.*?)\1", re.DOTALL | re.IGNORECASE)
-_QUERY_STRING = re.compile(r'"(\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.)*)"', re.IGNORECASE)
+_QUERY_STRING = re.compile(r'"(\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.)*)"|`(\s*(?:SELECT|WITH)\b(?:[^`\\$]|\\.|\$(?!\{))*)`',
+                           re.IGNORECASE)  # a double-quoted string, or a JavaScript template literal with no ${…}
 
 
 def markup_read(text: str) -> str:
@@ -44,9 +47,10 @@ def markup_read(text: str) -> str:
     if not any(lang.lower() in ("sql", "") for _, lang in re.findall(r"(```|~~~)[ \t]*(\w*)", text)[::2]):
         text = _PROGRAM.sub(lambda m: m[0] + "".join(f"\n```sql\n{q.strip()}\n```" for q in _whole(m[3])), text)
     if "```" not in text and ("</pre>" in text.lower() or re.search(r"</code>", text, re.IGNORECASE)):
-        parts = re.split(r"(<pre(?:\s[^>]*)?>.*?</pre>|^[ \t]*<code(?:\s[^>]*)?>.*?</code>[ \t]*$)", text,
+        parts = re.split(r"(<pre(?:\s[^>]*)?>.*?</pre>|^[ \t]*(?:<p(?:\s[^>]*)?>[ \t]*)?<code(?:\s[^>]*)?>.*?</code>"
+                         r"[ \t]*(?:</p>[ \t]*)?$)", text,
                          flags=re.IGNORECASE | re.DOTALL | re.MULTILINE)  # an HTML reply: no Markdown fence in it
-        text = "".join(_CODE_LINE.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n", _PRE.sub(
+        text = "".join(_CODE_LINE.sub(lambda m: f"\n```sql\n{_broken(m[1]).strip()}\n```\n", _PRE.sub(
             lambda m: f"\n```sql\n{m[1].strip()}\n```\n", part)) if i % 2 else _PROSE_TAG.sub("\n", part)
             for i, part in enumerate(parts))  # prose tags dropped outside the code only: '%<br>%' is a value
     if "{{" in text:
@@ -54,8 +58,13 @@ def markup_read(text: str) -> str:
     return text
 
 
+def _broken(code: str) -> str:
+    """A ``<code>`` element's text with its ``<br>`` tags as line breaks (one written inside a quoted value stays)."""
+    return _LINE_BREAK.sub(lambda m: "\n" if m[1] else m[0], code)
+
+
 def _whole(code: str) -> list[str]:
     """The string literals of ``code`` that start a query and stand alone: a piece joined to another by ``+`` is part
     of a query built from pieces (``_wrappers`` reads literals joined so)."""
-    return [m[1] for m in _QUERY_STRING.finditer(code)
+    return [m[1] or m[2] for m in _QUERY_STRING.finditer(code)
             if not code[:m.start()].rstrip().endswith("+") and not code[m.end():].lstrip().startswith("+")]

@@ -17,6 +17,9 @@ Each is a way a small model shows its query, read from the reply's own structure
 - **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
 - **A look-alike letter** of another script in a word of Latin letters (``FRОM`` with a Cyrillic О): the Latin
   letter; a word all in one script (a Russian column name) is left.
+- **Invisible characters** (a zero-width space or joiner, a word joiner, a byte-order mark) inside a keyword or a name,
+  outside quoted values: dropped.
+- **The MySQL client's ``\\G``** (or ``\\g``, psql's too) ending a statement at a line's end: read as ``;``.
 - **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
 - **An arrow that annotates a line** (``LIMIT 1  <- only the top rows``, ``FROM sales ⬅ start here``) followed by
   prose: dropped with its prose.
@@ -52,6 +55,8 @@ _SESSION = re.compile(r"[ \t]*(?:SET[ \t]+(?!@)[\w.]+[ \t]*(?:=|TO\b)[^;\n]*|PRA
 _TRANSACTION_END = re.compile(r"[ \t]*(?:COMMIT|ROLLBACK|END)(?:[ \t]+TRANSACTION)?[ \t]*;?[ \t]*", re.IGNORECASE)
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _MD_ESCAPE = re.compile(r"\\([_*#\[\]()`|])")
+_INVISIBLE = str.maketrans("", "", "\u200b\u200c\u200d\u2060\ufeff")
+_CLIENT_END = re.compile(r"(?<=[\w)'\"`*])[ \t]*\\[Gg][ \t]*;?[ \t]*$", re.MULTILINE)  # SELECT …\G: a terminator
 _ARROW = re.compile(r"(?<![ \t])[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)  # linear on runs of spaces
 
 
@@ -63,6 +68,7 @@ def terminal_read(text: str) -> str:
     text = _prompts_dropped(text)
     text = _block_quote(text)
     text = _outside_values(text, _plain_characters)
+    text = _CLIENT_END.sub(";", text) if "\\" in text else text
     text = _variables_read(text)
     text = _delimiters_read(text)
     text = _session_dropped(text)
@@ -124,10 +130,11 @@ _MIXED = re.compile(r"[^\W\d_]*(?:[A-Za-z][^\W\d_]*[\u0370-\u03ff\u0400-\u04ff\u
 
 
 def _plain_characters(part: str) -> str:
-    """Outside quoted values: Markdown's escapes read (``first\\_name``), full-width punctuation as ASCII, and
-    look-alike letters in a word of Latin letters as those letters (``_LOOK_ALIKE``)."""
+    """Outside quoted values: Markdown's escapes read (``first\\_name``), invisible characters dropped, full-width
+    punctuation as ASCII, and look-alike letters in a word of Latin letters as those letters (``_LOOK_ALIKE``)."""
     part = _MD_ESCAPE.sub(r"\1", part)
     if not part.isascii():
+        part = part.translate(_INVISIBLE)
         part = _MIXED.sub(lambda m: m[0].translate(_LOOK_ALIKE), part)
     return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else " " if c == "\u3000" else
                    "," if c == "\u3001" else c for c in part)

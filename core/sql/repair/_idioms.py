@@ -6,7 +6,8 @@ PostgreSQL: ``TOP n WITH TIES`` / ``LIMIT n WITH TIES`` -> ``FETCH FIRST n ROWS 
 SQLite: ``N'text'`` -> ``'text'``; ``CONCAT(a, b)`` -> ``COALESCE(a, '') || COALESCE(b, '')`` (what CONCAT means:
 NULL as empty; SQLite before 3.44 has no CONCAT).
 SQLite and PostgreSQL: MySQL's ``TO_DAYS``, ``DAYOFWEEK``, ``DAYOFMONTH`` and ``UNIX_TIMESTAMP`` by their definitions.
-Every dialect: pandas' and spreadsheets' ``nunique(x)`` / ``mean(x)`` / ``fillna(x, v)`` -> ``COUNT(DISTINCT x)`` /
+Every dialect: ClickHouse's ``countIf(cond)``, ``sumIf(x, cond)`` (and AVG, MIN, MAX) -> the aggregate of
+``CASE WHEN cond THEN … END``, ``uniqExact(x)`` -> ``COUNT(DISTINCT x)``; pandas' and spreadsheets' ``nunique(x)`` / ``mean(x)`` / ``fillna(x, v)`` -> ``COUNT(DISTINCT x)`` /
 ``AVG(x)`` / ``COALESCE(x, v)``; MySQL's ``COUNT(DISTINCT a, b)`` -> the count of distinct pairs, and
 ``COUNT(DISTINCT *)`` (no database reads it) -> ``COUNT(*)`` (SQLite, PostgreSQL); T-SQL's ``CONVERT(FLOAT, x)`` -> ``CAST(x AS FLOAT)`` (read otherwise, a cast to a type named x);
 ``JOIN t`` with no condition -> ``JOIN t ON TRUE``, what SQLite and MySQL read it as (PostgreSQL
@@ -101,6 +102,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
         return notes
     _rownum(tree, notes)
     _spreadsheet_names(tree, notes)
+    _conditional_aggregates(tree, notes)
     _count_distinct_pairs(tree, target, notes)
     _count_of_rows(tree, target, notes)
     never_true(tree, target, notes)
@@ -273,6 +275,39 @@ def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
             this=arg, expressions=[call.expressions[1].copy()]) if kind == "COALESCE" else exp.Count(this=arg)
             if kind == "COUNT" else exp.Avg(this=arg))
         notes.append(f"{call.name}() -> {'COUNT(DISTINCT …)' if kind == 'count distinct' else kind + '()'}")
+
+
+_IF_AGGREGATES = {"COUNTIF": exp.Count, "SUMIF": exp.Sum, "AVGIF": exp.Avg, "MINIF": exp.Min, "MAXIF": exp.Max}
+
+
+def _conditional_aggregates(tree: exp.Expression, notes: list[str]) -> None:
+    """ClickHouse's aggregates: the ``-If`` combinator, ``countIf(cond)`` / ``sumIf(x, cond)``, as the aggregate of a
+    CASE that keeps the rows where the condition holds (``COUNT(CASE WHEN cond THEN 1 END)``, 0 over no row as in
+    ClickHouse), and ``uniqExact(x)`` / ``uniq(x)`` (its estimate) as ``COUNT(DISTINCT x)``. The last argument must be
+    a condition: a spreadsheet's ``COUNTIF(range, "criterion")`` (which sqlglot reads dropping the criterion) is
+    refused with what to write."""
+    for count in list(tree.find_all(exp.CountIf)):  # COUNTIF, countIf: read by sqlglot as BigQuery's
+        condition = count.this.unnest() if isinstance(count.this, exp.Expression) else None
+        if count.args.get("zero_on_all_null") is not None or not isinstance(
+                condition, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean)):
+            raise SQLRejected("COUNTIF(range, criterion) is a spreadsheet's function, which SQL does not have",
+                              hint="count the rows that match with COUNT(CASE WHEN column = 'value' THEN 1 END)")
+        count.replace(exp.Count(this=exp.Case(ifs=[exp.If(this=count.this.copy(), true=exp.Literal.number(1))])))
+        notes.append("COUNTIF(condition) -> COUNT(CASE WHEN condition THEN 1 END)")
+    for call in list(tree.find_all(exp.Anonymous)):
+        name, args = call.name.upper(), call.expressions
+        if name in ("UNIQ", "UNIQEXACT") and len(args) == 1:
+            call.replace(exp.Count(this=exp.Distinct(expressions=[args[0].copy()])))
+            notes.append(f"{call.name}(x) -> COUNT(DISTINCT x)")
+            continue
+        aggregate = _IF_AGGREGATES.get(name)
+        condition = args[-1].unnest() if args else None
+        if aggregate is None or len(args) not in ((1, 2) if name == "COUNTIF" else (2,)) or not isinstance(
+                condition, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean)):
+            continue
+        value = args[0].copy() if len(args) == 2 else exp.Literal.number(1)
+        call.replace(aggregate(this=exp.Case(ifs=[exp.If(this=args[-1].copy(), true=value)])))
+        notes.append(f"{call.name}(…, condition) -> {name[:-2]}(CASE WHEN condition THEN … END)")
 
 
 def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -> None:

@@ -1,0 +1,113 @@
+"""Replies laid out by other tools, and other engines' ways of writing a clause (held-out fresh19's family A): an
+agent's transcript, a TOML document, the MySQL client's ``\\G``, a JavaScript template literal, an HTML paragraph
+broken by ``<br>``, invisible characters, a sort direction before its key, a CASE without its first WHEN, an IN list
+without brackets, ClickHouse's ``countIf``/``uniqExact``, MySQL's ``ISNULL(x)``, Snowflake's ``DIV0``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from core.errors import SQLRejected
+from core.sql import extract_queries
+from core.sql._guard import guard
+
+QUERY = "SELECT name, COUNT(*) AS n FROM author WHERE name LIKE '%Li%' GROUP BY name ORDER BY n DESC LIMIT 5"
+LINES = QUERY.replace(" FROM", "\nFROM").replace(" WHERE", "\nWHERE").replace(" GROUP", "\nGROUP").replace(
+    " ORDER", "\nORDER").replace(" LIMIT", "\nLIMIT")
+
+
+def flat(sql: str) -> str:
+    return " ".join(sql.split())
+
+
+@pytest.mark.parametrize("reply", [
+    f"Thought: I should query the database.\nAction: sql_db_query\nAction Input: {QUERY}\n"
+    "Observation: (waiting for the result)\nThought: Then I can answer.",
+    f"[answer]\nsummary = \"the query\"\nsql = '''\n{LINES}\n'''\n\n[answer.notes]\nverified = false\n",
+    f"```toml\n[answer]\nsql = \"\"\"\n{LINES}\n\"\"\"\n```\n",
+    f"Run it in the client:\n\n```sql\n{QUERY}\\G\n```\n\n`\\G` prints each row vertically.",
+    f"From Node:\n\n```js\nconst {{ rows }} = await pool.query(`\n{LINES}\n`);\nconsole.table(rows);\n```\n",
+    "<p>Here is the query:</p>\n<p><code>" + LINES.replace("\n", "<br>") + "</code></p>\n<p>It counts them.</p>",
+    f"```sql\n{QUERY.replace('FROM', 'FR' + chr(0x200B) + 'OM').replace('author', 'au' + chr(0x2060) + 'thor')};\n```",
+])
+def test_a_query_laid_out_by_another_tool_is_read(reply: str) -> None:
+    assert flat(extract_queries(reply, "postgres")[0]) == QUERY
+
+
+def test_a_draft_key_in_a_toml_reply_is_not_the_answer() -> None:
+    reply = f"[draft]\nsql = '''SELECT 1'''\n\n[final]\nquery = '''\n{LINES}\n'''\n"
+    assert flat(extract_queries(reply, "postgres")[0]) == QUERY
+
+
+def test_a_template_literal_with_an_interpolation_is_not_read_as_a_query() -> None:
+    from core.sql.layout._markup import markup_read
+
+    reply = "```js\nconst rows = await pool.query(`SELECT name FROM author WHERE aid = ${id}`);\n```"
+    assert "```sql" not in markup_read(reply)  # a value the program fills in: no query of its own to run
+
+
+def test_a_line_break_tag_inside_a_quoted_value_stays() -> None:
+    reply = "<p><code>SELECT name FROM author<br>WHERE homepage = 'a<br>b'</code></p>"
+    assert extract_queries(reply, "postgres")[0] == "SELECT name FROM author\nWHERE homepage = 'a<br>b'"
+
+
+def test_a_zero_width_character_inside_a_quoted_value_stays() -> None:
+    value = "Li" + chr(0x200B)
+    reply = f"```sql\nSELECT name FROM author WHERE name = '{value}'\n```"
+    assert extract_queries(reply, "postgres")[0] == f"SELECT name FROM author WHERE name = '{value}'"
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("SELECT name FROM author ORDER BY DESC COUNT(*), ASC name LIMIT 5",
+     "SELECT name FROM author ORDER BY COUNT(*) DESC, name ASC LIMIT 5"),
+    ("SELECT name FROM author ORDER BY DESC aid NULLS LAST", "SELECT name FROM author ORDER BY aid DESC NULLS LAST"),
+    ("SELECT SUM(CASE year > 2010 THEN 1 ELSE 0 END) FROM publication",
+     "SELECT SUM(CASE WHEN year > 2010 THEN 1 ELSE 0 END) FROM publication"),
+    ("SELECT name FROM author WHERE name IN 'Li', 'O''Hara' ORDER BY name",
+     "SELECT name FROM author WHERE name IN ('Li', 'O''Hara') ORDER BY name"),
+])
+def test_a_clause_written_in_another_order_is_read(written: str, read: str) -> None:
+    assert flat(extract_queries(f"```sql\n{written}\n```", "postgres")[0]) == read
+
+
+def test_a_simple_case_and_a_column_named_like_a_direction_are_left() -> None:
+    sql = "SELECT CASE kind WHEN 1 THEN 'a' END, \"desc\" FROM t ORDER BY \"desc\""
+    assert extract_queries(f"```sql\n{sql}\n```", "postgres")[0] == sql
+
+
+ROWS = [(1, "a", 10.0, None), (2, "a", 0.0, "x"), (3, "b", 5.0, None)]
+
+
+def run(sql: str) -> list[tuple]:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (id INTEGER, grp TEXT, amount REAL, note TEXT)")
+    db.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", ROWS)
+    return db.execute(guard(sql, "sqlite").sql).fetchall()
+
+
+@pytest.mark.parametrize(("borrowed", "native"), [
+    ("SELECT grp, countIf(amount > 1), sumIf(amount, id > 1), uniqExact(note) FROM t GROUP BY grp ORDER BY grp",
+     "SELECT grp, COUNT(CASE WHEN amount > 1 THEN 1 END), SUM(CASE WHEN id > 1 THEN amount END), "
+     "COUNT(DISTINCT note) FROM t GROUP BY grp ORDER BY grp"),
+    ("SELECT COUNTIF(amount > 100) FROM t", "SELECT 0"),  # zero over no matching row, as ClickHouse counts
+    ("SELECT id FROM t WHERE ISNULL(note) ORDER BY id", "SELECT id FROM t WHERE note IS NULL ORDER BY id"),
+    ("SELECT id, ISNULL(note, '-') FROM t ORDER BY id", "SELECT id, COALESCE(note, '-') FROM t ORDER BY id"),
+    ("SELECT id, DIV0(amount, amount - 10) FROM t ORDER BY id",
+     "SELECT id, CASE WHEN amount - 10 = 0 THEN 0 ELSE amount / (amount - 10) END FROM t ORDER BY id"),
+])
+def test_another_engines_function_means_what_it_means_there(borrowed: str, native: str) -> None:
+    assert run(borrowed) == run(native)
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_a_spreadsheet_countif_is_refused_not_read_without_its_criterion(dialect: str) -> None:
+    with pytest.raises(SQLRejected) as caught:
+        guard("SELECT COUNTIF(grp, 'a') FROM t", dialect)
+    assert "COUNT(CASE WHEN" in caught.value.hint
+
+
+def test_positions_in_is_no_list() -> None:
+    sql = "SELECT name FROM author WHERE POSITION('Li' IN name) > 0"
+    assert extract_queries(f"```sql\n{sql}\n```", "postgres")[0] == sql
