@@ -231,8 +231,8 @@ class AskPipeline:
 
     def validate(self, expression: object, schema: Schema, run: _Run | None = None) -> Validated:
         probe = self._join_probe(run, schema) if run is not None else None
-        return validate(expression, schema, schema.dialect, join_matches=probe,  # type: ignore[arg-type]
-                        meaning=self.meaning, named=run.named_dates if run is not None else None)
+        return validate(expression, schema, schema.dialect, join_matches=probe, meaning=self.meaning,  # type: ignore[arg-type]
+                        named=run and run.named_dates, question=run.question if run is not None else "")
 
     def _join_probe(self, run: _Run, schema: Schema) -> Callable[[str], bool | None]:
         """Whether a bounded join query finds a row (None: it could not tell), guarded like every query."""

@@ -21,7 +21,7 @@ from core.schema import Schema
 from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
-from core.sql.repair import GROUP_BY_FIX, repair_group_by
+from core.sql.repair import GROUP_BY_FIX, labels_as_stored, repair_group_by
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
@@ -67,19 +67,20 @@ def schema_mapping(schema: Schema) -> dict[str, object]:
 
 def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
              join_matches: JoinMatches | None = None, meaning: Meaning | None = None,
-             named: Named | None = None) -> Validated:
+             named: Named | None = None, question: str = "") -> Validated:
     """Check every table and column of ``expression`` against ``schema`` and repair what is surely meant.
 
     ``expression`` is not changed. Raises :class:`SQLValidationError` when a name cannot be repaired.
     ``join_matches`` runs the bounded queries some join repairs need on a lenient database (see ``repair.joins``);
     ``meaning`` says how close in meaning names are (a sentence encoder), for a synonym no spelling rule reads;
-    ``named`` gives the column the question's words name for a name a table lacks (taken as a guess).
+    ``named`` gives the column the question's words name for a name a table lacks (taken as a guess); ``question``
+    says whether a label folded to one case was asked so (``labels_as_stored``, with ``join_matches``' probe).
     """
     if dialect_info(dialect) is None:
         raise SQLValidationError(f"Unsupported SQL dialect {dialect!r}: a backend must use a dialect of core.dialects")
     _no_placeholders(expression)
     repaired = _validate(expression, schema, dialect, complete_groups=True, join_matches=join_matches,
-                         meaning=meaning, named=named)
+                         meaning=meaning, named=named, question=question)
     grouped = tuple(f for f in repaired.fixes if f.endswith(GROUP_BY_FIX))
     if dialect != "sqlite" or not grouped:
         return repaired  # PostgreSQL rejects an ungrouped column: completing GROUP BY changes no running query
@@ -89,7 +90,7 @@ def validate(expression: exp.Expression, schema: Schema, dialect: str, *,
     # the repair).
     ungrouped = not _had_group_where_added(expression, repaired.expression)
     as_written = _validate(expression, schema, dialect, complete_groups=False, join_matches=join_matches,
-                           meaning=meaning, named=named)
+                           meaning=meaning, named=named, question=question)
     return Validated(repaired.sql, repaired.expression, repaired.fixes, as_written=as_written, unproven=grouped,
                      ungrouped=ungrouped)
 
@@ -123,7 +124,7 @@ def _had_group_where_added(before: exp.Expression, after: exp.Expression) -> boo
 
 def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, complete_groups: bool,
               join_matches: JoinMatches | None = None, meaning: Meaning | None = None,
-             named: Named | None = None) -> Validated:
+              named: Named | None = None, question: str = "") -> Validated:
     tree = expression.copy()
     fixes: list[str] = []
     try:
@@ -144,6 +145,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         empty_as_null(tree, schema, dialect, fixes)
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
+        labels_as_stored(tree, schema, dialect, fixes, join_matches, question)
         strip_joins(tree, schema, dialect, fixes)
         quote_keywords(tree, dialect)
         sql = tree.sql(dialect=dialect)
