@@ -65,3 +65,12 @@ def test_on_postgresql_too(db) -> None:
                  "SELECT LOWER(c.city) AS city, COUNT(*) AS n FROM customers AS c GROUP BY LOWER(c.city)")
     stored = db.execute("SELECT city, COUNT(*) FROM customers GROUP BY city").rows
     assert sorted(tuple(r) for r in folded.rows) == sorted(tuple(r) for r in stored)
+
+
+def test_distinct_labels_and_a_label_named_for_its_role_are_shown_as_stored(shop) -> None:
+    answer = ask(shop, "Which towns have clients?", "SELECT DISTINCT LOWER(town) AS client_town FROM client ORDER BY 1")
+    assert sorted(r[0] for r in answer.rows) == ["Agra", "Pune", "Zirakpur"]
+    merged = ask(shop, "Which towns were visited?", "SELECT DISTINCT LOWER(town) AS town FROM visit")
+    assert sorted(r[0] for r in merged.rows) == ["agra", "pune"]  # 'Pune' and 'pune': left as written
+    keyed = ask(shop, "Towns as keys", "SELECT DISTINCT LOWER(town) AS town_key FROM client")
+    assert sorted(r[0] for r in keyed.rows) == ["agra", "pune", "zirakpur"]

@@ -216,6 +216,24 @@ def test_an_average_rounded_to_a_whole_number_unasked_is_offered_with_its_fracti
     assert not any(a.label == "With its fraction" for a in asked.alternatives)
 
 
+def test_each_value_rounded_before_a_sum_unasked_is_offered_unrounded(tmp_path: Path) -> None:
+    path = tmp_path / "scores.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE score(player TEXT, points REAL);"
+                           "INSERT INTO score VALUES ('a', 1.4), ('a', 1.4), ('b', 2.6);")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Total points per player", "SELECT player, SUM(ROUND(points)) AS total FROM score "
+                      "GROUP BY player")
+        other = next(a for a in answer.alternatives if a.label == "Without rounding each value")
+        assert sorted(_rows(db, other.sql)) == [("a", pytest.approx(2.8)), ("b", pytest.approx(2.6))]
+        asked = _ask(db, "Total points per player, each rounded to the nearest whole number",
+                     "SELECT player, SUM(ROUND(points)) AS total FROM score GROUP BY player")
+        assert not any(a.label == "Without rounding each value" for a in asked.alternatives)
+    finally:
+        db.close()
+
+
 def test_an_id_shown_under_another_table_s_name_is_offered_as_that_table_s_key(shop) -> None:
     answer = _ask(shop, "Client ids with a sale", "SELECT DISTINCT s.sale_id AS client_id FROM client c JOIN sale s "
                   "ON s.client_id = c.client_id")
@@ -282,3 +300,20 @@ def test_an_id_under_its_own_table_s_name_and_a_bare_by_are_not_doubted(shop) ->
     by = _ask(shop, "How many sales were made by clients from Pune?", "SELECT COUNT(*) FROM sale s JOIN client c ON "
               "c.client_id = s.client_id WHERE c.town = 'Pune'")
     assert not any(a.label.startswith("Per ") for a in by.alternatives)
+
+
+def test_a_range_written_as_its_two_ends_is_offered_whole(shop) -> None:
+    answer = _ask(shop, "Sales with an amount between 5 and 20", "SELECT sale_id FROM sale WHERE amount IN (5, 20)")
+    other = next(a for a in answer.alternatives if a.label == "The whole range")
+    assert sorted(_rows(shop, other.sql)) == [(1,), (2,), (3,), (5,)]
+    listed = _ask(shop, "Sales with an amount of 5 or 20", "SELECT sale_id FROM sale WHERE amount IN (5, 20)")
+    assert not any(a.label == "The whole range" for a in listed.alternatives)
+
+
+def test_a_ratio_asked_and_nothing_divided_is_said(shop) -> None:
+    answer = _ask(shop, "What is the ratio of web sales to all sales?",
+                  "SELECT COUNT(CASE WHEN channel = 'web' THEN 1 END) AS web_ratio FROM sale")
+    assert any("divides nothing" in n for n in answer.notes)
+    divided = _ask(shop, "What is the ratio of web sales to all sales?",
+                   "SELECT AVG(CASE WHEN channel = 'web' THEN 1.0 ELSE 0 END) AS web_ratio FROM sale")
+    assert not any("divides nothing" in n for n in divided.notes)

@@ -1,5 +1,5 @@
 """Attacks on the syntax-slip mending (core.sql._slips), the JSON reply reading (core.sql.layout._json)
-and the removal of aggregates from GROUP BY (core.sql.repair._groupby._drop_grouped_aggregates).
+and the removal of aggregates from GROUP BY (core.sql.repair.grouping._groupby._drop_grouped_aggregates).
 
 Each test asserts the correct behaviour; real SQLite through Cairn's pipeline where rows matter, with a scripted model.
 """

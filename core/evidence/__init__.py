@@ -18,7 +18,8 @@ may rewrite its query (``AskPipeline._review``).
 - ``_labels``: rows that do not say what they are about (a grouped query showing only its aggregates, a ranking
   showing only numbers of the table the question names), a GROUP BY computing nothing where a measure is asked, and
   a row of totals added under the groups by UNION ALL;
-- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches; on
+- ``_arithmetic``: a division of whole numbers that drops the fraction, a COUNT that counts the non-matches; each value
+  rounded before a SUM or AVG adds them up; a ratio the question asks for where nothing is divided (a note); on
   SQLite an order or extreme of a text column holding numbers ('9' after '100');
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
@@ -31,7 +32,7 @@ may rewrite its query (``AskPipeline._review``).
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
   otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
-  ``'+30 days'``); values the question quotes or names that the query leaves out or writes otherwise in
+  ``'+30 days'``, "between 5 and 20" against ``IN (5, 20)``); values the question quotes or names that the query leaves out or writes otherwise in
   ``_question_values``.
 """
 

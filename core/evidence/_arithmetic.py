@@ -175,17 +175,41 @@ def ratio_finding(text: str, tree: exp.Select, words_of: Callable[[exp.Expressio
     return None
 
 
+_RATIO_ASKED = re.compile(r"\b(?:ratio|proportion|percentage|percent|fraction)s?\b|\bshare of\b|\bas a share\b|"
+                          r"\bout of (?:all|the total)\b|%", re.IGNORECASE)
+_STORED_RATIO = re.compile(r"ratio|rate|pct|percent|share|proportion|fraction", re.IGNORECASE)
+
+
+def undivided_ratio(text: str, tree: exp.Expression) -> str | None:
+    """The question asks for a ratio (a proportion, a percentage, a share) and the query divides nothing — no
+    division, no average (a share of a 0/1 flag), no column that stores a ratio: it shows one side of the ratio.
+    A note, with no other query to offer (the denominator is the question's to say)."""
+    if not _RATIO_ASKED.search(text) or tree.find(exp.Div, exp.Avg, exp.IntDiv) is not None:
+        return None
+    if any(_STORED_RATIO.search(col.name) for col in tree.find_all(exp.Column)):
+        return None
+    return ("The question asks for a ratio, and the query divides nothing: it shows one side of the ratio alone "
+            "(check what it should be divided by)")
+
+
 _ROUNDING_ASKED = re.compile(r"\bround|\bwhole\b|\bfull\b|\bcomplete\b|\binteger|\bnearest\b|\bno decimals?\b|"
                              r"\bdecimal places?\b")
 _WHOLE_TYPES = ("INT", "INTEGER", "BIGINT", "SMALLINT")
 
 
 def rounding_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
-    """An average or a division shown rounded to a whole number (``ROUND(AVG(rating))``, ``CAST(x / y AS INT)``)
-    where the question asks for no rounding: the value with its fraction."""
+    """An average or a division shown rounded to a whole number (``ROUND(AVG(rating))``, ``CAST(x / y AS INT)``),
+    or each value rounded before a sum or an average adds them up (``AVG(ROUND(rating))``), where the question asks
+    for no rounding: the value with its fraction."""
     if _ROUNDING_ASKED.search(text):
         return None
     for item in tree.expressions:
+        for node in item.find_all(exp.Round):
+            if node.args.get("decimals") is None and isinstance(node.parent, (exp.Sum, exp.Avg)) and \
+                    node.find_ancestor(exp.Select) is tree:
+                node.replace(node.this.copy())
+                return ("The query rounds each value to a whole number before adding them up, which the question "
+                        "does not ask", "Without rounding each value", tree)
         for node in item.find_all(exp.Round, exp.Cast):
             whole = (isinstance(node, exp.Round) and node.args.get("decimals") is None) or (
                 isinstance(node, exp.Cast) and node.to.this.name in _WHOLE_TYPES)

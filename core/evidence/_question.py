@@ -19,7 +19,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount, is_key
-from core.evidence._arithmetic import ratio_finding, rounding_finding, scale_finding
+from core.evidence._arithmetic import ratio_finding, rounding_finding, scale_finding, undivided_ratio
 from core.evidence._groups import split_finding
 from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer, owner, parse
 from core.evidence._question_columns import (alias_column_finding, asked_column_finding, key_label_finding,
@@ -60,7 +60,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
     alternatives: list[Alternative] = []
     checks: tuple[Callable[[Asked, exp.Select, Schema], Finding | None], ...] = (
         _bound_finding, _limit_finding, _unasked_limit, _unasked_offset, _unordered_limit, _direction_finding, _aggregate_finding, _distinct_finding, label_finding,
-        _sort_key_finding,
+        _sort_key_finding, _range_finding,
         lambda asked, tree, schema: rounding_finding(asked.text, tree),
         lambda asked, tree, schema: alias_column_finding(tree, schema), asked_column_finding, key_label_finding,
         twin_table_finding,
@@ -88,6 +88,8 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
                      schema, execute, result, more_rows=bool(merged and merged[0]))
         notes += n
         alternatives += a
+    if (undivided := undivided_ratio(asked.text, tree)) is not None:
+        notes.append(undivided + ".")
     return notes, alternatives
 
 
@@ -98,6 +100,25 @@ def _side_words(side: exp.Expression, tree: exp.Expression, schema: Schema) -> s
         found = owner(col, tree, schema)
         words |= name_words(col.name) | (name_words(found[0].name) if found else set())
     return words - {"id"}
+
+
+_BETWEEN = re.compile(r"\bbetween\s+['\"]?([\w.:/-]+)['\"]?\s+(?:and|to|&)\s+['\"]?([\w.:/-]+)", re.IGNORECASE)
+
+
+def _range_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
+    """"Between 10 and 20" where the query keeps only the two ends, ``x IN (10, 20)``: the range between them."""
+    said = [(m[1].lower().rstrip("."), m[2].lower().rstrip(".")) for m in _BETWEEN.finditer(asked.text)]
+    for node in tree.find_all(exp.In):
+        ends = node.expressions
+        if len(ends) != 2 or not all(isinstance(e, exp.Literal) for e in ends) or node.find_ancestor(exp.Not):
+            continue
+        written = {e.this.lower() for e in ends}
+        if any({low, high} == written for low, high in said):
+            low, high = sorted(ends, key=lambda e: (Decimal(e.this) if not e.is_string else 0, e.this))
+            node.replace(exp.Between(this=node.this.copy(), low=low.copy(), high=high.copy()))
+            return (f"The question asks for values between {low.this} and {high.this}, and the query keeps only those "
+                    "two", "The whole range", tree)
+    return None
 
 
 # --- bounds: "more than 5" is > 5, not >= 5 -------------------------------------------------------------------------

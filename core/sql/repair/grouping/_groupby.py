@@ -17,7 +17,6 @@ customer with the most orders" is one customer, not every customer of that name 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -25,7 +24,7 @@ from sqlglot.optimizer.scope import Scope, walk_in_scope
 
 from core.dialects import dialect_info, is_postgres_like
 from core.schema import Schema
-from core.sql.repair._aggregate_filters import aggregates_over_rows
+from core.sql.repair.grouping._aggregate_filters import aggregates_over_rows
 from core.sql.repair._scope import Source, column_sources, is_within, scope_sources, scopes
 
 __all__ = ["GROUP_BY_FIX", "joined_on", "repair_group_by"]
@@ -423,50 +422,3 @@ def _key_of_label(expr: exp.Expression, sources: list[Source], dialect: str) -> 
     assert owner is not None
     qualifier = owner.key_ident.copy() if owner.key_ident is not None else exp.to_identifier(owner.key)
     return exp.column(table.primary_key[0], table=qualifier)
-
-
-
-# The question's words for a case it wants the labels in: then a LOWER()/UPPER() on a label is what was asked.
-_CASE_ASKED = re.compile(r"\b(?:lower|upper|small|capital)[ -]?(?:case|letters?)\b|\b(?:lowercase|uppercase|capitals|"
-                         r"capitali[sz]ed|case[- ]?(?:in)?sensitive|normali[sz]ed?)\b", re.IGNORECASE)
-
-
-def labels_as_stored(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
-                     matches: Callable[[str], bool | None] | None, question: str) -> None:
-    """``SELECT LOWER(city) AS city, COUNT(*) … GROUP BY LOWER(city)``: a label folded to one case that the question
-    does not ask for, shown as the data writes it where that changes nothing but the letters' case — row for row with
-    no GROUP BY, or, grouped, where a bounded query (``matches``) finds no two values of the column that differ only
-    in case (the same groups). The rows keep their folded order. Only in the outermost SELECT (no DISTINCT), only a
-    label that keeps its column's name or has none, only a column of one table."""
-    if matches is None or _CASE_ASKED.search(question) or not isinstance(tree, exp.Select) or tree.args.get(
-            "distinct"):
-        return
-    sources = scope_sources(scopes(tree)[-1], schema, dialect)
-    group, order = tree.args.get("group"), tree.args.get("order")
-    for index, item in enumerate(tree.expressions):
-        fold = item.unalias()
-        if not isinstance(fold, (exp.Lower, exp.Upper)) or not isinstance(fold.this, exp.Column) or (
-                item.alias and item.alias.lower() != fold.this.name.lower()):
-            continue
-        owners = column_sources(fold.this, sources, dialect)
-        if len(owners) != 1 or not isinstance(owners[0].node, exp.Table):
-            continue
-        if group is not None:
-            table = owners[0].node.copy()
-            table.set("alias", None)
-            bare = exp.column(fold.this.name, quoted=fold.this.this.quoted)
-            probe = exp.select("1").from_(table).group_by(type(fold)(this=bare.copy())).having(
-                exp.GT(this=exp.Count(this=exp.Distinct(expressions=[bare])), expression=exp.Literal.number(1)))
-            if matches(probe.limit(1).sql(dialect=dialect)) is not False:
-                continue  # two values differ only in case (or it could not tell): the fold merges groups
-            for grouped in group.expressions:
-                if grouped == fold:
-                    grouped.replace(fold.this.copy())
-        for ordered in order.expressions if order is not None else []:
-            key = ordered.this
-            if key.is_int and int(key.name) == index + 1 or isinstance(key, exp.Column) and not key.table and (
-                    key.name.lower() == (item.alias or fold.this.name).lower()):
-                key.replace(fold.copy())  # the order stays the folded one
-        fixes.append(f"{fold.sql(dialect=dialect)} -> {fold.this.sql(dialect=dialect)}: shown as the data writes "
-                     "it (the question asks for no case; nothing but the letters' case changes)")
-        fold.replace(fold.this.copy())

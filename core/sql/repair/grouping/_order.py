@@ -1,0 +1,62 @@
+"""A sort key that can never decide the order: ``… GROUP BY state ORDER BY state, total DESC LIMIT 2``.
+
+Each row of a grouped query is one group, so no two rows tie on the GROUP BY's columns: once the ORDER BY has named
+them all, every key after them can never matter. A writer does not write a key for nothing; the measure after the
+label was the ranking, and the label came first by a slip (the rows under the LIMIT are then the first groups by
+name, not the top ones). Read with the keys that could never matter first and the label after them, as a guess the
+model is shown first (``GUESSED``). Only in the outermost SELECT, only with a LIMIT (without one the same rows come,
+in another order), only where every later key reads an aggregate (a measure of the groups).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.sql.repair._names import GUESSED
+
+__all__ = ["dead_sort_keys"]
+
+_BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|\bby (?:their |its )?names?\b|"
+                       r"\b(?:name|label) order\b", re.IGNORECASE)  # the question orders by the label itself
+
+
+def dead_sort_keys(tree: exp.Expression, dialect: str, fixes: list[str], question: str = "") -> None:
+    """``ORDER BY state, total DESC`` over rows one per state, under a LIMIT: read as ``ORDER BY total DESC, state``
+    (not where the ``question`` orders by the label: "alphabetically", "A to Z")."""
+    if _BY_LABEL.search(question) or not isinstance(tree, exp.Select) or tree.args.get("limit") is None or tree.args.get("order") is None:
+        return
+    group = tree.args.get("group")
+    if group is None or not group.expressions or any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets")):
+        return
+    keys = tree.args["order"].expressions
+    grouped = list(group.expressions)
+    covered: list[exp.Expression] = []
+    for count, ordered in enumerate(keys, start=1):
+        target = _resolved(ordered.this, tree)
+        if any(target == g for g in grouped) and not any(target == c for c in covered):
+            covered.append(target)
+        if len(covered) == len(grouped) and all(any(g == c for c in covered) for g in grouped):
+            dead = keys[count:]
+            if dead and all(_resolved(o.this, tree).find(exp.AggFunc) is not None for o in dead):
+                written = ", ".join(k.sql(dialect=dialect) for k in keys)
+                tree.args["order"].set("expressions", [k.copy() for k in [*dead, *keys[:count]]])
+                read = ", ".join(k.sql(dialect=dialect) for k in tree.args["order"].expressions)
+                fixes.append(f"ORDER BY {written}: each row is one group, so the keys after the grouped ones never "
+                             f"decided the order -> ORDER BY {read}" + GUESSED)
+            return
+        if target not in covered:
+            return  # a key before the grouped ones are all named: it decides among ties, nothing is dead
+
+
+def _resolved(key: exp.Expression, tree: exp.Select) -> exp.Expression:
+    """An ORDER BY key as the expression it names: a select item by its alias or position, else itself."""
+    items = tree.expressions
+    if key.is_int and 1 <= int(key.name) <= len(items):
+        return items[int(key.name) - 1].unalias()
+    if isinstance(key, exp.Column) and not key.table:
+        named = [i for i in items if isinstance(i, exp.Alias) and i.alias.lower() == key.name.lower()]
+        if len(named) == 1:
+            return named[0].unalias()
+    return key
