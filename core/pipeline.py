@@ -367,9 +367,9 @@ class AskPipeline:
                     held = held or written
                     del run.notes[notes:]
                     run.applied = applied
-                    prompt = build_repair_prompt(prompt, sql, "the query does not run as written; Cairn could only "
-                                                 "guess (" + "; ".join(silenced) + "): check that it joins every "
-                                                 "table it reads, and only those the question needs")
+                    prompt = build_repair_prompt(prompt, sql, "as written, the query fails or cannot mean what it "
+                                                 "says; Cairn could only guess (" + "; ".join(silenced) + "): check "
+                                                 "it, and that it joins every table it reads and only those needed")
                     continue
                 result = self.execute(run, checked)
             except _REPAIRABLE as exc:

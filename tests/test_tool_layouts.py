@@ -111,3 +111,41 @@ def test_a_spreadsheet_countif_is_refused_not_read_without_its_criterion(dialect
 def test_positions_in_is_no_list() -> None:
     sql = "SELECT name FROM author WHERE POSITION('Li' IN name) > 0"
     assert extract_queries(f"```sql\n{sql}\n```", "postgres")[0] == sql
+
+
+# --- held-out fresh20's family A: more tools' layouts and other languages' syntax ---------------------------------
+
+@pytest.mark.parametrize("reply", [
+    f"<|repo_name|>analytics\n<|file_sep|>queries/report.sql\n{LINES}\n",
+    "Here:\n\n```\n+" + "-" * 90 + "+\n" + "\n".join(f"| {line.ljust(88)} |" for line in LINES.splitlines()) + "\n+"
+    + "-" * 90 + "+\n```\n\nDone.",
+    f'You can run this from PowerShell:\n\n```powershell\nInvoke-Sqlcmd -ServerInstance "localhost" -Database "db" '
+    f'-Query "{QUERY}" |\n    Format-Table -AutoSize\n```\n',
+    "Send it:\n\n```bash\ncurl -s -X POST http://localhost:8080/v1/query \\\n  -H 'Content-Type: application/json' \\\n"
+    "  -d '{\"query\": \"" + QUERY.replace("'", "'\\''") + "\"}'\n```\n",
+    f'Run:\n\n```bash\npsql -d shop -c "{QUERY}" | less\n```\n',
+])
+def test_a_query_in_a_repository_header_a_box_or_a_shell_call_is_read(reply: str) -> None:
+    assert flat(extract_queries(reply, "postgres")[0]) == QUERY
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("SELECT a.name FROM author a JOIN writes w ON a.aid equals w.aid WHERE a.name === 'x' AND a.oid !== 3",
+     "SELECT a.name FROM author a JOIN writes w ON a.aid = w.aid WHERE a.name = 'x' AND a.oid <> 3"),
+    ("SELECT name FROM author WHERE aid > 4.5f AND oid = 2021L AND name <> 'v2021L'",
+     "SELECT name FROM author WHERE aid > 4.5 AND oid = 2021 AND name <> 'v2021L'"),
+    ("SELECT name FROM author WHERE name IN ['Li', 'Ng']", "SELECT name FROM author WHERE name IN ('Li', 'Ng')"),
+    ("SELECT SUM(aid) / NULLIF(COUNT(oid)) AS r FROM author", "SELECT SUM(aid) / NULLIF(COUNT(oid), 0) AS r FROM author"),
+])
+def test_another_languages_operators_and_literals_are_read(written: str, read: str) -> None:
+    assert flat(extract_queries(f"```sql\n{written}\n```", "sqlite")[0]) == read
+
+
+@pytest.mark.parametrize(("borrowed", "native"), [
+    ("SELECT grp.upper(), amount.round(), (amount + 1).round(1) FROM t ORDER BY id",
+     "SELECT UPPER(grp), ROUND(amount), ROUND(amount + 1, 1) FROM t ORDER BY id"),
+    ("SELECT amount.avg() FROM t", "SELECT AVG(amount) FROM t"),
+    ("SELECT id FROM t SORT BY amount LIMIT 1", "SELECT 2"),  # Hive's SORT BY: the order (the lowest), not dropped
+])
+def test_methods_and_hive_sorts_mean_what_they_mean_there(borrowed: str, native: str) -> None:
+    assert run(borrowed) == run(native)

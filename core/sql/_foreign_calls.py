@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 from core.sql._slips import PARSE_FAILURES
 from core.dialects import is_postgres_like
 
-__all__ = ["FOREIGN_FUNCTIONS", "MYSQL_READ", "call_name", "convert_misread", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
+__all__ = ["FOREIGN_FUNCTIONS", "MYSQL_READ", "call_name", "convert_misread", "other_language_forms", "date_part_of_difference", "strings", "top_as_limit", "translate_calls",
            "unknown_strftime_codes", "untranslated_strftime"]
 
 
@@ -218,3 +218,48 @@ def convert_misread(tree: exp.Expression) -> list[str]:
             and cast.this.name.upper() in _TYPE_NAMES and isinstance(cast.to, exp.DataType)
             and cast.to.this == exp.DataType.Type.USERDEFINED and cast.to.expressions]  # a call read as a type
     # (``COUNT(*)``); a plain name (``CONVERT(FLOAT, amount)``) is read back by repair._idioms, as DOUBLE
+
+
+# Functions written as another language's methods (``name.lower()``, ``rating.avg()``, ``(a + b).round(2)``): a closed
+# set of SQL's own functions, with as many arguments as the method form can carry (``pg_catalog.lower(name)``, a
+# schema's function, has one argument and is left).
+_METHODS = {name: 0 for name in "LOWER UPPER LENGTH TRIM LTRIM RTRIM ABS CEIL CEILING FLOOR AVG SUM MIN MAX".split()}
+_METHODS["ROUND"] = 1
+
+
+def other_language_forms(tree: exp.Expression) -> list[str]:
+    """Rewrite, in place, what another language writes for SQL: a method call as the function of its receiver
+    (``x.lower()`` -> ``LOWER(x)``), and Hive's ``SORT BY`` / ``CLUSTER BY`` of the outermost query (one reducer's
+    order, which sqlglot drops writing PostgreSQL or SQLite) as ``ORDER BY``, its ``DISTRIBUTE BY`` dropped. Notes
+    back."""
+    notes: list[str] = []
+    for dot in list(tree.find_all(exp.Dot)):
+        call = dot.expression
+        most = _METHODS.get(call.name.upper()) if isinstance(call, exp.Anonymous) else None
+        receiver = _operand(dot.this)
+        if most is None or receiver is None or len(call.expressions) > most or (
+                call.expressions and isinstance(dot.this, exp.Identifier)):
+            continue
+        try:
+            dot.replace(sqlglot.parse_one(f"{call.name.upper()}({', '.join(e.sql() for e in (receiver, *call.expressions))})"))
+        except PARSE_FAILURES:
+            continue
+        notes.append(f"x.{call.name}() -> {call.name.upper()}(x)")
+    if isinstance(tree, exp.Select) and tree.args.get("order") is None:
+        sort = tree.args.get("sort") or tree.args.get("cluster")
+        if sort is not None:
+            keys = [k.copy() if isinstance(k, exp.Ordered) else exp.Ordered(this=k.copy()) for k in sort.expressions]
+            tree.set("order", exp.Order(expressions=keys))
+            for clause in ("sort", "cluster", "distribute"):
+                tree.set(clause, None)
+            notes.append("SORT BY -> ORDER BY")
+    return notes
+
+
+def _operand(node: exp.Expression) -> exp.Expression | None:
+    """A method's receiver as an operand: ``a.name`` (read as two names) a column; None when it is no value."""
+    if isinstance(node, exp.Identifier):
+        return exp.Column(this=node.copy())
+    if isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier) and isinstance(node.expression, exp.Identifier):
+        return exp.Column(this=node.expression.copy(), table=node.this.copy())
+    return node.copy() if isinstance(node, (exp.Column, exp.Paren, exp.Func, exp.Literal)) else None

@@ -39,7 +39,7 @@ from core.sql._catalogue import DENIED_CALLS as _DENIED_CALLS
 from core.sql._catalogue import DENIED_FUNCTIONS as _DENIED_FUNCTIONS
 from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
-from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MYSQL_READ as _MYSQL_READ, call_name, convert_misread,
+from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MYSQL_READ as _MYSQL_READ, call_name, convert_misread, other_language_forms,
                                      strings, top_as_limit, translate_calls, untranslated_strftime)
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
@@ -230,6 +230,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
+        other_language_forms(tree)  # ``name.lower()``, Hive's SORT BY
         guessed = [n for n in rewrite_foreign_idioms(tree, target) if n.endswith(GUESSED)]  # the model sees it first
         mended = "; ".join(filter(None, [mended, *guessed]))
         mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'

@@ -81,9 +81,10 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     worded = _OTHER_WORDING.sub(_reworded, block)
     if worded != block and not _in_values_any(block) and not reads(block) and reads(worded):
         block = worded  # ``DESCENDING``, ``NULLS LAST DESC``, Cassandra's ``ALLOW FILTERING``
-    for written in (_directions_after(block), _case_when(block), _in_brackets(block)):
-        if written != block and reads(written):  # no dialect has these forms, though sqlglot reads ``IN 'a', 'b'``
-            block = written  # ``ORDER BY DESC total``, ``CASE x > 5 THEN``, ``IN 'a', 'b'`` (as IN 'a' and a table b)
+    for rewrite in (_directions_after, _case_when, _in_brackets, _numbers_unsuffixed, _divisor_guarded):
+        written = rewrite(block)  # no dialect has these forms, though sqlglot reads ``IN 'a', 'b'`` (as IN 'a' and a
+        if written != block and reads(written):  # table named b) and ``4.5f`` (as a name)
+            block = written
     joined = _CTE_SPLIT.sub(r")\1", block, count=1) if re.match(r"\s*WITH\b", block, re.IGNORECASE) else block
     if joined != block and not reads(block) and reads(joined):
         block = joined  # ``WITH t AS (…);`` then ``SELECT … FROM t``: one statement with its WITH list
@@ -136,6 +137,8 @@ _GLUED = re.compile(r"(?<=[a-z0-9\]\"`])(FROM|WHERE|GROUP BY|ORDER BY|HAVING|LIM
 # (``= Utility Company AND``, ``IN ('Machine Learning', Data Science)``): SQL never sets two such names side by side.
 _BARE_NAME = re.compile(r"(?:[=(,]|<>|!=)[ \t]*((?:[A-Z][a-z]+)(?:[ \t]+[A-Z][a-z]+){1,3})(?=[ \t]*(?:[,);\n]|$|AND\b|"
                         r"OR\b|GROUP\b|ORDER\b|LIMIT\b))")
+# JavaScript's strict equality (``===``, ``!==``) and LINQ's ``on a.k equals b.k``: SQL's = and <>.
+_OTHER_EQUALS = re.compile(r"(?<![<>!=])(?:===|!==)(?!=)|(?<=[\w)\]\"'`])[ \t]+equals[ \t]+(?=[\w(\"'`])", re.IGNORECASE)
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
 
 
@@ -185,7 +188,8 @@ def repeated_keywords(block: str, outside: Callable[[int], bool] = lambda at: Tr
 def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
     """Edits outside quotes and comments: a clause keyword written twice in a row (``WHERE WHERE``, ``ON ON``) once;
     a keyword in capitals glued to the word before it when a line break was lost (``author.nameFROM``,
-    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``, ``><``) or as a glyph (``≥``) the right way; a value of several
+    ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``, ``><``) or as a glyph (``≥``) the right way,
+    or as JavaScript (``===``, ``!==``) or LINQ (``equals``) write it; a value of several
     capitalised words left unquoted after a comparison or in an IN list (``= Utility Company``) quoted."""
     quoted = [m.span() for m in re.finditer(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*", block)]
 
@@ -201,6 +205,8 @@ def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
               if outside(m.start(1)) and (m.group(0)[0] not in "(," or _in_values(block, m.start()))]
     edits += [(m.start(), m.end(), f" {_BACKWARDS[m.group(0)]} ") for m in re.finditer(
         r"(?<![<>!=:])(?:=>|=<|=!|><)(?![=>])|[≥≤≠]", block) if outside(m.start())]
+    edits += [(m.start(), m.end(), {"!==": "<>", "===": "="}.get(m.group(0), " = ")) for m in
+              _OTHER_EQUALS.finditer(block) if outside(m.start())]
     return edits
 
 def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
@@ -399,3 +405,38 @@ def _in_position(tokens: list[Token], at: int) -> bool:
         if depth < 0:
             return k > 0 and tokens[k - 1].text.upper() == "POSITION"
     return False
+
+
+# A number with another language's type suffix (C's and Java's ``4.5f``, ``2021L``, ``1.0d``), outside quotes; and an
+# IN list written as a Python list, ``IN ['a', 'b']`` (SQLite reads the brackets as a quoted name).
+_SUFFIXED = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|(?<![\w.])(\d+(?:\.\d+)?)[fFdDlL]\b|"
+                       r"\b(IN)\s*\[((?:\s*(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?)\s*,?)+)\]", re.IGNORECASE)
+
+
+def _numbers_unsuffixed(block: str) -> str:
+    """``x > 4.5f``, ``year = 2021L``: the number without its suffix; ``IN ['a', 'b']``: ``IN ('a', 'b')``."""
+    if not re.search(r"\d[fFdDlL]\b|\[", block):
+        return block
+    return _SUFFIXED.sub(lambda m: m[1] if m[1] else f"{m[2]} ({m[3].strip()})" if m[2] else m[0], block)
+
+
+def _divisor_guarded(block: str) -> str:
+    """``a / NULLIF(b)``: NULLIF written with its one argument as the divisor, read ``NULLIF(b, 0)`` (what a
+    divisor is guarded against; NULLIF takes two arguments everywhere)."""
+    if "nullif" not in block.lower():
+        return block
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens[:-2]):
+        if token.text.upper() != "NULLIF" or tokens[i + 1].token_type != TokenType.L_PAREN or i == 0 or \
+                tokens[i - 1].token_type != TokenType.SLASH:
+            continue
+        depth, j = 0, i + 1
+        while j < len(tokens):
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+            if depth == 1 and tokens[j].token_type == TokenType.COMMA or depth == 0:
+                break
+            j += 1
+        if j < len(tokens) and depth == 0 and j > i + 2:
+            edits.append((tokens[j].start, tokens[j].start, ", 0"))
+    return _edited(block, edits)

@@ -4,7 +4,8 @@ Each is a way a small local model really writes its reply, and each is read from
 
 - **An end-of-turn token written as text** (``<|im_end|>``, ``<|eot_id|>``, ``<|endoftext|>``, ``</s>``): the chat
   template leaked into the text. The reply ends there (the model finished); what follows is the model writing the
-  next turn itself ("Human: can you also sort it?"), never part of the answer.
+  next turn itself ("Human: can you also sort it?"), never part of the answer. A code model's repository tokens at
+  a line's start (``<|repo_name|>shop``, ``<|file_sep|>sql/report.sql``) are a header: dropped with their line.
 - **A query inside a Python program** (``query = \"\"\"SELECT …\"\"\"``, ``cursor.execute("SELECT …")``): the string
   literals of a Python block that read as a query, found with Python's own parser (``ast``) so quotes, escapes and
   concatenated pieces are read as Python reads them.
@@ -281,12 +282,20 @@ def without_fences(text: str) -> str:
     return _FENCE_MARK.sub("\n", text)
 
 
+# A code model's repository tokens at a line's start, each with the name or path it gives (``<|repo_name|>shop``,
+# ``<|file_sep|>sql/report.sql``, StarCoder's ``<filename>q.sql``): a header of what follows, never the turn's end.
+_REPO_HEADER = re.compile(r"^[ \t]*(?:<\|(?:repo_name|file_sep|fim_prefix|fim_suffix|fim_middle|fim_pad)\|>|"
+                          r"<(?:reponame|filename|gh_stars)>)[^\n]*(?:\n|$)", re.MULTILINE | re.IGNORECASE)
+
+
 def _before_turn_end(text: str) -> tuple[str, bool]:
-    """The reply up to its first end-of-turn token; tokens before any text (``<|im_start|>assistant``), a role
+    """The reply up to its first end-of-turn token; a code model's repository headers (``<|file_sep|>q.sql``), tokens
+    before any text (``<|im_start|>assistant``), a role
     header (``<|start_header_id|>assistant<|end_header_id|>``) and a token that opens a function call
     (``<|python_tag|>``) are dropped.
     A token inside a quoted value on its line (``LIKE '%</s>%'``), inside ``<think>…</think>``, or a ``</s>`` that
     closes an HTML ``<s>`` of its line is text, not the end of the turn."""
+    text = _REPO_HEADER.sub("", text)
     thinking = [(m.start(), m.end()) for m in THINK.finditer(text)]
     for match in _TURN_TOKEN.finditer(text):
         head = text[:match.start()]

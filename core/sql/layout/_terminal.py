@@ -6,6 +6,10 @@ Each is a way a small model shows its query, read from the reply's own structure
   ``mysql> `` and ``-> ``. The prompts go; the query's lines stay (its result table after ``;`` is prose).
 - **A shell command that carries the query**: ``psql -d shop -c "SELECT …"``, ``sqlite3 shop.db 'SELECT …'``,
   ``mysql -e "…"``, or a heredoc (``psql <<'SQL'`` … ``SQL``): the quoted or enclosed query, as a SQL block.
+- **A Windows command that carries the query**: PowerShell's ``Invoke-Sqlcmd … -Query "SELECT …"``, ``sqlcmd -Q
+  "…"``: the quoted query (PowerShell's ``""`` and backtick escapes read), as a SQL block.
+- **An HTTP call that posts the query** (``curl … -d '{"query": "SELECT …"}'``): the shell's ``'\\''`` read as the
+  quote it writes, so the JSON body reads (``_documents`` takes its query).
 - **A session variable set, then read**: ``SET @vendor = 'Utility Company';`` or ``DECLARE @d DATE = '2023-03-31';``
   (MySQL, T-SQL), or psql's ``\\set vendor 'x'``, then ``= @vendor`` / ``= :'vendor'``: the value written where it is
   read, the setting dropped. Only a value written as a literal, and only when every use is replaced.
@@ -13,6 +17,8 @@ Each is a way a small model shows its query, read from the reply's own structure
   ``PRAGMA …;``, ``BEGIN;`` … ``COMMIT;``, ``\\timing``, ``.headers on``) on lines of their own: dropped.
 - **MySQL's client ``DELIMITER $$``**, the query ended by ``$$``, then ``DELIMITER ;``: the directives dropped and the
   statement ended by ``;`` (only where the new mark ends a line, outside quoted values).
+- **A query drawn in an ASCII box** (a ``+-----+`` line, each line of the query between ``| `` and `` |``, a
+  ``+-----+`` line): the query without its frame.
 - **A Markdown block quote** (``> SELECT …`` on every line): the marks dropped.
 - **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
 - **A look-alike letter** of another script in a word of Latin letters (``FRОM`` with a Cyrillic О): the Latin
@@ -40,7 +46,7 @@ _QUERY = r"(?:SELECT|WITH)\b"
 _PROMPT = re.compile(r"^[ \t]*(?:[A-Za-z_][\w.-]*(?:=|-|\(|'|\")[>#]|sqlite>|\.\.\.>|(?:mysql|mariadb)>|"
                      r"MariaDB \[[^\]\n]*\]>|->)[ \t]?", re.MULTILINE | re.IGNORECASE)
 _COMMAND = re.compile(r"^[ \t]*\$?[ \t]*(?:psql|sqlite3|mysql|mariadb|duckdb)\b[^\n]*?(?:\s-[ce]|\s--command=?|\s)"
-                      r"\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'\\'')*')", re.MULTILINE | re.IGNORECASE)  # '\'' a quote
+                      r"\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'\\'')*')[^\n]*", re.MULTILINE | re.IGNORECASE)  # '\'' a quote
 _HEREDOC = re.compile(r"^[ \t]*\$?[ \t]*(?:psql|sqlite3|mysql|mariadb|duckdb)\b[^\n]*<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n"
                       r"(.*?)\n[ \t]*\2[ \t]*$", re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _LITERAL = r"(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?|(?:DATE|TIMESTAMP)\s*'[^']*')"
@@ -65,8 +71,11 @@ def terminal_read(text: str) -> str:
     text = _HEREDOC.sub(lambda m: f"```sql\n{m[3]}\n```" if re.match(rf"\s*\(*\s*{_QUERY}", m[3], re.I) else m[0],
                         text)
     text = _COMMAND.sub(_command_query, text)
+    text = _SQLCMD.sub(_sqlcmd_query, text) if "qlcmd" in text.lower() else text
+    text = _CURL.sub(lambda m: m[0].replace("'\\''", "'"), text) if "curl" in text else text
     text = _prompts_dropped(text)
     text = _block_quote(text)
+    text = _BOX.sub(_unboxed, text) if "+-" in text else text
     text = _outside_values(text, _plain_characters)
     text = _CLIENT_END.sub(";", text) if "\\" in text else text
     text = _variables_read(text)
@@ -93,7 +102,29 @@ def _command_query(match: re.Match[str]) -> str:
     ``-c "\\dt"``, is left)."""
     quoted = match[1]
     body = quoted[1:-1].replace('\\"', '"') if quoted.startswith('"') else quoted[1:-1].replace("'\\''", "'")
-    return f"```sql\n{body}\n```" if re.match(rf"\s*\(*\s*{_QUERY}", body, re.I) else match[0]
+    return _carried(match, body)
+
+
+def _carried(match: re.Match[str], body: str) -> str:
+    """A command's line (what it pipes into too) replaced by the query it carries: as a SQL block, or as the lines
+    of the code block the command stands in (a block inside a block would be read as two). Not a query: left."""
+    if not re.match(rf"\s*\(*\s*{_QUERY}", body, re.I):
+        return match[0]
+    inside = len(re.findall(r"^[ \t]*(?:```|~~~)", match.string[:match.start()], re.MULTILINE)) % 2 == 1
+    return f"{body}\n" if inside else f"```sql\n{body}\n```"
+
+
+_SQLCMD = re.compile(r"^[ \t]*(?:Invoke-Sqlcmd|sqlcmd(?:\.exe)?)\b[^\n]*?\s-(?:Query|Q|q)[ \t]+(\"(?:[^\"`]|\"\"|`.)*\"|"
+                     r"'(?:[^']|'')*')[^\n]*", re.MULTILINE | re.IGNORECASE)
+_CURL = re.compile(r"^[ \t]*\$?[ \t]*curl\b(?:[^\n]*\\[ \t]*\n)*[^\n]*", re.MULTILINE)  # with its continued lines
+
+
+def _sqlcmd_query(match: re.Match[str]) -> str:
+    """``Invoke-Sqlcmd … -Query "SELECT …"``: the query, PowerShell's quoting read, as a SQL block."""
+    quoted = match[1]
+    body = (re.sub(r"`(.)", r"\1", quoted[1:-1]).replace('""', '"') if quoted.startswith('"') else
+            quoted[1:-1].replace("''", "'"))
+    return _carried(match, body)
 
 
 def _prompts_dropped(text: str) -> str:
@@ -111,6 +142,16 @@ def _prompts_dropped(text: str) -> str:
         if not output:
             out.append(rest if run else line)
     return "\n".join(out)
+
+
+_BOX = re.compile(r"^[ \t]*\+-{3,}\+[ \t]*\n((?:[ \t]*\|[^\n]*\|[ \t]*\n)+)[ \t]*\+-{3,}\+[ \t]*$", re.MULTILINE)
+
+
+def _unboxed(match: re.Match[str]) -> str:
+    """A query drawn in an ASCII box: its lines without the frame (a box around anything else is left)."""
+    lines = [re.sub(r"^[ \t]*\| ?|[ \t]*\|[ \t]*$", "", line) for line in match[1].rstrip("\n").split("\n")]
+    body = "\n".join(line.rstrip() for line in lines)
+    return body if re.match(rf"\s*\(*\s*{_QUERY}", body, re.I) else match[0]
 
 
 def _block_quote(text: str) -> str:

@@ -16,11 +16,8 @@ then gives it the schema's key or says it has none.
 Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
 running query changes.
 
-Comparisons run but can never hold, and are read as the one comparison that can, as guesses the model sees
-first (``never_true``): ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
-``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
-with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
-``LIKE``.
+Comparisons that run but always or never hold are read as the one comparison meant (``_vacuous.never_true``),
+as guesses the model sees first.
 
 An ORM's way of writing a query, read as the SQL it stands for (``orm_idioms``, with the schema: only where the name
 as written is no column, so no running query changes): Django's field lookups, ``price__gte = 10`` (``exact``, ``iexact``, ``contains``, ``icontains``, ``startswith``, ``istartswith``,
@@ -38,6 +35,8 @@ from core.dialects import is_postgres_like
 from core.errors import SQLRejected
 from core.schema import Schema
 from core.sql.repair._names import GUESSED
+
+from core.sql.repair._vacuous import never_true
 
 __all__ = ["cross_joins_on_true", "orm_idioms", "rewrite_foreign_idioms"]
 
@@ -331,62 +330,6 @@ def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -
         count.set("this", exp.Distinct(expressions=[joined]))
         notes.append("COUNT(DISTINCT a, b) -> the count of distinct pairs" + GUESSED)  # MySQL's meaning; a slip for
         # COUNT(DISTINCT a) reads the same way: the model is shown the error first
-
-
-def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
-    """The comparisons of the module docstring that can never hold, read as the one that can (each a guess)."""
-    for between in list(tree.find_all(exp.Between)):
-        low, high = between.args.get("low"), between.args.get("high")
-        if _ordered(high, low) and not isinstance(between.parent, exp.Not):
-            between.set("low", high.copy())  # type: ignore[union-attr]
-            between.set("high", low.copy())  # type: ignore[union-attr]
-            notes.append(f"BETWEEN {low.sql(dialect=target)} AND {high.sql(dialect=target)} holds no value (the "  # type: ignore[union-attr]
-                         "low bound is above the high one): bounds swapped" + GUESSED)
-    for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
-        pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
-        if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
-                re.fullmatch(r"%[^%\s].*|.*[^\W\d_]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
-            node.replace(exp.Like(this=node.this.copy(), expression=node.expression.copy()))
-            notes.append(f"= '{pattern.this}' (LIKE's % written with =) -> LIKE" + GUESSED)
-            continue
-        cased = node.this if isinstance(node.this, (exp.Lower, exp.Upper)) else None
-        values = list(node.expressions) if isinstance(node, exp.In) else [node.expression]
-        if cased is None and isinstance(node.expression, (exp.Lower, exp.Upper)) and not isinstance(node, exp.In):
-            cased, values = node.expression, [node.this]
-        texts = [v for v in values if isinstance(v, exp.Literal) and v.is_string]
-        spell = _ascii_lower if isinstance(cased, exp.Lower) else _ascii_upper  # SQLite folds ASCII only; ß stays
-        wrong = [t for t in texts if spell(t.this) != t.this] if cased is not None else []
-        for literal in wrong:
-            literal.replace(exp.Literal.string(spell(literal.this)))
-        if wrong:
-            notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "  # type: ignore[union-attr]
-                         f"({cased.key.upper()} writes no {'capital' if spell is _ascii_lower else 'small letter'}): "  # type: ignore[union-attr]
-                         f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
-
-
-def _ordered(low: exp.Expression | None, high: exp.Expression | None) -> bool:
-    """Whether ``low`` < ``high``, both numbers or both ISO dates written as literals."""
-    if not (isinstance(low, exp.Literal) and isinstance(high, exp.Literal)) or low.is_string != high.is_string:
-        return False
-    if low.is_string:
-        iso = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
-        return bool(iso.fullmatch(low.this) and iso.fullmatch(high.this)) and low.this < high.this
-    try:
-        return float(low.this) < float(high.this)
-    except ValueError:
-        return False
-
-
-def _ascii_lower(text: str) -> str:
-    return "".join(c.lower() if c.isascii() else c for c in text)
-
-
-def _ascii_upper(text: str) -> str:
-    return "".join(c.upper() if c.isascii() else c for c in text)
-
-
-def _uncased(node: exp.Expression) -> exp.Expression:
-    return node.this if isinstance(node, (exp.Lower, exp.Upper)) else node
 
 
 def _count_of_rows(tree: exp.Expression, target: str, notes: list[str]) -> None:

@@ -1,0 +1,117 @@
+"""Comparisons that run but always or never hold, read as the one that can mean something, each a guess the model
+sees first (``GUESSED``). None of them can be what was meant: a query that keeps no row, or every row, by a test
+written the wrong way round.
+
+Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
+with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
+``LIKE``.
+
+Holds on every row, or never: a position (``INSTR``, ``STRPOS``, ``POSITION``: 0 when the text is not found, never below 0) compared with
+-1, Python's ``find() != -1`` (true on every row): ``> 0``, or ``= 0`` for ``= -1``; a pattern on the left of LIKE
+and a column on its right (``'%pat%' LIKE name``: the name is read as the pattern): the two sides swapped; a LIKE
+pattern of SQL's one-character wildcard around a word (``'_Italian_'``, no ``%``: exactly one character each side)
+with ``%``; ``COUNT(x > 5)`` (it counts true and false alike, every row where x is known) as the rows where the
+condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.sql.repair._names import GUESSED
+
+__all__ = ["never_true"]
+
+
+def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """The comparisons of the module docstring that always or never hold, read as the one meant (each a guess)."""
+    _always_or_never(tree, target, notes)
+    for between in list(tree.find_all(exp.Between)):
+        low, high = between.args.get("low"), between.args.get("high")
+        if _ordered(high, low) and not isinstance(between.parent, exp.Not):
+            between.set("low", high.copy())  # type: ignore[union-attr]
+            between.set("high", low.copy())  # type: ignore[union-attr]
+            notes.append(f"BETWEEN {low.sql(dialect=target)} AND {high.sql(dialect=target)} holds no value (the "  # type: ignore[union-attr]
+                         "low bound is above the high one): bounds swapped" + GUESSED)
+    for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
+        pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
+        if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
+                re.fullmatch(r"%[^%\s].*|.*[^\W\d_]%", pattern.this):  # LOWER(x) = LOWER('%a%') too
+            node.replace(exp.Like(this=node.this.copy(), expression=node.expression.copy()))
+            notes.append(f"= '{pattern.this}' (LIKE's % written with =) -> LIKE" + GUESSED)
+            continue
+        cased = node.this if isinstance(node.this, (exp.Lower, exp.Upper)) else None
+        values = list(node.expressions) if isinstance(node, exp.In) else [node.expression]
+        if cased is None and isinstance(node.expression, (exp.Lower, exp.Upper)) and not isinstance(node, exp.In):
+            cased, values = node.expression, [node.this]
+        texts = [v for v in values if isinstance(v, exp.Literal) and v.is_string]
+        spell = _ascii_lower if isinstance(cased, exp.Lower) else _ascii_upper  # SQLite folds ASCII only; ß stays
+        wrong = [t for t in texts if spell(t.this) != t.this] if cased is not None else []
+        for literal in wrong:
+            literal.replace(exp.Literal.string(spell(literal.this)))
+        if wrong:
+            notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "  # type: ignore[union-attr]
+                         f"({cased.key.upper()} writes no {'capital' if spell is _ascii_lower else 'small letter'}): "  # type: ignore[union-attr]
+                         f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
+
+
+def _ordered(low: exp.Expression | None, high: exp.Expression | None) -> bool:
+    """Whether ``low`` < ``high``, both numbers or both ISO dates written as literals."""
+    if not (isinstance(low, exp.Literal) and isinstance(high, exp.Literal)) or low.is_string != high.is_string:
+        return False
+    if low.is_string:
+        iso = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
+        return bool(iso.fullmatch(low.this) and iso.fullmatch(high.this)) and low.this < high.this
+    try:
+        return float(low.this) < float(high.this)
+    except ValueError:
+        return False
+
+
+def _ascii_lower(text: str) -> str:
+    return "".join(c.lower() if c.isascii() else c for c in text)
+
+
+def _ascii_upper(text: str) -> str:
+    return "".join(c.upper() if c.isascii() else c for c in text)
+
+
+def _uncased(node: exp.Expression) -> exp.Expression:
+    return node.this if isinstance(node, (exp.Lower, exp.Upper)) else node
+
+
+def _always_or_never(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """The comparisons of the docstring's last paragraph: positions against -1, LIKE's sides, ``_`` for ``%``,
+    COUNT of a condition."""
+    for node in list(tree.find_all(exp.NEQ, exp.EQ, exp.GT, exp.GTE)):
+        if not isinstance(node.this, exp.StrPosition) or not isinstance(node.expression, (exp.Neg, exp.Literal)):
+            continue
+        value = node.expression.sql()
+        if value == "-1" and not isinstance(node, exp.GTE) or value == "0" and isinstance(node, exp.GTE):
+            found = node.this.copy()
+            node.replace(exp.EQ(this=found, expression=exp.Literal.number(0)) if isinstance(node, exp.EQ) else
+                         exp.GT(this=found, expression=exp.Literal.number(0)))
+            notes.append(f"{node.sql(dialect=target)}: a position is 0 when the text is not found, never below "
+                         f"(the test {'never holds' if isinstance(node, exp.EQ) else 'holds on every row'}) -> "
+                         f"{'= 0' if isinstance(node, exp.EQ) else '> 0'}" + GUESSED)
+    for like in list(tree.find_all(exp.Like, exp.ILike)):
+        left, right = like.this, like.expression
+        if isinstance(left, exp.Literal) and left.is_string and "%" in left.this and isinstance(
+                _uncased(right), exp.Column):
+            like.set("this", right.copy())
+            like.set("expression", left.copy())
+            notes.append(f"'{left.this}' LIKE {right.sql(dialect=target)} (the column read as the pattern) -> "
+                         f"{right.sql(dialect=target)} LIKE '{left.this}'" + GUESSED)
+            right = like.expression
+        if isinstance(right, exp.Literal) and right.is_string and re.fullmatch(r"_[^%_]*[^\W\d_][^%_]{2,}_", right.this):
+            right.replace(exp.Literal.string("%" + right.this[1:-1] + "%"))
+            notes.append(f"LIKE '{right.this}' (one character each side) -> LIKE '%{right.this[1:-1]}%'" + GUESSED)
+    for count in list(tree.find_all(exp.Count)):
+        condition = count.this.unnest() if isinstance(count.this, exp.Expression) else None
+        if isinstance(condition, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(condition, exp.Distinct):
+            count.set("this", exp.Case(ifs=[exp.If(this=condition.copy(), true=exp.Literal.number(1))]))
+            notes.append(f"COUNT({condition.sql(dialect=target)}) counts the rows where it is false too -> "
+                         f"COUNT(CASE WHEN {condition.sql(dialect=target)} THEN 1 END)" + GUESSED)

@@ -1,0 +1,49 @@
+"""A window over the groups that the question does not ask for: each group's aggregate turned into its share of the
+total (``1.0 * COUNT(*) / SUM(COUNT(*)) OVER ()``) or into a running total (``SUM(COUNT(*)) OVER (ORDER BY
+month)``). Both are deliberate constructions when the question asks for a share or a running total; where its words
+say neither, the group's own aggregate is what was asked ("how many per city"), read back as a guess the model is
+shown first (``GUESSED``). Only in the outermost SELECT of a grouped query, only a SUM over the very aggregate beside
+it (the share) or over one aggregate with a window order and no partition (the running total).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.sql.repair._names import GUESSED
+
+__all__ = ["unasked_windows"]
+
+_SHARE_ASKED = re.compile(r"\b(?:ratio|proportion|percentage|percent|pct|fraction|share|portion|contribution|"
+                          r"distribution|relative|normali[sz]ed?)s?\b|\bout of\b|%|\bof (?:the |all )?total\b",
+                          re.IGNORECASE)
+_RUNNING_ASKED = re.compile(r"\b(?:running|cumulative|cumulatively|accumulated|rolling|so far|to date|ytd|mtd|"
+                            r"year[- ]to[- ]date|progressive|grow(?:s|n|th)?|build[s]? up|over time)\b", re.IGNORECASE)
+
+
+def unasked_windows(tree: exp.Expression, dialect: str, fixes: list[str], question: str = "") -> None:
+    """``SUM(agg) OVER ()`` dividing ``agg``, or ``SUM(agg) OVER (ORDER BY …)``, in a grouped query whose question
+    asks for no share and no running total: the group's aggregate itself (a guess)."""
+    if not question or not isinstance(tree, exp.Select) or tree.args.get("group") is None:
+        return
+    for item in tree.expressions:
+        for window in list(item.find_all(exp.Window)):
+            inner = window.this.this if isinstance(window.this, exp.Sum) else None
+            if not isinstance(inner, exp.AggFunc) or window.args.get("partition_by"):
+                continue
+            ordered = window.args.get("order") is not None
+            if ordered and not _RUNNING_ASKED.search(question) and not window.args.get("spec"):
+                window.replace(inner.copy())
+                fixes.append(f"{window.sql(dialect=dialect)}: a running total the question does not ask for -> "
+                             f"{inner.sql(dialect=dialect)}" + GUESSED)
+                continue
+            division = window.find_ancestor(exp.Div)
+            if ordered or division is None or division.expression.unnest() is not window or _SHARE_ASKED.search(
+                    question) or not any(node == inner for node in division.this.find_all(exp.AggFunc)):
+                continue
+            written = division.sql(dialect=dialect)
+            division.replace(inner.copy())
+            fixes.append(f"{written}: each group's share of the total, which the question does not ask for -> "
+                         f"{inner.sql(dialect=dialect)}" + GUESSED)
