@@ -317,3 +317,10 @@ def test_a_ratio_asked_and_nothing_divided_is_said(shop) -> None:
     divided = _ask(shop, "What is the ratio of web sales to all sales?",
                    "SELECT AVG(CASE WHEN channel = 'web' THEN 1.0 ELSE 0 END) AS web_ratio FROM sale")
     assert not any("divides nothing" in n for n in divided.notes)
+
+
+def test_a_divisor_with_one_added_unasked_is_offered_as_the_ratio_itself(shop) -> None:
+    answer = _ask(shop, "Average amount per sale for each client",
+                  "SELECT client_id, SUM(amount) / (COUNT(*) + 1) AS avg_amount FROM sale GROUP BY client_id")
+    other = next(a for a in answer.alternatives if a.label == "The ratio itself")
+    assert (2, 5.0) in _rows(shop, other.sql)

@@ -192,6 +192,21 @@ def undivided_ratio(text: str, tree: exp.Expression) -> str | None:
             "(check what it should be divided by)")
 
 
+def smoothing_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
+    """A ratio whose divisor has 1 added (``a / (b + 1)``, smoothing) where the question asks for no smoothing: the
+    ratio itself, ``a / NULLIF(b, 0)``."""
+    if re.search(r"smooth|plus one|\+ ?1|add(?:ing)? one|laplace", text, re.IGNORECASE):
+        return None
+    for item in tree.expressions:
+        for div in item.find_all(exp.Div):
+            divisor = div.expression.unnest()
+            if isinstance(divisor, exp.Add) and divisor.expression.sql() == "1" and not isinstance(
+                    divisor.this, exp.Literal):
+                div.set("expression", exp.Nullif(this=divisor.this.copy(), expression=exp.Literal.number(0)))
+                return ("The query adds 1 to the divisor, which the question does not ask", "The ratio itself", tree)
+    return None
+
+
 _ROUNDING_ASKED = re.compile(r"\bround|\bwhole\b|\bfull\b|\bcomplete\b|\binteger|\bnearest\b|\bno decimals?\b|"
                              r"\bdecimal places?\b")
 _WHOLE_TYPES = ("INT", "INTEGER", "BIGINT", "SMALLINT")
