@@ -29,16 +29,16 @@ Family B: the SQL runs and answers a different question.
 | index_advice_first                   | A   | a CREATE INDEX suggestion in the first code block, the query in the second      |
 | simple_case_with_operator            | A   | searched CASE written as a simple CASE with an operator: CASE x WHEN > 4        |
 | copy_code_label_leak                 | A   | a scraped chat UI label "sqlCopy code" left in front of the query               |
-| literal_with_question_noun           | B   | the question's noun glued to a filter value: '%Italian restaurant%'             |
+| literal_with_question_noun           | B   | the question's noun glued to a filter value: '%Italian food%'                   |
 | list_collapsed_to_count              | B   | a "which ..." list answered with a single COUNT of the rows                     |
-| limit_before_sort_subquery           | B   | LIMIT moved into a subquery, the sort applied to the arbitrary rows it kept     |
+| topn_correlated_count_off_by_one     | B   | top-N as "count of better rows <= N" (should be < N): one row too many          |
 | anti_join_null_wrong_side            | B   | LEFT JOIN anti-join tests the kept table's key for NULL (never true)            |
 | weekday_numbering_slip               | B   | day-of-week codes read as ISO (Sunday = 7): weekend 0, 6 becomes 7, 6           |
 | window_order_dropped                 | B   | ORDER BY left out of a window's OVER (...), so the rank/row number is arbitrary |
 | where_filter_as_conditional_aggregate| B   | the WHERE filter moved inside the aggregates, so empty groups stay in           |
 | per_relation_inverted                | B   | "X per Y" read as "Y per X": group key and counted column swapped               |
 | name_filter_as_guessed_id            | B   | a filter on a name replaced by a guessed surrogate id (= 1)                     |
-| count_by_label_not_key               | B   | COUNT(DISTINCT key) counted on the label column (homonyms merge)                |
+| ungrouped_column_wrapped_in_max      | B   | a grouping column "fixed" with MAX() and dropped from GROUP BY: coarser groups  |
 | month_number_for_calendar_month      | B   | calendar month (DATE_TRUNC / %Y-%m) computed as the month number, years merged  |
 """
 
@@ -78,14 +78,14 @@ DAMAGE_KINDS: tuple[str, ...] = (
     # family B
     "literal_with_question_noun",
     "list_collapsed_to_count",
-    "limit_before_sort_subquery",
+    "topn_correlated_count_off_by_one",
     "anti_join_null_wrong_side",
     "weekday_numbering_slip",
     "window_order_dropped",
     "where_filter_as_conditional_aggregate",
     "per_relation_inverted",
     "name_filter_as_guessed_id",
-    "count_by_label_not_key",
+    "ungrouped_column_wrapped_in_max",
     "month_number_for_calendar_month",
 )
 TREE_KINDS: frozenset[str] = frozenset()
@@ -374,7 +374,7 @@ def k_ruby_heredoc(c: _Ctx, rng: random.Random) -> Any:
     body = _indent(_pretty(c.sql, c.dialect), "  ")
     code = (f"{var} = ActiveRecord::Base.connection.{call}(<<~SQL)\n{body}\nSQL\n\n"
             f"{var}.each {{ |row| puts row.inspect }}")
-    reply = (f"{rng.choice(_INTROS)} You can run it from your Rails app like this:\n\n```ruby\n{code}\n```\n\n"
+    reply = (f"You can run the query from your Rails app like this:\n\n```ruby\n{code}\n```\n\n"
              "The heredoc keeps the SQL readable.")
     return reply, "query inside a Rails heredoc", None
 
@@ -694,7 +694,7 @@ def k_copy_code_label_leak(c: _Ctx, rng: random.Random) -> Any:
 # ----------------------------------------------------------------------------------------------------------------
 # family B
 
-_DATEISH = re.compile(r"^([+-]?\d|\d{4}-|%[A-Za-z])")
+_DATEISH = re.compile(r"^([+-]?\d|\d{4}-|%[A-Za-z]([-/ :]?%[A-Za-z])*$)")
 _LABEL_COLS = {"name", "title", "label", "description", "code", "symbol", "username", "desc"}
 _SUFFIXES = ("_name", "_type", "_code", "_method", "_status", "_category", "_desc", "_title", "_label")
 
@@ -710,7 +710,7 @@ def _singular(word: str) -> str:
 
 def _noun_for(c: _Ctx, qual: str | None, col: str) -> str | None:
     low = col.lower()
-    if low in _LABEL_COLS or low == "name":
+    if low in _LABEL_COLS or low in ("status", "type", "category", "kind", "state", "gender", "mode", "method"):
         table = c.aliases.get(qual.lower(), qual) if qual else None
         if table is None:
             names = sorted({v for v in c.aliases.values()})
@@ -817,75 +817,6 @@ def k_list_collapsed_to_count(c: _Ctx, rng: random.Random) -> Any:
     return _fenced(_pretty(sql, c.dialect), rng), "list answered with a COUNT", sql
 
 
-def _item_outputs(c: _Ctx, a: int, f: int) -> list[tuple[str, str | None]]:
-    """(expression text, output name or None) of each select item in tokens [a, f)."""
-    out = []
-    for x, y in c.split_commas(a, f):
-        name = None
-        expr_end = y
-        for m in range(x, y + 1):
-            if c.toks[m].token_type == T.ALIAS and c.depth[m] == c.depth[x]:
-                expr_end = m - 1
-                name = c.toks[y].text
-                break
-        if name is None:
-            ref = c.colref_fwd(x)
-            if ref is not None and ref[1] == y:
-                name = c.toks[y].text
-            elif y > x and c.is_ident(y) and c.toks[y - 1].token_type in (T.R_PAREN, T.VAR) \
-                    and c.toks[y - 1].token_type != T.DOT:
-                name = c.toks[y].text
-                expr_end = y - 1
-        out.append((c.text(x, expr_end), name))
-    return out
-
-
-def k_limit_before_sort_subquery(c: _Ctx, rng: random.Random) -> Any:
-    s = c.main_select()
-    if s is None:
-        return None
-    ob = c.find0({T.ORDER_BY}, start=s)
-    lim = c.find0({T.LIMIT}, start=ob + 1) if ob is not None else None
-    if ob is None or lim is None or lim + 2 != len(c.toks) or c.toks[lim + 1].token_type != T.NUMBER:
-        return None
-    f = c.find0({T.FROM}, start=s + 1)
-    if f is None:
-        return None
-    a = s + 1
-    if c.toks[a].token_type == T.DISTINCT:
-        a += 1
-    items = _item_outputs(c, a, f)
-    names = {n.lower() for _, n in items if n}
-    star = any(e.strip() == "*" or e.strip().endswith(".*") for e, _ in items)
-    keys = []
-    for x, y in c.split_commas(ob + 1, lim):
-        e = y
-        while e > x and (c.toks[e].token_type in (T.ASC, T.DESC)
-                         or c.toks[e].text.upper() in ("NULLS", "FIRST", "LAST")):
-            e -= 1
-        expr = c.text(x, e)
-        tail = c.sql[c.toks[e].end + 1:c.toks[y].end + 1]
-        if c.toks[x].token_type == T.NUMBER and x == e:
-            keys.append(expr + tail)
-            continue
-        hit = next((n for ex, n in items if n and ex.strip().lower() == expr.strip().lower()), None)
-        if hit is None:
-            ref = c.colref_fwd(x)
-            if ref is not None and ref[1] == e:
-                last = c.toks[e].text
-                if last.lower() in names or star:
-                    hit = last
-        if hit is None:
-            return None
-        keys.append(hit + tail)
-    inner = c.sql[c.toks[s].start:c.toks[ob].start].rstrip()
-    n = c.toks[lim + 1].text
-    alias = rng.choice(("t", "sub", "top_rows"))
-    sql = (c.sql[:c.toks[s].start] + f"SELECT *\nFROM (\n{_indent(_pretty(inner, c.dialect), '  ')}\n  LIMIT {n}\n) "
-           f"AS {alias}\nORDER BY {', '.join(keys)}")
-    return _fenced(sql, rng), "LIMIT applied in a subquery before the sort", sql
-
-
 def k_anti_join_null_wrong_side(c: _Ctx, rng: random.Random) -> Any:
     edits = []
     for join in c.tree.find_all(exp.Join):
@@ -977,7 +908,7 @@ def k_where_filter_as_conditional_aggregate(c: _Ctx, rng: random.Random) -> Any:
     f = c.find0({T.FROM}, start=s + 1)
     w = c.find0({T.WHERE}, start=f) if f is not None else None
     g = c.find0({T.GROUP_BY}, start=w) if w is not None else None
-    if f is None or w is None or g is None:
+    if f is None or w is None or g is None or c.find0({T.LIMIT}, start=g) is not None:
         return None
     for k in range(w + 1, g):
         if c.toks[k].token_type == T.SELECT:
@@ -1059,6 +990,10 @@ def k_per_relation_inverted(c: _Ctx, rng: random.Random) -> Any:
         return None
     ktext = c.text(kx, kexp_end)
     ctext = c.text(*count_ref)
+    kname = c.toks[kexp_end].text.lower()
+    cname = c.toks[count_ref[1]].text.lower()
+    if re.search(r"(year|month|date|day|week|time|_dt|_ts|_at)$", kname) or not cname.endswith("id"):
+        return None
     if ktext.lower() == ctext.lower():
         return None
     gtext = c.text(gx, gy)
@@ -1084,12 +1019,21 @@ _NAMEISH = re.compile(r"(^|_)(name|title|username|code|symbol)$|[a-z]Name$", re.
 
 
 def _pk_of(table: Any) -> str | None:
+    """The table's key: declared, else id / <table>_id, else a short NOT NULL xid named after the table."""
     if table is None:
         return None
     if len(table.primary_key) == 1:
         return table.primary_key[0]
+    if table.primary_key:
+        return None
+    names = {col.name.lower(): col.name for col in table.columns}
+    low = table.name.lower()
+    for key in ("id", f"{_singular(low)}_id", f"{low}_id"):
+        if key in names:
+            return names[key]
     for col in table.columns:
-        if col.name.lower() in ("id", f"{table.name.lower()}_id"):
+        n = col.name.lower()
+        if n.endswith("id") and len(n) <= 4 and n[0] == low[0] and not col.nullable:
             return col.name
     return None
 
@@ -1132,39 +1076,111 @@ def k_name_filter_as_guessed_id(c: _Ctx, rng: random.Random) -> Any:
     return _fenced(_pretty(sql, c.dialect), rng), "name filter replaced by a guessed id", sql
 
 
-def _label_of(table: Any) -> str | None:
-    if table is None:
+def k_topn_correlated_count_off_by_one(c: _Ctx, rng: random.Random) -> Any:
+    s = c.main_select()
+    if s is None or c.toks[0].token_type != T.SELECT:
         return None
-    single = _singular(table.name)
-    for col in table.columns:
-        if col.name.lower() in ("name", "title", f"{single}_name", f"{table.name.lower()}_name"):
-            return col.name
-    return None
+    f = c.find0({T.FROM}, start=s + 1)
+    ob = c.find0({T.ORDER_BY}, start=f) if f is not None else None
+    lim = c.find0({T.LIMIT}, start=ob + 1) if ob is not None else None
+    if f is None or ob is None or lim is None or lim + 2 != len(c.toks) or c.toks[lim + 1].token_type != T.NUMBER:
+        return None
+    if c.find0({T.GROUP_BY, T.HAVING, T.COMMA} | _JOINS, start=f, end=ob) is not None:
+        return None
+    if any(c.toks[k].text.upper() in _AGGS for k in range(s, f)):
+        return None
+    tref = c.colref_fwd(f + 1)
+    if tref is None:
+        return None
+    table = c.text(*tref)
+    k = tref[1] + 1
+    alias = None
+    if c.toks[k].token_type == T.ALIAS:
+        alias, k = c.toks[k + 1].text, k + 2
+    elif c.is_ident(k) and c.toks[k].token_type not in _STRUCT:
+        alias, k = c.toks[k].text, k + 1
+    w = k if c.toks[k].token_type == T.WHERE else None
+    if w is None and k != ob:
+        return None
+    keys = c.split_commas(ob + 1, lim)
+    if len(keys) != 1:
+        return None
+    x, y = keys[0]
+    ref = c.colref_fwd(x)
+    if ref is None:
+        return None
+    rest = [c.toks[m].text.upper() for m in range(ref[1] + 1, y + 1)]
+    if any(r not in ("ASC", "DESC", "NULLS", "FIRST", "LAST") for r in rest):
+        return None
+    op = ">" if "DESC" in rest else "<"
+    _, col = c.split_ref(*ref)
+    tbl = c.schema.table(c.toks[tref[1]].text) if c.schema is not None else None
+    if (tbl is not None and tbl.column(col) is None) or re.search(rf"\bAS\s+{re.escape(col)}\b", c.sql, re.I):
+        return None
+    outer = c.text(*ref) if ref[0] != ref[1] else f"{alias or c.toks[tref[1]].text}.{col}"
+    other = rng.choice(("t2", "x", "other"))
+    inner_where = f"{other}.{col} {op} {outer}"
+    if w is not None:
+        cond = c.text(w + 1, ob - 1)
+        if any(c.toks[m].token_type == T.DOT for m in range(w + 1, ob)) or "SELECT" in cond.upper():
+            return None
+        inner_where = f"({cond}) AND {inner_where}"
+    n = c.toks[lim + 1].text
+    sub = f"(SELECT COUNT(*) FROM {table} AS {other} WHERE {inner_where}) <= {n}"
+    head = c.sql[:c.toks[ob].start].rstrip()
+    if w is not None:
+        head = c.sql[:c.toks[w].end + 1] + " (" + c.text(w + 1, ob - 1) + ") AND"
+    else:
+        head += " WHERE"
+    sql = f"{head} {sub} ORDER BY {c.text(x, y)}"
+    return _fenced(_pretty(sql, c.dialect), rng), "top-N written as a correlated count with <= N", sql
 
 
-def k_count_by_label_not_key(c: _Ctx, rng: random.Random) -> Any:
-    edits = []
-    for i in range(len(c.toks) - 3):
-        if not (c.toks[i].text.upper() == "COUNT" and c.toks[i + 1].token_type == T.L_PAREN
-                and c.toks[i + 2].token_type == T.DISTINCT):
-            continue
-        ref = c.colref_fwd(i + 3)
-        if ref is None or c.toks[ref[1] + 1].token_type != T.R_PAREN:
-            continue
-        qual, col = c.split_ref(*ref)
-        table = c.table_of(qual)
-        pk = _pk_of(table)
-        if pk is None or pk.lower() != col.lower():
-            continue
-        label = _label_of(table)
-        if label is None:
-            continue
-        new = (f"{qual}." if qual else "") + label
-        edits.append((c.toks[ref[0]].start, c.toks[ref[1]].end + 1, new))
-    if not edits:
+def k_ungrouped_column_wrapped_in_max(c: _Ctx, rng: random.Random) -> Any:
+    s = c.main_select()
+    if s is None:
         return None
+    f = c.find0({T.FROM}, start=s + 1)
+    g = c.find0({T.GROUP_BY}, start=f) if f is not None else None
+    if f is None or g is None:
+        return None
+    gend = c.clause_end(g, 0)
+    keys = c.split_commas(g + 1, gend)
+    if len(keys) < 2:
+        return None
+    a = s + 1
+    if c.toks[a].token_type == T.DISTINCT:
+        a += 1
+    items = c.split_commas(a, f)
+    gx, gy = keys[-1]
+    ktext = c.text(gx, gy)
+    pick = None
+    for idx, (x, y) in enumerate(items):
+        e = y
+        for m in range(x, y + 1):
+            if c.toks[m].token_type == T.ALIAS and c.depth[m] == c.depth[x]:
+                e = m - 1
+                break
+        if (c.toks[gx].token_type == T.NUMBER and gx == gy and int(ktext) == idx + 1) or \
+                c.text(x, e).lower() == ktext.lower():
+            pick = (x, e, y)
+            break
+    if pick is None:
+        return None
+    x, e, y = pick
+    ref = c.colref_fwd(x)
+    if ref is None or ref[1] != e:
+        return None
+    expr = c.text(x, e)
+    after = c.sql[c.toks[gend].start:] if gend < len(c.toks) else ""
+    if expr.lower() in after.lower() or (e == y and c.toks[e].text.lower() in after.lower()):
+        return None
+    fn = rng.choice(("MAX", "MAX", "MIN"))
+    wrapped = f"{fn}({expr})" + ("" if e != y else f" AS {c.toks[e].text}")
+    prev_end = c.toks[keys[-2][1]].end + 1
+    edits = [(c.toks[x].start, c.toks[e].end + 1, wrapped), (prev_end, c.toks[gy].end + 1, "")]
     sql = _edit(c.sql, edits)
-    return _fenced(_pretty(sql, c.dialect), rng), "COUNT(DISTINCT) on the label column", sql
+    return _fenced(_pretty(sql, c.dialect), rng), f"a grouping column wrapped in {fn}() and dropped from GROUP BY", sql
 
 
 def k_month_number_for_calendar_month(c: _Ctx, rng: random.Random) -> Any:
@@ -1219,14 +1235,14 @@ _KINDS = {
     "copy_code_label_leak": k_copy_code_label_leak,
     "literal_with_question_noun": k_literal_with_question_noun,
     "list_collapsed_to_count": k_list_collapsed_to_count,
-    "limit_before_sort_subquery": k_limit_before_sort_subquery,
+    "topn_correlated_count_off_by_one": k_topn_correlated_count_off_by_one,
     "anti_join_null_wrong_side": k_anti_join_null_wrong_side,
     "weekday_numbering_slip": k_weekday_numbering_slip,
     "window_order_dropped": k_window_order_dropped,
     "where_filter_as_conditional_aggregate": k_where_filter_as_conditional_aggregate,
     "per_relation_inverted": k_per_relation_inverted,
     "name_filter_as_guessed_id": k_name_filter_as_guessed_id,
-    "count_by_label_not_key": k_count_by_label_not_key,
+    "ungrouped_column_wrapped_in_max": k_ungrouped_column_wrapped_in_max,
     "month_number_for_calendar_month": k_month_number_for_calendar_month,
 }
 
