@@ -149,3 +149,8 @@ def test_another_languages_operators_and_literals_are_read(written: str, read: s
 ])
 def test_methods_and_hive_sorts_mean_what_they_mean_there(borrowed: str, native: str) -> None:
     assert run(borrowed) == run(native)
+
+
+def test_a_with_list_and_no_query_after_it_reads_as_the_last_ones_rows() -> None:
+    reply = f"```sql\nWITH result AS (\n{LINES}\n)\n```\n\nIt reads the tables."
+    assert flat(extract_queries(reply, "postgres")[0]) == f"WITH result AS ( {QUERY} ) SELECT * FROM result"

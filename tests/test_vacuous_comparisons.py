@@ -63,3 +63,11 @@ def test_a_running_total_unasked_is_read_as_the_groups_count(shop) -> None:
     sql = "SELECT city, SUM(COUNT(*)) OVER (ORDER BY city) AS n FROM place GROUP BY city ORDER BY city"
     assert [tuple(r) for r in ask(shop, "Number of places per city", sql).rows] == [("LA", 3), ("SF", 2)]
     assert [tuple(r) for r in ask(shop, "Cumulative number of places by city", sql).rows] == [("LA", 3), ("SF", 5)]
+
+
+@pytest.mark.parametrize(("sql", "want"), [
+    ("SELECT id FROM place WHERE LOWER('%italian%') LIKE LOWER(food) ORDER BY id", "LIKE LOWER('%italian%')"),
+    ("SELECT id FROM place WHERE LOWER(food) LIKE LOWER('_italian_') ORDER BY id", "LIKE LOWER('%italian%')"),
+])
+def test_folded_sides_of_like_are_read_too(sql: str, want: str) -> None:
+    assert want in guard(sql, "sqlite").sql

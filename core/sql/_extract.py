@@ -18,7 +18,7 @@ from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import clause_later, clauses_after_notes, explanations_as_comments, sentence as _sentence
-from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start
+from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start, with_ended
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import CURLY_PAIR, THINK, continues, document_queries, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved
@@ -458,7 +458,9 @@ def _strip_semicolons(sql: str, dialect: str) -> str:
 def _spelled(block: str) -> str:
     """A code block with its misspelt keywords mended: the whole block, else the run of lines its query fills."""
     mended = spelled_keywords(block, _reads)
-    return mended if mended != block else spelled_statement_start(block, _reads)
+    mended = mended if mended != block else spelled_statement_start(block, _reads)
+    ended = with_ended(block) if mended == block else block  # ``WITH result AS (…)``, the whole block: its rows
+    return ended if ended != block and not _reads(block) and _reads(ended) else mended
 
 
 def _reads(sql: str) -> bool:

@@ -27,7 +27,7 @@ from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from core.sql._slips import PARSE_FAILURES
 
-__all__ = ["c_logic", "spelled_keywords", "spelled_statement_start"]
+__all__ = ["c_logic", "spelled_keywords", "spelled_statement_start", "with_ended"]
 
 _TARGETS = ("SELECT", "FROM", "WHERE", "GROUPBY", "ORDERBY", "JOIN", "HAVING", "DISTINCT", "LIMIT")  # LEFT, RIGHT,
 # INNER, UNION have names one letter off them in every schema (light, night, inter)
@@ -440,3 +440,37 @@ def _divisor_guarded(block: str) -> str:
         if j < len(tokens) and depth == 0 and j > i + 2:
             edits.append((tokens[j].start, tokens[j].start, ", 0"))
     return _edited(block, edits)
+
+
+_LAST_CTE = re.compile(r"(?:\bWITH(?:\s+RECURSIVE)?|,)\s*(\"[^\"]+\"|\w+)(?:\s*\([^()]*\))?\s+AS\s*(?:NOT\s+)?"
+                       r"(?:MATERIALIZED\s*)?\(", re.IGNORECASE)
+
+
+def with_ended(block: str) -> str:
+    """``WITH result AS (SELECT …)`` with no query after the list: ``… SELECT * FROM result``, the rows of the last
+    one (the writer named the answer and stopped)."""
+    text = block.strip().rstrip(";").rstrip()
+    if not re.match(r"WITH\b", text, re.IGNORECASE) or not text.endswith(")"):
+        return block
+    names = [m for m in _LAST_CTE.finditer(text) if _depth(text, m.start()) == 0]
+    if not names or _close_of(text, names[-1].end() - 1) != len(text) - 1:
+        return block
+    return f"{text}\nSELECT * FROM {names[-1][1]}"
+
+
+def _depth(text: str, at: int) -> int:
+    """Brackets open at ``at`` (outside quoted values)."""
+    depth = 0
+    for token in _tokens(text[:at]):
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
+    return depth
+
+
+def _close_of(text: str, at: int) -> int | None:
+    """Where the bracket opened at ``at`` closes (outside quoted values), or None."""
+    depth = 0
+    for token in _tokens(text[at:]):
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
+        if depth == 0:
+            return at + token.start
+    return None

@@ -97,21 +97,30 @@ def _always_or_never(tree: exp.Expression, target: str, notes: list[str]) -> Non
             notes.append(f"{node.sql(dialect=target)}: a position is 0 when the text is not found, never below "
                          f"(the test {'never holds' if isinstance(node, exp.EQ) else 'holds on every row'}) -> "
                          f"{'= 0' if isinstance(node, exp.EQ) else '> 0'}" + GUESSED)
-    for like in list(tree.find_all(exp.Like, exp.ILike)):
+    for like in list(tree.find_all(exp.Like, exp.ILike)):  # either side may be folded: LOWER(x) LIKE LOWER('%a%')
         left, right = like.this, like.expression
-        if isinstance(left, exp.Literal) and left.is_string and "%" in left.this and isinstance(
-                _uncased(right), exp.Column):
+        pattern = _bare(left)
+        if isinstance(pattern, exp.Literal) and pattern.is_string and "%" in pattern.this and isinstance(
+                _bare(right), exp.Column):
             like.set("this", right.copy())
             like.set("expression", left.copy())
-            notes.append(f"'{left.this}' LIKE {right.sql(dialect=target)} (the column read as the pattern) -> "
-                         f"{right.sql(dialect=target)} LIKE '{left.this}'" + GUESSED)
-            right = like.expression
-        if isinstance(right, exp.Literal) and right.is_string and re.fullmatch(r"_[^%_]*[^\W\d_][^%_]{2,}_", right.this):
-            right.replace(exp.Literal.string("%" + right.this[1:-1] + "%"))
-            notes.append(f"LIKE '{right.this}' (one character each side) -> LIKE '%{right.this[1:-1]}%'" + GUESSED)
+            notes.append(f"'{pattern.this}' LIKE {right.sql(dialect=target)} (the column read as the pattern) -> "
+                         f"{right.sql(dialect=target)} LIKE '{pattern.this}'" + GUESSED)
+        pattern = _bare(like.expression)
+        if isinstance(pattern, exp.Literal) and pattern.is_string and re.fullmatch(r"_[^%_]*[^\W\d_][^%_]{2,}_",
+                                                                                    pattern.this):
+            pattern.replace(exp.Literal.string("%" + pattern.this[1:-1] + "%"))
+            notes.append(f"LIKE '{pattern.this}' (one character each side) -> LIKE '%{pattern.this[1:-1]}%'" + GUESSED)
     for count in list(tree.find_all(exp.Count)):
         condition = count.this.unnest() if isinstance(count.this, exp.Expression) else None
         if isinstance(condition, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(condition, exp.Distinct):
             count.set("this", exp.Case(ifs=[exp.If(this=condition.copy(), true=exp.Literal.number(1))]))
             notes.append(f"COUNT({condition.sql(dialect=target)}) counts the rows where it is false too -> "
                          f"COUNT(CASE WHEN {condition.sql(dialect=target)} THEN 1 END)" + GUESSED)
+
+
+def _bare(node: exp.Expression) -> exp.Expression:
+    """``node`` without the LOWER()/UPPER() folds around it (SQLite's reading of ILIKE folds both sides)."""
+    while isinstance(node, (exp.Lower, exp.Upper)):
+        node = node.this
+    return node
