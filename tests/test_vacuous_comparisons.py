@@ -71,3 +71,11 @@ def test_a_running_total_unasked_is_read_as_the_groups_count(shop) -> None:
 ])
 def test_folded_sides_of_like_are_read_too(sql: str, want: str) -> None:
     assert want in guard(sql, "sqlite").sql
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT code FROM sku WHERE code LIKE '_X12_'",  # a code of fixed length
+    "SELECT label FROM rules WHERE 'SAVE 50% today' LIKE pattern",  # a text tested against patterns
+])
+def test_patterns_that_can_hold_are_left(sql: str) -> None:
+    assert guard(sql, "sqlite").mended == ""

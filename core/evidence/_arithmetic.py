@@ -175,8 +175,8 @@ def ratio_finding(text: str, tree: exp.Select, words_of: Callable[[exp.Expressio
     return None
 
 
-_RATIO_ASKED = re.compile(r"\b(?:ratio|proportion|percentage|percent|fraction)s?\b|\bshare of\b|\bas a share\b|"
-                          r"\bout of (?:all|the total)\b|%", re.IGNORECASE)
+_RATIO_ASKED = re.compile(r"\b(?:ratio|proportion|percentage|fraction)s?\b|\bwhat percent\b|\bshare of\b|"
+                          r"\bas a share\b|\bout of (?:all|the total)\b", re.IGNORECASE)  # words, never a % of a value
 _STORED_RATIO = re.compile(r"ratio|rate|pct|percent|share|proportion|fraction", re.IGNORECASE)
 
 
@@ -195,13 +195,13 @@ def undivided_ratio(text: str, tree: exp.Expression) -> str | None:
 def smoothing_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
     """A ratio whose divisor has 1 added (``a / (b + 1)``, smoothing) where the question asks for no smoothing: the
     ratio itself, ``a / NULLIF(b, 0)``."""
-    if re.search(r"smooth|plus one|\+ ?1|add(?:ing)? one|laplace", text, re.IGNORECASE):
+    if re.search(r"smooth|plus one|\+ ?1|add(?:ing)? one|laplace|inclusive|both ends|counting", text, re.IGNORECASE):
         return None
     for item in tree.expressions:
         for div in item.find_all(exp.Div):
             divisor = div.expression.unnest()
             if isinstance(divisor, exp.Add) and divisor.expression.sql() == "1" and not isinstance(
-                    divisor.this, exp.Literal):
+                    divisor.this.unnest(), (exp.Literal, exp.Sub)):  # MAX - MIN + 1 counts both ends
                 div.set("expression", exp.Nullif(this=divisor.this.copy(), expression=exp.Literal.number(0)))
                 return ("The query adds 1 to the divisor, which the question does not ask", "The ratio itself", tree)
     return None

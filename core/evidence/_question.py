@@ -108,10 +108,15 @@ _BETWEEN = re.compile(r"\bbetween\s+['\"]?([\w.:/-]+)['\"]?\s+(?:and|to|&)\s+['\
 
 def _range_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """"Between 10 and 20" where the query keeps only the two ends, ``x IN (10, 20)``: the range between them."""
+    if re.search(r"\b(?:compar\w*|differ\w*|versus|vs)\b", asked.text, re.IGNORECASE):
+        return None  # "the difference between 2020 and 2022": two things set side by side, not a range
     said = [(m[1].lower().rstrip("."), m[2].lower().rstrip(".")) for m in _BETWEEN.finditer(asked.text)]
+    grouped = tree.args["group"].expressions if tree.args.get("group") else []
     for node in tree.find_all(exp.In):
         ends = node.expressions
-        if len(ends) != 2 or not all(isinstance(e, exp.Literal) for e in ends) or node.find_ancestor(exp.Not):
+        if len(ends) != 2 or not all(isinstance(e, exp.Literal) and (not e.is_string or re.fullmatch(
+                r"\d{4}-\d{2}-\d{2}.*", e.this)) for e in ends) or node.find_ancestor(exp.Not) or any(
+                g == node.this for g in grouped):  # numbers or dates only: names have no range between them
             continue
         written = {e.this.lower() for e in ends}
         if any({low, high} == written for low, high in said):

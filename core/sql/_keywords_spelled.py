@@ -409,8 +409,10 @@ def _in_position(tokens: list[Token], at: int) -> bool:
 
 # A number with another language's type suffix (C's and Java's ``4.5f``, ``2021L``, ``1.0d``), outside quotes; and an
 # IN list written as a Python list, ``IN ['a', 'b']`` (SQLite reads the brackets as a quoted name).
-_SUFFIXED = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|(?<![\w.])(\d+(?:\.\d+)?)[fFdDlL]\b|"
-                       r"\b(IN)\s*\[((?:\s*(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?)\s*,?)+)\]", re.IGNORECASE)
+_LIST_VALUE = r"(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?)"  # a comma between each two: no value split two ways (linear)
+_SUFFIXED = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|\[[^\]\n]*[A-Za-z_ ][^\]\n]*\]|--[^\n]*|"
+                       r"(?<![\w.])(\d+(?:\.\d+)?)[fFdDlL]\b|"
+                       rf"\b(IN)\s*\[(\s*{_LIST_VALUE}(?:\s*,\s*{_LIST_VALUE})*\s*)\]", re.IGNORECASE)
 
 
 def _numbers_unsuffixed(block: str) -> str:

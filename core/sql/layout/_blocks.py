@@ -284,8 +284,8 @@ def without_fences(text: str) -> str:
 
 # A code model's repository tokens at a line's start, each with the name or path it gives (``<|repo_name|>shop``,
 # ``<|file_sep|>sql/report.sql``, StarCoder's ``<filename>q.sql``): a header of what follows, never the turn's end.
-_REPO_HEADER = re.compile(r"^[ \t]*(?:<\|(?:repo_name|file_sep|fim_prefix|fim_suffix|fim_middle|fim_pad)\|>|"
-                          r"<(?:reponame|filename|gh_stars)>)[^\n]*(?:\n|$)", re.MULTILINE | re.IGNORECASE)
+_REPO_HEADER = re.compile(r"^[ \t]*(?:<\|(?:repo_name|file_sep)\|>|<(?:reponame|filename|gh_stars)>)[^\n]*(?:\n|$)|"
+                          r"<\|fim_(?:prefix|suffix|middle|pad)\|>", re.MULTILINE | re.IGNORECASE)  # a fill-in token alone
 
 
 def _before_turn_end(text: str) -> tuple[str, bool]:

@@ -16,7 +16,7 @@ _NOT_ANSWER = re.compile(r"draft|bad|wrong|example|sample|old|previous|check|exp
                          re.IGNORECASE)
 # A TOML document: a fenced ```toml block, or a reply whose first line is a [table] header or a key = value line.
 _TOML_BLOCK = re.compile(r"(?:```|~~~)[ \t]*toml[ \t]*\n(.*?)(?:```|~~~)", re.DOTALL | re.IGNORECASE)
-_TOML_START = re.compile(r"\s*(?:\[[\w.\"' -]+\]|[\w.-]+[ \t]*=)")
+_TOML_START = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:\[\[?[\w.\"' -]+\]\]?|[\w.-]+[ \t]*=)")  # comments first too
 _MAX_TOML = 100_000  # characters: a longer reply is no answer written as a document
 
 

@@ -6,6 +6,8 @@ Each is a way a small model shows its query, read from the reply's own structure
   ``mysql> `` and ``-> ``. The prompts go; the query's lines stay (its result table after ``;`` is prose).
 - **A shell command that carries the query**: ``psql -d shop -c "SELECT …"``, ``sqlite3 shop.db 'SELECT …'``,
   ``mysql -e "…"``, or a heredoc (``psql <<'SQL'`` … ``SQL``): the quoted or enclosed query, as a SQL block.
+- **An agent's transcript** (``Action Input: SELECT …`` lines between ``Thought:`` and ``Observation:``): each input
+  a SQL block, so the last one — the query the agent settled on, after a look at the data or a failed try — answers.
 - **A Windows command that carries the query**: PowerShell's ``Invoke-Sqlcmd … -Query "SELECT …"``, ``sqlcmd -Q
   "…"``: the quoted query (PowerShell's ``""`` and backtick escapes read), as a SQL block.
 - **An HTTP call that posts the query** (``curl … -d '{"query": "SELECT …"}'``): the shell's ``'\\''`` read as the
@@ -23,8 +25,8 @@ Each is a way a small model shows its query, read from the reply's own structure
 - **Markdown's escapes** (``first\\_name``, ``COUNT(\\*)``) outside quoted values: read unescaped.
 - **A look-alike letter** of another script in a word of Latin letters (``FRОM`` with a Cyrillic О): the Latin
   letter; a word all in one script (a Russian column name) is left.
-- **Invisible characters** (a zero-width space or joiner, a word joiner, a byte-order mark) inside a keyword or a name,
-  outside quoted values: dropped.
+- **Invisible characters** (a zero-width space or joiner, a word joiner, a byte-order mark) between two ASCII
+  characters, outside quoted values: dropped (the scripts that join letters with them keep theirs).
 - **The MySQL client's ``\\G``** (or ``\\g``, psql's too) ending a statement at a line's end: read as ``;``.
 - **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
 - **An arrow that annotates a line** (``LIMIT 1  <- only the top rows``, ``FROM sales ⬅ start here``) followed by
@@ -61,8 +63,11 @@ _SESSION = re.compile(r"[ \t]*(?:SET[ \t]+(?!@)[\w.]+[ \t]*(?:=|TO\b)[^;\n]*|PRA
 _TRANSACTION_END = re.compile(r"[ \t]*(?:COMMIT|ROLLBACK|END)(?:[ \t]+TRANSACTION)?[ \t]*;?[ \t]*", re.IGNORECASE)
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _MD_ESCAPE = re.compile(r"\\([_*#\[\]()`|])")
-_INVISIBLE = str.maketrans("", "", "\u200b\u200c\u200d\u2060\ufeff")
-_CLIENT_END = re.compile(r"(?<=[\w)'\"`*])[ \t]*\\[Gg][ \t]*;?[ \t]*$", re.MULTILINE)  # SELECT …\G: a terminator
+# An invisible character between two ASCII ones (``W\u200bHERE``, ``na\u200bme``): Persian, Urdu and Indic scripts
+# write ZWNJ/ZWJ inside their words, so only a split keyword or Latin name is joined.
+_INVISIBLE = re.compile(r"(?<=[!-~])[\u200b\u200c\u200d\u2060\ufeff]+(?=[!-~])")
+_CLIENT_END = re.compile(r"(?<=[\w)'\"`*])[ \t]*\\(?:[Gg]|gx)(?:[ \t]+[\w./-]+)?[ \t]*;?[ \t]*$",
+                         re.MULTILINE)  # SELECT …\G, psql's \gx or \g file: a terminator
 _ARROW = re.compile(r"(?<![ \t])[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)  # linear on runs of spaces
 
 
@@ -70,12 +75,13 @@ def terminal_read(text: str) -> str:
     """``text`` with each layout of the module docstring read back to plain SQL."""
     text = _HEREDOC.sub(lambda m: f"```sql\n{m[3]}\n```" if re.match(rf"\s*\(*\s*{_QUERY}", m[3], re.I) else m[0],
                         text)
+    text = _AGENT_INPUT.sub(lambda m: f"```sql\n{m[1].strip()}\n```", text) if "Action Input" in text else text
     text = _COMMAND.sub(_command_query, text)
     text = _SQLCMD.sub(_sqlcmd_query, text) if "qlcmd" in text.lower() else text
     text = _CURL.sub(lambda m: m[0].replace("'\\''", "'"), text) if "curl" in text else text
     text = _prompts_dropped(text)
     text = _block_quote(text)
-    text = _BOX.sub(_unboxed, text) if "+-" in text else text
+    text = _BOX.sub(_unboxed, text) if re.search(r"[+┌╔][-─═]", text) else text
     text = _outside_values(text, _plain_characters)
     text = _CLIENT_END.sub(";", text) if "\\" in text else text
     text = _variables_read(text)
@@ -116,14 +122,18 @@ def _carried(match: re.Match[str], body: str) -> str:
 
 _SQLCMD = re.compile(r"^[ \t]*(?:Invoke-Sqlcmd|sqlcmd(?:\.exe)?)\b[^\n]*?\s-(?:Query|Q|q)[ \t]+(\"(?:[^\"`]|\"\"|`.)*\"|"
                      r"'(?:[^']|'')*')[^\n]*", re.MULTILINE | re.IGNORECASE)
+_AGENT_INPUT = re.compile(r"^[ \t]*Action Input[ \t]*:[ \t]*((?:SELECT|WITH)\b[^\n]*)$", re.MULTILINE | re.IGNORECASE)
 _CURL = re.compile(r"^[ \t]*\$?[ \t]*curl\b(?:[^\n]*\\[ \t]*\n)*[^\n]*", re.MULTILINE)  # with its continued lines
 
 
 def _sqlcmd_query(match: re.Match[str]) -> str:
     """``Invoke-Sqlcmd … -Query "SELECT …"``: the query, PowerShell's quoting read, as a SQL block."""
     quoted = match[1]
-    body = (re.sub(r"`(.)", r"\1", quoted[1:-1]).replace('""', '"') if quoted.startswith('"') else
-            quoted[1:-1].replace("''", "'"))
+    if quoted.startswith('"') and re.search(r"(?<!`)\$\w", quoted):
+        return match[0]  # PowerShell fills $city in from a variable: no query to read as written
+    escapes = {"n": "\n", "t": "\t", "r": ""}
+    body = (re.sub(r"`(.)", lambda m: escapes.get(m[1], m[1]), quoted[1:-1]).replace('""', '"')
+            if quoted.startswith('"') else quoted[1:-1].replace("''", "'"))
     return _carried(match, body)
 
 
@@ -144,12 +154,13 @@ def _prompts_dropped(text: str) -> str:
     return "\n".join(out)
 
 
-_BOX = re.compile(r"^[ \t]*\+-{3,}\+[ \t]*\n((?:[ \t]*\|[^\n]*\|[ \t]*\n)+)[ \t]*\+-{3,}\+[ \t]*$", re.MULTILINE)
+_BOX = re.compile(r"^[ \t]*[+┌╔][-─═]{3,}[+┐╗][ \t]*\n((?:[ \t]*[|│║][^\n]*[|│║][ \t]*\n)+)[ \t]*[+└╚][-─═]{3,}[+┘╝][ \t]*$",
+                  re.MULTILINE)  # +---+ | … | +---+, or drawn with box characters
 
 
 def _unboxed(match: re.Match[str]) -> str:
     """A query drawn in an ASCII box: its lines without the frame (a box around anything else is left)."""
-    lines = [re.sub(r"^[ \t]*\| ?|[ \t]*\|[ \t]*$", "", line) for line in match[1].rstrip("\n").split("\n")]
+    lines = [re.sub(r"^[ \t]*[|│║] ?|[ \t]*[|│║][ \t]*$", "", line) for line in match[1].rstrip("\n").split("\n")]
     body = "\n".join(line.rstrip() for line in lines)
     return body if re.match(rf"\s*\(*\s*{_QUERY}", body, re.I) else match[0]
 
@@ -175,7 +186,7 @@ def _plain_characters(part: str) -> str:
     punctuation as ASCII, and look-alike letters in a word of Latin letters as those letters (``_LOOK_ALIKE``)."""
     part = _MD_ESCAPE.sub(r"\1", part)
     if not part.isascii():
-        part = part.translate(_INVISIBLE)
+        part = _INVISIBLE.sub("", part)
         part = _MIXED.sub(lambda m: m[0].translate(_LOOK_ALIKE), part)
     return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else " " if c == "\u3000" else
                    "," if c == "\u3001" else c for c in part)

@@ -282,13 +282,12 @@ _IF_AGGREGATES = {"COUNTIF": exp.Count, "SUMIF": exp.Sum, "AVGIF": exp.Avg, "MIN
 def _conditional_aggregates(tree: exp.Expression, notes: list[str]) -> None:
     """ClickHouse's aggregates: the ``-If`` combinator, ``countIf(cond)`` / ``sumIf(x, cond)``, as the aggregate of a
     CASE that keeps the rows where the condition holds (``COUNT(CASE WHEN cond THEN 1 END)``, 0 over no row as in
-    ClickHouse), and ``uniqExact(x)`` / ``uniq(x)`` (its estimate) as ``COUNT(DISTINCT x)``. The last argument must be
-    a condition: a spreadsheet's ``COUNTIF(range, "criterion")`` (which sqlglot reads dropping the criterion) is
-    refused with what to write."""
+    ClickHouse), and ``uniqExact(x)`` / ``uniq(x)`` (its estimate) as ``COUNT(DISTINCT x)``. The last argument is a
+    condition or a flag column (``countIf(paid)``): a spreadsheet's ``COUNTIF(range, "criterion")`` (which sqlglot
+    reads dropping the criterion) is refused with what to write."""
     for count in list(tree.find_all(exp.CountIf)):  # COUNTIF, countIf: read by sqlglot as BigQuery's
         condition = count.this.unnest() if isinstance(count.this, exp.Expression) else None
-        if count.args.get("zero_on_all_null") is not None or not isinstance(
-                condition, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean)):
+        if count.args.get("zero_on_all_null") is not None or condition is None or isinstance(condition, exp.Literal):
             raise SQLRejected("COUNTIF(range, criterion) is a spreadsheet's function, which SQL does not have",
                               hint="count the rows that match with COUNT(CASE WHEN column = 'value' THEN 1 END)")
         count.replace(exp.Count(this=exp.Case(ifs=[exp.If(this=count.this.copy(), true=exp.Literal.number(1))])))
@@ -301,8 +300,8 @@ def _conditional_aggregates(tree: exp.Expression, notes: list[str]) -> None:
             continue
         aggregate = _IF_AGGREGATES.get(name)
         condition = args[-1].unnest() if args else None
-        if aggregate is None or len(args) not in ((1, 2) if name == "COUNTIF" else (2,)) or not isinstance(
-                condition, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean)):
+        if aggregate is None or len(args) not in ((1, 2) if name == "COUNTIF" else (2,)) or condition is None or \
+                isinstance(condition, exp.Literal):  # a flag column is a condition too; a 'criterion' is not
             continue
         value = args[0].copy() if len(args) == 2 else exp.Literal.number(1)
         call.replace(aggregate(this=exp.Case(ifs=[exp.If(this=args[-1].copy(), true=value)])))

@@ -9,9 +9,10 @@ with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not `
 
 Holds on every row, or never: a position (``INSTR``, ``STRPOS``, ``POSITION``: 0 when the text is not found, never below 0) compared with
 -1, Python's ``find() != -1`` (true on every row): ``> 0``, or ``= 0`` for ``= -1``; a pattern on the left of LIKE
-and a column on its right (``'%pat%' LIKE name``: the name is read as the pattern): the two sides swapped; a LIKE
-pattern of SQL's one-character wildcard around a word (``'_Italian_'``, no ``%``: exactly one character each side)
-with ``%``; ``COUNT(x > 5)`` (it counts true and false alike, every row where x is known) as the rows where the
+and a column on its right (``'%pat%' LIKE name``: the name is read as the pattern; only a literal that starts or ends
+with ``%``, since ``'SAVE 50% today' LIKE pattern`` tests a text against a table of patterns): the two sides swapped; a LIKE
+pattern of SQL's one-character wildcard around a word of four letters or more (``'_Italian_'``, no ``%``: exactly one
+character each side; ``'_X12_'``, a code of fixed length, is left) with ``%``; ``COUNT(x > 5)`` (it counts true and false alike, every row where x is known) as the rows where the
 condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``.
 """
 
@@ -100,15 +101,15 @@ def _always_or_never(tree: exp.Expression, target: str, notes: list[str]) -> Non
     for like in list(tree.find_all(exp.Like, exp.ILike)):  # either side may be folded: LOWER(x) LIKE LOWER('%a%')
         left, right = like.this, like.expression
         pattern = _bare(left)
-        if isinstance(pattern, exp.Literal) and pattern.is_string and "%" in pattern.this and isinstance(
-                _bare(right), exp.Column):
+        if isinstance(pattern, exp.Literal) and pattern.is_string and re.fullmatch(r"%.+|.+%", pattern.this) and \
+                isinstance(_bare(right), exp.Column):  # 'SAVE 50% today' LIKE pattern tests text against patterns
             like.set("this", right.copy())
             like.set("expression", left.copy())
             notes.append(f"'{pattern.this}' LIKE {right.sql(dialect=target)} (the column read as the pattern) -> "
                          f"{right.sql(dialect=target)} LIKE '{pattern.this}'" + GUESSED)
         pattern = _bare(like.expression)
-        if isinstance(pattern, exp.Literal) and pattern.is_string and re.fullmatch(r"_[^%_]*[^\W\d_][^%_]{2,}_",
-                                                                                    pattern.this):
+        if isinstance(pattern, exp.Literal) and pattern.is_string and re.fullmatch(r"_[^\W\d_](?:[^\W\d_]| ){3,}_",
+                                                                                    pattern.this):  # '_X12_' is a code
             pattern.replace(exp.Literal.string("%" + pattern.this[1:-1] + "%"))
             notes.append(f"LIKE '{pattern.this}' (one character each side) -> LIKE '%{pattern.this[1:-1]}%'" + GUESSED)
     for count in list(tree.find_all(exp.Count)):

@@ -15,8 +15,9 @@ __all__ = ["labels_as_stored"]
 
 
 # The question's words for a case it wants the labels in: then a LOWER()/UPPER() on a label is what was asked.
-_CASE_ASKED = re.compile(r"\b(?:lower|upper|small|capital)[ -]?(?:case|letters?)\b|\b(?:lowercase|uppercase|capitals|"
-                         r"capitali[sz]ed|case[- ]?(?:in)?sensitive|normali[sz]ed?)\b", re.IGNORECASE)
+_CASE_ASKED = re.compile(r"\b(?:lower|upper|small|capital)[ -]?(?:cased?|letters?)\b|\b(?:lowercased?|uppercased?|capitals|"
+                         r"capitali[sz]ed|case[- ]?(?:in)?sensitive|normali[sz]ed?|caps|case[- ]?fold(?:ed)?|folded)\b",
+                         re.IGNORECASE)
 # An alias that says the label was folded on purpose (``email_lower``, ``name_key``, ``norm_city``).
 _FOLD_WORDS = frozenset("lower upper lc uc norm normal normalized normalised clean cleaned key slug ci folded canonical "
                         "insensitive".split())
@@ -35,7 +36,7 @@ def labels_as_stored(tree: exp.Expression, schema: Schema, dialect: str, fixes: 
     sorts only by what is shown, the column's own order, and never under a LIMIT). Only in the outermost SELECT, only
     a label whose name shares a word with its column's (or that has none) and says nothing of a case or a key, only a
     column of one table."""
-    if matches is None or _CASE_ASKED.search(question) or not isinstance(tree, exp.Select):
+    if matches is None or _CASE_ASKED.search(question) or not question.isascii() or not isinstance(tree, exp.Select):
         return
     sources = scope_sources(scopes(tree)[-1], schema, dialect)
     group, order, distinct = tree.args.get("group"), tree.args.get("order"), bool(tree.args.get("distinct"))

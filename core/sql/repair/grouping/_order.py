@@ -5,7 +5,9 @@ them all, every key after them can never matter. A writer does not write a key f
 label was the ranking, and the label came first by a slip (the rows under the LIMIT are then the first groups by
 name, not the top ones). Read with the keys that could never matter first and the label after them, as a guess the
 model is shown first (``GUESSED``). Only in the outermost SELECT, only with a LIMIT (without one the same rows come,
-in another order), only where every later key reads an aggregate (a measure of the groups).
+in another order), only where every later key reads an aggregate (a measure of the groups), never where a grouped key
+has a direction written (``ORDER BY month DESC, total DESC``), says when (a date, a month, a year) or the question
+orders by it ("alphabetically", "the earliest", "the first 3").
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ from core.sql.repair._names import GUESSED
 
 __all__ = ["dead_sort_keys"]
 
-_BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|\bby (?:their |its )?names?\b|"
-                       r"\b(?:name|label) order\b", re.IGNORECASE)  # the question orders by the label itself
+_BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|\bby (?:their |its )?(?:names?|dates?|ids?)\b|"
+                       r"\b(?:name|label) order\b|\bearliest|\blatest|\brecent|\boldest|\bnewest|\bfirst\b|\blast\b|"
+                       r"\bchronolog|\bin order\b|\bstarting\b", re.IGNORECASE)  # the question orders by the key itself
+# A key that says when (a date, a month, a year): ordering by it first is how a time series is listed.
+_WHEN = re.compile(r"date|time|month|year|day|week|quarter|period|_at$|_on$|dt$", re.IGNORECASE)
+_WHEN_CALLS = (exp.DateTrunc, exp.TimestampTrunc, exp.Extract, exp.Year, exp.Month, exp.Day, exp.TimeToStr,
+               exp.Date, exp.StrToDate)
 
 
 def dead_sort_keys(tree: exp.Expression, dialect: str, fixes: list[str], question: str = "") -> None:
@@ -35,6 +42,8 @@ def dead_sort_keys(tree: exp.Expression, dialect: str, fixes: list[str], questio
     covered: list[exp.Expression] = []
     for count, ordered in enumerate(keys, start=1):
         target = _resolved(ordered.this, tree)
+        if ordered.args.get("desc") is not None or _says_when(target):
+            return  # a direction written for the grouped key, or a time key: its order was meant
         if any(target == g for g in grouped) and not any(target == c for c in covered):
             covered.append(target)
         if len(covered) == len(grouped) and all(any(g == c for c in covered) for g in grouped):
@@ -60,3 +69,10 @@ def _resolved(key: exp.Expression, tree: exp.Select) -> exp.Expression:
         if len(named) == 1:
             return named[0].unalias()
     return key
+
+
+def _says_when(key: exp.Expression) -> bool:
+    """Whether a sort key is a time: a date function, or a column named for a date, month or year."""
+    if isinstance(key, _WHEN_CALLS) or key.find(*_WHEN_CALLS) is not None:
+        return True
+    return any(_WHEN.search(column.name) for column in key.find_all(exp.Column))
