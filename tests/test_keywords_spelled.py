@@ -1,4 +1,4 @@
-"""Clause keywords misspelt by one keystroke (``core/sql/_keywords_spelled.py``): written right only where the
+"""Clause keywords misspelt by one keystroke (``core/sql/written/_keywords.py``): written right only where the
 statement then reads and did not as written; a block that reads, a word in quotes and prose are left alone."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from core.errors import LLMReplyError
 from core.sql import extract_sql
-from core.sql._keywords_spelled import spelled_keywords
+from core.sql.written import spelled_keywords
 
 DB = sqlite3.connect(":memory:")
 DB.executescript("CREATE TABLE t(id INTEGER, name TEXT, form TEXT, x INTEGER);"

@@ -154,3 +154,34 @@ def test_methods_and_hive_sorts_mean_what_they_mean_there(borrowed: str, native:
 def test_a_with_list_and_no_query_after_it_reads_as_the_last_ones_rows() -> None:
     reply = f"```sql\nWITH result AS (\n{LINES}\n)\n```\n\nIt reads the tables."
     assert flat(extract_queries(reply, "postgres")[0]) == f"WITH result AS ( {QUERY} ) SELECT * FROM result"
+
+
+# --- fresh21's family A: more program strings, tools' marks and warehouse functions ------------------------------
+
+@pytest.mark.parametrize(("reply", "read"), [
+    ('```rust\nlet rows = sqlx::query(\n    r#"\n    SELECT name FROM author WHERE name = "x"\n    "#,\n)\n.fetch_all(&pool)'
+     '\n.await?;\n```', 'SELECT name FROM author WHERE name = "x"'),
+    ("```sql\n(\n    SELECT name FROM author WHERE aid IN (SELECT aid FROM writes)\n) AS result;\n```",
+     "SELECT name FROM author WHERE aid IN (SELECT aid FROM writes)"),
+    ("```sql\n\u2013 Final query\nSELECT name  \u2013 the names\nFROM author  \u2014 source table\nWHERE aid > 2\n```",
+     "SELECT name -- the names FROM author -- source table WHERE aid > 2"),
+    ("```sql\nSELECT SUM(CASE WHEN aid > 1 THEN 1 ELSE 0 END CASE) FROM author\n```",
+     "SELECT SUM(CASE WHEN aid > 1 THEN 1 ELSE 0 END) FROM author"),
+    ("```sql\nSELECT name FROM author WHERE 1 = 1\n  [[AND aid > 3]]\nORDER BY name\n```",
+     "SELECT name FROM author WHERE 1 = 1 AND aid > 3 ORDER BY name"),
+    ("```sql\nSELECT [author.name](http://author.name) FROM author\n```", "SELECT author.name FROM author"),
+])
+def test_tools_marks_and_program_strings_are_read(reply: str, read: str) -> None:
+    assert flat(extract_queries(reply, "sqlite")[0]) == read
+
+
+def test_a_minus_between_operands_is_no_comment() -> None:
+    assert "\u2013" in extract_queries("```sql\nSELECT amount \u2013 1 FROM t\n```", "sqlite")[0]
+
+
+@pytest.mark.parametrize(("borrowed", "native"), [
+    ("SELECT APPROX_COUNT_DISTINCT(grp) FROM t", "SELECT COUNT(DISTINCT grp) FROM t"),
+    ("SELECT id FROM t WHERE CONTAINS(note, 'x') ORDER BY id", "SELECT id FROM t WHERE note LIKE '%x%' ORDER BY id"),
+])
+def test_warehouse_functions_are_read_as_the_exact_forms(borrowed: str, native: str) -> None:
+    assert run(borrowed) == run(native)

@@ -18,7 +18,7 @@ from sqlglot.tokens import TokenType
 
 from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import clause_later, clauses_after_notes, explanations_as_comments, sentence as _sentence
-from core.sql._keywords_spelled import spelled_keywords, spelled_statement_start, with_ended
+from core.sql.written import spelled_keywords, spelled_statement_start, with_ended
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import CURLY_PAIR, THINK, continues, document_queries, laid_out, sql_end, without_fences
 from core.sql.repair import is_reserved

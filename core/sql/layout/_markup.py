@@ -35,9 +35,10 @@ _LAST_ARG = re.compile(r"['\"]([^'\"]*)['\"]\s*\)\s*\}\}$")
 _QUOTE_FENCE = re.compile(r"^[ \t]*'''[ \t]*(sql|postgres\w*|sqlite3?|mysql)?[ \t]*\n(.*?)\n[ \t]*'''[ \t]*$",
                           re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _PROGRAM = re.compile(r"(```|~~~)[ \t]*(r|rscript|js|javascript|ts|typescript|go|golang|ruby|php|java|kotlin|scala|"
-                      r"csharp|cs|c#|julia)[ \t]*\n(.*?)\1", re.DOTALL | re.IGNORECASE)
-_QUERY_STRING = re.compile(r'"(\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.)*)"|`(\s*(?:SELECT|WITH)\b(?:[^`\\$]|\\.|\$(?!\{))*)`',
-                           re.IGNORECASE)  # a double-quoted string, or a JavaScript template literal with no ${…}
+                      r"csharp|cs|c#|julia|rust|rs|swift|dart)[ \t]*\n(.*?)\1", re.DOTALL | re.IGNORECASE)
+_QUERY_STRING = re.compile(r'r(#+)"(\s*(?:SELECT|WITH)\b.*?)"\1|"(\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.)*)"|'
+                           r'`(\s*(?:SELECT|WITH)\b(?:[^`\\$]|\\.|\$(?!\{))*)`', re.IGNORECASE | re.DOTALL)  # Rust's
+# raw string r#"…"#, a double-quoted string, or a JavaScript template literal with no ${…}
 
 
 def markup_read(text: str) -> str:
@@ -66,5 +67,5 @@ def _broken(code: str) -> str:
 def _whole(code: str) -> list[str]:
     """The string literals of ``code`` that start a query and stand alone: a piece joined to another by ``+`` is part
     of a query built from pieces (``_wrappers`` reads literals joined so)."""
-    return [m[1] or m[2] for m in _QUERY_STRING.finditer(code)
+    return [m[2] or m[3] or m[4] for m in _QUERY_STRING.finditer(code)
             if not code[:m.start()].rstrip().endswith("+") and not code[m.end():].lstrip().startswith("+")]

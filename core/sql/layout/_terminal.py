@@ -28,6 +28,8 @@ Each is a way a small model shows its query, read from the reply's own structure
 - **Invisible characters** (a zero-width space or joiner, a word joiner, a byte-order mark) between two ASCII
   characters, outside quoted values: dropped (the scripts that join letters with them keep theirs).
 - **The MySQL client's ``\\G``** (or ``\\g``, psql's too) ending a statement at a line's end: read as ``;``.
+- **A comment written with a typographic dash** (``– source table``, ``— Final query``) at a line's start or after
+  two spaces, before words: ``--``.
 - **Full-width punctuation** (``，``, ``（``, ``）``, ``；``, ``＝``) outside quoted values: the ASCII character.
 - **An arrow that annotates a line** (``LIMIT 1  <- only the top rows``, ``FROM sales ⬅ start here``) followed by
   prose: dropped with its prose.
@@ -83,6 +85,7 @@ def terminal_read(text: str) -> str:
     text = _block_quote(text)
     text = _BOX.sub(_unboxed, text) if re.search(r"[+┌╔][-─═]", text) else text
     text = _outside_values(text, _plain_characters)
+    text = _DASH_NOTE.sub("-- ", text) if "\u2013" in text or "\u2014" in text else text
     text = _CLIENT_END.sub(";", text) if "\\" in text else text
     text = _variables_read(text)
     text = _delimiters_read(text)
@@ -123,6 +126,7 @@ def _carried(match: re.Match[str], body: str) -> str:
 _SQLCMD = re.compile(r"^[ \t]*(?:Invoke-Sqlcmd|sqlcmd(?:\.exe)?)\b[^\n]*?\s-(?:Query|Q|q)[ \t]+(\"(?:[^\"`]|\"\"|`.)*\"|"
                      r"'(?:[^']|'')*')[^\n]*", re.MULTILINE | re.IGNORECASE)
 _AGENT_INPUT = re.compile(r"^[ \t]*Action Input[ \t]*:[ \t]*((?:SELECT|WITH)\b[^\n]*)$", re.MULTILINE | re.IGNORECASE)
+_DASH_NOTE = re.compile(r"(?:(?<=^)|(?<=^[ \t])|(?<=[ \t]{2}))[\u2013\u2014][ \t]+(?=[A-Za-z])", re.MULTILINE)  # not a minus
 _CURL = re.compile(r"^[ \t]*\$?[ \t]*curl\b(?:[^\n]*\\[ \t]*\n)*[^\n]*", re.MULTILINE)  # with its continued lines
 
 

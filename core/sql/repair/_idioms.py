@@ -102,6 +102,7 @@ def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
     _rownum(tree, notes)
     _spreadsheet_names(tree, notes)
     _conditional_aggregates(tree, notes)
+    _warehouse_calls(tree, notes)
     _count_distinct_pairs(tree, target, notes)
     _count_of_rows(tree, target, notes)
     never_true(tree, target, notes)
@@ -306,6 +307,22 @@ def _conditional_aggregates(tree: exp.Expression, notes: list[str]) -> None:
         value = args[0].copy() if len(args) == 2 else exp.Literal.number(1)
         call.replace(aggregate(this=exp.Case(ifs=[exp.If(this=args[-1].copy(), true=value)])))
         notes.append(f"{call.name}(…, condition) -> {name[:-2]}(CASE WHEN condition THEN … END)")
+
+
+def _warehouse_calls(tree: exp.Expression, notes: list[str]) -> None:
+    """A warehouse's estimate ``APPROX_COUNT_DISTINCT(x)`` as the exact ``COUNT(DISTINCT x)``; T-SQL's full-text
+    ``CONTAINS(col, 'word')`` (a word search neither database has) as ``col LIKE '%word%'``, a guess: a substring is
+    not a word. Only a plain word or phrase: full-text syntax (``"a*"``, ``NEAR``, ``AND``) is left to fail."""
+    for estimate in list(tree.find_all(exp.ApproxDistinct)):
+        estimate.replace(exp.Count(this=exp.Distinct(expressions=[estimate.this.copy()])))
+        notes.append("APPROX_COUNT_DISTINCT(x) -> COUNT(DISTINCT x) (the exact count)")
+    for contains in list(tree.find_all(exp.Contains)):
+        word = contains.expression
+        if not (isinstance(word, exp.Literal) and word.is_string and re.fullmatch(r"[\w' -]+", word.this) and not
+                re.search(r"\b(?:AND|OR|NEAR|NOT)\b", word.this)):
+            continue
+        contains.replace(exp.Like(this=contains.this.copy(), expression=exp.Literal.string(f"%{word.this}%")))
+        notes.append(f"CONTAINS(…, '{word.this}') (a full-text search) -> LIKE '%{word.this}%'" + GUESSED)
 
 
 def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -> None:

@@ -1,0 +1,243 @@
+"""Forms of a clause that no dialect's grammar has, each with one reading, read where the block then reads as one
+statement (``OTHER_FORMS``, applied by ``_keywords.spelled_keywords``; sqlglot's parser does read some of them as
+something else — ``IN 'a', 'b'`` as ``IN 'a'`` and a table named b, ``4.5f`` as a name):
+
+- a sort direction before its key (``ORDER BY DESC total``);
+- a searched CASE without its first WHEN (``CASE x > 5 THEN``: only a condition can stand there);
+- an IN list of values without its brackets (``IN 'a', 'b' ORDER BY``; never POSITION's IN), or in a Python
+  list's square brackets (``IN ['a', 'b']``, which SQLite reads as a quoted name);
+- a number with another language's type suffix (``4.5f``, ``2021L``);
+- ``a / NULLIF(b)``: NULLIF's second argument left out of a divisor, ``NULLIF(b, 0)``;
+- other tools' marks: PL/SQL's ``END CASE`` closing a CASE expression, Metabase's optional clause ``[[AND …]]``, a
+  linkifier's ``[author.name](http://author.name)``;
+- a whole statement written as a derived table, ``(SELECT …) AS result;``.
+
+And ``with_ended`` (``_extract`` applies it to a whole block only): ``WITH result AS (…)`` with no query after the list
+read as the last one's rows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot.tokens import Token, Tokenizer, TokenType
+
+from core.sql._slips import PARSE_FAILURES
+
+__all__ = ["OTHER_FORMS", "with_ended"]
+
+_MAX_CHARS = 20_000
+
+
+# Three slips of a clause's order, each with one reading and in no dialect's grammar (sqlglot's parser does read
+# ``IN 'a', 'b'``, as ``IN 'a'`` and a table named b), read where the block then reads: a sort direction before its key (``ORDER BY DESC total``), a searched CASE without its first WHEN
+# (``CASE x > 5 THEN``: only a condition can stand there, and a simple CASE's operand is followed by WHEN), and an IN
+# list of values without its brackets (``IN 'a', 'b' ORDER BY``: values and commas only, so nothing else is taken in).
+_ORDER_ITEM_END = frozenset({TokenType.COMMA, TokenType.LIMIT, TokenType.OFFSET, TokenType.FETCH, TokenType.SEMICOLON,
+                             TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.R_PAREN})
+_VALUE = frozenset({TokenType.STRING, TokenType.NUMBER, TokenType.NATIONAL_STRING})
+
+
+def _tokens(block: str) -> list[Token]:
+    try:
+        return list(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else []
+    except PARSE_FAILURES:
+        return []
+
+
+def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, text in sorted(edits, reverse=True):
+        block = block[:start] + text + block[end:]
+    return block
+
+
+def _directions_after(block: str) -> str:
+    """``ORDER BY DESC total, ASC name``: each direction written before its key, after it."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens[1:], start=1):
+        if token.token_type not in (TokenType.DESC, TokenType.ASC) or tokens[i - 1].token_type not in (
+                TokenType.ORDER_BY, TokenType.COMMA) or i + 1 >= len(tokens):
+            continue
+        if tokens[i - 1].token_type == TokenType.COMMA and not _in_order_list(tokens, i - 1):
+            continue
+        depth, j = 0, i + 1
+        while j < len(tokens) and not (depth == 0 and (tokens[j].token_type in _ORDER_ITEM_END or tokens[j].token_type
+                                                       in (TokenType.DESC, TokenType.ASC) or tokens[j].text.upper()
+                                                       == "NULLS")):
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+            if depth < 0:
+                break
+            j += 1
+        if j == i + 1:
+            continue
+        edits += [(token.start, tokens[i + 1].start, ""), (tokens[j - 1].end + 1, tokens[j - 1].end + 1,
+                                                            f" {token.text}")]
+    return _edited(block, edits)
+
+
+def _in_order_list(tokens: list[Token], at: int) -> bool:
+    """Whether the comma at ``at`` separates the items of an ORDER BY (no clause keyword since the ORDER BY)."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        kind = tokens[k].token_type
+        depth += {TokenType.R_PAREN: 1, TokenType.L_PAREN: -1}.get(kind, 0)
+        if depth < 0:
+            return False
+        if depth == 0 and kind == TokenType.ORDER_BY:
+            return True
+        if depth == 0 and kind in (TokenType.SELECT, TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY):
+            return False
+    return False
+
+
+def _case_when(block: str) -> str:
+    """``CASE x > 5 THEN 'big' …``: a CASE whose first THEN comes before any WHEN, with WHEN written after CASE."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.CASE:
+            continue
+        depth = 0
+        for nxt in tokens[i + 1:]:
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1, TokenType.CASE: 1, TokenType.END: -1}.get(
+                nxt.token_type, 0)
+            if depth < 0:
+                break
+            if depth == 0 and nxt.token_type == TokenType.WHEN:
+                break
+            if depth == 0 and nxt.token_type == TokenType.THEN:
+                if nxt is not tokens[i + 1]:
+                    edits.append((token.end + 1, token.end + 1, " WHEN"))
+                break
+    return _edited(block, edits)
+
+
+def _in_brackets(block: str) -> str:
+    """``x IN 'a', 'b'``: a list of values after IN, written without its brackets, in them."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens[:-1]):
+        if token.token_type != TokenType.IN or tokens[i + 1].token_type not in _VALUE or _in_position(tokens, i):
+            continue
+        j = i + 1
+        while j + 2 < len(tokens) and tokens[j + 1].token_type == TokenType.COMMA and tokens[j + 2].token_type in _VALUE:
+            j += 2
+        edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[j].end + 1, tokens[j].end + 1, ")")]
+    return _edited(block, edits)
+
+
+def _in_position(tokens: list[Token], at: int) -> bool:
+    """Whether the IN at ``at`` is POSITION's (``POSITION('a' IN name)``), inside that call's brackets."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        depth += {TokenType.R_PAREN: 1, TokenType.L_PAREN: -1}.get(tokens[k].token_type, 0)
+        if depth < 0:
+            return k > 0 and tokens[k - 1].text.upper() == "POSITION"
+    return False
+
+
+# A number with another language's type suffix (C's and Java's ``4.5f``, ``2021L``, ``1.0d``), outside quotes; and an
+# IN list written as a Python list, ``IN ['a', 'b']`` (SQLite reads the brackets as a quoted name).
+_LIST_VALUE = r"(?:'(?:[^']|'')*'|-?\d+(?:\.\d+)?)"  # a comma between each two: no value split two ways (linear)
+_SUFFIXED = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|\[[^\]\n]*[A-Za-z_ ][^\]\n]*\]|--[^\n]*|"
+                       r"(?<![\w.])(\d+(?:\.\d+)?)[fFdDlL]\b|"
+                       rf"\b(IN)\s*\[(\s*{_LIST_VALUE}(?:\s*,\s*{_LIST_VALUE})*\s*)\]", re.IGNORECASE)
+
+
+def _numbers_unsuffixed(block: str) -> str:
+    """``x > 4.5f``, ``year = 2021L``: the number without its suffix; ``IN ['a', 'b']``: ``IN ('a', 'b')``."""
+    if not re.search(r"\d[fFdDlL]\b|\[", block):
+        return block
+    return _SUFFIXED.sub(lambda m: m[1] if m[1] else f"{m[2]} ({m[3].strip()})" if m[2] else m[0], block)
+
+
+def _divisor_guarded(block: str) -> str:
+    """``a / NULLIF(b)``: NULLIF written with its one argument as the divisor, read ``NULLIF(b, 0)`` (what a
+    divisor is guarded against; NULLIF takes two arguments everywhere)."""
+    if "nullif" not in block.lower():
+        return block
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens[:-2]):
+        if token.text.upper() != "NULLIF" or tokens[i + 1].token_type != TokenType.L_PAREN or i == 0 or \
+                tokens[i - 1].token_type != TokenType.SLASH:
+            continue
+        depth, j = 0, i + 1
+        while j < len(tokens):
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+            if depth == 1 and tokens[j].token_type == TokenType.COMMA or depth == 0:
+                break
+            j += 1
+        if j < len(tokens) and depth == 0 and j > i + 2:
+            edits.append((tokens[j].start, tokens[j].start, ", 0"))
+    return _edited(block, edits)
+
+
+_LAST_CTE = re.compile(r"(?:\bWITH(?:\s+RECURSIVE)?|,)\s*(\"[^\"]+\"|\w+)(?:\s*\([^()]*\))?\s+AS\s*(?:NOT\s+)?"
+                       r"(?:MATERIALIZED\s*)?\(", re.IGNORECASE)
+
+
+def with_ended(block: str) -> str:
+    """``WITH result AS (SELECT …)`` with no query after the list: ``… SELECT * FROM result``, the rows of the last
+    one (the writer named the answer and stopped)."""
+    text = block.strip().rstrip(";").rstrip()
+    if not re.match(r"WITH\b", text, re.IGNORECASE) or not text.endswith(")"):
+        return block
+    names = [m for m in _LAST_CTE.finditer(text) if _depth(text, m.start()) == 0]
+    if not names or _close_of(text, names[-1].end() - 1) != len(text) - 1:
+        return block
+    return f"{text}\nSELECT * FROM {names[-1][1]}"
+
+
+def _depth(text: str, at: int) -> int:
+    """Brackets open at ``at`` (outside quoted values)."""
+    depth = 0
+    for token in _tokens(text[:at]):
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
+    return depth
+
+
+def _close_of(text: str, at: int) -> int | None:
+    """Where the bracket opened at ``at`` closes (outside quoted values), or None."""
+    depth = 0
+    for token in _tokens(text[at:]):
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
+        if depth == 0:
+            return at + token.start
+    return None
+
+
+# Marks other tools leave in a query: PL/SQL's ``END CASE`` closing a CASE expression, Metabase's optional clause
+# ``[[AND x = 1]]`` (kept: it holds no variable to leave out), a linkifier's ``[author.name](http://author.name)``.
+_TOOL_MARK = re.compile(r"'(?:[^']|'')*'|--[^\n]*|\b(END)[ \t]+CASE\b|\[\[([^\[\]{}\n]+)\]\]|"
+                        r"\[([\w.]+)\]\((?:https?://)?([\w.]+?)/?\)", re.IGNORECASE)
+
+
+def _tool_marks(block: str) -> str:
+    """``END CASE`` as END, ``[[AND …]]`` as its clause, a Markdown link whose text is its address as the text."""
+    if not re.search(r"(?i)\bEND[ \t]+CASE\b|\[\[|\]\(", block):
+        return block
+
+    def read(m: re.Match[str]) -> str:
+        if m[1]:
+            return m[1]
+        if m[2]:
+            return m[2]
+        return m[3] if m[3] and m[3].lower() == (m[4] or "").lower() else m[0]
+    return _TOOL_MARK.sub(read, block)
+
+
+_WRAPPED = re.compile(r"\s*\((\s*(?:SELECT|WITH)\b.*)\)\s*(?:AS\s+)?[A-Za-z_]\w*\s*;?\s*", re.IGNORECASE | re.DOTALL)
+
+
+def _unwrapped(block: str) -> str:
+    """``(SELECT …) AS result;``: a whole statement written as a derived table, its query alone."""
+    found = _WRAPPED.fullmatch(block)
+    if found is None or _close_of(block, block.index("(")) != found.end(1):
+        return block
+    return found[1].strip()
+
+
+OTHER_FORMS = (_directions_after, _case_when, _in_brackets, _numbers_unsuffixed, _divisor_guarded, _tool_marks,
+               _unwrapped)
