@@ -170,6 +170,8 @@ def test_a_with_list_and_no_query_after_it_reads_as_the_last_ones_rows() -> None
     ("```sql\nSELECT name FROM author WHERE 1 = 1\n  [[AND aid > 3]]\nORDER BY name\n```",
      "SELECT name FROM author WHERE 1 = 1 AND aid > 3 ORDER BY name"),
     ("```sql\nSELECT [author.name](http://author.name) FROM author\n```", "SELECT author.name FROM author"),
+    ("```sql\nSELECT CASE aid WHEN > 4 THEN 'high' WHEN > 2 THEN 'mid' END FROM author\n```",
+     "SELECT CASE WHEN aid > 4 THEN 'high' WHEN aid > 2 THEN 'mid' END FROM author"),
 ])
 def test_tools_marks_and_program_strings_are_read(reply: str, read: str) -> None:
     assert flat(extract_queries(reply, "sqlite")[0]) == read

@@ -3,7 +3,8 @@ statement (``OTHER_FORMS``, applied by ``_keywords.spelled_keywords``; sqlglot's
 something else — ``IN 'a', 'b'`` as ``IN 'a'`` and a table named b, ``4.5f`` as a name):
 
 - a sort direction before its key (``ORDER BY DESC total``);
-- a searched CASE without its first WHEN (``CASE x > 5 THEN``: only a condition can stand there);
+- a searched CASE without its first WHEN (``CASE x > 5 THEN``: only a condition can stand there), or written as a
+  simple CASE whose branches start with a comparison (``CASE x WHEN > 5 THEN``);
 - an IN list of values without its brackets (``IN 'a', 'b' ORDER BY``; never POSITION's IN), or in a Python
   list's square brackets (``IN ['a', 'b']``, which SQLite reads as a quoted name);
 - a number with another language's type suffix (``4.5f``, ``2021L``);
@@ -239,5 +240,35 @@ def _unwrapped(block: str) -> str:
     return found[1].strip()
 
 
+_COMPARING = frozenset({TokenType.GT, TokenType.LT, TokenType.GTE, TokenType.LTE, TokenType.EQ, TokenType.NEQ,
+                        TokenType.LIKE, TokenType.ILIKE, TokenType.IN, TokenType.BETWEEN, TokenType.IS})
+
+
+def _case_operand_spread(block: str) -> str:
+    """``CASE rating WHEN > 4 THEN 'high' WHEN > 2 THEN 'mid' END``: a simple CASE whose branches start with a
+    comparison, read as the searched CASE it means (``CASE WHEN rating > 4 …``), only where every WHEN does."""
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.CASE:
+            continue
+        depth, whens, first = 0, [], None
+        for j in range(i + 1, len(tokens)):
+            kind = tokens[j].token_type
+            if depth == 0 and kind == TokenType.END:
+                break
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1, TokenType.CASE: 1, TokenType.END: -1}.get(kind, 0)
+            if depth == 0 and kind == TokenType.WHEN:
+                whens.append(j)
+                first = j if first is None else first
+        if first is None or first == i + 1 or not all(j + 1 < len(tokens) and tokens[j + 1].token_type in _COMPARING
+                                                      for j in whens):
+            continue
+        operand = block[tokens[i + 1].start:tokens[first - 1].end + 1]
+        edits.append((tokens[i + 1].start, tokens[first].start, ""))
+        edits += [(tokens[j].end + 1, tokens[j].end + 1, f" {operand}") for j in whens]
+    return _edited(block, edits)
+
+
 OTHER_FORMS = (_directions_after, _case_when, _in_brackets, _numbers_unsuffixed, _divisor_guarded, _tool_marks,
-               _unwrapped)
+               _unwrapped, _case_operand_spread)
