@@ -117,3 +117,8 @@ def test_names_between_are_no_range_and_a_span_plus_one_is_no_smoothing(shop) ->
     assert not any(a.label == "The ratio itself" for a in span.alternatives)
     percent = ask(shop, "Orders with a 100% complete amount", "SELECT oid FROM orders WHERE amount = 70")
     assert not any("divides nothing" in n for n in percent.notes)
+
+
+def test_a_label_on_its_own_line_is_never_an_alias() -> None:
+    reply = "Query:\nSELECT name FROM customer\nObservation: Error: no such table"
+    assert extract_queries(reply, "sqlite")[0] == "SELECT name FROM customer"

@@ -318,6 +318,8 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     cuts = {c for c in cuts if c <= end} | {end}
     for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
         candidate = text[:cut].strip()
+        if text.startswith(":", cut) and _LABEL.match(text[text.rfind("\n", 0, cut) + 1:cut + 2]):
+            continue  # "Observation:" split from its colon: the label word is no alias
         if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):
             continue  # what would be dropped is more SQL: a prefix that parses would silently lose clauses
         dialect = _one_statement_dialect(candidate, command_ok) if candidate.rstrip(";").strip() else None
@@ -377,8 +379,8 @@ def _prose_tail(rest: str) -> bool:
         return True  # prose, a table of made-up results (``| total |``), the end of its markup (``[/code]``)
     if tail[0] in "=<>!~|&+-*/%^),.'\"[":
         return False
-    if _LABEL.match(tail):
-        return True  # "Observation: …", "Final Answer: …": a label, as in an agent's transcript; no SQL reads so
+    if _LABEL.match(tail) and re.match(r"[ \t]*\r?\n", rest):
+        return True  # "Observation: …" on a line of its own, as in an agent's transcript; no SQL reads so
     head = tail[:300]
     words = _TAIL_WORD.findall(head)
     if not words:
