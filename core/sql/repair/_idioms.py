@@ -311,8 +311,8 @@ def _conditional_aggregates(tree: exp.Expression, notes: list[str]) -> None:
 
 def _warehouse_calls(tree: exp.Expression, notes: list[str]) -> None:
     """A warehouse's estimate ``APPROX_COUNT_DISTINCT(x)`` as the exact ``COUNT(DISTINCT x)``; T-SQL's full-text
-    ``CONTAINS(col, 'word')`` (a word search neither database has) as ``col LIKE '%word%'``, a guess: a substring is
-    not a word. Only a plain word or phrase: full-text syntax (``"a*"``, ``NEAR``, ``AND``) is left to fail."""
+    ``CONTAINS(col, 'word')`` (a word search in any case, which neither database has) as ``col ILIKE '%word%'``, a
+    guess: a substring is not a word. Only a plain word or phrase: full-text syntax (``"a*"``, ``NEAR``, ``AND``) is left to fail."""
     for estimate in list(tree.find_all(exp.ApproxDistinct)):
         estimate.replace(exp.Count(this=exp.Distinct(expressions=[estimate.this.copy()])))
         notes.append("APPROX_COUNT_DISTINCT(x) -> COUNT(DISTINCT x) (the exact count)")
@@ -321,8 +321,8 @@ def _warehouse_calls(tree: exp.Expression, notes: list[str]) -> None:
         if not (isinstance(word, exp.Literal) and word.is_string and re.fullmatch(r"[\w' -]+", word.this) and not
                 re.search(r"\b(?:AND|OR|NEAR|NOT)\b", word.this)):
             continue
-        contains.replace(exp.Like(this=contains.this.copy(), expression=exp.Literal.string(f"%{word.this}%")))
-        notes.append(f"CONTAINS(…, '{word.this}') (a full-text search) -> LIKE '%{word.this}%'" + GUESSED)
+        contains.replace(exp.ILike(this=contains.this.copy(), expression=exp.Literal.string(f"%{word.this}%")))
+        notes.append(f"CONTAINS(…, '{word.this}') (a full-text search, in any case) -> ILIKE '%{word.this}%'" + GUESSED)
 
 
 def _count_distinct_pairs(tree: exp.Expression, target: str, notes: list[str]) -> None:
