@@ -31,6 +31,7 @@ def flat(sql: str) -> str:
     f"From Node:\n\n```js\nconst {{ rows }} = await pool.query(`\n{LINES}\n`);\nconsole.table(rows);\n```\n",
     "<p>Here is the query:</p>\n<p><code>" + LINES.replace("\n", "<br>") + "</code></p>\n<p>It counts them.</p>",
     f"```sql\n{QUERY.replace('FROM', 'FR' + chr(0x200B) + 'OM').replace('author', 'au' + chr(0x2060) + 'thor')};\n```",
+    f"```sql\n{QUERY.replace('GROUP BY', 'GROUP' + chr(0x200B) + ' BY')}\n```",
 ])
 def test_a_query_laid_out_by_another_tool_is_read(reply: str) -> None:
     assert flat(extract_queries(reply, "postgres")[0]) == QUERY

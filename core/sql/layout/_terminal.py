@@ -65,9 +65,11 @@ _SESSION = re.compile(r"[ \t]*(?:SET[ \t]+(?!@)[\w.]+[ \t]*(?:=|TO\b)[^;\n]*|PRA
 _TRANSACTION_END = re.compile(r"[ \t]*(?:COMMIT|ROLLBACK|END)(?:[ \t]+TRANSACTION)?[ \t]*;?[ \t]*", re.IGNORECASE)
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _MD_ESCAPE = re.compile(r"\\([_*#\[\]()`|])")
-# An invisible character between two ASCII ones (``W\u200bHERE``, ``na\u200bme``): Persian, Urdu and Indic scripts
+# An invisible character between two ASCII ones, one of them perhaps a space (``W\u200bHERE``, ``GROUP\u200b BY``):
+# Persian, Urdu and Indic scripts
 # write ZWNJ/ZWJ inside their words, so only a split keyword or Latin name is joined.
-_INVISIBLE = re.compile(r"(?<=[!-~])[\u200b\u200c\u200d\u2060\ufeff]+(?=[!-~])")
+_INVISIBLE = re.compile(r"(?<=[!-~])[\u200b\u200c\u200d\u2060\ufeff]+(?=[ -~])|"
+                        r"(?<=[ -~])[\u200b\u200c\u200d\u2060\ufeff]+(?=[!-~])")  # beside a space too: GROUP\u200b BY
 _CLIENT_END = re.compile(r"(?<=[\w)'\"`*])[ \t]*\\(?:[Gg]|gx)(?:[ \t]+[\w./-]+)?[ \t]*;?[ \t]*$",
                          re.MULTILINE)  # SELECT …\G, psql's \gx or \g file: a terminator
 _ARROW = re.compile(r"(?<![ \t])[ \t]+(?:<-{1,2}|←|⬅|⇐|⟵)[ \t]+(\S[^\n]*)$", re.MULTILINE)  # linear on runs of spaces
