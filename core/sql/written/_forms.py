@@ -20,6 +20,7 @@ read as the last one's rows.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from sqlglot.tokens import Token, Tokenizer, TokenType
 
@@ -39,11 +40,13 @@ _ORDER_ITEM_END = frozenset({TokenType.COMMA, TokenType.LIMIT, TokenType.OFFSET,
 _VALUE = frozenset({TokenType.STRING, TokenType.NUMBER, TokenType.NATIONAL_STRING})
 
 
-def _tokens(block: str) -> list[Token]:
+@lru_cache(maxsize=16)
+def _tokens(block: str) -> tuple[Token, ...]:
+    """The block's tokens, once per block for all the forms (none past ``_MAX_CHARS`` or where it cannot be read)."""
     try:
-        return list(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else []
+        return tuple(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else ()
     except PARSE_FAILURES:
-        return []
+        return ()
 
 
 def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
@@ -54,6 +57,8 @@ def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
 
 def _directions_after(block: str) -> str:
     """``ORDER BY DESC total, ASC name``: each direction written before its key, after it."""
+    if not re.search(r"(?i)\b(?:DESC|ASC)\b", block):
+        return block
     tokens = _tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens[1:], start=1):
@@ -77,7 +82,7 @@ def _directions_after(block: str) -> str:
     return _edited(block, edits)
 
 
-def _in_order_list(tokens: list[Token], at: int) -> bool:
+def _in_order_list(tokens: tuple[Token, ...], at: int) -> bool:
     """Whether the comma at ``at`` separates the items of an ORDER BY (no clause keyword since the ORDER BY)."""
     depth = 0
     for k in range(at - 1, -1, -1):
@@ -94,6 +99,8 @@ def _in_order_list(tokens: list[Token], at: int) -> bool:
 
 def _case_when(block: str) -> str:
     """``CASE x > 5 THEN 'big' …``: a CASE whose first THEN comes before any WHEN, with WHEN written after CASE."""
+    if not re.search(r"(?i)\bCASE\b", block):
+        return block
     tokens = _tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
@@ -116,6 +123,8 @@ def _case_when(block: str) -> str:
 
 def _in_brackets(block: str) -> str:
     """``x IN 'a', 'b'``: a list of values after IN, written without its brackets, in them."""
+    if not re.search(r"(?i)\bIN\s*(?:['\d.]|N')", block):  # a value's token after IN
+        return block
     tokens = _tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens[:-1]):
@@ -128,7 +137,7 @@ def _in_brackets(block: str) -> str:
     return _edited(block, edits)
 
 
-def _in_position(tokens: list[Token], at: int) -> bool:
+def _in_position(tokens: tuple[Token, ...], at: int) -> bool:
     """Whether the IN at ``at`` is POSITION's (``POSITION('a' IN name)``), inside that call's brackets."""
     depth = 0
     for k in range(at - 1, -1, -1):
@@ -185,18 +194,25 @@ def with_ended(block: str) -> str:
     text = block.strip().rstrip(";").rstrip()
     if not re.match(r"WITH\b", text, re.IGNORECASE) or not text.endswith(")"):
         return block
-    names = [m for m in _LAST_CTE.finditer(text) if _depth(text, m.start()) == 0]
-    if not names or _close_of(text, names[-1].end() - 1) != len(text) - 1:
+    depth, depths, opened = 0, {}, {}  # brackets open before each token's start; where each bracket closes
+    stack: list[int] = []
+    for token in _tokens(text):
+        depths[token.start] = depth
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+            stack.append(token.start)
+        elif token.token_type == TokenType.R_PAREN and stack:
+            depth -= 1
+            opened[stack.pop()] = token.start
+    names = [m for m in _LAST_CTE.finditer(text) if _depth_at(depths, m.start()) == 0]
+    if not names or opened.get(names[-1].end() - 1) != len(text) - 1:
         return block
     return f"{text}\nSELECT * FROM {names[-1][1]}"
 
 
-def _depth(text: str, at: int) -> int:
-    """Brackets open at ``at`` (outside quoted values)."""
-    depth = 0
-    for token in _tokens(text[:at]):
-        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
-    return depth
+def _depth_at(depths: dict[int, int], at: int) -> int:
+    """Brackets open at ``at``: those open before the first token at or after it."""
+    return next((depths[start] for start in sorted(depths) if start >= at), 0)
 
 
 def _close_of(text: str, at: int) -> int | None:
@@ -247,6 +263,8 @@ _COMPARING = frozenset({TokenType.GT, TokenType.LT, TokenType.GTE, TokenType.LTE
 def _case_operand_spread(block: str) -> str:
     """``CASE rating WHEN > 4 THEN 'high' WHEN > 2 THEN 'mid' END``: a simple CASE whose branches start with a
     comparison, read as the searched CASE it means (``CASE WHEN rating > 4 …``), only where every WHEN does."""
+    if not re.search(r"(?i)\bCASE\b", block):
+        return block
     tokens = _tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from core.schema import Schema
+from core.sql.repair._names import words_of
 from core.sql.repair._scope import column_sources, scope_sources, scopes
 
 __all__ = ["labels_as_stored"]
@@ -21,10 +22,6 @@ _CASE_ASKED = re.compile(r"\b(?:lower|upper|small|capital)[ -]?(?:cased?|letters
 # An alias that says the label was folded on purpose (``email_lower``, ``name_key``, ``norm_city``).
 _FOLD_WORDS = frozenset("lower upper lc uc norm normal normalized normalised clean cleaned key slug ci folded canonical "
                         "insensitive".split())
-
-
-def _name_words(name: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
 
 
 def labels_as_stored(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
@@ -44,8 +41,8 @@ def labels_as_stored(tree: exp.Expression, schema: Schema, dialect: str, fixes: 
         fold = item.unalias()
         if not isinstance(fold, (exp.Lower, exp.Upper)) or not isinstance(fold.this, exp.Column):
             continue
-        said = _name_words(item.alias) if item.alias else set()
-        if said and (not said & _name_words(fold.this.name) or said & _FOLD_WORDS):
+        said = set(words_of(item.alias)) if item.alias else set()
+        if said and (not said & set(words_of(fold.this.name)) or said & _FOLD_WORDS):
             continue
         owners = column_sources(fold.this, sources, dialect)
         if len(owners) != 1 or not isinstance(owners[0].node, exp.Table):
