@@ -16,7 +16,7 @@ then gives it the schema's key or says it has none.
 Every one of these is an error in the target as written (CONCAT aside, where the rewrite is the definition), so no
 running query changes.
 
-Comparisons that run but always or never hold are read as the one comparison meant (``_vacuous.never_true``),
+Comparisons that run but always or never hold are read as the one comparison meant (``filters.never_true``),
 as guesses the model sees first.
 
 An ORM's way of writing a query, read as the SQL it stands for (``orm_idioms``, with the schema: only where the name
@@ -36,7 +36,7 @@ from core.errors import SQLRejected
 from core.schema import Schema
 from core.sql.repair._names import GUESSED
 
-from core.sql.repair._vacuous import never_true
+from core.sql.repair.filters import never_true
 
 __all__ = ["cross_joins_on_true", "orm_idioms", "rewrite_foreign_idioms"]
 

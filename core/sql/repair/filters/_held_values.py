@@ -1,0 +1,108 @@
+"""A filter value that no row holds because a word naming its own column or table was written into it
+(``domain.name = 'Machine Learning domain'``, ``food_type LIKE '%Italian food%'``, ``from_airport = 'LAX from
+airport'``): the value without those words, where the data proves it — a bounded query finds no row holding the
+value as written and one holding it without them. The filter as written keeps no row, so the answer would be empty
+or an aggregate over nothing; the value the data holds is a guess the model is shown first (``GUESSED``).
+
+Only words of the column's or its table's own name are dropped, from either end of the value (singular and plural
+are one word), and at least one word of the value stays; a value the data holds as written is never touched, and a
+value whose words are not names (``'Italian cuisine'`` on ``food_type``) is left to fail visibly. At most
+``_MAX_PROBES`` bounded queries for one query.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from core.schema import Schema
+from core.sql.repair._names import GUESSED, tokens
+from core.sql.repair._scope import column_sources, scope_sources, scopes
+
+__all__ = ["values_as_held"]
+
+_MAX_PROBES = 6
+_FOLDS = (exp.Lower, exp.Upper, exp.Trim)
+_LAST_WORD = re.compile(r"[\s_\-]+([^\W\d_]+)$")
+_FIRST_WORD = re.compile(r"^([^\W\d_]+)[\s_\-]+")
+
+
+def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
+                   matches: Callable[[str], bool | None] | None) -> None:
+    """Each ``col = 'v'``, ``col LIKE '%v%'``, ``col IN ('v', …)`` (either side folded by LOWER/UPPER/TRIM) whose
+    value carries words of ``col``'s or its table's name at an end: the value without them where ``matches`` says no
+    row holds it as written and some row holds it without them."""
+    if matches is None:
+        return
+    probes = [_MAX_PROBES]
+    for scope in scopes(tree):
+        sources = None
+        for node in list(scope.find_all(exp.EQ, exp.Like, exp.ILike, exp.In)):
+            column = _bare(node.this)
+            literals = _values(node)
+            if not isinstance(column, exp.Column) or not literals:
+                continue
+            if sources is None:
+                sources = scope_sources(scope, schema, dialect)
+            owners = column_sources(column, sources, dialect)
+            if len(owners) != 1 or owners[0].table is None or not isinstance(owners[0].node, exp.Table):
+                continue
+            names = set(tokens(column.name)) | set(tokens(owners[0].table.name))
+            for literal in literals:
+                held = _without_names(literal.this, names)
+                if held is None or probes[0] <= 0:
+                    continue
+                if _holds(node, literal, literal.this, owners[0].node, dialect, matches, probes) is not False:
+                    continue  # the data holds it as written (or could not tell)
+                if not _holds(node, literal, held, owners[0].node, dialect, matches, probes):
+                    continue
+                written = literal.this
+                literal.replace(exp.Literal.string(held))
+                named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
+                fixes.append(f"'{written}': no row of {owners[0].table.name}.{column.name} holds it, and without the "
+                             f"words that name its {named} it is in the data -> '{held}'" + GUESSED)
+
+
+def _bare(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, _FOLDS):
+        node = node.this
+    return node
+
+
+def _values(node: exp.Expression) -> list[exp.Literal]:
+    """The text values ``node`` compares its column with."""
+    candidates = list(node.expressions) if isinstance(node, exp.In) else [node.expression]
+    return [v for v in (_bare(c) for c in candidates if c is not None) if isinstance(v, exp.Literal) and v.is_string]
+
+
+def _without_names(text: str, names: set[str]) -> str | None:
+    """``text`` (LIKE's ``%`` kept at its ends) without the name words at either end of its words, or None when it
+    has none or nothing of it would stay."""
+    lead = len(text) - len(text.lstrip("%"))
+    trail = len(text) - len(text.rstrip("%"))
+    body = text[lead:len(text) - trail]
+    start = body
+    while (last := _LAST_WORD.search(body)) and tokens(last.group(1)) and set(tokens(last.group(1))) <= names:
+        body = body[:last.start()]
+    while (first := _FIRST_WORD.match(body)) and tokens(first.group(1)) and set(tokens(first.group(1))) <= names:
+        body = body[first.end():]
+    if body == start or len(body.strip("%_ ")) < 2 or not re.search(r"[^\W_]", body):
+        return None
+    return text[:lead] + body + text[len(text) - trail:]
+
+
+def _holds(node: exp.Expression, literal: exp.Literal, value: str, table: exp.Expression, dialect: str,
+           matches: Callable[[str], bool | None], probes: list[int]) -> bool | None:
+    """Whether some row of ``table`` passes ``node`` with ``literal`` as ``value`` (one bounded query)."""
+    probes[0] -= 1
+    test = node.copy()
+    if isinstance(test, exp.In):  # only the one value: the others may hold rows
+        position = next(i for i, c in enumerate(node.expressions) if literal is c or literal is _bare(c))
+        test.set("expressions", [test.expressions[position]])
+    for found in test.find_all(exp.Literal):
+        if found.is_string and found.this == literal.this:
+            found.replace(exp.Literal.string(value))
+    probe = exp.select("1").from_(table.copy()).where(test).limit(1)
+    return matches(probe.sql(dialect=dialect))
