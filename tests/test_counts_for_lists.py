@@ -41,11 +41,19 @@ def test_a_distinct_count_for_which_is_read_as_the_values_it_counts(library, que
     assert any("(a guess)" in n and "which ones" in n for n in answer.notes), answer.notes
 
 
-def test_another_count_for_which_is_refused_with_what_to_write(library) -> None:
+@pytest.mark.parametrize("question", [
+    "Which authors are not part of any organization?",
+    "Which organization has the most authors?",  # an extreme asks for the thing, which a count never names
+    "Return the first name and last name of authors with an id over 2",  # a number in a filter asks for none
+])
+def test_another_count_for_which_is_refused_with_what_to_write(library, question: str) -> None:
     with pytest.raises(SQLValidationError, match="only counts them") as raised:
         validate(_parsed("SELECT COUNT(*) AS n FROM author WHERE oid IS NULL"), library.schema(), "sqlite",
-                 question="Which authors are not part of any organization?")
+                 question=question)
     assert "instead of COUNT" in raised.value.hint
+
+
+def test_the_model_shown_the_refusal_lists_them(library) -> None:
     # the model, shown the error, lists them: that answer is taken
     answer = ask(library, "Which authors are not part of any organization?",
                  "SELECT COUNT(*) AS n FROM author WHERE oid IS NULL",
@@ -57,7 +65,6 @@ def test_another_count_for_which_is_refused_with_what_to_write(library) -> None:
     "How many authors are not part of any organization?",
     "Which is the number of authors without an organization?",
     "What are the total authors without an organisation?",
-    "Which organization has the most authors?",
     "kitne authors ka koi organization nahi hai?",
     "लेखक कौन हैं जिनका कोई संगठन नहीं है?",
     "Authors without an organization",  # no word that asks for things: left as written
