@@ -21,8 +21,8 @@ from core.schema import Schema
 from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
-from core.sql.repair import (GROUP_BY_FIX, counts_for_lists, dead_sort_keys, labels_as_stored, numbers_as_numbers,
-                              repair_group_by, unasked_windows, values_as_held)
+from core.sql.repair import (GROUP_BY_FIX, counts_for_lists, dead_sort_keys, filters_in_aggregates, labels_as_stored,
+                              numbers_as_numbers, repair_group_by, unasked_windows, values_as_held)
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
@@ -151,6 +151,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         dead_sort_keys(tree, dialect, fixes, question)
         unasked_windows(tree, dialect, fixes, question)
         counts_for_lists(tree, dialect, fixes, question)
+        filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)
         strip_joins(tree, schema, dialect, fixes)
         quote_keywords(tree, dialect)
