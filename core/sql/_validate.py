@@ -22,7 +22,7 @@ from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numb
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, counts_for_lists, dead_sort_keys, filters_in_aggregates, labels_as_stored,
-                              numbers_as_numbers, repair_group_by, unasked_windows, values_as_held)
+                              numbers_as_numbers, repair_group_by, unasked_windows, values_as_held, window_orders)
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
@@ -150,6 +150,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         labels_as_stored(tree, schema, dialect, fixes, join_matches, question)
         dead_sort_keys(tree, dialect, fixes, question)
         unasked_windows(tree, dialect, fixes, question)
+        window_orders(tree, schema, dialect, fixes, question)
         counts_for_lists(tree, dialect, fixes, question)
         filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)

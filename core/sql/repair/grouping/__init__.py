@@ -3,13 +3,15 @@ the grouping, aggregates of aggregates, window aggregates written for a GROUP BY
 compared with its own aggregate), ``_labels`` (a label folded to one case, shown as stored), ``_order`` (sort keys after
 the grouped ones, which never decide the order, read as the ranking), ``_windows`` (a share of the total or a running
 total over the groups that the question does not ask for), ``_collapsed`` (one count where the question asks which
-things: the list it counts, or refused), ``_conditional`` (a filter written inside every aggregate, moved to WHERE)."""
+things: the list it counts, or refused), ``_conditional`` (a filter written inside every aggregate, moved to WHERE), ``_window_order`` (a ranking
+window with no order, given the order shown or asked)."""
 
 from core.sql.repair.grouping._collapsed import counts_for_lists
 from core.sql.repair.grouping._conditional import filters_in_aggregates
 from core.sql.repair.grouping._groupby import GROUP_BY_FIX, joined_on, repair_group_by
 from core.sql.repair.grouping._labels import labels_as_stored
 from core.sql.repair.grouping._order import dead_sort_keys
+from core.sql.repair.grouping._window_order import window_orders
 from core.sql.repair.grouping._windows import unasked_windows
 
-__all__ = ["GROUP_BY_FIX", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "joined_on", "labels_as_stored", "repair_group_by", "unasked_windows"]
+__all__ = ["GROUP_BY_FIX", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "joined_on", "labels_as_stored", "repair_group_by", "unasked_windows", "window_orders"]

@@ -1,0 +1,66 @@
+"""A ranking window with no ORDER BY (core.sql.repair.grouping._window_order): ranked in the order the SELECT shows,
+or a row number per group numbered by the one date column where the question asks for the latest or earliest; a
+guess the model sees first, and left as written where neither the query nor the question says the order."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from core.databases import open_database
+from core.sql._validate import validate
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def wallet(tmp_path: Path):
+    path = tmp_path / "wallet.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE balance(user_id INTEGER, amount REAL, updated_at TIMESTAMP);"
+            "INSERT INTO balance VALUES (1, 10, '2024-01-01'), (1, 30, '2024-03-01'), (1, 20, '2024-02-01'),"
+            "(2, 5, '2024-02-01'), (2, 7, '2024-01-15');"
+            "CREATE TABLE seller(id INTEGER PRIMARY KEY, name TEXT, total REAL);"
+            "INSERT INTO seller VALUES (1, 'Ann', 300), (2, 'Bob', 500), (3, 'Cy', 100);"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_a_rank_with_no_order_is_ranked_as_the_rows_are_shown(wallet) -> None:
+    answer = ask(wallet, "Rank the sellers by their total sales",
+                 "SELECT name, total, RANK() OVER () AS sales_rank FROM seller ORDER BY total DESC")
+    assert [tuple(r) for r in answer.rows] == [("Bob", 500, 1), ("Ann", 300, 2), ("Cy", 100, 3)]
+    assert any("(a guess)" in n and "a ranking with no order" in n for n in answer.notes), answer.notes
+
+
+@pytest.mark.parametrize(("question", "want"), [
+    ("What is the latest balance of each user?", [(1, 30.0), (2, 5.0)]),
+    ("What was the first balance recorded for each user?", [(1, 10.0), (2, 7.0)]),
+])
+def test_a_row_number_per_group_is_numbered_by_the_date_asked(wallet, question: str, want: list) -> None:
+    sql = ("WITH b AS (SELECT user_id, amount, ROW_NUMBER() OVER (PARTITION BY user_id) AS rn FROM balance) "
+           "SELECT user_id, amount FROM b WHERE rn = 1 ORDER BY user_id")
+    answer = ask(wallet, question, sql)
+    assert [tuple(r) for r in answer.rows] == want
+    assert any("(a guess)" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("Any one balance per user",  # no word for the order: left as written
+     "WITH b AS (SELECT user_id, amount, ROW_NUMBER() OVER (PARTITION BY user_id) AS rn FROM balance) "
+     "SELECT user_id, amount FROM b WHERE rn = 1"),
+    ("Number the sellers", "SELECT name, ROW_NUMBER() OVER () FROM seller"),  # nothing orders the rows shown
+    ("Latest balance per user, ranked",  # already ordered
+     "SELECT user_id, RANK() OVER (PARTITION BY user_id ORDER BY updated_at DESC) FROM balance"),
+    ("The first and the last balance of each user",  # both words: which one?
+     "WITH b AS (SELECT user_id, amount, ROW_NUMBER() OVER (PARTITION BY user_id) AS rn FROM balance) "
+     "SELECT user_id, amount FROM b WHERE rn = 1"),
+])
+def test_rankings_whose_order_nothing_says_are_left(wallet, question: str, sql: str) -> None:
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), wallet.schema(), "sqlite", question=question)
+    assert not any("a ranking with no order" in f for f in checked.fixes)
