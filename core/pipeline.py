@@ -65,6 +65,7 @@ class _Run:
     applied: list[AppliedMemory] = field(default_factory=list)
     alternatives: list[Alternative] = field(default_factory=list)
     user: str | None = None  # whose verified examples the prompt may show
+    probed: dict[str, bool | None] = field(default_factory=dict)  # each bounded probe asked once per question
 
     @cached_property
     def named_dates(self) -> Named:
@@ -235,14 +236,17 @@ class AskPipeline:
                         named=run and run.named_dates, question=run.question if run is not None else "")
 
     def _join_probe(self, run: _Run, schema: Schema) -> Callable[[str], bool | None]:
-        """Whether a bounded join query finds a row (None: it could not tell), guarded like every query."""
+        """Whether a bounded join query finds a row (None: it could not tell), guarded like every query; each asked
+        once per question (the checks run again on every round)."""
         execute = self._evidence_run(run)
 
         def matches(sql: str) -> bool | None:
-            try:
-                return bool(execute(self.guard(sql, schema)[0]).rows)
-            except CairnError:
-                return None
+            if sql not in run.probed:
+                try:
+                    run.probed[sql] = bool(execute(self.guard(sql, schema)[0]).rows)
+                except CairnError:
+                    run.probed[sql] = None
+            return run.probed[sql]
 
         return matches
 
@@ -445,14 +449,10 @@ class AskPipeline:
         with run.stage("fallback"):
             candidate = fallback_sql(question, schema, today=self._today())
         if candidate is None:
-            raise NoAnswer(
-                "Cairn could not answer this question"
-                + (f": {run.rejected_reason}" if run.rejected_reason else "."),
-                hint="Rephrase with the table or column names (see `cairn schema`), or edit the last SQL and run it."
-                if run.rejected_sql
-                else "Rephrase with the table or column names (see `cairn schema`), or start Ollama for "
-                "model-written SQL.",
-            )
+            why = f": {run.rejected_reason}" if run.rejected_reason else "."
+            then = "edit the last SQL and run it." if run.rejected_sql else "start Ollama for model-written SQL."
+            raise NoAnswer("Cairn could not answer this question" + why,
+                           hint=f"Rephrase with the table or column names (see `cairn schema`), or {then}")
         checked = self._check(run, candidate.sql, schema)
         result = self.execute(run, checked)
         run.notes.append(f"Answered by the rule-based fallback, not the model: {candidate.explanation}")
@@ -468,9 +468,7 @@ class AskPipeline:
             shown_ids = {r.memory.id for r in run.recall.memories if r.kind == "display"} if run.recall else set()
             run.applied = [m for m in run.applied if m.id not in shown_ids]  # nothing here to format
         if run.applied:
-            run.notes.append(
-                "Applied your memories: " + "; ".join(m.content for m in run.applied) + "."
-            )
+            run.notes.append("Applied your memories: " + "; ".join(m.content for m in run.applied) + ".")
         return Answer(
             question=run.question,
             sql=sql,

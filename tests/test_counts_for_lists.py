@@ -68,6 +68,13 @@ def test_the_model_shown_the_refusal_lists_them(library) -> None:
     "kitne authors ka koi organization nahi hai?",
     "लेखक कौन हैं जिनका कोई संगठन नहीं है?",
     "Authors without an organization",  # no word that asks for things: left as written
+    "Give me the headcount of authors without an organization",
+    "Show the size of the unaffiliated author group",
+    "What are the unique authors without an organization?",
+    "Which authors: is there any without an organization?",
+    "Find out whether any authors lack an organization",
+    "What are the # of authors with no organization?",
+    "authors bina organization ki tadaad kya hai?",
 ])
 def test_a_count_the_question_may_ask_for_is_left(library, question: str) -> None:
     checked = validate(_parsed("SELECT COUNT(*) AS n FROM author WHERE oid IS NULL"), library.schema(), "sqlite",
@@ -76,7 +83,8 @@ def test_a_count_the_question_may_ask_for_is_left(library, question: str) -> Non
 
 
 def test_counts_beside_a_grouping_or_a_limit_are_left(library) -> None:
-    for sql in ("SELECT oid, COUNT(*) FROM author GROUP BY oid", "SELECT COUNT(*) FROM author LIMIT 1"):
+    for sql in ("SELECT oid, COUNT(*) FROM author GROUP BY oid", "SELECT COUNT(*) FROM author LIMIT 1",
+                "SELECT COUNT(CASE WHEN oid IS NULL THEN 1 END), COUNT(oid) FROM author"):  # "which is bigger"
         assert validate(_parsed(sql), library.schema(), "sqlite", question="Which authors write?").fixes == ()
 
 

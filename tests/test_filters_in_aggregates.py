@@ -69,3 +69,24 @@ def test_a_filter_inside_every_aggregate_is_read_in_where(food, question: str, s
 def test_other_conditional_aggregates_are_left(food, question: str, sql: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), food.schema(), "sqlite", question=question)
     assert not any("moved to WHERE" in f for f in checked.fixes)
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("Which cities have Italian restaurants?",  # a HAVING may ask for the groups with none
+     "SELECT city FROM restaurant GROUP BY city HAVING COUNT(CASE WHEN food_type = 'Italian' THEN 1 END) = 0"),
+    ("For each city, does it have an Italian restaurant?",  # a flag per group
+     "SELECT city, COUNT(CASE WHEN food_type = 'Italian' THEN 1 END) > 0 AS has_it FROM restaurant GROUP BY city"),
+    ("Cities and whether they have an Italian place",
+     "SELECT city, MAX(CASE WHEN food_type = 'Italian' THEN 'yes' END) FROM restaurant GROUP BY city"),
+    ("Cities ranked by Italian restaurants",  # ascending in disguise
+     "SELECT city, COUNT(CASE WHEN food_type = 'Italian' THEN 1 END) AS n FROM restaurant GROUP BY city "
+     "ORDER BY -n DESC"),
+    ("Show all cities with their number of Italian restaurants",
+     "SELECT city, COUNT(CASE WHEN food_type = 'Italian' THEN 1 END) FROM restaurant GROUP BY city"),
+    ("Italian restaurants per city",  # an outer join keeps every row on purpose
+     "SELECT r.city, COUNT(CASE WHEN r.food_type = 'Italian' THEN 1 END) FROM restaurant AS r "
+     "LEFT JOIN restaurant AS o ON o.id = r.id GROUP BY r.city"),
+])
+def test_aggregates_where_a_zero_may_be_the_answer_are_left(food, question: str, sql: str) -> None:
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), food.schema(), "sqlite", question=question)
+    assert not any("moved to WHERE" in f for f in checked.fixes)

@@ -21,8 +21,9 @@ from core.schema import Schema
 from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
-from core.sql.repair import (GROUP_BY_FIX, counts_for_lists, dead_sort_keys, filters_in_aggregates, labels_as_stored,
-                              numbers_as_numbers, repair_group_by, unasked_windows, values_as_held, window_orders)
+from core.sql.repair import (GROUP_BY_FIX, anti_joins, counts_for_lists, dead_sort_keys, filters_in_aggregates,
+                              labels_as_stored, numbers_as_numbers, repair_group_by, unasked_windows, values_as_held,
+                              window_orders)
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
@@ -144,7 +145,8 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)
         empty_as_null(tree, schema, dialect, fixes)
-        values_as_held(tree, schema, dialect, fixes, join_matches)
+        values_as_held(tree, schema, dialect, fixes, join_matches, question)
+        anti_joins(tree, schema, dialect, fixes)
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
         labels_as_stored(tree, schema, dialect, fixes, join_matches, question)

@@ -5,9 +5,12 @@ value as written and one holding it without them. The filter as written keeps no
 or an aggregate over nothing; the value the data holds is a guess the model is shown first (``GUESSED``).
 
 Only words of the column's or its table's own name are dropped, from either end of the value (singular and plural
-are one word), and at least one word of the value stays; a value the data holds as written is never touched, and a
-value whose words are not names (``'Italian cuisine'`` on ``food_type``) is left to fail visibly. At most
-``_MAX_PROBES`` bounded queries for one query.
+are one word), only words written in small letters — in the value, or where the value is all small letters, in the
+question's words for it: a capital makes the word part of a proper name (``'Mexico City'``, ``'The Jungle Book'``,
+``'Love Song'``) —, and at least one word of the value stays; a value the data holds as written is never touched, a
+value whose words are not names (``'Italian cuisine'`` on ``food_type``) is left to fail visibly, and so is a
+negated test (``NOT x IN (…)``) or one with an ESCAPE. At most ``_MAX_PROBES`` bounded queries for one query; where
+its values would need more, none is read (never some values of a list and not the others).
 """
 
 from __future__ import annotations
@@ -30,19 +33,19 @@ _FIRST_WORD = re.compile(r"^([^\W\d_]+)[\s_\-]+")
 
 
 def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
-                   matches: Callable[[str], bool | None] | None) -> None:
+                   matches: Callable[[str], bool | None] | None, question: str = "") -> None:
     """Each ``col = 'v'``, ``col LIKE '%v%'``, ``col IN ('v', …)`` (either side folded by LOWER/UPPER/TRIM) whose
     value carries words of ``col``'s or its table's name at an end: the value without them where ``matches`` says no
     row holds it as written and some row holds it without them."""
     if matches is None:
         return
-    probes = [_MAX_PROBES]
+    found: list[tuple[exp.Expression, exp.Column, exp.Table, str, exp.Literal, str]] = []
     for scope in scopes(tree):
         sources = None
         for node in list(scope.find_all(exp.EQ, exp.Like, exp.ILike, exp.In)):
             column = _bare(node.this)
             literals = _values(node)
-            if not isinstance(column, exp.Column) or not literals:
+            if not isinstance(column, exp.Column) or not literals or isinstance(node.parent, (exp.Not, exp.Escape)):
                 continue
             if sources is None:
                 sources = scope_sources(scope, schema, dialect)
@@ -51,18 +54,22 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
                 continue
             names = set(tokens(column.name)) | set(tokens(owners[0].table.name))
             for literal in literals:
-                held = _without_names(literal.this, names)
-                if held is None or probes[0] <= 0:
-                    continue
-                if _holds(node, literal, literal.this, owners[0].node, dialect, matches, probes) is not False:
-                    continue  # the data holds it as written (or could not tell)
-                if not _holds(node, literal, held, owners[0].node, dialect, matches, probes):
-                    continue
-                written = literal.this
-                literal.replace(exp.Literal.string(held))
-                named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
-                fixes.append(f"'{written}': no row of {owners[0].table.name}.{column.name} holds it, and without the "
-                             f"words that name its {named} it is in the data -> '{held}'" + GUESSED)
+                held = _without_names(literal.this, names, question)
+                if held is not None:
+                    found.append((node, column, owners[0].node, owners[0].table.name, literal, held))
+    if not found or 2 * len(found) > _MAX_PROBES:
+        return  # none, or more than the bound allows: none is read rather than some
+    probes = [_MAX_PROBES]
+    for node, column, table, table_name, literal, held in found:
+        if _holds(node, literal, literal.this, table, dialect, matches, probes) is not False:
+            continue  # the data holds it as written (or could not tell)
+        if not _holds(node, literal, held, table, dialect, matches, probes):
+            continue
+        written = literal.this
+        literal.replace(exp.Literal.string(held))
+        named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
+        fixes.append(f"'{written}': no row of {table_name}.{column.name} holds it, and without the words that name "
+                     f"its {named} it is in the data -> '{held}'" + GUESSED)
 
 
 def _bare(node: exp.Expression) -> exp.Expression:
@@ -77,20 +84,37 @@ def _values(node: exp.Expression) -> list[exp.Literal]:
     return [v for v in (_bare(c) for c in candidates if c is not None) if isinstance(v, exp.Literal) and v.is_string]
 
 
-def _without_names(text: str, names: set[str]) -> str | None:
+def _without_names(text: str, names: set[str], question: str) -> str | None:
     """``text`` (LIKE's ``%`` kept at its ends) without the name words at either end of its words, or None when it
-    has none or nothing of it would stay."""
+    has none or nothing of it would stay. A word is dropped only in small letters (see the module docstring)."""
     lead = len(text) - len(text.lstrip("%"))
     trail = len(text) - len(text.rstrip("%"))
     body = text[lead:len(text) - trail]
     start = body
-    while (last := _LAST_WORD.search(body)) and tokens(last.group(1)) and set(tokens(last.group(1))) <= names:
+    said = _as_said(body, question)
+    while (last := _LAST_WORD.search(body)) and _droppable(last.group(1), names, said):
         body = body[:last.start()]
-    while (first := _FIRST_WORD.match(body)) and tokens(first.group(1)) and set(tokens(first.group(1))) <= names:
+    while (first := _FIRST_WORD.match(body)) and _droppable(first.group(1), names, said):
         body = body[first.end():]
     if body == start or len(body.strip("%_ ")) < 2 or not re.search(r"[^\W_]", body):
         return None
     return text[:lead] + body + text[len(text) - trail:]
+
+
+def _as_said(body: str, question: str) -> str:
+    """The value's words as the question writes them, where the value is all small letters and the question has
+    them (``'%mexico city%'`` for "Mexico City"); else the value itself."""
+    if body != body.lower():
+        return body
+    words = [w for w in re.split(r"[\s%_]+", body) if w]
+    said = re.search(r"[\s\W]+".join(re.escape(w) for w in words), question, re.IGNORECASE) if words else None
+    return said.group(0) if said else body
+
+
+def _droppable(word: str, names: set[str], said: str) -> bool:
+    """A name word of the column or table, in small letters where the value is said."""
+    written = re.search(rf"\b{re.escape(word)}\b", said, re.IGNORECASE)
+    return bool(tokens(word)) and set(tokens(word)) <= names and (written is None or written.group(0).islower())
 
 
 def _holds(node: exp.Expression, literal: exp.Literal, value: str, table: exp.Expression, dialect: str,

@@ -13,9 +13,7 @@ and a column on its right (``'%pat%' LIKE name``: the name is read as the patter
 with ``%``, since ``'SAVE 50% today' LIKE pattern`` tests a text against a table of patterns): the two sides swapped; a LIKE
 pattern of SQL's one-character wildcard around a word of four letters or more (``'_Italian_'``, no ``%``: exactly one
 character each side; ``'_X12_'``, a code of fixed length, is left) with ``%``; ``COUNT(x > 5)`` (it counts true and false alike, every row where x is known) as the rows where the
-condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``; ``LEFT JOIN b ON a.id = b.a_id WHERE a.id IS NULL`` (the kept
-side's key tested for NULL: such a row never matches, so the join adds nothing and the test keeps no row with a key)
-as the anti-join it writes, ``b.a_id IS NULL`` — only where one LEFT JOIN's ON equates that column.
+condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``.
 """
 
 from __future__ import annotations
@@ -114,7 +112,6 @@ def _always_or_never(tree: exp.Expression, target: str, notes: list[str]) -> Non
                                                                                     pattern.this):  # '_X12_' is a code
             pattern.replace(exp.Literal.string("%" + pattern.this[1:-1] + "%"))
             notes.append(f"LIKE '{pattern.this}' (one character each side) -> LIKE '%{pattern.this[1:-1]}%'" + GUESSED)
-    _anti_join_side(tree, target, notes)
     for count in list(tree.find_all(exp.Count)):
         condition = count.this.unnest() if isinstance(count.this, exp.Expression) else None
         if isinstance(condition, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(condition, exp.Distinct):
@@ -129,34 +126,3 @@ def _bare(node: exp.Expression) -> exp.Expression:
         node = node.this
     return node
 
-
-def _anti_join_side(tree: exp.Expression, target: str, notes: list[str]) -> None:
-    """``LEFT JOIN b ON a.id = b.a_id … WHERE a.id IS NULL``: the test on the joined side's column, ``b.a_id``."""
-    for select in list(tree.find_all(exp.Select)):
-        where = select.args.get("where")
-        if where is None:
-            continue
-        pairs: dict[exp.Column, list[exp.Column]] = {}
-        for join in select.args.get("joins") or []:
-            joined = join.this
-            if (join.side or "").upper() != "LEFT" or not isinstance(joined, exp.Table) or join.args.get("on") is None:
-                continue
-            name = (joined.alias or joined.name).lower()
-            for eq in _conjuncts(join.args["on"]):
-                if not isinstance(eq, exp.EQ) or not all(isinstance(s, exp.Column) for s in (eq.this, eq.expression)):
-                    continue
-                for kept, other in ((eq.this, eq.expression), (eq.expression, eq.this)):
-                    if other.table.lower() == name and kept.table and kept.table.lower() != name:
-                        pairs.setdefault(kept, []).append(other)
-        for test in _conjuncts(where.this):
-            if isinstance(test, exp.Is) and isinstance(test.expression, exp.Null) and len(pairs.get(test.this, [])) == 1:
-                written = test.sql(dialect=target)
-                test.set("this", pairs[test.this][0].copy())
-                notes.append(f"{written} after a LEFT JOIN on that column: such a row never matches, so the test keeps "
-                             f"no row the join could tell apart -> {test.sql(dialect=target)}, the rows without a "
-                             "match" + GUESSED)
-
-
-def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
-    node = node.unnest()
-    return [*_conjuncts(node.this), *_conjuncts(node.expression)] if isinstance(node, exp.And) else [node]

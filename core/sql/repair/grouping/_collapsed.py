@@ -5,11 +5,13 @@ values of ``x``, so ``SELECT DISTINCT x`` with the same FROM and WHERE lists exa
 first, ``GUESSED``) —, and refused with what to write otherwise (``COUNT(*)`` says nothing of what to show): the
 model is asked again, and without a model nothing wrong is shown.
 
-Only the outermost SELECT, only where every item is a COUNT (nothing grouped, no HAVING, no window, no LIMIT or
-ORDER BY), only for a question in English words that starts by asking for things (which, who, list, show, return,
-"what are" …) and says no word of a number or a statistic anywhere ("how many", "number of", "total", "average",
-"ratio", "kitne" …: a number in a filter, "over 200 miles", asks for none; an extreme, "which city has the most",
-asks for the thing, which a count never names); a question in another script is not read here.
+Only the outermost SELECT, only where its one item is a COUNT (nothing grouped, no HAVING, no window, no LIMIT or
+ORDER BY; two counts may compare things, "which is bigger"), a distinct count read only of one column (the NULL it
+never counted left out), only for a question in English words that starts by asking for things (which, who, list,
+"return the", "what are" …) and says no word of a number, a size, a yes/no or a statistic anywhere ("how many",
+"number", "total", "unique", "size", "whether", "are there any", "#", "kitne", "tadaad" …: a number in a filter,
+"over 200 miles", asks for none; an extreme, "which city has the most", asks for the thing, which a count never
+names); a question in another script is not read here.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from core.sql.repair._names import GUESSED
 __all__ = ["counts_for_lists"]
 
 _THINGS_ASKED = re.compile(
-    r"^\W*(?:please\s+|can you\s+|could you\s+|now\s+)?(?:which|who|whom|whose|list|show|return|give|get|find|name|"
-    r"display|enumerate|fetch|retrieve|provide|identify|what\s+(?:are|were)|what're|what\s+(?:\w+\s+){1,3}"
-    r"(?:are|were|have|had|do|did|does))\b", re.IGNORECASE)
-_NUMBER_ASKED = re.compile(  # a number, an amount or a statistic asked for (a number in a filter asks for none)
-    r"\b(?:how\s+(?:many|much)|numbers?\s+of|no\.?\s+of|count\w*|totals?|totall?ing|sum|summed|sums|average\w*|avg|"
-    r"mean|median|ratios?|percent\w*|per\s*cent|proportions?|share|fractions?|tally|quantit\w+|frequen\w+|often|"
-    r"kitn[aei]|ginti|sankhya|kul|statistics?|stats|summary|summari[sz]e|distribution)\b", re.IGNORECASE)
+    r"^\W*(?:please\s+|can you\s+|could you\s+|now\s+)?(?:which|who|whom|whose|list|enumerate|name\s+the|"
+    r"return\s+the|what\s+(?:are|were)|what're|what\s+(?:\w+\s+){1,3}(?:are|were|have|had|do|did|does))\b",
+    re.IGNORECASE)
+_NUMBER_ASKED = re.compile(  # a number, an amount, a size or a yes/no asked for (a number in a filter asks for none)
+    r"\b(?:how|numbers?|no\.?\s+of|count\w*|totals?|totall?ing|sum|summed|sums|average\w*|avg|mean|median|ratios?|"
+    r"percent\w*|per\s*cent|proportions?|share|fractions?|tally|quantit\w+|qty|frequen\w+|often|unique|distinct|"
+    r"dau|mau|wau|reach|cardinality|figure|variety|headcount|size|sized|amount|volume|big|bigger|biggest|more|fewer|"
+    r"less|whether|(?:is|are|do|does|did|has|have|was|were)\s+any|exist\w*|is\s+there|are\s+there|ever|tadaad|ginti|ginati|kitn[aei]|sankhya|kul|statistics?|"
+    r"stats|summary|summari[sz]e|distribution)\b|#", re.IGNORECASE)
 
 
 def counts_for_lists(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
@@ -42,14 +46,16 @@ def counts_for_lists(tree: exp.Expression, dialect: str, fixes: list[str], quest
             tree.args.get(arg) for arg in ("group", "having", "order", "limit", "offset", "qualify", "distinct")):
         return
     counts = [item.unalias() for item in tree.expressions]
-    if not all(isinstance(c, exp.Count) and not c.find(exp.Window) for c in counts) or tree.find(exp.Window):
-        return
+    if len(counts) != 1 or not isinstance(counts[0], exp.Count) or tree.find(exp.Window):
+        return  # several counts may compare things ("which is bigger"): not one number for a list
     counted = counts[0].this
-    if len(counts) == 1 and isinstance(counted, exp.Distinct) and len(counted.expressions) == 1:
+    if isinstance(counted, exp.Distinct) and len(counted.expressions) == 1 and isinstance(
+            counted.expressions[0], exp.Column):
         value = counted.expressions[0].copy()
         written = tree.expressions[0].sql(dialect=dialect)
         tree.set("expressions", [value])
         tree.set("distinct", exp.Distinct())
+        tree.where(exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), append=True, copy=False)
         fixes.append(f"SELECT {written}: one number, while the question asks which ones -> SELECT DISTINCT "
                      f"{value.sql(dialect=dialect)}, the values it counts" + GUESSED)
         return

@@ -6,9 +6,12 @@ What the two forms share is proven, not guessed: each aggregate over ``CASE WHEN
 NULL, or ``ELSE 0`` inside a SUM) reads exactly the rows where ``c`` holds, so every group that has such a row shows the
 same values either way. They differ only in the groups with none, which the CASE form shows too, with 0 or NULL on
 every aggregate: the rows that the question's words ("that serve Italian food") leave out. So it is taken only where
-every aggregate of the SELECT (its items, HAVING and ORDER BY) carries the very same condition, and never where the
-question asks for the empty groups ("including those with none", "even if zero") or ranks from the smallest up (an
-ORDER BY of an aggregate ascending, "the fewest"), where a 0 is the answer; never for a question in another script.
+every aggregate of the SELECT (its items and ORDER BY) carries the very same condition, each as an item's value (in
+arithmetic, never inside a comparison, a CASE or a yes/no flag, ``MAX(CASE WHEN c THEN 'yes' END)``), and never where
+a 0 may be the answer: a HAVING (``HAVING COUNT(CASE …) = 0`` asks for exactly the groups that go), an outer join
+(written to keep every row), an ORDER BY of an aggregate ascending or negated ("the fewest"), or a question that asks
+for the empty groups or for all of them ("including those with none", "even if zero", "all cities", "never", "at
+most"); never for a question in another script.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from core.sql.repair._names import GUESSED
 
 __all__ = ["filters_in_aggregates"]
 
-_EMPTY_ASKED = re.compile(r"\b(?:includ\w*|even|zero|zeroes|zeros|none|nothing|without|with\s+no|no\s+\w+\s+at\s+all|"
-                          r"regardless|missing|empty|absent|also\s+those|as\s+well\s+as|fewest|least|lowest|minimum|"
-                          r"smallest|bottom|every)\b|\b0\b", re.IGNORECASE)
+_EMPTY_ASKED = re.compile(r"\b(?:includ\w*|even|zero|zeroes|zeros|none|nothing|without|no|not|never|lack\w*|\w+n't|"
+                          r"regardless|missing|empty|absent|also|as\s+well\s+as|fewest|fewer|less|least|lowest|"
+                          r"minimum|smallest|bottom|below|under|at\s+most|all|every|breakdown|whether|flag\w*)\b|"
+                          r"\b0\b", re.IGNORECASE)
+_ARITHMETIC = (exp.Paren, exp.Round, exp.Cast, exp.Div, exp.Mul, exp.Add, exp.Sub, exp.Nullif, exp.Coalesce, exp.Alias,
+               exp.Ordered)
 
 
 def filters_in_aggregates(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
@@ -32,14 +38,16 @@ def filters_in_aggregates(tree: exp.Expression, dialect: str, fixes: list[str], 
     if not question or not question.isascii() or _EMPTY_ASKED.search(question) or not isinstance(tree, exp.Select):
         return
     group = tree.args.get("group")
-    if group is None or not group.expressions or tree.find(exp.Window):
-        return
+    if group is None or not group.expressions or tree.find(exp.Window) or tree.args.get("having") is not None or any(
+            join.side for join in tree.args.get("joins") or []):
+        return  # a HAVING may ask for the groups with none; an outer join is written to keep every row
     aggregates = [a for a in tree.find_all(exp.AggFunc) if a.find_ancestor(exp.Select) is tree]
-    if not aggregates or any(isinstance(a.find_ancestor(exp.AggFunc), exp.AggFunc) for a in aggregates):
+    if not aggregates or any(not _is_value(a, tree) for a in aggregates):
         return
     order = tree.args.get("order")
-    if order is not None and any(o.this.find(exp.AggFunc) or _names_aggregate(o.this, tree) for o in order.expressions
-                                 if not o.args.get("desc")):
+    if order is not None and any((o.this.find(exp.AggFunc) or any(_names_aggregate(k, tree) for k in (
+            o.this, *o.this.find_all(exp.Column)))) and (not o.args.get("desc") or o.this.find(exp.Neg, exp.Sub))
+                                 for o in order.expressions):
         return  # ranked from the smallest up: a group's 0 is an answer
     cases = [_conditioned(a) for a in aggregates]
     if any(c is None for c in cases):
@@ -62,12 +70,28 @@ def _conditioned(aggregate: exp.AggFunc) -> exp.Case | None:
         inner = inner.expressions[0] if len(inner.expressions) == 1 else None
     if not isinstance(inner, exp.Case) or inner.this is not None or len(inner.args.get("ifs") or []) != 1:
         return None
+    value = inner.args["ifs"][0].args.get("true")
+    if not isinstance(aggregate, (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)) or isinstance(
+            value, exp.Literal) and value.is_string or isinstance(value, exp.Null):
+        return None  # MAX(CASE WHEN c THEN 'yes' END) is a flag, not a filter
     default = inner.args.get("default")
     if default is None or isinstance(default, exp.Null):
         return inner
-    if isinstance(aggregate, exp.Sum) and isinstance(default, exp.Literal) and default.this in ("0", "0.0"):
-        return inner  # adding zeros changes no sum of a group that has a row
+    if isinstance(aggregate, exp.Sum) and isinstance(default, exp.Literal) and default.this in ("0", "0.0") and (
+            isinstance(value, exp.Literal)):
+        return inner  # SUM(CASE WHEN c THEN 1 ELSE 0 END): adding zeros changes no count of a group that has a row
     return None
+
+
+def _is_value(aggregate: exp.AggFunc, select: exp.Select) -> bool:
+    """Whether ``aggregate`` is a select item's value or an ORDER BY key, under nothing but arithmetic (never inside
+    a comparison, a CASE or another aggregate)."""
+    node: exp.Expression = aggregate
+    while node.parent is not None and node.parent is not select and not isinstance(node.parent, exp.Order):
+        if not isinstance(node.parent, _ARITHMETIC):
+            return False
+        node = node.parent
+    return True
 
 
 def _names_aggregate(key: exp.Expression, select: exp.Select) -> bool:
