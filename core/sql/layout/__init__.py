@@ -13,6 +13,10 @@
   clause (``**WHERE …**``) and a backslash continuing a line: the query alone;
 - ``_documents``: a query given as a value of a JSON or TOML document (``{"sql": "SELECT …"}``, ``sql = '''…'''``), the
   answer key's, never a draft's;
+- ``_programs``: a query as another language's string in a program (Kotlin's margin strings, VBA built line by
+  line, C's adjacent literals, Perl's ``q{…}``, Power Query's ``#(lf)``, a Python session's prompts);
+- ``_scripts``: a SQL block holding more than the query (a PL/pgSQL loop over it, a fixture before it, DuckDB's files
+  as tables, JSON's ``\\u0027`` escapes, a database's error echoed before it);
 - ``_markup``: SQL inside another language's markup — an HTML reply's ``<pre><code>`` block, a dbt model's
   ``{{ ref('orders') }}`` / ``{{ source('shop', 'orders') }}`` for a table.
 """

@@ -32,6 +32,8 @@ from core.sql._slips import PARSE_FAILURES
 from core.sql.layout._markup import FENCE as _FENCE
 from core.sql.layout._markup import QUERY_START as _QUERY_START
 from core.sql.layout._markup import markup_read
+from core.sql.layout._programs import program_queries
+from core.sql.layout._scripts import scripts_read
 from core.sql.layout._terminal import terminal_read
 from core.sql.layout._wrappers import wrappers_read
 
@@ -78,7 +80,7 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
     text, ended = _before_turn_end(reply)
-    text = _unescaped(wrappers_read(markup_read(text)))
+    text = _unescaped(wrappers_read(program_queries(markup_read(scripts_read(text)))))
     text = terminal_read(text)
     text = _ONE_LINE_FENCE.sub(lambda m: f"{m[1]}{m[2]}{m[3]}\n{m[4]}\n{m[1]}{m[2]}", text)
     text = _FENCE.sub(_diff_read, text)

@@ -79,6 +79,15 @@ def _postgres(tree: exp.Expression, notes: list[str]) -> None:
 
 
 def _sqlite(tree: exp.Expression, notes: list[str]) -> None:
+    for regex in list(tree.find_all(exp.RegexpLike)):  # SQLite has no REGEXP function: GLOB, case-sensitive too
+        pattern = regex.expression
+        alternatives = pattern.this.split("|") if isinstance(pattern, exp.Literal) and pattern.is_string else []
+        globs = [_as_glob(a) for a in alternatives if "\\" not in pattern.this]
+        if not globs or None in globs or regex.args.get("flag"):
+            continue
+        tests = [exp.Glob(this=regex.this.copy(), expression=exp.Literal.string(g)) for g in globs]
+        regex.replace(exp.Paren(this=exp.or_(*tests)) if len(tests) > 1 else tests[0])
+        notes.append(f"REGEXP '{pattern.this}' (SQLite has none) -> " + " OR ".join(f"GLOB '{g}'" for g in globs))
     for national in list(tree.find_all(exp.National)):
         national.replace(exp.Literal.string(national.name))
         notes.append("N'…' -> '…'")
@@ -92,6 +101,20 @@ def _sqlite(tree: exp.Expression, notes: list[str]) -> None:
             joined = exp.DPipe(this=joined, expression=part, safe=True)
         concat.replace(exp.Paren(this=joined))
         notes.append("CONCAT(…) -> ||")
+
+
+def _as_glob(body: str) -> str | None:
+    """A regular expression of literal characters, ``.``, ``.*`` and the anchors ``^``/``$`` as the GLOB pattern
+    that matches the same texts (unanchored: anywhere in the text); None for anything more (classes, groups, repeats,
+    escapes), which is left to fail."""
+    start, end = body.startswith("^"), body.endswith("$")
+    body = body[1 if start else 0:len(body) - 1 if end else len(body)]
+    out = []
+    for piece in re.findall(r"\.\*|.", body, re.DOTALL):
+        if piece in "^$()[]{}+?*":
+            return None
+        out.append("*" if piece == ".*" else "?" if piece == "." else f"[{piece}]" if piece in "*?[" else piece)
+    return ("" if start else "*") + "".join(out) + ("" if end else "*") if body else None
 
 
 def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:
@@ -259,14 +282,23 @@ def cross_joins_on_true(tree: exp.Expression) -> None:
             join.set("on", None)
             join.set("kind", "CROSS")
 
-_SPREADSHEET = {"NUNIQUE": "count distinct", "COUNTUNIQUE": "count distinct", "MEAN": "AVG", "AVERAGE": "AVG",
-                "COUNTA": "COUNT", "FILLNA": "COALESCE"}  # pandas' and spreadsheets' names (COUNTA: the non-empty)
+_SPREADSHEET = {"NUNIQUE": "count distinct", "COUNTUNIQUE": "count distinct", "COUNTD": "count distinct", "MEAN": "AVG",
+                "AVERAGE": "AVG", "COUNTA": "COUNT", "FILLNA": "COALESCE"}  # pandas', spreadsheets' and Tableau's
+# names (COUNTA: the non-empty; COUNTD: Tableau's distinct count)
+_CYPHER = {"TOLOWER": exp.Lower, "TOUPPER": exp.Upper, "TOFLOAT": "DOUBLE", "TOINTEGER": "INT", "TOSTRING": "TEXT"}
 
 
 def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
-    """``nunique(x)``, ``mean(x)``, ``AVERAGE(x)``: pandas' and spreadsheets' names of SQL's aggregates, one
-    argument each (no SQL database here has a function of these names)."""
+    """``nunique(x)``, ``mean(x)``, ``AVERAGE(x)``, ``COUNTD(x)``: pandas', spreadsheets' and Tableau's names of SQL's
+    aggregates, one argument each (no SQL database here has a function of these names); Cypher's ``toLower(x)``,
+    ``toUpper(x)``, ``toFloat(x)``, ``toInteger(x)``, ``toString(x)`` as LOWER, UPPER and casts."""
     for call in list(tree.find_all(exp.Anonymous)):
+        cypher = _CYPHER.get(call.name.upper())
+        if cypher is not None and len(call.expressions) == 1:
+            arg = call.expressions[0].copy()
+            call.replace(exp.cast(arg, cypher) if isinstance(cypher, str) else cypher(this=arg))
+            notes.append(f"{call.name}(x) (Cypher) -> {cypher if isinstance(cypher, str) else cypher.key.upper()}")
+            continue
         kind = _SPREADSHEET.get(call.name.upper())
         if kind is None or len(call.expressions) != (2 if kind == "COALESCE" else 1):
             continue

@@ -11,7 +11,10 @@ something else — ``IN 'a', 'b'`` as ``IN 'a'`` and a table named b, ``4.5f`` a
 - ``a / NULLIF(b)``: NULLIF's second argument left out of a divisor, ``NULLIF(b, 0)``;
 - other tools' marks: PL/SQL's ``END CASE`` closing a CASE expression, Metabase's optional clause ``[[AND …]]``, a
   linkifier's ``[author.name](http://author.name)``;
-- a whole statement written as a derived table, ``(SELECT …) AS result;``.
+- a whole statement written as a derived table, ``(SELECT …) AS result;``;
+- commas between a CASE's branches (``THEN 1, ELSE 0``: a comma never stands there);
+- a sort direction on a GROUP BY key (``GROUP BY city DESC``, MySQL 5's implicit sort): grouped, and sorted so where
+  no ORDER BY says otherwise.
 
 And ``with_ended`` (``_extract`` applies it to a whole block only): ``WITH result AS (…)`` with no query after the list
 read as the last one's rows.
@@ -288,5 +291,64 @@ def _case_operand_spread(block: str) -> str:
     return _edited(block, edits)
 
 
+_CLAUSE_END = frozenset({TokenType.HAVING, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.OFFSET, TokenType.FETCH,
+                         TokenType.SEMICOLON, TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.WINDOW,
+                         TokenType.QUALIFY})
+
+
+def _case_commas(block: str) -> str:
+    """``CASE WHEN x THEN 1, ELSE 0 END``: a comma before a CASE's WHEN or ELSE (never one inside brackets) dropped."""
+    if not re.search(r"(?i)\bCASE\b", block) or "," not in block:
+        return block
+    tokens = _tokens(block)
+    edits, depth, cases = [], 0, []  # the bracket depth of each open CASE
+    for i, token in enumerate(tokens):
+        kind = token.token_type
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
+        if kind == TokenType.CASE:
+            cases.append(depth)
+        elif kind == TokenType.END and cases and cases[-1] == depth:
+            cases.pop()
+        elif kind == TokenType.COMMA and cases and cases[-1] == depth and i + 1 < len(tokens) and tokens[
+                i + 1].token_type in (TokenType.WHEN, TokenType.ELSE):
+            edits.append((token.start, token.end + 1, ""))
+    return _edited(block, edits)
+
+
+def _group_directions(block: str) -> str:
+    """``GROUP BY city DESC``: the direction dropped from the grouping and, where the SELECT has no ORDER BY, the rows
+    sorted so (MySQL 5 sorted grouped rows by the GROUP BY keys in the direction written)."""
+    if not re.search(r"(?i)\bGROUP\s+BY\b[^;]*\b(?:DESC|ASC)\b", block):
+        return block
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    depths, depth = [], 0
+    for token in tokens:
+        depths.append(depth := depth + {TokenType.L_PAREN: 1}.get(token.token_type, 0) - (
+            1 if token.token_type == TokenType.R_PAREN else 0))
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.GROUP_BY:
+            continue
+        level, j = depths[i], i + 1
+        while j < len(tokens) and not (depths[j] == level and tokens[j].token_type in _CLAUSE_END) and depths[j] >= level:
+            j += 1
+        directions = [k for k in range(i + 1, j) if depths[k] == level and tokens[k].token_type in (
+            TokenType.DESC, TokenType.ASC)]
+        if not directions:
+            continue
+        keys = block[tokens[i + 1].start:tokens[j - 1].end + 1]
+        edits += [(tokens[k - 1].end + 1, tokens[k].end + 1, "") for k in directions]
+        end = j
+        while end < len(tokens) and depths[end] >= level and not (depths[end] == level and tokens[end].token_type in (
+                TokenType.ORDER_BY, TokenType.LIMIT, TokenType.OFFSET, TokenType.FETCH, TokenType.SEMICOLON,
+                TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT)):
+            end += 1
+        if end < len(tokens) and tokens[end].token_type == TokenType.ORDER_BY:
+            continue  # its own ORDER BY decides the order
+        at = tokens[end - 1].end + 1
+        edits.append((at, at, f" ORDER BY {keys}"))
+    return _edited(block, edits)
+
+
 OTHER_FORMS = (_directions_after, _case_when, _in_brackets, _numbers_unsuffixed, _divisor_guarded, _tool_marks,
-               _unwrapped, _case_operand_spread)
+               _unwrapped, _case_operand_spread, _case_commas, _group_directions)
