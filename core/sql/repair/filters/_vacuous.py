@@ -13,7 +13,9 @@ and a column on its right (``'%pat%' LIKE name``: the name is read as the patter
 with ``%``, since ``'SAVE 50% today' LIKE pattern`` tests a text against a table of patterns): the two sides swapped; a LIKE
 pattern of SQL's one-character wildcard around a word of four letters or more (``'_Italian_'``, no ``%``: exactly one
 character each side; ``'_X12_'``, a code of fixed length, is left) with ``%``; ``COUNT(x > 5)`` (it counts true and false alike, every row where x is known) as the rows where the
-condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``.
+condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``; a LIKE pattern with T-SQL's classes of one letter in
+either case (``'%[Ii]talian%'``, where a bracket matches only a bracket) as the case-insensitive ``ILIKE '%italian%'``
+(only where every class is such a pair).
 """
 
 from __future__ import annotations
@@ -112,6 +114,12 @@ def _always_or_never(tree: exp.Expression, target: str, notes: list[str]) -> Non
                                                                                     pattern.this):  # '_X12_' is a code
             pattern.replace(exp.Literal.string("%" + pattern.this[1:-1] + "%"))
             notes.append(f"LIKE '{pattern.this}' (one character each side) -> LIKE '%{pattern.this[1:-1]}%'" + GUESSED)
+        classes = re.findall(r"\[([^\]]*)\]", pattern.this) if isinstance(pattern, exp.Literal) and pattern.is_string else []
+        if classes and all(len(c) == 2 and c.isalpha() and c[0] != c[1] and c[0].lower() == c[1].lower() for c in classes):
+            text = re.sub(r"\[([A-Za-z])[A-Za-z]\]", lambda m: m[1].lower(), pattern.this)
+            like.replace(exp.ILike(this=like.this.copy(), expression=exp.Literal.string(text)))
+            notes.append(f"LIKE '{pattern.this}' (T-SQL's classes of a letter in either case; a bracket is a letter "
+                         f"here) -> ILIKE '{text}'" + GUESSED)
     for count in list(tree.find_all(exp.Count)):
         condition = count.this.unnest() if isinstance(count.this, exp.Expression) else None
         if isinstance(condition, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(condition, exp.Distinct):

@@ -1,4 +1,5 @@
-"""A question that asks which things, answered with one number that counts them (``Which authors …?`` →
+"""Counts in the wrong shape for the question. A question that asks which things, answered with one number that counts
+them (``Which authors …?`` →
 ``SELECT COUNT(DISTINCT author.name) FROM …``): the query runs and shows one row, an answer to "how many", never to
 "which". Read as the list it counts where the count says what that is — ``COUNT(DISTINCT x)`` counts the distinct
 values of ``x``, so ``SELECT DISTINCT x`` with the same FROM and WHERE lists exactly them (a guess the model sees
@@ -12,6 +13,11 @@ never counted left out), only for a question in English words that starts by ask
 "number", "total", "unique", "size", "whether", "are there any", "#", "kitne", "tadaad" …: a number in a filter,
 "over 200 miles", asks for none; an extreme, "which city has the most", asks for the thing, which a count never
 names); a question in another script is not read here.
+
+And a question that asks how many, answered with the largest key (``SELECT MAX(o.id) FROM orders o WHERE …``, as if
+keys were a running count — they have gaps, and a filter leaves any of them out): the count of that key, a guess the
+model is shown first; only the one item ``MAX(<a column named id or *_id>)``, never where the question asks for a
+largest, last or latest anything.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from sqlglot import exp
 from core.errors import SQLValidationError
 from core.sql.repair._names import GUESSED
 
-__all__ = ["counts_for_lists"]
+__all__ = ["counts_by_max_key", "counts_for_lists"]
 
 _THINGS_ASKED = re.compile(
     r"^\W*(?:please\s+|can you\s+|could you\s+|now\s+)?(?:which|who|whom|whose|list|enumerate|name\s+the|"
@@ -63,3 +69,26 @@ def counts_for_lists(tree: exp.Expression, dialect: str, fixes: list[str], quest
         f"The question asks which ones, and the query only counts them ({', '.join(c.sql(dialect=dialect) for c in counts)}"
         "): one number is no answer to it.",
         hint="Select the rows' columns the question asks for (their names or ids) instead of COUNT.")
+
+
+_HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count\s+of|total\s+number|kitn[aei]|tadaad|ginti)\b", re.IGNORECASE)
+_EXTREME = re.compile(r"\b(?:highest|largest|biggest|greatest|max\w*|last|latest|newest|most\s+recent|top|id|ids)\b",
+                      re.IGNORECASE)
+
+
+def counts_by_max_key(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+    """``SELECT MAX(o.id)`` where the question asks how many and for no largest: ``COUNT(o.id)`` (a guess)."""
+    if not question or not question.isascii() or not _HOW_MANY.search(question) or _EXTREME.search(question):
+        return
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or any(
+            tree.args.get(arg) for arg in ("group", "having")) or tree.find(exp.Window):
+        return
+    item = tree.expressions[0]
+    largest = item.unalias()
+    key = largest.this if isinstance(largest, exp.Max) else None
+    if not isinstance(key, exp.Column) or not (key.name.lower() == "id" or re.search(r"(?:_id|[a-z]Id)$", key.name)):
+        return
+    written = largest.sql(dialect=dialect)
+    largest.replace(exp.Count(this=key.copy()))
+    fixes.append(f"{written}: the largest key, where the question asks how many (keys have gaps and filters) -> "
+                 f"COUNT({key.sql(dialect=dialect)})" + GUESSED)

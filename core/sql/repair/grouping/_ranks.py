@@ -1,0 +1,81 @@
+"""Positions shown where the question asks for values: a rank in place of the measure it ranks by, and the n-th row
+in place of the top n. Each reading is a guess the model is shown first (``GUESSED``), and only for a question in
+English words that asks for no position.
+
+- ``SELECT name, RANK() OVER (ORDER BY SUM(x) DESC) AS total_rank … ORDER BY SUM(x) DESC`` where the question asks for
+  the totals ("the top 5 sellers by total sales"): the measure itself, ``SUM(x) AS total`` — only a rank (RANK,
+  DENSE_RANK, ROW_NUMBER, PERCENT_RANK) over one ordered measure with no partition, as the item's whole value, never
+  where the question says rank, position, place, standing or numbering; an ORDER BY of the rank's name or position
+  sorts by the measure in the rank's direction.
+- ``ORDER BY total DESC LIMIT 1 OFFSET 4`` where the question asks for the top 5 ("top 5", "5 highest", "first five"):
+  ``LIMIT 5``, the rows up to the n-th — only where the question's number is the offset plus one and it says no
+  ordinal ("the 5th", "fifth", "second"), skip or page.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from core.sql.repair._names import GUESSED, words_of
+
+__all__ = ["nth_as_top", "unasked_ranks"]
+
+_RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|numbered|numbering|row\s+numbers?|"
+                         r"percentile\w*|quartile\w*|ordinal)\b", re.IGNORECASE)
+_RANKINGS = (exp.Rank, exp.DenseRank, exp.RowNumber, exp.PercentRank)
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
+_TOP_N = re.compile(r"\b(?:top|first|best|worst|bottom|highest|lowest|largest|smallest|biggest|most|least|leading)\s+"
+                    r"(\d+|" + "|".join(_NUMBERS) + r")\b|\b(\d+|" + "|".join(_NUMBERS) + r")\s+(?:\w+\s+){0,4}?"
+                    r"(?:highest|lowest|largest|smallest|biggest|best|worst|most|least|top|leading|greatest|"
+                    r"busiest|cheapest|longest|shortest|oldest|newest|latest|earliest)\b", re.IGNORECASE)
+_NTH_ASKED = re.compile(r"\b\d+(?:st|nd|rd|th)\b|\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                        r"nth|skip\w*|page|offset|after\s+the|next|runner[- ]up|penultimate)\b", re.IGNORECASE)
+
+
+def unasked_ranks(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+    """A rank over one measure shown where the question asks for no position: the measure (a guess)."""
+    if not question or not question.isascii() or _RANK_ASKED.search(question) or not isinstance(tree, exp.Select):
+        return
+    for index, item in enumerate(list(tree.expressions)):
+        window = item.unalias()
+        if not isinstance(window, exp.Window) or not isinstance(window.this, _RANKINGS) or window.args.get(
+                "partition_by"):
+            continue
+        order = window.args.get("order")
+        if order is None or len(order.expressions) != 1 or order.expressions[0].this.find(exp.Window):
+            continue
+        measure, descending = order.expressions[0].this, bool(order.expressions[0].args.get("desc"))
+        name = item.alias
+        kept = "_".join(w for w in words_of(name) if w not in ("rank", "ranking", "position", "rn", "pos")) if name else ""
+        written = item.sql(dialect=dialect)
+        new = exp.alias_(measure.copy(), kept, quoted=False) if kept else measure.copy()
+        item.replace(new)
+        for ordered in (tree.args["order"].expressions if tree.args.get("order") else []):
+            key = ordered.this
+            if (isinstance(key, exp.Column) and not key.table and name and key.name.lower() == name.lower()) or (
+                    isinstance(key, exp.Literal) and key.is_int and int(key.name) == index + 1):
+                ordered.set("this", measure.copy())  # the rank's order, as the measure's
+                ordered.set("desc", descending != bool(ordered.args.get("desc")))
+        fixes.append(f"{written}: a position the question does not ask for -> {new.sql(dialect=dialect)}, the "
+                     "measure it ranks by" + GUESSED)
+
+
+def nth_as_top(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+    """``LIMIT 1 OFFSET n-1`` where the question asks for the top n: ``LIMIT n`` (a guess)."""
+    if not question or not question.isascii() or _NTH_ASKED.search(question) or not isinstance(tree, exp.Select):
+        return
+    limit, offset = tree.args.get("limit"), tree.args.get("offset")
+    count = limit.expression if isinstance(limit, exp.Limit) else None
+    skipped = offset.expression if isinstance(offset, exp.Offset) else None
+    asked = {int(n) if n.isdigit() else _NUMBERS[n.lower()] for m in _TOP_N.finditer(question) for n in m.groups() if n}
+    if not (isinstance(count, exp.Literal) and count.name == "1" and isinstance(skipped, exp.Literal)
+            and skipped.is_int and asked == {int(skipped.name) + 1}) or tree.args.get("order") is None:
+        return
+    written = f"LIMIT 1 OFFSET {skipped.name}"
+    tree.set("offset", None)
+    tree.set("limit", exp.Limit(expression=exp.Literal.number(int(skipped.name) + 1)))
+    fixes.append(f"{written}: only the {int(skipped.name) + 1}th row, where the question asks for the top "
+                 f"{int(skipped.name) + 1} -> LIMIT {int(skipped.name) + 1}" + GUESSED)

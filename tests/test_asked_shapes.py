@@ -1,0 +1,89 @@
+"""Answers shaped otherwise than the question asks, read as asked (guesses the model sees first): a rank in place of
+the measure (grouping._ranks.unasked_ranks), the n-th row for the top n (nth_as_top), a filter turned into a yes/no
+column (filters._flags), the largest key for a count (grouping._collapsed.counts_by_max_key), T-SQL's LIKE classes
+(filters._vacuous); and each left where the question asks for that shape."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from core.databases import open_database
+from core.sql._guard import guard
+from core.sql._validate import validate
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE seller(id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
+            "CREATE TABLE sale(id INTEGER PRIMARY KEY, seller_id INTEGER, amount REAL);"
+            "INSERT INTO seller VALUES (1,'Ann','SF'),(2,'Bob','LA'),(3,'Cy','SF'),(4,'Di','Italian Town');"
+            "INSERT INTO sale VALUES (1,1,10),(2,2,50),(3,2,5),(4,3,30),(7,1,1),(9,4,2);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+TOTALS = "SELECT s.name, {item} FROM seller AS s JOIN sale AS x ON x.seller_id = s.id GROUP BY s.name {order}"
+
+
+def test_a_rank_shown_for_its_measure_is_the_measure(shop) -> None:
+    sql = TOTALS.format(item="RANK() OVER (ORDER BY SUM(x.amount) DESC) AS total_rank", order="ORDER BY total_rank LIMIT 2")
+    answer = ask(shop, "Who are the top 2 sellers by total sales?", sql)
+    assert [tuple(r) for r in answer.rows] == [("Bob", 55.0), ("Cy", 30.0)]
+    assert answer.columns[1] == "total"
+    assert any("(a guess)" in n and "a position the question does not ask for" in n for n in answer.notes)
+
+
+def test_a_rank_asked_for_stays(shop) -> None:
+    sql = TOTALS.format(item="RANK() OVER (ORDER BY SUM(x.amount) DESC) AS r", order="ORDER BY r")
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite",
+                       question="Rank the sellers by their total sales")
+    assert not any("position" in f for f in checked.fixes)
+
+
+def test_the_nth_row_for_the_top_n_is_the_top_n(shop) -> None:
+    sql = TOTALS.format(item="SUM(x.amount) AS total", order="ORDER BY total DESC LIMIT 1 OFFSET 2")
+    answer = ask(shop, "Which 3 sellers have the highest sales?", sql)
+    assert [tuple(r) for r in answer.rows] == [("Bob", 55.0), ("Cy", 30.0), ("Ann", 11.0)]
+    for question in ("Who is the 3rd best seller?", "Which seller is third by sales?", "Top 2 sellers by sales"):
+        checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
+        assert not any("top" in f for f in checked.fixes), question
+
+
+def test_a_filter_turned_into_a_flag_is_the_filter(shop) -> None:
+    answer = ask(shop, "Which sellers are based in SF?",
+                 "SELECT name, CASE WHEN city = 'SF' THEN 'Yes' ELSE 'No' END AS in_sf FROM seller ORDER BY name")
+    assert [tuple(r) for r in answer.rows] == [("Ann",), ("Cy",)]
+    assert any("(a guess)" in n and "yes/no" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("question", ["List the sellers and whether they are based in SF",
+                                      "Flag the sellers based in SF", "Show all sellers and if they are in SF"])
+def test_a_flag_asked_for_stays(shop, question: str) -> None:
+    sql = "SELECT name, CASE WHEN city = 'SF' THEN 1 ELSE 0 END AS in_sf FROM seller"
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
+    assert not any("yes/no" in f for f in checked.fixes)
+
+
+def test_the_largest_key_for_a_count_is_the_count(shop) -> None:
+    answer = ask(shop, "How many sales did Ann make?",
+                 "SELECT MAX(x.id) FROM sale AS x JOIN seller AS s ON s.id = x.seller_id WHERE s.name = 'Ann'")
+    assert [tuple(r) for r in answer.rows] == [(2,)]
+    for question in ("What is the highest sale id of Ann?", "What is the latest sale number for Ann?"):
+        checked = validate(sqlglot.parse_one("SELECT MAX(x.id) FROM sale AS x", read="sqlite"), shop.schema(),
+                           "sqlite", question=question)
+        assert checked.fixes == ()
+
+
+def test_tsql_letter_classes_in_like_match_either_case(shop) -> None:
+    answer = ask(shop, "Sellers in an Italian town", "SELECT name FROM seller WHERE city LIKE '%[Ii]talian%'")
+    assert [tuple(r) for r in answer.rows] == [("Di",)]
+    assert "LIKE '[0-9]%'" in guard("SELECT code FROM t WHERE code LIKE '[0-9]%'", "postgres").sql  # left
