@@ -87,22 +87,3 @@ def test_tsql_letter_classes_in_like_match_either_case(shop) -> None:
     answer = ask(shop, "Sellers in an Italian town", "SELECT name FROM seller WHERE city LIKE '%[Ii]talian%'")
     assert [tuple(r) for r in answer.rows] == [("Di",)]
     assert "LIKE '[0-9]%'" in guard("SELECT code FROM t WHERE code LIKE '[0-9]%'", "postgres").sql  # left
-
-
-def test_columns_joined_for_display_are_shown_side_by_side(shop) -> None:
-    answer = ask(shop, "Which sellers are in SF? Give their name and id",
-                 "SELECT name || ' (' || id || ')' AS seller FROM seller WHERE city = 'SF' ORDER BY id")
-    assert [tuple(r) for r in answer.rows] == [("Ann", 1), ("Cy", 3)]
-    assert any("(a guess)" in n and "side by side" in n for n in answer.notes)
-
-
-@pytest.mark.parametrize(("question", "sql"), [
-    ("Full names of the sellers", "SELECT name || ' (' || city || ')' FROM seller"),
-    ("Sellers as one label each", "SELECT name || ' - ' || city FROM seller"),
-    ("Seller names and cities", "SELECT name || ' ' || city FROM seller"),  # a space alone: a name
-    ("Seller names and totals", "SELECT s.name || ': ' || SUM(x.amount) FROM seller AS s JOIN sale AS x "
-                                "ON x.seller_id = s.id GROUP BY s.name"),  # a computed piece
-])
-def test_joined_text_asked_for_or_computed_stays(shop, question: str, sql: str) -> None:
-    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
-    assert not any("side by side" in f for f in checked.fixes)

@@ -21,8 +21,8 @@ from core.schema import Schema
 from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
-from core.sql.repair import (GROUP_BY_FIX, anti_joins, columns_as_columns, counts_by_max_key, counts_for_lists,
-                              dead_sort_keys, filters_in_aggregates, flags_as_filters, labels_as_stored, nth_as_top, numbers_as_numbers,
+from core.sql.repair import (GROUP_BY_FIX, anti_joins, counts_by_max_key, counts_for_lists, dead_sort_keys,
+                              filters_in_aggregates, flags_as_filters, labels_as_stored, nth_as_top, numbers_as_numbers,
                               repair_group_by, unasked_ranks, unasked_windows, values_as_held, window_orders)
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
@@ -160,7 +160,6 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         flags_as_filters(tree, dialect, fixes, question)
         filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)
-        columns_as_columns(tree, dialect, fixes, question)
         strip_joins(tree, schema, dialect, fixes)
         quote_keywords(tree, dialect)
         sql = tree.sql(dialect=dialect)

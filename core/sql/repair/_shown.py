@@ -4,12 +4,6 @@ sorts as text ('9.50' after '10.00'), cannot be charted and is cut to the writte
 for decimals ("to 2 decimal places", "rounded"), the number rounded to them (``ROUND(x, 2)``), still a number. Only
 an item of the outermost select list, only a format of one number (digits, a point, a grouping mark: no date, no
 words), only around a computed number (an aggregate, arithmetic, a rounding).
-
-And two columns joined into one text for display (``name || ' (' || id || ')'``, ``CONCAT(city, ' - ', state)``):
-shown as the columns they join, each in its own column, where the question asks for no combined text (a full name,
-a label, one string, "together", "concatenated"), every piece joined is a column and every literal between them
-only marks and spaces — never only a space (``first || ' ' || last`` is a name) —, and no ORDER BY names the item.
-Nothing is computed or lost: the same values, side by side (a guess the model is shown first).
 """
 
 from __future__ import annotations
@@ -18,9 +12,7 @@ import re
 
 from sqlglot import exp
 
-from core.sql.repair._names import GUESSED
-
-__all__ = ["columns_as_columns", "numbers_as_numbers"]
+__all__ = ["numbers_as_numbers"]
 
 _PRINTF = re.compile(r"%[-+ 0#,']*\d*(?:\.(\d+))?[fdi]")  # one number: %.2f, %d, %,.1f
 _PICTURE = re.compile(r"(?:FM)?[9G,0]*(?:[.D]([09]+))?", re.IGNORECASE)  # TO_CHAR's number picture: 999G990D00
@@ -71,44 +63,3 @@ def _formatted(node: exp.Expression) -> tuple[exp.Expression, int | None] | None
     if matched[1]:  # %.2f: two decimals; a picture's 00 after its point: two
         return value, int(matched[1]) if shape is _PRINTF else len(matched[1])
     return value, 0 if shape is _PRINTF and "f" not in pattern.this else None
-
-
-_JOINED_ASKED = re.compile(r"\b(?:full[ -]?names?|combin\w*|concat\w*|together|joined|merged?|single\s+(?:column|field|"
-                           r"string|text)|one\s+(?:column|field|string|text)|labels?|formatted|format|display\w*|"
-                           r"strings?|text|in\s+the\s+form|like\s+['\"])\b", re.IGNORECASE)
-
-
-def columns_as_columns(tree: exp.Expression, dialect: str, fixes: list[str], question: str = "") -> None:
-    """Each item of the outermost select list that only joins columns with marks between them, for display: the
-    columns themselves, side by side (a guess; see the module docstring)."""
-    if not question or not question.isascii() or _JOINED_ASKED.search(question) or not isinstance(tree, exp.Select):
-        return
-    order = tree.args.get("order")
-    for item in list(tree.expressions):
-        parts = _joined_parts(item.unalias())
-        columns = [p for p in parts if not isinstance(p, exp.Literal)]
-        marks = [p.name for p in parts if isinstance(p, exp.Literal)]
-        if len(columns) < 2 or not all(isinstance(c, exp.Column) for c in columns) or not marks or not all(
-                re.fullmatch(r"[\s()\[\]:,;|/#@-]*", m) for m in marks) or all(m == " " for m in marks):
-            continue
-        if order is not None and any(isinstance(o.this, exp.Literal) or isinstance(o.this, exp.Column) and not
-                                     o.this.table and o.this.name.lower() == item.alias.lower() for o in order.expressions):
-            continue
-        written = item.sql(dialect=dialect)
-        at = tree.expressions.index(item)
-        tree.set("expressions", [*tree.expressions[:at], *(c.copy() for c in columns), *tree.expressions[at + 1:]])
-        fixes.append(f"{written}: columns joined into one text the question does not ask for -> "
-                     f"{', '.join(c.sql(dialect=dialect) for c in columns)}, side by side" + GUESSED)
-
-
-def _joined_parts(node: exp.Expression) -> list[exp.Expression]:
-    """The pieces ``||`` or CONCAT joins (nested joins flattened, casts to text read through); [] for anything else."""
-    if isinstance(node, exp.DPipe):
-        return [*(_joined_parts(node.this) or [node.this]), *(_joined_parts(node.expression) or [node.expression])]
-    if isinstance(node, exp.Concat):
-        return [p for e in node.expressions for p in (_joined_parts(e) or [e])]
-    if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES):
-        return [node.this]
-    if isinstance(node, exp.Paren):
-        return _joined_parts(node.this)
-    return []
