@@ -87,3 +87,20 @@ def test_tsql_letter_classes_in_like_match_either_case(shop) -> None:
     answer = ask(shop, "Sellers in an Italian town", "SELECT name FROM seller WHERE city LIKE '%[Ii]talian%'")
     assert [tuple(r) for r in answer.rows] == [("Di",)]
     assert "LIKE '[0-9]%'" in guard("SELECT code FROM t WHERE code LIKE '[0-9]%'", "postgres").sql  # left
+
+
+def test_one_total_split_by_an_unnamed_column_is_the_total(shop) -> None:
+    answer = ask(shop, "What is the average sale amount of sellers in SF?",
+                 "SELECT s.name, AVG(x.amount) AS avg_amount FROM sale AS x JOIN seller AS s ON s.id = x.seller_id "
+                 "WHERE s.city = 'SF' GROUP BY s.name")
+    assert [tuple(r) for r in answer.rows] == [(pytest.approx(41 / 3),)]
+    assert any("(a guess)" in n and "the total alone" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("question", ["What is the average sale amount per seller?",
+                                      "Average sale amount of each seller name", "Which seller has the highest average?",
+                                      "Average sale amount by seller", "What is the average sale amount of the names?"])
+def test_a_split_asked_for_stays(shop, question: str) -> None:
+    sql = "SELECT s.name, AVG(x.amount) FROM sale AS x JOIN seller AS s ON s.id = x.seller_id GROUP BY s.name"
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
+    assert not any("the total alone" in f for f in checked.fixes), question

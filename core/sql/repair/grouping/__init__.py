@@ -5,8 +5,9 @@ the grouped ones, which never decide the order, read as the ranking), ``_windows
 total over the groups that the question does not ask for), ``_collapsed`` (one count where the question asks which
 things: the list it counts, or refused), ``_conditional`` (a filter written inside every aggregate, moved to WHERE), ``_window_order`` (a ranking
 window with no order, given the order shown or asked), ``_ranks`` (a rank shown for the measure it ranks by, the
-n-th row for the top n)."""
+n-th row for the top n), ``_breakdown`` (one total split by a column the question never names)."""
 
+from core.sql.repair.grouping._breakdown import unasked_breakdowns
 from core.sql.repair.grouping._collapsed import counts_by_max_key, counts_for_lists
 from core.sql.repair.grouping._conditional import filters_in_aggregates
 from core.sql.repair.grouping._groupby import GROUP_BY_FIX, joined_on, repair_group_by
@@ -16,4 +17,4 @@ from core.sql.repair.grouping._ranks import nth_as_top, unasked_ranks
 from core.sql.repair.grouping._window_order import window_orders
 from core.sql.repair.grouping._windows import unasked_windows
 
-__all__ = ["GROUP_BY_FIX", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "unasked_ranks", "unasked_windows", "window_orders"]
+__all__ = ["GROUP_BY_FIX", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "unasked_breakdowns", "unasked_ranks", "unasked_windows", "window_orders"]
