@@ -104,3 +104,14 @@ def test_a_split_asked_for_stays(shop, question: str) -> None:
     sql = "SELECT s.name, AVG(x.amount) FROM sale AS x JOIN seller AS s ON s.id = x.seller_id GROUP BY s.name"
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
     assert not any("the total alone" in f for f in checked.fixes), question
+
+
+def test_a_threshold_for_the_top_n_is_the_top_n(shop) -> None:
+    sql = ("SELECT s.name, COUNT(*) AS n FROM sale AS x JOIN seller AS s ON s.id = x.seller_id GROUP BY s.name "
+           "HAVING COUNT(*) >= 2 ORDER BY n DESC, s.name")
+    answer = ask(shop, "Who are the top 2 sellers by number of sales?", sql)
+    assert [tuple(r) for r in answer.rows] == [("Ann", 2), ("Bob", 2)]
+    assert any("(a guess)" in n and "LIMIT 2" in n for n in answer.notes)
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite",
+                       question="Which sellers made at least 2 sales?")
+    assert not any("LIMIT" in f for f in checked.fixes)

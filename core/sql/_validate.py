@@ -23,8 +23,8 @@ from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numb
 from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, counts_by_max_key, counts_for_lists, dead_sort_keys,
                               filters_in_aggregates, flags_as_filters, labels_as_stored, nth_as_top, numbers_as_numbers,
-                              repair_group_by, unasked_breakdowns, unasked_ranks, unasked_windows, values_as_held,
-                              window_orders)
+                              repair_group_by, threshold_as_top, unasked_breakdowns, unasked_ranks, unasked_windows,
+                              values_as_held, window_orders)
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
@@ -159,6 +159,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         unasked_breakdowns(tree, dialect, fixes, question)
         unasked_ranks(tree, dialect, fixes, question)
         nth_as_top(tree, dialect, fixes, question)
+        threshold_as_top(tree, dialect, fixes, question)
         flags_as_filters(tree, dialect, fixes, question)
         filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)

@@ -13,8 +13,8 @@ from core.sql.repair.grouping._conditional import filters_in_aggregates
 from core.sql.repair.grouping._groupby import GROUP_BY_FIX, joined_on, repair_group_by
 from core.sql.repair.grouping._labels import labels_as_stored
 from core.sql.repair.grouping._order import dead_sort_keys
-from core.sql.repair.grouping._ranks import nth_as_top, unasked_ranks
+from core.sql.repair.grouping._ranks import nth_as_top, threshold_as_top, unasked_ranks
 from core.sql.repair.grouping._window_order import window_orders
 from core.sql.repair.grouping._windows import unasked_windows
 
-__all__ = ["GROUP_BY_FIX", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "unasked_breakdowns", "unasked_ranks", "unasked_windows", "window_orders"]
+__all__ = ["GROUP_BY_FIX", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "threshold_as_top", "unasked_breakdowns", "unasked_ranks", "unasked_windows", "window_orders"]

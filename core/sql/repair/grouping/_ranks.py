@@ -10,6 +10,9 @@ English words that asks for no position.
 - ``ORDER BY total DESC LIMIT 1 OFFSET 4`` where the question asks for the top 5 ("top 5", "5 highest", "first five"):
   ``LIMIT 5``, the rows up to the n-th — only where the question's number is the offset plus one and it says no
   ordinal ("the 5th", "fifth", "second"), skip or page.
+- ``HAVING COUNT(*) >= 5 ORDER BY COUNT(*) DESC`` with no LIMIT where the question asks for the top 5: the top 5 by
+  that aggregate, ``ORDER BY COUNT(*) DESC LIMIT 5`` — only where the threshold is the question's number, the HAVING
+  test is that one aggregate at least it, and the query is ordered by the same aggregate from the largest down.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ from sqlglot import exp
 
 from core.sql.repair._names import GUESSED, words_of
 
-__all__ = ["nth_as_top", "unasked_ranks"]
+__all__ = ["nth_as_top", "threshold_as_top", "unasked_ranks"]
 
 _RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|numbered|numbering|row\s+numbers?|"
                          r"percentile\w*|quartile\w*|ordinal)\b", re.IGNORECASE)
 _RANKINGS = (exp.Rank, exp.DenseRank, exp.RowNumber, exp.PercentRank)
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
             "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
-_TOP_N = re.compile(r"\b(?:top|first|best|worst|bottom|highest|lowest|largest|smallest|biggest|most|least|leading)\s+"
+_TOP_N = re.compile(r"\b(?<!\bat\s)(?:top|first|best|worst|bottom|highest|lowest|largest|smallest|biggest|most|least|leading)\s+"
                     r"(\d+|" + "|".join(_NUMBERS) + r")\b|\b(\d+|" + "|".join(_NUMBERS) + r")\s+(?:\w+\s+){0,4}?"
                     r"(?:highest|lowest|largest|smallest|biggest|best|worst|most|least|top|leading|greatest|"
                     r"busiest|cheapest|longest|shortest|oldest|newest|latest|earliest)\b", re.IGNORECASE)
@@ -79,3 +82,32 @@ def nth_as_top(tree: exp.Expression, dialect: str, fixes: list[str], question: s
     tree.set("limit", exp.Limit(expression=exp.Literal.number(int(skipped.name) + 1)))
     fixes.append(f"{written}: only the {int(skipped.name) + 1}th row, where the question asks for the top "
                  f"{int(skipped.name) + 1} -> LIMIT {int(skipped.name) + 1}" + GUESSED)
+
+
+def threshold_as_top(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+    """``HAVING agg >= n … ORDER BY agg DESC`` with no LIMIT where the question asks for the top n: ``LIMIT n``."""
+    if not question or not question.isascii() or _NTH_ASKED.search(question) or not isinstance(tree, exp.Select):
+        return
+    having, order = tree.args.get("having"), tree.args.get("order")
+    if having is None or order is None or tree.args.get("limit") is not None or not order.expressions:
+        return
+    test = having.this.unnest()
+    first = order.expressions[0]
+    key = _named(first.this, tree)
+    asked = {int(n) if n.isdigit() else _NUMBERS[n.lower()] for m in _TOP_N.finditer(question) for n in m.groups() if n}
+    if not (isinstance(test, exp.GTE) and isinstance(test.expression, exp.Literal) and test.expression.is_int
+            and asked == {int(test.expression.name)} and first.args.get("desc") and test.this == key
+            and test.this.find(exp.AggFunc)):
+        return
+    written = having.sql(dialect=dialect)
+    tree.set("having", None)
+    tree.set("limit", exp.Limit(expression=exp.Literal.number(int(test.expression.name))))
+    fixes.append(f"{written}: the groups with at least {test.expression.name}, where the question asks for the top "
+                 f"{test.expression.name} -> LIMIT {test.expression.name}" + GUESSED)
+
+
+def _named(key: exp.Expression, select: exp.Select) -> exp.Expression:
+    """An ORDER BY key, an output name read as the expression it names."""
+    if isinstance(key, exp.Column) and not key.table:
+        return next((i.unalias() for i in select.expressions if i.alias and i.alias.lower() == key.name.lower()), key)
+    return key
