@@ -84,6 +84,7 @@ FILES = '''```sql
 SELECT c.name, COUNT(o.id) AS n FROM read_parquet('data/customers.parquet') AS c JOIN 'exports/orders.csv' AS o ON c.id = o.customer_id WHERE o.status = 'paid';
 ```'''
 JSON_ESCAPED = "```sql\n" + Q.replace("'", "\\u0027") + ";\n```"
+HINTED = "```sql\n" + Q + "\nOPTION (RECOMPILE);\n```"
 ERROR_ECHO = '''```sql
 ERROR:  column o.ids does not exist
 LINE 1: SELECT c.name, COUNT(o.ids) AS n FROM customers AS c
@@ -95,9 +96,9 @@ HINT:  Perhaps you meant to reference the column "o.id".
 
 
 @pytest.mark.parametrize("reply", [KOTLIN, VBA, C_CODE, PERL, POWER_QUERY, REPL, PLPGSQL, FIXTURE, FILES,
-                                   JSON_ESCAPED, ERROR_ECHO],
+                                   JSON_ESCAPED, ERROR_ECHO, HINTED],
                          ids=["kotlin", "vba", "c", "perl", "power_query", "repl", "plpgsql", "fixture", "files",
-                              "json_escapes", "error_echo"])
+                              "json_escapes", "error_echo", "query_hint"])
 @pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
 def test_the_query_inside_is_read(reply: str, dialect: str) -> None:
     assert _flat(extract_sql("Here it is:\n\n" + reply, dialect)) == _flat(Q)

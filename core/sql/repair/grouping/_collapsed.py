@@ -15,7 +15,8 @@ never counted left out), only for a question in English words that starts by ask
 names); a question in another script is not read here.
 
 And a question that asks how many, answered with the largest key (``SELECT MAX(o.id) FROM orders o WHERE …``, as if
-keys were a running count — they have gaps, and a filter leaves any of them out): the count of that key, a guess the
+keys were a running count — they have gaps, and a filter leaves any of them out): the count of that key's distinct
+values (a join may repeat them), a guess the
 model is shown first; only the one item ``MAX(<a column named id or *_id>)``, never where the question asks for a
 largest, last or latest anything.
 """
@@ -77,7 +78,7 @@ _EXTREME = re.compile(r"\b(?:highest|largest|biggest|greatest|max\w*|last|latest
 
 
 def counts_by_max_key(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
-    """``SELECT MAX(o.id)`` where the question asks how many and for no largest: ``COUNT(o.id)`` (a guess)."""
+    """``SELECT MAX(o.id)`` where the question asks how many and for no largest: ``COUNT(DISTINCT o.id)`` (a guess)."""
     if not question or not question.isascii() or not _HOW_MANY.search(question) or _EXTREME.search(question):
         return
     if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or any(
@@ -89,6 +90,6 @@ def counts_by_max_key(tree: exp.Expression, dialect: str, fixes: list[str], ques
     if not isinstance(key, exp.Column) or not (key.name.lower() == "id" or re.search(r"(?:_id|[a-z]Id)$", key.name)):
         return
     written = largest.sql(dialect=dialect)
-    largest.replace(exp.Count(this=key.copy()))
+    largest.replace(exp.Count(this=exp.Distinct(expressions=[key.copy()])))
     fixes.append(f"{written}: the largest key, where the question asks how many (keys have gaps and filters) -> "
-                 f"COUNT({key.sql(dialect=dialect)})" + GUESSED)
+                 f"COUNT(DISTINCT {key.sql(dialect=dialect)})" + GUESSED)

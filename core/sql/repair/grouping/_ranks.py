@@ -4,8 +4,9 @@ English words that asks for no position.
 
 - ``SELECT name, RANK() OVER (ORDER BY SUM(x) DESC) AS total_rank … ORDER BY SUM(x) DESC`` where the question asks for
   the totals ("the top 5 sellers by total sales"): the measure itself, ``SUM(x) AS total`` — only a rank (RANK,
-  DENSE_RANK, ROW_NUMBER, PERCENT_RANK) over one ordered measure with no partition, as the item's whole value, never
-  where the question says rank, position, place, standing or numbering; an ORDER BY of the rank's name or position
+  DENSE_RANK, ROW_NUMBER, PERCENT_RANK) over one ordered measure with no partition, as the item's whole value, named
+  as a rank (``total_rank``, ``rank``, ``rn``; a name of its own, ``sr``, may be a measure the question defines so),
+  never where the question says rank, position, place, standing or numbering; an ORDER BY of the rank's name or position
   sorts by the measure in the rank's direction.
 - ``ORDER BY total DESC LIMIT 1 OFFSET 4`` where the question asks for the top 5 ("top 5", "5 highest", "first five"):
   ``LIMIT 5``, the rows up to the n-th — only where the question's number is the offset plus one and it says no
@@ -27,6 +28,7 @@ __all__ = ["nth_as_top", "threshold_as_top", "unasked_ranks"]
 
 _RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|numbered|numbering|row\s+numbers?|"
                          r"percentile\w*|quartile\w*|ordinal)\b", re.IGNORECASE)
+_RANK_WORDS = frozenset({"rank", "ranking", "ranked", "position", "rn", "pos", "place", "standing", "row", "num"})
 _RANKINGS = (exp.Rank, exp.DenseRank, exp.RowNumber, exp.PercentRank)
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
             "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
@@ -52,7 +54,9 @@ def unasked_ranks(tree: exp.Expression, dialect: str, fixes: list[str], question
             continue
         measure, descending = order.expressions[0].this, bool(order.expressions[0].args.get("desc"))
         name = item.alias
-        kept = "_".join(w for w in words_of(name) if w not in ("rank", "ranking", "position", "rn", "pos")) if name else ""
+        if name and not set(words_of(name)) & _RANK_WORDS:
+            continue  # a name of its own (``sr``): a measure the question may define as the rank
+        kept = "_".join(w for w in words_of(name) if w not in _RANK_WORDS) if name else ""
         written = item.sql(dialect=dialect)
         new = exp.alias_(measure.copy(), kept, quoted=False) if kept else measure.copy()
         item.replace(new)
