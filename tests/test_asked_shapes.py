@@ -118,3 +118,10 @@ def test_a_threshold_for_the_top_n_is_the_top_n(shop) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite",
                        question="Which sellers made at least 2 sales?")
     assert not any("LIMIT" in f for f in checked.fixes)
+
+
+def test_a_flag_whose_test_reads_a_subquery_is_read_as_the_filter(shop) -> None:
+    answer = ask(shop, "Which sellers sold something over 20?",
+                 "SELECT name, CASE WHEN id IN (SELECT seller_id FROM sale WHERE amount > 20) THEN 'Yes' ELSE 'No' END "
+                 "AS big FROM seller ORDER BY name")
+    assert [tuple(r) for r in answer.rows] == [("Bob",), ("Cy",)]

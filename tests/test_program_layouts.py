@@ -152,3 +152,20 @@ def test_other_tools_functions_are_read(written: str, sqlite: str, postgres: str
 
 def test_a_regular_expression_glob_cannot_say_is_left_to_fail() -> None:
     assert "REGEXP" in guard("SELECT a FROM t WHERE b RLIKE '[0-9]+'", "sqlite").sql
+
+
+def test_vba_literals_joined_over_continued_lines_are_read() -> None:
+    reply = ('```vba\nstrSQL = "SELECT c.name, COUNT(o.id) AS n " & _\n         "FROM customers AS c JOIN orders AS o '
+             'ON c.id = o.customer_id " & _\n         "WHERE o.status = \'paid\'"\nrs.Open strSQL, conn\n```')
+    assert _flat(extract_sql(reply, "sqlite")) == _flat(Q)
+
+
+def test_sqlite_errors_echo_with_its_line_and_caret_is_dropped() -> None:
+    reply = ("```sql\nParse error: no such column: o.ids\n  SELECT c.name, COUNT(o.ids) FROM customers AS c GROUP BY publ\n"
+             "         ^--- error here\n\n-- fixed query\n" + Q + ";\n```")
+    assert _flat(extract_sql(reply, "sqlite")) == _flat(Q)
+
+
+def test_nested_cypher_calls_are_all_read() -> None:
+    assert guard("SELECT a FROM t WHERE toLower(toLower(b)) LIKE toLower('%X%')", "sqlite").sql == (
+        "SELECT a FROM t WHERE LOWER(LOWER(b)) LIKE LOWER('%X%')")

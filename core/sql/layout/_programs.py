@@ -4,8 +4,8 @@ read back to a plain SQL block after the program's block (the program is left as
 - **a multi-line raw string with a margin** (Kotlin's ``\"\"\"|SELECT …\"\"\".trimMargin()``, Scala's
   ``.stripMargin``, a Java text block or Kotlin's ``.trimIndent()``): the margin ``|`` (or the one given to
   ``trimMargin("#")``) and the indentation dropped from each line;
-- **a string built line by line in one variable** (VBA's ``s = "SELECT … "`` then ``s = s & "FROM … "``, also
-  ``s &= "…"``, ``s += "…"``, PHP's ``$s .= "…"``): the pieces joined in order, only where every assignment to that
+- **a string built line by line in one variable** (VBA's ``s = "SELECT … "`` then ``s = s & "FROM … "``, or
+  literals joined by ``& _`` continued lines; also ``s &= "…"``, ``s += "…"``, PHP's ``$s .= "…"``): the pieces joined in order, only where every assignment to that
   variable adds a string literal (``s = s & id`` is a value the query does not hold);
 - **adjacent string literals** that C, C++ and Python join (``"SELECT … " "FROM … "``);
 - **a Python session** (``>>> cur.execute(`` … ``... FROM …``): the prompts dropped, the output lines with them,
@@ -83,11 +83,12 @@ def _built(code: str) -> list[str]:
     """A variable given a string literal and then only more literals added to it, in order: the joined text."""
     pieces: dict[str, list[str]] = {}
     spoiled: set[str] = set()
+    code = re.sub(r"[ \t]+_[ \t]*\r?\n[ \t]*", " ", code)  # VB's line continuation: one logical line
     for match in _ASSIGN.finditer(code):
         name, op, value = match[1], match[2], match[3]
-        literal = re.fullmatch(_STRING, value)
-        if op == "=" and literal is not None:
-            pieces[name] = [_unescaped(literal[1])]
+        chain = re.fullmatch(_STRING + r"(?:[ \t]*[&+][ \t]*" + _STRING + r")*", value)
+        if op == "=" and chain is not None:
+            pieces[name] = [_unescaped(p) for p in re.findall(_STRING, value)]
             continue
         added = re.fullmatch(re.escape(name) + r"[ \t]*(?:&|\+|\.)[ \t]*" + _STRING, value) if op == "=" else None
         literal = added or (re.fullmatch(_STRING, value) if op != "=" else None)

@@ -41,8 +41,9 @@ _HINT = re.compile(r"\s*\bOPTION\s*\(\s*(?:(?:RECOMPILE|MAXDOP\s+\d+|FAST\s+\d+|
                    r"FORCE\s+ORDER|KEEPFIXED\s+PLAN|KEEP\s+PLAN|OPTIMIZE\s+FOR\s+UNKNOWN|(?:HASH|ORDER)\s+GROUP|"
                    r"MAXRECURSION\s+\d+)\s*,?\s*)+\)(?=\s*;|\s*$)", re.IGNORECASE)
 _JSON_ESCAPE = re.compile(r"\\u00([2-7][0-9a-fA-F])")
-_ERROR_LINE = re.compile(r"^[ \t]*(?:(?:ERROR|LINE \d+|HINT|DETAIL|CONTEXT|QUERY|STATEMENT|WARNING|NOTICE):|"
-                         r"(?:Parse|Runtime) error\b|Error: (?:near|in prepare|no such)|\^[ \t]*$)[^\n]*(?:\n|$)",
+_ERROR_LINE = re.compile(r"^[ \t]*(?:Parse|Runtime) error\b[^\n]*\n(?:[^\n]*\n)?[ \t]*\^[^\n]*(?:\n|$)|"  # SQLite's, the
+                         r"^[ \t]*(?:(?:ERROR|LINE \d+|HINT|DETAIL|CONTEXT|QUERY|STATEMENT|WARNING|NOTICE):|"  # line it
+                         r"(?:Parse|Runtime) error\b|Error: (?:near|in prepare|no such)|\^)[^\n]*(?:\n|$)",  # echoes
                          re.MULTILINE)
 
 

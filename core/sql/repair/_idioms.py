@@ -292,7 +292,7 @@ def _spreadsheet_names(tree: exp.Expression, notes: list[str]) -> None:
     """``nunique(x)``, ``mean(x)``, ``AVERAGE(x)``, ``COUNTD(x)``: pandas', spreadsheets' and Tableau's names of SQL's
     aggregates, one argument each (no SQL database here has a function of these names); Cypher's ``toLower(x)``,
     ``toUpper(x)``, ``toFloat(x)``, ``toInteger(x)``, ``toString(x)`` as LOWER, UPPER and casts."""
-    for call in list(tree.find_all(exp.Anonymous)):
+    for call in reversed(list(tree.find_all(exp.Anonymous))):  # the innermost first: toLower(toLower(x))
         cypher = _CYPHER.get(call.name.upper())
         if cypher is not None and len(call.expressions) == 1:
             arg = call.expressions[0].copy()

@@ -19,9 +19,9 @@ from core.sql.repair._names import GUESSED
 
 __all__ = ["flags_as_filters"]
 
-_FLAG_ASKED = re.compile(r"\b(?:whether|flag\w*|indicat\w*|yes|no|or\s+not|if|mark\w*|label\w*|tag\w*|status\w*|true|"
-                         r"false|check\w*|highlight\w*|show\s+which|each\s+\w+\s+and|all\s+\w+\s+(?:and|with)|boolean|"
-                         r"is\s+it|are\s+they|does\s+it|do\s+they)\b", re.IGNORECASE)
+_FLAG_ASKED = re.compile(r"\b(?:whether|flag\w*|indicat\w*|yes|no|or\s+not|if|mark(?:ed|s|ing)?|label\w*|tag(?:ged|s)?|"
+                         r"status\w*|true|false|check(?:ed|s)?|highlight\w*|show\s+which|each\s+\w+\s+and|"
+                         r"all\s+\w+\s+(?:and|with)|boolean|is\s+it|are\s+they|does\s+it|do\s+they)\b", re.IGNORECASE)
 _YES = frozenset({"yes", "y", "true", "t", "1"})
 _NO = frozenset({"no", "n", "false", "f", "0"})
 
@@ -53,8 +53,9 @@ def _flag(node: exp.Expression) -> exp.Expression | None:
     if not isinstance(node, exp.Case) or node.this is not None or len(node.args.get("ifs") or []) != 1:
         return None
     condition, yes, no = node.args["ifs"][0].this, node.args["ifs"][0].args.get("true"), node.args.get("default")
-    if condition.find(exp.AggFunc, exp.Select) or not (_says(yes, _YES) and _says(no, _NO)):
-        return None
+    if any(a.find_ancestor(exp.Select) is node.find_ancestor(exp.Select) for a in condition.find_all(exp.AggFunc)) or not (
+            _says(yes, _YES) and _says(no, _NO)):
+        return None  # an aggregate of this SELECT's rows is no row's test (a subquery's is)
     return condition
 
 

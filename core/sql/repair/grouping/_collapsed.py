@@ -73,7 +73,7 @@ def counts_for_lists(tree: exp.Expression, dialect: str, fixes: list[str], quest
 
 
 _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count\s+of|total\s+number|kitn[aei]|tadaad|ginti)\b", re.IGNORECASE)
-_EXTREME = re.compile(r"\b(?:highest|largest|biggest|greatest|max\w*|last|latest|newest|most\s+recent|top|id|ids)\b",
+_EXTREME = re.compile(r"\b(?:highest|largest|biggest|greatest|max\w*|latest|newest|most\s+recent|top|id|ids)\b",
                       re.IGNORECASE)
 
 
@@ -87,7 +87,7 @@ def counts_by_max_key(tree: exp.Expression, dialect: str, fixes: list[str], ques
     item = tree.expressions[0]
     largest = item.unalias()
     key = largest.this if isinstance(largest, exp.Max) else None
-    if not isinstance(key, exp.Column) or not (key.name.lower() == "id" or re.search(r"(?:_id|[a-z]Id)$", key.name)):
+    if not isinstance(key, exp.Column) or not re.fullmatch(r"[a-z]?(?:id|ID|Id)|\w+_(?:id|ID)|\w*[a-z]Id", key.name):
         return
     written = largest.sql(dialect=dialect)
     largest.replace(exp.Count(this=exp.Distinct(expressions=[key.copy()])))
