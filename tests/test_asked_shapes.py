@@ -125,3 +125,35 @@ def test_a_flag_whose_test_reads_a_subquery_is_read_as_the_filter(shop) -> None:
                  "SELECT name, CASE WHEN id IN (SELECT seller_id FROM sale WHERE amount > 20) THEN 'Yes' ELSE 'No' END "
                  "AS big FROM seller ORDER BY name")
     assert [tuple(r) for r in answer.rows] == [("Bob",), ("Cy",)]
+
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    # a rank asked for in other words, or a numbering by a label, or a fraction
+    ("Number the sellers alphabetically", "SELECT name, ROW_NUMBER() OVER (ORDER BY name) AS rn FROM seller"),
+    ("Who finished 1st, 2nd and 3rd by sales?",
+     TOTALS.format(item="RANK() OVER (ORDER BY SUM(x.amount) DESC) AS r", order="")),
+    ("What fraction of sellers sold less than each seller?",
+     TOTALS.format(item="PERCENT_RANK() OVER (ORDER BY SUM(x.amount)) AS pct_rank", order="")),
+    # an n-th row or a threshold the question asks for
+    ("What is the lowest total among the top 3 sellers?",
+     TOTALS.format(item="SUM(x.amount) AS total", order="ORDER BY total DESC LIMIT 1 OFFSET 2")),
+    ("Sellers with 2 or more sales, from most to fewest",
+     TOTALS.format(item="COUNT(*) AS n", order="HAVING COUNT(*) >= 2 ORDER BY n DESC")),
+    # a flag asked for in other words, or under a LIMIT
+    ("Seller names with 1 when in SF and 0 otherwise", "SELECT name, CASE WHEN city = 'SF' THEN 1 ELSE 0 END FROM seller"),
+    ("The 2 newest sellers: were they in SF?",
+     "SELECT name, CASE WHEN city = 'SF' THEN 'Y' ELSE 'N' END FROM seller ORDER BY id DESC LIMIT 2"),
+    # the largest key asked for
+    ("What is the number of the last sale?", "SELECT MAX(id) AS last_sale FROM sale"),
+    # a split asked for in other words
+    ("How many SF sellers and LA sellers are there?", "SELECT city, COUNT(*) FROM seller GROUP BY city"),
+])
+def test_shapes_asked_in_other_words_stay(shop, question: str, sql: str) -> None:
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
+    assert not any("(a guess" in f for f in checked.fixes), (question, checked.fixes)
+
+
+def test_a_negated_like_with_letter_classes_stays_negated() -> None:
+    assert guard("SELECT a FROM t WHERE c NOT LIKE '%[Ii]talian%'", "postgres").sql == (
+        "SELECT a FROM t WHERE c NOT ILIKE '%italian%'")

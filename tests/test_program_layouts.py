@@ -140,18 +140,22 @@ def test_forms_no_dialect_has_are_read(written: str, read: str) -> None:
     ("SELECT COUNTD(a) FROM t", "SELECT COUNT(DISTINCT a) FROM t", "SELECT COUNT(DISTINCT a) FROM t"),
     ("SELECT toFloat(COUNT(a)) / 2, toLower(b) FROM t", "SELECT CAST(COUNT(a) AS REAL) / 2, LOWER(b) FROM t",
      "SELECT CAST(COUNT(a) AS DOUBLE PRECISION) / 2, LOWER(b) FROM t"),
-    ("SELECT a FROM t WHERE b RLIKE '^j' AND c REGEXP 'x.y$'", "SELECT a FROM t WHERE b GLOB 'j*' AND c GLOB '*x?y'",
+    ("SELECT a FROM t WHERE b RLIKE '^j' AND c REGEXP 'x.y$'", "SELECT a FROM t WHERE b LIKE 'j%' AND c LIKE '%x_y'",
      "SELECT a FROM t WHERE b ~ '^j' AND c ~ 'x.y$'"),
-    ("SELECT a FROM t WHERE b RLIKE 'ab|^c'", "SELECT a FROM t WHERE (b GLOB '*ab*' OR b GLOB 'c*')",
+    ("SELECT a FROM t WHERE b RLIKE 'ab|^c'", "SELECT a FROM t WHERE (b LIKE '%ab%' OR b LIKE 'c%')",
      "SELECT a FROM t WHERE b ~ 'ab|^c'"),
+    ("SELECT a FROM t WHERE b NOT REGEXP '^j'", "SELECT a FROM t WHERE NOT b LIKE 'j%'", "SELECT a FROM t WHERE NOT b ~ '^j'"),
 ])
 def test_other_tools_functions_are_read(written: str, sqlite: str, postgres: str) -> None:
     assert guard(written, "sqlite").sql == sqlite
     assert guard(written, "postgres").sql == postgres
 
 
-def test_a_regular_expression_glob_cannot_say_is_left_to_fail() -> None:
+def test_a_regular_expression_like_cannot_say_is_left_to_fail() -> None:
     assert "REGEXP" in guard("SELECT a FROM t WHERE b RLIKE '[0-9]+'", "sqlite").sql
+    assert "REGEXP" in guard("SELECT a FROM t WHERE b RLIKE '50%'", "sqlite").sql  # a literal % LIKE would read
+    assert "(a guess)" in guard("SELECT a FROM t WHERE b RLIKE 'italian'", "sqlite").mended.replace(
+        ": the model is asked first", "")
 
 
 def test_vba_literals_joined_over_continued_lines_are_read() -> None:
@@ -169,3 +173,10 @@ def test_sqlite_errors_echo_with_its_line_and_caret_is_dropped() -> None:
 def test_nested_cypher_calls_are_all_read() -> None:
     assert guard("SELECT a FROM t WHERE toLower(toLower(b)) LIKE toLower('%X%')", "sqlite").sql == (
         "SELECT a FROM t WHERE LOWER(LOWER(b)) LIKE LOWER('%X%')")
+
+
+
+def test_perl_braces_nest_and_json_escapes_inside_a_value_stay() -> None:
+    reply = "```perl\nmy $s = $dbh->prepare(q{SELECT a FROM t WHERE j = '{\"a\": 1}'});\n```"
+    assert extract_sql(reply, "sqlite") == "SELECT a FROM t WHERE j = '{\"a\": 1}'"
+    assert "\\u0027" in extract_sql("```sql\nSELECT a FROM t WHERE code = 'A\\u0027B'\n```", "sqlite")

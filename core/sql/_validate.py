@@ -156,7 +156,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         window_orders(tree, schema, dialect, fixes, question)
         counts_for_lists(tree, dialect, fixes, question)
         counts_by_max_key(tree, dialect, fixes, question)
-        unasked_breakdowns(tree, dialect, fixes, question)
+        unasked_breakdowns(tree, schema, dialect, fixes, question)
         unasked_ranks(tree, dialect, fixes, question)
         nth_as_top(tree, dialect, fixes, question)
         threshold_as_top(tree, dialect, fixes, question)

@@ -34,9 +34,8 @@ _RAW = re.compile(r'(?:"""(.*?)"""|\'\'\'(.*?)\'\'\')(\s*\.\s*(?:trimMargin\s*\(
                   re.DOTALL)
 _STRING = r'"((?:[^"\\\n]|\\.|"")*)"'
 _ASSIGN = re.compile(r"^[ \t]*(?:(?:Dim|Let|Set|var|let|const|string|String|my)[ \t]+)?(\$?[A-Za-z_]\w*)[ \t]*"
-                     r"(&=|\+=|\.=|=)[ \t]*(.*?)[ \t]*;?[ \t]*(?:'[^\n\"]*|//[^\n\"]*)?$", re.MULTILINE)
+                     r"(&=|\+=|\.=|=)([^\n]*)$", re.MULTILINE)
 _ADJACENT = re.compile(_STRING + r"(?:\s*" + _STRING + r")+")
-_PERL = re.compile(r"\bqq?\s*(?:\{([^{}]*)\}|\(([^()]*)\)|\[([^\[\]]*)\])", re.DOTALL)
 _M_STRING = re.compile(r'"((?:[^"]|"")*)"')
 _M_ESCAPE = {"lf": "\n", "cr": "", "tab": "\t", "#": "#"}
 
@@ -85,7 +84,7 @@ def _built(code: str) -> list[str]:
     spoiled: set[str] = set()
     code = re.sub(r"[ \t]+_[ \t]*\r?\n[ \t]*", " ", code)  # VB's line continuation: one logical line
     for match in _ASSIGN.finditer(code):
-        name, op, value = match[1], match[2], match[3]
+        name, op, value = match[1], match[2], _value(match[3])
         chain = re.fullmatch(_STRING + r"(?:[ \t]*[&+][ \t]*" + _STRING + r")*", value)
         if op == "=" and chain is not None:
             pieces[name] = [_unescaped(p) for p in re.findall(_STRING, value)]
@@ -99,15 +98,32 @@ def _built(code: str) -> list[str]:
     return ["".join(parts) for name, parts in pieces.items() if len(parts) > 1 and name not in spoiled]
 
 
+def _value(text: str) -> str:
+    """An assignment's value without the blanks, ``;`` and comment (``' …``, ``// …``) after its last quote."""
+    end = text.rfind('"')
+    if end >= 0 and re.fullmatch(r"[ \t]*;?[ \t]*(?:(?:'|//)[^\n]*)?", text[end + 1:]):
+        text = text[:end + 1]
+    return text.strip()
+
+
 def _adjacent(code: str) -> list[str]:
     """String literals written one after another with only blanks between (C, C++ and Python join them)."""
     return ["".join(_unescaped(p) for p in re.findall(_STRING, m[0])) for m in _ADJACENT.finditer(code)]
 
 
 def _perl(code: str) -> list[str]:
-    """Perl's ``q{…}`` and ``qq{…}`` (also with ``()`` and ``[]``), where nothing in it would be interpolated."""
-    return [body for m in _PERL.finditer(code) if not re.search(r"[$@]\w", body := next(g for g in m.groups()
-                                                                                      if g is not None))]
+    """Perl's ``q{…}`` and ``qq{…}`` (braces nest, as Perl reads them; also ``q(…)``, ``q[…]``), where nothing in a
+    ``qq`` string would be interpolated."""
+    found = []
+    for match in re.finditer(r"\b(qq?)\s*([{(\[])", code):
+        close, depth, at = {"{": "}", "(": ")", "[": "]"}[match[2]], 1, match.end()
+        while at < len(code) and depth:
+            depth += {match[2]: 1, close: -1}.get(code[at], 0)
+            at += 1
+        body = code[match.end():at - 1]
+        if depth == 0 and not (match[1] == "qq" and re.search(r"[$@]\w", body)):
+            found.append(body)
+    return found
 
 
 def _power_query(code: str) -> list[str]:

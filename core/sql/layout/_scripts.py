@@ -9,7 +9,8 @@ query alone (each reading applies to a fenced SQL block, or an unlabelled one, a
 - **DuckDB's files read as tables** (``FROM read_parquet('data/orders.parquet') AS o``, ``read_csv_auto('x.csv')``,
   ``FROM 'orders.csv'``): the file's name without its folder and extension as the table (which the schema then
   checks: a name it lacks fails visibly);
-- **JSON's escapes of quotes and marks** (``\\u0027paid\\u0027``): the characters they stand for;
+- **JSON's escapes of quotes and marks** (``\\u0027paid\\u0027``), in a block whose every quote is so escaped: the
+  characters they stand for;
 - **T-SQL's query hint after the query** (``OPTION (RECOMPILE)``, ``OPTION (MAXDOP 1)``, ``OPTION (HASH JOIN)``): dropped
   (PostgreSQL would read ``OPTION (RECOMPILE)`` as a table alias naming its columns);
 - **a database's error echoed before the query** (psql's ``ERROR:``, ``LINE 1: …``, the ``^`` under it, ``HINT:``;
@@ -37,9 +38,9 @@ _FIXTURE = re.compile(r"\s*(?:--[^\n]*\n\s*)*(?:CREATE\s+(?:TEMP(?:ORARY)?\s+)?T
 _FILE_READ = re.compile(r"\bread_(?:parquet|csv|csv_auto|json|json_auto|ndjson)\s*\(\s*'([^'\n]*?)'(?:\s*,[^()]*)?\)|"
                         r"(?<=\bFROM\s)'([^'\n]+\.(?:csv|parquet|json|tsv))'|(?<=\bJOIN\s)'([^'\n]+\.(?:csv|parquet|json|tsv))'",
                         re.IGNORECASE)
-_HINT = re.compile(r"\s*\bOPTION\s*\(\s*(?:(?:RECOMPILE|MAXDOP\s+\d+|FAST\s+\d+|(?:HASH|LOOP|MERGE)\s+(?:JOIN|UNION)|"
+_HINT = re.compile(r"\bOPTION[ \t]*\([ \t]*(?:(?:RECOMPILE|MAXDOP\s+\d+|FAST\s+\d+|(?:HASH|LOOP|MERGE)\s+(?:JOIN|UNION)|"
                    r"FORCE\s+ORDER|KEEPFIXED\s+PLAN|KEEP\s+PLAN|OPTIMIZE\s+FOR\s+UNKNOWN|(?:HASH|ORDER)\s+GROUP|"
-                   r"MAXRECURSION\s+\d+)\s*,?\s*)+\)(?=\s*;|\s*$)", re.IGNORECASE)
+                   r"MAXRECURSION\s+\d+)[ \t]*(?:,[ \t]*)?)+\)(?=[ \t]*;|\s*$)", re.IGNORECASE)
 _JSON_ESCAPE = re.compile(r"\\u00([2-7][0-9a-fA-F])")
 _ERROR_LINE = re.compile(r"^[ \t]*(?:Parse|Runtime) error\b[^\n]*\n(?:[^\n]*\n)?[ \t]*\^[^\n]*(?:\n|$)|"  # SQLite's, the
                          r"^[ \t]*(?:(?:ERROR|LINE \d+|HINT|DETAIL|CONTEXT|QUERY|STATEMENT|WARNING|NOTICE):|"  # line it
@@ -57,7 +58,7 @@ def scripts_read(text: str) -> str:
 def _read(block: str) -> str:
     if "OPTION" in block.upper():
         block = _HINT.sub("", block)
-    if "\\u00" in block:
+    if "\\u0027" in block and "'" not in block:  # the whole block JSON-escaped: never one value's text
         block = _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), block)
     if re.search(r"^[ \t]*(?:ERROR|HINT|LINE \d+):|^[ \t]*(?:Parse|Runtime) error\b", block, re.MULTILINE):
         block = _ERROR_LINE.sub("", block)

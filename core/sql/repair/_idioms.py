@@ -59,7 +59,8 @@ def _postgres(tree: exp.Expression, notes: list[str]) -> None:
         parent, plain = collate.parent, collate.this.copy()
         collate.replace(plain)  # the collation goes; the comparison it served becomes case-insensitive
         if isinstance(parent, exp.Like):
-            parent.replace(exp.ILike(this=parent.this.copy(), expression=parent.expression.copy()))
+            parent.replace(exp.ILike(this=parent.this.copy(), expression=parent.expression.copy(),
+                                     negate=parent.args.get("negate")))
         elif isinstance(parent, (exp.EQ, exp.NEQ)):
             for side in (parent.this, parent.expression):
                 if not isinstance(side, exp.Lower):
@@ -79,15 +80,16 @@ def _postgres(tree: exp.Expression, notes: list[str]) -> None:
 
 
 def _sqlite(tree: exp.Expression, notes: list[str]) -> None:
-    for regex in list(tree.find_all(exp.RegexpLike)):  # SQLite has no REGEXP function: GLOB, case-sensitive too
-        pattern = regex.expression
+    for regex in list(tree.find_all(exp.RegexpLike)):  # SQLite has no REGEXP function: LIKE, in any case as MySQL's
+        pattern = regex.expression  # REGEXP matches
         alternatives = pattern.this.split("|") if isinstance(pattern, exp.Literal) and pattern.is_string else []
-        globs = [_as_glob(a) for a in alternatives if "\\" not in pattern.this]
-        if not globs or None in globs or regex.args.get("flag"):
+        likes = [_as_like(a) for a in alternatives if "\\" not in pattern.this]
+        if not likes or None in likes or regex.args.get("flag"):
             continue
-        tests = [exp.Glob(this=regex.this.copy(), expression=exp.Literal.string(g)) for g in globs]
+        tests = [exp.Like(this=regex.this.copy(), expression=exp.Literal.string(g)) for g in likes]
         regex.replace(exp.Paren(this=exp.or_(*tests)) if len(tests) > 1 else tests[0])
-        notes.append(f"REGEXP '{pattern.this}' (SQLite has none) -> " + " OR ".join(f"GLOB '{g}'" for g in globs))
+        notes.append(f"REGEXP '{pattern.this}' (SQLite has none) -> " + " OR ".join(f"LIKE '{g}'" for g in likes)
+                     + ", in any case" + GUESSED)
     for national in list(tree.find_all(exp.National)):
         national.replace(exp.Literal.string(national.name))
         notes.append("N'…' -> '…'")
@@ -103,18 +105,18 @@ def _sqlite(tree: exp.Expression, notes: list[str]) -> None:
         notes.append("CONCAT(…) -> ||")
 
 
-def _as_glob(body: str) -> str | None:
-    """A regular expression of literal characters, ``.``, ``.*`` and the anchors ``^``/``$`` as the GLOB pattern
+def _as_like(body: str) -> str | None:
+    """A regular expression of literal characters, ``.``, ``.*`` and the anchors ``^``/``$`` as the LIKE pattern
     that matches the same texts (unanchored: anywhere in the text); None for anything more (classes, groups, repeats,
-    escapes), which is left to fail."""
+    escapes) or a literal ``%`` or ``_``, which are left to fail."""
     start, end = body.startswith("^"), body.endswith("$")
     body = body[1 if start else 0:len(body) - 1 if end else len(body)]
     out = []
     for piece in re.findall(r"\.\*|.", body, re.DOTALL):
-        if piece in "^$()[]{}+?*":
+        if piece in "^$()[]{}+?*%_":
             return None
-        out.append("*" if piece == ".*" else "?" if piece == "." else f"[{piece}]" if piece in "*?[" else piece)
-    return ("" if start else "*") + "".join(out) + ("" if end else "*") if body else None
+        out.append("%" if piece == ".*" else "_" if piece == "." else piece)
+    return ("" if start else "%") + "".join(out) + ("" if end else "%") if body else None
 
 
 def rewrite_foreign_idioms(tree: exp.Expression, target: str) -> list[str]:

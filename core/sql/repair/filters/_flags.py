@@ -5,8 +5,8 @@ model is shown first (``GUESSED``): the rows then are those the flag said "Yes" 
 
 Only the outermost SELECT with nothing aggregated or grouped, only one such item — a searched CASE with one WHEN
 whose two values say yes and no (``'Yes'``/``'No'``, ``'Y'``/``'N'``, 1/0, TRUE/FALSE) —, never one an ORDER BY
-names, and never for a question that asks whether, for a flag, an indicator, a status or a yes/no ("and whether",
-"mark the …", "flag", "or not"), or in another script.
+names, never under a LIMIT (which rows are kept would change), and never for a question that asks whether, for a flag, an indicator, a status or a yes/no ("and whether",
+"mark the …", "flag", "or not", "1 … 0 otherwise", "Y/N", "a … column", "availability"), or in another script.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ __all__ = ["flags_as_filters"]
 
 _FLAG_ASKED = re.compile(r"\b(?:whether|flag\w*|indicat\w*|yes|no|or\s+not|if|mark(?:ed|s|ing)?|label\w*|tag(?:ged|s)?|"
                          r"status\w*|true|false|check(?:ed|s)?|highlight\w*|show\s+which|each\s+\w+\s+and|"
-                         r"all\s+\w+\s+(?:and|with)|boolean|is\s+it|are\s+they|does\s+it|do\s+they)\b", re.IGNORECASE)
+                         r"all\s+\w+\s+(?:and|with)|boolean|is\s+it|are\s+they|does\s+it|do\s+they|otherwise|y/n|columns?|"
+                         r"availab\w*|were\s+they|was\s+it|has\s+it|have\s+they|0|1)\b", re.IGNORECASE)
 _YES = frozenset({"yes", "y", "true", "t", "1"})
 _NO = frozenset({"no", "n", "false", "f", "0"})
 
@@ -35,7 +36,7 @@ def flags_as_filters(tree: exp.Expression, dialect: str, fixes: list[str], quest
         return
     flags = [item for item in tree.expressions if _flag(item.unalias()) is not None]
     order = tree.args.get("order")
-    if len(flags) != 1 or len(tree.expressions) < 2 or order is not None and any(
+    if len(flags) != 1 or len(tree.expressions) < 2 or tree.args.get("limit") is not None or order is not None and any(
             isinstance(o.this, exp.Literal) or isinstance(o.this, exp.Column) and not o.this.table
             and o.this.name.lower() == flags[0].alias.lower() for o in order.expressions):
         return

@@ -45,7 +45,8 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         for node in list(scope.find_all(exp.EQ, exp.Like, exp.ILike, exp.In)):
             column = _bare(node.this)
             literals = _values(node)
-            if not isinstance(column, exp.Column) or not literals or isinstance(node.parent, (exp.Not, exp.Escape)):
+            if not isinstance(column, exp.Column) or not literals or isinstance(node.parent, (exp.Not, exp.Escape)) or \
+                    node.args.get("negate"):
                 continue
             if sources is None:
                 sources = scope_sources(scope, schema, dialect)

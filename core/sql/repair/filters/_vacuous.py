@@ -117,7 +117,8 @@ def _always_or_never(tree: exp.Expression, target: str, notes: list[str]) -> Non
         classes = re.findall(r"\[([^\]]*)\]", pattern.this) if isinstance(pattern, exp.Literal) and pattern.is_string else []
         if classes and all(len(c) == 2 and c.isalpha() and c[0] != c[1] and c[0].lower() == c[1].lower() for c in classes):
             text = re.sub(r"\[([A-Za-z])[A-Za-z]\]", lambda m: m[1].lower(), pattern.this)
-            like.replace(exp.ILike(this=like.this.copy(), expression=exp.Literal.string(text)))
+            like.replace(exp.ILike(this=like.this.copy(), expression=exp.Literal.string(text),
+                                   negate=like.args.get("negate")))
             notes.append(f"LIKE '{pattern.this}' (T-SQL's classes of a letter in either case; a bracket is a letter "
                          f"here) -> ILIKE '{text}'" + GUESSED)
     for count in list(tree.find_all(exp.Count)):

@@ -4,8 +4,9 @@ column dropped from the select list and the GROUP BY — a guess the model is sh
 
 Only the outermost SELECT grouped by exactly one plain column that it shows and reads nowhere else (WHERE, HAVING,
 ORDER BY, a join), beside aggregates only; only where the question says no word of a split, a list or a ranking
-("per", "each", "by", "which", "top", "breakdown", "across" …) and no word of that column's or its values' name
-(its own words, singular or plural), in English words.
+("per", "each", "by", "which", "top", "breakdown", "across", "and", "daily", "over time" …) and no word of that
+column's name or of its values the schema knows (its own words, singular or plural), never a column of dates or
+times, in English words.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import re
 
 from sqlglot import exp
 
+from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
+from core.sql.repair._scope import column_sources, scope_sources, scopes
 
 __all__ = ["unasked_breakdowns"]
 
@@ -22,10 +25,11 @@ _SPLIT_ASKED = re.compile(
     r"\b(?:per|each|every|by|breakdown|broken|across|split\w*|group\w*|for\s+all|which|who|what\s+are|what\s+were|"
     r"list\w*|top|most|least|highest|lowest|largest|smallest|best|worst|rank\w*|distribution|respective\w*|"
     r"individual\w*|separately|wise|categor\w*|types?|kinds?|status\w*|among|between|compare\w*|versus|vs|and\s+their|"
-    r"along|with\s+their)\b", re.IGNORECASE)
+    r"along|with\s+their|daily|weekly|monthly|yearly|annual\w*|quarterly|hourly|over\s+time|trend\w*|timeline|"
+    r"series|history|evolution|change\w*|growth|grow\w*|seasonal\w*|and)\b", re.IGNORECASE)
 
 
-def unasked_breakdowns(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+def unasked_breakdowns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
     """A SELECT grouped by one shown column the question never asks to split by: the one total (a guess)."""
     if not question or not question.isascii() or _SPLIT_ASKED.search(question) or not isinstance(tree, exp.Select):
         return
@@ -44,6 +48,12 @@ def unasked_breakdowns(tree: exp.Expression, dialect: str, fixes: list[str], que
     said = {t for word in re.findall(r"[A-Za-z]+", question) for t in tokens(word)}
     if set(tokens(key.name)) & said:
         return
+    owners = column_sources(key, scope_sources(scopes(tree)[-1], schema, dialect), dialect)
+    table = owners[0].table if len(owners) == 1 else None
+    column = next((c for c in table.columns if c.name.lower() == key.name.lower()), None) if table else None
+    if column is None or re.search(r"date|time", column.type, re.IGNORECASE) or any(
+            set(tokens(v)) & said for v in column.value_hints if isinstance(v, str)):
+        return  # a column of time splits by itself; a value the question names is a group it asks for
     written = f"{key.sql(dialect=dialect)} … GROUP BY {key.sql(dialect=dialect)}"
     shown[0].pop()
     tree.set("group", None)

@@ -73,7 +73,9 @@ def counts_for_lists(tree: exp.Expression, dialect: str, fixes: list[str], quest
 
 
 _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count\s+of|total\s+number|kitn[aei]|tadaad|ginti)\b", re.IGNORECASE)
-_EXTREME = re.compile(r"\b(?:highest|largest|biggest|greatest|max\w*|latest|newest|most\s+recent|top|id|ids)\b",
+_EXTREME = re.compile(r"\b(?:highest|largest|biggest|greatest|max\w*|latest|newest|most\s+recent|top|id|ids|first|"
+                      r"last(?!\s+(?:\d+|few|several|couple|two|three|four|five|six|ten|twelve)\b|\s+(?:years?|"
+                      r"months?|weeks?|days?|quarters?|hours?)\b)|number\s+of\s+the)\b",
                       re.IGNORECASE)
 
 

@@ -4,7 +4,7 @@ English words that asks for no position.
 
 - ``SELECT name, RANK() OVER (ORDER BY SUM(x) DESC) AS total_rank … ORDER BY SUM(x) DESC`` where the question asks for
   the totals ("the top 5 sellers by total sales"): the measure itself, ``SUM(x) AS total`` — only a rank (RANK,
-  DENSE_RANK, ROW_NUMBER, PERCENT_RANK) over one ordered measure with no partition, as the item's whole value, named
+  DENSE_RANK, ROW_NUMBER; PERCENT_RANK is a fraction) over one ordered aggregate with no partition, as the item's whole value, named
   as a rank (``total_rank``, ``rank``, ``rn``; a name of its own, ``sr``, may be a measure the question defines so),
   never where the question says rank, position, place, standing or numbering; an ORDER BY of the rank's name or position
   sorts by the measure in the rank's direction.
@@ -26,10 +26,12 @@ from core.sql.repair._names import GUESSED, words_of
 
 __all__ = ["nth_as_top", "threshold_as_top", "unasked_ranks"]
 
-_RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|numbered|numbering|row\s+numbers?|"
-                         r"percentile\w*|quartile\w*|ordinal)\b", re.IGNORECASE)
+_RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|number\s+(?:the|them|each|every)|"
+                         r"numbered|numbering|row\s+numbers?|percentile\w*|quartile\w*|quantile\w*|decile\w*|"
+                         r"ordinal|\d+(?:st|nd|rd|th)|finish\w*|leaderboard|spot|tier\w*|fraction|percent\w*|pct|"
+                         r"relative)\b", re.IGNORECASE)
 _RANK_WORDS = frozenset({"rank", "ranking", "ranked", "position", "rn", "pos", "place", "standing", "row", "num"})
-_RANKINGS = (exp.Rank, exp.DenseRank, exp.RowNumber, exp.PercentRank)
+_RANKINGS = (exp.Rank, exp.DenseRank, exp.RowNumber)  # PERCENT_RANK is a fraction, a measure of its own
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
             "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
 _TOP_N = re.compile(r"\b(?<!\bat\s)(?:top|first|best|worst|bottom|highest|lowest|largest|smallest|biggest|most|least|leading)\s+"
@@ -37,7 +39,10 @@ _TOP_N = re.compile(r"\b(?<!\bat\s)(?:top|first|best|worst|bottom|highest|lowest
                     r"(?:highest|lowest|largest|smallest|biggest|best|worst|most|least|top|leading|greatest|"
                     r"busiest|cheapest|longest|shortest|oldest|newest|latest|earliest)\b", re.IGNORECASE)
 _NTH_ASKED = re.compile(r"\b\d+(?:st|nd|rd|th)\b|\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                        r"nth|skip\w*|page|offset|after\s+the|next|runner[- ]up|penultimate)\b", re.IGNORECASE)
+                        r"nth|skip\w*|page|offset|after\s+the|next|runner[- ]up|penultimate|among|within|make|reach\w*|"
+                        r"cut-?off|threshold|need\w*|required?|minimum|lowest|smallest|least|last|bottom|or\s+more|"
+                        r"or\s+fewer|or\s+less|at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|"
+                        r"over|under|above|below)\b", re.IGNORECASE)  # an ordinal, a cut-off or a threshold
 
 
 def unasked_ranks(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
@@ -53,13 +58,18 @@ def unasked_ranks(tree: exp.Expression, dialect: str, fixes: list[str], question
         if order is None or len(order.expressions) != 1 or order.expressions[0].this.find(exp.Window):
             continue
         measure, descending = order.expressions[0].this, bool(order.expressions[0].args.get("desc"))
+        if not measure.find(exp.AggFunc):
+            continue  # numbered by a label or a column: a numbering, not a measure shown as its rank
         name = item.alias
         if name and not set(words_of(name)) & _RANK_WORDS:
             continue  # a name of its own (``sr``): a measure the question may define as the rank
         kept = "_".join(w for w in words_of(name) if w not in _RANK_WORDS) if name else ""
         written = item.sql(dialect=dialect)
         new = exp.alias_(measure.copy(), kept, quoted=False) if kept else measure.copy()
-        item.replace(new)
+        if any(other is not item and other.unalias() == measure for other in tree.expressions):
+            item.pop()  # the measure is shown beside it already
+        else:
+            item.replace(new)
         for ordered in (tree.args["order"].expressions if tree.args.get("order") else []):
             key = ordered.this
             if (isinstance(key, exp.Column) and not key.table and name and key.name.lower() == name.lower()) or (
@@ -84,7 +94,7 @@ def nth_as_top(tree: exp.Expression, dialect: str, fixes: list[str], question: s
     written = f"LIMIT 1 OFFSET {skipped.name}"
     tree.set("offset", None)
     tree.set("limit", exp.Limit(expression=exp.Literal.number(int(skipped.name) + 1)))
-    fixes.append(f"{written}: only the {int(skipped.name) + 1}th row, where the question asks for the top "
+    fixes.append(f"{written}: only the row at {int(skipped.name) + 1}, where the question asks for the top "
                  f"{int(skipped.name) + 1} -> LIMIT {int(skipped.name) + 1}" + GUESSED)
 
 

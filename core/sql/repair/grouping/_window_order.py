@@ -2,8 +2,9 @@
 rank with no order is 1 on every row, a row number with none is any row's. Each reading is a guess the model is shown
 first (``GUESSED``), and only where the query or the question says the order:
 
-* the rank is shown by a SELECT that orders its rows (``… RANK() OVER () AS r … ORDER BY total DESC``): ranked in the
-  order shown, the SELECT's own ORDER BY keys (an output name read as the expression it names);
+* the rank is shown by a SELECT that orders its rows by numbers — aggregates or number columns, never a label —
+  (``… RANK() OVER () AS r … ORDER BY total DESC``):
+  ranked in the order shown, the SELECT's own ORDER BY keys (an output name read as the expression it names);
 * a row number per group in a CTE or derived table, where the question asks for the latest or the earliest one
   ("the latest balance of each user") and the tables it reads have exactly one date or time column: numbered by that
   column, newest or oldest first. Words for both, or neither, leave it as written.
@@ -35,7 +36,7 @@ def window_orders(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         select = window.find_ancestor(exp.Select)
         if select is None or not any(window in list(item.find_all(exp.Window)) for item in select.expressions):
             continue
-        order = _shown_order(select) or _asked_order(window, select, schema, dialect, question)
+        order = _shown_order(select, schema, dialect) or _asked_order(window, select, schema, dialect, question)
         if order is None:
             continue
         written = window.sql(dialect=dialect)
@@ -44,7 +45,7 @@ def window_orders(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
                      f"{window.sql(dialect=dialect)}" + GUESSED)
 
 
-def _shown_order(select: exp.Select) -> list[exp.Ordered] | None:
+def _shown_order(select: exp.Select, schema: Schema, dialect: str) -> list[exp.Ordered] | None:
     """The SELECT's own ORDER BY keys, an output name or position read as its expression; None where there is none
     or a key is itself a window."""
     order = select.args.get("order")
@@ -58,8 +59,9 @@ def _shown_order(select: exp.Select) -> list[exp.Ordered] | None:
         if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.name) <= len(select.expressions):
             named = select.expressions[int(key.name) - 1].unalias()
         key = named if named is not None else key
-        if key.find(exp.Window) or isinstance(key, exp.Literal):
-            return None
+        if key.find(exp.Window) or isinstance(key, exp.Literal) or not (key.find(exp.AggFunc) or _numeric(
+                key, select, schema, dialect)):
+            return None  # a rank of a label's order (``ORDER BY name``) is no ranking the question need mean
         copy = ordered.copy()
         copy.set("this", key.copy())
         keys.append(copy)
@@ -90,3 +92,20 @@ def _asked_order(window: exp.Window, select: exp.Select, schema: Schema, dialect
     if len(dated) != 1:
         return None
     return [exp.Ordered(this=dated[0], desc=latest)]
+
+
+def _numeric(key: exp.Expression, select: exp.Select, schema: Schema, dialect: str) -> bool:
+    """Whether ``key`` is a column of a number type, of a table the SELECT reads."""
+    if not isinstance(key, exp.Column):
+        return False
+    start = select.args.get("from_") or select.args.get("from")
+    sources = [start.this] if start is not None else []
+    sources += [join.this for join in select.args.get("joins") or []]
+    for source in sources:
+        table = resolve_table(source, schema, dialect) if isinstance(source, exp.Table) else None
+        if table is None or key.table and key.table.lower() != source.alias_or_name.lower():
+            continue
+        column = next((c for c in table.columns if c.name.lower() == key.name.lower()), None)
+        if column is not None:
+            return bool(re.search(r"int|real|num|dec|float|double|money", column.type, re.IGNORECASE))
+    return False
