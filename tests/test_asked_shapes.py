@@ -157,3 +157,11 @@ def test_shapes_asked_in_other_words_stay(shop, question: str, sql: str) -> None
 def test_a_negated_like_with_letter_classes_stays_negated() -> None:
     assert guard("SELECT a FROM t WHERE c NOT LIKE '%[Ii]talian%'", "postgres").sql == (
         "SELECT a FROM t WHERE c NOT ILIKE '%italian%'")
+
+
+@pytest.mark.parametrize("question", ["Sales support agents' customers",  # asks for no one number
+                                      "What is the name of the city and how many sellers are there in total?"])
+def test_a_split_the_words_imply_stays(shop, question: str) -> None:
+    sql = "SELECT city, COUNT(*) FROM seller GROUP BY city"
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
+    assert not any("the total alone" in f for f in checked.fixes), question

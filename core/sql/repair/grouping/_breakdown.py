@@ -2,10 +2,12 @@
 the average amount of paid orders?"): a row per value where one number was asked. Read as the one total, the split
 column dropped from the select list and the GROUP BY — a guess the model is shown first (``GUESSED``).
 
-Only the outermost SELECT grouped by exactly one plain column that it shows and reads nowhere else (WHERE, HAVING,
+Only where the question asks for a number ("how many", "the total", "the average" …), only the outermost SELECT
+grouped by exactly one plain column that it shows and reads nowhere else (WHERE, HAVING,
 ORDER BY, a join), beside aggregates only; only where the question says no word of a split, a list or a ranking
 ("per", "each", "by", "which", "top", "breakdown", "across", "and", "daily", "over time" …) and no word of that
-column's name or of its values the schema knows (its own words, singular or plural), never a column of dates or
+column's name (its own words, singular or plural, or a word inside a name run together, ``venuename``) or of its
+values the schema knows, never a column of dates or
 times, in English words.
 """
 
@@ -29,9 +31,14 @@ _SPLIT_ASKED = re.compile(
     r"series|history|evolution|change\w*|growth|grow\w*|seasonal\w*|and)\b", re.IGNORECASE)
 
 
+_ONE_NUMBER = re.compile(r"\b(?:how\s+(?:many|much)|total|average|avg|mean|median|sum|overall|number\s+of|count\s+of|"
+                         r"minimum|maximum|kitn[aei]|kul)\b", re.IGNORECASE)  # the question asks for one number
+
+
 def unasked_breakdowns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
     """A SELECT grouped by one shown column the question never asks to split by: the one total (a guess)."""
-    if not question or not question.isascii() or _SPLIT_ASKED.search(question) or not isinstance(tree, exp.Select):
+    if not question or not question.isascii() or _SPLIT_ASKED.search(question) or not _ONE_NUMBER.search(
+            question) or not isinstance(tree, exp.Select):
         return
     group = tree.args.get("group")
     if group is None or len(group.expressions) != 1 or not isinstance(group.expressions[0], exp.Column) or any(
@@ -46,8 +53,9 @@ def unasked_breakdowns(tree: exp.Expression, schema: Schema, dialect: str, fixes
     if len(uses) != 2:  # the select item and the GROUP BY only
         return
     said = {t for word in re.findall(r"[A-Za-z]+", question) for t in tokens(word)}
-    if set(tokens(key.name)) & said:
-        return
+    run = re.sub(r"[^a-z]", "", key.name.lower())
+    if set(tokens(key.name)) & said or any(len(w) > 2 and w in run for w in said):
+        return  # the question names the column (``venuename`` for "the name of the venue")
     owners = column_sources(key, scope_sources(scopes(tree)[-1], schema, dialect), dialect)
     table = owners[0].table if len(owners) == 1 else None
     column = next((c for c in table.columns if c.name.lower() == key.name.lower()), None) if table else None
