@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import accumulate
 
 from sqlglot.tokens import Token, Tokenizer, TokenType
 
@@ -322,10 +323,7 @@ def _group_directions(block: str) -> str:
         return block
     tokens = _tokens(block)
     edits: list[tuple[int, int, str]] = []
-    depths, depth = [], 0
-    for token in tokens:
-        depths.append(depth := depth + {TokenType.L_PAREN: 1}.get(token.token_type, 0) - (
-            1 if token.token_type == TokenType.R_PAREN else 0))
+    depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.GROUP_BY:
             continue

@@ -107,7 +107,7 @@ def threshold_as_top(tree: exp.Expression, dialect: str, fixes: list[str], quest
         return
     test = having.this.unnest()
     first = order.expressions[0]
-    key = _named(first.this, tree)
+    key = output_named(first.this, tree)
     asked = {int(n) if n.isdigit() else _NUMBERS[n.lower()] for m in _TOP_N.finditer(question) for n in m.groups() if n}
     if not (isinstance(test, exp.GTE) and isinstance(test.expression, exp.Literal) and test.expression.is_int
             and asked == {int(test.expression.name)} and first.args.get("desc") and test.this == key
@@ -120,8 +120,8 @@ def threshold_as_top(tree: exp.Expression, dialect: str, fixes: list[str], quest
                  f"{test.expression.name} -> LIMIT {test.expression.name}" + GUESSED)
 
 
-def _named(key: exp.Expression, select: exp.Select) -> exp.Expression:
-    """An ORDER BY key, an output name read as the expression it names."""
+def output_named(key: exp.Expression, select: exp.Select) -> exp.Expression:
+    """An ORDER BY key, an output name read as the expression it names (else the key itself)."""
     if isinstance(key, exp.Column) and not key.table:
         return next((i.unalias() for i in select.expressions if i.alias and i.alias.lower() == key.name.lower()), key)
     return key

@@ -19,6 +19,7 @@ from sqlglot import exp
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, identifier
 from core.sql.repair._tables import resolve_table
+from core.sql.repair.grouping._ranks import output_named
 
 __all__ = ["window_orders"]
 
@@ -54,11 +55,10 @@ def _shown_order(select: exp.Select, schema: Schema, dialect: str) -> list[exp.O
     keys = []
     for ordered in order.expressions:
         key = ordered.this
-        named = next((i.unalias() for i in select.expressions if isinstance(key, exp.Column) and not key.table
-                      and i.alias and i.alias.lower() == key.name.lower()), None)
         if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.name) <= len(select.expressions):
-            named = select.expressions[int(key.name) - 1].unalias()
-        key = named if named is not None else key
+            key = select.expressions[int(key.name) - 1].unalias()
+        else:
+            key = output_named(key, select)
         if key.find(exp.Window) or isinstance(key, exp.Literal) or not (key.find(exp.AggFunc) or _numeric(
                 key, select, schema, dialect)):
             return None  # a rank of a label's order (``ORDER BY name``) is no ranking the question need mean
