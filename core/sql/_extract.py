@@ -20,7 +20,8 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import clause_later, clauses_after_notes, explanations_as_comments, sentence as _sentence
 from core.sql.written import spelled_keywords, spelled_statement_start, with_ended
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql.layout import CURLY_PAIR, THINK, continues, document_queries, laid_out, sql_end, without_fences
+from core.sql.layout import (CURLY_PAIR, THINK, continues, document_queries, extends, laid_out, sql_end,
+                             unknown_layout_readings, without_fences)
 from core.sql.repair import is_reserved
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
                              plausible, reading, stops_in_block)
@@ -52,8 +53,7 @@ _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT
                           r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
 _TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
 _SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
-_MAX_CUTS = 60  # bounds the work on long replies
-_MAX_STARTS = 12
+_MAX_CUTS, _MAX_STARTS = 60, 12  # bound the work on long replies
 _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
 
 
@@ -190,6 +190,15 @@ def _starts(text: str) -> list[tuple[int, bool]]:
 
 
 def _statement_in(region: str) -> str | None:
+    """The statement ``region`` holds as written, or a reading for a layout no reader knows (``_unknown``) gives."""
+    written = _statement_written(region)
+    for text in unknown_layout_readings(region):
+        if (sql := _statement_written(text)) and (written is None or extends(sql, written)):
+            return sql
+    return written
+
+
+def _statement_written(region: str) -> str | None:
     for start, command_ok in _starts(region)[:_MAX_STARTS]:
         text = _cut_prose(region[start:])
         sql = _longest_statement(text, command_ok)
@@ -446,8 +455,8 @@ def _keyword_names_quoted(sql: str) -> str | None:
 
 
 def _strip_semicolons(sql: str, dialect: str) -> str:
-    """Drop trailing ``;`` tokens (and comments after them), never a ``;`` inside a string. A string left open
-    keeps its text as written: the guard's mend closes it, and a ``;`` at the end says the writer ended there."""
+    """Drop trailing ``;`` tokens (and comments after them), never a ``;`` inside a string (one left open keeps its
+    text: the guard's mend closes it)."""
     try:
         tokens = Dialect.get_or_raise(dialect).tokenize(sql)
     except PARSE_FAILURES:
@@ -469,8 +478,7 @@ def _reads(sql: str) -> bool:
     return _one_statement_dialect(sql.strip().rstrip(";"), False) is not None
 
 
-def _reads_as(sql: str, dialect: str) -> bool:
-    """Whether ``sql`` is one statement of ``dialect`` as written."""
+def _reads_as(sql: str, dialect: str) -> bool:  # one statement of ``dialect`` as written
     try:
         return len(parse_statements(sql.strip().rstrip(";"), dialect)) == 1
     except (*PARSE_FAILURES, RecursionError):

@@ -18,10 +18,15 @@
 - ``_scripts``: a SQL block holding more than the query (a PL/pgSQL loop over it, a fixture before it, DuckDB's files
   as tables, JSON's ``\\u0027`` escapes, a database's error echoed before it);
 - ``_markup``: SQL inside another language's markup — an HTML reply's ``<pre><code>`` block, a dbt model's
-  ``{{ ref('orders') }}`` / ``{{ source('shop', 'orders') }}`` for a table.
+  ``{{ ref('orders') }}`` / ``{{ source('shop', 'orders') }}`` for a table;
+- ``_unknown``: for a layout none of these knows, the shapes all share — a query in a program's string literals joined
+  by concatenation, a margin on every line — as candidate readings the extractor uses only where the text as written
+  gives no statement or a shorter one.
 """
 
 from core.sql.layout._blocks import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.layout._documents import document_queries
+from core.sql.layout._unknown import extends, unknown_layout_readings
 
-__all__ = ["CURLY_PAIR", "THINK", "continues", "document_queries", "laid_out", "sql_end", "without_fences"]
+__all__ = ["CURLY_PAIR", "THINK", "continues", "document_queries", "extends", "laid_out", "sql_end",
+           "unknown_layout_readings", "without_fences"]

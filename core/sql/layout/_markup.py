@@ -6,8 +6,9 @@
 - **A fence of three single quotes** (``'''sql`` … ``'''`` on lines of their own), in a reply with no Markdown fence: a
   fenced block.
 - **Another language's program that passes its query as a string** (R's ``dbGetQuery(con, "SELECT …")``, a
-  JavaScript or Go call): a double-quoted string literal that starts a query, in a block of that language, as a SQL
-  block after it — only where the reply has no SQL block (Python's programs are read by ``_blocks``).
+  JavaScript or Go call): the string literals that hold a query, joined where the program joins them
+  (``_unknown.string_queries``), in a block of that language, as a SQL block after it — only where the reply has no
+  SQL block (Python's programs are read by ``_blocks``).
 - **A dbt model**: a table written as ``{{ ref('orders') }}`` or ``{{ source('shop', 'orders') }}``: the table's
   name, its last quoted argument. Only these two calls; any other template expression is left, and fails visibly.
 """
@@ -15,6 +16,8 @@
 from __future__ import annotations
 
 import re
+
+from core.sql.layout._unknown import string_queries
 
 __all__ = ["FENCE", "QUERY_START", "markup_read"]
 
@@ -36,9 +39,7 @@ _QUOTE_FENCE = re.compile(r"^[ \t]*'''[ \t]*(sql|postgres\w*|sqlite3?|mysql)?[ \
                           re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _PROGRAM = re.compile(r"(```|~~~)[ \t]*(r|rscript|js|javascript|ts|typescript|go|golang|ruby|php|java|kotlin|scala|"
                       r"csharp|cs|c#|julia|rust|rs|swift|dart)[ \t]*\n(.*?)\1", re.DOTALL | re.IGNORECASE)
-_QUERY_STRING = re.compile(r'r(#+)"(\s*(?:SELECT|WITH)\b.*?)"\1|"(\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.)*)"|'
-                           r'`(\s*(?:SELECT|WITH)\b(?:[^`\\$]|\\.|\$(?!\{))*)`', re.IGNORECASE | re.DOTALL)  # Rust's
-# raw string r#"…"#, a double-quoted string, or a JavaScript template literal with no ${…}
+_RUST_RAW = re.compile(r'r(#+)"(\s*(?:SELECT|WITH)\b.*?)"\1', re.IGNORECASE | re.DOTALL)  # Rust's raw string r#"…"#
 
 
 def markup_read(text: str) -> str:
@@ -65,7 +66,7 @@ def _broken(code: str) -> str:
 
 
 def _whole(code: str) -> list[str]:
-    """The string literals of ``code`` that start a query and stand alone: a piece joined to another by ``+`` is part
-    of a query built from pieces (``_wrappers`` reads literals joined so)."""
-    return [m[2] or m[3] or m[4] for m in _QUERY_STRING.finditer(code)
-            if not code[:m.start()].rstrip().endswith("+") and not code[m.end():].lstrip().startswith("+")]
+    """The queries the string literals of ``code`` hold: a Rust raw string, or a chain of literals joined by
+    concatenation (``_unknown.string_queries``; one a value is joined to holds no whole query)."""
+    raw = [m[2] for m in _RUST_RAW.finditer(code)]
+    return list(dict.fromkeys([*raw, *string_queries(_RUST_RAW.sub(" ", code))]))

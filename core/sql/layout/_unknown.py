@@ -1,0 +1,150 @@
+"""Readings for a layout no reader above knows: the general shapes every way of wrapping a query shares, so a host
+language, tool or editor Cairn has never seen still gives its query.
+
+- **a query in string literals of any program**: the literals of a block (``"…"``, ``'…'``, ``\"\"\"…\"\"\"``,
+  ``'''…'''``, ``@"…"``, `` `…` ``, Lua's ``[[…]]``), read with the escapes every C-like language shares (``\\n``,
+  ``\\t``, ``\\"``, ``\\u0027``, a doubled quote), joined where only concatenation stands between them — blanks, ``+``,
+  ``&``, ``.``, ``..``, ``||``, a line continued with ``_`` or ``\\``, a comment — or a next line that only adds to a
+  string (``s += "…"``, ``s = s & "…"``, ``sb.append("…")``). A chain a value is joined to (``"… = " + id``, or
+  ``${id}`` inside it) holds no whole query and gives none;
+- **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``): two or more lines in a
+  row that start with the same marks, read without them (a Kotlin margin string, a quoted or commented listing, a
+  Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are comments, and a
+  commented-out condition stays out.
+
+A reading is a candidate only: the extractor uses its statement where the text as written gives none, or where it
+*extends* the one as written (the same words, read further — ``SELECT a`` cut at a margin, ``SELECT a FROM t`` read
+without it), never one that says something else. Replies over 100,000 characters are read as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["extends", "string_queries", "unknown_layout_readings"]
+
+_MAX_CHARS = 100_000
+_MAX_READINGS = 8
+_LITERAL = re.compile(
+    r"(?P<f>(?m:^[ \t]*(?:```|~~~)[^\n]*$))"  # a Markdown fence: no literal, and no literal goes on past it
+    r'|"""(?P<t2>.*?)"""' r"|'''(?P<t1>.*?)'''" r'|@"(?P<v>(?:[^"]|"")*)"'
+    r'|"(?P<qd>\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.|"")*)"' r"|'(?P<qs>\s*(?:SELECT|WITH)\b(?:[^'\\]|\\.|'')*)'"
+    r'|"(?P<d>(?:[^"\\\n]|\\.|"")*)"' r"|'(?P<s>(?:[^'\\\n]|\\.|'')*)'"
+    r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]", re.DOTALL | re.IGNORECASE)  # a string spans lines only where it starts a
+# query: elsewhere a quote left open in a comment would pair every quote after it
+_COMMENT = r"(?://|--|#)[^\n]*"
+_GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.\.?|_(?=[ \t]*\r?\n)|" + _COMMENT + r")*")
+_ADDED = re.compile(  # the next line adds to a string: `s += "…"`, `s = s & "…"`, `sb.append("…")`
+    r"[ \t]*\)?[ \t]*;?[ \t]*(?:" + _COMMENT + r")?\r?\n\s*(?:\$?[\w.]+[ \t]*(?:\+=|&=|\.=)|(?P<n>\$?[\w.]+)[ \t]*=[ \t]*"
+    r"(?P=n)[ \t]*(?:\+|&|\.|\|\|)|\$?[\w.]+[ \t]*\.[ \t]*\w+[ \t]*\()[ \t]*")
+_VALUE_JOINED = re.compile(r"[ \t]*(?:\+|&|\|\||\.(?![\w(]))[ \t]*(?![\s\"'`@])")  # `+ id`: a value, not a literal
+_JOINED_TO = re.compile(r"[\w)\]]\s*(?:\+|&|\|\||\.)\s*\(?\s*$")  # `base + "SELECT …"`: a value before it
+_GIVEN = re.compile(r"(\$?[A-Za-z_][\w.]*)\s*(?::=|=)\s*\(?\s*$")  # `q = "SELECT …"`: the variable given it
+_FORMATTED = re.compile(r"(?<![\w$@])(?:[fF][rR]?|[rR][fF]|\$@?|@\$|s)\Z")
+_INTERPOLATED = re.compile(r"[$#]\{")  # `${id}`, `#{id}`: a value the query does not hold
+_QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"\s*\(*\s*(?:SELECT|WITH|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|GROUP|ORDER|HAVING|LIMIT|UNION)\b",
+                     re.IGNORECASE)
+_MARK = re.compile(r"^([ \t]*)(//+|[|>!:;%*#]+)(?:[ \t]|$)")
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.DOTALL)
+_ESCAPED = {"n": "\n", "t": "\t", "r": "", "0": ""}
+
+
+def unknown_layout_readings(text: str) -> list[str]:
+    """Other readings of ``text`` (see the module docstring): the queries its string literals hold, then the text
+    without a margin on its lines; none that is the text itself."""
+    if len(text) > _MAX_CHARS:
+        return []
+    readings = [margins_dropped(q) for q in string_queries(text)]
+    readings.append(margins_dropped(text))
+    return [r for r in dict.fromkeys(readings) if r != text][:_MAX_READINGS]
+
+
+def extends(reading: str, written: str) -> bool:
+    """Whether the statement ``reading`` is ``written`` read further: its words, in order, and more after them."""
+    longer, shorter = _squashed(reading), _squashed(written)
+    return len(longer) > len(shorter) and longer.startswith(shorter)
+
+
+def margins_dropped(text: str) -> str:
+    """``text`` with each run of two or more lines that start with the same marks read without them."""
+    lines = text.split("\n")
+    marks = [_MARK.match(line) for line in lines]
+    out, at, kept = list(lines), 0, []
+    while at < len(lines):
+        mark = marks[at]
+        end = at + 1
+        while mark and end < len(lines) and (marks[end] and marks[end][2] == mark[2] or not lines[end].strip()):
+            end += 1
+        while end > at and not lines[end - 1].strip():
+            end -= 1
+        if mark and "--" not in mark[2] and sum(1 for m in marks[at:end] if m) >= 2:
+            for i in range(at, end):
+                out[i] = lines[i][marks[i].end():] if marks[i] else lines[i]
+        else:
+            kept += lines[at:max(end, at + 1)]
+        at = max(end, at + 1)
+    if any(_CLAUSE.match(line) for line in kept):
+        return text  # SQL written beside the marked lines: the marks make comments there, not a layout
+    return "\n".join(out)
+
+
+def string_queries(code: str) -> list[str]:
+    """The chains of string literals in ``code`` whose joined text starts a query, in the order written."""
+    found: list[str] = []
+    chain: list[str] = []
+    start = end = 0
+    for match in _LITERAL.finditer(code):
+        if chain and (match.lastgroup == "f" or not _joins(code[end:match.start()])):
+            found += _whole(chain, code[:start], code[end:])
+            chain = []
+        if match.lastgroup != "f":
+            start = match.start() if not chain else start
+            text = _read(match)  # a Python f-string's, C#'s $"…", Scala's s"…" braces hold values: kept as a mark
+            chain.append(text.replace("{", "${") if _FORMATTED.search(code[max(0, match.start() - 4):match.start()]) else text)
+        end = match.end()
+    if chain:
+        found += _whole(chain, code[:start], code[end:])
+    return found
+
+
+def _joins(gap: str) -> bool:
+    return _GLUE.fullmatch(gap) is not None or _ADDED.fullmatch(gap) is not None
+
+
+def _whole(chain: list[str], before: str, after: str) -> list[str]:
+    """The joined chain where it starts a query and nothing else is joined to it: no value before or after it
+    (``base + "…"``, ``"…" + id``, ``${id}``), and no variable it is given is joined to more later
+    (``q = "SELECT …"`` then ``q2 = q + " WHERE …"``)."""
+    joined = "".join(chain)
+    if not _QUERY.match(joined) or _VALUE_JOINED.match(after) or _INTERPOLATED.search(joined) or _JOINED_TO.search(
+            before[-200:]):
+        return []
+    given = _GIVEN.search(before[-200:])
+    if given and re.search(rf"(?<![\w.$]){re.escape(given[1])}[ \t]*(?:\+|&|\|\||\.(?![\w(]))(?!=)|(?:\+|&|\|\|)[ \t]*"
+                           rf"{re.escape(given[1])}(?![\w.])", after):
+        return []
+    return [joined.strip()]
+
+
+def _read(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    body = match[kind] or ""
+    if kind in ("b", "l"):
+        return body  # Go's raw strings and Lua's long brackets read no escapes
+    if kind == "v":
+        return body.replace('""', '"')
+    if kind in ("d", "s", "qd", "qs"):
+        body = body.replace('""', '"') if kind in ("d", "qd") else body.replace("''", "'")
+    return _ESCAPE.sub(_escape, body)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = match[1]
+    if len(code) > 1:
+        return chr(int(code[1:], 16))
+    return _ESCAPED.get(code, code)
+
+
+def _squashed(sql: str) -> str:
+    return re.sub(r"[\W_]+", "", sql).lower()

@@ -1,0 +1,92 @@
+"""Layouts no dedicated reader knows (``core/sql/layout/_unknown.py``): the shapes every wrapping shares — a query in a
+program's string literals joined by concatenation, a margin on every line — read as candidates the extractor uses
+only where the text as written gives no statement, or a shorter one of the same words."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import LLMReplyError
+from core.sql import extract_queries
+from core.sql.layout import extends, unknown_layout_readings
+from core.sql.layout._unknown import string_queries
+
+WANTED = "SELECT name FROM customers WHERE city = 'Pune'"
+
+
+def _one(reply: str, dialect: str = "postgres") -> str:
+    return " ".join(extract_queries(reply, dialect)[0].split())
+
+
+@pytest.mark.parametrize("reply", [
+    'Here:\n```go\nrows, err := db.Query(`SELECT name\nFROM customers\nWHERE city = \'Pune\'`)\n```',
+    '```swift\nlet sql = """\n    SELECT name\n    FROM customers\n    WHERE city = \'Pune\'\n    """\n```',
+    '```java\n/**\n * SELECT name\n * FROM customers\n * WHERE city = \'Pune\'\n */\n```',
+    '```csharp\nvar sql = @"SELECT name\nFROM customers\nWHERE city = \'Pune\'";\n```',
+    '```java\nStringBuilder sb = new StringBuilder();\nsb.append("SELECT name ");\nsb.append("FROM customers ");\n'
+    'sb.append("WHERE city = \'Pune\'");\n```',
+    '```lua\nlocal q = [[\nSELECT name\nFROM customers\nWHERE city = \'Pune\'\n]]\n```',
+    '```sql\n| SELECT name\n| FROM customers\n| WHERE city = \'Pune\'\n```',
+    '```ruby\nsql = "SELECT name " \\\n      "FROM customers " \\\n      "WHERE city = \'Pune\'"\n```',
+    "```dart\nfinal q = 'SELECT name '\n    'FROM customers '\n    'WHERE city = \\'Pune\\'';\n```",
+    '```vb\nDim q As String = "SELECT name " & _\n    "FROM customers " & _\n    "WHERE city = \'Pune\'"\n```',
+    '```\n# SELECT name\n# FROM customers\n# WHERE city = \'Pune\'\n```',
+    '```lua\nlocal q = "SELECT name " .. "FROM customers " .. "WHERE city = \'Pune\'"\n```',
+    '```nim\nlet q = "SELECT name FROM customers WHERE city = \\u0027Pune\\u0027"\n```',
+    '```pascal\nq := \'SELECT name FROM customers WHERE city = \'\'Pune\'\'\';\n```',
+    'Plain reply, no fence:\n  | SELECT name\n  | FROM customers\n  | WHERE city = \'Pune\'\nThat lists them.',
+])
+def test_a_query_in_a_layout_no_reader_knows_is_read(reply: str) -> None:
+    assert _one(reply) == WANTED
+
+
+def test_a_fragment_as_written_gives_way_to_the_same_words_read_further() -> None:
+    assert extends("SELECT name FROM customers", "SELECT name")
+    assert extends('SELECT name FROM t WHERE x = 1', 'SELECT name FROM t " + "')  # the junk as written is no word
+    assert not extends("SELECT name FROM customers", "SELECT city FROM customers")
+    assert not extends("SELECT name", "SELECT name")
+
+
+@pytest.mark.parametrize("code", [
+    'String q = "SELECT name FROM customers " + "WHERE id = " + id;',  # a value joined after
+    'String q = base + "SELECT name FROM customers";',  # a value joined before
+    'q = "SELECT name FROM customers"\nq2 = q + " WHERE city = \'Pune\'"',  # the variable given it joined to more
+    'q = f"SELECT name FROM customers WHERE id = {cid}"',  # a Python f-string
+    'var q = $"SELECT name FROM customers WHERE id = {cid}";',  # C#'s interpolated string
+])
+def test_a_chain_a_value_is_joined_to_holds_no_whole_query(code: str) -> None:
+    with pytest.raises(LLMReplyError):
+        extract_queries(f"```java\n{code}\n```", "postgres")
+
+
+def test_commented_out_lines_beside_sql_stay_out() -> None:
+    """Marks on lines next to unmarked SQL are comments: a commented-out condition is never read back in."""
+    reply = "```sql\nSELECT name FROM customers\n# WHERE city = 'Pune'\n# AND name LIKE 'A%'\n```"
+    assert _one(reply) == "SELECT name FROM customers"
+    assert unknown_layout_readings("SELECT a FROM t\n// WHERE x = 1\n// AND y = 2") == []
+
+
+def test_sql_comments_are_never_a_margin() -> None:
+    assert unknown_layout_readings("-- SELECT name\n-- FROM customers") == []
+
+
+def test_an_interpolated_template_is_no_whole_query() -> None:
+    assert string_queries("const q = `SELECT name FROM customers WHERE id = ${id}`;") == []
+    assert string_queries("q = \"SELECT name FROM t WHERE id = #{id}\"") == []
+
+
+def test_a_quote_left_open_in_a_comment_does_not_pair_the_quotes_after_it() -> None:
+    reply = ('```java\n// don\'t forget the index\nString q = "SELECT name FROM customers " +\n'
+             '    "WHERE city = \'Pune\'";\n```')
+    assert _one(reply) == WANTED
+
+
+def test_a_plain_sql_block_reads_as_before() -> None:
+    reply = f"```sql\n{WANTED};\n```\nIn Go:\n```go\ndb.Query(\"SELECT city FROM customers\")\n```"
+    assert _one(reply) == WANTED
+    assert unknown_layout_readings(WANTED) == []
+
+
+def test_a_long_reply_is_read_as_written() -> None:
+    text = "x = 1\n" * 20_000 + '"SELECT a " + "FROM t"'
+    assert unknown_layout_readings(text) == []
