@@ -78,3 +78,27 @@ def test_values_the_data_cannot_prove_are_left_to_fail_visibly(guide, sql: str) 
 def test_proper_names_negations_and_long_lists_are_left(guide, question: str, sql: str) -> None:
     answer = ask(guide, question, sql)
     assert not any("no row of" in n for n in answer.notes), answer.notes
+
+
+def test_a_guess_taken_offers_the_query_as_the_model_wrote_it(guide) -> None:
+    """A guess is never the only answer: the query as written, which runs, is one click away with what it gives."""
+    sql = "SELECT name FROM restaurant WHERE food_type = 'Italian food' ORDER BY name"
+    answer = ask(guide, "Which restaurants serve Italian food?", sql)
+    assert [tuple(r) for r in answer.rows] == [("Luigi",), ("Roma",)]
+    offered = [a for a in answer.alternatives if a.label == "As the model wrote it"]
+    assert len(offered) == 1 and "'Italian food'" in offered[0].sql
+    assert "no rows" in offered[0].why or "0 rows" in offered[0].why, offered[0].why
+    assert any("as the model wrote it" in n for n in answer.notes)
+
+
+def test_an_answer_with_no_guess_offers_no_query_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE orders(id INTEGER PRIMARY KEY, amount REAL);"
+                           "INSERT INTO orders VALUES (1, 10), (2, 20), (3, 30);")
+    db = open_database(str(path))
+    try:
+        answer = ask(db, "How many orders are there?", "SELECT COUNT(*) FROM orders")
+        assert not [a for a in answer.alternatives if a.label == "As the model wrote it"]  # no guess, no offer
+    finally:
+        db.close()

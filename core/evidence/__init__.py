@@ -44,7 +44,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence
 from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence, reversed_difference_evidence
-from core.evidence._common import Execute, difference, other_rows
+from core.evidence._common import Execute, difference, offer, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
                                    hidden_group_evidence, key_group_evidence, splits_asked)
@@ -71,12 +71,18 @@ def _same_words(sql: str, flat: str) -> bool:
 
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
-                 written: str | None = None, others: Sequence[str] = (), context: str = "") -> tuple[
-                     list[str], list[Alternative]]:
+                 written: str | None = None, others: Sequence[str] = (), context: str = "",
+                 guessed: Sequence[str] = ()) -> tuple[list[str], list[Alternative]]:
     """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs,
     ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
-    model was shown (memory, the conversation)."""
+    model was shown (memory, the conversation), ``guessed`` the repairs taken that were guesses (the query as
+    written offered beside the answer where it runs and its rows differ)."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
+    if guessed and written:
+        found = offer(written, "As the model wrote it", lambda d: f"Cairn guessed what the model's query meant "
+                      f"({'; '.join(guessed)}); as the model wrote it, the query runs and gives {d}.", schema,
+                      execute, result)
+        notes, alternatives = notes + found[0], alternatives + found[1]
     flat = " ".join((written or "").split())  # the same words as the query that ran: the reading of a swallowed note
     for other in [o for o in others if _same_words(o, flat) or not a_look(o, schema.dialect)][:2]:  # a look at
         found = other_rows(other, schema, execute, result)  # the data is no answer
