@@ -88,5 +88,13 @@ def test_a_plain_sql_block_reads_as_before() -> None:
 
 
 def test_a_long_reply_is_read_as_written() -> None:
-    text = "x = 1\n" * 20_000 + '"SELECT a " + "FROM t"'
+    text = "x = 1\n" * 2_000 + '"SELECT a " + "FROM t"'
     assert unknown_layout_readings(text) == []
+
+
+def test_a_margin_without_a_space_and_a_sessions_prompts_are_read() -> None:
+    kotlin = '```kotlin\nval sql = """\n    |SELECT name\n    |FROM customers\n    |WHERE city = \'Pune\'\n""".trimMargin()\n```'
+    assert _one(kotlin) == WANTED
+    session = ('```pycon\n>>> cur.execute("""\n... SELECT name\n... FROM customers\n... WHERE city = \'Pune\'\n'
+               '... """)\n>>> rows = cur.fetchall()\n```')
+    assert _one(session) == WANTED

@@ -193,13 +193,13 @@ def _statement_in(region: str) -> str | None:
     """The statement ``region`` holds as written, or a reading for a layout no reader knows (``_unknown``) gives."""
     written = _statement_written(region)
     for text in unknown_layout_readings(region):
-        if (sql := _statement_written(text)) and (written is None or extends(sql, written)):
+        if (sql := _statement_written(text, 2)) and (written is None or extends(sql, written)):
             return sql
     return written
 
 
-def _statement_written(region: str) -> str | None:
-    for start, command_ok in _starts(region)[:_MAX_STARTS]:
+def _statement_written(region: str, starts: int = _MAX_STARTS) -> str | None:
+    for start, command_ok in _starts(region)[:starts]:
         text = _cut_prose(region[start:])
         sql = _longest_statement(text, command_ok)
         if sql is None and _mid_sentence(region, start):

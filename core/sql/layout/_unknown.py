@@ -7,14 +7,14 @@ language, tool or editor Cairn has never seen still gives its query.
   ``&``, ``.``, ``..``, ``||``, a line continued with ``_`` or ``\\``, a comment — or a next line that only adds to a
   string (``s += "…"``, ``s = s & "…"``, ``sb.append("…")``). A chain a value is joined to (``"… = " + id``, or
   ``${id}`` inside it) holds no whole query and gives none;
-- **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``): two or more lines in a
-  row that start with the same marks, read without them (a Kotlin margin string, a quoted or commented listing, a
-  Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are comments, and a
-  commented-out condition stays out.
+- **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``, a session's ``...``):
+  two or more lines in a row that start with the same marks, read without them (a Kotlin margin string, a quoted or
+  commented listing, a Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are
+  comments, and a commented-out condition stays out.
 
 A reading is a candidate only: the extractor uses its statement where the text as written gives none, or where it
 *extends* the one as written (the same words, read further — ``SELECT a`` cut at a margin, ``SELECT a FROM t`` read
-without it), never one that says something else. Replies over 100,000 characters are read as written.
+without it), never one that says something else. Texts over 8,000 characters (a reply is ~1,600) are read as written.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import re
 
 __all__ = ["extends", "string_queries", "unknown_layout_readings"]
 
-_MAX_CHARS = 100_000
+_MAX_CHARS = 8_000  # a longer text is read as written: each reading is parsed again
 _MAX_READINGS = 8
 _LITERAL = re.compile(
     r"(?P<f>(?m:^[ \t]*(?:```|~~~)[^\n]*$))"  # a Markdown fence: no literal, and no literal goes on past it
@@ -33,19 +33,21 @@ _LITERAL = re.compile(
     r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]", re.DOTALL | re.IGNORECASE)  # a string spans lines only where it starts a
 # query: elsewhere a quote left open in a comment would pair every quote after it
 _COMMENT = r"(?://|--|#)[^\n]*"
-_GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.\.?|_(?=[ \t]*\r?\n)|" + _COMMENT + r")*")
+_GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.+|_(?=[ \t]*\r?\n)|" + _COMMENT + r")*+")  # possessive: linear on any gap
 _ADDED = re.compile(  # the next line adds to a string: `s += "…"`, `s = s & "…"`, `sb.append("…")`
-    r"[ \t]*\)?[ \t]*;?[ \t]*(?:" + _COMMENT + r")?\r?\n\s*(?:\$?[\w.]+[ \t]*(?:\+=|&=|\.=)|(?P<n>\$?[\w.]+)[ \t]*=[ \t]*"
-    r"(?P=n)[ \t]*(?:\+|&|\.|\|\|)|\$?[\w.]+[ \t]*\.[ \t]*\w+[ \t]*\()[ \t]*")
-_VALUE_JOINED = re.compile(r"[ \t]*(?:\+|&|\|\||\.(?![\w(]))[ \t]*(?![\s\"'`@])")  # `+ id`: a value, not a literal
+    r"[ \t]*+\)?[ \t]*+;?[ \t]*+(?:" + _COMMENT + r")?\r?\n\s*+(?:\$?[\w.]+[ \t]*+(?:\+=|&=|\.=)"
+    r"|(?P<n>\$?[\w.]+)[ \t]*+=[ \t]*+"
+    r"(?P=n)[ \t]*+(?:\+|&|\.|\|\|)|\$?[\w.]+[ \t]*+\.[ \t]*+\w+[ \t]*+\()[ \t]*+")
+_VALUE_JOINED = re.compile(r"[ \t]*+(?:\+|&|\|\||\.(?![\w(]))[ \t]*+(?![\s\"'`@])")  # `+ id`: a value, not a literal
 _JOINED_TO = re.compile(r"[\w)\]]\s*(?:\+|&|\|\||\.)\s*\(?\s*$")  # `base + "SELECT …"`: a value before it
 _GIVEN = re.compile(r"(\$?[A-Za-z_][\w.]*)\s*(?::=|=)\s*\(?\s*$")  # `q = "SELECT …"`: the variable given it
 _FORMATTED = re.compile(r"(?<![\w$@])(?:[fF][rR]?|[rR][fF]|\$@?|@\$|s)\Z")
 _INTERPOLATED = re.compile(r"[$#]\{")  # `${id}`, `#{id}`: a value the query does not hold
-_QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
-_CLAUSE = re.compile(r"\s*\(*\s*(?:SELECT|WITH|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|GROUP|ORDER|HAVING|LIMIT|UNION)\b",
+_QUERY = re.compile(r"\s*+\(*+\s*+(?:SELECT|WITH)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"\s*+\(*+\s*+(?:SELECT|WITH|FROM|WHERE|AND|OR|JOIN|INNER|LEFT|GROUP|ORDER|HAVING|LIMIT|UNION)\b",
                      re.IGNORECASE)
-_MARK = re.compile(r"^([ \t]*)(//+|[|>!:;%*#]+)(?:[ \t]|$)")
+_MARK = re.compile(r"^([ \t]*)(//+|\.{3}(?=[ \t]|$)|[|>!:;%*#]+(?!/))[ \t]?")  # `...`: a session's
+# prompt; `*/` ends a comment, no margin
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.DOTALL)
 _ESCAPED = {"n": "\n", "t": "\t", "r": "", "0": ""}
 
@@ -55,8 +57,8 @@ def unknown_layout_readings(text: str) -> list[str]:
     without a margin on its lines; none that is the text itself."""
     if len(text) > _MAX_CHARS:
         return []
-    readings = [margins_dropped(q) for q in string_queries(text)]
-    readings.append(margins_dropped(text))
+    unmarked = margins_dropped(text)
+    readings = [*string_queries(text), *(string_queries(unmarked) if unmarked != text else []), unmarked]
     return [r for r in dict.fromkeys(readings) if r != text][:_MAX_READINGS]
 
 
@@ -101,7 +103,8 @@ def string_queries(code: str) -> list[str]:
         if match.lastgroup != "f":
             start = match.start() if not chain else start
             text = _read(match)  # a Python f-string's, C#'s $"…", Scala's s"…" braces hold values: kept as a mark
-            chain.append(text.replace("{", "${") if _FORMATTED.search(code[max(0, match.start() - 4):match.start()]) else text)
+            formatted = _FORMATTED.search(code[max(0, match.start() - 4):match.start()])
+            chain.append(text.replace("{", "${") if formatted else text)
         end = match.end()
     if chain:
         found += _whole(chain, code[:start], code[end:])
@@ -116,7 +119,7 @@ def _whole(chain: list[str], before: str, after: str) -> list[str]:
     """The joined chain where it starts a query and nothing else is joined to it: no value before or after it
     (``base + "…"``, ``"…" + id``, ``${id}``), and no variable it is given is joined to more later
     (``q = "SELECT …"`` then ``q2 = q + " WHERE …"``)."""
-    joined = "".join(chain)
+    joined = margins_dropped("".join(chain))  # Kotlin's `|` margin in a multi-line string
     if not _QUERY.match(joined) or _VALUE_JOINED.match(after) or _INTERPOLATED.search(joined) or _JOINED_TO.search(
             before[-200:]):
         return []
