@@ -396,7 +396,8 @@ class AskPipeline:
                 with run.stage("check_answer"):
                     notes, found = check_answer(question, checked, result, schema, self._evidence_run(run), written=sql,
                                                 others=others, context="\n".join([*context_lines, *conversation]),
-                                                guessed=[f.removesuffix(GUESSED) for f in fixes if f.endswith(GUESSED)])
+                                                guessed=[] if run.applied else  # never past a saved filter
+                                                [f.removesuffix(GUESSED) for f in fixes if f.endswith(GUESSED)])
                 run.alternatives += found
                 reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
                 if reviewed is not None:

@@ -102,3 +102,30 @@ def test_an_answer_with_no_guess_offers_no_query_as_written(tmp_path: Path) -> N
         assert not [a for a in answer.alternatives if a.label == "As the model wrote it"]  # no guess, no offer
     finally:
         db.close()
+
+
+def test_the_query_as_written_is_never_offered_past_a_saved_filter(tmp_path: Path) -> None:
+    """A one-click query must not drop what the person's memory enforces: with a saved filter, no as-written offer."""
+    from core.config import Settings
+    from core.memory import Recall
+    from core.memory.kernel._model import Memory
+    from core.memory.recall._recall import RecalledMemory
+    from core.pipeline import AskPipeline
+    from tests.fakes.scripted_llm import ScriptedLLM
+
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT, city TEXT, active INTEGER);"
+                           "INSERT INTO customers VALUES (1,'Asha','Pune',1),(2,'Bela','Pune',0),(3,'Chitra','Goa',1);")
+    memory = Memory(user="u", category="preference", content="Only active customers", structured={
+        "kind": "filter", "table": "customers", "column": "active", "op": "=", "value": 1,
+        "sql": "customers.active = 1"})
+    recall = Recall(memories=(RecalledMemory(memory=memory, similarity=1.0, reason="t", kind="filter"),))
+    sql = "SELECT name FROM customers WHERE city = 'Pune city'"
+    db = open_database(str(path))
+    try:
+        answer = AskPipeline(db, ScriptedLLM(sql, sql, sql, sql), Settings()).ask("Customers in Pune city", recall=recall)
+    finally:
+        db.close()
+    assert [tuple(r) for r in answer.rows] == [("Asha",)], (answer.sql, answer.notes)
+    assert not [a for a in answer.alternatives if a.label == "As the model wrote it"]

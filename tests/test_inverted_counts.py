@@ -28,6 +28,8 @@ def academic(tmp_path: Path):
             "INSERT INTO restaurant VALUES (1,'Roma','italian'),(2,'Luigi','italian'),(3,'Taj','indian');"
             "CREATE TABLE location(restaurant_id INTEGER, city_name TEXT);"
             "INSERT INTO location VALUES (1,'Oakland'),(2,'Oakland'),(3,'Berkeley');"
+            "CREATE TABLE course(course_id INTEGER PRIMARY KEY, name TEXT, department TEXT);"
+            "INSERT INTO course VALUES (1,'a','cs'),(2,'b','cs'),(3,'c','ee');"
         )
     db = open_database(str(path))
     yield db
@@ -45,6 +47,9 @@ def academic(tmp_path: Path):
     ("Number of restaurants per city",
      "SELECT location.restaurant_id, COUNT(location.city_name) AS n FROM location GROUP BY location.restaurant_id",
      [("Berkeley", 1), ("Oakland", 2)]),
+    ("How many courses does each department offer?",  # "courses": the plural of a word ending in e
+     "SELECT course.course_id, COUNT(DISTINCT course.department) AS num_courses FROM course GROUP BY course.course_id "
+     "ORDER BY num_courses DESC", [("cs", 2), ("ee", 1)]),
 ])
 def test_a_count_per_the_thing_counted_is_read_the_other_way_round(academic, question, sql, want) -> None:
     answer = ask(academic, question, sql)

@@ -98,3 +98,66 @@ def test_a_margin_without_a_space_and_a_sessions_prompts_are_read() -> None:
     session = ('```pycon\n>>> cur.execute("""\n... SELECT name\n... FROM customers\n... WHERE city = \'Pune\'\n'
                '... """)\n>>> rows = cur.fetchall()\n```')
     assert _one(session) == WANTED
+
+
+# Attack round 12 (each an input that broke a claim above): read right now, or left to fail visibly.
+F = "```"
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    # U1: a line commented out of a built query stays out
+    (f'{F}java\nString q = "SELECT name FROM customers "\n    // + "WHERE city = \'Pune\' "\n    + "ORDER BY name";\n{F}',
+     "SELECT name FROM customers ORDER BY name"),
+    (f'{F}go\nq := "SELECT name FROM customers" +\n\t// " WHERE city = \'Pune\'" +\n\t" ORDER BY name"\n{F}',
+     "SELECT name FROM customers ORDER BY name"),
+    (f'{F}php\n$q = "SELECT name FROM customers "\n   # . "WHERE city = \'Pune\' "\n   . "ORDER BY name";\n{F}',
+     "SELECT name FROM customers ORDER BY name"),
+    # U2: marked lines beside SQL that starts mid-line are comments
+    (f"{F}sql\n/* all customers */ SELECT name FROM customers\n# WHERE city = 'Pune'\n# AND active = 1\n{F}",
+     "SELECT name FROM customers"),
+    ("Use this: SELECT name FROM customers\n\n> WHERE city = 'Pune'\n> is not needed since you asked for all customers",
+     "SELECT name FROM customers"),
+    # U4: two calls that each run a query are two queries; the last one written answers
+    (f'{F}go\ndb.Query("SELECT name FROM customers")\ndb.Query("SELECT id FROM orders WHERE amount > 50")\n{F}',
+     "SELECT id FROM orders WHERE amount > 50"),
+    (f'{F}javascript\nconst rows = db.exec("SELECT name FROM customers ");\nconsole.log("ORDER BY name gives them '
+     f'sorted");\n{F}', "SELECT name FROM customers"),
+    # U9: Haskell's quasi-quote
+    (f"{F}haskell\nrows <- query_ conn [sql| SELECT name FROM customers WHERE city = 'Pune' |]\n{F}", WANTED),
+])
+def test_attack_round_12_readings(reply: str, want: str) -> None:
+    assert _one(reply) == want
+
+
+@pytest.mark.parametrize("code", [
+    # U3: a value joined on the next line
+    'String sql = "SELECT name FROM customers " +\n             where;',
+    'String sql = "SELECT name FROM customers WHERE active = 1 " +\n    (city != null ? "AND city = ?" : "");',
+    'var sql = "SELECT name FROM customers " +\n        whereClause +\n        " ORDER BY name";',
+    'val q = "SELECT name FROM customers"\n    + extra',
+    # U5: formatting puts a value in
+    "q = \"SELECT name FROM customers WHERE city = '%s'\" % city",
+    "q = \"SELECT name FROM customers WHERE city = '%(city)s'\" % {'city': city}",
+    "q = \"SELECT name FROM customers WHERE city = '{}'\".format(city)",
+    'String q = String.format("SELECT name FROM customers WHERE city = \'%s\'", city);',
+    # U6: the variable given the query is built on later
+    "base = \"SELECT name FROM customers WHERE active = 1\"\nq = f\"{base} AND city = 'Pune'\"",
+    "base = \"SELECT name FROM customers WHERE active = 1\"\nq = \" \".join([base, \"AND city = 'Pune'\"])",
+    "q = \"SELECT name FROM customers WHERE active = 1\"\nif city:\n    q += (\" AND city = '%s'\" % city)",
+    # U8: Swift's interpolation
+    'let q = "SELECT name FROM customers WHERE id = \\(id)"',
+])
+def test_attack_round_12_built_queries_hold_no_whole_query(code: str) -> None:
+    assert string_queries(code) == []
+    assert all("customers" not in r or "Pune" not in r for r in unknown_layout_readings(code)), code
+
+
+def test_a_query_only_run_is_read_where_it_is_passed_on() -> None:
+    code = 'sql <- "SELECT name FROM customers WHERE city = \'Pune\'"\nres <- dbGetQuery(con, sql)\nprint(res)'
+    assert string_queries(code) == [WANTED]
+
+
+def test_a_listing_of_many_statements_is_read_as_written() -> None:
+    """U10: a block of many marked statement lines is no one query's layout (and was slow to read again)."""
+    block = "// SELECT a\n" * 166
+    assert unknown_layout_readings(block) == []

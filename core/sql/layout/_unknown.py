@@ -30,15 +30,23 @@ _LITERAL = re.compile(
     r'|"""(?P<t2>.*?)"""' r"|'''(?P<t1>.*?)'''" r'|@"(?P<v>(?:[^"]|"")*)"'
     r'|"(?P<qd>\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.|"")*)"' r"|'(?P<qs>\s*(?:SELECT|WITH)\b(?:[^'\\]|\\.|'')*)'"
     r'|"(?P<d>(?:[^"\\\n]|\\.|"")*)"' r"|'(?P<s>(?:[^'\\\n]|\\.|'')*)'"
-    r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]", re.DOTALL | re.IGNORECASE)  # a string spans lines only where it starts a
-# query: elsewhere a quote left open in a comment would pair every quote after it
+    r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]|\[\w+\|(?P<h>.*?)\|\]"  # Haskell's quasi-quote [sql| … |]
+    r"|(?P<c>(?://|#|(?<!\S)--)[^\n]*)", re.DOTALL | re.IGNORECASE)  # a comment: no literal in it (a line commented
+# out stays out); a string spans lines only where it starts a query: elsewhere a quote left open pairs every one after
 _COMMENT = r"(?://|--|#)[^\n]*"
 _GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.+|_(?=[ \t]*\r?\n)|" + _COMMENT + r")*+")  # possessive: linear on any gap
 _ADDED = re.compile(  # the next line adds to a string: `s += "…"`, `s = s & "…"`, `sb.append("…")`
     r"[ \t]*+\)?[ \t]*+;?[ \t]*+(?:" + _COMMENT + r")?\r?\n\s*+(?:\$?[\w.]+[ \t]*+(?:\+=|&=|\.=)"
-    r"|(?P<n>\$?[\w.]+)[ \t]*+=[ \t]*+"
-    r"(?P=n)[ \t]*+(?:\+|&|\.|\|\|)|\$?[\w.]+[ \t]*+\.[ \t]*+\w+[ \t]*+\()[ \t]*+")
-_VALUE_JOINED = re.compile(r"[ \t]*+(?:\+|&|\|\||\.(?![\w(]))[ \t]*+(?![\s\"'`@])")  # `+ id`: a value, not a literal
+    r"|(?P<n>\$?[\w.]+)[ \t]*+=[ \t]*+(?P=n)[ \t]*+(?:\+|&|\.|\|\|)"
+    r"|\$?[\w.]+[ \t]*+\.[ \t]*+(?:append|Append|appendLine|AppendLine|push_str|concat|write|Write|WriteString)"
+    r"[ \t]*+\()[ \t]*+")
+_VALUE_JOINED = re.compile(  # `+ id` (on this line or the next), `% city`, `.format(city)`: a value, not a literal
+    r"\s*+(?:(?:\+|&|\|\||\.\.|\.(?![\w(.]))\s*+(?:_\s*+)?(?![\"'`@]|[rRfFbBuU$]{1,2}[\"'])|%|"
+    r"\.\s*+(?:format|replace|formatted)\s*+\()")
+_FORMAT_CALL = re.compile(r"(?:format|Format|sprintf|Sprintf|printf|format!|glue\w*|paste0?)\s*\(\s*$")
+_MARKERS = re.compile(r"%\(\w+\)[sd]|\{\d*\}|=\s*'?%[sdif]\b")  # `%(city)s`, `{}`, `{0}`, `= %s`: a value goes there
+_ANY_QUERY = re.compile(r"\b(?:SELECT|WITH)\b")  # a statement written in capitals anywhere on a line
+_MAX_STARTS = 6  # a reading with more statement starts is a listing of queries, not one query: read as written
 _JOINED_TO = re.compile(r"[\w)\]]\s*(?:\+|&|\|\||\.)\s*\(?\s*$")  # `base + "SELECT …"`: a value before it
 _GIVEN = re.compile(r"(\$?[A-Za-z_][\w.]*)\s*(?::=|=)\s*\(?\s*$")  # `q = "SELECT …"`: the variable given it
 _FORMATTED = re.compile(r"(?<![\w$@])(?:[fF][rR]?|[rR][fF]|\$@?|@\$|s)\Z")
@@ -58,8 +66,10 @@ def unknown_layout_readings(text: str) -> list[str]:
     if len(text) > _MAX_CHARS:
         return []
     unmarked = margins_dropped(text)
-    readings = [*string_queries(text), *(string_queries(unmarked) if unmarked != text else []), unmarked]
-    return [r for r in dict.fromkeys(readings) if r != text][:_MAX_READINGS]
+    chains = [*string_queries(text), *(string_queries(unmarked) if unmarked != text else [])][::-1]  # the last
+    readings = [*chains, unmarked]  # written answers, as the last block does
+    return [r for r in dict.fromkeys(readings) if r != text and len(_ANY_QUERY.findall(r)) <= _MAX_STARTS][
+        :_MAX_READINGS]
 
 
 def extends(reading: str, written: str) -> bool:
@@ -86,7 +96,7 @@ def margins_dropped(text: str) -> str:
         else:
             kept += lines[at:max(end, at + 1)]
         at = max(end, at + 1)
-    if any(_CLAUSE.match(line) for line in kept):
+    if any(_CLAUSE.match(line) or _ANY_QUERY.search(line) for line in kept):
         return text  # SQL written beside the marked lines: the marks make comments there, not a layout
     return "\n".join(out)
 
@@ -97,12 +107,16 @@ def string_queries(code: str) -> list[str]:
     chain: list[str] = []
     start = end = 0
     for match in _LITERAL.finditer(code):
-        if chain and (match.lastgroup == "f" or not _joins(code[end:match.start()])):
+        if match.lastgroup == "c":
+            continue  # the gap's glue reads it
+        text = _read(match) if match.lastgroup != "f" else ""  # f-strings', $"…"'s, s"…"'s braces hold values: marked
+        another = bool(_QUERY.match(text) and chain and _QUERY.match(chain[0]))
+        if chain and (match.lastgroup == "f" or another or not _joins(code[end:match.start()])):  # a fence, another
+            # query, or no concatenation between: the chain ends
             found += _whole(chain, code[:start], code[end:])
             chain = []
         if match.lastgroup != "f":
             start = match.start() if not chain else start
-            text = _read(match)  # a Python f-string's, C#'s $"…", Scala's s"…" braces hold values: kept as a mark
             formatted = _FORMATTED.search(code[max(0, match.start() - 4):match.start()])
             chain.append(text.replace("{", "${") if formatted else text)
         end = match.end()
@@ -120,21 +134,31 @@ def _whole(chain: list[str], before: str, after: str) -> list[str]:
     (``base + "…"``, ``"…" + id``, ``${id}``), and no variable it is given is joined to more later
     (``q = "SELECT …"`` then ``q2 = q + " WHERE …"``)."""
     joined = margins_dropped("".join(chain))  # Kotlin's `|` margin in a multi-line string
-    if not _QUERY.match(joined) or _VALUE_JOINED.match(after) or _INTERPOLATED.search(joined) or _JOINED_TO.search(
-            before[-200:]):
+    if not _QUERY.match(joined) or _VALUE_JOINED.match(after) or _INTERPOLATED.search(joined) or _MARKERS.search(
+            joined) or _JOINED_TO.search(before[-200:]) or _FORMAT_CALL.search(before[-200:]):
         return []
     given = _GIVEN.search(before[-200:])
-    if given and re.search(rf"(?<![\w.$]){re.escape(given[1])}[ \t]*(?:\+|&|\|\||\.(?![\w(]))(?!=)|(?:\+|&|\|\|)[ \t]*"
-                           rf"{re.escape(given[1])}(?![\w.])", after):
+    if given and _used_to_build(given[1], after[:20_000]):
         return []
     return [joined.strip()]
 
 
+def _used_to_build(name: str, after: str) -> bool:
+    """Whether the variable ``name`` is later joined to more (``q + …``, ``q += …``, ``{q}``, ``[q, …]``, ``f(q,
+    "…")``), rather than only run (``execute(q)``, ``dbGetQuery(con, q)``)."""
+    for use in re.finditer(rf"(?<![\w.$]){re.escape(name)}(?![\w$])", after):
+        left, right = after[max(0, use.start() - 12):use.start()], after[use.end():use.end() + 40]
+        if re.search(r"(?:[{\[+&%]|\|\||\$\{|\.\.)\s*$", left) or re.match(
+                r"\s*(?:[+&.%}\[]|\|\||\+=|&=|\.=|,\s*[\"'`])", right):
+            return True
+    return False
+
+
 def _read(match: re.Match[str]) -> str:
     kind = match.lastgroup
-    body = match[kind] or ""
-    if kind in ("b", "l"):
-        return body  # Go's raw strings and Lua's long brackets read no escapes
+    body = (match[kind] or "").replace("\\(", "${")  # Swift's \(id): a value, as ${id}
+    if kind in ("b", "l", "h"):
+        return body  # Go's raw strings, Lua's long brackets and Haskell's quasi-quotes read no escapes
     if kind == "v":
         return body.replace('""', '"')
     if kind in ("d", "s", "qd", "qs"):

@@ -7,10 +7,10 @@ as written is one click away on the answer.
 
 Only the outermost SELECT of exactly two items, the GROUP BY column and one ``COUNT([DISTINCT] column)``, no HAVING
 and no window; only where the question counts a thing ("number of authors", "how many restaurants", "count of
-papers", in English words) that the grouped column is the key of — the table's own key (``author.aid``, declared or by its name), or a
-``<thing>_id`` column (``location.restaurant_id``) — and never the thing the counted column is or belongs to; and
-only where the question names the counted column or its table ("each type of food": ``food_type``; "per
-conference": ``conference.name``). Anything else is left as written.
+papers", in English words) that the grouped column is the key of — the table's own key (``author.aid``, declared
+or by its name), or a ``<thing>_id`` column (``location.restaurant_id``) — and never the thing the counted column is
+or belongs to; and only where the question names the counted column or its table ("each type of food":
+``food_type``; "per conference": ``conference.name``). Anything else is left as written.
 """
 
 from __future__ import annotations
@@ -55,13 +55,13 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
     key_owner, counted_owner = (column_sources(c, sources, dialect) for c in (key, counted))
     if len(key_owner) != 1 or len(counted_owner) != 1 or key_owner[0].table is None or counted_owner[0].table is None:
         return
-    thing = tokens(said.group(1) or said.group(2))
+    thing = _forms((said.group(1) or said.group(2)).lower())
     entity = _keyed(key.name, key_owner[0].table)
     counted_words = set(tokens(counted.name)) | (set() if counted_owner[0].table is key_owner[0].table else set(
         tokens(counted_owner[0].table.name)))  # a column of the thing itself (``restaurant.food_type``) is its own
     named = set(tokens(counted.name)) - _GENERIC or set(tokens(counted_owner[0].table.name))
-    asked = {t for word in re.findall(r"[A-Za-z]+", question) for t in tokens(word)} - set(thing)
-    if len(thing) != 1 or thing[0] not in entity or thing[0] in counted_words or not named & asked:
+    asked = {t for word in re.findall(r"[A-Za-z]+", question) for t in tokens(word)} - thing
+    if not thing & entity or thing & counted_words or not named & asked:
         return
     new_key, new_counted = counted.copy(), key.copy()
     count.set("this", exp.Distinct(expressions=[new_counted]) if distinct else new_counted)
@@ -76,8 +76,15 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
             order.set("this", new_key.copy())
     fixes.append(f"the question counts {said.group(1) or said.group(2)}, and the query counted "
                  f"{counted.sql(dialect=dialect)} per {key.sql(dialect=dialect)}, one group per "
-                 f"{thing[0]}: read as the number of {key.sql(dialect=dialect)} per "
+                 f"{' '.join(tokens(key_owner[0].table.name))}: read as the number of {key.sql(dialect=dialect)} per "
                  f"{counted.sql(dialect=dialect)}" + GUESSED)
+
+
+def _forms(word: str) -> set[str]:
+    """The singular forms ``word`` may have (``courses``: course; ``businesses``: business; ``cities``: city), as
+    ``tokens`` writes a name's words."""
+    stems = [word, word[:-1], word[:-2], word[:-3] + "y" if word.endswith("ies") else word]
+    return {form for stem in stems if len(stem) > 2 for form in tokens(stem)}
 
 
 def _keyed(name: str, table) -> set[str]:  # noqa: ANN001 - core.schema.Table
