@@ -161,3 +161,10 @@ def test_a_listing_of_many_statements_is_read_as_written() -> None:
     """U10: a block of many marked statement lines is no one query's layout (and was slow to read again)."""
     block = "// SELECT a\n" * 166
     assert unknown_layout_readings(block) == []
+
+
+def test_a_cpp_raw_string_is_read() -> None:
+    reply = (f'{F}cpp\nconst char* q = R"(SELECT name\nFROM customers\nWHERE city = \'Pune\')";\n'
+             f'sqlite3_exec(db, q, cb, 0, &err);\n{F}')
+    assert _one(reply, "sqlite") == WANTED
+    assert _one(f'{F}cpp\nauto q = R"sql(SELECT name FROM customers WHERE city = \'Pune\')sql";\n{F}') == WANTED

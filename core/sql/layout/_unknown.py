@@ -2,11 +2,11 @@
 language, tool or editor Cairn has never seen still gives its query.
 
 - **a query in string literals of any program**: the literals of a block (``"…"``, ``'…'``, ``\"\"\"…\"\"\"``,
-  ``'''…'''``, ``@"…"``, `` `…` ``, Lua's ``[[…]]``), read with the escapes every C-like language shares (``\\n``,
-  ``\\t``, ``\\"``, ``\\u0027``, a doubled quote), joined where only concatenation stands between them — blanks, ``+``,
-  ``&``, ``.``, ``..``, ``||``, a line continued with ``_`` or ``\\``, a comment — or a next line that only adds to a
-  string (``s += "…"``, ``s = s & "…"``, ``sb.append("…")``). A chain a value is joined to (``"… = " + id``, or
-  ``${id}`` inside it) holds no whole query and gives none;
+  ``'''…'''``, ``@"…"``, `` `…` ``, Lua's ``[[…]]``, C++'s ``R"(…)"``, Haskell's ``[sql|…|]``), read with the
+  escapes every C-like language shares (``\\n``, ``\\t``, ``\\"``, ``\\u0027``, a doubled quote), joined where only
+  concatenation stands between them — blanks, ``+``, ``&``, ``.``, ``..``, ``||``, a line continued with ``_`` or
+  ``\\``, a comment — or a next line that only adds to a string (``s += "…"``, ``s = s & "…"``, ``sb.append("…")``).
+  A chain a value is joined to (``"… = " + id``, or ``${id}`` inside it) holds no whole query and gives none;
 - **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``, a session's ``...``):
   two or more lines in a row that start with the same marks, read without them (a Kotlin margin string, a quoted or
   commented listing, a Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are
@@ -27,6 +27,7 @@ _MAX_CHARS = 8_000  # a longer text is read as written: each reading is parsed a
 _MAX_READINGS = 8
 _LITERAL = re.compile(
     r"(?P<f>(?m:^[ \t]*(?:```|~~~)[^\n]*$))"  # a Markdown fence: no literal, and no literal goes on past it
+    r'|(?<![\w"])(?:u8|[uUL])?R"(?P<rd>[^()\\\s"]{0,16})\((?P<r>.*?)\)(?P=rd)"'  # C++'s raw string R"(…)"
     r'|"""(?P<t2>.*?)"""' r"|'''(?P<t1>.*?)'''" r'|@"(?P<v>(?:[^"]|"")*)"'
     r'|"(?P<qd>\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.|"")*)"' r"|'(?P<qs>\s*(?:SELECT|WITH)\b(?:[^'\\]|\\.|'')*)'"
     r'|"(?P<d>(?:[^"\\\n]|\\.|"")*)"' r"|'(?P<s>(?:[^'\\\n]|\\.|'')*)'"
@@ -157,7 +158,7 @@ def _used_to_build(name: str, after: str) -> bool:
 def _read(match: re.Match[str]) -> str:
     kind = match.lastgroup
     body = (match[kind] or "").replace("\\(", "${")  # Swift's \(id): a value, as ${id}
-    if kind in ("b", "l", "h"):
+    if kind in ("b", "l", "h", "r"):
         return body  # Go's raw strings, Lua's long brackets and Haskell's quasi-quotes read no escapes
     if kind == "v":
         return body.replace('""', '"')
