@@ -168,3 +168,27 @@ def test_a_cpp_raw_string_is_read() -> None:
              f'sqlite3_exec(db, q, cb, 0, &err);\n{F}')
     assert _one(reply, "sqlite") == WANTED
     assert _one(f'{F}cpp\nauto q = R"sql(SELECT name FROM customers WHERE city = \'Pune\')sql";\n{F}') == WANTED
+
+
+def test_a_notebook_cells_source_lines_are_one_query() -> None:
+    """A Jupyter cell's JSON: its source is a list of the text's lines, each ending in its line break."""
+    reply = (f'{F}json\n{{\n "cell_type": "code",\n "source": [\n  "SELECT name\\n",\n  "FROM customers\\n",\n'
+             f'  "WHERE city = \'Pune\'"\n ]\n}}\n{F}')
+    assert _one(reply) == WANTED
+    assert string_queries('parts = ["SELECT name", "FROM customers"]') == ["SELECT name"]  # no line breaks: items
+
+
+def test_a_query_given_clause_by_clause_is_written_in_sqls_order() -> None:
+    reply = (f'{F}json\n{{"query": {{"select": ["name", "COUNT(*) AS n"], "from": "customers", "where": '
+             f'["city = \'Pune\' OR city = \'Goa\'", "active = 1"], "group_by": ["name"], "order_by": "n DESC", '
+             f'"limit": 5}}}}\n{F}')
+    assert _one(reply) == ("SELECT name, COUNT(*) AS n FROM customers WHERE (city = 'Pune' OR city = 'Goa') AND "
+                           "(active = 1) GROUP BY name ORDER BY n DESC LIMIT 5")
+    odd = f'{F}json\n{{"select": ["name"], "from": "customers", "filter_if": "x"}}\n{F}'  # a key naming no clause
+    assert "FROM customers" not in extract_queries(odd, "postgres")[0]  # nothing is composed (it fails visibly)
+
+
+def test_a_clients_settings_before_the_query_are_not_its_statement() -> None:
+    reply = (f"Run this in SQL*Plus:\n\n{F}sql\nSET PAGESIZE 100\nSET LINESIZE 200\nCOLUMN name FORMAT A30\n\n"
+             f"SELECT name\nFROM customers\nWHERE city = 'Pune';\n{F}")
+    assert _one(reply) == WANTED

@@ -53,7 +53,8 @@ _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT
                           r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
 _TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
 _SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
-_MAX_CUTS, _MAX_STARTS = 60, 12  # bound the work on long replies
+_MAX_CUTS, _MAX_STARTS, _MAX_WORD_CUTS = 60, 12, 40  # bound the work on long replies
+_SETTING = re.compile(r"(?i)\s*(?:SET|COLUMN|COL|TTITLE|BTITLE|BREAK|COMPUTE|SPOOL|PROMPT|CLEAR)\b(?![^\n]*\bSELECT\b)")
 _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
 
 
@@ -199,6 +200,7 @@ def _statement_in(region: str) -> str | None:
 
 
 def _statement_written(region: str, starts: int = _MAX_STARTS) -> str | None:
+    first = None  # a client's settings before the query (SET PAGESIZE) are not its statement
     for start, command_ok in _starts(region)[:starts]:
         text = _cut_prose(region[start:])
         sql = _longest_statement(text, command_ok)
@@ -206,14 +208,14 @@ def _statement_written(region: str, starts: int = _MAX_STARTS) -> str | None:
             sql = _statement_before_words(text, command_ok)
         elif sql is None and len(text) <= _MAX_MEND_CHARS:
             sql = _statement_before_mark(text, command_ok)  # "SELECT … LIMIT 1 - isse aapko …" from the line's start
-        if sql:
-            return sql
-    return None
+        if sql and (_is_query(sql) or not _SETTING.match(sql)):
+            return sql if _is_query(sql) else first or sql
+        first = first or sql
+    return first
 
 
 _BEFORE_WORD = re.compile(r"\s+(?=([a-z][a-z']*)\b)")  # a space before a lower-case word
 _SEPARATOR = re.compile(r"\s+(?:-|\u2013|\u2014|<-+|\u2190|->|\u2192|=>|\u21d2)\s+(?=[a-z])")  # " - isse …", " <- bas …"
-_MAX_WORD_CUTS = 40
 _JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and"/"or": the condition goes on
 
 
@@ -268,8 +270,7 @@ def _statement_before_mark(text: str, command_ok: bool) -> str | None:
 
 
 def _statement_before(text: str, cut: int, command_ok: bool) -> tuple[str, str] | None:
-    """(the text before ``cut``, the dialect reading it) when it is one statement with every bracket closed and no
-    JOIN left without its condition; else None."""
+    """(the text before ``cut``, its dialect) when it is one statement, every bracket closed, no JOIN without ON."""
     candidate = text[:cut].strip()
     if not balanced(candidate, "postgres"):
         return None
@@ -455,8 +456,7 @@ def _keyword_names_quoted(sql: str) -> str | None:
 
 
 def _strip_semicolons(sql: str, dialect: str) -> str:
-    """Drop trailing ``;`` tokens (and comments after them), never a ``;`` inside a string (one left open keeps its
-    text: the guard's mend closes it)."""
+    """Drop trailing ``;`` tokens (and comments after them), never one inside a string (an open one is kept as is)."""
     try:
         tokens = Dialect.get_or_raise(dialect).tokenize(sql)
     except PARSE_FAILURES:

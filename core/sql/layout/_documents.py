@@ -1,6 +1,7 @@
 """A reply that gives its query as a value of a structured document: JSON (``{"sql": "SELECT …", "explanation":
 "…"}``), as models asked for structured output do, a tool call's arguments, or TOML (``sql = '''SELECT …'''`` under
-an ``[answer]`` table, read with the standard library's ``tomllib``): the values of answer keys, best key first."""
+an ``[answer]`` table, read with the standard library's ``tomllib``): the values of answer keys, best key first; or the
+query given clause by clause (``{"select": […], "from": "…", "where": "…"}``), written in SQL's order."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ _NOT_ANSWER = re.compile(r"draft|bad|wrong|example|sample|old|previous|check|exp
 # A TOML document: a fenced ```toml block, or a reply whose first line is a [table] header or a key = value line.
 _TOML_BLOCK = re.compile(r"(?:```|~~~)[ \t]*toml[ \t]*\n(.*?)(?:```|~~~)", re.DOTALL | re.IGNORECASE)
 _TOML_START = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:\[\[?[\w.\"' -]+\]\]?|[\w.-]+[ \t]*=)")  # comments first too
+_CLAUSES = {"select": ("SELECT", ", "), "from": ("FROM", ", "), "joins": ("", "\n"), "join": ("", "\n"),
+            "where": ("WHERE", " AND "), "group by": ("GROUP BY", ", "), "having": ("HAVING", " AND "),
+            "order by": ("ORDER BY", ", "), "limit": ("LIMIT", ", ")}  # a query's clauses, in SQL's order
 _MAX_TOML = 100_000  # characters: a longer reply is no answer written as a document
 
 
@@ -60,13 +64,35 @@ def _toml_values(text: str) -> list[tuple[int, str]]:
     return found
 
 
+def _from_clauses(item: dict[object, object]) -> str | None:
+    """A query given clause by clause (``{"select": ["name"], "from": "author", "where": "…"}``), written in SQL's
+    order: only where every key names a clause and each value is text or a list of texts (a list of conditions is
+    joined by AND, of anything else by commas); None otherwise."""
+    keys = {re.sub(r"[\s_-]+", " ", str(k)).strip().lower(): v for k, v in item.items()}
+    if not {"select", "from"} <= keys.keys() or not keys.keys() <= _CLAUSES.keys():
+        return None
+    parts = []
+    for clause, (written, joiner) in _CLAUSES.items():
+        value = keys.get(clause)
+        if value is None or value == [] or value == "":
+            continue
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in items):
+            return None
+        texts = [f"({v})" if joiner == " AND " and len(items) > 1 else str(v) for v in items]  # `a OR b` kept whole
+        parts.append(f"{written} {joiner.join(texts)}" if written else joiner.join(texts))
+    return "\n".join(parts)
+
+
 def _answers(data: object) -> list[tuple[int, str]]:
     """The string values under answer keys in a document's data (a key under a draft or example key is none)."""
     found: list[tuple[int, str]] = []
     stack: list[tuple[object, str, bool]] = [(data, "", True)]
     while stack:
         item, key, usable = stack.pop()
-        if isinstance(item, dict):
+        if isinstance(item, dict) and usable and (built := _from_clauses(item)) is not None:
+            found.append((len(_ANSWER_KEYS), built))
+        elif isinstance(item, dict):
             stack += [(v, str(k).lower(), usable and not _NOT_ANSWER.search(str(k))) for k, v in item.items()]
         elif isinstance(item, list):
             stack += [(v, key, usable) for v in item]

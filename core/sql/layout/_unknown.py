@@ -112,8 +112,9 @@ def string_queries(code: str) -> list[str]:
             continue  # the gap's glue reads it
         text = _read(match) if match.lastgroup != "f" else ""  # f-strings', $"…"'s, s"…"'s braces hold values: marked
         another = bool(_QUERY.match(text) and chain and _QUERY.match(chain[0]))
-        if chain and (match.lastgroup == "f" or another or not _joins(code[end:match.start()])):  # a fence, another
-            # query, or no concatenation between: the chain ends
+        lines = bool(chain) and chain[-1].endswith("\n") and code[end:match.start()].strip() == ","  # a notebook's
+        # source: a list of a text's lines, each ending in its line break
+        if chain and (match.lastgroup == "f" or another or not (lines or _joins(code[end:match.start()]))):
             found += _whole(chain, code[:start], code[end:])
             chain = []
         if match.lastgroup != "f":
