@@ -230,8 +230,9 @@ _METHODS["ROUND"] = 1
 def other_language_forms(tree: exp.Expression) -> list[str]:
     """Rewrite, in place, what another language writes for SQL: a method call as the function of its receiver
     (``x.lower()`` -> ``LOWER(x)``), and Hive's ``SORT BY`` / ``CLUSTER BY`` of the outermost query (one reducer's
-    order, which sqlglot drops writing PostgreSQL or SQLite) as ``ORDER BY``, its ``DISTRIBUTE BY`` dropped. Notes
-    back."""
+    order, which sqlglot drops writing PostgreSQL or SQLite) as ``ORDER BY``, its ``DISTRIBUTE BY`` dropped; a window
+    written in WHERE (``WHERE RANK() OVER (ORDER BY x DESC) <= 3``, which no database evaluates there) as the filter on
+    its value that QUALIFY writes, after the grouping. Notes back."""
     notes: list[str] = []
     for dot in list(tree.find_all(exp.Dot)):
         call = dot.expression
@@ -253,6 +254,18 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
             for clause in ("sort", "cluster", "distribute"):
                 tree.set(clause, None)
             notes.append("SORT BY -> ORDER BY")
+    for select in list(tree.find_all(exp.Select)):  # a window in WHERE, which no database evaluates there: the
+        where = select.args.get("where")  # filter on the window's value that QUALIFY writes (written as a subquery)
+        if where is None or select.args.get("qualify") is not None or where.find(exp.Window) is None:
+            continue
+        parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        ranked = [p for p in parts if p.find(exp.Window) is not None]
+        if any(p.find(exp.Or) for p in ranked) or any(isinstance(p, exp.Subquery) for p in ranked):
+            continue
+        kept = [p for p in parts if p.find(exp.Window) is None]
+        select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+        select.set("qualify", exp.Qualify(this=exp.and_(*ranked)))
+        notes.append("a window in WHERE read as a filter on its value (QUALIFY)")
     return notes
 
 

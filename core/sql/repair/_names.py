@@ -18,6 +18,7 @@ from sqlglot import exp
 from core.dialects import is_postgres_like
 
 __all__ = [
+    "COUNTED_THING", "word_forms",
     "ACCEPT",
     "KEY_WORDS",
     "abbreviates",
@@ -152,6 +153,19 @@ def embedded_run(wanted: str, candidate: str) -> tuple[int, int] | None:
             if (i, j) != (0, len(words)) and _singular("".join(words[i:j])) == whole:
                 return i, j
     return None
+
+
+COUNTED_THING = re.compile(r"\b(?:number|count|no\.?|numbers|counts)\s+of\s+(?:(?:the|all|distinct|unique|different|"
+                           r"individual)\s+)?([a-z]+)|\bhow\s+many\s+(?:(?:distinct|unique|different)\s+)?([a-z]+)",
+                           re.IGNORECASE)  # the thing a question counts: "number of authors", "how many restaurants"
+
+
+def word_forms(word: str) -> set[str]:
+    """The singular forms a plural ``word`` may have (``courses``: course; ``businesses``: business; ``cities``:
+    city), as :func:`tokens` writes a name's words."""
+    word = word.lower()
+    stems = [word, word[:-1], word[:-2], word[:-3] + "y" if word.endswith("ies") else word]
+    return {form for stem in stems if len(stem) > 2 for form in tokens(stem)}
 
 
 def words_of(name: str) -> list[str]:

@@ -20,14 +20,11 @@ import re
 from sqlglot import exp
 
 from core.schema import Schema
-from core.sql.repair._names import GUESSED, tokens
+from core.sql.repair._names import COUNTED_THING, GUESSED, tokens, word_forms
 from core.sql.repair._scope import column_sources, scope_sources, scopes
 
 __all__ = ["inverted_counts"]
 
-_COUNTED = re.compile(r"\b(?:number|count|no\.?|numbers|counts)\s+of\s+(?:(?:the|all|distinct|unique|different|"
-                      r"individual)\s+)?([a-z]+)|\bhow\s+many\s+(?:(?:distinct|unique|different)\s+)?([a-z]+)",
-                      re.IGNORECASE)
 _KEY_WORDS = frozenset({"id", "key", "no", "num", "number", "code", "pk", "uuid"})
 _GENERIC = frozenset({"name", "title", "label", "description", "desc", "value", "type"})
 
@@ -37,7 +34,7 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
     if not question or not question.isascii() or not isinstance(tree, exp.Select) or tree.args.get("having") or \
             tree.find(exp.Window):
         return
-    said = _COUNTED.search(question)
+    said = COUNTED_THING.search(question)
     group = tree.args.get("group")
     if said is None or group is None or len(group.expressions) != 1 or len(tree.expressions) != 2:
         return
@@ -55,7 +52,7 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
     key_owner, counted_owner = (column_sources(c, sources, dialect) for c in (key, counted))
     if len(key_owner) != 1 or len(counted_owner) != 1 or key_owner[0].table is None or counted_owner[0].table is None:
         return
-    thing = _forms((said.group(1) or said.group(2)).lower())
+    thing = word_forms((said.group(1) or said.group(2)).lower())
     entity = _keyed(key.name, key_owner[0].table)
     counted_words = set(tokens(counted.name)) | (set() if counted_owner[0].table is key_owner[0].table else set(
         tokens(counted_owner[0].table.name)))  # a column of the thing itself (``restaurant.food_type``) is its own
@@ -78,13 +75,6 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                  f"{counted.sql(dialect=dialect)} per {key.sql(dialect=dialect)}, one group per "
                  f"{' '.join(tokens(key_owner[0].table.name))}: read as the number of {key.sql(dialect=dialect)} per "
                  f"{counted.sql(dialect=dialect)}" + GUESSED)
-
-
-def _forms(word: str) -> set[str]:
-    """The singular forms ``word`` may have (``courses``: course; ``businesses``: business; ``cities``: city), as
-    ``tokens`` writes a name's words."""
-    stems = [word, word[:-1], word[:-2], word[:-3] + "y" if word.endswith("ies") else word]
-    return {form for stem in stems if len(stem) > 2 for form in tokens(stem)}
 
 
 def _keyed(name: str, table) -> set[str]:  # noqa: ANN001 - core.schema.Table

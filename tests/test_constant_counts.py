@@ -1,0 +1,56 @@
+"""A count that is 1 in every group by construction (``COUNT(DISTINCT year) … GROUP BY year``): the count of the
+thing its name or the question counts, by that table's own key (a guess the model sees first), or refused with what
+to write (``core/sql/repair/grouping/_constant_counts.py``)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.databases import open_database
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def library(tmp_path: Path):
+    path = tmp_path / "library.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE publication(pid INTEGER PRIMARY KEY, title TEXT, year INTEGER, jid INTEGER);"
+            "INSERT INTO publication VALUES (1,'a',2020,1),(2,'b',2020,1),(3,'c',2021,2),(4,'d',2021,2),(5,'e',2021,1);"
+            "CREATE TABLE journal(jid INTEGER PRIMARY KEY, name TEXT);"
+            "INSERT INTO journal VALUES (1,'J1'),(2,'J2');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("question", "sql", "want"), [
+    ("What is the total number of publications published in each year?",
+     "SELECT publication.year, COUNT(DISTINCT publication.year) AS total_publications FROM publication "
+     "GROUP BY publication.year ORDER BY publication.year", [(2020, 2), (2021, 3)]),
+    ("Number of publications per journal name",  # no name on the count: the question's "number of publications"
+     "SELECT j.name, COUNT(DISTINCT j.name) FROM publication p JOIN journal j ON p.jid = j.jid GROUP BY j.name",
+     [("J1", 3), ("J2", 2)]),
+])
+def test_a_count_of_the_groups_own_key_counts_the_named_thing(library, question, sql, want) -> None:
+    answer = ask(library, question, sql)
+    assert sorted(tuple(r) for r in answer.rows) == want, (answer.sql, answer.notes, answer.error)
+    assert any("1 in every group" in n and "(a guess)" in n for n in answer.notes), answer.notes
+
+
+def test_a_count_nothing_names_is_refused_with_what_to_write(library) -> None:
+    answer = ask(library, "Show each year", "SELECT year, COUNT(DISTINCT year) AS c FROM publication GROUP BY year")
+    assert not answer.ok and "1 in every group" in (answer.error or ""), answer.error
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT year, COUNT(year) AS n FROM publication GROUP BY year",  # the group's size
+    "SELECT year, COUNT(DISTINCT jid) AS journals FROM publication GROUP BY year",  # another column
+    "SELECT COUNT(DISTINCT year) AS years FROM publication",  # nothing grouped
+])
+def test_counts_that_vary_are_left(library, sql: str) -> None:
+    answer = ask(library, "How many publications and journals by year?", sql)
+    assert not any("1 in every group" in n for n in answer.notes), answer.notes
