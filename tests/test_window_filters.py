@@ -40,3 +40,27 @@ def test_a_window_in_where_filters_on_its_value(shop, question: str, sql: str, w
 def test_an_or_with_a_window_is_left_to_fail_visibly(dialect: str) -> None:
     out = guard("SELECT title FROM book WHERE sold > 5 OR RANK() OVER (ORDER BY sold DESC) <= 2", dialect).sql
     assert "QUALIFY" not in out.upper() and "_w" not in out  # no reading: the database's error stands
+
+
+@pytest.mark.parametrize(("question", "sql", "want"), [
+    ("The 2 best-selling books", "SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY title ORDER BY sold "
+     "DESC) AS rnk FROM book) AS ranked WHERE rnk <= 2", [("B",), ("C",)]),
+    ("Which book sold the most copies?", "SELECT title FROM (SELECT title, RANK() OVER (PARTITION BY genre ORDER BY "
+     "sold DESC) AS r FROM book) AS t WHERE r = 1", [("B",)]),
+])
+def test_a_top_n_ranked_within_unasked_groups_ranks_all_rows(shop, question, sql, want) -> None:
+    answer = ask(shop, question, sql)
+    assert sorted(tuple(r) for r in answer.rows) == want, (answer.sql, answer.notes)
+    assert any("ranks within groups" in n and "(a guess)" in n for n in answer.notes), answer.notes
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("The best-selling book in each genre", "SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY genre "
+     "ORDER BY sold DESC) AS rnk FROM book) AS ranked WHERE rnk = 1"),
+    ("Top 1 book by genre", "SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY genre ORDER BY sold DESC)"
+     " AS rnk FROM book) AS ranked WHERE rnk <= 1"),
+    ("List the books with their rank", "SELECT title, RANK() OVER (PARTITION BY genre ORDER BY sold DESC) AS r FROM book"),
+])
+def test_a_ranking_the_question_splits_or_does_not_filter_is_left(shop, question, sql) -> None:
+    answer = ask(shop, question, sql)
+    assert not any("ranks within groups" in n for n in answer.notes), answer.notes

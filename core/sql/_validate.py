@@ -24,7 +24,8 @@ from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_by_max_key, counts_for_lists,
                               dead_sort_keys, filters_in_aggregates, flags_as_filters, inverted_counts,
                               labels_as_stored, nth_as_top, numbers_as_numbers, repair_group_by, threshold_as_top,
-                              unasked_breakdowns, unasked_ranks, unasked_windows, values_as_held, window_orders)
+                              unasked_breakdowns, unasked_partitions, unasked_ranks, unasked_windows, values_as_held,
+                              window_orders)
 from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
                               strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
@@ -159,6 +160,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         unasked_breakdowns(tree, schema, dialect, fixes, question)
         inverted_counts(tree, schema, dialect, fixes, question)
         constant_counts(tree, schema, dialect, fixes, question)
+        unasked_partitions(tree, dialect, fixes, question)
         unasked_ranks(tree, dialect, fixes, question)
         nth_as_top(tree, dialect, fixes, question)
         threshold_as_top(tree, dialect, fixes, question)
