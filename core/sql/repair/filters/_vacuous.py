@@ -2,7 +2,9 @@
 sees first (``GUESSED``). None of them can be what was meant: a query that keeps no row, or every row, by a test
 written the wrong way round.
 
-Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; one column
+equal to two different values in one AND (``name = 'ML' AND name = 'Data Science'``, an IN list written as a chain)
+as ``name IN ('ML', 'Data Science')``; ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
 ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
 with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
@@ -29,9 +31,42 @@ from core.sql.repair._names import GUESSED
 __all__ = ["never_true"]
 
 
+def _one_value_twice(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """``x = 'a' AND x = 'b'`` (one column equal to two different values on one row) as ``x IN ('a', 'b')``."""
+    for chain in [a for a in tree.find_all(exp.And) if not isinstance(a.parent, exp.And)]:
+        if chain.find_ancestor(exp.Not) is not None:
+            continue
+        parts = list(chain.flatten())
+        equal: dict[str, list[exp.EQ]] = {}
+        for part in parts:
+            inner = part.unnest() if isinstance(part, exp.Paren) else part
+            if isinstance(inner, exp.EQ) and isinstance(inner.expression, exp.Literal) and not isinstance(
+                    inner.this, exp.Literal):
+                equal.setdefault(inner.this.sql(dialect=target), []).append(inner)
+        twice = {k: v for k, v in equal.items() if len({e.expression.sql() for e in v}) > 1}
+        if not twice:
+            continue
+        dropped = {id(e) for v in twice.values() for e in v[1:]}
+        kept = []
+        for part in parts:
+            inner = part.unnest() if isinstance(part, exp.Paren) else part
+            if id(inner) in dropped:
+                continue
+            same = twice.get(inner.this.sql(dialect=target)) if isinstance(inner, exp.EQ) else None
+            kept.append(exp.In(this=inner.this.copy(), expressions=list({e.expression.sql(): e.expression.copy()
+                                                                          for e in same}.values()))
+                        if same and inner is same[0] else part)
+        chain.replace(exp.and_(*kept) if len(kept) > 1 else kept[0])
+        for column, found in twice.items():
+            notes.append(f"{column} = {found[0].expression.sql(dialect=target)} AND {column} = "
+                         f"{found[1].expression.sql(dialect=target)} holds on no row (one value cannot be two): read "
+                         f"as {column} IN (…)" + GUESSED)
+
+
 def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """The comparisons of the module docstring that always or never hold, read as the one meant (each a guess)."""
     _always_or_never(tree, target, notes)
+    _one_value_twice(tree, target, notes)
     for between in list(tree.find_all(exp.Between)):
         low, high = between.args.get("low"), between.args.get("high")
         if _ordered(high, low) and not isinstance(between.parent, exp.Not):
