@@ -23,7 +23,7 @@ from core.answer import Alternative, Answer, AppliedMemory, SqlPath
 from core.cancellation import Cancellation
 from core.config import Settings
 from core.databases import Database, QueryLimits, QueryResult
-from core.evidence import agreeing_reading, answering_query, check_answer, column_named, splits_asked
+from core.evidence import AS_WRITTEN, agreeing_reading, answering_query, check_answer, column_named, splits_asked
 from core.errors import (CairnError, InputError, LLMError, LLMReplyError, NoAnswer, QueryFailed, QueryTimeout,
                          SQLReadings, SQLRejected, SQLValidationError)
 from core.fallback import fallback_sql
@@ -180,8 +180,7 @@ class AskPipeline:
         """How the database spells each written value in ``table.column`` (case-insensitive), or None when it does
         not occur. One small read-only query through the same guard as every other; used to check the values a
         memory names against the data, not only against the cached hints."""
-        return spelled_in(self.load_schema(), table, column, values,
-                          lambda sql: self.run_query(sql).rows)
+        return spelled_in(self.load_schema(), table, column, values, lambda sql: self.run_query(sql).rows)
 
     def load_schema(self) -> Schema:
         return self.database.schema().without(self.settings.hidden.get(self.database.id, []))
@@ -399,7 +398,8 @@ class AskPipeline:
                                                 guessed=[] if run.applied else  # never past a saved filter
                                                 [f.removesuffix(GUESSED) for f in fixes if f.endswith(GUESSED)])
                 run.alternatives += found
-                reviewed = self._review(run, prompt, checked, result, schema) if run.alternatives else None
+                asked = [a for a in run.alternatives if a.label != AS_WRITTEN]  # a guess was asked about already
+                reviewed = self._review(run, prompt, checked, result, schema) if asked else None
                 if reviewed is not None:
                     checked, result, notes = reviewed
                     path = "repaired"

@@ -60,10 +60,13 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence, wildcard_evidence)
 from core.schema import Schema
 
-__all__ = ["added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
+__all__ = ["AS_WRITTEN", "added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
            "duplicate_evidence", "format_evidence",
            "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence", "rank_evidence",
            "splits_asked", "unmatched_evidence", "value_evidence"]
+
+
+AS_WRITTEN = "As the model wrote it"  # the query before Cairn's guesses: offered, never a reason to ask the model again
 
 
 def _same_words(sql: str, flat: str) -> bool:
@@ -79,7 +82,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     written offered beside the answer where it runs and its rows differ)."""
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     if guessed and written:
-        found = offer(written, "As the model wrote it", lambda d: f"Cairn guessed what the model's query meant "
+        found = offer(written, AS_WRITTEN, lambda d: f"Cairn guessed what the model's query meant "
                       f"({'; '.join(guessed)}); as the model wrote it, the query runs and gives {d}.", schema,
                       execute, result)
         notes, alternatives = notes + found[0], alternatives + found[1]

@@ -26,8 +26,8 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               labels_as_stored, nth_as_top, numbers_as_numbers, repair_group_by, threshold_as_top,
                               unasked_breakdowns, unasked_partitions, unasked_ranks, unasked_windows, values_as_held,
                               window_orders)
-from core.sql.repair import (JoinMatches, date_arithmetic, join_forgotten, quote_keywords, repair_join_keys,
-                              strip_joins, unquoted_dates)
+from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
+                              repair_join_keys, strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
@@ -141,6 +141,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         join_forgotten(tree, schema, dialect, fixes)
         natural_joins(tree, schema, dialect, fixes)
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
+        bridged_joins(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes, meaning, named)
         unquoted_dates(tree, schema, dialect, fixes)
         date_arithmetic(tree, schema, dialect, fixes)
