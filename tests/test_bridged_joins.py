@@ -50,3 +50,15 @@ def test_tables_that_share_their_key_are_related(academic) -> None:
                  "ON p.patient_id = d.patient_id")
     assert sorted(tuple(r) for r in answer.rows) == [("x", "A"), ("y", "B")]
     assert not any("joined through" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("sql", [
+    # attack round 13: an outer join keeps its rows; a link table read already; keys of one name (one row's parts)
+    "SELECT author.name, publication.title FROM author LEFT JOIN publication ON author.aid = publication.pid",
+    "SELECT author.name FROM author JOIN writes ON writes.aid = author.aid JOIN publication ON author.aid = "
+    "publication.pid",
+    "SELECT p.name FROM patient p JOIN patient_detail d ON p.patient_id = d.patient_id",
+])
+def test_joins_that_may_mean_what_they_say_are_left(academic, sql: str) -> None:
+    answer = ask(academic, "Authors and their papers", sql)
+    assert not any("joined through" in n for n in answer.notes), answer.notes

@@ -41,9 +41,15 @@ def test_a_count_of_the_groups_own_key_counts_the_named_thing(library, question,
     assert any("1 in every group" in n and "(a guess)" in n for n in answer.notes), answer.notes
 
 
-def test_a_count_nothing_names_is_refused_with_what_to_write(library) -> None:
-    answer = ask(library, "Show each year", "SELECT year, COUNT(DISTINCT year) AS c FROM publication GROUP BY year")
-    assert not answer.ok and "1 in every group" in (answer.error or ""), answer.error
+@pytest.mark.parametrize(("question", "sql"), [
+    ("Show each year", "SELECT year, COUNT(DISTINCT year) AS c FROM publication GROUP BY year"),  # nothing named
+    ("How many journals per year?",  # attack round 13: the name and the question disagree
+     "SELECT year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY year"),
+    ("Ratio per year", "SELECT year, COUNT(DISTINCT pid) / COUNT(DISTINCT year) AS r FROM publication GROUP BY year"),
+])
+def test_a_count_nothing_names_or_inside_an_expression_is_left(library, question: str, sql: str) -> None:
+    answer = ask(library, question, sql)
+    assert not any("1 in every group" in n for n in answer.notes), answer.notes
 
 
 @pytest.mark.parametrize("sql", [

@@ -74,6 +74,11 @@ def test_a_count_per_the_thing_counted_is_read_the_other_way_round(academic, que
     ("How many authors are there?",
      "SELECT a.aid, COUNT(DISTINCT d.name) FROM author a JOIN domain_author da ON a.aid = da.aid "
      "JOIN domain d ON da.did = d.did GROUP BY a.aid"),
+    # attack round 13: "customer" only names the orders; a self-join; a bound on the count per thing
+    ("Show the number of customer orders for each customer",
+     "SELECT location.restaurant_id, COUNT(location.city_name) FROM location GROUP BY location.restaurant_id"),
+    ("How many restaurants are in more than one city?",
+     "SELECT location.restaurant_id, COUNT(location.city_name) FROM location GROUP BY location.restaurant_id"),
     # COUNT(*) says nothing of what to group by
     ("Number of restaurants per city", "SELECT restaurant_id, COUNT(*) FROM location GROUP BY restaurant_id"),
 ])

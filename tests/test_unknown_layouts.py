@@ -192,3 +192,11 @@ def test_a_clients_settings_before_the_query_are_not_its_statement() -> None:
     reply = (f"Run this in SQL*Plus:\n\n{F}sql\nSET PAGESIZE 100\nSET LINESIZE 200\nCOLUMN name FORMAT A30\n\n"
              f"SELECT name\nFROM customers\nWHERE city = 'Pune';\n{F}")
     assert _one(reply) == WANTED
+
+
+def test_a_value_interpolated_by_name_and_a_cells_leading_comment() -> None:
+    """Attack round 12/13: PowerShell's "… '$city'" holds a value; a notebook cell's first line may be a comment."""
+    assert string_queries("Invoke-Sqlcmd -Query \"SELECT name FROM customers WHERE city = '$city'\"") == []
+    cell = (f'{F}json\n{{"cell_type": "code", "source": [\n  "-- customers in Pune\\n",\n  "SELECT name\\n",\n'
+            f'  "FROM customers\\n",\n  "WHERE city = \'Pune\'"\n]}}\n{F}')
+    assert _one(cell) == WANTED

@@ -20,8 +20,8 @@ from core.errors import LLMReplyError, SQLRejected
 from core.sql._explanations import clause_later, clauses_after_notes, explanations_as_comments, sentence as _sentence
 from core.sql.written import spelled_keywords, spelled_statement_start, with_ended
 from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
-from core.sql.layout import (CURLY_PAIR, THINK, continues, document_queries, extends, laid_out, sql_end,
-                             unknown_layout_readings, without_fences)
+from core.sql.layout import (CLIENT_SETTING, CURLY_PAIR, THINK, continues, document_queries, extends, laid_out,
+                             sql_end, unknown_layout_readings, without_fences)
 from core.sql.repair import is_reserved
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
                              plausible, reading, stops_in_block)
@@ -54,7 +54,6 @@ _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT
 _TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
 _SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
 _MAX_CUTS, _MAX_STARTS, _MAX_WORD_CUTS = 60, 12, 40  # bound the work on long replies
-_SETTING = re.compile(r"(?i)\s*(?:SET|COLUMN|COL|TTITLE|BTITLE|BREAK|COMPUTE|SPOOL|PROMPT|CLEAR)\b(?![^\n]*\bSELECT\b)")
 _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
 
 
@@ -208,7 +207,7 @@ def _statement_written(region: str, starts: int = _MAX_STARTS) -> str | None:
             sql = _statement_before_words(text, command_ok)
         elif sql is None and len(text) <= _MAX_MEND_CHARS:
             sql = _statement_before_mark(text, command_ok)  # "SELECT … LIMIT 1 - isse aapko …" from the line's start
-        if sql and (_is_query(sql) or not _SETTING.match(sql)):
+        if sql and (_is_query(sql) or not CLIENT_SETTING.match(sql)):
             return sql if _is_query(sql) else first or sql
         first = first or sql
     return first

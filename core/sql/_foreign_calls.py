@@ -232,7 +232,8 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
     (``x.lower()`` -> ``LOWER(x)``), and Hive's ``SORT BY`` / ``CLUSTER BY`` of the outermost query (one reducer's
     order, which sqlglot drops writing PostgreSQL or SQLite) as ``ORDER BY``, its ``DISTRIBUTE BY`` dropped; a window
     written in WHERE (``WHERE RANK() OVER (ORDER BY x DESC) <= 3``, which no database evaluates there) as the filter on
-    its value that QUALIFY writes, after the grouping. Notes back."""
+    its value that QUALIFY writes, after the grouping — only where the SELECT has no ORDER BY, LIMIT, OFFSET or
+    DISTINCT (which the subquery would apply before the filter) and every item is a column or named. Notes back."""
     notes: list[str] = []
     for dot in list(tree.find_all(exp.Dot)):
         call = dot.expression
@@ -256,8 +257,11 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
             notes.append("SORT BY -> ORDER BY")
     for select in list(tree.find_all(exp.Select)):  # a window in WHERE, which no database evaluates there: the
         where = select.args.get("where")  # filter on the window's value that QUALIFY writes (written as a subquery)
-        if where is None or select.args.get("qualify") is not None or where.find(exp.Window) is None:
-            continue
+        if where is None or select.args.get("qualify") is not None or where.find(exp.Window) is None or any(
+                select.args.get(k) for k in ("order", "limit", "offset", "distinct")) or not all(
+                isinstance(i, exp.Column) and not isinstance(i.this, exp.Star) or isinstance(i, exp.Alias)
+                for i in select.expressions):
+            continue  # an order, a limit or DISTINCT would act before the filter: left to fail visibly
         parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
         ranked = [p for p in parts if p.find(exp.Window) is not None]
         if any(p.find(exp.Or) for p in ranked) or any(isinstance(p, exp.Subquery) for p in ranked):

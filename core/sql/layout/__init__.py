@@ -26,7 +26,8 @@
 
 from core.sql.layout._blocks import CURLY_PAIR, THINK, continues, laid_out, sql_end, without_fences
 from core.sql.layout._documents import document_queries
+from core.sql.layout._terminal import CLIENT_SETTING
 from core.sql.layout._unknown import extends, unknown_layout_readings
 
-__all__ = ["CURLY_PAIR", "THINK", "continues", "document_queries", "extends", "laid_out", "sql_end",
+__all__ = ["CLIENT_SETTING", "CURLY_PAIR", "THINK", "continues", "document_queries", "extends", "laid_out", "sql_end",
            "unknown_layout_readings", "without_fences"]

@@ -42,7 +42,11 @@ from collections.abc import Callable
 
 from core.sql._explanations import sentence
 
-__all__ = ["terminal_read"]
+__all__ = ["CLIENT_SETTING", "terminal_read"]
+
+CLIENT_SETTING = re.compile(r"(?i)\s*(?:SET\s+(?:PAGES(?:IZE)?|LINES(?:IZE)?|FEEDBACK|HEADING|ECHO|TERMOUT|VERIFY|TRIMSPOOL|"
+                            r"SERVEROUTPUT|COLSEP|NUMWIDTH|LONG|WRAP|TIMING)|COL(?:UMN)?\s+\w+\s+FORMAT|[TB]TITLE|SPOOL)\b")  # SQL*Plus's
+# settings before a query in its block: not its statement (a SET a database reads, search_path, stays)
 
 _QUERY = r"(?:SELECT|WITH)\b"
 # A database shell's prompt at a line's start: psql (``shop=>``, ``shop=#``, ``shop->``, ``shop(>``), SQLite

@@ -135,7 +135,8 @@ def _whole(chain: list[str], before: str, after: str) -> list[str]:
     """The joined chain where it starts a query and nothing else is joined to it: no value before or after it
     (``base + "…"``, ``"…" + id``, ``${id}``), and no variable it is given is joined to more later
     (``q = "SELECT …"`` then ``q2 = q + " WHERE …"``)."""
-    joined = margins_dropped("".join(chain))  # Kotlin's `|` margin in a multi-line string
+    joined = re.sub(r"^(?:[ \t]*--[^\n]*\n)+", "", margins_dropped("".join(chain)))  # Kotlin's `|` margin; a
+    # comment line first (a notebook cell's ``-- top authors``)
     if not _QUERY.match(joined) or _VALUE_JOINED.match(after) or _INTERPOLATED.search(joined) or _MARKERS.search(
             joined) or _JOINED_TO.search(before[-200:]) or _FORMAT_CALL.search(before[-200:]):
         return []
@@ -165,6 +166,8 @@ def _read(match: re.Match[str]) -> str:
         return body.replace('""', '"')
     if kind in ("d", "s", "qd", "qs"):
         body = body.replace('""', '"') if kind in ("d", "qd") else body.replace("''", "'")
+        if kind in ("d", "qd"):  # PowerShell's, PHP's, Perl's, Kotlin's "… '$city'": a value, as ${city}
+            body = re.sub(r"\$(?=[A-Za-z_])", "${", body)
     return _ESCAPE.sub(_escape, body)
 
 

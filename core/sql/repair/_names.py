@@ -18,7 +18,7 @@ from sqlglot import exp
 from core.dialects import is_postgres_like
 
 __all__ = [
-    "COUNTED_THING", "word_forms",
+    "COUNTED_THING", "counted_thing", "word_forms",
     "ACCEPT",
     "KEY_WORDS",
     "abbreviates",
@@ -156,8 +156,17 @@ def embedded_run(wanted: str, candidate: str) -> tuple[int, int] | None:
 
 
 COUNTED_THING = re.compile(r"\b(?:number|count|no\.?|numbers|counts)\s+of\s+(?:(?:the|all|distinct|unique|different|"
-                           r"individual)\s+)?([a-z]+)|\bhow\s+many\s+(?:(?:distinct|unique|different)\s+)?([a-z]+)",
-                           re.IGNORECASE)  # the thing a question counts: "number of authors", "how many restaurants"
+                           r"individual)\s+)?([a-z]+)(?:\s+([a-z]+))?|\bhow\s+many\s+(?:(?:distinct|unique|different)"
+                           r"\s+)?([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)  # "number of authors", "how many restaurants"
+_NOT_A_NOUN = frozenset({"in", "for", "per", "by", "of", "on", "at", "from", "with", "that", "which", "who", "whose",
+                         "are", "is", "was", "were", "do", "does", "did", "have", "has", "had", "each", "every",
+                         "there", "and", "or", "to", "the", "a", "an", "across", "between", "made", "placed"})
+
+
+def counted_thing(said: re.Match[str]) -> str:
+    """The noun a :data:`COUNTED_THING` match counts: the head of "customer orders" (orders), else its one word."""
+    first, second = (said.group(1), said.group(2)) if said.group(1) else (said.group(3), said.group(4))
+    return (second if second and second.lower() not in _NOT_A_NOUN and second.lower().endswith("s") else first).lower()
 
 
 def word_forms(word: str) -> set[str]:

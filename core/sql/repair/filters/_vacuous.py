@@ -4,7 +4,7 @@ written the wrong way round.
 
 Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; one column
 equal to two different values in one AND (``name = 'ML' AND name = 'Data Science'``, an IN list written as a chain)
-as ``name IN ('ML', 'Data Science')``; ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+as ``name IN ('ML', 'Data Science')``, where a query around it counts the values apart (``HAVING COUNT(DISTINCT …)``); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
 ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
 with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
@@ -31,10 +31,34 @@ from core.sql.repair._names import GUESSED
 __all__ = ["never_true"]
 
 
+def _value(literal: exp.Literal) -> object:
+    try:
+        return literal.this if literal.is_string else float(literal.this)  # 1 and 1.0 are one value
+    except ValueError:
+        return literal.this
+
+
+def _counted_apart(chain: exp.Expression) -> bool:
+    """Whether a query around the chain counts the values it keeps apart (``HAVING COUNT(DISTINCT x) = 2``): then
+    rows of either value are what it needs ("authors in both ML and Data Science"); without it, "either" may answer
+    "both", so the chain is left (the answer's check offers the conditions that can hold)."""
+    return any(s.args.get("having") is not None and any(isinstance(c.this, exp.Distinct) for c in s.args[
+        "having"].find_all(exp.Count)) for s in [chain.find_ancestor(exp.Select), *_outer_selects(chain)] if s)
+
+
+def _outer_selects(node: exp.Expression) -> list[exp.Select]:
+    found, at = [], node.find_ancestor(exp.Select)
+    while at is not None:
+        at = at.find_ancestor(exp.Select) if at.parent is not None else None
+        if at is not None:
+            found.append(at)
+    return found
+
+
 def _one_value_twice(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """``x = 'a' AND x = 'b'`` (one column equal to two different values on one row) as ``x IN ('a', 'b')``."""
     for chain in [a for a in tree.find_all(exp.And) if not isinstance(a.parent, exp.And)]:
-        if chain.find_ancestor(exp.Not) is not None:
+        if chain.find_ancestor(exp.Not) is not None or not _counted_apart(chain):
             continue
         parts = list(chain.flatten())
         equal: dict[str, list[exp.EQ]] = {}
@@ -43,7 +67,7 @@ def _one_value_twice(tree: exp.Expression, target: str, notes: list[str]) -> Non
             if isinstance(inner, exp.EQ) and isinstance(inner.expression, exp.Literal) and not isinstance(
                     inner.this, exp.Literal):
                 equal.setdefault(inner.this.sql(dialect=target), []).append(inner)
-        twice = {k: v for k, v in equal.items() if len({e.expression.sql() for e in v}) > 1}
+        twice = {k: v for k, v in equal.items() if len({_value(e.expression) for e in v}) > 1}
         if not twice:
             continue
         dropped = {id(e) for v in twice.values() for e in v[1:]}

@@ -2,10 +2,10 @@
 publication.year`` — within a group the key has one value, so the column says nothing, whatever the data. Read as the
 count of the thing its name or the question counts (``total_publications``, "the number of publications"), by that
 table's own key — ``COUNT(DISTINCT publication.pid)`` — a guess the model is shown first (``GUESSED``), with the
-query as written one click away on the answer; where no table of the query is named so, refused with what to write
-(the model is asked again, and without a model nothing wrong is shown).
+query as written one click away on the answer; where no table of the query is named so, or the name and the question name
+different ones, left as written.
 
-Only a ``COUNT(DISTINCT x)`` whose one argument is a GROUP BY key of its own SELECT; a count of another column, a
+Only a ``COUNT(DISTINCT x)`` that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a count of another column, a
 plain ``COUNT(x)`` (the group's size) and a count in a query with no GROUP BY are left as written.
 """
 
@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from core.errors import SQLValidationError
 from core.schema import Schema, Table
-from core.sql.repair._names import COUNTED_THING, GUESSED, tokens, word_forms
+from core.sql.repair._names import COUNTED_THING, GUESSED, counted_thing, tokens, word_forms
 from core.sql.repair._scope import scope_sources, scopes
 
 __all__ = ["constant_counts"]
@@ -35,13 +34,12 @@ def constant_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                     distinct.expressions) != 1 or not any(distinct.expressions[0] == k for k in keys):
                 continue
             written = count.sql(dialect=dialect)
-            item = count.find_ancestor(exp.Alias)
-            named = _named(item.alias if item is not None else "", question, scope_sources(scope, schema, dialect))
+            item = count.parent if isinstance(count.parent, exp.Alias) else count
+            if item not in select.expressions:
+                continue  # inside an expression (a ratio's term): what it stands for is not said
+            named = _named(item.alias if item is not count else "", question, scope_sources(scope, schema, dialect))
             if named is None:
-                raise SQLValidationError(
-                    f"{written} counts the group's own key: it is 1 in every group",
-                    hint="Count what the question counts: COUNT(*) for the rows of each group, or COUNT(DISTINCT "
-                         "<key of the counted table>).")
+                continue  # nothing names what to count: left as written
             alias, key = named
             distinct.set("expressions", [exp.column(key, table=alias)])
             fixes.append(f"{written} is 1 in every group (it counts the group's own key): counted "
@@ -52,12 +50,13 @@ def _named(alias: str, question: str, sources: list) -> tuple[str, str] | None: 
     """(the source's alias, its table's own key) of the one table the count's name — else the question's "number
     of …" — names, or None."""
     said = COUNTED_THING.search(question or "")
-    for words in (set(tokens(alias)), word_forms(said.group(1) or said.group(2)) if said else set()):
+    found = []
+    for words in (word_forms(counted_thing(said)) if said else set(), set(tokens(alias))):
         hits = {(s.key, key) for s in sources if s.table is not None and words & set(tokens(s.table.name))
                 and (key := _own_key(s.table)) is not None}
-        if len(hits) == 1:
-            return hits.pop()
-    return None
+        found.append(hits.pop() if len(hits) == 1 else None)
+    asked, alias_says = found
+    return asked if asked and (alias_says in (None, asked)) else alias_says if not said else None  # disagreeing: none
 
 
 def _own_key(table: Table) -> str | None:

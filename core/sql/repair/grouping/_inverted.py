@@ -20,11 +20,13 @@ import re
 from sqlglot import exp
 
 from core.schema import Schema
-from core.sql.repair._names import COUNTED_THING, GUESSED, tokens, word_forms
+from core.sql.repair._names import COUNTED_THING, GUESSED, counted_thing, tokens, word_forms
 from core.sql.repair._scope import column_sources, scope_sources, scopes
 
 __all__ = ["inverted_counts"]
 
+_BOUND = re.compile(r"\b(?:more|fewer|less|greater)\s+than\b|\bat\s+(?:least|most)\b|\bor\s+(?:more|fewer|less)\b|"
+                    r"\b(?:over|under|above|below|exceed\w*)\s+\d", re.IGNORECASE)
 _KEY_WORDS = frozenset({"id", "key", "no", "num", "number", "code", "pk", "uuid"})
 _GENERIC = frozenset({"name", "title", "label", "description", "desc", "value", "type"})
 
@@ -32,8 +34,8 @@ _GENERIC = frozenset({"name", "title", "label", "description", "desc", "value", 
 def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
     """A count of one column per key of the thing the question counts: the count of that key per the column."""
     if not question or not question.isascii() or not isinstance(tree, exp.Select) or tree.args.get("having") or \
-            tree.find(exp.Window):
-        return
+            tree.find(exp.Window) or _BOUND.search(question):
+        return  # "customers who ordered more than one product": a count per customer, asked
     said = COUNTED_THING.search(question)
     group = tree.args.get("group")
     if said is None or group is None or len(group.expressions) != 1 or len(tree.expressions) != 2:
@@ -50,9 +52,11 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
         return
     sources = scope_sources(scopes(tree)[-1], schema, dialect)
     key_owner, counted_owner = (column_sources(c, sources, dialect) for c in (key, counted))
-    if len(key_owner) != 1 or len(counted_owner) != 1 or key_owner[0].table is None or counted_owner[0].table is None:
+    tables = [s.table.name.lower() for s in sources if s.table is not None]
+    if len(key_owner) != 1 or len(counted_owner) != 1 or key_owner[0].table is None or counted_owner[0].table is None \
+            or len(tables) != len(set(tables)):  # a self-join (managers of employees) is left
         return
-    thing = word_forms((said.group(1) or said.group(2)).lower())
+    thing = word_forms(counted_thing(said))
     entity = _keyed(key.name, key_owner[0].table)
     counted_words = set(tokens(counted.name)) | (set() if counted_owner[0].table is key_owner[0].table else set(
         tokens(counted_owner[0].table.name)))  # a column of the thing itself (``restaurant.food_type``) is its own

@@ -1,7 +1,9 @@
-"""A top n ranked within groups the question never asks for: ``ROW_NUMBER() OVER (PARTITION BY p.title ORDER BY
-p.citation_num DESC) AS rnk … WHERE rnk <= 3`` for "the 3 most cited publications" — every title is first among its
-own rows, so the filter keeps nearly every row. Read as one ranking over all rows, the PARTITION BY dropped — a guess
-the model is shown first (``GUESSED``), with the query as written one click away on the answer.
+"""A top n ranked within partitions of one row each: ``ROW_NUMBER() OVER (PARTITION BY p.pid ORDER BY p.citation_num
+DESC) AS rnk … WHERE rnk <= 3`` for "the 3 most cited publications" — partitioned by the table's own key, every row is
+first among its own rows, so the filter keeps every row, by construction. Read as one ranking over all rows, the
+PARTITION BY dropped — a guess the model is shown first (``GUESSED``), with the query as written one click away.
+Only where the window's SELECT reads that one table, nothing joined or grouped (a partition of several rows may be a
+ranking per group the question asks in words it does not spell: "customers with their highest-value order").
 
 Only a ROW_NUMBER, RANK or DENSE_RANK with an ORDER BY whose value is filtered as a top n (``<= n``, ``< n``,
 ``= 1``); only where the question, in English words, asks for a top or an extreme ("top 3", "the most", "highest")
@@ -15,7 +17,9 @@ import re
 
 from sqlglot import exp
 
+from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
+from core.sql.repair.joins import table_keys
 
 __all__ = ["unasked_partitions"]
 
@@ -26,7 +30,7 @@ _TOP = re.compile(r"\b(?:top|highest|most|best|largest|biggest|greatest|lowest|l
 _RANKS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
 
-def unasked_partitions(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
     """A top-n ranking partitioned by a column the question never splits by: ranked over all rows (a guess)."""
     if not question or not question.isascii() or _SPLIT.search(question) or not _TOP.search(question):
         return
@@ -36,12 +40,25 @@ def unasked_partitions(tree: exp.Expression, dialect: str, fixes: list[str], que
         parts = window.args.get("partition_by") or []
         named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
         if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or not named or \
-                not _top_filter(tree, named) or any(set(tokens(p.sql())) & after for p in parts):
+                not _top_filter(tree, named) or any(set(tokens(p.sql())) & after for p in parts) or \
+                not _each_row_alone(window, parts, schema):
             continue
         written = window.sql(dialect=dialect)
         window.set("partition_by", None)
-        fixes.append(f"{written} ranks within groups the question never asks for, so {named} keeps nearly every row: "
-                     f"ranked over all rows, {window.sql(dialect=dialect)}" + GUESSED)
+        fixes.append(f"{written} ranks each row alone (its partition is the table's own key), so {named} keeps every "
+                     f"row: ranked over all rows, {window.sql(dialect=dialect)}" + GUESSED)
+
+
+def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Schema) -> bool:
+    """Whether every partition is one row by construction: the window's SELECT reads one table, nothing joined, and
+    partitions by that table's own key."""
+    select = window.find_ancestor(exp.Select)
+    source = select.args.get("from_") if select is not None else None
+    if source is None or select.args.get("joins") or select.args.get("group") or not isinstance(source.this, exp.Table):
+        return False
+    table = next((t for t in schema.tables if t.name.lower() == source.this.name.lower()), None)
+    return table is not None and len(parts) == 1 and isinstance(parts[0], exp.Column) and parts[0].name.lower() in (
+        k.lower() for k in table_keys(table))
 
 
 def _top_filter(tree: exp.Expression, name: str) -> bool:

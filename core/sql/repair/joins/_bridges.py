@@ -3,10 +3,10 @@ pairs author 1 with publication 1 — the two tables meet only through a link ta
 query skipped. Joined through that table, ``JOIN writes ON author.aid = writes.aid JOIN publication ON writes.pid =
 publication.pid`` — a guess the model is shown first (``GUESSED``), with the query as written one click away.
 
-Only an ON that is one equality of the two tables' own keys (their one-column primary keys, else ``id`` or the
-table's initial and ``id``), where no key the schema declares or the names give relates the two (a table that
-shares its key with another, ``patient_id`` in both, is related), and only where exactly one table of the schema
-links both keys; anything else is left as written.
+Only an inner JOIN whose ON is one equality of the two tables' own keys of different names (their one-column primary
+keys, else ``id`` or the table's initial and ``id``; ``person.id = employee.id`` may be one row's two parts), where no
+key the schema declares or the names give relates the two, exactly one table of the schema links both keys, and the
+query does not read it already; anything else is left as written.
 """
 
 from __future__ import annotations
@@ -37,11 +37,15 @@ def bridged_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             if any(s is None or s.table is None for s in ends) or ends[0].table is ends[1].table:  # type: ignore[union-attr]
                 continue
             (a, b), (ca, cb) = [s.table for s in ends], (on.this.name, on.expression.name)  # type: ignore[union-attr]
-            if not _own_key(ca, a) or not _own_key(cb, b) or (ca.lower(), cb.lower()) in {
+            if join.side or join.kind or ca.lower() == cb.lower() or not _own_key(ca, a) or not _own_key(cb, b) or (
+                    ca.lower(), cb.lower()) in {
                     (x.lower(), y.lower()) for x, y in links(a, b)}:
                 continue
+            read = {s.table.name.lower() for s in sources if s.table is not None}
             bridges = [(t, la, lb) for t in schema.tables if t is not a and t is not b
                        for la in _link(t, a, ca) for lb in _link(t, b, cb)]
+            if any(t.name.lower() in read for t, _, _ in bridges):
+                continue  # the link table is read already: the join is something else
             if len(bridges) != 1:
                 continue
             table, la, lb = bridges[0]
