@@ -45,11 +45,17 @@ def test_a_count_of_the_groups_own_key_counts_the_named_thing(library, question,
     ("Show each year", "SELECT year, COUNT(DISTINCT year) AS c FROM publication GROUP BY year"),  # nothing named
     ("How many journals per year?",  # attack round 13: the name and the question disagree
      "SELECT year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY year"),
-    ("Ratio per year", "SELECT year, COUNT(DISTINCT pid) / COUNT(DISTINCT year) AS r FROM publication GROUP BY year"),
 ])
-def test_a_count_nothing_names_or_inside_an_expression_is_left(library, question: str, sql: str) -> None:
+def test_a_count_nothing_names_is_refused_with_what_to_write(library, question: str, sql: str) -> None:
     answer = ask(library, question, sql)
-    assert not any("1 in every group" in n for n in answer.notes), answer.notes
+    assert not answer.ok and "1 in every group" in (answer.error or ""), answer.error
+
+
+def test_a_constant_count_inside_an_expression_is_left(library) -> None:
+    """A term of a ratio (a held-out reply right as written held one): what it stands for is not said."""
+    answer = ask(library, "Ratio per year", "SELECT year, COUNT(DISTINCT pid) / COUNT(DISTINCT year) AS r "
+                 "FROM publication GROUP BY year")
+    assert answer.ok and not any("1 in every group" in n for n in answer.notes), answer.notes
 
 
 @pytest.mark.parametrize("sql", [
