@@ -200,3 +200,10 @@ def test_a_value_interpolated_by_name_and_a_cells_leading_comment() -> None:
     cell = (f'{F}json\n{{"cell_type": "code", "source": [\n  "-- customers in Pune\\n",\n  "SELECT name\\n",\n'
             f'  "FROM customers\\n",\n  "WHERE city = \'Pune\'"\n]}}\n{F}')
     assert _one(cell) == WANTED
+
+
+def test_a_clause_by_clause_query_with_a_with_list() -> None:
+    reply = (f'{F}json\n{{"query": {{"with": "pune AS (SELECT name FROM customers WHERE city = \'Pune\')", '
+             f'"select": ["name"], "from": "pune", "limit": 5, "offset": 5}}}}\n{F}')
+    assert _one(reply) == ("WITH pune AS (SELECT name FROM customers WHERE city = 'Pune') SELECT name FROM pune "
+                           "LIMIT 5 OFFSET 5")

@@ -18,9 +18,9 @@ _NOT_ANSWER = re.compile(r"draft|bad|wrong|example|sample|old|previous|check|exp
 # A TOML document: a fenced ```toml block, or a reply whose first line is a [table] header or a key = value line.
 _TOML_BLOCK = re.compile(r"(?:```|~~~)[ \t]*toml[ \t]*\n(.*?)(?:```|~~~)", re.DOTALL | re.IGNORECASE)
 _TOML_START = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:\[\[?[\w.\"' -]+\]\]?|[\w.-]+[ \t]*=)")  # comments first too
-_CLAUSES = {"select": ("SELECT", ", "), "from": ("FROM", ", "), "joins": ("", "\n"), "join": ("", "\n"),
+_CLAUSES = {"with": ("WITH", ", "), "select": ("SELECT", ", "), "from": ("FROM", ", "), "joins": ("", "\n"), "join": ("", "\n"),
             "where": ("WHERE", " AND "), "group by": ("GROUP BY", ", "), "having": ("HAVING", " AND "),
-            "order by": ("ORDER BY", ", "), "limit": ("LIMIT", ", ")}  # a query's clauses, in SQL's order
+            "order by": ("ORDER BY", ", "), "limit": ("LIMIT", ", "), "offset": ("OFFSET", ", ")}  # a query's clauses, in SQL's order
 _MAX_TOML = 100_000  # characters: a longer reply is no answer written as a document
 
 
