@@ -157,7 +157,7 @@ def embedded_run(wanted: str, candidate: str) -> tuple[int, int] | None:
 
 COUNTED_THING = re.compile(r"\b(?:number|count|no\.?|numbers|counts)\s+of\s+(?:(?:the|all|distinct|unique|different|"
                            r"individual)\s+)?([a-z]+)(?:\s+([a-z]+))?|\bhow\s+many\s+(?:(?:distinct|unique|different)"
-                           r"\s+)?([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)  # "number of authors", "how many restaurants"
+                           r"\s+)?([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)  # "number of authors", "how many shops"
 _NOT_A_NOUN = frozenset({"in", "for", "per", "by", "of", "on", "at", "from", "with", "that", "which", "who", "whose",
                          "are", "is", "was", "were", "do", "does", "did", "have", "has", "had", "each", "every",
                          "there", "and", "or", "to", "the", "a", "an", "across", "between", "made", "placed"})

@@ -2,11 +2,13 @@
 publication.year`` — within a group the key has one value, so the column says nothing, whatever the data. Read as the
 count of the thing its name or the question counts (``total_publications``, "the number of publications"), by that
 table's own key — ``COUNT(DISTINCT publication.pid)`` — a guess the model is shown first (``GUESSED``), with the
-query as written one click away on the answer; where no table of the query is named so, or the name and the question name
-different ones, refused with what to write (the model is asked again; without a model nothing wrong is shown).
+query as written one click away on the answer; where no table of the query is named so, or the name and the
+question name different ones, refused with what to write (the model is asked again; without a model nothing wrong is
+shown).
 
-Only a ``COUNT(DISTINCT x)`` that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a count of another column, a
-plain ``COUNT(x)`` (the group's size) and a count in a query with no GROUP BY are left as written.
+Only a ``COUNT(DISTINCT x)`` that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a
+count inside an expression, a count of another column, a plain ``COUNT(x)`` (the group's size) and a count in a query
+with no GROUP BY are left as written.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from core.errors import SQLValidationError
-from core.schema import Schema, Table
+from core.schema import Schema
 from core.sql.repair._names import COUNTED_THING, GUESSED, counted_thing, tokens, word_forms
 from core.sql.repair._scope import scope_sources, scopes
+from core.sql.repair.joins import table_keys
 
 __all__ = ["constant_counts"]
 
@@ -57,20 +60,7 @@ def _named(alias: str, question: str, sources: list) -> tuple[str, str] | None: 
     found = []
     for words in (word_forms(counted_thing(said)) if said else set(), set(tokens(alias))):
         hits = {(s.key, key) for s in sources if s.table is not None and words & set(tokens(s.table.name))
-                and (key := _own_key(s.table)) is not None}
+                and (key := next(iter(table_keys(s.table)), None)) is not None}
         found.append(hits.pop() if len(hits) == 1 else None)
     asked, alias_says = found
     return asked if asked and (alias_says in (None, asked)) else alias_says if not said else None  # disagreeing: none
-
-
-def _own_key(table: Table) -> str | None:
-    """The table's own key: its one-column primary key, else ``id``, ``<table>_id`` or a short ``?id`` by name."""
-    if len(table.primary_key) == 1:
-        return table.primary_key[0]
-    own = set(tokens(table.name))
-    for column in table.columns:
-        low, words = column.name.lower(), set(tokens(column.name))
-        if low == "id" or "id" in words and words - {"id"} <= own or (
-                len(low) <= 4 and low.endswith("id") and low[0] == table.name[:1].lower()):
-            return column.name
-    return None

@@ -31,12 +31,14 @@ def bridged_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         sources = scope_sources(scope, schema, dialect)
         for join in list(select.args.get("joins") or []):
             on = join.args.get("on")
-            if not isinstance(on, exp.EQ) or not all(isinstance(c, exp.Column) and c.table for c in on.iter_expressions()):
+            if not isinstance(on, exp.EQ) or not all(isinstance(c, exp.Column) and c.table for c in (on.this,
+                                                                                                 on.expression)):
                 continue
-            ends = [find_source(c.args["table"], sources) for c in (on.this, on.expression)]
-            if any(s is None or s.table is None for s in ends) or ends[0].table is ends[1].table:  # type: ignore[union-attr]
+            found = [find_source(c.args["table"], sources) for c in (on.this, on.expression)]
+            ends = [s for s in found if s is not None and s.table is not None]
+            if len(ends) != 2 or ends[0].table is ends[1].table:
                 continue
-            (a, b), (ca, cb) = [s.table for s in ends], (on.this.name, on.expression.name)  # type: ignore[union-attr]
+            a, b, ca, cb = ends[0].table, ends[1].table, on.this.name, on.expression.name
             if join.side or join.kind or ca.lower() == cb.lower() or not _own_key(ca, a) or not _own_key(cb, b) or (
                     ca.lower(), cb.lower()) in {
                     (x.lower(), y.lower()) for x, y in links(a, b)}:
@@ -51,16 +53,16 @@ def bridged_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             table, la, lb = bridges[0]
             used = {s.key.lower() for s in sources}
             alias = table.name if table.name.lower() not in used else f"{table.name}_link"
-            first, second = ends if join.this is not ends[0].node else ends[::-1]  # type: ignore[union-attr]
+            first, second = ends if join.this is not ends[0].node else ends[::-1]
             link_first, link_second = (la, lb) if first is ends[0] else (lb, la)
             key_first, key_second = (ca, cb) if first is ends[0] else (cb, ca)
-            bridge = exp.Join(this=exp.to_table(table.name).as_(alias) if alias != table.name else exp.to_table(
-                table.name), on=exp.EQ(this=exp.column(key_first, table=first.key), expression=exp.column(  # type: ignore[union-attr]
-                    link_first, table=alias)))
+            linked = exp.to_table(table.name)
+            bridge = exp.Join(this=linked.as_(alias) if alias != table.name else linked, on=exp.EQ(
+                this=exp.column(key_first, table=first.key), expression=exp.column(link_first, table=alias)))
             join.set("on", exp.EQ(this=exp.column(link_second, table=alias), expression=exp.column(
-                key_second, table=second.key)))  # type: ignore[union-attr]
-            select.set("joins", [*select.args["joins"][:select.args["joins"].index(join)], bridge,
-                                 *select.args["joins"][select.args["joins"].index(join):]])
+                key_second, table=second.key)))
+            at = select.args["joins"].index(join)
+            select.set("joins", [*select.args["joins"][:at], bridge, *select.args["joins"][at:]])
             fixes.append(f"{on.sql(dialect=dialect)} pairs two tables' own keys that relate nothing: joined through "
                          f"{table.name}, which links them" + GUESSED)
             sources = scope_sources(scope, schema, dialect)
