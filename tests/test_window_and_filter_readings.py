@@ -61,8 +61,8 @@ def test_a_top_n_ranked_within_one_row_partitions_ranks_all_rows(shop, question,
     # attack round 13: a ranking per group the question asks for in other words
     ("Show genres with their best-selling book", "SELECT genre, title FROM (SELECT genre, title, ROW_NUMBER() OVER "
      "(PARTITION BY genre ORDER BY sold DESC) AS rnk FROM book) AS ranked WHERE rnk = 1"),
-    ("The 2 best-selling books", "SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY title ORDER BY sold "
-     "DESC) AS rnk FROM book) AS ranked WHERE rnk <= 2"),  # a label, not a key: partitions may hold several rows
+    ("Best-selling books", "SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY title ORDER BY sold "
+     "DESC) AS rnk FROM book) AS ranked WHERE rnk <= 2"),  # a label, not a key, and no size asked: left
     ("Top 1 book by genre", "SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY genre ORDER BY sold DESC)"
      " AS rnk FROM book) AS ranked WHERE rnk <= 1"),
     ("List the books with their rank", "SELECT title, RANK() OVER (PARTITION BY id ORDER BY sold DESC) AS r FROM book"),
@@ -95,3 +95,15 @@ def test_one_value_twice_counted_apart_is_read_as_an_in_list(dialect: str) -> No
 def test_a_window_in_where_beside_what_the_subquery_would_reorder_is_left(sql: str) -> None:
     """Attack round 13: an ORDER BY, LIMIT or DISTINCT would act before the filter, ``*`` would gain a column."""
     assert "_w" not in guard(sql, "sqlite").sql
+
+
+def test_a_top_n_whose_partitions_hold_one_row_each_in_the_data_ranks_all_rows(shop) -> None:
+    """PARTITION BY title (no key) where no two books share a title, and "the 2 …" asked: as written it shows every
+    row; one bounded probe proves it, and the ranking is read over all rows (a guess)."""
+    sql = ("SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY title ORDER BY sold DESC) AS rnk "
+           "FROM book) AS ranked WHERE rnk <= 2")
+    answer = ask(shop, "What are the top 2 best-selling books?", sql)
+    assert sorted(tuple(r) for r in answer.rows) == [("B",), ("C",)], (answer.sql, answer.notes)
+    assert any("no partition holds two rows" in n for n in answer.notes), answer.notes
+    kept = ask(shop, "What are the top 2 best-selling books?", sql.replace("PARTITION BY title", "PARTITION BY genre"))
+    assert not any("ranks each row alone" in n for n in kept.notes)  # genres hold several books: left

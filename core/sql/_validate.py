@@ -161,7 +161,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         unasked_breakdowns(tree, schema, dialect, fixes, question)
         inverted_counts(tree, schema, dialect, fixes, question)
         constant_counts(tree, schema, dialect, fixes, question)
-        unasked_partitions(tree, schema, dialect, fixes, question)
+        unasked_partitions(tree, schema, dialect, fixes, question, join_matches)
         unasked_ranks(tree, dialect, fixes, question)
         nth_as_top(tree, dialect, fixes, question)
         threshold_as_top(tree, dialect, fixes, question)

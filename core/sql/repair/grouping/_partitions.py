@@ -2,8 +2,10 @@
 DESC) AS rnk … WHERE rnk <= 3`` for "the 3 most cited publications" — partitioned by the table's own key, every row is
 first among its own rows, so the filter keeps every row, by construction. Read as one ranking over all rows, the
 PARTITION BY dropped — a guess the model is shown first (``GUESSED``), with the query as written one click away.
-Only where the window's SELECT reads that one table, nothing joined or grouped (a partition of several rows may be a
-ranking per group the question asks in words it does not spell: "customers with their highest-value order").
+Only where the window's SELECT reads that one table, nothing joined or grouped — or where the question asks for n
+rows (n of 2 or more, "the top 3", "5 highest") and one bounded probe of the data finds no partition of two rows, so
+the query as written shows every row; a partition of several rows may be a ranking per group the question asks in
+words it does not spell ("customers with their highest-value order") and is left.
 
 Only a ROW_NUMBER, RANK or DENSE_RANK with an ORDER BY whose value is filtered as a top n (``<= n``, ``< n``,
 ``= 1``); only where the question, in English words, asks for a top or an extreme ("top 3", "the most", "highest")
@@ -19,7 +21,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
-from core.sql.repair.joins import table_keys
+from core.sql.repair.joins import JoinMatches, table_keys
 
 __all__ = ["unasked_partitions"]
 
@@ -28,10 +30,15 @@ _SPLIT = re.compile(r"\b(?:per|each|every|within|respective\w*|individual\w*|sep
 _TOP = re.compile(r"\b(?:top|highest|most|best|largest|biggest|greatest|lowest|least|fewest|smallest|worst|bottom|"
                   r"leading)\b", re.IGNORECASE)
 _RANKS = (exp.RowNumber, exp.Rank, exp.DenseRank)
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_SIZE = re.compile(r"\b(?:top|first|best|highest|lowest|largest|smallest|biggest|leading|bottom|last)\s+(\d+|"
+                   + "|".join(_NUMBERS) + r")\b|\b(\d+|" + "|".join(_NUMBERS) + r")\s+(?:most|highest|lowest|largest|"
+                   r"smallest|biggest|best|worst|top|leading)\b", re.IGNORECASE)
 
 
-def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
-    """A top-n ranking partitioned by a column the question never splits by: ranked over all rows (a guess)."""
+def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str,
+                       rows_found: JoinMatches | None = None) -> None:
+    """A top-n ranking partitioned so each row ranks alone: ranked over all rows (a guess)."""
     if not question or not question.isascii() or _SPLIT.search(question) or not _TOP.search(question):
         return
     after = {t for m in re.finditer(r"\b(?:by|in|for|across|of\s+each)\s+(?:the\s+)?([A-Za-z]+)", question)
@@ -39,14 +46,45 @@ def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes
     for window in list(tree.find_all(exp.Window)):
         parts = window.args.get("partition_by") or []
         named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
-        if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or not named or \
-                not _top_filter(tree, named) or any(set(tokens(p.sql())) & after for p in parts) or \
-                not _each_row_alone(window, parts, schema):
+        bound = _top_filter(tree, named) if named else None
+        if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or bound is None or \
+                any(set(tokens(p.sql())) & after for p in parts):
+            continue
+        if _each_row_alone(window, parts, schema):
+            why = "its partition is the table's own key"
+        elif bound >= 2 and bound in _asked_sizes(question) and _one_row_each(window, parts, dialect, rows_found):
+            why = f"no partition holds two rows, and the question asks for {bound}"
+        else:
             continue
         written = window.sql(dialect=dialect)
         window.set("partition_by", None)
-        fixes.append(f"{written} ranks each row alone (its partition is the table's own key), so {named} keeps every "
-                     f"row: ranked over all rows, {window.sql(dialect=dialect)}" + GUESSED)
+        fixes.append(f"{written} ranks each row alone ({why}), so {named} keeps every row: ranked over all rows, "
+                     f"{window.sql(dialect=dialect)}" + GUESSED)
+
+
+def _asked_sizes(question: str) -> set[int]:
+    """The numbers of rows a question asks for: "top 3", "the 5 highest", "first ten"."""
+    found = set()
+    for m in _SIZE.finditer(question):
+        word = (m[1] or m[2]).lower()
+        found.add(int(word) if word.isdigit() else _NUMBERS.get(word, 0))
+    return found
+
+
+def _one_row_each(window: exp.Window, parts: list[exp.Expression], dialect: str,
+                  rows_found: JoinMatches | None) -> bool:
+    """Whether the data holds no partition of two rows: one bounded probe, the window's FROM and WHERE grouped by the
+    partition, ``HAVING COUNT(*) > 1`` (no answer, or a SELECT that groups, is no proof)."""
+    select = window.find_ancestor(exp.Select)
+    if rows_found is None or select is None or select.args.get("group") or select.args.get("from_") is None:
+        return False
+    probe = exp.select("1").from_(select.args["from_"].this.copy())
+    for join in select.args.get("joins") or []:
+        probe.append("joins", join.copy())
+    if select.args.get("where") is not None:
+        probe.set("where", select.args["where"].copy())
+    probe = probe.group_by(*[p.copy() for p in parts]).having("COUNT(*) > 1").limit(1)
+    return rows_found(probe.sql(dialect=dialect)) is False
 
 
 def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Schema) -> bool:
@@ -61,11 +99,11 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
         k.lower() for k in table_keys(table))
 
 
-def _top_filter(tree: exp.Expression, name: str) -> bool:
-    """Whether the output ``name`` is compared with a number as a top n: ``name <= 3``, ``name < 4``, ``name = 1``."""
+def _top_filter(tree: exp.Expression, name: str) -> int | None:
+    """The n of a top n the output ``name`` is filtered to: ``name <= 3`` (3), ``name < 4`` (3), ``name = 1`` (1)."""
     for compare in tree.find_all(exp.LTE, exp.LT, exp.EQ):
         left, right = compare.this, compare.expression
         if isinstance(left, exp.Column) and left.name.lower() == name.lower() and isinstance(right, exp.Literal) and \
-                not right.is_string and (not isinstance(compare, exp.EQ) or right.name == "1"):
-            return True
-    return False
+                not right.is_string and right.name.isdigit() and (not isinstance(compare, exp.EQ) or right.name == "1"):
+            return int(right.name) - (1 if isinstance(compare, exp.LT) else 0)
+    return None
