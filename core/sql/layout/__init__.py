@@ -9,12 +9,12 @@
   Markdown's escapes (``first\\_name``), full-width punctuation (``，``, ``（``) and arrows that annotate a line
   (``<- the columns we need``);
 - ``_wrappers``: a query carried inside something else — ``EXPLAIN …``, ``COPY (…) TO``/``\\copy``, ``PREPARE … AS …;
-  EXECUTE``, another language's string literals joined by ``+``, LaTeX's ``\\boxed{…}``, Markdown emphasis around a
-  clause (``**WHERE …**``) and a backslash continuing a line: the query alone;
+  EXECUTE``, LaTeX's ``\\boxed{…}``, Markdown emphasis around a clause (``**WHERE …**``) and a backslash continuing
+  a line: the query alone;
 - ``_documents``: a query given as a value of a JSON or TOML document (``{"sql": "SELECT …"}``, ``sql = '''…'''``), the
   answer key's, never a draft's;
-- ``_programs``: a query as another language's string in a program (Kotlin's margin strings, VBA built line by
-  line, C's adjacent literals, Perl's ``q{…}``, Power Query's ``#(lf)``, a Python session's prompts);
+- ``_programs``: a query in a string of a language whose strings are its own (Perl's ``q{…}``, Power Query's
+  ``#(lf)``);
 - ``_scripts``: a SQL block holding more than the query (a PL/pgSQL loop over it, a fixture before it, DuckDB's files
   as tables, JSON's ``\\u0027`` escapes, a database's error echoed before it);
 - ``_markup``: SQL inside another language's markup — an HTML reply's ``<pre><code>`` block, a dbt model's

@@ -1,5 +1,6 @@
-"""A query carried inside something else — another statement, another language's strings, a formula, a writer's
-marks — read back to the query alone, as a plain SQL block.
+"""A query carried inside something else — another statement, a formula, a writer's marks — read back to the query
+alone, as a plain SQL block (another language's string pieces joined by ``+`` are read by ``_unknown``, with every
+other way of joining strings).
 
 Each wrapper is a way small models write a query they were asked for, and each is read from its own grammar, never
 guessed at; what the wrapper adds is dropped and the query inside is kept exactly as written:
@@ -8,8 +9,6 @@ guessed at; what the wrapper adds is dropped and the query inside is kept exactl
   rows: the rows are what was asked), ``COPY (SELECT …) TO …`` and psql's ``\\copy (SELECT …) TO 'f.csv' …`` (the rows
   into a file Cairn does not write), ``PREPARE q [(types)] AS SELECT …; EXECUTE q [(args)]`` (``$1`` … read as the
   arguments ``EXECUTE`` passes, written as literals; a parameter with no literal for it leaves the whole as written).
-- **Another language's string pieces**: ``String sql = "SELECT … " + "FROM … " + …;`` (Java, C#, JavaScript, Go):
-  string literals joined by ``+`` whose first starts a query, read as that language reads them (``\\"``, ``\\n``).
 - **A formula**: LaTeX's ``\\boxed{…}`` (a maths-trained model's final answer), its ``\\text{…}`` and escapes
   (``\\_``, ``\\%``, ``\\&``, ``\\{``): the query inside, as a SQL block.
 - **A writer's marks inside SQL**: Markdown's bold around a whole clause at a line's end (``**WHERE x = 1**``; not a
@@ -41,10 +40,6 @@ _EXPLAIN = re.compile(r"^([ \t]*)EXPLAIN(?:[ \t]+QUERY[ \t]+PLAN|[ \t]*\([^()\n]
 _COPY = re.compile(r"^[ \t]*\\?copy[ \t]*\(", re.IGNORECASE | re.MULTILINE)
 _PREPARE = re.compile(r"^[ \t]*PREPARE[ \t]+(\w+)[ \t]*(?:\(([\w ,]*)\))?[ \t]*AS[ \t]*\n?", re.IGNORECASE | re.MULTILINE)
 _LITERAL = r"'(?:[^']|'')*'|-?\d+(?:\.\d+)?"
-_STRING = r'(?<!\\)"((?:[^"\\\n]|\\.)*)"'
-_GAP = r"(?:\s|//[^\n]*\n)*"  # blanks and line comments between the pieces
-_CONCAT = re.compile(_STRING + r"(?:" + _GAP + r"\+" + _GAP + _STRING + r")+")
-_PIECE = re.compile(_STRING + r"|//[^\n]*\n")  # left to right: a // inside a string is the string's
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TEX_ESCAPE = re.compile(r"\\([_%&#${}])")
 _CLAUSE = (r"(?:SELECT|WITH|FROM|WHERE|GROUP[ \t]+BY|ORDER[ \t]+BY|HAVING|LIMIT|OFFSET|UNION|AND|OR|ON|"
@@ -66,7 +61,6 @@ def wrappers_read(text: str) -> str:
     if len(text) > _MAX_CHARS or _plain_query_block(text):
         return text
     text = _boxed_read(text)
-    text = _concatenations(text)
     text = _EXPLAIN.sub(lambda m: m[1], text)
     text = _copied_read(text)
     return _prepared_read(text)
@@ -84,34 +78,6 @@ def _emphasis_dropped(line: str) -> str:
 
     return _EMPHASIS.sub(lambda m: m[1] if outside(m.start()) and outside(m.end()) and not _KEYWORD_ONLY.fullmatch(
         m[1]) else m[0], line)
-
-
-def _concatenations(text: str) -> str:
-    """Queries written as another language's string literals joined by ``+``: in a fenced block of that language,
-    a SQL block of each after it (the code is left as it is); elsewhere, in its place."""
-    def inline(part: str) -> str:
-        return _CONCAT.sub(lambda m: f"\n```sql\n{q}\n```\n" if (q := _joined(m)) else m[0], part)
-
-    out, at = [], 0
-    for fence in _FENCED.finditer(text):
-        found = [q for q in map(_joined, _CONCAT.finditer(fence[3])) if q]
-        out += [inline(text[at:fence.start()]), fence[0], *(f"\n```sql\n{q}\n```\n" for q in found)]
-        at = fence.end()
-    return "".join([*out, inline(text[at:])])
-
-
-def _joined(match: re.Match[str]) -> str | None:
-    """The contents of string literals joined by ``+``, unescaped, when the first starts a query and nothing else is
-    joined to them (only literals: ``"… WHERE id = " + id`` or ``prefix + "SELECT …"`` is no whole query); else None."""
-    before = re.sub(r"(?:\s|//[^\n]*\n)*$", "", match.string[max(0, match.start() - 500):match.start()])
-    after = re.match(_GAP + r"([^\s])?", match.string[match.end():match.end() + 500])
-    if before.endswith("+") or (after is not None and after[1] == "+"):
-        return None
-    pieces = [p[1] for p in _PIECE.finditer(match[0]) if p[1] is not None]  # the strings, not the comments
-    if not _QUERY.match(pieces[0]):
-        return None
-    body = "".join(re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), p) for p in pieces)
-    return body.strip()
 
 
 def _boxed_read(text: str) -> str:
