@@ -46,9 +46,10 @@ def test_a_count_of_the_groups_own_key_counts_the_named_thing(library, question,
     ("How many journals per year?",  # attack round 13: the name and the question disagree
      "SELECT year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY year"),
 ])
-def test_a_count_nothing_names_is_refused_with_what_to_write(library, question: str, sql: str) -> None:
+def test_a_count_nothing_names_is_left_as_written(library, question: str, sql: str) -> None:
+    """Refusing it broke a held-out reply that was right as written (its gold held the same constant count)."""
     answer = ask(library, question, sql)
-    assert not answer.ok and "1 in every group" in (answer.error or ""), answer.error
+    assert answer.ok and not any("1 in every group" in n for n in answer.notes), answer.notes
 
 
 def test_a_constant_count_inside_an_expression_is_left(library) -> None:

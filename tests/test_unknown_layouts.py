@@ -207,3 +207,10 @@ def test_a_clause_by_clause_query_with_a_with_list() -> None:
              f'"select": ["name"], "from": "pune", "limit": 5, "offset": 5}}}}\n{F}')
     assert _one(reply) == ("WITH pune AS (SELECT name FROM customers WHERE city = 'Pune') SELECT name FROM pune "
                            "LIMIT 5 OFFSET 5")
+
+
+def test_a_statement_after_the_query_that_starts_with_a_percent_sign_is_no_formatting() -> None:
+    """Elixir's ``%{rows: rows} = …`` on the line after the heredoc (a fresh23 regression from the % rule)."""
+    reply = (f'{F}elixir\nsql = """\n  SELECT name\n  FROM customers\n  WHERE city = \'Pune\'\n"""\n\n'
+             f'%{{rows: rows}} = Ecto.Adapters.SQL.query!(Repo, sql, [])\n{F}')
+    assert _one(reply) == WANTED

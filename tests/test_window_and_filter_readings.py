@@ -107,3 +107,11 @@ def test_a_top_n_whose_partitions_hold_one_row_each_in_the_data_ranks_all_rows(s
     assert any("no partition holds two rows" in n for n in answer.notes), answer.notes
     kept = ask(shop, "What are the top 2 best-selling books?", sql.replace("PARTITION BY title", "PARTITION BY genre"))
     assert not any("ranks each row alone" in n for n in kept.notes)  # genres hold several books: left
+
+
+def test_a_top_n_of_groups_partitioned_by_the_group_key_ranks_all_groups(shop) -> None:
+    sql = ("SELECT genre, copies FROM (SELECT genre, SUM(sold) AS copies, RANK() OVER (PARTITION BY genre ORDER BY "
+           "SUM(sold) DESC) AS r FROM book GROUP BY genre) AS t WHERE r <= 1")
+    answer = ask(shop, "Which genre sold the most copies?", sql)
+    assert [tuple(r) for r in answer.rows] == [("sf", 140)], (answer.sql, answer.notes)
+    assert any("one row by construction" in n for n in answer.notes)

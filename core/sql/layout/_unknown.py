@@ -41,9 +41,10 @@ _ADDED = re.compile(  # the next line adds to a string: `s += "…"`, `s = s & "
     r"|(?P<n>\$?[\w.]+)[ \t]*+=[ \t]*+(?P=n)[ \t]*+(?:\+|&|\.|\|\|)"
     r"|\$?[\w.]+[ \t]*+\.[ \t]*+(?:append|Append|appendLine|AppendLine|push_str|concat|write|Write|WriteString)"
     r"[ \t]*+\()[ \t]*+")
-_VALUE_JOINED = re.compile(  # `+ id` (on this line or the next), `% city`, `.format(city)`: a value, not a literal
-    r"\s*+(?:(?:\+|&|\|\||\.\.|\.(?![\w(.]))\s*+(?:_\s*+)?(?![\"'`@]|[rRfFbBuU$]{1,2}[\"'])|%|"
-    r"\.\s*+(?:format|replace|formatted)\s*+\()")
+_VALUE_JOINED = re.compile(  # `+ id` (on this line or the next), `% city`, `.format(city)` (on this line: Elixir's
+    # `%{rows: …} = …` on the next is a statement of its own): a value, not a literal
+    r"\s*+(?:\+|&|\|\||\.\.|\.(?![\w(.]))\s*+(?:_\s*+)?(?![\"'`@]|[rRfFbBuU$]{1,2}[\"'])"
+    r"|[ \t]*+(?:%|\.\s*+(?:format|replace|formatted)\s*+\()")
 _FORMAT_CALL = re.compile(r"(?:format|Format|sprintf|Sprintf|printf|format!|glue\w*|paste0?)\s*\(\s*$")
 _MARKERS = re.compile(r"%\(\w+\)[sd]|\{\d*\}|=\s*'?%[sdif]\b")  # `%(city)s`, `{}`, `{0}`, `= %s`: a value goes there
 _ANY_QUERY = re.compile(r"\b(?:SELECT|WITH)\b")  # a statement written in capitals anywhere on a line

