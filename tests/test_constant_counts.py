@@ -67,3 +67,21 @@ def test_a_constant_count_inside_an_expression_is_left(library) -> None:
 def test_counts_that_vary_are_left(library, sql: str) -> None:
     answer = ask(library, "How many publications and journals by year?", sql)
     assert not any("1 in every group" in n for n in answer.notes), answer.notes
+
+
+def test_the_table_the_word_names_whole_is_counted_before_a_link_table_holding_it(tmp_path: Path) -> None:
+    path = tmp_path / "academic.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys: aid and did are the tables' own by name
+        conn.executescript("CREATE TABLE author(aid bigint, name text); INSERT INTO author VALUES (1,'a'),(2,'b');"
+                           "CREATE TABLE domain(did bigint, name text); INSERT INTO domain VALUES (1,'x'),(2,'y');"
+                           "CREATE TABLE domain_author(aid bigint, did bigint);"
+                           "INSERT INTO domain_author VALUES (1,1),(2,1),(2,2);")
+    db = open_database(str(path))
+    try:
+        answer = ask(db, "What are the top 5 domains with the highest number of authors?",
+                     "SELECT d.name, COUNT(DISTINCT d.name) AS author_count FROM author AS a JOIN domain_author AS da "
+                     "ON a.aid = da.aid JOIN domain AS d ON da.did = d.did GROUP BY d.name ORDER BY author_count DESC "
+                     "LIMIT 5")
+    finally:
+        db.close()
+    assert [tuple(r) for r in answer.rows] == [("x", 2), ("y", 1)], (answer.sql, answer.notes)

@@ -54,8 +54,9 @@ def _named(alias: str, question: str, sources: list) -> tuple[str, str] | None: 
     said = COUNTED_THING.search(question or "")
     found = []
     for words in (word_forms(counted_thing(said)) if said else set(), set(tokens(alias))):
-        hits = {(s.key, key) for s in sources if s.table is not None and words & set(tokens(s.table.name))
-                and (key := next(iter(table_keys(s.table)), None)) is not None}
+        tables = [s for s in sources if s.table is not None and words & set(tokens(s.table.name))]
+        whole = [s for s in tables if set(tokens(s.table.name)) <= words]  # author before domain_author
+        hits = {(s.key, key) for s in (whole or tables) if (key := next(iter(table_keys(s.table)), None)) is not None}
         found.append(hits.pop() if len(hits) == 1 else None)
     asked, alias_says = found
     return asked if asked and (alias_says in (None, asked)) else alias_says if not said else None  # disagreeing: none
