@@ -214,3 +214,16 @@ def test_a_statement_after_the_query_that_starts_with_a_percent_sign_is_no_forma
     reply = (f'{F}elixir\nsql = """\n  SELECT name\n  FROM customers\n  WHERE city = \'Pune\'\n"""\n\n'
              f'%{{rows: rows}} = Ecto.Adapters.SQL.query!(Repo, sql, [])\n{F}')
     assert _one(reply) == WANTED
+
+
+def test_a_long_query_with_many_selects_on_its_lines_is_one_statement() -> None:
+    """fresh22's C literals and Python session: a WITH query whose numbers table is ``SELECT 0 UNION ALL SELECT 1 …``."""
+    numbers = " UNION ALL ".join(f"SELECT {n}" for n in range(12))
+    query = f"WITH n AS ({numbers}) SELECT name FROM customers WHERE city = 'Pune'"
+    reply = f'{F}c\nconst char *sql =\n    "{query}";\n{F}'
+    assert _one(reply) == query
+
+
+def test_a_one_line_margin_string_is_read() -> None:
+    reply = f'{F}kotlin\nval sql = """\n    |{WANTED}\n""".trimMargin()\n{F}'
+    assert _one(reply) == WANTED

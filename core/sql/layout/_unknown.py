@@ -48,7 +48,9 @@ _VALUE_JOINED = re.compile(  # `+ id` (on this line or the next), `% city`, `.fo
 _FORMAT_CALL = re.compile(r"(?:format|Format|sprintf|Sprintf|printf|format!|glue\w*|paste0?)\s*\(\s*$")
 _MARKERS = re.compile(r"%\(\w+\)[sd]|\{\d*\}|=\s*'?%[sdif]\b")  # `%(city)s`, `{}`, `{0}`, `= %s`: a value goes there
 _ANY_QUERY = re.compile(r"\b(?:SELECT|WITH)\b")  # a statement written in capitals anywhere on a line
-_MAX_STARTS = 6  # a reading with more statement starts is a listing of queries, not one query: read as written
+_LINE_QUERY = re.compile(r"^[ \t]*(?:SELECT|WITH)\b", re.MULTILINE | re.IGNORECASE)  # a statement's start on its line
+_MAX_STARTS = 6  # a reading with more lines that start a statement is a listing of queries: read as written (a long
+# query's many SELECTs inside one line — UNION ALL SELECT 1 UNION ALL SELECT 2 … — are one statement)
 _JOINED_TO = re.compile(r"[\w)\]]\s*(?:\+|&|\|\||\.)\s*\(?\s*$")  # `base + "SELECT …"`: a value before it
 _GIVEN = re.compile(r"(\$?[A-Za-z_][\w.]*)\s*(?::=|=)\s*\(?\s*$")  # `q = "SELECT …"`: the variable given it
 _FORMATTED = re.compile(r"(?<![\w$@])(?:[fF][rR]?|[rR][fF]|\$@?|@\$|s)\Z")
@@ -70,7 +72,7 @@ def unknown_layout_readings(text: str) -> list[str]:
     unmarked = margins_dropped(text)
     chains = [*string_queries(text), *(string_queries(unmarked) if unmarked != text else [])][::-1]  # the last
     readings = [*chains, unmarked]  # written answers, as the last block does
-    return [r for r in dict.fromkeys(readings) if r != text and len(_ANY_QUERY.findall(r)) <= _MAX_STARTS][
+    return [r for r in dict.fromkeys(readings) if r != text and len(_LINE_QUERY.findall(r)) <= _MAX_STARTS][
         :_MAX_READINGS]
 
 
@@ -80,8 +82,9 @@ def extends(reading: str, written: str) -> bool:
     return len(longer) > len(shorter) and longer.startswith(shorter)
 
 
-def margins_dropped(text: str) -> str:
-    """``text`` with each run of two or more lines that start with the same marks read without them."""
+def margins_dropped(text: str, least: int = 2) -> str:
+    """``text`` with each run of ``least`` or more lines that start with the same marks read without them (a string's
+    text: one line, Kotlin's ``\"\"\"|SELECT …\"\"\".trimMargin()``)."""
     lines = text.split("\n")
     marks = [_MARK.match(line) for line in lines]
     out, at, kept = list(lines), 0, []
@@ -92,7 +95,7 @@ def margins_dropped(text: str) -> str:
             end += 1
         while end > at and not lines[end - 1].strip():
             end -= 1
-        if mark and "--" not in mark[2] and sum(1 for m in marks[at:end] if m) >= 2:
+        if mark and "--" not in mark[2] and sum(1 for m in marks[at:end] if m) >= least:
             for i in range(at, end):
                 out[i] = lines[i][marks[i].end():] if marks[i] else lines[i]
         else:
@@ -136,7 +139,7 @@ def _whole(chain: list[str], before: str, after: str) -> list[str]:
     """The joined chain where it starts a query and nothing else is joined to it: no value before or after it
     (``base + "…"``, ``"…" + id``, ``${id}``), and no variable it is given is joined to more later
     (``q = "SELECT …"`` then ``q2 = q + " WHERE …"``)."""
-    joined = re.sub(r"^(?:[ \t]*--[^\n]*\n)+", "", margins_dropped("".join(chain)))  # Kotlin's `|` margin; a
+    joined = re.sub(r"^(?:[ \t]*--[^\n]*\n)+", "", margins_dropped("".join(chain), 1))  # Kotlin's `|` margin; a
     # comment line first (a notebook cell's ``-- top authors``)
     if not _QUERY.match(joined) or _VALUE_JOINED.match(after) or _INTERPOLATED.search(joined) or _MARKERS.search(
             joined) or _JOINED_TO.search(before[-200:]) or _FORMAT_CALL.search(before[-200:]):
