@@ -19,9 +19,10 @@ import re
 
 from sqlglot import exp
 
-from core.schema import Schema
+from core.schema import Schema, Table
 from core.sql.repair._names import COUNTED_THING, GUESSED, counted_thing, tokens, word_forms
 from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair.joins import table_keys
 
 __all__ = ["inverted_counts"]
 
@@ -81,11 +82,10 @@ def inverted_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                  f"{counted.sql(dialect=dialect)}" + GUESSED)
 
 
-def _keyed(name: str, table) -> set[str]:  # noqa: ANN001 - core.schema.Table
-    """The words of the thing ``name`` is the key of: its table's where it is the table's own key, else the words of
-    a ``<thing>_id`` name; none otherwise."""
-    words, low = set(tokens(name)), name.lower()
-    if tuple(c.lower() for c in table.primary_key) == (low,) or not words - _KEY_WORDS or (
-            len(low) <= 4 and low.endswith("id") and low[0] == table.name[:1].lower()):  # ``aid`` of author
+def _keyed(name: str, table: Table) -> set[str]:
+    """The words of the thing ``name`` is the key of: its table's where it is the table's own key (``table_keys``:
+    ``aid`` of author), else the words of a ``<thing>_id`` name; none otherwise."""
+    words = set(tokens(name))
+    if name.lower() in (k.lower() for k in table_keys(table)) or not words - _KEY_WORDS:
         return set(tokens(table.name))
     return words - _KEY_WORDS if words & _KEY_WORDS else set()
