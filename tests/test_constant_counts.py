@@ -42,12 +42,16 @@ def test_a_count_of_the_groups_own_key_counts_the_named_thing(library, question,
 
 
 @pytest.mark.parametrize(("question", "sql"), [
-    ("Show each year", "SELECT year, COUNT(DISTINCT year) AS c FROM publication GROUP BY year"),  # nothing named
     ("How many journals per year?",  # attack round 13: the name and the question disagree
      "SELECT year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY year"),
+    ("How many journals per year?",  # the question counts a table the query does not read
+     "SELECT year, COUNT(DISTINCT year) AS c FROM publication GROUP BY year"),
+    ("Count per journal name",  # a query of joins whose count names nothing
+     "SELECT j.name, COUNT(DISTINCT j.name) AS c FROM publication p JOIN journal j ON p.jid = j.jid GROUP BY j.name"),
 ])
 def test_a_count_nothing_names_is_left_as_written(library, question: str, sql: str) -> None:
-    """Refusing it broke a held-out reply that was right as written (its gold held the same constant count)."""
+    """Refusing it broke a held-out reply that was right as written; what to count is not said, so nothing is
+    guessed."""
     answer = ask(library, question, sql)
     assert answer.ok and not any("1 in every group" in n for n in answer.notes), answer.notes
 
@@ -85,3 +89,64 @@ def test_the_table_the_word_names_whole_is_counted_before_a_link_table_holding_i
     finally:
         db.close()
     assert [tuple(r) for r in answer.rows] == [("x", 2), ("y", 1)], (answer.sql, answer.notes)
+
+
+def test_a_count_of_one_table_that_names_nothing_counts_its_rows(library) -> None:
+    """"Show each year" of one table, its count named ``c``: the group's rows (``COUNT(*)``), a guess said so."""
+    answer = ask(library, "Show each year with a count", "SELECT year, COUNT(DISTINCT year) AS c FROM publication "
+                 "GROUP BY year ORDER BY year")
+    assert [tuple(r) for r in answer.rows] == [(2020, 2), (2021, 3)], (answer.sql, answer.notes)
+    assert any("COUNT(*)" in n and "(a guess)" in n for n in answer.notes), answer.notes
+    assert [a.label for a in answer.alternatives] == ["As the model wrote it"]
+
+
+@pytest.fixture()
+def broker(tmp_path: Path):
+    """No declared keys; each table's columns start with its own prefix (``sbTxId``, ``sbCustId``)."""
+    path = tmp_path / "broker.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE sbCustomer(sbCustId TEXT, sbCustName TEXT, sbCustCountry TEXT);"
+            "INSERT INTO sbCustomer VALUES ('c1','a','US'),('c2','b','US'),('c3','c','FR');"
+            "CREATE TABLE sbTransaction(sbTxId TEXT, sbTxCustId TEXT, sbTxType TEXT, sbTxAmount REAL);"
+            "INSERT INTO sbTransaction VALUES ('t1','c1','buy',10),('t2','c1','buy',5),('t3','c2','sell',7),"
+            "('t4','c3','buy',1);"
+            "CREATE TABLE food_service(meal_code TEXT, meal_number INTEGER, compartment TEXT);"
+            "INSERT INTO food_service VALUES ('B',1,'first'),('B',2,'first'),('L',1,'economy');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("question", "sql", "want"), [
+    ("What are the top 2 countries by number of transactions?",  # the key named for the table by its prefix
+     "SELECT c.sbCustCountry, COUNT(DISTINCT c.sbCustCountry) AS num_transactions FROM sbCustomer c JOIN sbTransaction t "
+     "ON c.sbCustId = t.sbTxCustId GROUP BY c.sbCustCountry ORDER BY num_transactions DESC LIMIT 2",
+     [("US", 3), ("FR", 1)]),
+    ("How many distinct customers made each type of transaction?",  # a column naming the thing as a reference
+     "SELECT sbTxType, COUNT(DISTINCT sbTxType) AS num_customers FROM sbTransaction GROUP BY sbTxType ORDER BY 1",
+     [("buy", 2), ("sell", 1)]),
+    ("How many meals are served in each compartment?",  # several columns name meals: the one table's rows
+     "SELECT compartment, COUNT(DISTINCT compartment) AS number_of_meals FROM food_service GROUP BY compartment "
+     "ORDER BY 1", [("economy", 1), ("first", 2)]),
+])
+def test_tables_without_declared_keys_are_counted_by_what_names_the_thing(broker, question, sql, want) -> None:
+    answer = ask(broker, question, sql)
+    assert [tuple(r) for r in answer.rows] == want, (answer.sql, answer.notes, answer.error)
+    assert any("1 in every group" in n and "(a guess)" in n for n in answer.notes), answer.notes
+
+
+def test_a_question_whose_words_name_nothing_leaves_the_count_to_its_name(library) -> None:
+    """"the number of unread … notifications": the question's words name nothing of the schema, the count's name
+    (``publication_count``) names a table of the query."""
+    answer = ask(library, "Return the year and the number of recent indexed items",
+                 "SELECT year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY year ORDER BY year")
+    assert [tuple(r) for r in answer.rows] == [(2020, 2), (2021, 3)], (answer.sql, answer.notes)
+
+
+def test_a_grouped_pair_counts_the_one_tables_rows_when_the_question_says_them(library) -> None:
+    """"how many of them" of one table (its rows) and a name naming the table (its key) are one count."""
+    answer = ask(library, "Which journals have more than one publication in a year, and how many of them are there?",
+                 "SELECT jid, year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY jid, year "
+                 "HAVING COUNT(pid) > 1 ORDER BY jid, year")
+    assert [tuple(r) for r in answer.rows] == [(1, 2020, 2), (2, 2021, 2)], (answer.sql, answer.notes)

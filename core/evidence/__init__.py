@@ -83,7 +83,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     if guessed and written:
         found = offer(written, AS_WRITTEN, lambda d: f"Cairn guessed what the model's query meant "
-                      f"({'; '.join(guessed)}); as the model wrote it, the query runs and gives {d}.", schema,
+                      f"({'; '.join(guessed)}); as the model wrote it: {d}.", schema,
                       execute, result)
         notes, alternatives = notes + found[0], alternatives + found[1]
     flat = " ".join((written or "").split())  # the same words as the query that ran: the reading of a swallowed note

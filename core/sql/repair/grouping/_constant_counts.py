@@ -1,29 +1,42 @@
 """A count that is 1 in every group by its construction: ``COUNT(DISTINCT publication.year) … GROUP BY
 publication.year`` — within a group the key has one value, so the column says nothing, whatever the data. Read as the
-count of the thing its name or the question counts (``total_publications``, "the number of publications"), by that
-table's own key — ``COUNT(DISTINCT publication.pid)`` — a guess the model is shown first (``GUESSED``), with the
-query as written one click away on the answer; where no table of the query is named so, or the name and the
-question name different ones, left as written (a refusal there broke an answer that was right as written).
+count of the thing the question counts ("the number of publications"), else the thing the count's name says
+(``total_publications``) — a guess the model is shown first (``GUESSED``), with the query as written one click away on
+the answer:
 
-Only a ``COUNT(DISTINCT x)`` that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a
-count inside an expression, a count of another column, a plain ``COUNT(x)`` (the group's size) and a count in a query
-with no GROUP BY are left as written.
+- a table of the query the word names (whole before a link table holding it), by its own key —
+  ``COUNT(DISTINCT publication.pid)``; a table's own key is its one-column primary key, ``id``, its initial and ``id``
+  (``table_keys``), else the one column named for it and ``id`` (``flight_id`` on flight, ``paperid`` on paper,
+  ``sbTxId`` on sbTransaction, whose columns all start ``sbTx``);
+- else the one column the word names as a reference (``patient_id`` for "patients", ``sbTxCustId`` for "customers"):
+  ``COUNT(DISTINCT patient_id)``;
+- else, in a query of one table, its rows — ``COUNT(*)``, the group's size ("meals per compartment" of food_service).
+
+Left as written where the question and the count's name name different things, where a query of joins names nothing
+of its own, and inside an expression (a ratio's term: what it stands for is not said). Only a ``COUNT(DISTINCT x)``
+that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a plain ``COUNT(x)`` (the group's
+size), a count of another column and a count in a query with no GROUP BY vary and are left.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from sqlglot import exp
 
-from core.schema import Schema
-from core.sql.repair._names import COUNTED_THING, GUESSED, counted_thing, tokens, word_forms
-from core.sql.repair._scope import scope_sources, scopes
+from core.sql.repair._names import COUNTED_THING, GUESSED, KEY_WORDS, counted_thing, tokens, word_forms
+from core.sql.repair._scope import Source, column_prefix, scope_sources, scopes
 from core.sql.repair.joins import table_keys
+from core.schema import Column, Schema
 
 __all__ = ["constant_counts"]
 
+_NOT_A_THING = frozenset({"number", "num", "no", "count", "cnt", "total", "of", "distinct", "unique", "the", "n"})
+
 
 def constant_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
-    """``COUNT(DISTINCT k)`` grouped by ``k``: the count of the named thing's key (a guess), or refused."""
+    """``COUNT(DISTINCT k)`` grouped by ``k``: the count of the named thing (a guess), or left as written."""
     for scope in scopes(tree):
         select = scope.expression
         group = select.args.get("group") if isinstance(select, exp.Select) else None
@@ -39,24 +52,133 @@ def constant_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
             item = count.parent if isinstance(count.parent, exp.Alias) else count
             if item not in select.expressions:
                 continue  # inside an expression (a ratio's term): what it stands for is not said
-            named = _named(item.alias if item is not count else "", question, scope_sources(scope, schema, dialect))
-            if named is None:  # nothing names what to count, or the name and the question disagree: left (a
-                continue  # held-out reply right as written held one, its gold the same)
-            alias, key = named
-            distinct.set("expressions", [exp.column(key, table=alias)])
+            sources = scope_sources(scope, schema, dialect)
+            counted = _counted(item.alias if item is not count else "", question, sources, schema)
+            if counted is None:
+                continue
+            if isinstance(counted, exp.Star):
+                count.set("this", counted)
+                said = "the rows of each group"
+            else:
+                distinct.set("expressions", [counted])
+                said = "the thing it names"
             fixes.append(f"{written} is 1 in every group (it counts the group's own key): counted "
-                         f"{count.sql(dialect=dialect)}, the thing its name says" + GUESSED)
+                         f"{count.sql(dialect=dialect)}, {said}" + GUESSED)
 
 
-def _named(alias: str, question: str, sources: list) -> tuple[str, str] | None:  # noqa: ANN001 - _scope.Source
-    """(the source's alias, its table's own key) of the one table the count's name — else the question's "number
-    of …" — names, or None."""
+def _counted(alias: str, question: str, sources: list[Source], schema: Schema) -> exp.Expression | None:
+    """What the count counts: what the question's "number of …" names — else the count's name — among the sources
+    (a column, or ``*`` for the rows of a query's one table); None where the two name different things, or the
+    words name a table the query does not read, or nothing is named in a query of joins."""
     said = COUNTED_THING.search(question or "")
-    found = []
-    for words in (word_forms(counted_thing(said)) if said else set(), set(tokens(alias))):
-        tables = [s for s in sources if s.table is not None and words & set(tokens(s.table.name))]
-        whole = [s for s in tables if set(tokens(s.table.name)) <= words]  # author before domain_author
-        hits = {(s.key, key) for s in (whole or tables) if (key := next(iter(table_keys(s.table)), None)) is not None}
-        found.append(hits.pop() if len(hits) == 1 else None)
-    asked, alias_says = found
-    return asked if asked and (alias_says in (None, asked)) else alias_says if not said else None  # disagreeing: none
+    named = {w for word in tokens(alias) if word not in _NOT_A_THING for w in word_forms(word)}
+    by_name = _reading(named, sources) if named else None
+    if said:
+        words = word_forms(counted_thing(said))
+        asked = _reading(words, sources)
+        if asked is not None:  # the question decides; a name that says another thing makes it unsure
+            return asked if by_name is None or _same(asked, by_name, sources) else None
+        if _elsewhere(words, sources, schema):
+            return None  # the question counts a thing the query does not read
+    if by_name is not None or _elsewhere(named, sources, schema):
+        return by_name
+    return _rows(sources)
+
+
+def _same(a: exp.Expression, b: exp.Expression, sources: list[Source]) -> bool:
+    """The same count: one column, or a query's one table's rows and its key."""
+    return a == b or (len(sources) == 1 and (isinstance(a, exp.Star) or isinstance(b, exp.Star)))
+
+
+def _reading(words: set[str], sources: list[Source]) -> exp.Expression | None:
+    """The column ``words`` name for counting: the own key of the one table they name (whole before a table holding
+    them), else the one column naming them as a reference; ``*`` where a query's one table is named or holds
+    several such columns."""
+    tables = [s for s in sources if s.table is not None and _names(s.table.name, words)]
+    whole = [s for s in tables if _names(s.table.name, words, whole=True)]  # author before domain_author
+    keyed = {(s.key, key) for s in (whole or tables) if (key := _own_key(s)) is not None}
+    if len(keyed) == 1:
+        alias, key = keyed.pop()
+        return exp.column(key, table=alias)
+    if keyed:
+        return None
+    refs = {(s.key, c.name) for s in sources if s.table is not None for c in s.table.columns if _refers(c.name, s, words)}
+    if len(refs) == 1:
+        alias, column = refs.pop()
+        return exp.column(column, table=alias)
+    return _rows(sources) if tables or refs else None
+
+
+def _rows(sources: list[Source]) -> exp.Expression | None:
+    """``*`` where the query reads one table: its rows are what a group holds."""
+    return exp.Star() if len(sources) == 1 and sources[0].table is not None else None
+
+
+def _elsewhere(words: set[str], sources: list[Source], schema: Schema) -> bool:
+    """Whether ``words`` name a table of the schema the query does not read (then the query lacks the thing)."""
+    read = {id(s.table) for s in sources}
+    return any(_names(t.name, words) for t in schema.tables if id(t) not in read)
+
+
+def _names(name: str, words: set[str], whole: bool = False) -> bool:
+    """Whether ``words`` name the table ``name`` (with ``whole``: every word of it, ``author`` but not
+    ``domain_author``); a name folded to one word (``sbtransaction``, PostgreSQL's fold of sbTransaction) is named by
+    the word it ends with, whole where at most three letters stand before it."""
+    parts = tokens(name)
+    if len(parts) > 1 or parts[0] in words:
+        return set(parts) <= words if whole else bool(words & set(parts))
+    ends = [len(name) - len(w) for w in words if len(w) >= 4 and name.lower().endswith(w)]
+    return bool(ends) and (not whole or min(ends) <= 3)
+
+
+def _own_key(source: Source) -> str | None:
+    """The column that identifies a row of ``source``'s table (``table_keys``), else the one column named for the
+    table and ``id`` — ``flight_id``, ``paperid``, ``sbTxId`` (or ``sbtxid``) where the table's columns all start so."""
+    table = source.table
+    assert table is not None
+    declared = table_keys(table)
+    if declared:
+        return declared[0]
+    words = tokens(table.name)
+    own = {("id",), words + ("id",), ("".join(words), "id")}
+    found = [c.name for c in table.columns if _rest(c.name, source) in own]
+    return found[0] if len(found) == 1 else None
+
+
+def _refers(column: str, source: Source, words: set[str]) -> bool:
+    """``patient_id`` / ``sbTxCustId`` / ``authorid`` / ``visitor`` refer to the thing ``words`` name: the thing's
+    word (or its first letters), then a key word, after the words every column of the table starts with."""
+    rest = _rest(column, source)
+    if len(rest) == 2 and rest[1] in KEY_WORDS:
+        return rest[0] in words or (len(rest[0]) >= 3 and any(w.startswith(rest[0]) for w in words))
+    return len(rest) == 1 and any(rest[0] in (w, w + "id") for w in words)
+
+
+def _rest(column: str, source: Source) -> tuple[str, ...]:
+    """A column's words after the leading words its table's columns share, a trailing ``id`` split off a name
+    written as one word: ``sbTxCustId`` or ``sbtxcustid`` on sbTransaction: cust, id; ``paperid``: paper, id."""
+    table = source.table
+    assert table is not None
+    words = tokens(column)
+    if len(words) > 1:
+        prefix = column_prefix(table.columns)
+        return words[len(prefix):] if words[:len(prefix)] == prefix and len(words) > len(prefix) else words
+    name = column.lower()
+    name = name[len(_letters_shared(table.columns)):] or name
+    return (name[:-2], "id") if name.endswith("id") and len(name) > 2 else ("id",) if name == "id" else (name,)
+
+
+def _letters_shared(columns: Sequence[Column]) -> str:
+    """The longest run of first letters at least three quarters of the columns share (``sbtx`` of sbtxid,
+    sbtxcustid, …; none under three columns), ending before a column's last two letters."""
+    names = [c.name.lower() for c in columns]
+    shared = ""
+    if len(names) < 3:
+        return shared
+    for size in range(1, max(map(len, names))):
+        head, count = Counter(n[:size] for n in names if len(n) > size + 1).most_common(1)[0] if any(
+            len(n) > size + 1 for n in names) else ("", 0)
+        if count * 4 < len(names) * 3:
+            break
+        shared = head
+    return shared
