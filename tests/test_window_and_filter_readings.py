@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.databases import open_database
-from core.sql import guard
+from core.sql import guard, validate_sql
 from tests.scripted_asking import ask
 
 
@@ -114,4 +114,61 @@ def test_a_top_n_of_groups_partitioned_by_the_group_key_ranks_all_groups(shop) -
            "SUM(sold) DESC) AS r FROM book GROUP BY genre) AS t WHERE r <= 1")
     answer = ask(shop, "Which genre sold the most copies?", sql)
     assert [tuple(r) for r in answer.rows] == [("sf", 140)], (answer.sql, answer.notes)
+    assert any("one row by construction" in n for n in answer.notes)
+
+
+def test_the_one_extreme_partitioned_by_a_label_no_two_rows_share_ranks_all_rows(shop) -> None:
+    """"Which book sold the most?" with ``PARTITION BY title`` and ``= 1``: no two books share a title, so as written
+    every book is "the" one; the question asks for one extreme and no number — one ranking (a guess)."""
+    sql = ("SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY title ORDER BY sold DESC) AS rnk "
+           "FROM book) AS ranked WHERE rnk <= 1")
+    answer = ask(shop, "Which book sold the most copies?", sql)
+    assert [tuple(r) for r in answer.rows] == [("B",)], (answer.sql, answer.notes)
+    kept = ask(shop, "Which books sold the most copies?", sql.replace("PARTITION BY title", "PARTITION BY genre"))
+    assert not any("ranks each row alone" in n for n in kept.notes)  # genres hold several books: left
+
+
+def test_groups_partitioned_by_part_of_their_key_no_two_share_rank_all_groups(shop) -> None:
+    """Grouped by title and genre, partitioned by title: one bounded probe over the groups finds no title in two
+    groups, so the top 2 as written shows every group."""
+    sql = ("SELECT title, s FROM (SELECT title, genre, SUM(sold) AS s, ROW_NUMBER() OVER (PARTITION BY title ORDER BY "
+           "SUM(sold) DESC) AS r FROM book GROUP BY title, genre) AS t WHERE r <= 2")
+    answer = ask(shop, "What are the top 2 books by copies sold?", sql)
+    assert sorted(tuple(r) for r in answer.rows) == [("B", 90), ("C", 70)], (answer.sql, answer.notes)
+    kept = ask(shop, "What are the top 2 books by copies sold?", sql.replace("PARTITION BY title", "PARTITION BY genre"))
+    assert not any("ranks each row alone" in n for n in kept.notes), kept.notes
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_a_window_ordering_by_its_selects_output_name_reads_the_expression(dialect: str) -> None:
+    """``RANK() OVER (ORDER BY copies DESC)`` beside ``SUM(sold) AS copies``: no database reads an output name in a
+    window; the name stands for its expression (the one reading)."""
+    from core.schema import Column, Schema, Table
+    schema = Schema(dialect=dialect, tables=(Table("book", (Column("id", "integer"), Column("genre", "text"),
+                                                            Column("sold", "integer"))),))
+    sql = ("SELECT genre, copies FROM (SELECT genre, SUM(sold) AS copies, RANK() OVER (ORDER BY CASE WHEN copies IS "
+           "NULL THEN 1 ELSE 0 END, copies DESC) AS r FROM book GROUP BY genre) AS t WHERE r <= 2")
+    out = validate_sql(sql, schema, dialect)
+    assert "ORDER BY CASE WHEN SUM(sold) IS NULL THEN 1 ELSE 0 END, SUM(sold) DESC" in out.sql, out.sql
+    kept = "SELECT genre, sold AS copies, RANK() OVER (ORDER BY sold) AS r FROM book"
+    assert validate_sql(kept, schema, dialect).sql == kept  # a column of the table: read as it
+
+
+def test_a_window_ordering_by_an_output_name_answers(shop) -> None:
+    sql = ("SELECT genre, copies FROM (SELECT genre, SUM(sold) AS copies, DENSE_RANK() OVER (PARTITION BY genre ORDER "
+           "BY CASE WHEN copies IS NULL THEN 1 ELSE 0 END DESC, copies DESC) AS r FROM book GROUP BY genre) AS t "
+           "WHERE r <= 2")
+    answer = ask(shop, "What are the top 2 genres by copies sold?", sql)
+    assert sorted(tuple(r) for r in answer.rows) == [("crime", 80), ("sf", 140)], (answer.sql, answer.error)
+
+
+@pytest.mark.parametrize("question", ["What are the top 2 genres and their respective copies sold?",
+                                      "Top 2 genres by copies sold per genre"])
+def test_a_partition_of_one_group_ranks_nothing_whatever_split_is_asked(shop, question: str) -> None:
+    """Grouped by genre (its output name, ``g``), partitioned by the same expression: each group ranks alone, so no
+    reading of a split ranks anything there."""
+    sql = ("SELECT g, copies FROM (SELECT LOWER(genre) AS g, SUM(sold) AS copies, RANK() OVER (PARTITION BY "
+           "LOWER(genre) ORDER BY SUM(sold) DESC) AS r FROM book GROUP BY g) AS t WHERE r <= 2")
+    answer = ask(shop, question, sql)
+    assert sorted(tuple(r) for r in answer.rows) == [("crime", 80), ("sf", 140)], (answer.sql, answer.notes)
     assert any("one row by construction" in n for n in answer.notes)

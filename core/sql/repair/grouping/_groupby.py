@@ -163,7 +163,8 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
     """``SUM(x) AS total ... HAVING total > 10``: PostgreSQL knows output names only in ORDER BY and GROUP BY, and
     no database filters rows by an aggregate's name in WHERE. Such a name (one no table in FROM has) is replaced by
     the expression it names. SQLite reads output names in WHERE and HAVING, so there only an aggregate's name in
-    WHERE (an error) is replaced."""
+    WHERE (an error) is replaced. A window's PARTITION BY and ORDER BY read no output name in any database: there the
+    name is the expression too (``RANK() OVER (ORDER BY total DESC)`` beside ``SUM(x) AS total``)."""
     aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
     if not aliases:
         return
@@ -182,6 +183,15 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
                 replacement = exp.Paren(this=replacement)
             col.replace(replacement)
             fixes.append(f"{col.name} in {key.upper()} -> {target.sql(dialect=dialect)}")
+    for window in [w for item in select.expressions for w in _local_nodes(item) if isinstance(w, exp.Window)]:
+        for col in [c for c in window.find_all(exp.Column) if not c.table and c.find_ancestor(exp.Window) is window]:
+            target = aliases.get(col.name.lower())  # a window reads its SELECT's rows, never its output names
+            if target is None or target.find(exp.Window) or any(s.has(col.this, dialect) or s.open for s in sources):
+                continue
+            replacement = target.copy()
+            col.replace(replacement if isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren))
+                        else exp.Paren(this=replacement))
+            fixes.append(f"{col.name} in a window's OVER (…) -> {target.sql(dialect=dialect)}")
 
 
 def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:

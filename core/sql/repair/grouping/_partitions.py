@@ -8,9 +8,10 @@ the query as written shows every row; a partition of several rows may be a ranki
 words it does not spell ("customers with their highest-value order") and is left.
 
 Only a ROW_NUMBER, RANK or DENSE_RANK with an ORDER BY whose value is filtered as a top n (``<= n``, ``< n``,
-``= 1``); only where the question, in English words, asks for a top or an extreme ("top 3", "the most", "highest")
-and says no word of a split ("per", "each", "every", "within", "for every", "-wise" …) and names no partition column
-after "by", "in", "for" or "across" ("the top 3 by year").
+``= 1``); only where the question, in English words, asks for a top or an extreme ("top 3", "the most", "highest");
+a partition of one row by construction ranks nothing whatever split the question asks ("their respective counts"),
+any other only where the question says no word of a split ("per", "each", "every", "within", "for every", "-wise" …)
+and names no partition column after "by", "in", "for" or "across" ("the top 3 by year").
 """
 
 from __future__ import annotations
@@ -39,20 +40,22 @@ _SIZE = re.compile(r"\b(?:top|first|best|highest|lowest|largest|smallest|biggest
 def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str,
                        rows_found: JoinMatches | None = None) -> None:
     """A top-n ranking partitioned so each row ranks alone: ranked over all rows (a guess)."""
-    if not question or not question.isascii() or _SPLIT.search(question) or not _TOP.search(question):
+    if not question or not question.isascii() or not _TOP.search(question):
         return
+    split = bool(_SPLIT.search(question))
     after = {t for m in re.finditer(r"\b(?:by|in|for|across|of\s+each)\s+(?:the\s+)?([A-Za-z]+)", question)
              for t in tokens(m[1])}
     for window in list(tree.find_all(exp.Window)):
         parts = window.args.get("partition_by") or []
         named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
         bound = _top_filter(tree, named) if named else None
-        if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or bound is None or \
-                any(set(tokens(p.sql())) & after for p in parts):
+        if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or bound is None:
             continue
-        if _each_row_alone(window, parts, schema):
+        if _each_row_alone(window, parts, schema):  # no reading ranks anything within it: whatever split is asked
             why = "its partition is one row by construction"
-        elif bound >= 2 and bound in _asked_sizes(question) and _one_row_each(window, parts, dialect, rows_found):
+        elif split or any(set(tokens(p.sql())) & after for p in parts):
+            continue
+        elif _asks_for(bound, question) and _one_row_each(window, parts, dialect, rows_found):
             why = f"no partition holds two rows, and the question asks for {bound}"
         else:
             continue
@@ -71,19 +74,35 @@ def _asked_sizes(question: str) -> set[int]:
     return found
 
 
+def _asks_for(bound: int, question: str) -> bool:
+    """Whether the question asks for ``bound`` rows: "the top 3" for 3, an extreme with no number ("the most cited
+    publication") for 1."""
+    sizes = _asked_sizes(question)
+    return bound in sizes if bound >= 2 else bound == 1 and not sizes
+
+
 def _one_row_each(window: exp.Window, parts: list[exp.Expression], dialect: str,
                   rows_found: JoinMatches | None) -> bool:
     """Whether the data holds no partition of two rows: one bounded probe, the window's FROM and WHERE grouped by the
     partition, ``HAVING COUNT(*) > 1`` (no answer, or a SELECT that groups, is no proof)."""
     select = window.find_ancestor(exp.Select)
-    if rows_found is None or select is None or select.args.get("group") or select.args.get("from_") is None:
+    if rows_found is None or select is None or select.args.get("from_") is None:
         return False
-    probe = exp.select("1").from_(select.args["from_"].this.copy())
+    rows = exp.select("1" if not select.args.get("group") else None).from_(select.args["from_"].this.copy())
     for join in select.args.get("joins") or []:
-        probe.append("joins", join.copy())
+        rows.append("joins", join.copy())
     if select.args.get("where") is not None:
-        probe.set("where", select.args["where"].copy())
-    probe = probe.group_by(*[p.copy() for p in parts]).having("COUNT(*) > 1").limit(1)
+        rows.set("where", select.args["where"].copy())
+    keys = list(parts)
+    group = select.args.get("group")
+    if group is not None:  # the grouped rows, each partition part one of their keys: the groups sharing a partition
+        if select.args.get("having") is not None or not all(any(k == p for k in group.expressions) for p in parts):
+            return False
+        rows = rows.select(*[p.copy().as_(f"_part{i}") for i, p in enumerate(parts)], append=False).group_by(
+            *[k.copy() for k in group.expressions])
+        rows = exp.select("1").from_(rows.subquery("_groups"))
+        keys = [exp.column(f"_part{i}") for i in range(len(parts))]
+    probe = rows.group_by(*[k.copy() for k in keys]).having("COUNT(*) > 1").limit(1)
     return rows_found(probe.sql(dialect=dialect)) is False
 
 
@@ -94,7 +113,10 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
     source = select.args.get("from_") if select is not None else None
     group = select.args.get("group") if select is not None else None
     if group is not None:  # one row per group: a partition by every GROUP BY key holds one row
-        return all(any(key == part for part in parts) for key in group.expressions)
+        named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+        keys = [named.get(k.name.lower(), k) if isinstance(k, exp.Column) and not k.table else k
+                for k in group.expressions]  # GROUP BY month, month the name of STRFTIME('%Y-%m', d)
+        return all(any(key == part for part in parts) for key in keys)
     if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table):
         return False
     table = next((t for t in schema.tables if t.name.lower() == source.this.name.lower()), None)
