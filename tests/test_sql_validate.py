@@ -828,6 +828,24 @@ def test_output_names_in_where_and_having(sample_db_uri: str) -> None:
             conn.execute(fixed(sql)).fetchall()
 
 
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_an_item_reading_an_earlier_items_name_reads_its_expression(sample_db_uri: str, dialect: str) -> None:
+    """``SELECT COUNT(*) AS n, n * 1.0 / 7`` (DuckDB's lateral names): PostgreSQL and SQLite reject it; the name stands
+    for the expression before it. A real column of that name, and an aggregate's name inside an aggregate, are not."""
+    lateral = "SELECT customer_id, COUNT(*) AS n, n * 1.0 / 7 AS per_day FROM orders GROUP BY customer_id"
+    assert "COUNT(*) * 1.0 / 7 AS per_day" in fixed(lateral, SHOP, dialect)
+    chained = "SELECT order_id, total_amount * 2 AS dbl, dbl + 1 AS more, more * 3 AS most FROM orders"
+    assert fixed(chained, SHOP, dialect).endswith("((total_amount * 2) + 1) * 3 AS most FROM orders")
+    assert check("SELECT status AS total_amount, total_amount * 2 AS d FROM orders", SHOP, dialect).fixes == ()
+    nested = "SELECT customer_id, COUNT(*) AS n, SUM(n) AS s FROM orders GROUP BY customer_id"
+    assert "SUM(COUNT(*))" not in check(nested, SHOP, dialect).sql
+    if dialect == "postgres":
+        with psycopg.connect(sample_db_uri) as conn:
+            conn.read_only = True
+            for sql in (lateral, chained):
+                conn.execute(fixed(sql)).fetchall()
+
+
 
 def _named_schema() -> Schema:
     return Schema("sqlite", (

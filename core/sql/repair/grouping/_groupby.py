@@ -183,6 +183,7 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
                 replacement = exp.Paren(this=replacement)
             col.replace(replacement)
             fixes.append(f"{col.name} in {key.upper()} -> {target.sql(dialect=dialect)}")
+    _lateral_aliases(select, sources, dialect, fixes)
     for window in [w for item in select.expressions for w in _local_nodes(item) if isinstance(w, exp.Window)]:
         for col in [c for c in window.find_all(exp.Column) if not c.table and c.find_ancestor(exp.Window) is window]:
             target = aliases.get(col.name.lower())  # a window reads its SELECT's rows, never its output names
@@ -192,6 +193,26 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
             col.replace(replacement if isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren))
                         else exp.Paren(this=replacement))
             fixes.append(f"{col.name} in a window's OVER (…) -> {target.sql(dialect=dialect)}")
+
+
+def _lateral_aliases(select: exp.Select, sources: list[Source], dialect: str, fixes: list[str]) -> None:
+    """``SELECT COUNT(*) AS n, n * 1.0 / 7 AS per_day``: an item reading an earlier item's name, which DuckDB allows
+    and PostgreSQL and SQLite reject, reads the expression that name stands for (the one reading); never a name a
+    table of the query has, never an aggregate's name inside another aggregate."""
+    earlier: dict[str, exp.Expression] = {}
+    for item in select.expressions:
+        body = item.this if isinstance(item, exp.Alias) else item
+        for col in [c for c in _local_nodes(body) if isinstance(c, exp.Column) and not c.table]:
+            target = earlier.get(col.name.lower())
+            if target is None or target.find(exp.Window) or any(s.has(col.this, dialect) or s.open for s in sources) \
+                    or (_aggregates(target) and col.find_ancestor(exp.AggFunc) is not None):
+                continue
+            replacement = target.copy()
+            col.replace(replacement if isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren))
+                        else exp.Paren(this=replacement))
+            fixes.append(f"{col.name}, the name of an item before it -> {target.sql(dialect=dialect)}")
+        if isinstance(item, exp.Alias) and item.alias:
+            earlier[item.alias.lower()] = item.this
 
 
 def _move_aggregate_filters(select: exp.Select, dialect: str, fixes: list[str]) -> None:
