@@ -80,6 +80,9 @@ def test_one_value_twice_counted_apart_is_read_as_an_in_list(dialect: str) -> No
            "GROUP BY author HAVING COUNT(DISTINCT book) = 2")
     out = guard(sql, dialect)
     assert "IN ('sf', 'crime')" in out.sql and "(a guess" in out.mended
+    per_row = "SELECT COUNT(CASE WHEN (genre = 'sf' AND genre = 'crime') THEN 1 END) AS n FROM book"
+    out = guard(per_row, dialect)  # one row's test inside an aggregate: "both" cannot be meant
+    assert "WHEN (genre IN ('sf', 'crime')) THEN 1" in out.sql and "(a guess" in out.mended, out.sql
     for sql in ("SELECT title FROM book WHERE genre = 'sf' AND genre = 'crime'",  # "both"? "either"? not said: left
                 "SELECT title FROM book WHERE NOT (genre = 'sf' AND genre = 'crime')",
                 "SELECT title FROM book WHERE genre = 'sf' OR genre = 'crime'",

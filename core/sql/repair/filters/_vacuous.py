@@ -4,7 +4,9 @@ written the wrong way round.
 
 Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; one column
 equal to two different values in one AND (``name = 'ML' AND name = 'Data Science'``, an IN list written as a chain)
-as ``name IN ('ML', 'Data Science')``, where a query around it counts the values apart (``HAVING COUNT(DISTINCT …)``); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+as ``name IN ('ML', 'Data Science')``, where a query around it counts the values apart (``HAVING COUNT(DISTINCT …)``)
+or it is the WHEN of a CASE an aggregate adds up (``COUNT(CASE WHEN day = 'Sat' AND day = 'Sun' THEN 1 END)``: one
+row's test, where "both" cannot be meant); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
 ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
 with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
@@ -46,6 +48,18 @@ def _counted_apart(chain: exp.Expression) -> bool:
         "having"].find_all(exp.Count)) for s in [chain.find_ancestor(exp.Select), *_outer_selects(chain)] if s)
 
 
+def _aggregated_per_row(chain: exp.Expression) -> bool:
+    """Whether the chain is a CASE's WHEN inside an aggregate (``COUNT(CASE WHEN day = 'Sat' AND day = 'Sun' THEN 1
+    END)``): a test of one row, where "both" cannot be meant, and a column 0 by construction."""
+    at = chain
+    while isinstance(at.parent, exp.Paren):
+        at = at.parent
+    when = at.parent
+    return isinstance(when, exp.If) and when.this is at and isinstance(when.parent, exp.Case) and \
+        when.find_ancestor(exp.AggFunc, exp.Select) is not None and isinstance(
+            when.find_ancestor(exp.AggFunc, exp.Select), exp.AggFunc)
+
+
 def _outer_selects(node: exp.Expression) -> list[exp.Select]:
     found, at = [], node.find_ancestor(exp.Select)
     while at is not None:
@@ -58,7 +72,7 @@ def _outer_selects(node: exp.Expression) -> list[exp.Select]:
 def _one_value_twice(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """``x = 'a' AND x = 'b'`` (one column equal to two different values on one row) as ``x IN ('a', 'b')``."""
     for chain in [a for a in tree.find_all(exp.And) if not isinstance(a.parent, exp.And)]:
-        if chain.find_ancestor(exp.Not) is not None or not _counted_apart(chain):
+        if chain.find_ancestor(exp.Not) is not None or not (_counted_apart(chain) or _aggregated_per_row(chain)):
             continue
         parts = list(chain.flatten())
         equal: dict[str, list[exp.EQ]] = {}
