@@ -53,14 +53,16 @@ def test_a_count_nothing_names_is_left_as_written(library, question: str, sql: s
     """Refusing it broke a held-out reply that was right as written; what to count is not said, so nothing is
     guessed."""
     answer = ask(library, question, sql)
-    assert answer.ok and not any("1 in every group" in n for n in answer.notes), answer.notes
+    assert answer.ok and not any("1 in every group (it counts" in n for n in answer.notes), answer.notes
+    assert [a.label for a in answer.alternatives] == ["Count the rows of each group"], answer.notes  # said, offered
 
 
 def test_a_constant_count_inside_an_expression_is_left(library) -> None:
     """A term of a ratio (a held-out reply right as written held one): what it stands for is not said."""
     answer = ask(library, "Ratio per year", "SELECT year, COUNT(DISTINCT pid) / COUNT(DISTINCT year) AS r "
                  "FROM publication GROUP BY year")
-    assert answer.ok and not any("1 in every group" in n for n in answer.notes), answer.notes
+    assert answer.ok and not any("1 in every group (it counts" in n for n in answer.notes), answer.notes
+    assert any("1 in every group; counting each group's rows" in n for n in answer.notes), answer.notes
 
 
 @pytest.mark.parametrize("sql", [
@@ -150,3 +152,11 @@ def test_a_grouped_pair_counts_the_one_tables_rows_when_the_question_says_them(l
                  "SELECT jid, year, COUNT(DISTINCT year) AS publication_count FROM publication GROUP BY jid, year "
                  "HAVING COUNT(pid) > 1 ORDER BY jid, year")
     assert [tuple(r) for r in answer.rows] == [(1, 2020, 2), (2, 2021, 2)], (answer.sql, answer.notes)
+
+
+def test_a_count_of_the_groups_output_name_is_the_same_constant(library) -> None:
+    """``COUNT(DISTINCT y)`` where ``y`` names ``year + 0`` and the query groups by ``y``: PostgreSQL and SQLite read
+    no output name there, so the name is read as its expression, still the group's own key."""
+    answer = ask(library, "What is the number of publications in each year?",
+                 "SELECT year + 0 AS y, COUNT(DISTINCT y) AS total_publications FROM publication GROUP BY y ORDER BY y")
+    assert [tuple(r) for r in answer.rows] == [(2020, 2), (2021, 3)], (answer.sql, answer.notes, answer.error)

@@ -12,6 +12,7 @@ may rewrite its query (``AskPipeline._review``).
   as LEFT JOIN; rows without a match asked for with an inner join (never any), or shown by the side that has no
   match (NULL on every row), or asked for ("not", "without") with a LEFT JOIN that tests nothing (every row kept);
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
+  count of the group's own key, ``COUNT(DISTINCT k) … GROUP BY k`` (1 in every group: each group's rows offered); a
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
   grouped nor aggregated that Cairn grouped by too (the model's own GROUP BY offered); a GROUP BY column not
   shown, not a key, that splits the rows shown (one label on several rows);
@@ -47,7 +48,8 @@ from core.evidence._arithmetic import count_evidence, division_evidence, order_e
 from core.evidence._common import Execute, difference, offer, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
-                                   hidden_group_evidence, key_group_evidence, splits_asked)
+                                   hidden_group_evidence, key_group_evidence, splits_asked,
+                                   constant_count_evidence)
 from core.evidence._labels import (counted_entity_evidence, dropped_measure_evidence, total_row_evidence,
                                   unlabelled_rows_evidence)
 from core.evidence._joins import (added_join_evidence, anti_join_evidence, join_evidence, join_key_evidence,
@@ -62,7 +64,7 @@ from core.schema import Schema
 
 __all__ = ["AS_WRITTEN", "added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
            "duplicate_evidence", "format_evidence",
-           "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence", "rank_evidence",
+           "constant_count_evidence", "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence", "rank_evidence",
            "splits_asked", "unmatched_evidence", "value_evidence"]
 
 
@@ -101,6 +103,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
                   left_join_filter_evidence(sql, result, schema, execute),
                   key_group_evidence(sql, result, schema, execute), hidden_group_evidence(sql, result, schema, execute),
+                  constant_count_evidence(sql, result, schema, execute),
                   elsewhere_evidence(sql, result, schema, execute),
                   contradiction_evidence(sql, result, schema, execute),
                   value_evidence(sql, result, schema, execute),

@@ -238,6 +238,29 @@ def key_group_evidence(sql: str, result: QueryResult, schema: Schema,
     return [], []
 
 
+def constant_count_evidence(sql: str, result: QueryResult, schema: Schema,
+                            execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """``COUNT(DISTINCT k)`` grouped by ``k`` that the repairs left (nothing said what to count, or it is a ratio's
+    term): 1 in every group by construction. The count of each group's rows, ``COUNT(*)``, is run and offered."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    for select in tree.find_all(exp.Select):
+        group = select.args.get("group")
+        named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+        keys = [*(group.expressions if group is not None else ()), *(named[k.name.lower()] for k in (
+            group.expressions if group is not None else ()) if isinstance(k, exp.Column) and k.name.lower() in named)]
+        for count in [c for c in select.find_all(exp.Count) if group is not None and c.find_ancestor(
+                exp.Select) is select and isinstance(c.this, exp.Distinct) and len(c.this.expressions) == 1]:
+            if any(count.this.expressions[0].unnest() == key.unnest() for key in keys):
+                was = count.sql(dialect=schema.dialect)
+                count.set("this", exp.Star())
+                why = f"{was} counts the group's own key, so it is 1 in every group; counting each group's rows"
+                return offer(tree.sql(dialect=schema.dialect), "Count the rows of each group",
+                             lambda how, why=why: f"{why}, {how}.", schema, execute, result)
+    return [], []
+
+
 def extreme_group_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
                            execute: Execute) -> tuple[list[str], list[Alternative]]:
     """``HAVING COUNT(*) = (SELECT MAX(n) FROM (SELECT COUNT(*) AS n … GROUP BY …) AS g)`` — the groups with the

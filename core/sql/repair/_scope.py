@@ -26,6 +26,7 @@ __all__ = [
     "column_sources",
     "passed_through",
     "find_source",
+    "group_keys",
     "output_names",
     "scope_sources",
     "scopes",
@@ -209,6 +210,17 @@ def select_aliases(scope: Scope) -> set[str]:
     if not isinstance(expr, exp.Select):
         return set()
     return {p.alias.lower() for p in expr.expressions if isinstance(p, exp.Alias) and p.alias}
+
+
+def group_keys(select: exp.Select) -> list[exp.Expression]:
+    """A SELECT's GROUP BY keys, each output name also read as the expression it names (``GROUP BY month`` beside
+    ``STRFTIME('%Y-%m', d) AS month``: both ``month`` and the STRFTIME call)."""
+    group = select.args.get("group")
+    if group is None:
+        return []
+    named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+    return [*group.expressions, *(named[k.name.lower()] for k in group.expressions if isinstance(k, exp.Column)
+                                  and not k.table and k.name.lower() in named)]
 
 
 def column_sources(col: exp.Column, sources: list[Source], dialect: str) -> list[Source]:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from sqlglot import exp
 
 from core.sql.repair._names import COUNTED_THING, GUESSED, KEY_WORDS, counted_thing, tokens, word_forms
-from core.sql.repair._scope import Source, column_prefix, scope_sources, scopes
+from core.sql.repair._scope import Source, column_prefix, group_keys, scope_sources, scopes
 from core.sql.repair.joins import table_keys
 from core.schema import Column, Schema
 
@@ -39,14 +39,13 @@ def constant_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
     """``COUNT(DISTINCT k)`` grouped by ``k``: the count of the named thing (a guess), or left as written."""
     for scope in scopes(tree):
         select = scope.expression
-        group = select.args.get("group") if isinstance(select, exp.Select) else None
-        if group is None:
+        keys = group_keys(select) if isinstance(select, exp.Select) else []
+        if not keys:
             continue
-        keys = list(group.expressions)
         for count in list(select.find_all(exp.Count)):
             distinct = count.this
             if count.find_ancestor(exp.Select) is not select or not isinstance(distinct, exp.Distinct) or len(
-                    distinct.expressions) != 1 or not any(distinct.expressions[0] == k for k in keys):
+                    distinct.expressions) != 1 or not any(distinct.expressions[0].unnest() == k.unnest() for k in keys):
                 continue
             written = count.sql(dialect=dialect)
             item = count.parent if isinstance(count.parent, exp.Alias) else count

@@ -114,9 +114,9 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
     group = select.args.get("group") if select is not None else None
     if group is not None:  # one row per group: a partition by every GROUP BY key holds one row
         named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
-        keys = [named.get(k.name.lower(), k) if isinstance(k, exp.Column) and not k.table else k
-                for k in group.expressions]  # GROUP BY month, month the name of STRFTIME('%Y-%m', d)
-        return all(any(key == part for part in parts) for key in keys)
+        spelled = [[k, named[k.name.lower()]] if isinstance(k, exp.Column) and not k.table and k.name.lower() in named
+                   else [k] for k in group.expressions]  # GROUP BY month: month, or the STRFTIME it names
+        return all(any(part in forms for part in parts) for forms in spelled)
     if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table):
         return False
     table = next((t for t in schema.tables if t.name.lower() == source.this.name.lower()), None)
