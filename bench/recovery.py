@@ -79,7 +79,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh20": "tests.heldout.damage_fresh20",
               "fresh21": "tests.heldout.damage_fresh21",
               "fresh22": "tests.heldout.damage_fresh22",
-              "fresh23": "tests.heldout.damage_fresh23"}
+              "fresh23": "tests.heldout.damage_fresh23",
+              "fresh24": "tests.heldout.damage_fresh24"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
