@@ -160,3 +160,57 @@ def test_a_count_of_the_groups_output_name_is_the_same_constant(library) -> None
     answer = ask(library, "What is the number of publications in each year?",
                  "SELECT year + 0 AS y, COUNT(DISTINCT y) AS total_publications FROM publication GROUP BY y ORDER BY y")
     assert [tuple(r) for r in answer.rows] == [(2020, 2), (2021, 3)], (answer.sql, answer.notes, answer.error)
+
+
+@pytest.fixture()
+def academic(tmp_path: Path):
+    """No declared keys; ``domain_author`` links domain and author, its ``did`` domain's key, ``aid`` author's."""
+    path = tmp_path / "acad.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE author(aid bigint, name text); INSERT INTO author VALUES (1,'a'),(2,'b'),(3,'c');"
+            "CREATE TABLE domain(did bigint, name text); INSERT INTO domain VALUES (1,'DB'),(2,'ML');"
+            "CREATE TABLE domain_author(aid bigint, did bigint);"
+            "INSERT INTO domain_author VALUES (1,1),(2,1),(3,1),(3,2);"
+            "CREATE TABLE orders(order_id INTEGER PRIMARY KEY, city TEXT, status TEXT, qty INTEGER);"
+            "INSERT INTO orders VALUES (1,'Oslo','open',5),(2,'Paris','open',1),(3,'Paris','shut',2),"
+            "(4,'Rome','open',7),(5,'Paris','open',1),(6,'Rome','shut',1);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_a_link_tables_initial_and_id_is_not_its_own_key(academic) -> None:
+    """Attack round 14: ``did`` on domain_author is domain's key — the group's key again through the join. The
+    column naming authors (``aid``) is counted."""
+    answer = ask(academic, "Number of authors per domain name",
+                 "SELECT d.name, COUNT(DISTINCT d.name) AS authors FROM domain d JOIN domain_author da ON da.did = d.did "
+                 "GROUP BY d.name ORDER BY d.name")
+    assert [tuple(r) for r in answer.rows] == [("DB", 3), ("ML", 1)], (answer.sql, answer.notes)
+
+
+def test_the_counts_copies_in_order_by_and_having_are_read_with_it(academic) -> None:
+    """Attack round 14: the same constant count in ORDER BY and HAVING is one count, read once."""
+    answer = ask(academic, "Which 2 cities have the most orders?",
+                 "SELECT city, COUNT(DISTINCT city) AS orders FROM orders GROUP BY city HAVING COUNT(DISTINCT city) > 1 "
+                 "ORDER BY COUNT(DISTINCT city) DESC, city LIMIT 2")
+    assert [tuple(r) for r in answer.rows] == [("Paris", 3), ("Rome", 2)], (answer.sql, answer.notes)
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("How many statuses per city?",  # the thing counted is the group's key itself: nothing to read
+     "SELECT status, COUNT(DISTINCT status) AS statuses FROM orders GROUP BY status"),
+    ("How many units were sold per status?",  # "units" names nothing of the schema: no count is taken for it
+     "SELECT status, COUNT(DISTINCT status) AS units_sold FROM orders GROUP BY status"),
+])
+def test_a_count_read_as_the_key_again_or_as_nothing_is_left_and_offered(academic, question, sql) -> None:
+    answer = ask(academic, question, sql)
+    assert not any("(it counts the group's own key)" in n for n in answer.notes), answer.notes
+    assert [a.label for a in answer.alternatives] == ["Count the rows of each group"], answer.notes
+
+
+def test_a_possessive_counts_the_noun_after_it(academic) -> None:
+    """Attack round 14: "the number of the customer's orders" counts orders, not customers."""
+    from core.sql.repair._names import COUNTED_THING, counted_thing
+    said = COUNTED_THING.search("the number of the customer's orders per city")
+    assert said is not None and counted_thing(said) == "orders"

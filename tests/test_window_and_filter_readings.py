@@ -84,6 +84,12 @@ def test_one_value_twice_counted_apart_is_read_as_an_in_list(dialect: str) -> No
     out = guard(per_row, dialect)  # one row's test inside an aggregate: "both" cannot be meant
     assert "WHEN (genre IN ('sf', 'crime')) THEN 1" in out.sql and "(a guess" in out.mended, out.sql
     for sql in ("SELECT title FROM book WHERE genre = 'sf' AND genre = 'crime'",  # "both"? "either"? not said: left
+                # attack round 14: a per-row test HAVING reads may ask for groups holding both
+                "SELECT author FROM book GROUP BY author HAVING MAX(CASE WHEN genre = 'sf' AND genre = 'crime' THEN 1 "
+                "ELSE 0 END) = 1",
+                "SELECT author, SUM(CASE WHEN genre = 'sf' AND genre = 'crime' THEN 1 ELSE 0 END) AS both_n FROM book "
+                "GROUP BY author HAVING both_n > 0",
+                "SELECT COUNT(CASE WHEN sold = 1 AND sold = '1' THEN 1 END) FROM book",  # one value: may hold
                 "SELECT title FROM book WHERE NOT (genre = 'sf' AND genre = 'crime')",
                 "SELECT title FROM book WHERE genre = 'sf' OR genre = 'crime'",
                 "SELECT title FROM book WHERE sold = 1 AND sold = 1.0 GROUP BY title HAVING COUNT(DISTINCT id) = 1"):
@@ -120,15 +126,33 @@ def test_a_top_n_of_groups_partitioned_by_the_group_key_ranks_all_groups(shop) -
     assert any("one row by construction" in n for n in answer.notes)
 
 
-def test_the_one_extreme_partitioned_by_a_label_no_two_rows_share_ranks_all_rows(shop) -> None:
-    """"Which book sold the most?" with ``PARTITION BY title`` and ``= 1``: no two books share a title, so as written
-    every book is "the" one; the question asks for one extreme and no number — one ranking (a guess)."""
+def test_one_row_per_partition_in_the_data_is_no_proof_for_one_extreme(shop) -> None:
+    """Attack round 14: "customers with their latest order" (n = 1, no split word) is right as written where each
+    customer has one order; the probe proves only that, so ``= 1`` partitions by a label are left."""
     sql = ("SELECT title FROM (SELECT title, ROW_NUMBER() OVER (PARTITION BY title ORDER BY sold DESC) AS rnk "
            "FROM book) AS ranked WHERE rnk <= 1")
-    answer = ask(shop, "Which book sold the most copies?", sql)
-    assert [tuple(r) for r in answer.rows] == [("B",)], (answer.sql, answer.notes)
-    kept = ask(shop, "Which books sold the most copies?", sql.replace("PARTITION BY title", "PARTITION BY genre"))
-    assert not any("ranks each row alone" in n for n in kept.notes)  # genres hold several books: left
+    for question in ("Which book sold the most copies?", "Show the books with their best sales figure"):
+        answer = ask(shop, question, sql)
+        assert len(answer.rows) == 5 and not any("ranks each row alone" in n for n in answer.notes), answer.notes
+
+
+def test_a_rank_used_as_a_flag_is_no_top_n(shop) -> None:
+    """Attack round 14: ``CASE WHEN rn = 1 THEN 'yes'`` flags rows; it filters none, so the partition stays."""
+    sql = ("SELECT title, CASE WHEN rn = 1 THEN 'yes' ELSE 'no' END AS best FROM (SELECT title, ROW_NUMBER() OVER "
+           "(PARTITION BY id ORDER BY sold DESC) AS rn FROM book) AS t")
+    answer = ask(shop, "Flag the best-selling book of each id", sql)
+    assert not any("ranks each row alone" in n for n in answer.notes), answer.notes
+    assert {r[1] for r in answer.rows} == {"yes"}
+
+
+def test_a_partition_of_one_group_keeps_the_keys_the_split_names(shop) -> None:
+    """Attack round 14: "the top 2 books in each genre" ranked by both GROUP BY keys (genre, title): the title goes,
+    the genre the question splits by stays."""
+    sql = ("SELECT genre, title, s FROM (SELECT genre, title, SUM(sold) AS s, RANK() OVER (PARTITION BY genre, title "
+           "ORDER BY SUM(sold) DESC) AS r FROM book GROUP BY genre, title) AS t WHERE r <= 1")
+    answer = ask(shop, "What is the top book in each genre by copies sold?", sql)
+    assert sorted(tuple(r) for r in answer.rows) == [("crime", "C", 70), ("poetry", "E", 5), ("sf", "B", 90)], (
+        answer.sql, answer.notes)
 
 
 def test_groups_partitioned_by_part_of_their_key_no_two_share_rank_all_groups(shop) -> None:
@@ -166,7 +190,7 @@ def test_a_window_ordering_by_an_output_name_answers(shop) -> None:
 
 
 @pytest.mark.parametrize("question", ["What are the top 2 genres and their respective copies sold?",
-                                      "Top 2 genres by copies sold per genre"])
+                                      "Top 2 genres by copies sold, with each one's total"])
 def test_a_partition_of_one_group_ranks_nothing_whatever_split_is_asked(shop, question: str) -> None:
     """Grouped by genre (its output name, ``g``), partitioned by the same expression: each group ranks alone, so no
     reading of a split ranks anything there."""

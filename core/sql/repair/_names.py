@@ -156,8 +156,9 @@ def embedded_run(wanted: str, candidate: str) -> tuple[int, int] | None:
 
 
 COUNTED_THING = re.compile(r"\b(?:number|count|no\.?|numbers|counts)\s+of\s+(?:(?:the|all|distinct|unique|different|"
-                           r"individual)\s+)?([a-z]+)(?:\s+([a-z]+))?|\bhow\s+many\s+(?:(?:distinct|unique|different)"
-                           r"\s+)?([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)  # "number of authors", "how many shops"
+                           r"individual)\s+)?([a-z]+)(?:['’]s?)?(?:\s+([a-z]+))?|\bhow\s+many\s+(?:(?:distinct|unique|"
+                           r"different)\s+)?([a-z]+)(?:['’]s?)?(?:\s+([a-z]+))?", re.IGNORECASE)  # "number of authors",
+# "how many shops", "the number of the customer's orders" (a possessive: the noun after it)
 _NOT_A_NOUN = frozenset({"in", "for", "per", "by", "of", "on", "at", "from", "with", "that", "which", "who", "whose",
                          "are", "is", "was", "were", "do", "does", "did", "have", "has", "had", "each", "every",
                          "there", "and", "or", "to", "the", "a", "an", "across", "between", "made", "placed"})

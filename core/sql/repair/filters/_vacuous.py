@@ -6,7 +6,8 @@ Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with
 equal to two different values in one AND (``name = 'ML' AND name = 'Data Science'``, an IN list written as a chain)
 as ``name IN ('ML', 'Data Science')``, where a query around it counts the values apart (``HAVING COUNT(DISTINCT …)``)
 or it is the WHEN of a CASE an aggregate adds up (``COUNT(CASE WHEN day = 'Sat' AND day = 'Sun' THEN 1 END)``: one
-row's test, where "both" cannot be meant); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
+row's test; never one HAVING tests, ``HAVING MAX(CASE … THEN 1 ELSE 0 END) = 1`` may ask for groups holding both;
+a number and its own text, ``day = 0 AND day = '0'``, are one value); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
 ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
 with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
@@ -34,8 +35,10 @@ __all__ = ["never_true"]
 
 
 def _value(literal: exp.Literal) -> object:
+    """A literal's value, a number and its text as one (``1``, ``1.0`` and ``'1'``: SQLite compares a text column
+    with a number as text, so ``day = 0 AND day = '0'`` can hold)."""
     try:
-        return literal.this if literal.is_string else float(literal.this)  # 1 and 1.0 are one value
+        return float(literal.this)
     except ValueError:
         return literal.this
 
@@ -55,9 +58,14 @@ def _aggregated_per_row(chain: exp.Expression) -> bool:
     while isinstance(at.parent, exp.Paren):
         at = at.parent
     when = at.parent
-    return isinstance(when, exp.If) and when.this is at and isinstance(when.parent, exp.Case) and \
-        when.find_ancestor(exp.AggFunc, exp.Select) is not None and isinstance(
-            when.find_ancestor(exp.AggFunc, exp.Select), exp.AggFunc)
+    aggregate = when.find_ancestor(exp.AggFunc, exp.Select) if isinstance(when, exp.If) else None
+    if not (isinstance(when, exp.If) and when.this is at and isinstance(when.parent, exp.Case)
+            and isinstance(aggregate, exp.AggFunc)) or aggregate.find_ancestor(exp.Having) is not None:
+        return False  # in HAVING it may test the group ("bought both"): left
+    select = aggregate.find_ancestor(exp.Select)
+    named = aggregate.parent.alias.lower() if isinstance(aggregate.parent, exp.Alias) else ""
+    having = select.args.get("having") if select is not None else None
+    return not (named and having is not None and any(c.name.lower() == named for c in having.find_all(exp.Column)))
 
 
 def _outer_selects(node: exp.Expression) -> list[exp.Select]:

@@ -53,35 +53,51 @@ def constant_counts(tree: exp.Expression, schema: Schema, dialect: str, fixes: l
                 continue  # inside an expression (a ratio's term): what it stands for is not said
             sources = scope_sources(scope, schema, dialect)
             counted = _counted(item.alias if item is not count else "", question, sources, schema)
-            if counted is None:
-                continue
-            if isinstance(counted, exp.Star):
-                count.set("this", counted)
-                said = "the rows of each group"
-            else:
-                distinct.set("expressions", [counted])
-                said = "the thing it names"
+            if counted is None or _still_the_key(counted, keys, select):
+                continue  # nothing named, or what is named is the group's key again: left to the answer's check
+            replacement = exp.Count(this=counted) if isinstance(counted, exp.Star) else exp.Count(
+                this=exp.Distinct(expressions=[counted]))
+            for same in [c for c in select.find_all(exp.Count) if c == count and c.find_ancestor(exp.Select) is select]:
+                same.replace(replacement.copy())  # its copies in ORDER BY and HAVING too: one count, read once
+            said = "the rows of each group" if isinstance(counted, exp.Star) else "the thing it names"
             fixes.append(f"{written} is 1 in every group (it counts the group's own key): counted "
-                         f"{count.sql(dialect=dialect)}, {said}" + GUESSED)
+                         f"{replacement.sql(dialect=dialect)}, {said}" + GUESSED)
+
+
+def _still_the_key(counted: exp.Expression, keys: list[exp.Expression], select: exp.Select) -> bool:
+    """Whether the count read is the group's key again: a key itself, or a column a join condition equates with
+    one (``da.did`` grouped by ``d.did``, ``JOIN … ON da.did = d.did``)."""
+    if isinstance(counted, exp.Star):
+        return False
+    same = {counted.sql()}
+    for join in select.args.get("joins") or []:
+        for eq in (join.args.get("on") or exp.true()).find_all(exp.EQ):
+            sides = {eq.this.sql(), eq.expression.sql()}
+            if same & sides:
+                same |= sides
+    names = {exp.to_column(n).name.lower() for n in same}
+    return any(k.unnest().sql() in same or (isinstance(k, exp.Column) and not k.table and k.name.lower() in names)
+               for k in keys)
 
 
 def _counted(alias: str, question: str, sources: list[Source], schema: Schema) -> exp.Expression | None:
     """What the count counts: what the question's "number of …" names — else the count's name — among the sources
-    (a column, or ``*`` for the rows of a query's one table); None where the two name different things, or the
-    words name a table the query does not read, or nothing is named in a query of joins."""
+    (a column, or ``*`` for the rows of a query's one table where nothing is named at all); None where the two name
+    different things, or the words name nothing of the query."""
     said = COUNTED_THING.search(question or "")
     named = {w for word in tokens(alias) if word not in _NOT_A_THING for w in word_forms(word)}
-    by_name = _reading(named, sources) if named else None
+    names = frozenset("_".join(tokens(t.name)) for t in schema.tables)
+    by_name = _reading(named, sources, names) if named else None
     if said:
         words = word_forms(counted_thing(said))
-        asked = _reading(words, sources)
+        asked = _reading(words, sources, names)
         if asked is not None:  # the question decides; a name that says another thing makes it unsure
             return asked if by_name is None or _same(asked, by_name, sources) else None
-        if _elsewhere(words, sources, schema):
-            return None  # the question counts a thing the query does not read
-    if by_name is not None or _elsewhere(named, sources, schema):
-        return by_name
-    return _rows(sources)
+        if _elsewhere(words, sources, schema) or by_name is None:
+            return None  # the question counts a thing the query does not read, or one nothing names ("units")
+    if by_name is not None or named:
+        return by_name  # a name that names nothing of the query ("units_sold") says no count to take
+    return _rows(sources)  # nothing named at all: a one-table query's rows
 
 
 def _same(a: exp.Expression, b: exp.Expression, sources: list[Source]) -> bool:
@@ -89,13 +105,13 @@ def _same(a: exp.Expression, b: exp.Expression, sources: list[Source]) -> bool:
     return a == b or (len(sources) == 1 and (isinstance(a, exp.Star) or isinstance(b, exp.Star)))
 
 
-def _reading(words: set[str], sources: list[Source]) -> exp.Expression | None:
+def _reading(words: set[str], sources: list[Source], names: frozenset[str]) -> exp.Expression | None:
     """The column ``words`` name for counting: the own key of the one table they name (whole before a table holding
     them), else the one column naming them as a reference; ``*`` where a query's one table is named or holds
     several such columns."""
     tables = [s for s in sources if s.table is not None and _names(s.table.name, words)]
     whole = [s for s in tables if _names(s.table.name, words, whole=True)]  # author before domain_author
-    keyed = {(s.key, key) for s in (whole or tables) if (key := _own_key(s)) is not None}
+    keyed = {(s.key, key) for s in (whole or tables) if (key := _own_key(s, names)) is not None}
     if len(keyed) == 1:
         alias, key = keyed.pop()
         return exp.column(key, table=alias)
@@ -130,24 +146,32 @@ def _names(name: str, words: set[str], whole: bool = False) -> bool:
     return bool(ends) and (not whole or min(ends) <= 3)
 
 
-def _own_key(source: Source) -> str | None:
+def _own_key(source: Source, tables: frozenset[str]) -> str | None:
     """The column that identifies a row of ``source``'s table (``table_keys``), else the one column named for the
     table and ``id`` — ``flight_id``, ``paperid``, ``sbTxId`` (or ``sbtxid``) where the table's columns all start so."""
     table = source.table
     assert table is not None
-    declared = table_keys(table)
-    if declared:
-        return declared[0]
     words = tokens(table.name)
+    declared = table_keys(table)
+    if declared and (table.primary_key or declared[0].lower() == "id" or not _links(words, tables)):
+        return declared[0]  # a link table's initial and id (``did`` on domain_author) is the other table's key
     own = {("id",), words + ("id",), ("".join(words), "id")}
     found = [c.name for c in table.columns if _rest(c.name, source) in own]
     return found[0] if len(found) == 1 else None
 
 
+def _links(words: tuple[str, ...], tables: frozenset[str]) -> bool:
+    """Whether a table's name is two or more of the schema's table names (``domain_author``): a link table."""
+    return len(words) >= 2 and all(word in tables for word in words)
+
+
 def _refers(column: str, source: Source, words: set[str]) -> bool:
     """``patient_id`` / ``sbTxCustId`` / ``authorid`` / ``visitor`` refer to the thing ``words`` name: the thing's
-    word (or its first letters), then a key word, after the words every column of the table starts with."""
+    word (or its first letters), then a key word, after the words every column of the table starts with; on a table
+    named for the thing (``domain_author``), its initial and ``id`` (``aid``)."""
     rest = _rest(column, source)
+    if len(rest) == 2 and rest[1] == "id" and len(rest[0]) == 1 and source.table is not None:
+        return any(w in tokens(source.table.name) and w.startswith(rest[0]) for w in words)  # ``aid`` on domain_author
     if len(rest) == 2 and rest[1] in KEY_WORDS:
         return rest[0] in words or (len(rest[0]) >= 3 and any(w.startswith(rest[0]) for w in words))
     return len(rest) == 1 and any(rest[0] in (w, w + "id") for w in words)

@@ -4,7 +4,8 @@ first among its own rows, so the filter keeps every row, by construction. Read a
 PARTITION BY dropped — a guess the model is shown first (``GUESSED``), with the query as written one click away.
 Only where the window's SELECT reads that one table, nothing joined or grouped — or where the question asks for n
 rows (n of 2 or more, "the top 3", "5 highest") and one bounded probe of the data finds no partition of two rows, so
-the query as written shows every row; a partition of several rows may be a ranking per group the question asks in
+the query as written shows every row (never n = 1: "customers with their latest order" is right as written where
+each has one); a partition of several rows may be a ranking per group the question asks in
 words it does not spell ("customers with their highest-value order") and is left.
 
 Only a ROW_NUMBER, RANK or DENSE_RANK with an ORDER BY whose value is filtered as a top n (``<= n``, ``< n``,
@@ -45,24 +46,31 @@ def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes
     split = bool(_SPLIT.search(question))
     after = {t for m in re.finditer(r"\b(?:by|in|for|across|of\s+each)\s+(?:the\s+)?([A-Za-z]+)", question)
              for t in tokens(m[1])}
+    split_by = {t for m in re.finditer(r"\b(?:per|each|every|har|within)\s+(?:the\s+|single\s+)?([A-Za-z]+)",
+                                       question) for t in tokens(m[1])}  # "in each country": country
     for window in list(tree.find_all(exp.Window)):
         parts = window.args.get("partition_by") or []
         named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
         bound = _top_filter(tree, named) if named else None
         if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or bound is None:
             continue
-        if _each_row_alone(window, parts, schema):  # no reading ranks anything within it: whatever split is asked
-            why = "its partition is one row by construction"
+        kept: list[exp.Expression] = []
+        if _each_row_alone(window, parts, schema):  # no reading ranks anything within it: whatever split is asked,
+            why = "its partition is one row by construction"  # the keys it names stay ("top 2 cities in each country")
+            kept = [p for p in parts if set(tokens(p.sql())) & split_by]
+            if kept and len(kept) == len(parts):
+                continue
         elif split or any(set(tokens(p.sql())) & after for p in parts):
             continue
-        elif _asks_for(bound, question) and _one_row_each(window, parts, dialect, rows_found):
+        elif bound >= 2 and bound in _asked_sizes(question) and _one_row_each(window, parts, dialect, rows_found):
             why = f"no partition holds two rows, and the question asks for {bound}"
         else:
             continue
         written = window.sql(dialect=dialect)
-        window.set("partition_by", None)
-        fixes.append(f"{written} ranks each row alone ({why}), so {named} keeps every row: ranked over all rows, "
-                     f"{window.sql(dialect=dialect)}" + GUESSED)
+        window.set("partition_by", kept or None)
+        fixes.append(f"{written} ranks each row alone ({why}), so {named} keeps every row: ranked over "
+                     f"{'the groups the question names' if kept else 'all rows'}, {window.sql(dialect=dialect)}"
+                     + GUESSED)
 
 
 def _asked_sizes(question: str) -> set[int]:
@@ -72,13 +80,6 @@ def _asked_sizes(question: str) -> set[int]:
         word = (m[1] or m[2]).lower()
         found.add(int(word) if word.isdigit() else _NUMBERS.get(word, 0))
     return found
-
-
-def _asks_for(bound: int, question: str) -> bool:
-    """Whether the question asks for ``bound`` rows: "the top 3" for 3, an extreme with no number ("the most cited
-    publication") for 1."""
-    sizes = _asked_sizes(question)
-    return bound in sizes if bound >= 2 else bound == 1 and not sizes
 
 
 def _one_row_each(window: exp.Window, parts: list[exp.Expression], dialect: str,
@@ -125,10 +126,16 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
 
 
 def _top_filter(tree: exp.Expression, name: str) -> int | None:
-    """The n of a top n the output ``name`` is filtered to: ``name <= 3`` (3), ``name < 4`` (3), ``name = 1`` (1)."""
-    for compare in tree.find_all(exp.LTE, exp.LT, exp.EQ):
-        left, right = compare.this, compare.expression
-        if isinstance(left, exp.Column) and left.name.lower() == name.lower() and isinstance(right, exp.Literal) and \
-                not right.is_string and right.name.isdigit() and (not isinstance(compare, exp.EQ) or right.name == "1"):
-            return int(right.name) - (1 if isinstance(compare, exp.LT) else 0)
+    """The n of a top n the output ``name`` is filtered to — ``name <= 3`` (3), ``name < 4`` (3), ``name = 1`` (1) — a
+    condition of a WHERE or QUALIFY, alone or in its AND; never a flag (``CASE WHEN rn = 1 …``) or an OR."""
+    for clause in [*tree.find_all(exp.Where), *tree.find_all(exp.Qualify)]:
+        parts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
+        for compare in (p.unnest() for p in parts):
+            if not isinstance(compare, (exp.LTE, exp.LT, exp.EQ)):
+                continue
+            left, right = compare.this, compare.expression
+            if isinstance(left, exp.Column) and left.name.lower() == name.lower() and isinstance(right, exp.Literal) \
+                    and not right.is_string and right.name.isdigit() and (not isinstance(compare, exp.EQ)
+                                                                           or right.name == "1"):
+                return int(right.name) - (1 if isinstance(compare, exp.LT) else 0)
     return None
