@@ -227,3 +227,32 @@ def test_a_long_query_with_many_selects_on_its_lines_is_one_statement() -> None:
 def test_a_one_line_margin_string_is_read() -> None:
     reply = f'{F}kotlin\nval sql = """\n    |{WANTED}\n""".trimMargin()\n{F}'
     assert _one(reply) == WANTED
+
+
+FRESH24_LAYOUTS = [  # held-out fresh24, measured: each failed visibly before
+    # a Haskell quasi-quote after ``<-`` (code, no arrow annotation)
+    "```haskell\nmain = do\n  rows <- query_ conn [sql|\n    SELECT name\n    FROM customers\n"
+    "    WHERE city = 'Pune'\n  |] :: IO [[Maybe String]]\n  mapM_ print rows\n```",
+    # Delphi's SQL.Add lines (each a line), Pascal's doubled quotes
+    "```pascal\nbegin\n  Query1.SQL.Clear;\n  Query1.SQL.Add('SELECT name');\n  Query1.SQL.Add('FROM customers');\n"
+    "  Query1.SQL.Add('WHERE city = ''Pune''');\n  Query1.Open;\nend;\n```",
+    # Stata's compound quotes
+    "```stata\nlocal q `\"SELECT name FROM customers WHERE city = 'Pune'\"'\nodbc load, exec(`\"`q'\"') dsn(\"x\") "
+    "clear\n```",
+    # a C cursor's embedded SQL, the program going on after its ``;``
+    "```c\nEXEC SQL BEGIN DECLARE SECTION;\n  char name[256];\nEXEC SQL END DECLARE SECTION;\n\nEXEC SQL DECLARE c "
+    "CURSOR FOR\n    SELECT name\n    FROM customers\n    WHERE city = 'Pune';\n\nEXEC SQL OPEN c;\nfor (;;) {\n"
+    "  EXEC SQL FETCH c INTO :name;\n  if (sqlca.sqlcode != 0) break;\n}\nEXEC SQL CLOSE c;\n```",
+]
+
+
+@pytest.mark.parametrize("reply", FRESH24_LAYOUTS)
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_more_programs_no_reader_knows_are_read(reply: str, dialect: str) -> None:
+    assert _one(reply, dialect) == WANTED
+
+
+def test_an_arrow_before_code_is_no_annotation() -> None:
+    """``df <- dbGetQuery(con, "SELECT …")``: R's assignment, not a note after an arrow."""
+    reply = '```r\ndf <- dbGetQuery(con, "SELECT name FROM customers WHERE city = \'Pune\'")\n```'
+    assert _one(reply) == WANTED

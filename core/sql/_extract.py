@@ -23,6 +23,7 @@ from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import (CLIENT_SETTING, CURLY_PAIR, THINK, continues, document_queries, extends, laid_out,
                              sql_end, unknown_layout_readings, without_fences)
 from core.sql.repair import is_reserved
+from core.sql._tails import GOES_ON, LABEL, TAIL_WORD, looser_limit, program_goes_on, prose_tail
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
                              plausible, reading, stops_in_block)
 
@@ -51,7 +52,6 @@ _BULLET = re.compile(r"[-*+]\s+(?=[A-Z][a-z])")  # "- This counts …" is a bull
 # (a line that starts with a letter of another script — Devanagari prose after the query — or ends with a danda)
 _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT JOIN|FULL JOIN|CROSS JOIN|ON|"
                           r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
-_TABLE_ROW = re.compile(r"\|[^|\n]*\|[^\n]*\|?\s*\n\s*\|\s*:?-{3}")  # a markdown table: a header row, then |---
 _SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
 _MAX_CUTS, _MAX_STARTS, _MAX_WORD_CUTS = 60, 12, 40  # bound the work on long replies
 _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
@@ -220,13 +220,13 @@ _JOINING_WORDS = frozenset({"aur", "ya", "evam", "tatha"})  # Hindi-English "and
 
 def _mid_sentence(region: str, start: int) -> bool:
     """Whether the statement starts after words on its own line (``You can run SELECT …``), not at a line's start."""
-    return bool(_TAIL_WORD.search(region[region.rfind("\n", 0, start) + 1 : start]))
+    return bool(TAIL_WORD.search(region[region.rfind("\n", 0, start) + 1 : start]))
 
 
 def _statement_before_words(text: str, command_ok: bool) -> str | None:
     """``… running SELECT … LIMIT 1 against the database, which returns …``: a query begun inside a sentence that
     ends where the sentence goes on. The longest statement cut before a lower-case word that does not go on with a
-    clause (``_GOES_ON``; nor a Hindi-English "and"/"or"), outside every bracket and string, where all that is
+    clause (``GOES_ON``; nor a Hindi-English "and"/"or"), outside every bracket and string, where all that is
     dropped reads as a sentence — mostly words that are not SQL's, no SQL word in capitals, no comparison, no
     bracket it closes. Only where the statement starts after words on its line (``_mid_sentence``), and only for a
     reply of ordinary length. A last word read as an alias no one uses (``FROM flight against``) is the sentence's
@@ -238,7 +238,7 @@ def _statement_before_words(text: str, command_ok: bool) -> str | None:
     readings: list[tuple[str, str]] = []
     for match in reversed(list(_BEFORE_WORD.finditer(text))[-_MAX_WORD_CUTS:]):
         word = match.group(1)
-        if word in _GOES_ON or word in _JOINING_WORDS or not _sentence(text[match.start():]):
+        if word in GOES_ON or word in _JOINING_WORDS or not _sentence(text[match.start():]):
             continue
         if found := _statement_before(text, match.start(), command_ok):
             readings.append(found)
@@ -260,8 +260,8 @@ def _statement_before_mark(text: str, command_ok: bool) -> str | None:
     further left is more likely the query's own minus."""
     for match in reversed(list(_SEPARATOR.finditer(text))[-_MAX_WORD_CUTS:]):
         rest = text[match.end():]
-        first = _TAIL_WORD.match(rest)
-        if first is None or first.group(0) in _GOES_ON or first.group(0) in _JOINING_WORDS or not _sentence(rest):
+        first = TAIL_WORD.match(rest)
+        if first is None or first.group(0) in GOES_ON or first.group(0) in _JOINING_WORDS or not _sentence(rest):
             continue
         if found := _statement_before(text, match.start(), command_ok):
             return _strip_semicolons(*found)
@@ -327,9 +327,9 @@ def _longest_statement(text: str, command_ok: bool) -> str | None:
     cuts = {c for c in cuts if c <= end} | {end}
     for cut in sorted(cuts, reverse=True)[:_MAX_CUTS]:
         candidate = text[:cut].strip()
-        if text.startswith(":", cut) and _LABEL.match(text[text.rfind("\n", 0, cut) + 1:cut + 2]):
+        if text.startswith(":", cut) and LABEL.match(text[text.rfind("\n", 0, cut) + 1:cut + 2]):
             continue  # "Observation:" split from its colon: the label word is no alias
-        if not _prose_tail(text[cut:]) and not _looser_limit(candidate, text[cut:]):
+        if not (prose_tail(text[cut:]) or looser_limit(candidate, text[cut:]) or program_goes_on(candidate, text, cut)):
             continue  # what would be dropped is more SQL: a prefix that parses would silently lose clauses
         dialect = _one_statement_dialect(candidate, command_ok) if candidate.rstrip(";").strip() else None
         if not dialect and (quoted := _keyword_names_quoted(candidate)):
@@ -359,59 +359,8 @@ def _mendable(sql: str) -> bool:
     return len(sql) <= _MAX_MEND_CHARS and mendable(sql, "postgres", parses, most=3 if len(sql) <= _SHORT else 1)
 
 
-# Words that continue a statement: a cut before one of them would drop part of the query, not prose after it.
-_CONTINUES = frozenset(
-    """where and or on join inner left right full cross natural using group order having limit offset union
-    intersect except window qualify fetch from""".split()
-)  # fmt: skip
-# Words that go on with a statement's clause or expression: a sentence does not start with them ("on" may: a JOIN
-# left without its condition is checked instead).
-_GOES_ON = (_CONTINUES - {"on"}) | frozenset("""select not by desc asc nulls rows between like ilike is as distinct all
-any case when then else end over partition filter within escape collate""".split())
-_TAIL_WORD = re.compile(r"[A-Za-z_][\w']*")
-_LABEL = re.compile(r"[A-Z][a-z]+(?: [A-Za-z]+){0,2}:(?:[ \t]|$)", re.MULTILINE)
-_SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
-
-
-def _prose_tail(rest: str) -> bool:
-    """Is ``rest`` (what a cut drops) prose or nothing, rather than more of the statement?
-
-    Nothing, a comment, a sentence ("This counts...", "Note: ...") or a bullet is prose. A tail that starts with
-    a clause word (WHERE, AND, JOIN...), an operator or a qualified name is SQL. Otherwise the tail is prose when
-    it reads like words, not like an expression: few SQL marks per word.
-    """
-    tail = rest.lstrip(" \t\r\n;:.!?`")
-    if tail.startswith(("--", "#")) and clause_later(tail):
-        return False  # a note, then ``JOIN writes ON …``: the query goes on after its comment
-    if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")) or _TABLE_ROW.match(tail) or \
-            _CLOSING_TAG.match(tail):
-        return True  # prose, a table of made-up results (``| total |``), the end of its markup (``[/code]``)
-    if tail[0] in "=<>!~|&+-*/%^),.'\"[":
-        return False
-    if _LABEL.match(tail) and re.match(r"[ \t]*\r?\n", rest):
-        return True  # "Observation: …" on a line of its own, as in an agent's transcript; no SQL reads so
-    head = tail[:300]
-    words = _TAIL_WORD.findall(head)
-    if not words:
-        return True
-    if words[0].lower() in _CONTINUES or re.match(r"[\w\"]+\s*(?:\.|=|<|>|\()", head):
-        return False
-    if clause_later(tail):
-        return False
-    return len(_SQL_MARKS.findall(head)) <= max(1, len(words) // 3)
-
-
 _UNQUOTED = re.compile(r"'(?:[^'\\]|''|\\.)*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
 _MORE_AFTER = re.compile(r";\s*(?=[^\s;])")
-_CLOSING_TAG = re.compile(r"(?:\[/[A-Za-z]\w*\]|</[A-Za-z]\w*>)[ \t\r]*(?:\n|$)")  # BBCode, HTML
-_FETCH_FIRST = re.compile(r"\bFETCH\s+(?:FIRST|NEXT)\s+(\d+)\s+ROWS?\s+ONLY\s*;?\s*$", re.IGNORECASE)
-_LIMIT_ONLY = re.compile(r"^\s*LIMIT\s+(\d+)\s*;?\s*$", re.IGNORECASE)
-
-
-def _looser_limit(candidate: str, rest: str) -> bool:
-    """``... FETCH FIRST 5 ROWS ONLY`` then ``LIMIT 100``: the second limit cannot change the rows (5 <= 100)."""
-    fetch, limit = _FETCH_FIRST.search(candidate), _LIMIT_ONLY.match(rest)
-    return bool(fetch and limit and int(fetch.group(1)) <= int(limit.group(1)))
 
 
 _AS_NAME = re.compile(r"\b(?:AS|FROM|JOIN)\s+([A-Za-z_]\w*)", re.IGNORECASE)  # where a name is written

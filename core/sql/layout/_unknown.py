@@ -2,11 +2,12 @@
 language, tool or editor Cairn has never seen still gives its query.
 
 - **a query in string literals of any program**: the literals of a block (``"…"``, ``'…'``, ``\"\"\"…\"\"\"``,
-  ``'''…'''``, ``@"…"``, `` `…` ``, Lua's ``[[…]]``, C++'s ``R"(…)"``, Haskell's ``[sql|…|]``), read with the
-  escapes every C-like language shares (``\\n``, ``\\t``, ``\\"``, ``\\u0027``, a doubled quote), joined where only
-  concatenation stands between them — blanks, ``+``, ``&``, ``.``, ``..``, ``||``, a line continued with ``_`` or
-  ``\\``, a comment — or a next line that only adds to a string (``s += "…"``, ``s = s & "…"``, ``sb.append("…")``).
-  A chain a value is joined to (``"… = " + id``, or ``${id}`` inside it) holds no whole query and gives none;
+  ``'''…'''``, ``@"…"``, `` `…` ``, Lua's ``[[…]]``, C++'s ``R"(…)"``, Haskell's ``[sql|…|]``, Stata's `` `"…"' ``),
+  read with the escapes every C-like language shares (``\\n``, ``\\t``, ``\\"``, ``\\u0027``, a doubled quote), joined
+  where only concatenation stands between them — blanks, ``+``, ``&``, ``.``, ``..``, ``||``, a line continued with
+  ``_`` or ``\\``, a comment — or a next line that only adds to a string (``s += "…"``, ``s = s & "…"``,
+  ``sb.append("…")``; a line: ``Query1.SQL.Add('…')``, ``sb.AppendLine("…")``). A chain a value is joined to (``"… = "
+  + id``, or ``${id}`` inside it) holds no whole query and gives none;
 - **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``, a session's ``...``):
   two or more lines in a row that start with the same marks, read without them (a Kotlin margin string, a quoted or
   commented listing, a Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are
@@ -31,6 +32,7 @@ _LITERAL = re.compile(
     r'|"""(?P<t2>.*?)"""' r"|'''(?P<t1>.*?)'''" r'|@"(?P<v>(?:[^"]|"")*)"'
     r'|"(?P<qd>\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.|"")*)"' r"|'(?P<qs>\s*(?:SELECT|WITH)\b(?:[^'\\]|\\.|'')*)'"
     r'|"(?P<d>(?:[^"\\\n]|\\.|"")*)"' r"|'(?P<s>(?:[^'\\\n]|\\.|'')*)'"
+    r"|`\"(?P<st>.*?)\"'"  # Stata's compound quotes `"…"'
     r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]|\[\w+\|(?P<h>.*?)\|\]"  # Haskell's quasi-quote [sql| … |]
     r"|(?P<c>(?://|#|(?<!\S)--)[^\n]*)", re.DOTALL | re.IGNORECASE)  # a comment: no literal in it (a line commented
 # out stays out); a string spans lines only where it starts a query: elsewhere a quote left open pairs every one after
@@ -39,8 +41,9 @@ _GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.+|_(?=[ \t]*\r?\n)|" + _COMMENT + r")*+"
 _ADDED = re.compile(  # the next line adds to a string: `s += "…"`, `s = s & "…"`, `sb.append("…")`
     r"[ \t]*+\)?[ \t]*+;?[ \t]*+(?:" + _COMMENT + r")?\r?\n\s*+(?:\$?[\w.]+[ \t]*+(?:\+=|&=|\.=)"
     r"|(?P<n>\$?[\w.]+)[ \t]*+=[ \t]*+(?P=n)[ \t]*+(?:\+|&|\.|\|\|)"
-    r"|\$?[\w.]+[ \t]*+\.[ \t]*+(?:append|Append|appendLine|AppendLine|push_str|concat|write|Write|WriteString)"
-    r"[ \t]*+\()[ \t]*+")
+    r"|\$?[\w.]+[ \t]*+\.[ \t]*+(?:append|Append|push_str|concat|write|Write|WriteString|"
+    r"(?P<line>appendLine|AppendLine|Add|add|push|Push|WriteLine|writeln|Writeln))[ \t]*+\()[ \t]*+")  # a method
+# adding a line (Delphi's ``SQL.Add``, C#'s ``AppendLine``): a line break between
 _VALUE_JOINED = re.compile(  # `+ id` (on this line or the next), `% city`, `.format(city)` (on this line: Elixir's
     # `%{rows: …} = …` on the next is a statement of its own): a value, not a literal
     r"\s*+(?:\+|&|\|\||\.\.|\.(?![\w(.]))\s*+(?:_\s*+)?(?![\"'`@]|[rRfFbBuU$]{1,2}[\"'])"
@@ -118,9 +121,12 @@ def string_queries(code: str) -> list[str]:
         another = bool(_QUERY.match(text) and chain and _QUERY.match(chain[0]))
         lines = bool(chain) and chain[-1].endswith("\n") and code[end:match.start()].strip() == ","  # a notebook's
         # source: a list of a text's lines, each ending in its line break
-        if chain and (match.lastgroup == "f" or another or not (lines or _joins(code[end:match.start()]))):
+        gap = code[end:match.start()]
+        if chain and (match.lastgroup == "f" or another or not (lines or _joins(gap))):
             found += _whole(chain, code[:start], code[end:])
             chain = []
+        elif chain and (added := _ADDED.fullmatch(gap)) and added["line"] and not chain[-1].endswith("\n"):
+            chain[-1] += "\n"  # Delphi's ``SQL.Add('…')``, C#'s ``AppendLine("…")``: each call a line
         if match.lastgroup != "f":
             start = match.start() if not chain else start
             formatted = _FORMATTED.search(code[max(0, match.start() - 4):match.start()])
@@ -164,8 +170,8 @@ def _used_to_build(name: str, after: str) -> bool:
 def _read(match: re.Match[str]) -> str:
     kind = match.lastgroup
     body = (match[kind] or "").replace("\\(", "${")  # Swift's \(id): a value, as ${id}
-    if kind in ("b", "l", "h", "r"):
-        return body  # Go's raw strings, Lua's long brackets and Haskell's quasi-quotes read no escapes
+    if kind in ("b", "l", "h", "r", "st"):
+        return body  # Go's raw strings, Lua's long brackets, Haskell's quasi-quotes, Stata's `"…"' read no escapes
     if kind == "v":
         return body.replace('""', '"')
     if kind in ("d", "s", "qd", "qs"):
