@@ -146,3 +146,31 @@ def test_a_slip_whose_readings_give_other_rows_is_not_answered_on_a_guess(shop) 
 ])
 def test_the_same_slip_made_twice_is_mended_at_once(sql: str, said: str) -> None:
     assert said in guard(sql, "sqlite").sql
+
+
+@pytest.mark.parametrize(("written", "meant"), [  # fresh24 (held-out, measured): ways of saying SQL it does not write
+    ("SELECT town FROM sale WHERE town IS IN ('Pune', 'Agra')", "SELECT town FROM sale WHERE town IN ('Pune', 'Agra')"),
+    ("SELECT town FROM sale WHERE town IS NOT IN ('Pune')", "SELECT town FROM sale WHERE NOT town IN ('Pune')"),
+    ("SELECT town FROM sale WHERE amount BETWEEN 5 TO 10", "SELECT town FROM sale WHERE amount BETWEEN 5 AND 10"),
+    ("SELECT (town AS t, SUM(amount) AS total) FROM sale GROUP BY town",
+     "SELECT town AS t, SUM(amount) AS total FROM sale GROUP BY town"),
+    ("SELECT (town, amount) FROM sale", "SELECT town, amount FROM sale"),  # a record on PostgreSQL: its columns
+    ("SELECT town, ROUND(AVG(amount); 1) FROM sale GROUP BY town", "SELECT town, ROUND(AVG(amount), 1) FROM sale GROUP BY town"),
+    ("SELECT town FROM sale WHERE town = ''Pune'' OR town = ''O''''Neil''",
+     "SELECT town FROM sale WHERE town = 'Pune' OR town = 'O''Neil'"),
+    ("SELECT town FROM sale WHERE day >= #2023-01-01# AND day < #3/1/2023#",
+     "SELECT town FROM sale WHERE day >= '2023-01-01' AND day < '2023-03-01'"),
+])
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_another_tools_way_of_writing_sql_is_read(written: str, meant: str, dialect: str) -> None:
+    sql = guard(written, dialect).sql
+    assert sql.replace("CAST(AVG(amount) AS DECIMAL)", "AVG(amount)") == meant, sql
+
+
+def test_a_glob_with_likes_wildcards_is_read_as_like(shop) -> None:
+    """``GLOB '%un%'`` matches only the letters ``%un%`` (SQLite runs it: no row); LIKE's wildcards say LIKE (a guess);
+    a GLOB pattern of its own, or an underscore alone (a value's letter), is left."""
+    out = guard("SELECT town FROM sale WHERE town GLOB '%un%'", "sqlite")
+    assert "LIKE '%un%'" in out.sql and "(a guess" in out.mended
+    for kept in ("SELECT town FROM sale WHERE town GLOB 'P*'", "SELECT town FROM sale WHERE town GLOB 'user_1'"):
+        assert "GLOB" in guard(kept, "sqlite").sql

@@ -233,7 +233,8 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
     order, which sqlglot drops writing PostgreSQL or SQLite) as ``ORDER BY``, its ``DISTRIBUTE BY`` dropped; a window
     written in WHERE (``WHERE RANK() OVER (ORDER BY x DESC) <= 3``, which no database evaluates there) as the filter on
     its value that QUALIFY writes, after the grouping — only where the SELECT has no ORDER BY, LIMIT, OFFSET or
-    DISTINCT (which the subquery would apply before the filter) and every item is a column or named. Notes back."""
+    DISTINCT (which the subquery would apply before the filter) and every item is a column or named; a select list
+    wrapped in one pair of brackets (``SELECT (a, b) FROM t``: a record on PostgreSQL) as its columns. Notes back."""
     notes: list[str] = []
     for dot in list(tree.find_all(exp.Dot)):
         call = dot.expression
@@ -270,6 +271,11 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
         select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
         select.set("qualify", exp.Qualify(this=exp.and_(*ranked)))
         notes.append("a window in WHERE read as a filter on its value (QUALIFY)")
+    for select in list(tree.find_all(exp.Select)):  # ``SELECT (a, b, c) FROM …``: one row value on PostgreSQL (a
+        items = select.expressions  # record column), an error on SQLite; its values, each a column
+        if len(items) == 1 and isinstance(items[0], exp.Tuple) and len(items[0].expressions) >= 2:
+            select.set("expressions", [e.copy() for e in items[0].expressions])
+            notes.append("SELECT (a, b) -> SELECT a, b")
     return notes
 
 

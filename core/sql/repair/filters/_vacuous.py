@@ -2,14 +2,15 @@
 sees first (``GUESSED``). None of them can be what was meant: a query that keeps no row, or every row, by a test
 written the wrong way round.
 
-Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; one column
-equal to two different values in one AND (``name = 'ML' AND name = 'Data Science'``, an IN list written as a chain)
-as ``name IN ('ML', 'Data Science')``, where a query around it counts the values apart (``HAVING COUNT(DISTINCT …)``)
-or it is the WHEN of a CASE an aggregate adds up (``COUNT(CASE WHEN day = 'Sat' AND day = 'Sun' THEN 1 END)``: one
-row's test; never one HAVING tests, ``HAVING MAX(CASE … THEN 1 ELSE 0 END) = 1`` may ask for groups holding both;
-a number and its own text, ``day = 0 AND day = '0'``, are one value); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no small letter) compares with
-``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x = '%Paris%'`` (a value that starts
-with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
+Never holds: ``BETWEEN 500 AND 100`` (or two ISO dates the wrong way round) with its bounds swapped; one column equal
+to two different values in one AND (``name = 'ML' AND name = 'Data Science'``, an IN list written as a chain) as
+``name IN ('ML', 'Data Science')``, where a query around it counts the values apart (``HAVING COUNT(DISTINCT …)``) or
+it is the WHEN of a CASE an aggregate adds up (``COUNT(CASE WHEN day = 'Sat' AND day = 'Sun' THEN 1 END)``: one row's
+test; never one HAVING tests, ``HAVING MAX(CASE … THEN 1 ELSE 0 END) = 1`` may ask for groups holding both; a number
+and its own text, ``day = 0 AND day = '0'``, are one value); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no
+small letter) compares with ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x GLOB
+'%Ital%'`` (LIKE's wildcards, none of GLOB's: it matches only those letters) as LIKE; ``x = '%Paris%'`` (a value that
+starts with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
 
 Holds on every row, or never: a position (``INSTR``, ``STRPOS``, ``POSITION``: 0 when the text is not found, never below 0) compared with
@@ -120,6 +121,12 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
             between.set("high", low.copy())  # type: ignore[union-attr]
             notes.append(f"BETWEEN {low.sql(dialect=target)} AND {high.sql(dialect=target)} holds no value (the "  # type: ignore[union-attr]
                          "low bound is above the high one): bounds swapped" + GUESSED)
+    for glob in list(tree.find_all(exp.Glob)):  # GLOB '%Ital%': LIKE's wildcards, none of GLOB's (* ? [)
+        pattern = glob.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string and "%" in pattern.this and not \
+                re.search(r"[*?\[]", pattern.this):
+            glob.replace(exp.Like(this=glob.this.copy(), expression=pattern.copy()))
+            notes.append(f"GLOB '{pattern.this}' (LIKE's wildcards, which GLOB reads as letters) -> LIKE" + GUESSED)
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
         pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
         if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
