@@ -160,6 +160,10 @@ def test_the_same_slip_made_twice_is_mended_at_once(sql: str, said: str) -> None
      "SELECT town FROM sale WHERE town = 'Pune' OR town = 'O''Neil'"),
     ("SELECT town FROM sale WHERE day >= #2023-01-01# AND day < #3/1/2023#",
      "SELECT town FROM sale WHERE day >= '2023-01-01' AND day < '2023-03-01'"),
+    ("SELECT town FROM sale WHERE day >= #2023-3-1# AND day < #1/15/2023 10:00:00#",  # attack round 15: padded, a time
+     "SELECT town FROM sale WHERE day >= '2023-03-01' AND day < '2023-01-15 10:00:00'"),
+    ("SELECT (town, amount) FROM sale GROUP BY (town, amount) ORDER BY (town, amount)",  # its keys with it
+     "SELECT town, amount FROM sale GROUP BY town, amount ORDER BY town, amount"),
 ])
 @pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
 def test_another_tools_way_of_writing_sql_is_read(written: str, meant: str, dialect: str) -> None:
@@ -171,6 +175,21 @@ def test_a_glob_with_likes_wildcards_is_read_as_like(shop) -> None:
     """``GLOB '%un%'`` matches only the letters ``%un%`` (SQLite runs it: no row); LIKE's wildcards say LIKE (a guess);
     a GLOB pattern of its own, or an underscore alone (a value's letter), is left."""
     out = guard("SELECT town FROM sale WHERE town GLOB '%un%'", "sqlite")
-    assert "LIKE '%un%'" in out.sql and "(a guess" in out.mended
-    for kept in ("SELECT town FROM sale WHERE town GLOB 'P*'", "SELECT town FROM sale WHERE town GLOB 'user_1'"):
-        assert "GLOB" in guard(kept, "sqlite").sql
+    assert "GLOB '*un*'" in out.sql and "(a guess" in out.mended  # GLOB's case as written (attack round 15)
+    assert "LIKE '%un%'" in guard("SELECT town FROM sale WHERE town GLOB '%un%'", "postgres").sql  # no GLOB there
+    for kept in ("SELECT town FROM sale WHERE town GLOB 'P*'", "SELECT town FROM sale WHERE town GLOB 'user_1'",
+                 "SELECT town FROM sale WHERE note GLOB '50%'"):  # a percent after a number: a percent sign
+        assert guard(kept, "sqlite").sql == kept
+
+
+def test_a_day_no_calendar_has_is_not_made() -> None:
+    """Attack round 15: ``#25/12/2023#`` (no 25th month, and Access reads month first) is left, no reading made."""
+    with pytest.raises(SQLRejected):
+        guard("SELECT town FROM sale WHERE day = #25/12/2023#", "sqlite")
+
+
+def test_an_impossible_date_in_the_query_is_no_crash(shop) -> None:
+    """Attack round 15: ``'2023-02-29'`` (a model's slip) reached the question's date check, which raised."""
+    llm = ScriptedLLM("SELECT COUNT(*) FROM sale WHERE town BETWEEN '2023-02-01' AND '2023-02-29'")
+    answer = AskPipeline(shop, llm, Settings()).ask("How many sales from Feb 1, 2023 to Feb 28, 2023?")
+    assert answer.error is None or "Traceback" not in answer.error

@@ -256,3 +256,26 @@ def test_an_arrow_before_code_is_no_annotation() -> None:
     """``df <- dbGetQuery(con, "SELECT …")``: R's assignment, not a note after an arrow."""
     reply = '```r\ndf <- dbGetQuery(con, "SELECT name FROM customers WHERE city = \'Pune\'")\n```'
     assert _one(reply) == WANTED
+
+
+@pytest.mark.parametrize(("reply", "wanted"), [  # attack round 15
+    # a listing's last query answers: PRINT between two queries is no program running the first
+    ("```sql\nSELECT COUNT(*) FROM customers;\nPRINT 'per city';\nSELECT city, COUNT(*) FROM customers GROUP BY city;\n```",
+     "SELECT city, COUNT(*) FROM customers GROUP BY city"),
+    # a stray ';' before FETCH FIRST: the limit is the query's, never a program's step
+    ("```sql\nSELECT name FROM customers ORDER BY name;\nFETCH FIRST 5 ROWS ONLY;\n```", None),
+    # a note after an arrow that holds a dollar sign is still a note
+    ("```sql\nSELECT name FROM customers WHERE city = 'Pune'  <- only orders above $70\n```", WANTED),
+    # a JS template literal `"Report"` and a later "': no Stata string across them
+    ("```js\nconst title = `\"Report\"`;\nconst q = \"SELECT name FROM customers WHERE city = 'Pune'\";\n"
+     "console.log(\"done\"');\n```", WANTED),
+])
+def test_readings_that_would_lose_the_answer_are_not_taken(reply: str, wanted: str | None) -> None:
+    if wanted is None:
+        try:
+            got = _one(reply)
+        except LLMReplyError:
+            return
+        assert "FETCH" in got or "LIMIT" in got, got  # never the query without its limit
+    else:
+        assert _one(reply) == wanted

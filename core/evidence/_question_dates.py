@@ -85,13 +85,21 @@ def said_dates(text: str) -> set[dt.date]:
     return found
 
 
+def _day(text: str) -> dt.date | None:
+    """The day an ISO date names, or None where there is none (``'2023-02-29'``, a model's slip)."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 def date_finding(text: str, tree: exp.Expression) -> Finding | None:
     """The question writes whole dates ("from Jan 1 to Mar 31, 2023") and the query one date string that is none of
     them, in place of the one date it leaves out: the query with the question's date. An exclusive end written as
     the next day (``< '2023-04-01'`` for "to Mar 31") or an exclusive start as the day before is the same range."""
     said = said_dates(text)
-    literals = [(lit, dt.date.fromisoformat(m.group(1))) for lit in tree.find_all(exp.Literal)
-                if lit.is_string and (m := _ISO.match(lit.this))]
+    literals = [(lit, day) for lit in tree.find_all(exp.Literal)
+                if lit.is_string and (m := _ISO.match(lit.this)) and (day := _day(m.group(1))) is not None]
     missing = said - {d for _, d in literals}
     others = [(lit, d) for lit, d in literals if d not in said]
     if not said or len(missing) != 1 or len({d for _, d in others}) != 1:

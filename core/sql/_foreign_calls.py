@@ -275,7 +275,15 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
         items = select.expressions  # record column), an error on SQLite; its values, each a column
         if len(items) == 1 and isinstance(items[0], exp.Tuple) and len(items[0].expressions) >= 2:
             select.set("expressions", [e.copy() for e in items[0].expressions])
-            notes.append("SELECT (a, b) -> SELECT a, b")
+            for clause in (select.args.get("group"), select.args.get("order")):  # GROUP BY (a, b) with it
+                keys = clause.expressions if clause is not None else []
+                if len(keys) == 1 and isinstance(bare := (keys[0].this if isinstance(keys[0], exp.Ordered) else
+                                                          keys[0]), exp.Tuple):
+                    made = [e.copy() if not isinstance(keys[0], exp.Ordered) else exp.Ordered(
+                        this=e.copy(), desc=keys[0].args.get("desc"), nulls_first=keys[0].args.get("nulls_first"))
+                        for e in bare.expressions]
+                    clause.set("expressions", made)
+            notes.append("a select list in brackets, SELECT (a, b), read as its columns")
     return notes
 
 

@@ -230,7 +230,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
-        forms = [n for n in other_language_forms(tree) if "QUALIFY" in n]  # ``name.lower()``, Hive's SORT BY
+        forms = [n for n in other_language_forms(tree) if "QUALIFY" in n or "brackets" in n]  # said; not
+        # ``name.lower()`` or Hive's SORT BY
         guessed = [n for n in rewrite_foreign_idioms(tree, target) if n.endswith(GUESSED)]  # the model sees it first
         mended = "; ".join(filter(None, [mended, *forms, *guessed]))
         mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'

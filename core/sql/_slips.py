@@ -8,6 +8,7 @@ only where every way of mending it that parses gives the same query, and nothing
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
 from typing import Any
@@ -276,7 +277,17 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
     return edits
 
 
-_ACCESS_DATE = re.compile(r"#(\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?)#|#(\d{1,2})/(\d{1,2})/(\d{4})#")
+_ACCESS_DATE = re.compile(r"#(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4}))(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?#")
+
+
+def _access_date(m: re.Match[str]) -> str:
+    """``#2023-3-1#``, ``#3/1/2023 10:00#`` (Access reads m/d/y) as ISO text; a day no calendar has is left."""
+    year, month, day = (m[1], m[2], m[3]) if m[1] else (m[6], m[4], m[5])
+    try:
+        text = datetime.date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
+        return m[0]
+    return f"'{text} {m[7]}'" if m[7] else f"'{text}'"
 
 
 def _written_otherwise(text: str) -> list[tuple[str, str]]:
@@ -287,9 +298,8 @@ def _written_otherwise(text: str) -> list[tuple[str, str]]:
     runs = re.findall(r"'+", text)
     if runs and all(len(run) % 2 == 0 for run in runs) and any(len(run) == 2 for run in runs):
         edits.append((re.sub(r"'+", lambda m: "'" * (len(m[0]) // 2), text), "every quote was written twice"))
-    if _ACCESS_DATE.search(text):
-        edits.append((_ACCESS_DATE.sub(lambda m: f"'{m[1]}'" if m[1] else f"'{m[4]}-{int(m[2]):02d}-{int(m[3]):02d}'",
-                                       text), "#date# (MS Access) -> 'date'"))
+    if (dated := _ACCESS_DATE.sub(_access_date, text)) != text:
+        edits.append((dated, "#date# (MS Access, month first) -> 'date'"))
     return edits
 
 

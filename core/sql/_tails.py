@@ -27,13 +27,16 @@ LABEL = re.compile(r"[A-Z][a-z]+(?: [A-Za-z]+){0,2}:(?:[ \t]|$)", re.MULTILINE)
 _SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
 
 
-_PROGRAM_STEP = re.compile(r"\s*(?:EXEC|OPEN|FETCH|CLOSE|PRINT|DISPLAY|PERFORM)\b", re.IGNORECASE)
+_PROGRAM_STEP = re.compile(r"\s*(?:EXEC|OPEN|FETCH(?!\s+(?:FIRST|NEXT)\b)|CLOSE|DISPLAY|PERFORM)\b", re.IGNORECASE)
+_QUERY_LATER = re.compile(r"(?:^|;)\s*(?:SELECT|WITH)\b", re.IGNORECASE | re.MULTILINE)
 
 
 def program_goes_on(candidate: str, text: str, cut: int) -> bool:
     """``… ORDER BY month;`` then ``EXEC SQL OPEN result_cursor;``: after its ``;``, the next step of a program that
-    runs the query (embedded SQL's cursor), not more of it."""
-    return candidate.endswith(";") and _PROGRAM_STEP.match(text, cut) is not None
+    runs the query (embedded SQL's cursor), not more of it — never ``FETCH FIRST 5 ROWS ONLY`` (the query's limit), and
+    never where a query follows later (a listing's last query answers)."""
+    return candidate.endswith(";") and _PROGRAM_STEP.match(text, cut) is not None and \
+        _QUERY_LATER.search(text, cut) is None
 
 
 def prose_tail(rest: str) -> bool:

@@ -107,7 +107,7 @@ def _annotation(match: re.Match[str]) -> str:
     rest = match[1]
     ascii_arrow = match[0].lstrip().startswith("<-") and not match[0].lstrip().startswith("<--")  # <-- is no SQL
     words = re.fullmatch(r"[^\W\d_][^=<>()'\d]*", rest.strip())  # words, in any script: no SQL operand
-    if ascii_arrow and re.search(r"[\[\]{}|\"`$;]", rest):
+    if ascii_arrow and re.search(r"\[\w*\|\s*$|^[\w.]+\s*\(", rest):
         return match[0]  # code: Haskell's ``rows <- query_ conn [sql|``, R's ``df <- dbGetQuery(con, "…")``
     if ascii_arrow and not (sentence(rest) or words and (" " in rest.strip() or not rest.isascii())):
         return match[0]

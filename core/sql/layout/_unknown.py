@@ -32,7 +32,7 @@ _LITERAL = re.compile(
     r'|"""(?P<t2>.*?)"""' r"|'''(?P<t1>.*?)'''" r'|@"(?P<v>(?:[^"]|"")*)"'
     r'|"(?P<qd>\s*(?:SELECT|WITH)\b(?:[^"\\]|\\.|"")*)"' r"|'(?P<qs>\s*(?:SELECT|WITH)\b(?:[^'\\]|\\.|'')*)'"
     r'|"(?P<d>(?:[^"\\\n]|\\.|"")*)"' r"|'(?P<s>(?:[^'\\\n]|\\.|'')*)'"
-    r"|`\"(?P<st>.*?)\"'"  # Stata's compound quotes `"…"'
+    r"|`\"(?P<st>[^`]*?)\"'"  # Stata's compound quotes `"…"' (never across a backtick: JS's `"…"`)
     r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]|\[\w+\|(?P<h>.*?)\|\]"  # Haskell's quasi-quote [sql| … |]
     r"|(?P<c>(?://|#|(?<!\S)--)[^\n]*)", re.DOTALL | re.IGNORECASE)  # a comment: no literal in it (a line commented
 # out stays out); a string spans lines only where it starts a query: elsewhere a quote left open pairs every one after

@@ -9,7 +9,8 @@ it is the WHEN of a CASE an aggregate adds up (``COUNT(CASE WHEN day = 'Sat' AND
 test; never one HAVING tests, ``HAVING MAX(CASE … THEN 1 ELSE 0 END) = 1`` may ask for groups holding both; a number
 and its own text, ``day = 0 AND day = '0'``, are one value); ``LOWER(x) = 'Paris'`` (LOWER writes no capital; UPPER no
 small letter) compares with ``'paris'``, also in an IN list (ASCII letters only: SQLite folds no other); ``x GLOB
-'%Ital%'`` (LIKE's wildcards, none of GLOB's: it matches only those letters) as LIKE; ``x = '%Paris%'`` (a value that
+'%Ital%'`` (LIKE's wildcards, none of GLOB's: it matches only those letters) with GLOB's, ``'*Ital*'`` (LIKE where
+there is no GLOB), never a percent after a number (``'50%'``); ``x = '%Paris%'`` (a value that
 starts with LIKE's ``%`` before a word, or ends with it after a letter: ``'J%'``, not ``'100%'`` or ``'% of GDP'``) is
 ``LIKE``.
 
@@ -123,10 +124,17 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
                          "low bound is above the high one): bounds swapped" + GUESSED)
     for glob in list(tree.find_all(exp.Glob)):  # GLOB '%Ital%': LIKE's wildcards, none of GLOB's (* ? [)
         pattern = glob.expression
-        if isinstance(pattern, exp.Literal) and pattern.is_string and "%" in pattern.this and not \
-                re.search(r"[*?\[]", pattern.this):
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string) or re.search(r"[*?\[]", pattern.this) or \
+                not re.search(r"(?<!\d)%", pattern.this):
+            continue  # GLOB's own pattern, or a percent sign after a number ('50%'): as written
+        if target == "sqlite":  # GLOB's case as written, its wildcards for LIKE's
+            wild = pattern.this.replace("%", "*").replace("_", "?")
+            glob.set("expression", exp.Literal.string(wild))
+        else:  # no GLOB elsewhere: LIKE
+            wild = pattern.this
             glob.replace(exp.Like(this=glob.this.copy(), expression=pattern.copy()))
-            notes.append(f"GLOB '{pattern.this}' (LIKE's wildcards, which GLOB reads as letters) -> LIKE" + GUESSED)
+        notes.append(f"GLOB '{pattern.this}' (LIKE's wildcards, which GLOB reads as letters) -> "
+                     f"{'GLOB ' + repr(wild) if target == 'sqlite' else 'LIKE'}" + GUESSED)
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
         pattern = _uncased(node.expression) if isinstance(node, exp.EQ) else None
         if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(_uncased(node.this), exp.Column) and \
