@@ -123,16 +123,16 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
             notes.append(f"BETWEEN {low.sql(dialect=target)} AND {high.sql(dialect=target)} holds no value (the "  # type: ignore[union-attr]
                          "low bound is above the high one): bounds swapped" + GUESSED)
     for glob in list(tree.find_all(exp.Glob)):  # GLOB '%Ital%': LIKE's wildcards, none of GLOB's (* ? [)
-        pattern = glob.expression
+        pattern = _uncased(glob.expression)  # LOWER('%x%') too
         if not (isinstance(pattern, exp.Literal) and pattern.is_string) or re.search(r"[*?\[]", pattern.this) or \
                 not re.search(r"(?<!\d)%", pattern.this):
             continue  # GLOB's own pattern, or a percent sign after a number ('50%'): as written
         if target == "sqlite":  # GLOB's case as written, its wildcards for LIKE's
             wild = pattern.this.replace("%", "*").replace("_", "?")
-            glob.set("expression", exp.Literal.string(wild))
+            pattern.replace(exp.Literal.string(wild))
         else:  # no GLOB elsewhere: LIKE
             wild = pattern.this
-            glob.replace(exp.Like(this=glob.this.copy(), expression=pattern.copy()))
+            glob.replace(exp.Like(this=glob.this.copy(), expression=glob.expression.copy()))
         notes.append(f"GLOB '{pattern.this}' (LIKE's wildcards, which GLOB reads as letters) -> "
                      f"{'GLOB ' + repr(wild) if target == 'sqlite' else 'LIKE'}" + GUESSED)
     for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
