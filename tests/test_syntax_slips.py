@@ -164,6 +164,11 @@ def test_the_same_slip_made_twice_is_mended_at_once(sql: str, said: str) -> None
      "SELECT town FROM sale WHERE day >= '2023-03-01' AND day < '2023-01-15 10:00:00'"),
     ("SELECT (town, amount) FROM sale GROUP BY (town, amount) ORDER BY (town, amount)",  # its keys with it
      "SELECT town, amount FROM sale GROUP BY town, amount ORDER BY town, amount"),
+    # forms that parse as something else, read before parsing: '' % pun % '' is text modulo a column
+    ("SELECT town FROM sale WHERE LOWER(town) LIKE ''%pun%''", "SELECT town FROM sale WHERE LOWER(town) LIKE '%pun%'"),
+    ("SELECT UNIQUE town FROM sale", "SELECT DISTINCT town FROM sale"),
+    ("SELECT CASE WHEN town IS IN ('Pune') THEN 1 ELSE 0 END AS p FROM sale",
+     "SELECT CASE WHEN town IN ('Pune') THEN 1 ELSE 0 END AS p FROM sale"),
 ])
 @pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
 def test_another_tools_way_of_writing_sql_is_read(written: str, meant: str, dialect: str) -> None:
@@ -193,3 +198,9 @@ def test_an_impossible_date_in_the_query_is_no_crash(shop) -> None:
     llm = ScriptedLLM("SELECT COUNT(*) FROM sale WHERE town BETWEEN '2023-02-01' AND '2023-02-29'")
     answer = AskPipeline(shop, llm, Settings()).ask("How many sales from Feb 1, 2023 to Feb 28, 2023?")
     assert answer.error is None or "Traceback" not in answer.error
+
+
+@pytest.mark.parametrize("sql", ["SELECT town FROM sale WHERE town NOT IN ('Pune')", "SELECT town FROM sale WHERE town = ''",
+                                 "SELECT town FROM sale WHERE town = 'O''Neil'", "SELECT '' AS blank, town FROM sale"])
+def test_sql_as_written_is_not_read_otherwise(sql: str) -> None:
+    assert guard(sql, "sqlite").mended == ""

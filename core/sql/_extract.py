@@ -23,6 +23,7 @@ from core.sql._guard import BACKTICK_POSTGRES_READ, guard, parse_statements
 from core.sql.layout import (CLIENT_SETTING, CURLY_PAIR, THINK, continues, document_queries, extends, laid_out,
                              sql_end, unknown_layout_readings, without_fences)
 from core.sql.repair import is_reserved
+from core.sql._spoken import read_as_sql
 from core.sql._tails import GOES_ON, LABEL, TAIL_WORD, looser_limit, program_goes_on, prose_tail
 from core.sql._slips import (PARSE_FAILURES, balanced, cut_off_reply, drop_dangling_connectives, mendable,
                              plausible, reading, stops_in_block)
@@ -356,7 +357,9 @@ def _mendable(sql: str) -> bool:
         if len(tree) != 1 or not plausible(tree[0]):
             return None
         return reading(tree[0])
-    return len(sql) <= _MAX_MEND_CHARS and mendable(sql, "postgres", parses, most=3 if len(sql) <= _SHORT else 1)
+    read = read_as_sql(sql, "postgres")[0]  # a form no SQL writes read first (``x IS IN``), as the guard does
+    return len(sql) <= _MAX_MEND_CHARS and (read != sql and parses(read) is not None or mendable(
+        read, "postgres", parses, most=3 if len(sql) <= _SHORT else 1))
 
 
 _UNQUOTED = re.compile(r"'(?:[^'\\]|''|\\.)*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)

@@ -41,6 +41,7 @@ from core.sql._catalogue import DENIED_PREFIXES as _DENIED_PREFIXES
 from core.sql._catalogue import DENIED_RELATIONS as _DENIED_RELATIONS
 from core.sql._foreign_calls import (FOREIGN_FUNCTIONS as _FOREIGN_FUNCTIONS, MYSQL_READ as _MYSQL_READ, call_name, convert_misread, other_language_forms,
                                      strings, top_as_limit, translate_calls, untranslated_strftime)
+from core.sql._spoken import read_as_sql
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
@@ -221,9 +222,10 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         raise SQLRejected("the SQL is empty")
     if target == "mysql" and re.search(r"/\*\s*M?!", text):
         raise SQLRejected("MySQL executable comments (/*! … */) are not allowed: the server runs what is inside them")
+    text, said = read_as_sql(text, target)  # ``= ''%martin%''`` (parsed as '' % martin % ''), ``x IS IN (…)``
     try:
         tree, read = _read(text, target)
-        mended = tree.meta.get("mended", "")
+        mended = "; ".join([*said, *filter(None, [tree.meta.get("mended", "")])])
         if read != target:
             _target_null_order(tree, target, text)
         if _written_on_true(text, target):

@@ -1,7 +1,7 @@
 """Ways of writing SQL that another tool, a spreadsheet's locale or a speaker uses, each read back by one edit of the
 text that ``_slips.mend_syntax`` tries like any other (taken only where it is the one reading that parses):
-every quote written twice, MS Access's ``#date#``, ``x IS IN (…)``, ``BETWEEN a TO b``, a select list in brackets
-with its aliases, arguments split by ``;``."""
+every quote written twice, MS Access's ``#date#``, a select list in brackets with its aliases, arguments split by
+``;`` — and the forms no SQL writes that have one reading, read before the text is parsed (``read_as_sql``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import datetime
 import re
 from typing import Any
 
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["spoken_forms", "written_otherwise"]
+__all__ = ["quotes_halved", "read_as_sql", "spoken_forms", "written_otherwise"]
 
 _ACCESS_DATE = re.compile(r"#(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4}))(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?#")
 
@@ -26,36 +28,65 @@ def _access_date(m: re.Match[str]) -> str:
     return f"'{text} {m[7]}'" if m[7] else f"'{text}'"
 
 
+def quotes_halved(text: str, *, touching: bool = True) -> str | None:
+    """``text`` with every quote written twice written once, where every run of quotes is of an even length and one
+    pair is a literal's (``''Pune''``); with ``touching``, only where a pair touches a word on the inside
+    (``''%martin%''``, ``INTERVAL ''30 days''``: an empty text written against a name, which no one means — SQL that
+    parses all the same, as ``'' % martin % ''``)."""
+    runs = re.findall(r"'+", text)
+    if not runs or any(len(run) % 2 for run in runs) or not any(len(run) == 2 for run in runs):
+        return None
+    if touching and not re.search(r"(?<!')''[\w%]|[\w%]''(?!')", text):
+        return None
+    return re.sub(r"'+", lambda m: "'" * (len(m[0]) // 2), text)
+
+
+def read_as_sql(text: str, dialect: str) -> tuple[str, list[str]]:
+    """``text`` with the forms no SQL writes and only one reading has read back before it is parsed (some parse as
+    something else: ``'' % martin % ''``), and what was done: every quote written twice (``quotes_halved``),
+    ``x IS [NOT] IN (…)``, ``BETWEEN a TO b``, Oracle's ``SELECT UNIQUE``."""
+    said = []
+    if (halved := quotes_halved(text)) is not None:
+        text, said = halved, ["every quote was written twice"]
+    try:
+        tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
+    except (SqlglotError, ValueError):
+        return text, said
+    edits: list[tuple[int, int, str, str]] = []  # (start, end, replacement, what)
+    for k, t in enumerate(tokens):
+        after = [u.token_type for u in tokens[k + 1:k + 3]]
+        if t.token_type == TokenType.IS and (after[:1] == [TokenType.IN] or after == [TokenType.NOT, TokenType.IN]):
+            edits.append((t.start, t.end + 1, "", "x IS IN (…) -> x IN (…)"))
+        elif t.token_type == TokenType.BETWEEN:
+            at = next((u for u in tokens[k + 2:k + 12] if u.text.upper() in ("TO", "AND")), None)
+            if at is not None and at.text.upper() == "TO":
+                edits.append((at.start, at.end + 1, "AND", "BETWEEN a TO b -> AND"))
+        elif t.token_type == TokenType.SELECT and after[:1] == [TokenType.UNIQUE]:
+            edits.append((tokens[k + 1].start, tokens[k + 1].end + 1, "DISTINCT", "SELECT UNIQUE -> SELECT DISTINCT"))
+    for start, end, put, _ in sorted(edits, reverse=True):
+        text = text[:start] + put + text[end:]
+    return text, said + list(dict.fromkeys(what for *_, what in edits))
+
+
 def written_otherwise(text: str) -> list[tuple[str, str]]:
     """Edits of the whole text: every quote written twice (``''Machine Learning''``: the reply's quotes escaped for a
     string it was copied from) once; MS Access's date literals ``#2023-01-01#`` and ``#1/15/2023#`` (month first)
     quoted."""
     edits = []
-    runs = re.findall(r"'+", text)
-    if runs and all(len(run) % 2 == 0 for run in runs) and any(len(run) == 2 for run in runs):
-        edits.append((re.sub(r"'+", lambda m: "'" * (len(m[0]) // 2), text), "every quote was written twice"))
+    if (halved := quotes_halved(text, touching=False)) is not None:
+        edits.append((halved, "every quote was written twice"))
     if (dated := _ACCESS_DATE.sub(_access_date, text)) != text:
         edits.append((dated, "#date# (MS Access, month first) -> 'date'"))
     return edits
 
 
 def spoken_forms(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
-    """Edits for ways of saying SQL it does not write: ``x IS IN (…)``, ``BETWEEN a TO b``, a select list wrapped in
-    brackets (``SELECT (a AS x, b) FROM``), arguments split by ``;`` (a spreadsheet's locale: ``ROUND(x; 2)``)."""
+    """Edits for ways of writing SQL it does not read: a select list wrapped in brackets (``SELECT (a AS x, b)
+    FROM``), arguments split by ``;`` (a spreadsheet's locale: ``ROUND(x; 2)``)."""
     edits = []
     depth, opened, inner_semicolons = 0, [], []
     for k, t in enumerate(tokens):
         kind = t.token_type
-        if kind == TokenType.IS and k + 1 < len(tokens) and tokens[k + 1].token_type == TokenType.IN:
-            edits.append((text[:t.start] + text[t.end + 1:], "x IS IN (…) -> x IN (…)"))
-        elif kind == TokenType.IS and k + 2 < len(tokens) and tokens[k + 1].token_type == TokenType.NOT and \
-                tokens[k + 2].token_type == TokenType.IN:
-            edits.append((text[:t.start] + text[t.end + 1:], "x IS NOT IN (…) -> x NOT IN (…)"))
-        elif kind == TokenType.BETWEEN:
-            at = next((j for j in range(k + 2, min(k + 12, len(tokens)))
-                       if tokens[j].text.upper() in ("TO", "AND")), None)
-            if at is not None and tokens[at].text.upper() == "TO":
-                edits.append((text[:tokens[at].start] + "AND" + text[tokens[at].end + 1:], "BETWEEN a TO b -> AND"))
         if kind == TokenType.L_PAREN:
             depth += 1
             opened.append(k)
