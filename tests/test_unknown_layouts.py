@@ -279,3 +279,17 @@ def test_readings_that_would_lose_the_answer_are_not_taken(reply: str, wanted: s
         assert "FETCH" in got or "LIMIT" in got, got  # never the query without its limit
     else:
         assert _one(reply) == wanted
+
+
+@pytest.mark.parametrize("reply", [  # attack round 15: older forms of the same programs
+    "```pascal\nQuery1.SQL.Text := 'SELECT name' + #13#10 + 'FROM customers' + #13#10 + 'WHERE city = ''Pune''';\n```",
+    '```csharp\nvar sb = new StringBuilder();\nsb.AppendLine("SELECT name");\nsb.AppendLine();\n'
+    'sb.AppendLine("FROM customers");\nsb.AppendLine("WHERE city = \'Pune\'");\n```',
+])
+def test_line_breaks_written_as_characters_or_empty_lines_join_the_query(reply: str) -> None:
+    assert _one(reply) == WANTED
+
+
+def test_a_comment_that_starts_with_a_number_stays_a_comment() -> None:
+    reply = "```python\n#1 best: don't filter\nq = \"SELECT name FROM customers WHERE city = 'Pune'\"\n```"
+    assert _one(reply) == WANTED

@@ -34,12 +34,16 @@ _LITERAL = re.compile(
     r'|"(?P<d>(?:[^"\\\n]|\\.|"")*)"' r"|'(?P<s>(?:[^'\\\n]|\\.|'')*)'"
     r"|`\"(?P<st>[^`]*?)\"'"  # Stata's compound quotes `"…"' (never across a backtick: JS's `"…"`)
     r"|`(?P<b>[^`]*)`|\[\[(?P<l>.*?)\]\]|\[\w+\|(?P<h>.*?)\|\]"  # Haskell's quasi-quote [sql| … |]
-    r"|(?P<c>(?://|#|(?<!\S)--)[^\n]*)", re.DOTALL | re.IGNORECASE)  # a comment: no literal in it (a line commented
+    r"|(?P<c>(?://|#(?!\d{1,3}(?:#|\s*\+))|(?<!\S)--)[^\n]*)", re.DOTALL | re.IGNORECASE)  # a comment: no literal
+# in it (a line commented
 # out stays out); a string spans lines only where it starts a query: elsewhere a quote left open pairs every one after
 _COMMENT = r"(?://|--|#)[^\n]*"
-_GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.+|_(?=[ \t]*\r?\n)|" + _COMMENT + r")*+")  # possessive: linear on any gap
+_CHARS = r"(?:#\d{1,3})++"  # Pascal's characters by number, ``#13#10`` (a line break) between two literals
+_GLUE = re.compile(r"(?:\s|\\\n|[+&|]|\.+|_(?=[ \t]*\r?\n)|" + _CHARS + "|" + _COMMENT + r")*+")  # possessive: linear
 _ADDED = re.compile(  # the next line adds to a string: `s += "…"`, `s = s & "…"`, `sb.append("…")`
-    r"[ \t]*+\)?[ \t]*+;?[ \t]*+(?:" + _COMMENT + r")?\r?\n\s*+(?:\$?[\w.]+[ \t]*+(?:\+=|&=|\.=)"
+    r"[ \t]*+\)?[ \t]*+;?[ \t]*+(?:" + _COMMENT + r")?\r?\n\s*+"
+    r"(?:\$?[\w.]+\.(?:AppendLine|appendLine|WriteLine|writeln|Add|add)\(\)[ \t]*+;?[ \t]*+\r?\n\s*+)*+"  # an empty line
+    r"(?:\$?[\w.]+[ \t]*+(?:\+=|&=|\.=)"
     r"|(?P<n>\$?[\w.]+)[ \t]*+=[ \t]*+(?P=n)[ \t]*+(?:\+|&|\.|\|\|)"
     r"|\$?[\w.]+[ \t]*+\.[ \t]*+(?:append|Append|push_str|concat|write|Write|WriteString|"
     r"(?P<line>appendLine|AppendLine|Add|add|push|Push|WriteLine|writeln|Writeln))[ \t]*+\()[ \t]*+")  # a method
@@ -125,8 +129,9 @@ def string_queries(code: str) -> list[str]:
         if chain and (match.lastgroup == "f" or another or not (lines or _joins(gap))):
             found += _whole(chain, code[:start], code[end:])
             chain = []
-        elif chain and (added := _ADDED.fullmatch(gap)) and added["line"] and not chain[-1].endswith("\n"):
-            chain[-1] += "\n"  # Delphi's ``SQL.Add('…')``, C#'s ``AppendLine("…")``: each call a line
+        elif chain and ((added := _ADDED.fullmatch(gap)) and added["line"] or re.search(r"#1[03]\b", gap)) and \
+                not chain[-1].endswith("\n"):
+            chain[-1] += "\n"  # Delphi's ``SQL.Add('…')`` and ``+ #13#10 +``, C#'s ``AppendLine("…")``: a line
         if match.lastgroup != "f":
             start = match.start() if not chain else start
             formatted = _FORMATTED.search(code[max(0, match.start() - 4):match.start()])
