@@ -204,3 +204,34 @@ def test_an_impossible_date_in_the_query_is_no_crash(shop) -> None:
                                  "SELECT town FROM sale WHERE town = 'O''Neil'", "SELECT '' AS blank, town FROM sale"])
 def test_sql_as_written_is_not_read_otherwise(sql: str) -> None:
     assert guard(sql, "sqlite").mended == ""
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_a_difference_of_days_of_the_month_is_read_as_the_days_between(dialect: str) -> None:
+    """fresh24: ``strftime('%d', paid) - strftime('%d', sold)`` is 3 from Feb 26 to Mar 1; the days between the dates
+    are the same number within one month and the meant one across months (a guess)."""
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+    schema = Schema(dialect=dialect, tables=(Table("t", (Column("paid", "date"), Column("sold", "date"))),))
+    sql = ("SELECT strftime('%d', paid) - strftime('%d', sold) AS days FROM t" if dialect == "sqlite" else
+           "SELECT EXTRACT(DAY FROM paid) - EXTRACT(DAY FROM sold) AS days FROM t")
+    out = validate_sql(sql, schema, dialect)
+    assert ("JULIANDAY(DATE(paid)) - JULIANDAY(DATE(sold))" if dialect == "sqlite" else
+            "CAST(paid AS DATE) - CAST(sold AS DATE)") in out.sql and any("(a guess" in f for f in out.fixes)
+    kept = "SELECT EXTRACT(DAY FROM paid) - 1 AS d FROM t"  # one day of the month: as written
+    assert validate_sql(kept, schema, dialect).fixes == ()
+
+
+def test_days_between_dates_across_a_month_end(shop, tmp_path) -> None:
+    import sqlite3 as _sqlite3
+    path = tmp_path / "pay.sqlite"
+    with _sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE pay(id INTEGER, sold TEXT, paid TEXT);"
+                           "INSERT INTO pay VALUES (1,'2023-02-26','2023-03-01'),(2,'2023-03-02','2023-03-09');")
+    db = open_database(str(path))
+    try:
+        reply = "SELECT id, strftime('%d', paid) - strftime('%d', sold) AS days FROM pay ORDER BY id"
+        answer = AskPipeline(db, ScriptedLLM(reply, reply, reply), Settings()).ask("Days from sale to payment per id")
+    finally:
+        db.close()
+    assert [tuple(r) for r in answer.rows] == [(1, 3), (2, 7)], (answer.sql, answer.notes)
