@@ -293,3 +293,11 @@ def test_line_breaks_written_as_characters_or_empty_lines_join_the_query(reply: 
 def test_a_comment_that_starts_with_a_number_stays_a_comment() -> None:
     reply = "```python\n#1 best: don't filter\nq = \"SELECT name FROM customers WHERE city = 'Pune'\"\n```"
     assert _one(reply) == WANTED
+
+
+def test_a_query_read_to_its_strings_end_keeps_its_last_words() -> None:
+    """fresh24: ``… ) AS sf`` then Haskell's ``|]``: the string's end is no more SQL, so the statement ends there (it
+    was read from its inner ``(SELECT`` and lost ``sf``)."""
+    reply = ("```haskell\nmain = do\n  rows <- query_ conn [sql|\n    SELECT AVG(s.n) AS avg_n\n    FROM (SELECT city, "
+             "COUNT(*) AS n\n    FROM customers\n    GROUP BY city) AS s\n  |] :: IO [[Maybe String]]\n```")
+    assert _one(reply) == "SELECT AVG(s.n) AS avg_n FROM (SELECT city, COUNT(*) AS n FROM customers GROUP BY city) AS s"

@@ -24,6 +24,7 @@ GOES_ON = (_CONTINUES - {"on"}) | frozenset("""select not by desc asc nulls rows
 any case when then else end over partition filter within escape collate""".split())
 TAIL_WORD = re.compile(r"[A-Za-z_][\w']*")
 LABEL = re.compile(r"[A-Z][a-z]+(?: [A-Za-z]+){0,2}:(?:[ \t]|$)", re.MULTILINE)
+_STRING_ENDS = ("|]", "]]", '"""', "'''", ')"')  # a program's string closing after the query
 _SQL_MARKS = re.compile(r"[=<>(),.`\"']|::")
 
 
@@ -52,6 +53,8 @@ def prose_tail(rest: str) -> bool:
     if not tail or tail.startswith(("--", "/*", "#", "*", "- ", "\u2022")) or _TABLE_ROW.match(tail) or \
             _CLOSING_TAG.match(tail):
         return True  # prose, a table of made-up results (``| total |``), the end of its markup (``[/code]``)
+    if tail.startswith(_STRING_ENDS):
+        return True  # the end of the string a program holds the query in: Haskell's ``|]``, Lua's ``]]``
     if tail[0] in "=<>!~|&+-*/%^),.'\"[":
         return False
     if LABEL.match(tail) and re.match(r"[ \t]*\r?\n", rest):
