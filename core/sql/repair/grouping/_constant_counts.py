@@ -4,18 +4,22 @@ count of the thing the question counts ("the number of publications"), else the 
 (``total_publications``) — a guess the model is shown first (``GUESSED``), with the query as written one click away on
 the answer:
 
-- a table of the query the word names (whole before a link table holding it), by its own key —
-  ``COUNT(DISTINCT publication.pid)``; a table's own key is its one-column primary key, ``id``, its initial and ``id``
-  (``table_keys``), else the one column named for it and ``id`` (``flight_id`` on flight, ``paperid`` on paper,
-  ``sbTxId`` on sbTransaction, whose columns all start ``sbTx``);
-- else the one column the word names as a reference (``patient_id`` for "patients", ``sbTxCustId`` for "customers"):
-  ``COUNT(DISTINCT patient_id)``;
-- else, in a query of one table, its rows — ``COUNT(*)``, the group's size ("meals per compartment" of food_service).
+- a table of the query the word names (whole before a link table holding it; a name PostgreSQL folded to one word,
+  ``sbtransaction``, by the word it ends with), by its own key — ``COUNT(DISTINCT publication.pid)``; a table's own
+  key is its one-column primary key, ``id``, its initial and ``id`` (``table_keys``; never on a link table named for
+  two tables, whose ``did`` is domain's), else the one column named for it and ``id`` (``flight_id`` on flight,
+  ``paperid`` on paper, ``sbTxId``/``sbtxid`` on sbTransaction, whose columns all start ``sbTx``);
+- else the one column the word names as a reference (``patient_id`` for "patients", ``sbTxCustId`` for "customers",
+  ``aid`` on domain_author for "authors"): ``COUNT(DISTINCT patient_id)``;
+- else, in a query of one table where nothing at all is named, its rows — ``COUNT(*)``, the group's size.
 
-Left as written where the question and the count's name name different things, where a query of joins names nothing
-of its own, and inside an expression (a ratio's term: what it stands for is not said). Only a ``COUNT(DISTINCT x)``
-that is a whole select item and whose one argument is a GROUP BY key of its SELECT; a plain ``COUNT(x)`` (the group's
-size), a count of another column and a count in a query with no GROUP BY vary and are left.
+The count's copies in ORDER BY and HAVING are read with it. Left as written where the question and the count's name
+name different things, where they name nothing of the query ("units") or a table it does not read, where what is
+named is the group's key again (a key, or joined equal to one), and inside an expression (a ratio's term): the
+answer's check then offers each group's rows (``evidence._groups.constant_count_evidence``). Only a
+``COUNT(DISTINCT x)`` that is a whole select item and whose one argument is a GROUP BY key of its SELECT (or the
+expression a key's output name stands for); a plain ``COUNT(x)`` (the group's size), a count of another column and a
+count in a query with no GROUP BY vary and are left.
 """
 
 from __future__ import annotations
