@@ -301,3 +301,12 @@ def test_a_query_read_to_its_strings_end_keeps_its_last_words() -> None:
     reply = ("```haskell\nmain = do\n  rows <- query_ conn [sql|\n    SELECT AVG(s.n) AS avg_n\n    FROM (SELECT city, "
              "COUNT(*) AS n\n    FROM customers\n    GROUP BY city) AS s\n  |] :: IO [[Maybe String]]\n```")
     assert _one(reply) == "SELECT AVG(s.n) AS avg_n FROM (SELECT city, COUNT(*) AS n FROM customers GROUP BY city) AS s"
+
+
+def test_a_subquery_found_as_written_gives_way_to_the_whole_query_a_reading_holds() -> None:
+    """fresh22 regression found this session: a Python session's ``... `` margins hide the query's own lines, so as
+    written only its inner ``(SELECT …)`` parsed (a string's end after it read as prose); the margin-free reading holds
+    that subquery whole and is the query."""
+    reply = ('```pycon\n>>> rows = conn.execute("""\n... SELECT name\n... FROM customers\n... WHERE id IN (SELECT cid '
+             'FROM orders WHERE total > 5)\n... """).fetchall()\n```')
+    assert _one(reply, "sqlite") == "SELECT name FROM customers WHERE id IN (SELECT cid FROM orders WHERE total > 5)"

@@ -84,9 +84,10 @@ def unknown_layout_readings(text: str) -> list[str]:
 
 
 def extends(reading: str, written: str) -> bool:
-    """Whether the statement ``reading`` is ``written`` read further: its words, in order, and more after them."""
+    """Whether the statement ``reading`` is ``written`` read further: its words, in order, and more around them (a
+    subquery found as written, ``(SELECT code FROM flight …)``, inside the whole query a reading gives)."""
     longer, shorter = _squashed(reading), _squashed(written)
-    return len(longer) > len(shorter) and longer.startswith(shorter)
+    return len(longer) > len(shorter) and shorter in longer
 
 
 def margins_dropped(text: str, least: int = 2) -> str:
