@@ -18,7 +18,7 @@ from core.evidence._common import (Execute, holds_numbers, offer, other_rows, ow
                                    select_tables)
 from core.fallback import singular
 from core.prompt import column_said
-from core.sql import joined_on
+from core.sql import group_keys, joined_on
 from core.schema import Schema, Table
 
 __all__ = ["rank_evidence", "completion_evidence", "extreme_group_evidence", "hidden_group_evidence", "key_group_evidence",
@@ -246,11 +246,8 @@ def constant_count_evidence(sql: str, result: QueryResult, schema: Schema,
     if tree is None or result.truncated:
         return [], []
     for select in tree.find_all(exp.Select):
-        group = select.args.get("group")
-        named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
-        keys = [*(group.expressions if group is not None else ()), *(named[k.name.lower()] for k in (
-            group.expressions if group is not None else ()) if isinstance(k, exp.Column) and k.name.lower() in named)]
-        for count in [c for c in select.find_all(exp.Count) if group is not None and c.find_ancestor(
+        keys = group_keys(select)  # an output name also as the expression it names
+        for count in [c for c in select.find_all(exp.Count) if keys and c.find_ancestor(
                 exp.Select) is select and isinstance(c.this, exp.Distinct) and len(c.this.expressions) == 1]:
             if any(count.this.expressions[0].unnest() == key.unnest() for key in keys):
                 was = count.sql(dialect=schema.dialect)

@@ -12,7 +12,7 @@ from core.sql._slips import PARSE_FAILURES, ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
 from core.sql._validate import Validated, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
-from core.sql.repair import GUESSED, Meaning, Named, join_candidates, joined_on, silences_an_error
+from core.sql.repair import GUESSED, Meaning, Named, group_keys, join_candidates, joined_on, silences_an_error
 
 __all__ = [
     "PARSE_FAILURES",
@@ -27,6 +27,7 @@ __all__ = [
     "extract_queries",
     "extract_sql",
     "guard",
+    "group_keys",
     "as_number",
     "holds_numbers_as_text",
     "join_candidates",

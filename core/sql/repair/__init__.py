@@ -20,11 +20,12 @@ from core.sql.repair.joins import FORGOTTEN_JOIN_FIX, JoinMatches, join_candidat
 from core.sql.repair.joins import bridged_joins, natural_joins, strip_joins
 from core.sql.repair._keywords import quote_keywords
 from core.sql.repair._names import GUESSED, Meaning, Named, is_reserved, needs_quotes
+from core.sql.repair._scope import group_keys
 from core.sql.repair._tables import repair_tables
 from core.sql.repair._unquoted import date_arithmetic, quoted_columns, unquoted_dates
 from core.sql.repair._text_numbers import as_number, compare_text_numbers, empty_as_null, holds_numbers_as_text
 
-__all__ = ["ALIAS_CLASH_FIX", "anti_joins", "GUESSED", "JoinMatches", "Meaning", "Named", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "UNKNOWN_ALIAS_FIX", "as_number", "assigned_aliases", "bridged_joins", "compare_text_numbers", "constant_counts", "counts_by_max_key", "counts_for_lists", "cross_joins_on_true", "date_arithmetic", "dead_sort_keys", "empty_as_null", "filters_in_aggregates", "flags_as_filters", "holds_numbers_as_text", "inverted_counts", "is_reserved", "joined_on", "join_candidates", "labels_as_stored", "join_forgotten", "natural_joins", "needs_quotes", "nth_as_top", "numbers_as_numbers", "orm_idioms", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "repair_join_keys", "quote_keywords", "quoted_columns", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins", "threshold_as_top", "unqualified_output_names", "unasked_breakdowns", "unasked_partitions", "unasked_ranks", "unasked_windows", "unquoted_dates", "values_as_held", "window_orders"]
+__all__ = ["ALIAS_CLASH_FIX", "anti_joins", "GUESSED", "JoinMatches", "Meaning", "Named", "AMBIGUOUS_FIX", "GROUP_BY_FIX", "UNKNOWN_ALIAS_FIX", "as_number", "assigned_aliases", "bridged_joins", "compare_text_numbers", "constant_counts", "counts_by_max_key", "counts_for_lists", "cross_joins_on_true", "date_arithmetic", "dead_sort_keys", "empty_as_null", "filters_in_aggregates", "flags_as_filters", "group_keys", "holds_numbers_as_text", "inverted_counts", "is_reserved", "joined_on", "join_candidates", "labels_as_stored", "join_forgotten", "natural_joins", "needs_quotes", "nth_as_top", "numbers_as_numbers", "orm_idioms", "repair_alias_clashes", "repair_columns", "repair_concat", "repair_group_by", "repair_join_keys", "quote_keywords", "quoted_columns", "repair_tables", "rewrite_foreign_idioms", "rewrite_postgres_dates", "rewrite_sqlite_dates", "silences_an_error", "strip_joins", "threshold_as_top", "unqualified_output_names", "unasked_breakdowns", "unasked_partitions", "unasked_ranks", "unasked_windows", "unquoted_dates", "values_as_held", "window_orders"]
 
 
 

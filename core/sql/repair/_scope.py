@@ -26,6 +26,7 @@ __all__ = [
     "column_sources",
     "passed_through",
     "find_source",
+    "group_key_forms",
     "group_keys",
     "output_names",
     "scope_sources",
@@ -212,15 +213,18 @@ def select_aliases(scope: Scope) -> set[str]:
     return {p.alias.lower() for p in expr.expressions if isinstance(p, exp.Alias) and p.alias}
 
 
-def group_keys(select: exp.Select) -> list[exp.Expression]:
-    """A SELECT's GROUP BY keys, each output name also read as the expression it names (``GROUP BY month`` beside
-    ``STRFTIME('%Y-%m', d) AS month``: both ``month`` and the STRFTIME call)."""
+def group_key_forms(select: exp.Select) -> list[list[exp.Expression]]:
+    """Each GROUP BY key of a SELECT with the expression its output name stands for (``GROUP BY month`` beside
+    ``STRFTIME('%Y-%m', d) AS month``: ``[month, STRFTIME(…)]``)."""
     group = select.args.get("group")
-    if group is None:
-        return []
     named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
-    return [*group.expressions, *(named[k.name.lower()] for k in group.expressions if isinstance(k, exp.Column)
-                                  and not k.table and k.name.lower() in named)]
+    return [[k, named[k.name.lower()]] if isinstance(k, exp.Column) and not k.table and k.name.lower() in named else [k]
+            for k in (group.expressions if group is not None else [])]
+
+
+def group_keys(select: exp.Select) -> list[exp.Expression]:
+    """Every form of a SELECT's GROUP BY keys (``group_key_forms``), in one list."""
+    return [form for forms in group_key_forms(select) for form in forms]
 
 
 def column_sources(col: exp.Column, sources: list[Source], dialect: str) -> list[Source]:

@@ -178,10 +178,7 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
                 continue
             if dialect == "sqlite" and (key == "having" or not _aggregates(target)):
                 continue
-            replacement = target.copy()
-            if not isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren)):
-                replacement = exp.Paren(this=replacement)
-            col.replace(replacement)
+            col.replace(_operand(target))
             fixes.append(f"{col.name} in {key.upper()} -> {target.sql(dialect=dialect)}")
     _lateral_aliases(select, sources, dialect, fixes)
     for window in [w for item in select.expressions for w in _local_nodes(item) if isinstance(w, exp.Window)]:
@@ -189,10 +186,14 @@ def _inline_aliases(select: exp.Select, sources: list[Source], dialect: str, fix
             target = aliases.get(col.name.lower())  # a window reads its SELECT's rows, never its output names
             if target is None or target.find(exp.Window) or any(s.has(col.this, dialect) or s.open for s in sources):
                 continue
-            replacement = target.copy()
-            col.replace(replacement if isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren))
-                        else exp.Paren(this=replacement))
+            col.replace(_operand(target))
             fixes.append(f"{col.name} in a window's OVER (…) -> {target.sql(dialect=dialect)}")
+
+
+def _operand(target: exp.Expression) -> exp.Expression:
+    """A copy of the expression an output name stands for, bracketed where it would bind otherwise in its place."""
+    copied = target.copy()
+    return copied if isinstance(copied, (exp.Column, exp.Func, exp.Literal, exp.Paren)) else exp.Paren(this=copied)
 
 
 def _lateral_aliases(select: exp.Select, sources: list[Source], dialect: str, fixes: list[str]) -> None:
@@ -207,9 +208,7 @@ def _lateral_aliases(select: exp.Select, sources: list[Source], dialect: str, fi
             if target is None or target.find(exp.Window) or any(s.has(col.this, dialect) or s.open for s in sources) \
                     or (_aggregates(target) and col.find_ancestor(exp.AggFunc) is not None):
                 continue
-            replacement = target.copy()
-            col.replace(replacement if isinstance(replacement, (exp.Column, exp.Func, exp.Literal, exp.Paren))
-                        else exp.Paren(this=replacement))
+            col.replace(_operand(target))
             fixes.append(f"{col.name}, the name of an item before it -> {target.sql(dialect=dialect)}")
         if isinstance(item, exp.Alias) and item.alias:
             earlier[item.alias.lower()] = item.this

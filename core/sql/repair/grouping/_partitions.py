@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
+from core.sql.repair._scope import group_key_forms
 from core.sql.repair.joins import JoinMatches, table_keys
 
 __all__ = ["unasked_partitions"]
@@ -114,10 +115,8 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
     source = select.args.get("from_") if select is not None else None
     group = select.args.get("group") if select is not None else None
     if group is not None:  # one row per group: a partition by every GROUP BY key holds one row
-        named = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
-        spelled = [[k, named[k.name.lower()]] if isinstance(k, exp.Column) and not k.table and k.name.lower() in named
-                   else [k] for k in group.expressions]  # GROUP BY month: month, or the STRFTIME it names
-        return all(any(part in forms for part in parts) for forms in spelled)
+        return all(any(part in forms for part in parts) for forms in group_key_forms(select))  # GROUP BY month:
+        # month, or the STRFTIME it names
     if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table):
         return False
     table = next((t for t in schema.tables if t.name.lower() == source.this.name.lower()), None)
