@@ -165,3 +165,32 @@ def test_a_split_the_words_imply_stays(shop, question: str) -> None:
     sql = "SELECT city, COUNT(*) FROM seller GROUP BY city"
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
     assert not any("the total alone" in f for f in checked.fixes), question
+
+
+def test_a_row_number_compared_with_zero_is_the_first_row(shop) -> None:
+    sql = ("WITH ranked AS (SELECT s.name, x.amount, ROW_NUMBER() OVER (PARTITION BY s.id ORDER BY x.amount DESC) AS rn "
+           "FROM seller AS s JOIN sale AS x ON x.seller_id = s.id) SELECT name, amount FROM ranked WHERE rn = 0 "
+           "ORDER BY name")
+    answer = ask(shop, "Each seller's largest sale", sql)
+    assert [tuple(r) for r in answer.rows] == [("Ann", 10.0), ("Bob", 50.0), ("Cy", 30.0), ("Di", 2.0)]
+    assert any("keeps no row" in n and "(a guess)" in n for n in answer.notes)
+    derived = ("SELECT t.name FROM (SELECT name, DENSE_RANK() OVER (ORDER BY city) AS pos FROM seller) AS t "
+               "WHERE t.pos < 1 AND t.name <> 'x'")
+    checked = validate(sqlglot.parse_one(derived, read="sqlite"), shop.schema(), "sqlite", question="first city")
+    assert "t.pos = 1" in checked.sql
+    qualify = "SELECT name FROM seller QUALIFY RANK() OVER (ORDER BY id) <= 0"
+    checked = validate(sqlglot.parse_one(qualify, read="duckdb"), shop.schema(), "duckdb", question="first")
+    assert "= 1" in checked.sql
+
+
+@pytest.mark.parametrize("sql", [
+    "WITH r AS (SELECT name, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM seller) SELECT name FROM r WHERE rn = 1",
+    "WITH r AS (SELECT name, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM seller) SELECT name FROM r WHERE rn = 0 OR "
+    "name = 'Ann'",  # an OR: the other side holds rows
+    "WITH r AS (SELECT name, PERCENT_RANK() OVER (ORDER BY id) AS rn FROM seller) SELECT name FROM r WHERE rn = 0",
+    "WITH r AS (SELECT name, id AS rn FROM seller) SELECT name FROM r WHERE rn = 0",  # no rank: a value of its own
+    "SELECT name, CASE WHEN ROW_NUMBER() OVER (ORDER BY id) = 0 THEN 1 END AS f FROM seller",  # a flag
+])
+def test_a_zero_that_is_no_rank_filter_stays(shop, sql: str) -> None:
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question="the first seller")
+    assert not any("keeps no row" in f for f in checked.fixes), checked.fixes

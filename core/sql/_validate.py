@@ -25,10 +25,10 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               dead_sort_keys, filters_in_aggregates, flags_as_filters, inverted_counts,
                               labels_as_stored, nth_as_top, numbers_as_numbers, repair_group_by, threshold_as_top,
                               unasked_breakdowns, unasked_partitions, unasked_ranks, unasked_windows, values_as_held,
-                              window_orders)
+                              window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import quoted_columns
+from core.sql.repair import quoted_columns, timestamps_as_days
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -149,6 +149,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         compare_text_numbers(tree, schema, dialect, fixes)
         empty_as_null(tree, schema, dialect, fixes)
         values_as_held(tree, schema, dialect, fixes, join_matches, question)
+        timestamps_as_days(tree, schema, dialect, fixes, join_matches, question)
         anti_joins(tree, schema, dialect, fixes)
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
@@ -165,6 +166,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         unasked_ranks(tree, dialect, fixes, question)
         nth_as_top(tree, dialect, fixes, question)
         threshold_as_top(tree, dialect, fixes, question)
+        zero_based_ranks(tree, dialect, fixes)
         flags_as_filters(tree, dialect, fixes, question)
         filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)

@@ -14,6 +14,10 @@ English words that asks for no position.
 - ``HAVING COUNT(*) >= 5 ORDER BY COUNT(*) DESC`` with no LIMIT where the question asks for the top 5: the top 5 by
   that aggregate, ``ORDER BY COUNT(*) DESC LIMIT 5`` — only where the threshold is the question's number, the HAVING
   test is that one aggregate at least it, and the query is ordered by the same aggregate from the largest down.
+- ``WHERE rn = 0`` (also ``rn < 1``, ``rn <= 0``) over ``ROW_NUMBER() … AS rn``: a row number, RANK or DENSE_RANK is 1
+  or more, so the filter keeps no row, by construction — read as counted from 0, the first row, ``rn = 1``; any
+  question (no words ask for an empty answer). The filter a WHERE puts on a CTE or derived table that names the rank,
+  or a QUALIFY on its own SELECT; a condition of the clause or of its AND, never an OR or a flag.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from sqlglot import exp
 
 from core.sql.repair._names import GUESSED, words_of
 
-__all__ = ["nth_as_top", "threshold_as_top", "unasked_ranks"]
+__all__ = ["nth_as_top", "threshold_as_top", "unasked_ranks", "zero_based_ranks"]
 
 _RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|number\s+(?:the|them|each|every)|"
                          r"numbered|numbering|row\s+numbers?|percentile\w*|quartile\w*|quantile\w*|decile\w*|"
@@ -125,3 +129,54 @@ def output_named(key: exp.Expression, select: exp.Select) -> exp.Expression:
     if isinstance(key, exp.Column) and not key.table:
         return next((i.unalias() for i in select.expressions if i.alias and i.alias.lower() == key.name.lower()), key)
     return key
+
+
+def zero_based_ranks(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+    """``rn = 0`` over a row number, which is never 0: the first row, ``rn = 1`` (a guess)."""
+    for clause in [*tree.find_all(exp.Where), *tree.find_all(exp.Qualify)]:
+        select = clause.parent
+        if not isinstance(select, exp.Select):
+            continue
+        parts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
+        for compare in (p.unnest() for p in parts):
+            if not isinstance(compare, (exp.EQ, exp.LT, exp.LTE)) or not isinstance(compare.expression, exp.Literal):
+                continue
+            bound = compare.expression
+            if bound.is_string or not bound.name.isdigit() or int(bound.name) != (1 if isinstance(compare, exp.LT)
+                                                                                    else 0):
+                continue
+            rank = _rank_named(compare.this, select, tree, isinstance(clause, exp.Qualify))
+            if rank is None:
+                continue
+            written = compare.sql(dialect=dialect)
+            new = exp.EQ(this=compare.this.copy(), expression=exp.Literal.number(1))
+            compare.replace(new)
+            fixes.append(f"{written} keeps no row: {rank.sql(dialect=dialect)} numbers the rows from 1 -> "
+                         f"{new.sql(dialect=dialect)}, the first, read as counted from 0" + GUESSED)
+
+
+def _rank_named(key: exp.Expression, select: exp.Select, tree: exp.Expression, own: bool) -> exp.Expression | None:
+    """The ROW_NUMBER/RANK/DENSE_RANK ``key`` is: the window itself, or the output name of one — of ``select`` itself
+    (``own``: a QUALIFY), else of a CTE or derived table ``select`` reads."""
+    if isinstance(key, exp.Window):
+        return key.this if isinstance(key.this, _RANKINGS) else None
+    if not isinstance(key, exp.Column):
+        return None
+    sources: list[exp.Expression] = [select] if own else []
+    if not own:
+        ctes = {cte.alias_or_name.lower(): cte.this for with_ in tree.find_all(exp.With) for cte in with_.expressions}
+        reads = [select.args.get("from_"), *(select.args.get("joins") or [])]
+        for read in (r.this for r in reads if r is not None):
+            if isinstance(read, exp.Table) and read.name.lower() in ctes and (
+                    not key.table or key.table.lower() == read.alias_or_name.lower()):
+                sources.append(ctes[read.name.lower()])
+            elif isinstance(read, exp.Subquery) and (not key.table or key.table.lower() == read.alias.lower()):
+                sources.append(read.this)
+    for source in sources:
+        for inner in ([source] if isinstance(source, exp.Select) else list(source.find_all(exp.Select))[:1]):
+            for item in inner.expressions:
+                window = item.unalias()
+                if item.alias and item.alias.lower() == key.name.lower() and isinstance(window, exp.Window) \
+                        and isinstance(window.this, _RANKINGS):
+                    return window
+    return None
