@@ -19,7 +19,7 @@ from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema
 from core.sql.repair._dates_sqlite import date_differences
-from core.sql.repair._day_counts import day_of_month_differences
+from core.sql.repair._arithmetic import day_of_month_differences, precedence_slips
 from core.sql.repair._names import WHEN_WORDS, tokens
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._types import kind_of
@@ -95,10 +95,12 @@ def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
 
 
 def date_arithmetic(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """A difference of two days of the month as the days between the dates (``_day_counts``, a guess); SQLite: a
+    """A difference of two days of the month as the days between the dates and brackets left out of a sum that is
+    divided (``_arithmetic``, guesses); SQLite: a
     date minus a date as the days between them (``_dates_sqlite.date_differences``), each column's kind read in its
     own scope."""
     day_of_month_differences(tree, dialect, fixes)
+    precedence_slips(tree, dialect, fixes)
     if dialect != "sqlite":
         return
     for scope in scopes(tree):

@@ -1,0 +1,103 @@
+"""Arithmetic written so that, as it runs, it means nothing a question asks for — each read as the one thing it can
+mean, a guess the model is shown first (``GUESSED``), the query as written one click away.
+
+- **The days between two dates taken as the difference of their days of the month**: ``strftime('%d', paid) -
+  strftime('%d', sold)``, ``EXTRACT(DAY FROM paid) - EXTRACT(DAY FROM sold)`` — 3 for the 1st of March after the 26th
+  of February. Read as the days between the two dates, ``JULIANDAY(DATE(paid)) - JULIANDAY(DATE(sold))`` (SQLite) or
+  ``CAST(paid AS DATE) - CAST(sold AS DATE)`` (PostgreSQL): the same number wherever the two fall in one month, where
+  the difference as written can mean anything at all, and the days between them elsewhere.
+- **Brackets left out of a sum that is divided** (``/`` and ``%`` bind before ``+`` and ``-``):
+  ``SUM(a) - SUM(b) / SUM(b) * 100`` divides a value by itself (1, whatever the data), and ``SUM(a) - SUM(b) / SUM(a)``
+  subtracts a ratio from its own denominator — read as ``(SUM(a) - SUM(b)) / …``, the change or margin they spell;
+  ``x + 6 % 7`` and ``COUNT(*) - 1 / 2`` apply ``%`` or ``/`` to two whole numbers where it does nothing (6) or gives 0
+  — read as ``(x + 6) % 7``, ``(COUNT(*) - 1) / 2``. Only those shapes: the divisor the very term added or subtracted,
+  or two whole numbers the smaller first; ``a - b / c`` of three different terms is a formula as written.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+
+from core.sql.repair._names import GUESSED
+
+__all__ = ["day_of_month_differences", "precedence_slips"]
+
+_DAY_FORMATS = frozenset({"%d", "%e", "%-d"})
+
+
+def day_of_month_differences(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+    """Each difference of two days of the month read as the days between the two dates (a guess)."""
+    for sub in list(tree.find_all(exp.Sub)):
+        dates = [_day_of(side) for side in (sub.this, sub.expression)]
+        if dates[0] is None or dates[1] is None or dates[0] == dates[1]:
+            continue
+        a, b = (d.sql(dialect=dialect) for d in dates)  # type: ignore[union-attr]
+        days = (f"CAST(JULIANDAY(DATE({a})) - JULIANDAY(DATE({b})) AS INTEGER)" if dialect == "sqlite"
+                else f"CAST({a} AS DATE) - CAST({b} AS DATE)")
+        written = sub.sql(dialect=dialect)
+        sub.replace(exp.Paren(this=sqlglot.parse_one(days, read=dialect)))
+        fixes.append(f"{written} subtracts days of the month (3 from the 26th of February to the 1st of March): read "
+                     f"as the days between the dates, {days}" + GUESSED)
+
+
+def _day_of(node: exp.Expression) -> exp.Expression | None:
+    """The date whose day of the month ``node`` is (``strftime('%d', d)``, ``EXTRACT(DAY FROM d)``, either cast to a
+    number), or None."""
+    while isinstance(node, (exp.Cast, exp.Paren)):
+        node = node.this
+    if isinstance(node, exp.TimeToStr) and isinstance(fmt := node.args.get("format"), exp.Literal) and \
+            fmt.this in _DAY_FORMATS:
+        inner = node.this
+        return inner.this if isinstance(inner, exp.TsOrDsToTimestamp) else inner
+    if isinstance(node, exp.Extract) and node.this.name.upper() in ("DAY", "D", "DD"):
+        return node.expression
+    return None
+
+
+def precedence_slips(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+    """Each ``a ± b / a``, ``a ± b / b`` (times or over anything after) and ``x ± m % n`` / ``x ± m / n`` (whole
+    numbers, m < n) read with the brackets around the sum (a guess)."""
+    for sum_ in list(tree.find_all(exp.Add, exp.Sub)):
+        if sum_.root() is not tree:
+            continue  # copied into an enclosing sum read already
+        left, right = sum_.this, sum_.expression
+        first = _first_quotient(right)
+        if first is None or isinstance(left, exp.Literal):
+            continue
+        numerator, divisor = first.this, first.expression
+        same = _same(divisor, numerator) or _same(divisor, left)
+        if not (isinstance(first, exp.Div) and same) and not _does_nothing(first):
+            continue
+        written = sum_.sql(dialect=dialect)
+        new = right.copy()
+        head = _first_quotient(new)
+        head.set("this", exp.Paren(this=sum_.__class__(this=left.copy(), expression=numerator.copy())))
+        sum_.replace(new)
+        why = ("divides a value by itself" if _same(divisor, numerator) else "divides by the very term it adds to"
+               if _same(divisor, left) else f"holds {first.sql(dialect=dialect)}, which is "
+               f"{int(numerator.name) if isinstance(first, exp.Mod) else 0} whatever the data")
+        fixes.append(f"{written} {why} ({'/' if isinstance(first, exp.Div) else '%'} goes before "
+                     f"{'-' if isinstance(sum_, exp.Sub) else '+'}): read with brackets, {new.sql(dialect=dialect)}"
+                     + GUESSED)
+
+
+def _first_quotient(node: exp.Expression) -> exp.Div | exp.Mod | None:
+    """The first ``/`` or ``%`` of a product chain written without brackets (``b / c * 100``: ``b / c``), or None."""
+    while isinstance(node, (exp.Mul, exp.Div, exp.Mod)):
+        if isinstance(node, (exp.Div, exp.Mod)) and not isinstance(node.this, (exp.Mul, exp.Div, exp.Mod)):
+            return node
+        node = node.this
+    return None
+
+
+def _same(a: exp.Expression, b: exp.Expression) -> bool:
+    """Whether two terms are one expression as written (a literal is no term: ``1 - x / 1``)."""
+    return not isinstance(a, exp.Literal) and a.sql().lower() == b.sql().lower()
+
+
+def _does_nothing(quotient: exp.Div | exp.Mod) -> bool:
+    """``6 % 7`` (6) or ``1 / 2`` (0 in whole numbers): two whole numbers, the smaller first."""
+    m, n = quotient.this, quotient.expression
+    return all(isinstance(v, exp.Literal) and not v.is_string and v.name.isdigit() for v in (m, n)) and \
+        0 < int(m.name) < int(n.name)
