@@ -80,7 +80,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh21": "tests.heldout.damage_fresh21",
               "fresh22": "tests.heldout.damage_fresh22",
               "fresh23": "tests.heldout.damage_fresh23",
-              "fresh24": "tests.heldout.damage_fresh24"}
+              "fresh24": "tests.heldout.damage_fresh24",
+              "fresh25": "tests.heldout.damage_fresh25"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
