@@ -64,3 +64,32 @@ def test_a_row_number_per_group_is_numbered_by_the_date_asked(wallet, question: 
 def test_rankings_whose_order_nothing_says_are_left(wallet, question: str, sql: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), wallet.schema(), "sqlite", question=question)
     assert not any("a ranking with no order" in f for f in checked.fixes)
+
+
+LATEST = ("WITH b AS (SELECT user_id, amount, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY {key}) AS rn "
+          "FROM balance) SELECT user_id, amount FROM b WHERE rn = 1 ORDER BY user_id")
+
+
+@pytest.mark.parametrize(("question", "key", "want"), [
+    ("What is each user's latest balance?", "updated_at ASC", [(1, 30), (2, 5)]),
+    ("Show the most recent balance per user", "CASE WHEN updated_at IS NULL THEN 1 ELSE 0 END, updated_at",
+     [(1, 30), (2, 5)]),
+    ("Each user's first recorded balance", "updated_at DESC", [(1, 10), (2, 7)]),
+])
+def test_a_row_number_the_other_way_from_the_words_is_turned(wallet, question: str, key: str, want: list) -> None:
+    answer = ask(wallet, question, LATEST.format(key=key))
+    assert [tuple(r) for r in answer.rows] == want
+    assert any("numbers the" in n and "(a guess)" in n for n in answer.notes), answer.notes
+
+
+@pytest.mark.parametrize(("question", "key"), [
+    ("What is each user's latest balance?", "updated_at DESC"),  # the way asked already
+    ("Each user's balance, first and latest", "updated_at ASC"),  # words for both
+    ("What was each user's balance at the start, last month?", "updated_at ASC"),  # a period: no such word
+    ("Give the first name and latest balance of each user", "updated_at DESC"),  # "first name" is no such word
+    ("What is each user's latest balance?", "amount ASC"),  # ordered by no date: a smallest, not an earliest
+])
+def test_a_row_number_the_words_do_not_contradict_stays(wallet, question: str, key: str) -> None:
+    checked = validate(sqlglot.parse_one(LATEST.format(key=key), read="sqlite"), wallet.schema(), "sqlite",
+                       question=question)
+    assert not any("numbers the" in f for f in checked.fixes), checked.fixes

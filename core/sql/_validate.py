@@ -22,7 +22,7 @@ from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numb
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_by_max_key, counts_for_lists,
-                              dead_sort_keys, filters_in_aggregates, flags_as_filters, inverted_counts,
+                              dead_sort_keys, filters_in_aggregates, flags_as_filters, flipped_latest, inverted_counts,
                               labels_as_stored, nth_as_top, numbers_as_numbers, repair_group_by, threshold_as_top,
                               unasked_breakdowns, unasked_partitions, unasked_ranks, unasked_windows, values_as_held,
                               window_orders, zero_based_ranks)
@@ -156,7 +156,9 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         labels_as_stored(tree, schema, dialect, fixes, join_matches, question)
         dead_sort_keys(tree, dialect, fixes, question)
         unasked_windows(tree, dialect, fixes, question)
+        zero_based_ranks(tree, dialect, fixes)
         window_orders(tree, schema, dialect, fixes, question)
+        flipped_latest(tree, schema, dialect, fixes, question)
         counts_for_lists(tree, dialect, fixes, question)
         counts_by_max_key(tree, dialect, fixes, question)
         unasked_breakdowns(tree, schema, dialect, fixes, question)
@@ -166,7 +168,6 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         unasked_ranks(tree, dialect, fixes, question)
         nth_as_top(tree, dialect, fixes, question)
         threshold_as_top(tree, dialect, fixes, question)
-        zero_based_ranks(tree, dialect, fixes)
         flags_as_filters(tree, dialect, fixes, question)
         filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)

@@ -4,7 +4,7 @@ compared with its own aggregate), ``_labels`` (a label folded to one case, shown
 the grouped ones, which never decide the order, read as the ranking), ``_windows`` (a share of the total or a running
 total over the groups that the question does not ask for), ``_collapsed`` (one count where the question asks which
 things: the list it counts, or refused), ``_conditional`` (a filter written inside every aggregate, moved to WHERE), ``_window_order`` (a ranking
-window with no order, given the order shown or asked), ``_ranks`` (a rank shown for the measure it ranks by, the
+window with no order, given the order shown or asked; a row number per group kept = 1 numbered the other way from the question's latest or earliest), ``_ranks`` (a rank shown for the measure it ranks by, the
 n-th row for the top n, a row number compared with 0 for the first), ``_breakdown`` (one total split by a column the question never names), ``_inverted`` (a count
 per group read the wrong way round: the number of the grouped things per the counted column), ``_constant_counts``
 (``COUNT(DISTINCT k)`` grouped by ``k``, 1 in every group: the count of the thing its name says, or refused),
@@ -20,7 +20,7 @@ from core.sql.repair.grouping._groupby import GROUP_BY_FIX, joined_on, repair_gr
 from core.sql.repair.grouping._labels import labels_as_stored
 from core.sql.repair.grouping._order import dead_sort_keys
 from core.sql.repair.grouping._ranks import nth_as_top, threshold_as_top, unasked_ranks, zero_based_ranks
-from core.sql.repair.grouping._window_order import window_orders
+from core.sql.repair.grouping._window_order import flipped_latest, window_orders
 from core.sql.repair.grouping._windows import unasked_windows
 
-__all__ = ["GROUP_BY_FIX", "constant_counts", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "inverted_counts", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "threshold_as_top", "unasked_breakdowns", "unasked_partitions", "unasked_ranks", "unasked_windows", "window_orders", "zero_based_ranks"]
+__all__ = ["GROUP_BY_FIX", "flipped_latest", "constant_counts", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "inverted_counts", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "threshold_as_top", "unasked_breakdowns", "unasked_partitions", "unasked_ranks", "unasked_windows", "window_orders", "zero_based_ranks"]

@@ -8,6 +8,13 @@ first (``GUESSED``), and only where the query or the question says the order:
 * a row number per group in a CTE or derived table, where the question asks for the latest or the earliest one
   ("the latest balance of each user") and the tables it reads have exactly one date or time column: numbered by that
   column, newest or oldest first. Words for both, or neither, leave it as written.
+
+And a row number per group written the other way round: ``ROW_NUMBER() OVER (PARTITION BY u ORDER BY updated_at ASC)
+AS rn … WHERE rn = 1`` where the question asks for the latest one ("each user's latest balance"), or ``DESC`` where it
+asks for the first or the earliest ("each doctor's first treatment"): numbered the way the words say, a guess. Only a
+CTE's or derived table's row number kept ``= 1``, ordered by one column that says when (a date or time type, or a name
+ending ``_at``, ``_date``, ``_dt``, ``_time`` …; a NULL-placing ``CASE WHEN x IS NULL …`` key beside it keeps its
+place); "first name", "last name" and a period — "last month", "the first 3 days" — are no such word.
 """
 
 from __future__ import annotations
@@ -17,16 +24,19 @@ import re
 from sqlglot import exp
 
 from core.schema import Schema
-from core.sql.repair._names import GUESSED, identifier
+from core.sql.repair._names import GUESSED, WHEN_WORDS, identifier, tokens
 from core.sql.repair._tables import resolve_table
+from core.sql.repair.grouping._partitions import top_filter
 from core.sql.repair.grouping._ranks import output_named
 
-__all__ = ["window_orders"]
+__all__ = ["flipped_latest", "window_orders"]
 
 _RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
 _LATEST = re.compile(r"\b(?:latest|most\s+recent|last|newest|current|recent|up[- ]to[- ]date|final)\b", re.IGNORECASE)
 _EARLIEST = re.compile(r"\b(?:earliest|first|oldest|original|initial)\b", re.IGNORECASE)
 _WHEN_TYPE = re.compile(r"date|time", re.IGNORECASE)
+_NOT_WHEN = re.compile(r"\b(?:first|last)\s+names?\b|\b(?:first|last|past|next)\s+(?:\d+\s+|few\s+|two\s+|three\s+)?"
+                       r"(?:days?|weeks?|months?|quarters?|years?|hours?|half|fortnight)\b", re.IGNORECASE)
 
 
 def window_orders(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
@@ -44,6 +54,55 @@ def window_orders(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
         window.set("order", exp.Order(expressions=order))
         fixes.append(f"{written}: a ranking with no order (a rank of 1 on every row, or any row's number) -> "
                      f"{window.sql(dialect=dialect)}" + GUESSED)
+
+
+def flipped_latest(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
+    """A CTE's row number per group kept ``= 1``, ordered by when, the other way round from the question's latest or
+    earliest: numbered the way the words say (a guess)."""
+    if not question or not question.isascii():
+        return
+    words = _NOT_WHEN.sub(" ", question)
+    latest, earliest = bool(_LATEST.search(words)), bool(_EARLIEST.search(words))
+    if latest == earliest:
+        return
+    for window in list(tree.find_all(exp.Window)):
+        select = window.find_ancestor(exp.Select)
+        order = window.args.get("order")
+        named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
+        if not isinstance(window.this, exp.RowNumber) or not window.args.get("partition_by") or order is None or \
+                select is None or not isinstance(select.parent, (exp.CTE, exp.Subquery)) or not named or \
+                top_filter(tree, named) != 1:
+            continue
+        keys = [o for o in order.expressions if not _null_placing(o.this)]
+        if len(keys) != 1 or not _says_when(keys[0].this, select, schema, dialect) or \
+                bool(keys[0].args.get("desc")) == latest:
+            continue
+        written = window.sql(dialect=dialect)
+        keys[0].set("desc", latest)
+        fixes.append(f"{written} numbers the {'oldest' if latest else 'newest'} row first, where the question asks for "
+                     f"the {'latest' if latest else 'earliest'} -> {window.sql(dialect=dialect)}" + GUESSED)
+
+
+def _null_placing(key: exp.Expression) -> bool:
+    """``CASE WHEN x IS NULL THEN 1 ELSE 0 END``: where NULLs go, as a dialect without NULLS FIRST writes it."""
+    return isinstance(key, exp.Case) and len(key.args.get("ifs") or []) == 1 and isinstance(
+        key.args["ifs"][0].this, exp.Is) and isinstance(key.args["ifs"][0].this.expression, exp.Null)
+
+
+def _says_when(key: exp.Expression, select: exp.Select, schema: Schema, dialect: str) -> bool:
+    """Whether ``key`` is a column of a date or time type, or one whose name's last word says when."""
+    if not isinstance(key, exp.Column):
+        return False
+    if tokens(key.name) and tokens(key.name)[-1] in WHEN_WORDS:
+        return True
+    start = select.args.get("from_") or select.args.get("from")
+    for source in ([start.this] if start is not None else []) + [j.this for j in select.args.get("joins") or []]:
+        table = resolve_table(source, schema, dialect) if isinstance(source, exp.Table) else None
+        if table is not None and (not key.table or key.table.lower() == source.alias_or_name.lower()):
+            column = next((c for c in table.columns if c.name.lower() == key.name.lower()), None)
+            if column is not None:
+                return bool(_WHEN_TYPE.search(column.type or ""))
+    return False
 
 
 def _shown_order(select: exp.Select, schema: Schema, dialect: str) -> list[exp.Ordered] | None:
@@ -75,7 +134,8 @@ def _asked_order(window: exp.Window, select: exp.Select, schema: Schema, dialect
     if not isinstance(window.this, exp.RowNumber) or not window.args.get("partition_by") or not isinstance(
             select.parent, (exp.CTE, exp.Subquery)) or not question.isascii():
         return None
-    latest, earliest = bool(_LATEST.search(question)), bool(_EARLIEST.search(question))
+    words = _NOT_WHEN.sub(" ", question)
+    latest, earliest = bool(_LATEST.search(words)), bool(_EARLIEST.search(words))
     if latest == earliest:
         return None
     start = select.args.get("from_") or select.args.get("from")
