@@ -219,3 +219,18 @@ def test_a_column_cairn_added_to_the_group_by_that_splits_nothing_is_not_doubted
                                        "city", completed, db.execute(completed), db.schema(), db.execute) == ([], [])
     finally:
         db.close()
+
+
+def test_a_like_pattern_in_other_capitals_is_offered_ignoring_case(tmp_path: Path) -> None:
+    """DuckDB's LIKE minds case, as PostgreSQL's does: ``LIKE '%retail%'`` where the data holds 'Retail Store'."""
+    path = tmp_path / "merchants.csv"
+    path.write_text("id,category\n1,Retail Store\n2,Food\n3,Online Retail\n")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "How many retail merchants are there?",
+                      "SELECT COUNT(*) FROM merchants WHERE category LIKE '%retail%'")
+        assert [tuple(r) for r in answer.rows] == [(0,)]
+        other = _other(answer, "Ignoring case")
+        assert [tuple(r) for r in db.execute(other.sql).rows] == [(2,)]
+    finally:
+        db.close()

@@ -211,7 +211,8 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
     """``organization.name = 'Machine Learning'`` that no row of organization holds, in a query that also reads a
     table whose column of the same name does (``domain.name``): one bounded probe per table, and the query with
     the filter on that table is run and offered. With no such table, the one other text column of its own table
-    that holds it (``airport.country_name = 'Orlando International Airport'``: airport_name does)."""
+    that holds it (``airport.country_name = 'Orlando International Airport'``: airport_name does). A value or a LIKE
+    pattern the column holds only in other capitals is offered ignoring case."""
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated:
         return [], []
@@ -232,12 +233,15 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                                                                           execute):
                 continue
             spelled = found[1].value_hints if found is not None else ()
-            if isinstance(test, exp.EQ) and test.this is col and not _spelled(literal.this, spelled) and _held(
-                    table, col.name, exp.EQ(
+            kind = type(test)
+            pattern = kind is exp.Like  # a pattern spells no one value: only its case is doubted
+            if kind in (exp.EQ, exp.Like) and test.this is col and (pattern or not _spelled(literal.this, spelled)) \
+                    and _held(table, col.name, kind(
                     this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())), literal, schema,
-                    execute, empty=False):  # 'ACTIVE' where the column holds 'active': offered without case
+                    execute, empty=False):  # 'ACTIVE' where the column holds 'active', LIKE '%retail%' where it
+                # holds 'Retail' (PostgreSQL's LIKE minds case): offered without case
                 was = test.sql(dialect=schema.dialect)
-                test.replace(exp.EQ(this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())))
+                test.replace(kind(this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())))
                 return offer(tree.sql(dialect=schema.dialect), "Ignoring case", lambda how, was=was: (
                     f"no row has {was} as written, and some have it in other capitals: ignoring case, {how}."),
                     schema, execute, result)
