@@ -42,6 +42,7 @@ def test_a_division_that_means_nothing_is_read_with_brackets(sql: str, read: str
     "SELECT price + 8 % 7 FROM sale",  # 8 % 7 is 1: it does something
     "SELECT price - 1.0 / 2 FROM sale",  # half, not 0
     "SELECT SUM(price) / SUM(price) FROM sale",  # no sum around it
+    "SELECT price + 1.0 / price FROM sale",  # x + 1/x: a term of its own (attack 16)
 ])
 def test_a_formula_as_written_stays(sql: str) -> None:
     assert not any("brackets" in f for f in validate_sql(sql, SCHEMA, "sqlite").fixes)
@@ -58,5 +59,20 @@ def test_the_margin_asked_is_answered(tmp_path: Path) -> None:
                      "SELECT SUM(price) - SUM(cost) / SUM(cost) * 100 AS gpm FROM sale")
         assert [tuple(r) for r in answer.rows] == [(pytest.approx(33.3333, rel=1e-3),)]
         assert any("divides a value by itself" in n for n in answer.notes)
+    finally:
+        db.close()
+
+
+def test_duckdb_divides_whole_numbers_to_a_fraction(tmp_path: Path) -> None:
+    """Attack 16: DuckDB's ``1 / 2`` is 0.5, so ``FLOOR(score + 1 / 2)`` rounds half up as written."""
+    path = tmp_path / "s.csv"
+    path.write_text("id,score\n1,7\n2,3\n")
+    db = open_database(str(path))
+    try:
+        answer = ask(db, "Each id with its score rounded", "SELECT id, FLOOR(score + 1 / 2) AS r FROM s ORDER BY id")
+        assert [tuple(r) for r in answer.rows] == [(1, 7), (2, 3)]
+        assert not any("brackets" in n for n in answer.notes)
+        kept = validate_sql("SELECT price + 6 % 7 FROM sale", SCHEMA, "duckdb")  # % is the same everywhere
+        assert "(price + 6) % 7" in kept.sql
     finally:
         db.close()

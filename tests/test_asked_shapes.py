@@ -190,6 +190,12 @@ def test_a_row_number_compared_with_zero_is_the_first_row(shop) -> None:
     "WITH r AS (SELECT name, PERCENT_RANK() OVER (ORDER BY id) AS rn FROM seller) SELECT name FROM r WHERE rn = 0",
     "WITH r AS (SELECT name, id AS rn FROM seller) SELECT name FROM r WHERE rn = 0",  # no rank: a value of its own
     "SELECT name, CASE WHEN ROW_NUMBER() OVER (ORDER BY id) = 0 THEN 1 END AS f FROM seller",  # a flag
+    "WITH r AS (SELECT name, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM seller UNION ALL SELECT name, 0 AS rn FROM "
+    "seller) SELECT name FROM r WHERE rn = 0",  # another branch gives 0 (attack 16)
+    "SELECT s.name FROM (SELECT name, RANK() OVER (ORDER BY id) AS rk FROM seller UNION ALL SELECT name, 0 FROM "
+    "seller) AS s WHERE s.rk < 1",
+    "WITH RECURSIVE c AS (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM seller UNION ALL SELECT id, rn - 1 "
+    "FROM c WHERE rn > 0) SELECT id FROM c WHERE rn = 0",
 ])
 def test_a_zero_that_is_no_rank_filter_stays(shop, sql: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question="the first seller")

@@ -234,3 +234,14 @@ def test_a_like_pattern_in_other_capitals_is_offered_ignoring_case(tmp_path: Pat
         assert [tuple(r) for r in db.execute(other.sql).rows] == [(2,)]
     finally:
         db.close()
+
+
+def test_an_escaped_like_pattern_is_not_doubted_by_a_probe_without_its_escape(tmp_path: Path) -> None:
+    path = tmp_path / "k.csv"
+    path.write_text("code\nAB_1\nAB%2\n")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, "Codes starting with ab%", "SELECT code FROM k WHERE code LIKE 'abQ%%' ESCAPE 'Q'")
+        assert not any(a.label == "Ignoring case" for a in answer.alternatives)
+    finally:
+        db.close()

@@ -34,15 +34,17 @@ def test_a_timestamp_equal_to_a_day_is_read_as_its_day(events) -> None:
                  "SELECT COUNT(*) FROM sale WHERE sold_at = '2023-04-01'")
     assert [tuple(r) for r in answer.rows] == [(2,)]
     assert any("holds times of day" in n and "(a guess)" in n for n in answer.notes)
-    assert "DATE(sold_at) = '2023-04-01'" in answer.sql
+    assert "SUBSTRING(sold_at, 1, 10) = '2023-04-01'" in answer.sql
 
 
 @pytest.mark.parametrize(("sql", "read"), [
     ("SELECT SUM(s.amount) FROM sale AS s WHERE s.kind = 'sell' AND s.sold_at IN ('2023-04-01', '2023-04-02')",
-     "DATE(s.sold_at) IN"),
-    ("SELECT COUNT(*) FROM sale WHERE sold_at = DATE('now')", "DATE(sold_at) = DATE('now')"),
-    ("SELECT COUNT(*) FROM sale WHERE DATE('now', '-1 day') = sold_at", "DATE('now', '-1 day') = DATE(sold_at)"),
-    ("WITH d AS (SELECT id FROM sale WHERE sold_at = CURRENT_DATE) SELECT COUNT(*) FROM d", "DATE(sold_at) ="),
+     "SUBSTRING(s.sold_at, 1, 10) IN"),
+    ("SELECT COUNT(*) FROM sale WHERE sold_at = DATE('now')", "SUBSTRING(sold_at, 1, 10) = DATE('now')"),
+    ("SELECT COUNT(*) FROM sale WHERE DATE('now', '-1 day') = sold_at",
+     "DATE('now', '-1 day') = SUBSTRING(sold_at, 1, 10)"),
+    ("WITH d AS (SELECT id FROM sale WHERE sold_at = CURRENT_DATE) SELECT COUNT(*) FROM d",
+     "SUBSTRING(sold_at, 1, 10) ="),
 ])
 def test_every_form_of_a_day(events, sql: str, read: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), events.schema(), "sqlite", question="sales that day",
@@ -58,6 +60,9 @@ def test_every_form_of_a_day(events, sql: str, read: str) -> None:
     ("SELECT COUNT(*) FROM sale WHERE sold_at <> '2023-04-01'", "sales not on April 1"),
     ("SELECT COUNT(*) FROM sale WHERE NOT sold_at IN ('2023-04-01')", "sales not on April 1"),
     ("SELECT COUNT(*) FROM sale WHERE sold_at >= '2023-04-01'", "sales since April 1"),
+    ("SELECT COUNT(*) FROM sale WHERE sold_at = DATE(sold_at)", "sales recorded without a time"),  # attack 16
+    ("SELECT COUNT(*) FROM sale WHERE sold_at = DATE(sold_at)", "how many sales"),  # its own day: no time stored
+    ("SELECT COUNT(*) FROM sale WHERE sold_at = '2023-04-01'", "sales with no time part on April 1"),
 ])
 def test_what_is_no_timestamp_equal_to_a_day_stays(events, sql: str, question: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), events.schema(), "sqlite", question=question,
@@ -82,16 +87,20 @@ def _matches(db):
 def test_sqlite_text_holding_timestamps_is_read_by_its_data(tmp_path: Path) -> None:
     path = tmp_path / "text.sqlite"
     with sqlite3.connect(path) as conn:
-        conn.executescript("CREATE TABLE tx(id INTEGER PRIMARY KEY, happened TEXT, label TEXT, day TEXT);"
-                           "INSERT INTO tx VALUES (1,'2023-04-01T09:00:00','2023-04-01','2023-04-01'),"
-                           "(2,'2023-04-01 18:00:00','x','2023-04-01');")
+        conn.executescript("CREATE TABLE tx(id INTEGER PRIMARY KEY, happened TEXT, label TEXT, day TEXT, code TEXT);"
+                           "INSERT INTO tx VALUES (1,'2023-04-01T09:00:00','2023-04-01','2023-04-01','2459000'),"
+                           "(2,'2023-04-01T21:30:00-05:00','x','2023-04-01','123'),"
+                           "(3,'2023-04-02T01:00:00+02:00','y','2023-04-02','7');")
     db = open_database(str(path))
     try:
         for sql, read in [("SELECT COUNT(*) FROM tx WHERE happened = '2023-04-01'", True),
                           ("SELECT COUNT(*) FROM tx WHERE day = '2023-04-01'", False),  # days only
-                          ("SELECT COUNT(*) FROM tx WHERE label = '2023-04-01'", False)]:  # 'x' is no date
+                          ("SELECT COUNT(*) FROM tx WHERE label = '2023-04-01'", False),  # 'x' is no date
+                          ("SELECT COUNT(*) FROM tx WHERE code = '2023-04-01'", False)]:  # a number is no day
             checked = validate(sqlglot.parse_one(sql, read="sqlite"), db.schema(), "sqlite", question="on April 1",
                                join_matches=_matches(db))
-            assert ("DATE(" in checked.sql) == read, checked.sql
+            assert ("SUBSTRING(" in checked.sql) == read, checked.sql
+        answer = ask(db, "Which events happened on 2023-04-01?", "SELECT id FROM tx WHERE happened = '2023-04-01'")
+        assert sorted(tuple(r) for r in answer.rows) == [(1,), (2,)]  # the day as stored, never moved to UTC
     finally:
         db.close()

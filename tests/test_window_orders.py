@@ -93,3 +93,42 @@ def test_a_row_number_the_words_do_not_contradict_stays(wallet, question: str, k
     checked = validate(sqlglot.parse_one(LATEST.format(key=key), read="sqlite"), wallet.schema(), "sqlite",
                        question=question)
     assert not any("numbers the" in f for f in checked.fixes), checked.fixes
+
+
+
+@pytest.mark.parametrize(("question", "sql"), [  # attack 16
+    ("For each user, what is the latest balance, and how many balances came before it?",  # a second rn, kept by no one
+     "WITH seq AS (SELECT user_id, amount, updated_at, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY updated_at ASC)"
+     " AS rn FROM balance), latest AS (SELECT user_id, amount, rn AS so_far, ROW_NUMBER() OVER (PARTITION BY user_id "
+     "ORDER BY updated_at DESC) AS rn FROM seq) SELECT user_id, amount, so_far FROM latest WHERE rn = 1"),
+    ("Show the first 10 users with their current balance", LATEST.format(key="updated_at DESC")),  # a list's size
+    ("For each current user, what was their starting balance?", LATEST.format(key="updated_at ASC")),
+    ("Each user's balance in the last ten days, the first one", LATEST.format(key="updated_at ASC")),
+    ("What is each user's last-name initial and first balance?", LATEST.format(key="updated_at ASC")),
+])
+def test_row_numbers_the_words_do_not_turn(wallet, question: str, sql: str) -> None:
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), wallet.schema(), "sqlite", question=question)
+    assert not any("numbers the" in f for f in checked.fixes), checked.fixes
+
+
+def test_a_turned_row_number_puts_rows_with_no_date_last(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE prices(product_id INTEGER, price REAL, updated_at DATETIME, lap_time REAL);"
+                           "INSERT INTO prices VALUES (1,10,'2023-01-01',3),(1,12,'2023-06-01',2),(2,5,'2023-01-01',1),"
+                           "(2,7,NULL,4);")
+    db = open_database(str(path))
+    try:
+        sql = ("WITH c AS (SELECT product_id, price, ROW_NUMBER() OVER (PARTITION BY product_id ORDER BY {key}) AS rn "
+               "FROM prices) SELECT product_id, price FROM c WHERE rn = 1 ORDER BY product_id")
+        answer = ask(db, "What is the latest price of each product?", sql.format(key="updated_at"))
+        assert [tuple(r) for r in answer.rows] == [(1, 12.0), (2, 5.0)]
+        for dialect in ("sqlite", "postgres"):
+            checked = validate(sqlglot.parse_one(sql.format(key="updated_at"), read="sqlite"), db.schema(), dialect,
+                               question="the latest price of each product")
+            assert "updated_at DESC NULLS FIRST" not in checked.sql and "updated_at DESC" in checked.sql, checked.sql
+        kept = validate(sqlglot.parse_one(sql.format(key="lap_time ASC"), read="sqlite"), db.schema(), "sqlite",
+                        question="each product's fastest lap at the most recent race")  # a duration is no when
+        assert not any("numbers the" in f for f in kept.fixes)
+    finally:
+        db.close()

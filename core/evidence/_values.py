@@ -234,7 +234,9 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                 continue
             spelled = found[1].value_hints if found is not None else ()
             kind = type(test)
-            pattern = kind is exp.Like  # a pattern spells no one value: only its case is doubted
+            pattern = kind is exp.Like  # a pattern spells no one value: only its case is doubted (never one with an
+            if pattern and isinstance(test.parent, exp.Escape):  # ESCAPE, which the probe would drop)
+                continue
             if kind in (exp.EQ, exp.Like) and test.this is col and (pattern or not _spelled(literal.this, spelled)) \
                     and _held(table, col.name, kind(
                     this=exp.Lower(this=col.copy()), expression=exp.Lower(this=literal.copy())), literal, schema,

@@ -10,8 +10,10 @@ mean, a guess the model is shown first (``GUESSED``), the query as written one c
   ``SUM(a) - SUM(b) / SUM(b) * 100`` divides a value by itself (1, whatever the data), and ``SUM(a) - SUM(b) / SUM(a)``
   subtracts a ratio from its own denominator — read as ``(SUM(a) - SUM(b)) / …``, the change or margin they spell;
   ``x + 6 % 7`` and ``COUNT(*) - 1 / 2`` apply ``%`` or ``/`` to two whole numbers where it does nothing (6) or gives 0
-  — read as ``(x + 6) % 7``, ``(COUNT(*) - 1) / 2``. Only those shapes: the divisor the very term added or subtracted,
-  or two whole numbers the smaller first; ``a - b / c`` of three different terms is a formula as written.
+  — read as ``(x + 6) % 7``, ``(COUNT(*) - 1) / 2`` (``/`` only where it divides whole numbers to a whole number:
+  SQLite, PostgreSQL; DuckDB's ``1 / 2`` is 0.5). Only those shapes: the divisor the very term added or subtracted
+  (never a number over it, ``x + 1.0 / x``), or two whole numbers the smaller first; ``a - b / c`` of three different
+  terms is a formula as written.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from core.sql.repair._names import GUESSED
 __all__ = ["day_of_month_differences", "precedence_slips"]
 
 _DAY_FORMATS = frozenset({"%d", "%e", "%-d"})
+_WHOLE_DIVISION = frozenset({"sqlite", "postgres", "tsql", "oracle"})  # dialects where 1 / 2 is 0
 
 
 def day_of_month_differences(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
@@ -66,9 +69,9 @@ def precedence_slips(tree: exp.Expression, dialect: str, fixes: list[str]) -> No
         if first is None or isinstance(left, exp.Literal):
             continue
         numerator, divisor = first.this, first.expression
-        same = _same(divisor, numerator) or _same(divisor, left)
-        if not (isinstance(first, exp.Div) and same) and not _does_nothing(first):
-            continue
+        same = not isinstance(numerator, exp.Literal) and (_same(divisor, numerator) or _same(divisor, left))
+        if not (isinstance(first, exp.Div) and same) and not _does_nothing(first, dialect):
+            continue  # ``x + 1.0 / x``: a term of its own
         written = sum_.sql(dialect=dialect)
         new = right.copy()
         head = _first_quotient(new)
@@ -96,8 +99,11 @@ def _same(a: exp.Expression, b: exp.Expression) -> bool:
     return not isinstance(a, exp.Literal) and a.sql().lower() == b.sql().lower()
 
 
-def _does_nothing(quotient: exp.Div | exp.Mod) -> bool:
-    """``6 % 7`` (6) or ``1 / 2`` (0 in whole numbers): two whole numbers, the smaller first."""
+def _does_nothing(quotient: exp.Div | exp.Mod, dialect: str) -> bool:
+    """``6 % 7`` (6) or ``1 / 2`` (0 where ``/`` of whole numbers is whole: SQLite, PostgreSQL — DuckDB's and MySQL's
+    is 0.5, ``x + 1 / 2`` rounding half up): two whole numbers, the smaller first."""
     m, n = quotient.this, quotient.expression
+    if isinstance(quotient, exp.Div) and dialect not in _WHOLE_DIVISION:
+        return False
     return all(isinstance(v, exp.Literal) and not v.is_string and v.name.isdigit() for v in (m, n)) and \
         0 < int(m.name) < int(n.name)

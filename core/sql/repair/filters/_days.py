@@ -1,16 +1,18 @@
 """A timestamp compared with a day by ``=`` (``sbTxDateTime = '2023-04-01'``, ``updated_at = DATE('now')``, ``ts IN
 ('2023-04-01', …)``): a day is the timestamp at midnight, so the filter keeps only the rows at midnight — on SQLite,
 where a timestamp is text, only the rows stored without a time — where the question asks for the rows of that day.
-Read as the timestamp's day equal to it (``DATE(ts) = '2023-04-01'`` on SQLite, ``CAST(ts AS DATE) = …`` elsewhere),
+Read as the timestamp's day equal to it (``SUBSTR(ts, 1, 10) = '2023-04-01'``, the day as stored, on SQLite;
+``CAST(ts AS DATE) = …`` elsewhere),
 a guess the model is shown first (``GUESSED``), with the query as written one click away.
 
 Only a column declared a timestamp (``TIMESTAMP``, ``DATETIME``; a ``DATE`` holds days) — on SQLite, which has no
-date type, also one declared as text or not at all (``DATE(x)`` of a value that is no date is NULL, so the probe below
-finds only dates with times) —, of one table of the query;
+date type, also one declared as text or not at all, the probe below then finding a stored ``YYYY-MM-DD`` with more
+after it —, of one table of the query;
 only a day that is one by its form — ``'YYYY-MM-DD'``, ``CURRENT_DATE``, ``DATE(…)``, a cast to DATE, and those plus or
 minus an interval —; only where one bounded query finds a row of that table whose value is not its own day (a time of
 day is stored: as written the filter misses it); never where the question names a time of day ("at 10:30",
-"midnight", "9 am"). At most ``_MAX_PROBES`` queries for one query; where it would need more, none is read.
+"midnight", "9 am", "without a time part"), nor where the day is the column's own (``ts = DATE(ts)`` finds the rows
+stored with no time). At most ``_MAX_PROBES`` queries for one query; where it would need more, none is read.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ _TIMESTAMP = re.compile(r"timestamp|datetime", re.IGNORECASE)
 _NUMBER = re.compile(r"int|real|float|double|numeric|decimal|bool", re.IGNORECASE)
 _DAY_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME_ASKED = re.compile(r"\b\d{1,2}:\d{2}\b|\bmidnight\b|\bo'?clock\b|\b\d{1,2}\s*(?:am|pm)\b|\bnoon\b|"
-                         r"\b(?:exact|precise)\w*\s+(?:time|moment|timestamp|instant)\b", re.IGNORECASE)
+                         r"\b(?:exact|precise)\w*\s+(?:time|moment|timestamp|instant)\b|\bno\s+time\b|"
+                         r"\bwithout\s+(?:an?\s+|any\s+)?time\b|\btime\s+(?:part|component|portion|of\s+day)\b|"
+                         r"\bdate[\s-]+only\b|\bstart\s+of\s+the\s+day\b", re.IGNORECASE)
 
 
 def timestamps_as_days(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
@@ -62,8 +66,10 @@ def timestamps_as_days(tree: exp.Expression, schema: Schema, dialect: str, fixes
         key = (table.name.lower(), column.name.lower())
         if key not in times:
             value = exp.column(column.name, quoted=column.this.quoted)
-            probe = exp.select("1").from_(table.copy()).where(exp.NEQ(this=value, expression=_day_of(
-                value.copy(), dialect))).limit(1)
+            stored = exp.NEQ(this=value, expression=_day_of(value.copy(), dialect))
+            if dialect == "sqlite":  # text that starts with a day and goes on: a time (a number is no day there)
+                stored = exp.and_(exp.Like(this=value.copy(), expression=exp.Literal.string("____-__-__%")), stored)
+            probe = exp.select("1").from_(table.copy()).where(stored).limit(1)
             times[key] = matches(probe.sql(dialect=dialect))
         if not times[key]:
             continue  # every value is its own day (or the data could not tell): the equality means what it says
@@ -81,8 +87,9 @@ def _compared_with_days(node: exp.Expression) -> exp.Column | None:
         values = list(node.expressions)
         return node.this if isinstance(node.this, exp.Column) and values and all(map(_is_day, values)) else None
     for column, other in ((node.this, node.expression), (node.expression, node.this)):
-        if isinstance(column, exp.Column) and _is_day(other):
-            return column
+        if isinstance(column, exp.Column) and _is_day(other) and not any(
+                c.name.lower() == column.name.lower() for c in other.find_all(exp.Column)):
+            return column  # never ``ts = DATE(ts)``: the rows stored with no time, asked as such
     return None
 
 
@@ -104,5 +111,7 @@ def _is_day(node: exp.Expression) -> bool:
 
 
 def _day_of(value: exp.Expression, dialect: str) -> exp.Expression:
-    """The day of a timestamp: SQLite's DATE(ts) (a cast there reads the year as a number), elsewhere a cast."""
-    return exp.Date(this=value) if dialect == "sqlite" else exp.cast(value, exp.DataType.Type.DATE)
+    """The day of a timestamp: on SQLite the day as stored, its first ten characters (a cast there reads the year as a
+    number, and DATE() moves a stored offset, ``…T21:30:00-05:00``, to the next day in UTC), elsewhere a cast."""
+    return exp.Substring(this=value, start=exp.Literal.number(1), length=exp.Literal.number(10)) \
+        if dialect == "sqlite" else exp.cast(value, exp.DataType.Type.DATE)

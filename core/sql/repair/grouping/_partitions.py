@@ -26,7 +26,7 @@ from core.sql.repair._names import GUESSED, tokens
 from core.sql.repair._scope import group_key_forms
 from core.sql.repair.joins import JoinMatches, table_keys
 
-__all__ = ["top_filter", "unasked_partitions"]
+__all__ = ["unasked_partitions"]
 
 _SPLIT = re.compile(r"\b(?:per|each|every|within|respective\w*|individual\w*|separately|wise|har|group\w*|"
                     r"categor\w*|partition\w*)\b", re.IGNORECASE)
@@ -52,7 +52,7 @@ def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes
     for window in list(tree.find_all(exp.Window)):
         parts = window.args.get("partition_by") or []
         named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
-        bound = top_filter(tree, named) if named else None
+        bound = _top_filter(tree, named) if named else None
         if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or bound is None:
             continue
         kept: list[exp.Expression] = []
@@ -124,7 +124,7 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
         k.lower() for k in table_keys(table))
 
 
-def top_filter(tree: exp.Expression, name: str) -> int | None:
+def _top_filter(tree: exp.Expression, name: str) -> int | None:
     """The n of a top n the output ``name`` is filtered to — ``name <= 3`` (3), ``name < 4`` (3), ``name = 1`` (1) — a
     condition of a WHERE or QUALIFY, alone or in its AND; never a flag (``CASE WHEN rn = 1 …``) or an OR."""
     for clause in [*tree.find_all(exp.Where), *tree.find_all(exp.Qualify)]:

@@ -17,7 +17,8 @@ English words that asks for no position.
 - ``WHERE rn = 0`` (also ``rn < 1``, ``rn <= 0``) over ``ROW_NUMBER() … AS rn``: a row number, RANK or DENSE_RANK is 1
   or more, so the filter keeps no row, by construction — read as counted from 0, the first row, ``rn = 1``; any
   question (no words ask for an empty answer). The filter a WHERE puts on a CTE or derived table that names the rank,
-  or a QUALIFY on its own SELECT; a condition of the clause or of its AND, never an OR or a flag.
+  or a QUALIFY on its own SELECT; a condition of the clause or of its AND, never an OR or a flag; never a body of
+  several SELECTs (a UNION's other branch, a recursive step, may give the name 0).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from sqlglot import exp
 
 from core.sql.repair._names import GUESSED, words_of
 
-__all__ = ["nth_as_top", "threshold_as_top", "unasked_ranks", "zero_based_ranks"]
+__all__ = ["nth_as_top", "rank_named", "ranks_kept_first", "threshold_as_top", "unasked_ranks", "zero_based_ranks"]
 
 _RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|number\s+(?:the|them|each|every)|"
                          r"numbered|numbering|row\s+numbers?|percentile\w*|quartile\w*|quantile\w*|decile\w*|"
@@ -145,26 +146,28 @@ def zero_based_ranks(tree: exp.Expression, dialect: str, fixes: list[str]) -> No
             if bound.is_string or not bound.name.isdigit() or int(bound.name) != (1 if isinstance(compare, exp.LT)
                                                                                     else 0):
                 continue
-            rank = _rank_named(compare.this, select, tree, isinstance(clause, exp.Qualify))
+            rank = rank_named(compare.this, select, tree, isinstance(clause, exp.Qualify))
             if rank is None:
                 continue
             written = compare.sql(dialect=dialect)
             new = exp.EQ(this=compare.this.copy(), expression=exp.Literal.number(1))
             compare.replace(new)
-            fixes.append(f"{written} keeps no row: {rank.sql(dialect=dialect)} numbers the rows from 1 -> "
+            fixes.append(f"{written} keeps no row: {rank.this.sql(dialect=dialect)} numbers the rows from 1 -> "
                          f"{new.sql(dialect=dialect)}, the first, read as counted from 0" + GUESSED)
 
 
-def _rank_named(key: exp.Expression, select: exp.Select, tree: exp.Expression, own: bool) -> exp.Expression | None:
-    """The ROW_NUMBER/RANK/DENSE_RANK ``key`` is: the window itself, or the output name of one — of ``select`` itself
-    (``own``: a QUALIFY), else of a CTE or derived table ``select`` reads."""
+def rank_named(key: exp.Expression, select: exp.Select, tree: exp.Expression, own: bool) -> exp.Window | None:
+    """The ROW_NUMBER/RANK/DENSE_RANK window ``key`` is: the window itself, or the output name of one — of ``select``
+    itself (``own``: a QUALIFY), else of a CTE or derived table ``select`` reads whose body is one plain SELECT (a
+    UNION's other branch, or a recursive step, may give the name any value: ``0 AS rn``)."""
     if isinstance(key, exp.Window):
-        return key.this if isinstance(key.this, _RANKINGS) else None
+        return key if isinstance(key.this, _RANKINGS) else None
     if not isinstance(key, exp.Column):
         return None
     sources: list[exp.Expression] = [select] if own else []
     if not own:
-        ctes = {cte.alias_or_name.lower(): cte.this for with_ in tree.find_all(exp.With) for cte in with_.expressions}
+        ctes = {cte.alias_or_name.lower(): cte.this for with_ in tree.find_all(exp.With) for cte in with_.expressions
+                if not with_.args.get("recursive")}
         reads = [select.args.get("from_"), *(select.args.get("joins") or [])]
         for read in (r.this for r in reads if r is not None):
             if isinstance(read, exp.Table) and read.name.lower() in ctes and (
@@ -173,10 +176,28 @@ def _rank_named(key: exp.Expression, select: exp.Select, tree: exp.Expression, o
             elif isinstance(read, exp.Subquery) and (not key.table or key.table.lower() == read.alias.lower()):
                 sources.append(read.this)
     for source in sources:
-        for inner in ([source] if isinstance(source, exp.Select) else list(source.find_all(exp.Select))[:1]):
-            for item in inner.expressions:
-                window = item.unalias()
-                if item.alias and item.alias.lower() == key.name.lower() and isinstance(window, exp.Window) \
-                        and isinstance(window.this, _RANKINGS):
-                    return window
+        if not isinstance(source, exp.Select):
+            continue  # a UNION, INTERSECT or EXCEPT: its other branches name the column too
+        for item in source.expressions:
+            window = item.unalias()
+            if item.alias and item.alias.lower() == key.name.lower() and isinstance(window, exp.Window) \
+                    and isinstance(window.this, _RANKINGS):
+                return window
     return None
+
+
+def ranks_kept_first(tree: exp.Expression) -> list[exp.Window]:
+    """The ranking windows a WHERE or QUALIFY condition keeps ``= 1`` (alone or in its AND), read through the CTE or
+    derived table the filtered SELECT reads (:func:`rank_named`)."""
+    kept = []
+    for clause in [*tree.find_all(exp.Where), *tree.find_all(exp.Qualify)]:
+        if not isinstance(clause.parent, exp.Select):
+            continue
+        parts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
+        for compare in (p.unnest() for p in parts):
+            if isinstance(compare, exp.EQ) and isinstance(compare.expression, exp.Literal) and \
+                    not compare.expression.is_string and compare.expression.name == "1":
+                window = rank_named(compare.this, clause.parent, tree, isinstance(clause, exp.Qualify))
+                if window is not None:
+                    kept.append(window)
+    return kept

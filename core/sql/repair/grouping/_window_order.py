@@ -12,9 +12,12 @@ first (``GUESSED``), and only where the query or the question says the order:
 And a row number per group written the other way round: ``ROW_NUMBER() OVER (PARTITION BY u ORDER BY updated_at ASC)
 AS rn … WHERE rn = 1`` where the question asks for the latest one ("each user's latest balance"), or ``DESC`` where it
 asks for the first or the earliest ("each doctor's first treatment"): numbered the way the words say, a guess. Only a
-CTE's or derived table's row number kept ``= 1``, ordered by one column that says when (a date or time type, or a name
-ending ``_at``, ``_date``, ``_dt``, ``_time`` …; a NULL-placing ``CASE WHEN x IS NULL …`` key beside it keeps its
-place); "first name", "last name" and a period — "last month", "the first 3 days" — are no such word.
+CTE's or derived table's row number kept ``= 1`` by the SELECT that reads it, ordered by one column that says when (a
+date or time type, or, untyped, a name ending ``_at``, ``_date``, ``_dt``, ``_ts`` …; never a number — ``swim_time`` is a
+duration; a NULL-placing ``CASE WHEN x IS NULL …`` key beside it keeps its place), its NULLs put last; the words
+"latest", "most recent", "last", "newest" or "earliest", "first", "oldest", "original", "initial", "starting",
+"opening" — "current", "final", "recent" say which groups ("each current employee"), and "first name", "first-time", a
+period ("the last 7 days", "last season") and a list's size ("the first 10 products") are no such words.
 """
 
 from __future__ import annotations
@@ -24,10 +27,9 @@ import re
 from sqlglot import exp
 
 from core.schema import Schema
-from core.sql.repair._names import GUESSED, WHEN_WORDS, identifier, tokens
+from core.sql.repair._names import GUESSED, identifier, tokens
 from core.sql.repair._tables import resolve_table
-from core.sql.repair.grouping._partitions import top_filter
-from core.sql.repair.grouping._ranks import output_named
+from core.sql.repair.grouping._ranks import output_named, ranks_kept_first
 
 __all__ = ["flipped_latest", "window_orders"]
 
@@ -35,8 +37,19 @@ _RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDis
 _LATEST = re.compile(r"\b(?:latest|most\s+recent|last|newest|current|recent|up[- ]to[- ]date|final)\b", re.IGNORECASE)
 _EARLIEST = re.compile(r"\b(?:earliest|first|oldest|original|initial)\b", re.IGNORECASE)
 _WHEN_TYPE = re.compile(r"date|time", re.IGNORECASE)
-_NOT_WHEN = re.compile(r"\b(?:first|last)\s+names?\b|\b(?:first|last|past|next)\s+(?:\d+\s+|few\s+|two\s+|three\s+)?"
-                       r"(?:days?|weeks?|months?|quarters?|years?|hours?|half|fortnight)\b", re.IGNORECASE)
+_NUMBER_TYPE = re.compile(r"int|real|num|dec|float|double|money", re.IGNORECASE)
+_COUNT_WORDS = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)"
+_NOT_WHEN = re.compile(  # "first name", "first-time", "first class", a period ("the last 7 days", "last season"), a
+    # list's size ("the first 10 products"): no latest or earliest row of a group
+    r"\b(?:first|last)[\s-]+names?\b|\bfirst[\s-]+(?:time|class|half)\w*|"
+    r"\b(?:first|last|past|next|previous|prior|coming)\s+(?:" + _COUNT_WORDS + r"\s+|few\s+|several\s+|couple\s+of\s+)?"
+    r"(?:days?|weeks?|months?|quarters?|years?|hours?|minutes?|fortnights?|seasons?|decades?|semesters?|terms?|nights?|"
+    r"weekends?|periods?|sessions?|cycles?)\b|\b(?:first|last|top|latest|earliest|newest|oldest)\s+" + _COUNT_WORDS
+    + r"\b", re.IGNORECASE)
+_FLIP_LATEST = re.compile(r"\b(?:latest|most\s+recent(?:ly)?|last|newest)\b", re.IGNORECASE)  # never "current",
+# "final", "recent": they say which groups ("each current employee", "the final")
+_FLIP_EARLIEST = re.compile(r"\b(?:earliest|first|oldest|original|initial|starting|opening)\b", re.IGNORECASE)
+_WHEN_NAMES = frozenset({"at", "on", "date", "dt", "ts", "timestamp", "datetime"})  # "time" may be a duration, swim_time
 
 
 def window_orders(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str) -> None:
@@ -62,16 +75,14 @@ def flipped_latest(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
     if not question or not question.isascii():
         return
     words = _NOT_WHEN.sub(" ", question)
-    latest, earliest = bool(_LATEST.search(words)), bool(_EARLIEST.search(words))
+    latest, earliest = bool(_FLIP_LATEST.search(words)), bool(_FLIP_EARLIEST.search(words))
     if latest == earliest:
         return
-    for window in list(tree.find_all(exp.Window)):
+    for window in ranks_kept_first(tree):
         select = window.find_ancestor(exp.Select)
         order = window.args.get("order")
-        named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
         if not isinstance(window.this, exp.RowNumber) or not window.args.get("partition_by") or order is None or \
-                select is None or not isinstance(select.parent, (exp.CTE, exp.Subquery)) or not named or \
-                top_filter(tree, named) != 1:
+                select is None or not isinstance(select.parent, (exp.CTE, exp.Subquery)):
             continue
         keys = [o for o in order.expressions if not _null_placing(o.this)]
         if len(keys) != 1 or not _says_when(keys[0].this, select, schema, dialect) or \
@@ -79,6 +90,7 @@ def flipped_latest(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
             continue
         written = window.sql(dialect=dialect)
         keys[0].set("desc", latest)
+        keys[0].set("nulls_first", False)  # a row with no date is neither the latest nor the earliest
         fixes.append(f"{written} numbers the {'oldest' if latest else 'newest'} row first, where the question asks for "
                      f"the {'latest' if latest else 'earliest'} -> {window.sql(dialect=dialect)}" + GUESSED)
 
@@ -93,16 +105,14 @@ def _says_when(key: exp.Expression, select: exp.Select, schema: Schema, dialect:
     """Whether ``key`` is a column of a date or time type, or one whose name's last word says when."""
     if not isinstance(key, exp.Column):
         return False
-    if tokens(key.name) and tokens(key.name)[-1] in WHEN_WORDS:
-        return True
     start = select.args.get("from_") or select.args.get("from")
     for source in ([start.this] if start is not None else []) + [j.this for j in select.args.get("joins") or []]:
         table = resolve_table(source, schema, dialect) if isinstance(source, exp.Table) else None
         if table is not None and (not key.table or key.table.lower() == source.alias_or_name.lower()):
             column = next((c for c in table.columns if c.name.lower() == key.name.lower()), None)
-            if column is not None:
-                return bool(_WHEN_TYPE.search(column.type or ""))
-    return False
+            if column is not None and (_WHEN_TYPE.search(column.type or "") or _NUMBER_TYPE.search(column.type or "")):
+                return bool(_WHEN_TYPE.search(column.type or ""))  # a number is no when, whatever its name
+    return bool(tokens(key.name)) and tokens(key.name)[-1] in _WHEN_NAMES
 
 
 def _shown_order(select: exp.Select, schema: Schema, dialect: str) -> list[exp.Ordered] | None:
