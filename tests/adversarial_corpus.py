@@ -28,7 +28,6 @@ class AdversarialCase:
 ONE = "only one statement is allowed"
 READS = "is not allowed"
 FUNC = "is not allowed: it has side effects or reaches outside the data"
-LOCKING = "FOR UPDATE / FOR SHARE"
 INTO = "SELECT ... INTO is not allowed"
 PLAIN = "not a plain identifier"
 PG = "postgres"
@@ -278,14 +277,13 @@ _TRICKS = _cases("comment, quoting and unicode tricks", PG, [
     ("SELECT \"SET_CONFIG\"('a', 'b', false)", "function set_config"),
 ])  # fmt: skip
 
-_LOCKING = _cases("locking clause", PG, [
-    ("SELECT * FROM orders FOR UPDATE", LOCKING),
-    ("SELECT * FROM orders FOR NO KEY UPDATE NOWAIT", LOCKING),
-    ("SELECT * FROM orders FOR SHARE", LOCKING),
-    ("SELECT * FROM orders o FOR KEY SHARE OF o SKIP LOCKED", LOCKING),
-    ("WITH x AS (SELECT * FROM orders FOR UPDATE) SELECT * FROM x", LOCKING),
-    ("SELECT * FROM (SELECT * FROM orders FOR SHARE) s", LOCKING),
-])  # fmt: skip
+# A locking clause is read off, not refused (tests/test_adversarial_sql.py: the query runs without it): a read-only
+# session refuses it, and the rows are the same without it.
+LOCKED_READS = [
+    "SELECT * FROM orders FOR UPDATE", "SELECT * FROM orders FOR NO KEY UPDATE NOWAIT", "SELECT * FROM orders FOR SHARE",
+    "SELECT * FROM orders o FOR KEY SHARE OF o SKIP LOCKED", "WITH x AS (SELECT * FROM orders FOR UPDATE) SELECT * FROM x",
+    "SELECT * FROM (SELECT * FROM orders FOR SHARE) s",
+]
 
 _SQLITE = _cases("sqlite", LITE, [
     ("ATTACH DATABASE '/tmp/evil.db' AS evil", "ATTACH is not allowed"),
@@ -323,7 +321,6 @@ _SQLITE = _cases("sqlite", LITE, [
     ("SELECT 1 /* ; */ ; PRAGMA query_only = 0", ONE),
     ("SELECT 1 -- x\n; VACUUM", ONE),
     ("SELECT [a;b] FROM Artist; DROP TABLE Artist", ONE),
-    ("SELECT * FROM Artist FOR UPDATE", LOCKING),
 ])  # fmt: skip
 
 # DuckDB over a person's files: what reaches other files, other databases, extensions or the settings.
@@ -360,7 +357,7 @@ _DUCKDB = _cases("DuckDB files and settings", "duckdb", [
 
 CASES: list[AdversarialCase] = [
     *_WRITES, *_DDL, *_MULTI, *_CTE, *_INTO, *_COPY, *_SESSION, *_COMMANDS, *_FUNCTIONS, *_SECRETS, *_TRICKS,
-    *_LOCKING, *_SQLITE, *_DUCKDB,
+    *_SQLITE, *_DUCKDB,
 ]  # fmt: skip
 
 # Run on the files backend without the guard (``{tmp}``: the test's folder; ``{other}``: a file there that was not

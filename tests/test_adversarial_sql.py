@@ -28,6 +28,7 @@ from tests.adversarial_corpus import (
     BYPASS_SQLITE,
     CASES,
     HARMLESS_LOOKALIKES,
+    LOCKED_READS,
     AdversarialCase,
 )
 from tests.conftest import shared_data_path
@@ -248,3 +249,11 @@ def test_gold_queries_survive_extraction_and_guard(dialect: str) -> None:
         if guarded.sql != guard(q.sql, dialect).sql:
             problems.append(f"{q.source}:{q.row}: extraction changed the query")
     assert problems == []
+
+
+@pytest.mark.parametrize("sql", LOCKED_READS)
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_a_locking_clause_is_read_off_and_said(sql: str, dialect: str) -> None:
+    """A read-only session refuses FOR UPDATE / FOR SHARE; the rows are the same without it (fresh25)."""
+    guarded = guard(sql, dialect)
+    assert " FOR " not in guarded.sql.upper() and "locking clause" in guarded.mended

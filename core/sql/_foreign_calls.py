@@ -234,7 +234,8 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
     written in WHERE (``WHERE RANK() OVER (ORDER BY x DESC) <= 3``, which no database evaluates there) as the filter on
     its value that QUALIFY writes, after the grouping — only where the SELECT has no ORDER BY, LIMIT, OFFSET or
     DISTINCT (which the subquery would apply before the filter) and every item is a column or named; a select list
-    wrapped in one pair of brackets (``SELECT (a, b) FROM t``: a record on PostgreSQL) as its columns. Notes back."""
+    wrapped in one pair of brackets (``SELECT (a, b) FROM t``: a record on PostgreSQL) as its columns; a locking
+    clause (``FOR UPDATE``, ``FOR SHARE``, which a read-only session refuses) dropped. Notes back."""
     notes: list[str] = []
     for dot in list(tree.find_all(exp.Dot)):
         call = dot.expression
@@ -284,6 +285,14 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
                         for e in bare.expressions]
                     clause.set("expressions", made)
             notes.append("a select list in brackets, SELECT (a, b), read as its columns")
+    locks = list(tree.find_all(exp.Lock))  # FOR UPDATE / FOR SHARE [NOWAIT | SKIP LOCKED]: a read that takes locks
+    for lock in locks:  # gives the same rows without them (SKIP LOCKED skips rows only other writers hold)
+        lock.pop()
+    if locks and not any(lock.args.get("wait") is False for lock in locks):
+        notes.append("a locking clause (FOR UPDATE / FOR SHARE) dropped: Cairn only reads, and the rows are the same")
+    elif locks:
+        notes.append("a locking clause dropped, its SKIP LOCKED with it: Cairn only reads, and rows other sessions "
+                     "lock are read too")
     return notes
 
 

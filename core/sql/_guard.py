@@ -232,8 +232,8 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
         rewrite_sqlite_dates(tree, target)
         rewrite_postgres_dates(tree, target)
-        forms = [n for n in other_language_forms(tree) if "QUALIFY" in n or "brackets" in n]  # said; not
-        # ``name.lower()`` or Hive's SORT BY
+        forms = [n for n in other_language_forms(tree) if "QUALIFY" in n or "brackets" in n or "lock" in n]  # not
+        # said: ``name.lower()`` or Hive's SORT BY
         guessed = [n for n in rewrite_foreign_idioms(tree, target) if n.endswith(GUESSED)]  # the model sees it first
         mended = "; ".join(filter(None, [mended, *forms, *guessed]))
         mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'
@@ -270,7 +270,7 @@ def _read(text: str, target: str) -> tuple[exp.Expression, str]:
             return tree, "tsql" if mended != dropped and read == target else read
     else:
         error = None
-        _check(tree)  # a statement that is unsafe as written is rejected before any reinterpretation
+        _check(tree, as_written=True)  # unsafe as written: rejected before any reading (a lock is read off later)
         markers = _foreign_markers(tree, target)
         if not markers:
             return tree, target
@@ -428,7 +428,7 @@ def _single(statements: list[exp.Expression], text: str) -> exp.Expression:
     return statements[0]
 
 
-def _check(tree: exp.Expression) -> None:
+def _check(tree: exp.Expression, *, as_written: bool = False) -> None:
     """Reject anything that is not a plain read-only query, wherever it hides in the tree."""
     for node in tree.walk():
         if isinstance(node, exp.Command):
@@ -443,7 +443,7 @@ def _check(tree: exp.Expression) -> None:
                 raise SQLRejected(f"{kind} is not allowed{where}: Cairn only reads")
         if isinstance(node, exp.Into):
             raise SQLRejected("SELECT ... INTO is not allowed: it creates a table, and Cairn only reads")
-        if isinstance(node, exp.Lock):
+        if isinstance(node, exp.Lock) and not as_written:
             raise SQLRejected("locking clauses (FOR UPDATE / FOR SHARE) are not allowed: Cairn only reads")
         if isinstance(node, exp.PropertyEQ) and isinstance(node.this, (exp.Parameter, exp.SessionParameter)):
             raise SQLRejected("assigning a variable (@x := ...) is not allowed: it changes the session, and Cairn only "
