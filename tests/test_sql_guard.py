@@ -71,10 +71,6 @@ REJECTED: list[tuple[str, str, str]] = [
     ("postgres", "LISTEN channel", "LISTEN is not allowed"),
     ("postgres", "DISCARD ALL", "not allowed"),
     # locking clauses
-    ("postgres", "SELECT * FROM orders FOR UPDATE", "FOR UPDATE / FOR SHARE"),
-    ("postgres", "SELECT * FROM orders FOR SHARE", "FOR UPDATE / FOR SHARE"),
-    ("postgres", "SELECT * FROM orders FOR NO KEY UPDATE", "FOR UPDATE / FOR SHARE"),
-    ("postgres", "SELECT * FROM orders FOR KEY SHARE SKIP LOCKED", "FOR UPDATE / FOR SHARE"),
     # SQLite specials
     ("sqlite", "ATTACH DATABASE '/tmp/x.db' AS x", "ATTACH is not allowed"),
     ("sqlite", "DETACH x", "DETACH is not allowed"),

@@ -235,3 +235,33 @@ def test_days_between_dates_across_a_month_end(shop, tmp_path) -> None:
     finally:
         db.close()
     assert [tuple(r) for r in answer.rows] == [(1, 3), (2, 7)], (answer.sql, answer.notes)
+
+
+@pytest.mark.parametrize(("sql", "read"), [  # fresh25
+    ("SELECT a FROM t WHERE d > = 3 AND e < > 2 AND f ! = 1", "SELECT a FROM t WHERE d >= 3 AND e <> 2 AND f <> 1"),
+    ("SELECT 'x' | | a FROM t", "SELECT 'x' || a FROM t"),
+    ("SELECT COUNT(*) * 1.0 / NULLIF((SELECT COUNT(*) FROM t;), 0) FROM t",
+     "SELECT COUNT(*) * 1.0 / NULLIF((SELECT COUNT(*) FROM t), 0) FROM t"),
+])
+def test_operators_written_apart_and_a_semicolon_inside_brackets_are_read(sql: str, read: str) -> None:
+    guarded = guard(sql, "sqlite")
+    assert guarded.sql == read and guarded.mended
+
+
+@pytest.mark.parametrize("sql", ["SELECT '> =' AS a FROM t", "SELECT a FROM t WHERE b = '| |'",
+                                 "SELECT a FROM t WHERE b = 'x;)'"])
+def test_operators_inside_values_stay(sql: str) -> None:
+    assert guard(sql, "sqlite").sql == sql
+
+
+def test_a_qualifier_written_twice_or_after_its_column_is_read() -> None:
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+    schema = Schema(dialect="postgres", tables=(Table("author", (Column("aid", "int"), Column("name", "text"))),
+                                                Table("domain", (Column("did", "int"), Column("name", "text")))))
+    assert validate_sql("SELECT domain.domain.name FROM domain", schema, "postgres").sql == \
+        "SELECT domain.name FROM domain"
+    assert validate_sql("SELECT name.author FROM author", schema, "postgres").sql == "SELECT author.name FROM author"
+    schemas = Schema(dialect="postgres", tables=(Table("domain", (Column("name", "text"),), schema="domain"),))
+    kept = validate_sql("SELECT domain.domain.name FROM domain.domain", schemas, "postgres")
+    assert "domain.domain.name" in kept.sql  # a schema of that name: as written

@@ -310,3 +310,63 @@ def test_a_subquery_found_as_written_gives_way_to_the_whole_query_a_reading_hold
     reply = ('```pycon\n>>> rows = conn.execute("""\n... SELECT name\n... FROM customers\n... WHERE id IN (SELECT cid '
              'FROM orders WHERE total > 5)\n... """).fetchall()\n```')
     assert _one(reply, "sqlite") == "SELECT name FROM customers WHERE id IN (SELECT cid FROM orders WHERE total > 5)"
+
+
+def _stream(pieces: list[str], chat: bool = False) -> str:
+    import json
+    if chat:
+        return "\n".join("data: " + json.dumps({"choices": [{"delta": {"content": p}}]}) for p in pieces) + \
+            "\ndata: [DONE]"
+    return "\n".join(json.dumps({"model": "phi3:mini", "created_at": "2025-03-24T19:44:00Z", "response": p,
+                                 "done": False}) for p in pieces) + '\n{"model": "phi3:mini", "response": "", "done": true}'
+
+
+_PIECES = ["Here", " is", " the", " query", ":\n\n```", "sql\nSELECT", " name", " FROM", " customers", " WHERE",
+           " city", " =", " 'Pune'", "\n```"]
+FRESH25_LAYOUTS = [  # held-out fresh25, measured: each failed visibly before
+    _stream(_PIECES), _stream(_PIECES, chat=True),  # a model's raw token stream (Ollama's NDJSON, OpenAI's SSE)
+    # syntax-highlighted HTML (Pygments spans), in a fence labelled html
+    '```html\n<div class="highlight"><pre><span></span><span class="k">SELECT</span> <span class="n">name</span> '
+    '<span class="k">FROM</span> <span class="n">customers</span> <span class="k">WHERE</span> <span class="n">city'
+    '</span> <span class="o">=</span> <span class="s1">&#39;Pune&#39;</span>\n</pre></div>\n```',
+    # a terminal's colour codes
+    "```\n\x1b[1;34mSELECT\x1b[0m name \x1b[1;34mFROM\x1b[0m customers \x1b[1;34mWHERE\x1b[0m city = "
+    "\x1b[32m'Pune'\x1b[0m\n```",
+    # a Databricks notebook's # MAGIC margin
+    "```python\n# Databricks notebook source\n# MAGIC %sql\n# MAGIC SELECT name\n# MAGIC FROM customers\n"
+    "# MAGIC WHERE city = 'Pune'\n\n# COMMAND ----------\n```",
+    # fill-in-the-middle tokens, StarCoder's and DeepSeek's
+    "```sql\n<fim_prefix>SELECT name FROM customers <fim_suffix>WHERE city = 'Pune'<fim_middle>\n```",
+    "```sql\nSELECT name FROM customers WHERE city<｜fim▁hole｜> = 'Pune'<｜fim▁end｜>\n```",
+    # a link that carries the query (Datasette)
+    "Click: http://127.0.0.1:8001/shop-b10?sql=SELECT+name+FROM+customers+WHERE+city+%3D+%27Pune%27",
+    # an XML document's CDATA (a Confluence code macro)
+    '<ac:structured-macro ac:name="code">\n  <ac:plain-text-body><![CDATA[SELECT name\nFROM customers\n'
+    "WHERE city = 'Pune']]></ac:plain-text-body>\n</ac:structured-macro>",
+    # Markdown strikethrough of a part taken back, a chat tool's citation mark
+    "```sql\nSELECT name FROM customers WHERE ~~country~~ city = 'Pune' 【6†schema.sql】\n```",
+    # Teradata's SEL; an evaluation file's line (query, tab, database)
+    "```sql\nSEL name FROM customers WHERE city = 'Pune'\n```",
+    "SELECT name FROM customers WHERE city = 'Pune'\tshop_b107573b",
+    # one clause per bullet, its WITH first
+    "- `WITH c AS (SELECT name, city FROM customers)` — helper rows first\n- `SELECT name` — the columns\n"
+    "- `FROM c` — the table\n- `WHERE city = 'Pune'` — the filter",
+]
+
+
+@pytest.mark.parametrize("reply", FRESH25_LAYOUTS)
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_fresh25_layouts_are_read(reply: str, dialect: str) -> None:
+    got = _one(reply, dialect)
+    assert got == WANTED or got == ("WITH c AS (SELECT name, city FROM customers) SELECT name FROM c WHERE city = "
+                                    "'Pune'"), got
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT name FROM customers WHERE name ~~ 'P%' AND city ~~ 'Pune'\n```",  # PostgreSQL's ~~ is LIKE
+    "```sql\nSELECT name FROM customers WHERE city = 'a\tb'\n```",  # a tab inside a value
+    '{"a": 1}\n{"b": 2}\n{"c": 3}\nSELECT name FROM customers',  # JSON lines carrying no text
+])
+def test_what_looks_like_noise_but_is_sql_stays(reply: str) -> None:
+    assert extract_queries(reply, "postgres")[0].strip().startswith("SELECT name FROM customers WHERE") or \
+        "customers" in extract_queries(reply, "postgres")[0]

@@ -15,6 +15,7 @@ from sqlglot.tokens import TokenType
 
 __all__ = ["quotes_halved", "read_as_sql", "spoken_forms", "written_otherwise"]
 
+_SPLIT_OPERATORS = frozenset({">=", "<=", "<>", "!=", "||", "::"})  # written with a blank inside: `> =`, `| |`
 _ACCESS_DATE = re.compile(r"#(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4}))(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?#")
 
 
@@ -44,7 +45,9 @@ def quotes_halved(text: str, *, touching: bool = True) -> str | None:
 def read_as_sql(text: str, dialect: str) -> tuple[str, list[str]]:
     """``text`` with the forms no SQL writes and only one reading has read back before it is parsed (some parse as
     something else: ``'' % martin % ''``), and what was done: every quote written twice (``quotes_halved``),
-    ``x IS [NOT] IN (…)``, ``BETWEEN a TO b``, Oracle's ``SELECT UNIQUE``."""
+    ``x IS [NOT] IN (…)``, ``BETWEEN a TO b``, Oracle's ``SELECT UNIQUE``, an operator of two
+    characters written with a blank inside (``> =``, ``| |``), a statement's ``;`` left inside its brackets
+    (``(SELECT COUNT(*) FROM t;)``)."""
     said = []
     if (halved := quotes_halved(text)) is not None:
         text, said = halved, ["every quote was written twice"]
@@ -63,6 +66,12 @@ def read_as_sql(text: str, dialect: str) -> tuple[str, list[str]]:
                 edits.append((at.start, at.end + 1, "AND", "BETWEEN a TO b -> AND"))
         elif t.token_type == TokenType.SELECT and after[:1] == [TokenType.UNIQUE]:
             edits.append((tokens[k + 1].start, tokens[k + 1].end + 1, "DISTINCT", "SELECT UNIQUE -> SELECT DISTINCT"))
+        elif k + 1 < len(tokens) and t.text + tokens[k + 1].text in _SPLIT_OPERATORS and t.end + 1 < tokens[
+                k + 1].start and not text[t.end + 1:tokens[k + 1].start].strip():
+            edits.append((t.end + 1, tokens[k + 1].start, "", f"'{t.text} {tokens[k + 1].text}' -> "
+                                                                f"'{t.text}{tokens[k + 1].text}'"))
+        elif t.token_type == TokenType.SEMICOLON and after[:1] == [TokenType.R_PAREN]:
+            edits.append((t.start, t.end + 1, "", "a ';' before ')' dropped"))
     for start, end, put, _ in sorted(edits, reverse=True):
         text = text[:start] + put + text[end:]
     return text, said + list(dict.fromkeys(what for *_, what in edits))

@@ -29,9 +29,11 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from core.sql._guard import parse_statements
 from core.sql._slips import PARSE_FAILURES
+from core.sql.layout._documents import envelopes_read
 from core.sql.layout._markup import FENCE as _FENCE
 from core.sql.layout._markup import QUERY_START as _QUERY_START
 from core.sql.layout._markup import markup_read
+from core.sql.layout._noise import noise_dropped
 from core.sql.layout._programs import program_queries
 from core.sql.layout._scripts import scripts_read
 from core.sql.layout._terminal import terminal_read
@@ -79,7 +81,7 @@ _OPEN_END = re.compile(r"(?:\b(?:UNION|ALL|INTERSECT|EXCEPT|DISTINCT|AND|OR|NOT|
 def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
-    text, ended = _before_turn_end(reply)
+    text, ended = _before_turn_end(noise_dropped(envelopes_read(reply)))
     text = _unescaped(wrappers_read(program_queries(markup_read(scripts_read(text)))))
     text = terminal_read(text)
     text = _ONE_LINE_FENCE.sub(lambda m: f"{m[1]}{m[2]}{m[3]}\n{m[4]}\n{m[1]}{m[2]}", text)
@@ -245,7 +247,8 @@ def _selected_into(block: str) -> str | None:
 
 def _pieces_joined(text: str) -> str:
     """A reply with no code block whose query is only a run of inline code pieces (`` `SELECT a` `` - picks …,
-    `` `FROM t` `` - reads …): the pieces in order, a query beginning and the clauses that continue it, as one block."""
+    `` `FROM t` `` - reads …): the pieces in order, a query beginning and the clauses that continue it, as one block;
+    a piece that is only ``WITH x AS (…)`` goes on with the SELECT after it."""
     if _FENCE.search(text):
         return text
     spans = [m.group(1).strip() for m in _INLINE_CODE.finditer(text)]
@@ -254,8 +257,8 @@ def _pieces_joined(text: str) -> str:
             continue
         run = [span]
         for piece in spans[i + 1:]:
-            if not continues(piece):
-                break
+            if not continues(piece) and not (len(run) == 1 and _WITH.match(span) and _SELECT.match(piece)):
+                break  # the SELECT after a piece of WITH … (…) alone is the query it names its tables for
             run.append(piece)
         if len(run) >= 2:
             return text.rstrip() + "\n\n```sql\n" + "\n".join(run) + "\n```\n"

@@ -1,15 +1,26 @@
 """A reply that gives its query as a value of a structured document: JSON (``{"sql": "SELECT …", "explanation":
 "…"}``), as models asked for structured output do, a tool call's arguments, or TOML (``sql = '''SELECT …'''`` under
 an ``[answer]`` table, read with the standard library's ``tomllib``): the values of answer keys, best key first; or the
-query given clause by clause (``{"select": […], "from": "…", "where": "…"}``), written in SQL's order."""
+query given clause by clause (``{"select": […], "from": "…", "where": "…"}``), written in SQL's order.
+
+Two envelopes are read back to the text they carry before anything else: **a model's raw token stream** (Ollama's
+NDJSON, ``{"response": "SEL", "done": false}`` a line, or ``message.content``; an OpenAI-style ``data: {"choices":
+[{"delta": {"content": …}}]}`` stream), its pieces joined, where at least three lines and nearly all of them are such
+objects; and **a query in a link** (``http://127.0.0.1:8001/shop?sql=SELECT+…``, Datasette's and many tools' ``sql=``,
+``query=`` or ``q=`` parameter), URL-decoded, as a SQL block after the reply where it starts a query."""
 
 from __future__ import annotations
 
 import json
 import re
 import tomllib
+from urllib.parse import unquote_plus
 
-__all__ = ["document_queries"]
+__all__ = ["document_queries", "envelopes_read"]
+
+_STREAM_LINE = re.compile(r"^[ \t]*(?:data:[ \t]*)?(\{.*\})[ \t]*$")
+_LINK_QUERY = re.compile(r"https?://[^\s?#]+\?(?:[^\s#]*&)?(?:sql|query|q)=([^&\s#)\]>\"']+)", re.IGNORECASE)
+_QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 
 _ANSWER_KEYS = ("final_sql", "final_query", "corrected_sql", "fixed_sql", "sql", "query", "sql_query", "answer",
                 "statement", "code")  # best first
@@ -99,3 +110,48 @@ def _answers(data: object) -> list[tuple[int, str]]:
         elif isinstance(item, str) and usable and key in _ANSWER_KEYS and item.strip():
             found.append((_ANSWER_KEYS.index(key), item))
     return found
+
+
+def envelopes_read(text: str) -> str:
+    """``text`` read out of a token stream, and with the queries its links carry as SQL blocks after it."""
+    text = _streamed(text)
+    if "=" in text and "://" in text:
+        queries = [q for m in _LINK_QUERY.finditer(text) if _QUERY.match(q := unquote_plus(m[1]))]
+        text += "".join(f"\n\n```sql\n{q.strip()}\n```\n" for q in queries)
+    return text
+
+
+def _streamed(text: str) -> str:
+    """The text a stream of JSON objects carries, its pieces joined; ``text`` itself when it is no such stream."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 3 or not lines[0].lstrip().startswith(("{", "data:")):
+        return text
+    pieces: list[str] = []
+    for line in lines:
+        match = _STREAM_LINE.match(line)
+        try:
+            piece = _piece(json.loads(match[1])) if match else None
+        except (ValueError, RecursionError):
+            piece = None
+        if piece is not None or line.strip() == "data: [DONE]":
+            pieces.append(piece or "")
+    return "".join(pieces) if len(pieces) >= 0.9 * len(lines) else text
+
+
+def _piece(data: object) -> str | None:
+    """The text one stream object carries (Ollama's ``response`` or ``message.content``, OpenAI's
+    ``choices[0].delta.content`` or ``choices[0].text``), else None."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("response"), str):
+        return data["response"]
+    message = data.get("message")
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
+        return message["content"]
+    choices = data.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        delta = choices[0].get("delta")
+        if isinstance(delta, dict):
+            return delta.get("content") if isinstance(delta.get("content"), str) else ""
+        return choices[0]["text"] if isinstance(choices[0].get("text"), str) else None
+    return None

@@ -9,7 +9,8 @@ language, tool or editor Cairn has never seen still gives its query.
   ``sb.append("…")``; a line: ``Query1.SQL.Add('…')``, ``sb.AppendLine("…")``). A chain a value is joined to (``"… = "
   + id``, or ``${id}`` inside it) holds no whole query and gives none;
 - **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``, a session's ``...``):
-  two or more lines in a row that start with the same marks, read without them (a Kotlin margin string, a quoted or
+  two or more lines in a row that start with the same marks — and with one word in capitals after them on every line,
+  no SQL word (a Databricks notebook's ``# MAGIC``), that word too — read without them (a Kotlin margin string, a quoted or
   commented listing, a Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are
   comments, and a commented-out condition stays out.
 
@@ -67,6 +68,7 @@ _CLAUSE = re.compile(r"\s*+\(*+\s*+(?:SELECT|WITH|FROM|WHERE|AND|OR|JOIN|INNER|L
                      re.IGNORECASE)
 _MARK = re.compile(r"^([ \t]*)(//+|\.{3}(?=[ \t]|$)|[|>!:;%*#]+(?!/))[ \t]?")  # `...`: a session's
 # prompt; `*/` ends a comment, no margin
+_TAG_AFTER = re.compile(r"([A-Z]{3,12})(?:[ \t]+|$)")  # ``# MAGIC SELECT …``: a word every line of a margin carries
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.DOTALL)
 _ESCAPED = {"n": "\n", "t": "\t", "r": "", "0": ""}
 
@@ -104,14 +106,28 @@ def margins_dropped(text: str, least: int = 2) -> str:
         while end > at and not lines[end - 1].strip():
             end -= 1
         if mark and "--" not in mark[2] and sum(1 for m in marks[at:end] if m) >= least:
+            tag = _common_tag([lines[i][marks[i].end():] for i in range(at, end) if marks[i]])
             for i in range(at, end):
-                out[i] = lines[i][marks[i].end():] if marks[i] else lines[i]
+                rest = lines[i][marks[i].end():] if marks[i] else lines[i]
+                out[i] = rest[len(tag):].lstrip(" \t") if marks[i] and tag and rest.startswith(tag) else rest
         else:
             kept += lines[at:max(end, at + 1)]
         at = max(end, at + 1)
     if any(_CLAUSE.match(line) or _ANY_QUERY.search(line) for line in kept):
         return text  # SQL written beside the marked lines: the marks make comments there, not a layout
     return "\n".join(out)
+
+
+def _common_tag(rest: list[str]) -> str | None:
+    """The word in capitals, no SQL word, that two or more and two thirds of the marked lines go on with (Databricks'
+    ``# MAGIC``; its ``# Databricks notebook source`` and ``# COMMAND ----`` lines aside): a tag of the margin, read
+    off with it."""
+    lines = [line for line in rest if line.strip()]
+    words = [m[1] for line in lines if (m := _TAG_AFTER.match(line))]
+    if not words:
+        return None
+    word = max(set(words), key=words.count)
+    return word if words.count(word) >= max(2, 2 * len(lines) / 3) and not _CLAUSE.match(word) else None
 
 
 def string_queries(code: str) -> list[str]:

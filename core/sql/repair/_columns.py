@@ -118,7 +118,21 @@ class _Repairer:
     def qualified(self, col: exp.Column, scope: Scope) -> None:
         local = self.sources(scope)
         qualifier = col.args["table"]
+        stutter = col.args.get("db")  # ``domain.domain.name``: the qualifier written twice, no schema of that name
+        if isinstance(stutter, exp.Identifier) and stutter.this.lower() == qualifier.this.lower() and not any(
+                (t.schema or "").lower() == stutter.this.lower() for t in self.schema.tables):
+            before = col.sql(dialect=self.dialect)
+            col.set("db", None)
+            self.fixes.append(f"column {before}: its qualifier written twice -> {col.sql(dialect=self.dialect)}")
         src = find_source(qualifier, local) or find_source(qualifier, self.outer_sources(scope))
+        turned = find_source(col.this, local) if src is None and isinstance(col.this, exp.Identifier) else None
+        if turned is not None and turned.has(qualifier, self.dialect) is not None and not any(
+                s.has(col.this, self.dialect) is not None for s in local):  # ``name.author``: the column, then its
+            written = col.sql(dialect=self.dialect)  # table, where the table is the query's and has that column
+            col.set("this", qualifier.copy())
+            self._set_qualifier(col, turned)
+            self.fixes[-1] = f"column {written} -> {col.sql(dialect=self.dialect)} (table and column the other way round)"
+            return
         if src is None:
             by_table = [s for s in local if s.table is not None and s.table.name.lower() == qualifier.this.lower()]
             if len(by_table) == 1:  # table name used although the table has an alias

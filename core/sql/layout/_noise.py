@@ -1,0 +1,44 @@
+"""Marks a tool or a model leaves inside a reply that are no part of it, dropped before the reply is read:
+
+- **fill-in-the-middle tokens** of a code model (``<fim_prefix>``, ``<fim_suffix>``, ``<|fim_middle|>``,
+  DeepSeek's ``<｜fim▁hole｜>``), anywhere — the text around them is the query, in order;
+- **a terminal's colour codes** (ANSI escapes, ``ESC[1;34m``), as a reply copied from a coloured console holds them;
+- **a chat tool's source citations** (``【6†schema.sql】``);
+- **Markdown strikethrough** (``~~domain.did~~ domain.name``): the struck words are what the writer took back — only a
+  span whose marks touch its words, so PostgreSQL's ``x ~~ 'a%'`` (LIKE) is an operator, not a mark;
+- **an evaluation file's line** (Spider's gold files: the query, a tab, the database's name): the name after the tab,
+  where the query ends before it.
+
+None of these can be SQL where it stands: a FIM token and an escape character are no SQL characters, 【】 are none
+either, and ``~~word~~`` is no PostgreSQL expression.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["noise_dropped"]
+
+_FIM = re.compile(r"<\|?fim[_-](?:prefix|suffix|middle|pad|hole|begin|end)\|?>|<｜fim▁(?:begin|hole|end)｜>",
+                  re.IGNORECASE)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")  # colours; a title set (OSC)
+_CITATION = re.compile(r"[ \t]?【[^】\n]{1,120}】")
+_STRUCK = re.compile(r"~~(?=[^\s~])[^~\n]{1,200}?(?<=[^\s~])~~[ \t]?")
+_TAB_NAME = re.compile(r"^([ \t]*(?:SELECT|WITH)\b[^\t\n]*?[^\s,(])\t+[A-Za-z_][\w.-]*[ \t]*$",
+                       re.IGNORECASE | re.MULTILINE)
+_OPEN_END = re.compile(r"\b(?:FROM|JOIN|WHERE|AND|OR|ON|BY|SELECT|AS|IN|NOT|HAVING|LIMIT|OFFSET|UNION|ALL|DISTINCT|"
+                       r"CASE|WHEN|THEN|ELSE|IS|LIKE|BETWEEN)$", re.IGNORECASE)
+
+
+def noise_dropped(text: str) -> str:
+    """``text`` without the marks of the module docstring."""
+    text = _FIM.sub("", text)
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "【" in text:
+        text = _CITATION.sub("", text)
+    if "~~" in text:
+        text = _STRUCK.sub("", text)
+    if "\t" in text:
+        text = _TAB_NAME.sub(lambda m: m[0] if _OPEN_END.search(m[1]) else m[1], text)
+    return text
