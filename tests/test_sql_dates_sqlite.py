@@ -53,3 +53,30 @@ def test_what_has_no_exact_counterpart_is_left_for_the_database() -> None:
     sql = "SELECT * FROM orders WHERE order_date < CURRENT_TIMESTAMP - INTERVAL '1 day 2 hours'"
     assert "INTERVAL" in guard(sql, "sqlite").sql
     assert guard("SELECT EXTRACT(YEAR FROM order_date) FROM orders", "postgres").sql.startswith("SELECT EXTRACT")
+
+
+def test_fresh25_date_arithmetic_written_for_another_database_is_read_on_sqlite(tmp_path) -> None:
+    """STRFTIME's text compared with numbers, two text dates subtracted, a day plus a number of days."""
+    import sqlite3
+
+    from core.databases import open_database
+    from tests.scripted_asking import ask
+    path = tmp_path / "p.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE pay(id INTEGER PRIMARY KEY, paid_on TEXT, hire_date TEXT, end_date TEXT);"
+                           "INSERT INTO pay VALUES (1,'2023-04-01','2020-01-01','2020-03-01'),"
+                           "(2,'2023-04-02','2021-01-01','2021-01-11'),(3,'2023-04-03','2021-01-01','2022-01-01');")
+    db = open_database(str(path))
+    try:
+        weekend = ask(db, "How many payments were made on weekends?",
+                      "SELECT COUNT(*) FROM pay WHERE STRFTIME('%w', paid_on) IN (0, 6)")
+        assert [tuple(r) for r in weekend.rows] == [(2,)]  # Saturday 1 April and Sunday 2 April 2023
+        shortest = ask(db, "Who was employed for the shortest time?",
+                       "SELECT id, end_date - hire_date AS days FROM pay ORDER BY days LIMIT 1")
+        assert [tuple(r) for r in shortest.rows] == [(2, 10.0)]
+        within = ask(db, "Payments made within a year of hiring",
+                     "SELECT id FROM pay WHERE paid_on <= DATE(hire_date) + 365 ORDER BY id")
+        assert [tuple(r) for r in within.rows] == []
+        assert "DATE(hire_date, '+365 day')" in within.sql
+    finally:
+        db.close()

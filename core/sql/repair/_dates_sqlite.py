@@ -99,14 +99,28 @@ def _today(node: exp.Expression) -> str | None:
     return "DATETIME" if isinstance(node, exp.CurrentTimestamp) or _now(node) else None
 
 
+def _day_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
+    """``DATE(x, …)`` / ``DATETIME(x, …)`` of a value: the call's name and arguments, else None."""
+    if isinstance(node, exp.Date) and not isinstance(node.this, exp.Literal):
+        return "DATE", [node.this, *(node.expressions or [])]
+    if isinstance(node, exp.Anonymous) and node.name.upper() in ("DATE", "DATETIME") and node.expressions:
+        return node.name.upper(), list(node.expressions)
+    return None
+
+
 def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
     """``x ± INTERVAL ...`` as ``DATE(x, modifier)`` / ``DATETIME(x, modifier)``; today ± a whole number
     (``CURRENT_DATE - 30``, ``GETDATE() - 7``: days, as PostgreSQL, T-SQL and Oracle count them) as
-    ``DATE('now', '-30 day')`` — SQLite would subtract from the year (2026 - 30), a number no date is."""
+    ``DATE('now', '-30 day')`` — SQLite would subtract from the year (2026 - 30), a number no date is; so is a day
+    of a value plus a whole number, ``DATE(created_at) + 365`` as ``DATE(created_at, '+365 day')``."""
     number, today = node.expression, _today(node.this)
     if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and today:
         days = int(number.this) * (-1 if isinstance(node, exp.Sub) else 1)
         return _call(today, exp.Literal.string("now"), exp.Literal.string(f"{days:+d} day"))
+    if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and (
+            dated := _day_call(node.this)) is not None:  # ``DATE(created_at) + 365``: a day, not the year plus 365
+        days = int(number.this) * (-1 if isinstance(node, exp.Sub) else 1)
+        return _call(dated[0], *[a.copy() for a in dated[1]], exp.Literal.string(f"{days:+d} day"))
     if not isinstance(node.expression, exp.Interval):
         return None
     modifier = _interval(node.expression, -1 if isinstance(node, exp.Sub) else 1)
@@ -159,12 +173,15 @@ def date_differences(tree: exp.Expression, kind: Callable[[exp.Column], str | No
     """SQLite: today minus a date column, or a date column minus another (``CURRENT_DATE - sale_date <= 30``), as
     PostgreSQL reads it: the days between them, ``JULIANDAY(a) - JULIANDAY(b)``. SQLite subtracts the texts as
     numbers — the years only — so the query ran and every sale was "within 30 days". A column is a date by its
-    declared type, or text (how SQLite keeps dates) beside a declared date or today; ``kind`` says which."""
+    declared type, or text (how SQLite keeps dates) beside a declared date, today, a ``DATE()``/``DATETIME()`` of a
+    value or another such text; ``kind`` says which (text only for a column whose name says when)."""
     for node in list(tree.find_all(exp.Sub)):
         sides = (node.this, node.expression)
-        kinds = ["today" if _today(s) else kind(s) if isinstance(s, exp.Column) else None for s in sides]
-        if "date" not in kinds and "today" not in kinds or not all(k in ("date", "today", "text") for k in kinds):
-            continue
+        kinds = ["today" if _today(s) else "date" if _day_call(s) else kind(s) if isinstance(s, exp.Column) else None
+                 for s in sides]
+        if "date" not in kinds and "today" not in kinds and kinds != ["text", "text"] or not all(
+                k in ("date", "today", "text") for k in kinds):
+            continue  # two texts: ``kind`` says text only of a column whose name says when (``hire_date``)
         if kinds.count("today") == 2:
             continue
         before = node.sql(dialect="sqlite")

@@ -4,7 +4,9 @@ A CSV loaded into SQLite often keeps every column as TEXT. Compared with a numbe
 is compared as text (``'25' > '100'`` is true), which no query means: standard SQL has no comparison of text with a
 number (PostgreSQL rejects it). When the column's known values are all numbers, the column is cast
 (``CAST(price AS INTEGER) > 100``) and the note says so. A column whose known values include words, or are
-unknown, is left as written; equality (``code = 7``) is left too, as SQLite compares it as ``'7'``.
+unknown, is left as written; equality (``code = 7``) is left too, as SQLite compares it as ``'7'``. A date part
+STRFTIME writes (text) compared with numbers (``STRFTIME('%w', d) IN (0, 6)``), which no row passes, is read as the
+number it spells.
 
 A number or date column compared with the empty string (``discount = ''``, ``shipped_on <> ''``) asks whether it is
 empty, and on PostgreSQL the only empty value such a column holds is NULL (it rejects ``''`` as a number or date):
@@ -28,6 +30,7 @@ __all__ = ["as_number", "compare_text_numbers", "empty_as_null", "holds_numbers_
 
 _NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?", re.IGNORECASE)
 _ORDERINGS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+_ONE_PART = re.compile(r"%[YmdwHMSjWuUe]")  # STRFTIME of one numeric part
 
 
 def holds_numbers_as_text(column: Column) -> bool:
@@ -50,9 +53,11 @@ def _number(node: exp.Expression | None) -> bool:
 
 
 def compare_text_numbers(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """Cast a SQLite text column holding numbers where it is ordered against a number, in place."""
+    """Cast a SQLite text column holding numbers where it is ordered against a number, and a date part written by
+    STRFTIME compared with numbers, in place."""
     if dialect != "sqlite":
         return
+    _formatted_numbers(tree, fixes)
     for scope in scopes(tree):
         sources = scope_sources(scope, schema, dialect)
         for node in list(scope.expression.find_all(*_ORDERINGS, exp.Between)):
@@ -94,3 +99,28 @@ def empty_as_null(tree: exp.Expression, schema: Schema, dialect: str, fixes: lis
             node.replace(test if isinstance(node, exp.EQ) else exp.Not(this=test))
             fixes.append(f"{node.sql(dialect=dialect)}: a {kind_of(column.type or '')} is empty only as NULL -> "
                          f"IS {'' if isinstance(node, exp.EQ) else 'NOT '}NULL" + GUESSED)
+
+
+def _formatted_numbers(tree: exp.Expression, fixes: list[str]) -> None:
+    """``STRFTIME('%w', d) IN (0, 6)``, ``STRFTIME('%Y', d) = 2023``, ``STRFTIME('%m', d) BETWEEN 1 AND 3``: STRFTIME
+    writes text, which SQLite never finds equal to a number and always orders after one, so the test holds for every
+    row or for none; read as the number the text spells, ``CAST(STRFTIME('%w', d) AS INTEGER)``. Only a format of one
+    numeric part (``%Y``, ``%m``, ``%d``, ``%w``, ``%H`` …) against number literals only."""
+    for node in list(tree.find_all(exp.TimeToStr)):
+        fmt = node.args.get("format")
+        parent = node.parent
+        if not (isinstance(fmt, exp.Literal) and _ONE_PART.fullmatch(fmt.this)) or parent is None:
+            continue
+        if isinstance(parent, exp.In) and parent.this is node:
+            others = list(parent.expressions)
+        elif isinstance(parent, exp.Between) and parent.this is node:
+            others = [parent.args.get("low"), parent.args.get("high")]
+        elif isinstance(parent, (exp.EQ, exp.NEQ, *_ORDERINGS)):
+            others = [parent.expression if parent.this is node else parent.this]
+        else:
+            continue
+        if not others or not all(_number(o) for o in others):
+            continue
+        written = node.sql(dialect="sqlite")
+        node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build("INTEGER")))
+        fixes.append(f"{written} is text, which SQLite never compares with a number as one: compared as the number it spells")
