@@ -200,3 +200,23 @@ def test_a_row_number_compared_with_zero_is_the_first_row(shop) -> None:
 def test_a_zero_that_is_no_rank_filter_stays(shop, sql: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question="the first seller")
     assert not any("keeps no row" in f for f in checked.fixes), checked.fixes
+
+
+def test_a_limit_before_the_order_it_was_for_is_read_after_it(shop) -> None:
+    sql = ("WITH base AS (SELECT s.name, SUM(x.amount) AS total FROM seller AS s JOIN sale AS x ON x.seller_id = s.id "
+           "GROUP BY s.name LIMIT 2) SELECT * FROM base ORDER BY total DESC")
+    answer = ask(shop, "Who are the top 2 sellers by total sales?", sql)
+    assert [tuple(r) for r in answer.rows] == [("Bob", 55.0), ("Cy", 30.0)]
+    assert any("a LIMIT with no order" in n and "(a guess)" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("sql", [
+    "WITH b AS (SELECT name FROM seller ORDER BY id LIMIT 2) SELECT * FROM b ORDER BY name",  # ordered inside
+    "WITH b AS (SELECT name, id FROM seller LIMIT 2) SELECT * FROM b WHERE id > 1 ORDER BY name",  # a WHERE outside
+    "WITH b AS (SELECT name FROM seller LIMIT 2) SELECT * FROM b ORDER BY name LIMIT 1",  # a LIMIT outside
+    "WITH b AS (SELECT name, id FROM seller LIMIT 2) SELECT COUNT(*) FROM b",  # no order: a sample counted
+    "WITH b AS (SELECT name FROM seller LIMIT 2) SELECT * FROM b JOIN seller AS s ON s.name = b.name ORDER BY b.name",
+])
+def test_a_limit_inside_that_is_not_the_top_stays(shop, sql: str) -> None:
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question="the first sellers")
+    assert not any("a LIMIT with no order" in f for f in checked.fixes), checked.fixes

@@ -8,6 +8,12 @@ model is shown first (``GUESSED``). Only in the outermost SELECT, only with a LI
 in another order), only where every later key reads an aggregate (a measure of the groups), never where a grouped key
 has a direction written (``ORDER BY month DESC, total DESC``), says when (a date, a month, a year) or the question
 orders by it ("alphabetically", "the earliest", "the first 3").
+
+And a LIMIT written before the order it was for: ``WITH base AS (SELECT … GROUP BY airline LIMIT 2) SELECT * FROM base
+ORDER BY flights DESC`` keeps two groups the database picks in no order, then sorts them. Read as the outer query's
+top rows, ``… ORDER BY flights DESC LIMIT 2``, a guess the model is shown first: only where the CTE or derived table
+has a LIMIT and no ORDER BY, and the outer query reads only it — no join, WHERE, grouping, aggregate, window or
+DISTINCT, which would act on the rows before the LIMIT does — and has an ORDER BY and no LIMIT of its own.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from sqlglot import exp
 
 from core.sql.repair._names import GUESSED
 
-__all__ = ["dead_sort_keys"]
+__all__ = ["dead_sort_keys", "limits_before_order"]
 
 _BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|\bby (?:their |its )?(?:names?|dates?|ids?)\b|"
                        r"\b(?:name|label) order\b|\bearliest|\blatest|\brecent|\boldest|\bnewest|\bfirst\b|\blast\b|"
@@ -76,3 +82,28 @@ def _says_when(key: exp.Expression) -> bool:
     if isinstance(key, _WHEN_CALLS) or key.find(*_WHEN_CALLS) is not None:
         return True
     return any(_WHEN.search(column.name) for column in key.find_all(exp.Column))
+
+
+def limits_before_order(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+    """A CTE's or derived table's LIMIT with no order, ordered only outside: the outer query's top rows (a guess)."""
+    if not isinstance(tree, exp.Select) or tree.args.get("order") is None or tree.args.get("limit") is not None or \
+            any(tree.args.get(k) for k in ("joins", "where", "group", "having", "distinct", "qualify")) or any(
+                item.find(exp.AggFunc, exp.Window) for item in tree.expressions):
+        return
+    source = tree.args.get("from_") or tree.args.get("from")
+    read = source.this if source is not None else None
+    inner = None
+    if isinstance(read, exp.Subquery):
+        inner = read.this
+    elif isinstance(read, exp.Table) and (with_ := tree.args.get("with_") or tree.args.get("with")) is not None:
+        inner = next((cte.this for cte in with_.expressions if cte.alias_or_name.lower() == read.name.lower()), None)
+        if inner is not None and sum(1 for t in tree.find_all(exp.Table) if t.name.lower() == read.name.lower()) != 1:
+            return  # another part of the query reads it too, with its LIMIT
+    if not isinstance(inner, exp.Select) or inner.args.get("order") is not None or not isinstance(
+            limit := inner.args.get("limit"), exp.Limit) or inner.args.get("offset") is not None:
+        return
+    written = f"{limit.sql(dialect=dialect)} before {tree.args['order'].sql(dialect=dialect)}"
+    inner.set("limit", None)
+    tree.set("limit", limit.copy())
+    fixes.append(f"{written}: a LIMIT with no order keeps rows the database picks; read after the order, as the top "
+                 f"{limit.expression.sql(dialect=dialect)}" + GUESSED)
