@@ -230,6 +230,11 @@ def test_a_year_or_a_span_written_otherwise_is_offered(shop) -> None:
     assert "-30 days" in forward.alternatives[0].sql and _rows(shop, forward.alternatives[0].sql) == [(1,)]
     weeks = _ask(shop, "sales in the last 2 weeks", "SELECT COUNT(*) FROM sale WHERE sold_on >= date('now', '-14 days')")
     assert not weeks.alternatives  # 2 weeks is 14 days
+    on = _ask(shop, "sales in the past 30 days", "SELECT COUNT(*) FROM sale WHERE sold_on = date('now', '-30 days')")
+    assert _rows(shop, on.alternatives[0].sql) == [(1,)]  # fresh25: "since" read as "on" that one day
+    assert any("only the one day" in n for n in on.notes)
+    exact = _ask(shop, "sales made exactly 3 days ago", "SELECT COUNT(*) FROM sale WHERE sold_on = date('now', '-3 days')")
+    assert not exact.alternatives  # no span asked: the day is what the question says
 
 
 def test_a_comparison_with_null_is_said_to_be_never_true(shop) -> None:

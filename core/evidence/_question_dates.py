@@ -117,7 +117,8 @@ def date_finding(text: str, tree: exp.Expression) -> Finding | None:
 
 def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | None:
     """"the last 30 days": a SQLite date modifier of ``date('now', …)`` or a PostgreSQL interval taken from today
-    of another length or unit, or one that counts forward from today, put back to the question's span."""
+    of another length or unit, or one that counts forward from today, or a date kept equal to that point (the one day
+    30 days ago), put back to the question's span."""
     if dialect not in ("sqlite", "postgres", "duckdb"):
         return None
     if not _counts_from_today(tree):
@@ -125,6 +126,9 @@ def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | No
     if (backwards := _looks_back(tree)) is not None:
         return f"The question says “{span.words}” and the query keeps the dates before them", \
             f"The {span.words}", backwards
+    if (one_day := _on_that_day(tree)) is not None:
+        return f"The question says “{span.words}” and the query keeps only the one day that far back", \
+            f"The {span.words}", one_day
     said = _sqlite_modifiers(span, tree) if dialect == "sqlite" else _intervals(span, tree)
     if said is None:
         return None
@@ -160,6 +164,20 @@ def _looks_back(tree: exp.Expression) -> exp.Expression | None:
         return None
     node = earlier[0]
     node.replace(_FLIPPED[type(node)](this=node.this.copy(), expression=node.expression.copy()))
+    return tree
+
+
+def _on_that_day(tree: exp.Expression) -> exp.Expression | None:
+    """The one date compared by ``=`` with a point before today (``d = date('now', '-30 days')``, "since" read as
+    "on"), where nothing else compares a date with one: the query keeping the dates from that point on."""
+    found = [node for node in tree.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE) if node.find_ancestor(
+        exp.Not) is None and any(side.find(exp.Column) is not None and _back_from_today(other) for side, other in (
+            (node.this, node.expression), (node.expression, node.this)))]
+    if len(found) != 1 or not isinstance(found[0], exp.EQ):
+        return None
+    node = found[0]
+    on_left = node.this.find(exp.Column) is not None and _back_from_today(node.expression)
+    node.replace((exp.GTE if on_left else exp.LTE)(this=node.this.copy(), expression=node.expression.copy()))
     return tree
 
 
