@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -24,6 +24,7 @@ __all__ = [
     "Source",
     "ancestors",
     "column_sources",
+    "filtered_columns",
     "passed_through",
     "find_source",
     "group_key_forms",
@@ -298,3 +299,21 @@ def shared_column_owner(scope: Scope, owners: list[Source], name: str, dialect: 
     if len({root(id(s)) for s in owners}) != 1:
         return None
     return min(owners, key=lambda s: s.order)
+
+
+def filtered_columns(tree: exp.Expression, schema: Schema, dialect: str, kinds: tuple[type[exp.Expression], ...],
+                     column_of: Callable[[exp.Expression], exp.Column | None]) -> Iterator[tuple[
+                         exp.Expression, exp.Column, Source]]:
+    """Each test of ``kinds`` in ``tree`` (never a negated one, ``NOT x IN``, ``x NOT LIKE``, nor one with an ESCAPE)
+    whose column — ``column_of`` the test — reads one table of the schema in its scope, with that table's source."""
+    for scope in scopes(tree):
+        sources = None
+        for node in list(scope.find_all(*kinds)):
+            column = column_of(node)
+            if column is None or isinstance(node.parent, (exp.Not, exp.Escape)) or node.args.get("negate"):
+                continue
+            if sources is None:
+                sources = scope_sources(scope, schema, dialect)
+            owners = column_sources(column, sources, dialect)
+            if len(owners) == 1 and owners[0].table is not None and isinstance(owners[0].node, exp.Table):
+                yield node, column, owners[0]

@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 from core.sql.repair._names import GUESSED
-from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair._scope import filtered_columns
 
 __all__ = ["timestamps_as_days"]
 
@@ -44,21 +44,11 @@ def timestamps_as_days(tree: exp.Expression, schema: Schema, dialect: str, fixes
     if matches is None or _TIME_ASKED.search(question or ""):
         return
     found: list[tuple[exp.Column, exp.Table, str]] = []
-    for scope in scopes(tree):
-        sources = None
-        for node in list(scope.find_all(exp.EQ, exp.In)):
-            column = _compared_with_days(node)
-            if column is None or isinstance(node.parent, exp.Not) or node.args.get("negate"):
-                continue
-            if sources is None:
-                sources = scope_sources(scope, schema, dialect)
-            owners = column_sources(column, sources, dialect)
-            if len(owners) != 1 or owners[0].table is None or not isinstance(owners[0].node, exp.Table):
-                continue
-            declared = owners[0].table.column(column.name)
-            if declared is not None and (_TIMESTAMP.search(declared.type or "") or dialect == "sqlite" and not
-                                         _NUMBER.search(declared.type or "")):
-                found.append((column, owners[0].node, owners[0].table.name))
+    for _, column, owner in filtered_columns(tree, schema, dialect, (exp.EQ, exp.In), _compared_with_days):
+        declared = owner.table.column(column.name) if owner.table is not None else None
+        if declared is not None and (_TIMESTAMP.search(declared.type or "") or dialect == "sqlite" and not
+                                     _NUMBER.search(declared.type or "")):
+            found.append((column, owner.node, owner.table.name))
     if not found or len({(t.name.lower(), c.name.lower()) for c, t, _ in found}) > _MAX_PROBES:
         return
     times: dict[tuple[str, str], bool | None] = {}

@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
-from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair._scope import filtered_columns
 
 __all__ = ["values_as_held"]
 
@@ -40,24 +40,14 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
     if matches is None:
         return
     found: list[tuple[exp.Expression, exp.Column, exp.Table, str, exp.Literal, str]] = []
-    for scope in scopes(tree):
-        sources = None
-        for node in list(scope.find_all(exp.EQ, exp.Like, exp.ILike, exp.In)):
-            column = _bare(node.this)
-            literals = _values(node)
-            if not isinstance(column, exp.Column) or not literals or isinstance(node.parent, (exp.Not, exp.Escape)) or \
-                    node.args.get("negate"):
-                continue
-            if sources is None:
-                sources = scope_sources(scope, schema, dialect)
-            owners = column_sources(column, sources, dialect)
-            if len(owners) != 1 or owners[0].table is None or not isinstance(owners[0].node, exp.Table):
-                continue
-            names = set(tokens(column.name)) | set(tokens(owners[0].table.name))
-            for literal in literals:
-                held = _without_names(literal.this, names, question)
-                if held is not None:
-                    found.append((node, column, owners[0].node, owners[0].table.name, literal, held))
+    for node, column, owner in filtered_columns(tree, schema, dialect, (exp.EQ, exp.Like, exp.ILike, exp.In),
+                                                lambda n: c if isinstance(c := _bare(n.this), exp.Column) and _values(
+                                                    n) else None):
+        names = set(tokens(column.name)) | set(tokens(owner.table.name))
+        for literal in _values(node):
+            held = _without_names(literal.this, names, question)
+            if held is not None:
+                found.append((node, column, owner.node, owner.table.name, literal, held))
     if not found or 2 * len(found) > _MAX_PROBES:
         return  # none, or more than the bound allows: none is read rather than some
     probes = [_MAX_PROBES]
