@@ -220,3 +220,11 @@ def test_a_limit_before_the_order_it_was_for_is_read_after_it(shop) -> None:
 def test_a_limit_inside_that_is_not_the_top_stays(shop, sql: str) -> None:
     checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question="the first sellers")
     assert not any("a LIMIT with no order" in f for f in checked.fixes), checked.fixes
+
+
+def test_a_sample_ordered_after_it_is_taken_stays(shop) -> None:
+    sql = "WITH b AS (SELECT name, id FROM seller LIMIT 2) SELECT * FROM b ORDER BY id DESC"
+    for question in ("Show a sample of 2 sellers, by id", "Take any 2 sellers and sort them",
+                     "The first 2 sellers in the table, newest id first"):
+        checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
+        assert not any("a LIMIT with no order" in f for f in checked.fixes), question

@@ -235,6 +235,10 @@ def test_a_year_or_a_span_written_otherwise_is_offered(shop) -> None:
     assert any("only the one day" in n for n in on.notes)
     exact = _ask(shop, "sales made exactly 3 days ago", "SELECT COUNT(*) FROM sale WHERE sold_on = date('now', '-3 days')")
     assert not exact.alternatives  # no span asked: the day is what the question says
+    both = _ask(shop, "sales in the last 30 days by clients who joined exactly 30 days ago",
+                "SELECT COUNT(*) FROM sale AS s JOIN client AS c ON c.client_id = s.client_id WHERE c.email = "
+                "date('now', '-30 days') AND s.sold_on BETWEEN date('now', '-30 days') AND date('now')")
+    assert not any("only the one day" in n for n in both.notes)  # the span is the BETWEEN's (attack 17)
 
 
 def test_a_comparison_with_null_is_said_to_be_never_true(shop) -> None:

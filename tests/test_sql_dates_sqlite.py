@@ -80,3 +80,17 @@ def test_fresh25_date_arithmetic_written_for_another_database_is_read_on_sqlite(
         assert "DATE(hire_date, '+365 day')" in within.sql
     finally:
         db.close()
+
+
+def test_epoch_seconds_and_a_year_idiom_stay_as_written() -> None:
+    """Attack 17: ``end_ts - start_ts`` may be seconds; ``DATE(x) + 0 < 2027`` is SQLite's year."""
+    from core.schema import Column, Schema, Table
+    from core.sql import guard, validate_sql
+    schema = Schema(dialect="sqlite", tables=(Table("trips", (Column("start_ts", "text"), Column("end_ts", "text"))),))
+    assert "JULIANDAY" not in validate_sql("SELECT end_ts - start_ts FROM trips", schema, "sqlite").sql
+    assert guard("SELECT COUNT(*) FROM o WHERE DATE(d) + 0 < 2027", "sqlite").sql == \
+        "SELECT COUNT(*) FROM o WHERE DATE(d) + 0 < 2027"
+    assert guard("SELECT COUNT(*) FROM o WHERE DATE(d) + 1 < 2027", "sqlite").sql == \
+        "SELECT COUNT(*) FROM o WHERE DATE(d) + 1 < 2027"
+    counted = guard("SELECT id FROM o WHERE paid <= DATE(d) + 365", "sqlite")
+    assert "DATE(d, '+365 day')" in counted.sql and "read as days" in counted.mended

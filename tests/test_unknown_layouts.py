@@ -370,3 +370,34 @@ def test_fresh25_layouts_are_read(reply: str, dialect: str) -> None:
 def test_what_looks_like_noise_but_is_sql_stays(reply: str) -> None:
     assert extract_queries(reply, "postgres")[0].strip().startswith("SELECT name FROM customers WHERE") or \
         "customers" in extract_queries(reply, "postgres")[0]
+
+
+@pytest.mark.parametrize(("reply", "wanted"), [  # attack round 17: what looked like noise was data or SQL
+    ("```sql\nSELECT COUNT(*) FROM posts WHERE body LIKE '%<span class=\"spoiler\">%'\n```",
+     "SELECT COUNT(*) FROM posts WHERE body LIKE '%<span class=\"spoiler\">%'"),
+    ("SELECT id FROM posts WHERE body LIKE '%<span class=\"x\">Tom &amp; Jerry</span>%'",
+     "SELECT id FROM posts WHERE body LIKE '%<span class=\"x\">Tom &amp; Jerry</span>%'"),
+    ("```sql\nSELECT id FROM feeds WHERE payload = '<![CDATA[hello]]>'\n```",
+     "SELECT id FROM feeds WHERE payload = '<![CDATA[hello]]>'"),
+    ("```sql\nSELECT id FROM posts WHERE note = '~~draft~~ final'\n```",
+     "SELECT id FROM posts WHERE note = '~~draft~~ final'"),
+    ("```sql\nSELECT id FROM posts WHERE note LIKE '【新品】%'\n```", "SELECT id FROM posts WHERE note LIKE '【新品】%'"),
+    ("```sql\nSELECT name FROM t WHERE name~~'%x%' OR name~~'%y%'\n```",
+     "SELECT name FROM t WHERE name~~'%x%' OR name~~'%y%'"),
+    ("```sql\nSELECT name FROM t WHERE name !~~ 'a%' AND name !~~ 'b%'\n```",
+     "SELECT name FROM t WHERE name !~~ 'a%' AND name !~~ 'b%'"),
+    ("```sql\nSELECT name, age FROM singer ORDER BY age\tDESC\n```", "SELECT name, age FROM singer ORDER BY age DESC"),
+    ("```sql\nSELECT name FROM singer ORDER BY age\tDESC\nLIMIT 1\n```",
+     "SELECT name FROM singer ORDER BY age DESC LIMIT 1"),
+    ("I first tried http://127.0.0.1:8001/shop?sql=select+id+from+orders+where+status%3D%27closed%27 but that shows "
+     "the closed ones. Corrected:\n```sql\nSELECT id FROM orders WHERE status = 'open'\n```",
+     "SELECT id FROM orders WHERE status = 'open'"),
+    ("".join('{"response": "I liked it", "rating": %d}\n' % i for i in range(30))
+     + "```sql\nSELECT AVG(rating) FROM feedback\n```", "SELECT AVG(rating) FROM feedback"),
+    ("".join('{"id": %d, "choices": [{"text": "option %d"}]}\n' % (i, i) for i in range(12))
+     + "SELECT COUNT(*) FROM polls", "SELECT COUNT(*) FROM polls"),
+    ("SELECT sel FROM t ORDER BY sel DESCENDING", "SELECT sel FROM t ORDER BY sel DESC"),
+    ("SELECT x, 'SEL' AS k FROM t ORDER BY x DESCENDING", "SELECT x, 'SEL' AS k FROM t ORDER BY x DESC"),
+])
+def test_data_and_sql_that_look_like_noise_are_read_as_written(reply: str, wanted: str) -> None:
+    assert _one(reply) == wanted

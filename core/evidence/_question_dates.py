@@ -173,8 +173,9 @@ def _on_that_day(tree: exp.Expression) -> exp.Expression | None:
     found = [node for node in tree.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE) if node.find_ancestor(
         exp.Not) is None and any(side.find(exp.Column) is not None and _back_from_today(other) for side, other in (
             (node.this, node.expression), (node.expression, node.this)))]
-    if len(found) != 1 or not isinstance(found[0], exp.EQ):
-        return None
+    if len(found) != 1 or not isinstance(found[0], exp.EQ) or any(_back_from_today(bound) for between in tree.find_all(
+            exp.Between) for bound in (between.args.get("low"), between.args.get("high")) if bound is not None):
+        return None  # a range of that span elsewhere: the day is another date's (``signup_date = …``)
     node = found[0]
     on_left = node.this.find(exp.Column) is not None and _back_from_today(node.expression)
     node.replace((exp.GTE if on_left else exp.LTE)(this=node.this.copy(), expression=node.expression.copy()))

@@ -45,8 +45,8 @@ from core.sql._spoken import read_as_sql
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
-from core.sql.repair import (GUESSED, cross_joins_on_true, rewrite_foreign_idioms, rewrite_postgres_dates,
-                             rewrite_sqlite_dates)
+from core.sql.repair import (DAYS_COUNTED, GUESSED, cross_joins_on_true, rewrite_foreign_idioms,
+                             rewrite_postgres_dates, rewrite_sqlite_dates)
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
 
@@ -231,11 +231,11 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
         if _written_on_true(text, target):
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
         rewrite_sqlite_dates(tree, target)
-        rewrite_postgres_dates(tree, target)
+        counted = [n for n in rewrite_postgres_dates(tree, target) if n.endswith(DAYS_COUNTED)]  # a guess: said
         forms = [n for n in other_language_forms(tree) if "QUALIFY" in n or "brackets" in n or "lock" in n]  # not
         # said: ``name.lower()`` or Hive's SORT BY
         guessed = [n for n in rewrite_foreign_idioms(tree, target) if n.endswith(GUESSED)]  # the model sees it first
-        mended = "; ".join(filter(None, [mended, *forms, *guessed]))
+        mended = "; ".join(filter(None, [mended, *counted, *forms, *guessed]))
         mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'
         try:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)

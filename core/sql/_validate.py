@@ -22,10 +22,10 @@ from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numb
                               repair_concat, unqualified_output_names)
 from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_by_max_key, counts_for_lists,
-                              dead_sort_keys, filters_in_aggregates, flags_as_filters, flipped_latest, inverted_counts,
-                              labels_as_stored, limits_before_order, nth_as_top, numbers_as_numbers, repair_group_by, threshold_as_top,
-                              unasked_breakdowns, unasked_partitions, unasked_ranks, unasked_windows, values_as_held,
-                              window_orders, zero_based_ranks)
+                              dead_sort_keys, filters_in_aggregates, flags_as_filters, flipped_latest,
+                              inverted_counts, labels_as_stored, limits_before_order, nth_as_top, numbers_as_numbers,
+                              repair_group_by, threshold_as_top, unasked_breakdowns, unasked_partitions,
+                              unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
 from core.sql.repair import quoted_columns, timestamps_as_days
@@ -155,7 +155,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
             repair_group_by(tree, schema, dialect, fixes)
         labels_as_stored(tree, schema, dialect, fixes, join_matches, question)
         dead_sort_keys(tree, dialect, fixes, question)
-        limits_before_order(tree, dialect, fixes)
+        limits_before_order(tree, dialect, fixes, question)
         unasked_windows(tree, dialect, fixes, question)
         zero_based_ranks(tree, dialect, fixes)
         window_orders(tree, schema, dialect, fixes, question)

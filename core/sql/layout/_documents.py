@@ -5,8 +5,9 @@ query given clause by clause (``{"select": […], "from": "…", "where": "…"}
 
 Two envelopes are read back to the text they carry before anything else: **a model's raw token stream** (Ollama's
 NDJSON, ``{"response": "SEL", "done": false}`` a line, or ``message.content``; an OpenAI-style ``data: {"choices":
-[{"delta": {"content": …}}]}`` stream), its pieces joined, where at least three lines and nearly all of them are such
-objects; and **a query in a link** (``http://127.0.0.1:8001/shop?sql=SELECT+…``, Datasette's and many tools' ``sql=``,
+[{"delta": {"content": …}}]}`` stream; each with its stream's own keys, ``done``/``model`` or ``delta``), its pieces
+joined, where at least three lines and nearly all of them are such objects and the text holds a query; and, in a
+reply with no query of its own, **a query in a link** (``http://127.0.0.1:8001/shop?sql=SELECT+…``, Datasette's and many tools' ``sql=``,
 ``query=`` or ``q=`` parameter), URL-decoded, as a SQL block after the reply where it starts a query."""
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ __all__ = ["document_queries", "envelopes_read"]
 _STREAM_LINE = re.compile(r"^[ \t]*(?:data:[ \t]*)?(\{.*\})[ \t]*$")
 _LINK_QUERY = re.compile(r"https?://[^\s?#]+\?(?:[^\s#]*&)?(?:sql|query|q)=([^&\s#)\]>\"']+)", re.IGNORECASE)
 _QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+_QUERY_WORD = re.compile(r"\b(?:SELECT|WITH)\b", re.IGNORECASE)
+_LINE_QUERY = re.compile(r"^[ \t]*(?:SELECT|WITH)\b", re.IGNORECASE | re.MULTILINE)
 
 _ANSWER_KEYS = ("final_sql", "final_query", "corrected_sql", "fixed_sql", "sql", "query", "sql_query", "answer",
                 "statement", "code")  # best first
@@ -115,7 +118,8 @@ def _answers(data: object) -> list[tuple[int, str]]:
 def envelopes_read(text: str) -> str:
     """``text`` read out of a token stream, and with the queries its links carry as SQL blocks after it."""
     text = _streamed(text)
-    if "=" in text and "://" in text:
+    if "=" in text and "://" in text and "```" not in text and not _LINE_QUERY.search(text):  # beside a query of
+        # its own, a link is a draft or a look: the reply's query answers
         queries = [q for m in _LINK_QUERY.finditer(text) if _QUERY.match(q := unquote_plus(m[1]))]
         text += "".join(f"\n\n```sql\n{q.strip()}\n```\n" for q in queries)
     return text
@@ -135,7 +139,8 @@ def _streamed(text: str) -> str:
             piece = None
         if piece is not None or line.strip() == "data: [DONE]":
             pieces.append(piece or "")
-    return "".join(pieces) if len(pieces) >= 0.9 * len(lines) else text
+    joined = "".join(pieces)
+    return joined if len(pieces) >= 0.9 * len(lines) and _QUERY_WORD.search(joined) else text
 
 
 def _piece(data: object) -> str | None:
@@ -143,12 +148,14 @@ def _piece(data: object) -> str | None:
     ``choices[0].delta.content`` or ``choices[0].text``), else None."""
     if not isinstance(data, dict):
         return None
-    if isinstance(data.get("response"), str):
+    ollama = "done" in data or "model" in data  # a stream's own keys, never a table's rows shown as JSON lines
+    if ollama and isinstance(data.get("response"), str):
         return data["response"]
     message = data.get("message")
-    if isinstance(message, dict) and isinstance(message.get("content"), str):
+    if ollama and isinstance(message, dict) and isinstance(message.get("content"), str):
         return message["content"]
-    choices = data.get("choices")
+    choices = data.get("choices") if "id" in data or "object" in data or "model" in data or "delta" in str(
+        data.get("choices"))[:200] else None
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         delta = choices[0].get("delta")
         if isinstance(delta, dict):

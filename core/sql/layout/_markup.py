@@ -10,9 +10,10 @@
   (``_unknown.string_queries``), in a block of that language, as a SQL block after it — only where the reply has no
   SQL block (Python's programs are read by ``_blocks``).
 - **Syntax-highlighted HTML** (Pygments' ``<span class="k">SELECT</span>`` around every token), in a fenced block
-  of any label or in ``<pre>``: the text without its tags and escapes, as a SQL block where it starts a query.
-- **An XML document's CDATA section** (``<![CDATA[SELECT …]]>``, a Confluence or MyBatis body): its text, as a SQL
-  block where it starts a query.
+  of any label or in ``<pre>``, where the tags come first (a block that starts with its query as written holds a tag
+  only in a value): the text without its tags and escapes, as a SQL block where it starts a query.
+- **An XML document's CDATA section** (``<![CDATA[SELECT …]]>``, a Confluence or MyBatis body) that an element
+  holds (right after a tag, never inside a quoted value): its text, as a SQL block where it starts a query.
 - **A dbt model**: a table written as ``{{ ref('orders') }}`` or ``{{ source('shop', 'orders') }}``: the table's
   name, its last quoted argument. Only these two calls; any other template expression is left, and fails visibly.
 """
@@ -40,7 +41,9 @@ _DBT = re.compile(r"\{\{\s*(?:ref|source)\s*\(\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*(?
 _LAST_ARG = re.compile(r"['\"]([^'\"]*)['\"]\s*\)\s*\}\}$")
 
 
-_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+_CDATA = re.compile(r"(?<=>)[ \t]*<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+_HIGHLIGHTED_PRE = re.compile(r"(<pre(?:\s[^>]*)?>)(\s*<span.*?)(</pre>)", re.IGNORECASE | re.DOTALL)  # tags from its
+# first character on: a highlighter's output, never SQL that holds a tag in a value
 _HIGHLIGHTED = re.compile(r"<span\s[^>]*class=", re.IGNORECASE)  # a highlighter's token classes
 _HIGHLIGHT_TAG = re.compile(r"</?(?:span|div|pre|code|font)(?:\s[^>]*)?>", re.IGNORECASE)
 _QUOTE_FENCE = re.compile(r"^[ \t]*'''[ \t]*(sql|postgres\w*|sqlite3?|mysql)?[ \t]*\n(.*?)\n[ \t]*'''[ \t]*$",
@@ -52,12 +55,12 @@ _RUST_RAW = re.compile(r'r(#+)"(\s*(?:SELECT|WITH)\b.*?)"\1', re.IGNORECASE | re
 
 def markup_read(text: str) -> str:
     """``text`` with its HTML code blocks as fenced SQL blocks and its dbt table references as table names."""
-    if "<![CDATA[" in text:
-        text = _CDATA.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n" if QUERY_START.match(m[1]) else m[1], text)
+    if "<![CDATA[" in text:  # a section an element holds, never one inside a quoted value
+        text = _CDATA.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n" if QUERY_START.match(m[1]) else m[0], text)
     if _HIGHLIGHTED.search(text):
         text = FENCE.sub(_plain_block, text)
         if "```" not in text:
-            text = _HIGHLIGHT_TAG.sub(lambda m: m[0] if m[0].lower().startswith(("<pre", "</pre")) else "", text)
+            text = _HIGHLIGHTED_PRE.sub(lambda m: m[1] + _HIGHLIGHT_TAG.sub("", m[2]) + m[3], text)
     if "```" not in text and "'''" in text:
         text = _QUOTE_FENCE.sub(lambda m: f"```sql\n{m[2]}\n```", text)
     if not any(lang.lower() in ("sql", "") for _, lang in re.findall(r"(```|~~~)[ \t]*(\w*)", text)[::2]):
@@ -88,7 +91,7 @@ def _whole(code: str) -> list[str]:
 
 def _plain_block(match: re.Match[str]) -> str:
     """A fenced block of highlighted HTML as a SQL block of its text (else as it is)."""
-    if not _HIGHLIGHTED.search(match[3]):
-        return match[0]
+    if not _HIGHLIGHTED.search(match[3]) or QUERY_START.match(match[3]):
+        return match[0]  # a block of SQL as written (a tag inside a value): as it is
     body = html.unescape(_HIGHLIGHT_TAG.sub("", match[3])).strip()
     return f"{match[1]}sql\n{body}\n{match[1]}" if QUERY_START.match(body) else match[0]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-__all__ = ["date_differences", "rewrite_postgres_dates"]
+__all__ = ["DAYS_COUNTED", "date_differences", "rewrite_postgres_dates"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,9 @@ _PART_FORMAT = {"year": "%Y", "month": "%m", "day": "%d", "hour": "%H", "minute"
                 "dow": "%w", "doy": "%j", "epoch": "%s"}  # fmt: skip
 _NOW_CALLS = frozenset({"CURDATE", "GETDATE", "SYSDATE", "SYSDATETIME"})  # MySQL, T-SQL, Oracle
 _INTERVAL_TEXT = re.compile(r"\s*([+-]?\d+)\s*([a-z]+)?\s*", re.IGNORECASE)
+
+
+DAYS_COUNTED = " (a number added to a day read as days; SQLite adds it to the year)"
 
 
 def _call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -108,6 +111,25 @@ def _day_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
     return None
 
 
+def _against_a_number(node: exp.Expression) -> bool:
+    """Whether ``node`` is compared with a number (``DATE(x) + 1 < 2027``: a year, as written)."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        node, parent = parent, parent.parent
+    if isinstance(parent, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        other = parent.expression if parent.this is node else parent.this
+        return isinstance(other, exp.Literal) and not other.is_string
+    return isinstance(parent, exp.Between) and any(isinstance(b, exp.Literal) and not b.is_string for b in (
+        parent.args.get("low"), parent.args.get("high")))
+
+
+def _names_a_day(column: exp.Expression) -> bool:
+    """A column whose name ends in a word for a day (``hire_date``, ``sold_on``, ``created_at``, ``start_dt``) — not a
+    time or a timestamp, which a text column may hold as seconds."""
+    words = re.findall(r"[a-z]+|[A-Z][a-z]*", column.name) if isinstance(column, exp.Column) else []
+    return bool(words) and words[-1].lower() in ("date", "dt", "day", "on", "at")
+
+
 def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
     """``x ± INTERVAL ...`` as ``DATE(x, modifier)`` / ``DATETIME(x, modifier)``; today ± a whole number
     (``CURRENT_DATE - 30``, ``GETDATE() - 7``: days, as PostgreSQL, T-SQL and Oracle count them) as
@@ -117,8 +139,9 @@ def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
     if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and today:
         days = int(number.this) * (-1 if isinstance(node, exp.Sub) else 1)
         return _call(today, exp.Literal.string("now"), exp.Literal.string(f"{days:+d} day"))
-    if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and (
-            dated := _day_call(node.this)) is not None:  # ``DATE(created_at) + 365``: a day, not the year plus 365
+    if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit() and int(number.this) and (
+            dated := _day_call(node.this)) is not None and not _against_a_number(node):  # ``DATE(created_at) +
+        # 365``: a day, not the year plus 365 (``DATE(x) + 0 < 2027`` is the year, as SQLite reads it)
         days = int(number.this) * (-1 if isinstance(node, exp.Sub) else 1)
         return _call(dated[0], *[a.copy() for a in dated[1]], exp.Literal.string(f"{days:+d} day"))
     if not isinstance(node.expression, exp.Interval):
@@ -162,8 +185,9 @@ def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
         if new is None or node is tree:
             continue
         before = node.sql(dialect="sqlite")
+        counted = isinstance(node, (exp.Add, exp.Sub)) and _day_call(node.this) is not None
         node.replace(new)
-        notes.append(f"{before} -> {new.sql(dialect='sqlite')}")
+        notes.append(f"{before} -> {new.sql(dialect='sqlite')}" + (DAYS_COUNTED if counted else ""))
     if notes:
         logger.debug("rewrote PostgreSQL date idioms for SQLite: %s", notes)
     return notes
@@ -179,9 +203,9 @@ def date_differences(tree: exp.Expression, kind: Callable[[exp.Column], str | No
         sides = (node.this, node.expression)
         kinds = ["today" if _today(s) else "date" if _day_call(s) else kind(s) if isinstance(s, exp.Column) else None
                  for s in sides]
-        if "date" not in kinds and "today" not in kinds and kinds != ["text", "text"] or not all(
-                k in ("date", "today", "text") for k in kinds):
-            continue  # two texts: ``kind`` says text only of a column whose name says when (``hire_date``)
+        if "date" not in kinds and "today" not in kinds and not (kinds == ["text", "text"] and all(map(
+                _names_a_day, sides))) or not all(k in ("date", "today", "text") for k in kinds):
+            continue  # two texts only where both names say a day (``hire_date``; ``start_ts`` may hold seconds)
         if kinds.count("today") == 2:
             continue
         before = node.sql(dialect="sqlite")

@@ -79,7 +79,10 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     block = c_logic(block, reads)
     worded = _OTHER_WORDING.sub(_reworded, block)
     if worded != block and not _in_values_any(block) and not reads(block) and reads(worded):
-        block = worded  # ``DESCENDING``, ``NULLS LAST DESC``, Cassandra's ``ALLOW FILTERING``, Teradata's ``SEL``
+        block = worded  # ``DESCENDING``, ``NULLS LAST DESC``, Cassandra's ``ALLOW FILTERING``
+    teradata = _SEL.sub(r"\1\2SELECT", block)
+    if teradata != block and not reads(block) and reads(teradata):
+        block = teradata  # Teradata's ``SEL a FROM t``, ``IN (SEL …)``
     for rewrite in OTHER_FORMS:
         written = rewrite(block)  # no dialect has these forms, though sqlglot reads ``IN 'a', 'b'`` (as IN 'a' and a
         if written != block and reads(written):  # table named b) and ``4.5f`` (as a name)
@@ -230,8 +233,10 @@ def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
 # Other tools' wording of a clause: LINQ's and pandas' sort words, the direction after NULLS FIRST/LAST (it goes
 # before), Cassandra's ALLOW FILTERING (a permission its engine asks for; SQL has none to give).
 _OTHER_WORDING = re.compile(r"\b(?:DESCENDING|ASCENDING)\b|\b(NULLS[ \t]+(?:FIRST|LAST))[ \t]+(ASC|DESC)\b|"
-                            r"[ \t]+ALLOW[ \t]+FILTERING\b|(?<![\w.])SEL(?=[ \t]+[\w*(\"])", re.IGNORECASE)
-_REWORDED = {"DESCENDING": "DESC", "ASCENDING": "ASC", "SEL": "SELECT"}  # Teradata's SEL
+                            r"[ \t]+ALLOW[ \t]+FILTERING\b", re.IGNORECASE)
+_REWORDED = {"DESCENDING": "DESC", "ASCENDING": "ASC"}
+_SEL = re.compile(r"(^|\(|\bUNION[ \t]+(?:ALL[ \t]+)?)([ \t]*)SEL(?=[ \t]+[\w*(\"])", re.IGNORECASE | re.MULTILINE)  # Teradata's
+# SEL where a statement starts
 
 
 def _reworded(match: re.Match[str]) -> str:
@@ -242,8 +247,7 @@ def _reworded(match: re.Match[str]) -> str:
 
 def _in_values_any(block: str) -> bool:
     """Whether one of ``_OTHER_WORDING``'s matches stands inside a quoted value (then nothing is reworded)."""
-    return any(re.search(r"(?i)descending|ascending|nulls|allow|\bsel\b", v) for v in re.findall(r"'(?:[^']|'')*'",
-                                                                                            block))
+    return any(re.search(r"(?i)descending|ascending|nulls|allow", v) for v in re.findall(r"'(?:[^']|'')*'", block))
 
 
 _CTE_SPLIT = re.compile(r"\)[ \t]*;((?:[ \t]*(?:--[^\n]*)?\r?\n)+\s*SELECT\b)", re.IGNORECASE)  # comment lines too

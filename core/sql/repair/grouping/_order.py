@@ -13,7 +13,8 @@ And a LIMIT written before the order it was for: ``WITH base AS (SELECT … GROU
 ORDER BY flights DESC`` keeps two groups the database picks in no order, then sorts them. Read as the outer query's
 top rows, ``… ORDER BY flights DESC LIMIT 2``, a guess the model is shown first: only where the CTE or derived table
 has a LIMIT and no ORDER BY, and the outer query reads only it — no join, WHERE, grouping, aggregate, window or
-DISTINCT, which would act on the rows before the LIMIT does — and has an ORDER BY and no LIMIT of its own.
+DISTINCT, which would act on the rows before the LIMIT does — and has an ORDER BY and no LIMIT of its own; never
+where the question takes rows as they come ("a sample of 3", "any 10", "the first 10 in the table").
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|
                        r"\bchronolog|\bin order\b|\bstarting\b", re.IGNORECASE)  # the question orders by the key itself
 # A key that says when (a date, a month, a year): ordering by it first is how a time series is listed.
 _WHEN = re.compile(r"date|time|month|year|day|week|quarter|period|_at$|_on$|dt$", re.IGNORECASE)
+_SAMPLE = re.compile(r"\bsample|\brandom|\barbitrar|\bany\s+\d+|\bin\s+the\s+table\b|\bas\s+stored\b",
+                     re.IGNORECASE)  # rows the question takes as they come, then orders
 _WHEN_CALLS = (exp.DateTrunc, exp.TimestampTrunc, exp.Extract, exp.Year, exp.Month, exp.Day, exp.TimeToStr,
                exp.Date, exp.StrToDate)
 
@@ -84,9 +87,9 @@ def _says_when(key: exp.Expression) -> bool:
     return any(_WHEN.search(column.name) for column in key.find_all(exp.Column))
 
 
-def limits_before_order(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+def limits_before_order(tree: exp.Expression, dialect: str, fixes: list[str], question: str = "") -> None:
     """A CTE's or derived table's LIMIT with no order, ordered only outside: the outer query's top rows (a guess)."""
-    if not isinstance(tree, exp.Select) or tree.args.get("order") is None or tree.args.get("limit") is not None or \
+    if _SAMPLE.search(question) or not isinstance(tree, exp.Select) or tree.args.get("order") is None or tree.args.get("limit") is not None or \
             any(tree.args.get(k) for k in ("joins", "where", "group", "having", "distinct", "qualify")) or any(
                 item.find(exp.AggFunc, exp.Window) for item in tree.expressions):
         return
