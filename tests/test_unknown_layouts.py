@@ -401,3 +401,11 @@ def test_what_looks_like_noise_but_is_sql_stays(reply: str) -> None:
 ])
 def test_data_and_sql_that_look_like_noise_are_read_as_written(reply: str, wanted: str) -> None:
     assert _one(reply) == wanted
+
+
+def test_a_cdata_section_in_an_xml_block_is_read() -> None:
+    reply = ("Paste this:\n\n```xml\n<ac:structured-macro ac:name=\"code\">\n  <ac:plain-text-body><![CDATA[SELECT name\n"
+             "FROM customers\nWHERE city = 'Pune']]></ac:plain-text-body>\n</ac:structured-macro>\n```\n\n"
+             "<select id=\"q\">\n  <![CDATA[SELECT 1]]>\n</select>")
+    assert _one(reply) in (WANTED, "SELECT 1")
+    assert _one(reply.split("\n\n<select")[0]) == WANTED

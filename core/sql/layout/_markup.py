@@ -41,7 +41,7 @@ _DBT = re.compile(r"\{\{\s*(?:ref|source)\s*\(\s*(?:'[^'{}]*'|\"[^\"{}]*\")\s*(?
 _LAST_ARG = re.compile(r"['\"]([^'\"]*)['\"]\s*\)\s*\}\}$")
 
 
-_CDATA = re.compile(r"(?<=>)[ \t]*<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+_CDATA = re.compile(r"(?<=>)\s*<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
 _HIGHLIGHTED_PRE = re.compile(r"(<pre(?:\s[^>]*)?>)(\s*<span.*?)(</pre>)", re.IGNORECASE | re.DOTALL)  # tags from its
 # first character on: a highlighter's output, never SQL that holds a tag in a value
 _HIGHLIGHTED = re.compile(r"<span\s[^>]*class=", re.IGNORECASE)  # a highlighter's token classes
@@ -55,7 +55,9 @@ _RUST_RAW = re.compile(r'r(#+)"(\s*(?:SELECT|WITH)\b.*?)"\1', re.IGNORECASE | re
 
 def markup_read(text: str) -> str:
     """``text`` with its HTML code blocks as fenced SQL blocks and its dbt table references as table names."""
-    if "<![CDATA[" in text:  # a section an element holds, never one inside a quoted value
+    if "<![CDATA[" in text:  # a section an element holds, never one inside a quoted value; in a fenced block (of
+        text = FENCE.sub(lambda m: "".join(  # XML), the block as the queries it holds
+            f"\n```sql\n{q[1].strip()}\n```\n" for q in _CDATA.finditer(m[3]) if QUERY_START.match(q[1])) or m[0], text)
         text = _CDATA.sub(lambda m: f"\n```sql\n{m[1].strip()}\n```\n" if QUERY_START.match(m[1]) else m[0], text)
     if _HIGHLIGHTED.search(text):
         text = FENCE.sub(_plain_block, text)
