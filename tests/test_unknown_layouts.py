@@ -347,6 +347,7 @@ FRESH25_LAYOUTS = [  # held-out fresh25, measured: each failed visibly before
     "```sql\nSELECT name FROM customers WHERE ~~country~~ city = 'Pune' 【6†schema.sql】\n```",
     # Teradata's SEL; an evaluation file's line (query, tab, database)
     "```sql\nSEL name FROM customers WHERE city = 'Pune'\n```",
+    "```sql\nWITH c AS (SEL name, city FROM customers) SEL name FROM c WHERE city = 'Pune'\n```",
     "SELECT name FROM customers WHERE city = 'Pune'\tshop_b107573b",
     # one clause per bullet, its WITH first
     "- `WITH c AS (SELECT name, city FROM customers)` — helper rows first\n- `SELECT name` — the columns\n"

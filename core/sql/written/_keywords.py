@@ -235,8 +235,8 @@ def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:
 _OTHER_WORDING = re.compile(r"\b(?:DESCENDING|ASCENDING)\b|\b(NULLS[ \t]+(?:FIRST|LAST))[ \t]+(ASC|DESC)\b|"
                             r"[ \t]+ALLOW[ \t]+FILTERING\b", re.IGNORECASE)
 _REWORDED = {"DESCENDING": "DESC", "ASCENDING": "ASC"}
-_SEL = re.compile(r"(^|\(|\bUNION[ \t]+(?:ALL[ \t]+)?)([ \t]*)SEL(?=[ \t]+[\w*(\"])", re.IGNORECASE | re.MULTILINE)  # Teradata's
-# SEL where a statement starts
+_SEL = re.compile(r"(^|[()]|\bUNION[ \t]+(?:ALL[ \t]+)?)([ \t]*)SEL(?=[ \t]+[\w*(\"])", re.IGNORECASE | re.MULTILINE)  # Teradata's
+# SEL where a statement starts (a WITH list's query after its ``)``)
 
 
 def _reworded(match: re.Match[str]) -> str:
