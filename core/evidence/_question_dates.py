@@ -136,8 +136,6 @@ def span_finding(span: Span, tree: exp.Expression, dialect: str) -> Finding | No
 
 
 _DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}")
-
-
 _FLIPPED = {exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
 
 
@@ -176,9 +174,8 @@ def _on_that_day(tree: exp.Expression) -> exp.Expression | None:
     if len(found) != 1 or not isinstance(found[0], exp.EQ) or any(_back_from_today(bound) for between in tree.find_all(
             exp.Between) for bound in (between.args.get("low"), between.args.get("high")) if bound is not None):
         return None  # a range of that span elsewhere: the day is another date's (``signup_date = …``)
-    node = found[0]
-    on_left = node.this.find(exp.Column) is not None and _back_from_today(node.expression)
-    node.replace((exp.GTE if on_left else exp.LTE)(this=node.this.copy(), expression=node.expression.copy()))
+    on_left = found[0].this.find(exp.Column) is not None and _back_from_today(found[0].expression)
+    found[0].replace((exp.GTE if on_left else exp.LTE)(this=found[0].this.copy(), expression=found[0].expression.copy()))
     return tree
 
 
