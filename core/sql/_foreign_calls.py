@@ -289,7 +289,8 @@ def other_language_forms(tree: exp.Expression) -> list[str]:
     for lock in locks:  # gives the same rows without them (SKIP LOCKED skips rows only other writers hold)
         lock.pop()
     if locks and not any(lock.args.get("wait") is False for lock in locks):
-        notes.append("a locking clause (FOR UPDATE / FOR SHARE) dropped: Cairn only reads, and the rows are the same")
+        notes.append("a locking clause dropped (FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE): Cairn only reads, and the "
+                     "rows are the same")
     elif locks:
         notes.append("a locking clause dropped, its SKIP LOCKED with it: Cairn only reads, and rows other sessions "
                      "lock are read too")
