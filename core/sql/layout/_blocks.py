@@ -33,6 +33,7 @@ from core.sql.layout._documents import envelopes_read
 from core.sql.layout._markup import FENCE as _FENCE
 from core.sql.layout._markup import QUERY_START as _QUERY_START
 from core.sql.layout._markup import markup_read
+from core.sql.layout._noise import OPEN_END as _OPEN_END
 from core.sql.layout._noise import noise_dropped
 from core.sql.layout._programs import program_queries
 from core.sql.layout._scripts import scripts_read
@@ -74,8 +75,6 @@ _SELECT = re.compile(r"\s*\(*\s*SELECT\b", re.IGNORECASE)
 _PART_LABEL = re.compile(r"\d+\s*(?:/|of)\s*\d+|\bpart\b|\bcontinu|\bcont'?d\b", re.IGNORECASE)
 _LABEL_CHARS = 40  # "(2/3) continued:", "**Part 2/2**", "Continuing the query:"; a sentence is longer
 _MIN_COPY = 15  # a repeated stretch shorter than this is no statement written again
-_OPEN_END = re.compile(r"(?:\b(?:UNION|ALL|INTERSECT|EXCEPT|DISTINCT|AND|OR|NOT|WHERE|ON|JOIN|FROM|SELECT|BY|HAVING|AS|"
-                       r"WITH|THEN|ELSE|WHEN|CASE|IN|IS|LIKE|BETWEEN)|[,(=<>+*/-])$", re.IGNORECASE)
 
 
 def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:

@@ -17,11 +17,12 @@ import re
 import tomllib
 from urllib.parse import unquote_plus
 
+from core.sql.layout._markup import QUERY_START
+
 __all__ = ["document_queries", "envelopes_read"]
 
 _STREAM_LINE = re.compile(r"^[ \t]*(?:data:[ \t]*)?(\{.*\})[ \t]*$")
 _LINK_QUERY = re.compile(r"https?://[^\s?#]+\?(?:[^\s#]*&)?(?:sql|query|q)=([^&\s#)\]>\"']+)", re.IGNORECASE)
-_QUERY = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
 _QUERY_WORD = re.compile(r"\b(?:SELECT|WITH)\b", re.IGNORECASE)
 _LINE_QUERY = re.compile(r"^[ \t]*(?:SELECT|WITH)\b", re.IGNORECASE | re.MULTILINE)
 
@@ -120,7 +121,7 @@ def envelopes_read(text: str) -> str:
     text = _streamed(text)
     if "=" in text and "://" in text and "```" not in text and not _LINE_QUERY.search(text):  # beside a query of
         # its own, a link is a draft or a look: the reply's query answers
-        queries = [q for m in _LINK_QUERY.finditer(text) if _QUERY.match(q := unquote_plus(m[1]))]
+        queries = [q for m in _LINK_QUERY.finditer(text) if QUERY_START.match(q := unquote_plus(m[1]))]
         text += "".join(f"\n\n```sql\n{q.strip()}\n```\n" for q in queries)
     return text
 

@@ -22,7 +22,7 @@ import re
 
 from sqlglot.tokens import Tokenizer
 
-__all__ = ["noise_dropped"]
+__all__ = ["OPEN_END", "noise_dropped"]
 
 _KEYWORDS = frozenset(k.upper() for k in Tokenizer.KEYWORDS)  # ``ORDER BY age<TAB>DESC``: SQL, not a name
 
@@ -35,8 +35,9 @@ _STRUCK = re.compile(_QUOTED + r"|(?<![^\s(])~~(?=[^\s~])[^~\n']{1,200}?(?<=[^\s
 # PostgreSQL's ``x~~'a%'`` or ``!~~``: a mark stands after a blank and before one
 _TAB_NAME = re.compile(r"^([ \t]*(?:SELECT|WITH)\b[^\t\n]*?[^\s,(])\t+([A-Za-z_][\w.-]*)[ \t]*(?=\n[ \t]*(?:```|~~~)|\s*\Z)",
                        re.IGNORECASE | re.MULTILINE)  # on the statement's last line: nothing follows but a fence
-_OPEN_END = re.compile(r"\b(?:FROM|JOIN|WHERE|AND|OR|ON|BY|SELECT|AS|IN|NOT|HAVING|LIMIT|OFFSET|UNION|ALL|DISTINCT|"
-                       r"CASE|WHEN|THEN|ELSE|IS|LIKE|BETWEEN)$", re.IGNORECASE)
+OPEN_END = re.compile(r"(?:\b(?:UNION|ALL|INTERSECT|EXCEPT|DISTINCT|AND|OR|NOT|WHERE|ON|JOIN|FROM|SELECT|BY|HAVING|AS|"
+                      r"WITH|THEN|ELSE|WHEN|CASE|IN|IS|LIKE|BETWEEN|LIMIT|OFFSET)|[,(=<>+*/-])$", re.IGNORECASE)  # a
+# statement that stops here needs more (shared with ``_blocks``)
 
 
 def noise_dropped(text: str) -> str:
@@ -49,7 +50,7 @@ def noise_dropped(text: str) -> str:
     if "~~" in text:
         text = _STRUCK.sub(_unless_quoted, text)
     if "\t" in text:
-        text = _TAB_NAME.sub(lambda m: m[0] if _OPEN_END.search(m[1]) or m[2].upper() in _KEYWORDS else m[1], text)
+        text = _TAB_NAME.sub(lambda m: m[0] if OPEN_END.search(m[1]) or m[2].upper() in _KEYWORDS else m[1], text)
     return text
 
 

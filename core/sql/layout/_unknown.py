@@ -9,8 +9,8 @@ language, tool or editor Cairn has never seen still gives its query.
   ``sb.append("…")``; a line: ``Query1.SQL.Add('…')``, ``sb.AppendLine("…")``). A chain a value is joined to (``"… = "
   + id``, or ``${id}`` inside it) holds no whole query and gives none;
 - **a margin on every line** (``|``, ``>``, ``*``, ``//``, ``#``, ``!``, ``:``, ``;``, ``%``, a session's ``...``):
-  two or more lines in a row that start with the same marks — and with one word in capitals after them on every line,
-  no SQL word (a Databricks notebook's ``# MAGIC``), that word too — read without them (a Kotlin margin string, a quoted or
+  two or more lines in a row that start with the same marks — and with one word in capitals after them on two thirds
+  of them, no SQL word (a Databricks notebook's ``# MAGIC``), that word too — read without them (a Kotlin margin string, a quoted or
   commented listing, a Javadoc block) — never where a line of SQL stands beside them unmarked: there the marks are
   comments, and a commented-out condition stays out.
 
