@@ -228,3 +228,16 @@ def test_a_sample_ordered_after_it_is_taken_stays(shop) -> None:
                      "The first 2 sellers in the table, newest id first"):
         checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question=question)
         assert not any("a LIMIT with no order" in f for f in checked.fixes), question
+
+
+def test_a_partition_is_read_only_through_the_filter_that_reads_it(shop) -> None:
+    """Two CTEs each name a row number ``rn``: the ``<= 3`` on the second is no top n of the first."""
+    sql = ("WITH seq AS (SELECT id, amount, ROW_NUMBER() OVER (PARTITION BY id ORDER BY amount DESC) AS rn FROM sale), "
+           "top AS (SELECT id, amount, rn AS pos, ROW_NUMBER() OVER (ORDER BY amount DESC) AS rn FROM seq) "
+           "SELECT id, pos FROM top WHERE rn <= 3")
+    checked = validate(sqlglot.parse_one(sql, read="sqlite"), shop.schema(), "sqlite", question="the top 3 sales")
+    assert not any("ranks each row alone" in f for f in checked.fixes), checked.fixes
+    alone = ("WITH r AS (SELECT id, amount, ROW_NUMBER() OVER (PARTITION BY id ORDER BY amount DESC) AS rn FROM sale) "
+             "SELECT id FROM r WHERE rn <= 3")
+    read = validate(sqlglot.parse_one(alone, read="sqlite"), shop.schema(), "sqlite", question="the top 3 sales")
+    assert any("ranks each row alone" in f for f in read.fixes), read.fixes

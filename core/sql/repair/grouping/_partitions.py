@@ -24,6 +24,7 @@ from sqlglot import exp
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
 from core.sql.repair._scope import group_key_forms
+from core.sql.repair.grouping._ranks import rank_filters
 from core.sql.repair.joins import JoinMatches, table_keys
 
 __all__ = ["unasked_partitions"]
@@ -52,7 +53,7 @@ def unasked_partitions(tree: exp.Expression, schema: Schema, dialect: str, fixes
     for window in list(tree.find_all(exp.Window)):
         parts = window.args.get("partition_by") or []
         named = window.parent.alias if isinstance(window.parent, exp.Alias) else ""
-        bound = _top_filter(tree, named) if named else None
+        bound = next((n for kept, n in rank_filters(tree) if kept is window), None) if named else None
         if not isinstance(window.this, _RANKS) or not parts or window.args.get("order") is None or bound is None:
             continue
         kept: list[exp.Expression] = []
@@ -122,19 +123,3 @@ def _each_row_alone(window: exp.Window, parts: list[exp.Expression], schema: Sch
     table = next((t for t in schema.tables if t.name.lower() == source.this.name.lower()), None)
     return table is not None and len(parts) == 1 and isinstance(parts[0], exp.Column) and parts[0].name.lower() in (
         k.lower() for k in table_keys(table))
-
-
-def _top_filter(tree: exp.Expression, name: str) -> int | None:
-    """The n of a top n the output ``name`` is filtered to — ``name <= 3`` (3), ``name < 4`` (3), ``name = 1`` (1) — a
-    condition of a WHERE or QUALIFY, alone or in its AND; never a flag (``CASE WHEN rn = 1 …``) or an OR."""
-    for clause in [*tree.find_all(exp.Where), *tree.find_all(exp.Qualify)]:
-        parts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
-        for compare in (p.unnest() for p in parts):
-            if not isinstance(compare, (exp.LTE, exp.LT, exp.EQ)):
-                continue
-            left, right = compare.this, compare.expression
-            if isinstance(left, exp.Column) and left.name.lower() == name.lower() and isinstance(right, exp.Literal) \
-                    and not right.is_string and right.name.isdigit() and (not isinstance(compare, exp.EQ)
-                                                                           or right.name == "1"):
-                return int(right.name) - (1 if isinstance(compare, exp.LT) else 0)
-    return None

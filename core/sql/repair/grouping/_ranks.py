@@ -29,7 +29,7 @@ from sqlglot import exp
 
 from core.sql.repair._names import GUESSED, words_of
 
-__all__ = ["nth_as_top", "rank_named", "ranks_kept_first", "threshold_as_top", "unasked_ranks", "zero_based_ranks"]
+__all__ = ["nth_as_top", "rank_filters", "rank_named", "ranks_kept_first", "threshold_as_top", "unasked_ranks", "zero_based_ranks"]
 
 _RANK_ASKED = re.compile(r"\b(?:rank\w*|position\w*|place[sd]?|placing|standing\w*|number\s+(?:the|them|each|every)|"
                          r"numbered|numbering|row\s+numbers?|percentile\w*|quartile\w*|quantile\w*|decile\w*|"
@@ -186,18 +186,26 @@ def rank_named(key: exp.Expression, select: exp.Select, tree: exp.Expression, ow
     return None
 
 
-def ranks_kept_first(tree: exp.Expression) -> list[exp.Window]:
-    """The ranking windows a WHERE or QUALIFY condition keeps ``= 1`` (alone or in its AND), read through the CTE or
-    derived table the filtered SELECT reads (:func:`rank_named`)."""
+def rank_filters(tree: exp.Expression) -> list[tuple[exp.Window, int]]:
+    """The ranking windows a WHERE or QUALIFY condition keeps to a top n — ``<= n`` (n), ``< n`` (n - 1), ``= 1`` (1),
+    alone or in its AND; never a flag (``CASE WHEN rn = 1``) or an OR — read through the CTE or derived table the
+    filtered SELECT reads (:func:`rank_named`), with that n."""
     kept = []
     for clause in [*tree.find_all(exp.Where), *tree.find_all(exp.Qualify)]:
         if not isinstance(clause.parent, exp.Select):
             continue
         parts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
         for compare in (p.unnest() for p in parts):
-            if isinstance(compare, exp.EQ) and isinstance(compare.expression, exp.Literal) and \
-                    not compare.expression.is_string and compare.expression.name == "1":
-                window = rank_named(compare.this, clause.parent, tree, isinstance(clause, exp.Qualify))
-                if window is not None:
-                    kept.append(window)
+            bound = compare.expression if isinstance(compare, (exp.LTE, exp.LT, exp.EQ)) else None
+            if not isinstance(bound, exp.Literal) or bound.is_string or not bound.name.isdigit() or (
+                    isinstance(compare, exp.EQ) and bound.name != "1"):
+                continue
+            window = rank_named(compare.this, clause.parent, tree, isinstance(clause, exp.Qualify))
+            if window is not None:
+                kept.append((window, int(bound.name) - (1 if isinstance(compare, exp.LT) else 0)))
     return kept
+
+
+def ranks_kept_first(tree: exp.Expression) -> list[exp.Window]:
+    """The ranking windows kept to their first row (:func:`rank_filters` with n = 1)."""
+    return [window for window, n in rank_filters(tree) if n == 1]
