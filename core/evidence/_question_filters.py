@@ -25,7 +25,7 @@ from core.fallback import singular
 from core.schema import Column, Schema, Table
 from core.sql import Named
 
-__all__ = ["NOT_ONLY", "column_kind", "date_column_finding", "date_column_named", "filter_column", "missing_bound",
+__all__ = ["NOT_ONLY", "asks_for", "column_kind", "date_column_finding", "date_column_named", "filter_column", "missing_bound",
            "group_column", "column_named", "missing_value", "or_finding", "query_tables", "sibling_column", "unasked_filter", "with_condition"]
 
 _NODES = {"gt": exp.GT, "ge": exp.GTE, "lt": exp.LT, "le": exp.LTE}
@@ -108,15 +108,7 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
             for value in column.value_hints:
                 low = value.lower().strip()
                 initials = "".join(w[0] for w in low.split()) if " " in low else low  # New York written 'NY'
-                said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", asked.text)
-                stem = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(\w+)", asked.text)
-                if said is None and stem and low.isalpha() and word_matches(low, low + stem.group(2)) and stem.group(
-                        2) not in ("s", "es"):
-                    said = stem  # 'success' said as "successful"; never a plural ("emails": the addresses)
-                before = said.group(1).split() if said else []
-                blocked = NOT_ONLY | (set() if before[-1:] in (["a"], ["an"], ["the"]) else _NOT_ASKED_AFTER)
-                if len(low) >= 3 and not low.isdigit() and low not in literals and initials not in literals.split(
-                        ) and said and not set(before) & blocked:  # not "has … paid"; "have received a cash …" is
+                if low not in literals and initials not in literals.split() and asks_for(asked.text, value):
                     hits.append((alias, column, value))
     if len({v for _, _, v in hits}) == 1 and len({(a, c.name) for a, c, _ in hits}) > 1:
         hits = [h for h in hits if _names_next(asked.text, h[2], _table_of(tree, schema, h[0]))]  # "active merchants"
@@ -126,6 +118,23 @@ def missing_value(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | N
     condition = exp.EQ(this=exp.column(column.name, table=alias), expression=exp.Literal.string(value))
     return (f"The question says “{value}”, a value of {column.name}, and the query does not filter on it",
             f"Only {value}", with_condition(tree, condition))
+
+
+def asks_for(text: str, value: str) -> bool:
+    """Whether the question's (lower-case) ``text`` says ``value`` as a word of its own, as what it asks for: "active
+    merchants", 'success' as "successful" (never a plural: "emails" are the addresses), not after a verb or a negation
+    ("has … paid", "not active", "other than cash"; "have received a cash payment" is asked, an article between)."""
+    low = value.lower().strip()
+    if len(low) < 3 or low.isdigit():
+        return False
+    said = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(?![\w-])", text)
+    stem = re.search(rf"((?:\w+\s+){{0,3}})(?<![\w-]){re.escape(low)}(\w+)", text)
+    if said is None and stem and low.isalpha() and word_matches(low, low + stem.group(2)) and stem.group(
+            2) not in ("s", "es"):
+        said = stem
+    before = said.group(1).split() if said else []
+    blocked = NOT_ONLY | (set() if before[-1:] in (["a"], ["an"], ["the"]) else _NOT_ASKED_AFTER)
+    return said is not None and not set(before) & blocked
 
 
 def _table_of(tree: exp.Select, schema: Schema, alias: str) -> Table | None:
@@ -187,7 +196,7 @@ def _initials(value: str, text: str) -> bool:
 
 def unasked_filter(asked: Asked, tree: exp.Select, schema: Schema, context: str = "",
                    written: frozenset[str] = frozenset()) -> Finding | None:
-    """A WHERE condition ``col = 'value'`` (IN, LIKE) that the model wrote (``written``: its literals) whose value is
+    """A WHERE condition ``col = 'value'`` (IN, LIKE, and their negations: ``status <> 'cancelled'``) that the model wrote (``written``: its literals) whose value is
     said nowhere in the question or the ``context`` it was shown, on a column the question does not name: the query
     without it. A filter Cairn added from memory is not the model's, and is not doubted."""
     text = f"{asked.text} {context.lower()}"
@@ -195,10 +204,11 @@ def unasked_filter(asked: Asked, tree: exp.Select, schema: Schema, context: str 
     for where in tree.find_all(exp.Where):
         conditions = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
         for cond in conditions:
-            side = cond.this if isinstance(cond, (exp.EQ, exp.In, exp.Like, exp.ILike)) else None
+            test = cond.this if isinstance(cond, exp.Not) else cond  # NOT x IN (…), x <> 'v': a value kept out
+            side = test.this if isinstance(test, (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike)) else None
             while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
                 side = side.this
-            values = cond.expressions if isinstance(cond, exp.In) else [cond.expression] if side is not None else []
+            values = test.expressions if isinstance(test, exp.In) else [test.expression] if side is not None else []
             if not isinstance(side, exp.Column) or not values or not all(
                     isinstance(v, exp.Literal) and v.is_string and v.this in written for v in values):
                 continue

@@ -2,7 +2,9 @@
 "flights to ORD". A quoted value, or a run of capitalised words or a code the question types, is probed in the text
 columns of the query's tables (bounded ``LIMIT 1`` probes under the guard): one that exactly one column holds and
 that no literal of the query writes is offered as a filter (``missing_quoted``); a text literal no row of its column
-holds where the question's value is one that column holds is offered in its place (``unheld_value``). The query that
+holds where the question's value is one that column holds is offered in its place (``unheld_value``); a value kept
+out, ``status <> 'failed'``, that the question never says, where it names one value that column holds ("successful",
+"male patients", "the vendor 'Utility Company'"), is offered as that value kept (``negated_value``). The query that
 ran stays the answer.
 """
 
@@ -17,11 +19,11 @@ from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
 from core.evidence._common import Execute, owner
 from core.evidence._question_columns import COMMON_WORDS, name_words
-from core.evidence._question_filters import NOT_ONLY, Finding, column_kind, query_tables, with_condition
+from core.evidence._question_filters import NOT_ONLY, Finding, asks_for, column_kind, query_tables, with_condition
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["missing_quoted", "unheld_value"]
+__all__ = ["missing_quoted", "negated_value", "unheld_value"]
 
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
 # A name or a code as typed: capitalised words in a run ("Orlando International Airport"), or one word in capitals
@@ -144,3 +146,51 @@ def unheld_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execut
         return (f"No {name} is '{written}'; the question says “{hits[0]}”, which {name} holds",
                 f"{name} = '{hits[0]}'"[:80], tree)
     return None
+
+
+def negated_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute, question: str,
+                  written: frozenset[str], context: str = "") -> Finding | None:
+    """``status <> 'failed'`` (``!=``, ``NOT IN``, ``NOT x = …``) that the model wrote (``written``: its literals),
+    keeping every value of a text column but ones the question and ``context`` never say, where the question names
+    exactly one value that column holds — quoted, typed as a name or a code, or said as a word of its own
+    ("successful", "male patients") — that no literal of the query writes: the query keeping that value only. Where
+    the question says "not", "other than" … before the value, it is no value asked for."""
+    text = f"{asked.text} {context.lower()}"
+    literals = {lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
+    named = [v for v in _question_values(question, schema) if v.lower() not in literals and not set(
+        re.findall(r"[a-z']+", asked.text[:max(0, asked.text.find(v.lower()))])[-3:]) & NOT_ONLY]
+    probes = _MAX_PROBES
+    for node in list(tree.find_all(exp.NEQ, exp.Not)):
+        test = node.this if isinstance(node, exp.Not) else node
+        if isinstance(node, exp.Not) and not isinstance(test, (exp.EQ, exp.In)):
+            continue
+        side = test.this
+        case = str.lower if isinstance(side, exp.Lower) else str.upper if isinstance(side, exp.Upper) else str
+        while isinstance(side, (exp.Lower, exp.Upper, exp.Trim)):
+            side = side.this
+        kept_out = test.expressions if isinstance(test, exp.In) else [test.expression]
+        found = owner(side, tree, schema)
+        if found is None or column_kind(found[1]) != "text" or not kept_out or not all(
+                isinstance(v, exp.Literal) and v.is_string and v.this in written and v.this.lower() not in text
+                and not _said(v.this, text) for v in kept_out):
+            continue
+        table, column = found
+        hits = {v for v in column.value_hints if v.lower() not in literals and asks_for(asked.text, v)}
+        for value in named[:max(0, probes)]:
+            probes -= 1
+            if (spelled := _spelling(table, column, value, schema, execute)) is not None:
+                hits.add(spelled)
+        if len({h.lower() for h in hits}) != 1:
+            continue
+        value = hits.pop()
+        shown = node.sql(dialect=schema.dialect)
+        node.replace(exp.EQ(this=test.this.copy(), expression=exp.Literal.string(case(value))))
+        return (f"The query keeps every {column.name} but {', '.join(repr(v.this) for v in kept_out)} ({shown}), "
+                f"which the question never says; the question says “{value}”, which {column.name} holds",
+                f"Only {value}"[:80], tree)
+    return None
+
+
+def _said(value: str, text: str) -> bool:
+    """A word of ``value`` (two letters or more) stands in the question's text."""
+    return any(re.search(rf"(?<![\w-]){re.escape(w)}", text) for w in re.findall(r"[a-z0-9]{2,}", value.lower()))

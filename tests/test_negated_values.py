@@ -1,0 +1,100 @@
+"""A value kept out that the question never says, where the question names the value it asks for
+(``core.evidence._question_values.negated_value``, ``_question_filters.unasked_filter``).
+
+``status <> 'failed'`` for "successful payments" keeps every other status too ('pending', 'refunded'); a model
+writes it for "= 'success'" and the rows run without an error. Where the question names exactly one value the
+column holds that the query writes nowhere, and never says the value kept out, the query keeping that value is
+offered beside the answer (both results said); a value kept out that nobody asked for is offered without its
+condition. The query that ran stays the answer. Real SQLite through Cairn's backend; the model is scripted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.databases import open_database
+from core.pipeline import AskPipeline
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture()
+def garage(tmp_path: Path):
+    path = tmp_path / "garage.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys
+        conn.executescript(
+            "CREATE TABLE vehicle(vehicle_id INTEGER, maker TEXT, fuel TEXT, seats INTEGER);"
+            "CREATE TABLE payment(payment_id INTEGER, vehicle_id INTEGER, amount REAL, status TEXT);"
+            "INSERT INTO vehicle VALUES (1,'Tata','diesel',5),(2,'Maruti','petrol',4),(3,'Tata','petrol',7),"
+            "(4,'Honda','electric',5),(5,'Maruti','diesel',5);"
+            "INSERT INTO payment VALUES (1,1,100,'success'),(2,2,50,'failed'),(3,3,70,'pending'),(4,4,20,'success'),"
+            "(5,5,30,'refunded');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def _ask(db, question: str, sql: str):
+    return AskPipeline(db, ScriptedLLM(sql, sql, sql, sql), Settings()).ask(question)
+
+
+def _offered(answer, label: str) -> list[tuple]:
+    (other,) = [a for a in answer.alternatives if a.label == label]
+    return other
+
+
+@pytest.mark.parametrize(("question", "sql", "label", "rows"), [
+    ("What is the total amount of successful payments?",
+     "SELECT SUM(amount) FROM payment WHERE status <> 'failed'", "Only success", [(120.0,)]),
+    ("How many petrol vehicles does each maker have?",
+     "SELECT maker, COUNT(*) FROM vehicle WHERE fuel != 'diesel' GROUP BY maker", "Only petrol",
+     [("Maruti", 1), ("Tata", 1)]),
+    ("How many vehicles does the maker 'Maruti' have?",
+     "SELECT COUNT(*) FROM vehicle WHERE maker NOT IN ('Tata')", "Only Maruti", [(2,)]),
+    ("Seats of each Honda vehicle", "SELECT vehicle_id, seats FROM vehicle WHERE NOT maker = 'Tata'", "Only Honda",
+     [(4, 5)]),
+])
+def test_a_value_kept_out_unsaid_where_the_question_names_another_is_offered_kept(garage, question, sql, label,
+                                                                                   rows) -> None:
+    answer = _ask(garage, question, sql)
+    assert answer.ok and answer.sql.replace("!=", "<>").upper().startswith(sql.replace("!=", "<>").upper()[:20])
+    other = _offered(answer, label)
+    assert "never says" in other.why
+    assert sorted(garage.execute(other.sql).rows) == rows
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    # the value kept out is the question's own
+    ("What is the total amount of payments other than failed ones?",
+     "SELECT SUM(amount) FROM payment WHERE status <> 'failed'"),
+    # a negation before the value the question names: no value asked for
+    ("Which vehicles are not petrol?", "SELECT vehicle_id FROM vehicle WHERE fuel <> 'diesel'"),
+    # two values of the column named: no one value to keep
+    ("How many Tata or Maruti vehicles use petrol?", "SELECT COUNT(*) FROM vehicle WHERE maker <> 'Honda'"),
+    # the value named is written elsewhere in the query
+    ("How many petrol vehicles are there?",
+     "SELECT COUNT(*) FROM vehicle WHERE fuel = 'petrol' AND maker <> 'Honda'"),
+])
+def test_a_value_kept_out_is_not_read_as_another_where_the_words_do_not_name_one(garage, question, sql) -> None:
+    answer = _ask(garage, question, sql)
+    assert answer.ok
+    assert not [a for a in answer.alternatives if "never says" in a.why]
+
+
+def test_a_value_kept_out_that_nobody_asked_for_is_offered_without_its_condition(garage) -> None:
+    answer = _ask(garage, "How many vehicles does each maker have?",
+                  "SELECT maker, COUNT(*) FROM vehicle WHERE fuel <> 'electric' GROUP BY maker")
+    assert answer.ok and sorted(answer.rows) == [("Maruti", 2), ("Tata", 2)]  # the query that ran stays
+    other = _offered(answer, "Without fuel <> 'electric'")
+    assert sorted(garage.execute(other.sql).rows) == [("Honda", 1), ("Maruti", 2), ("Tata", 2)]
+
+
+def test_a_value_kept_out_that_gives_the_same_rows_is_not_doubted(garage) -> None:
+    answer = _ask(garage, "How many petrol vehicles are there?",
+                  "SELECT COUNT(*) FROM vehicle WHERE fuel NOT IN ('diesel', 'electric')")
+    assert answer.ok and answer.rows == ((2,),)
+    assert not [a for a in answer.alternatives if a.label == "Only petrol"]
