@@ -98,3 +98,4 @@ def test_a_value_kept_out_that_gives_the_same_rows_is_not_doubted(garage) -> Non
                   "SELECT COUNT(*) FROM vehicle WHERE fuel NOT IN ('diesel', 'electric')")
     assert answer.ok and answer.rows == ((2,),)
     assert not [a for a in answer.alternatives if a.label == "Only petrol"]
+

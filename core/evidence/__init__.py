@@ -11,6 +11,7 @@ may rewrite its query (``AskPipeline._review``).
   relate between tables it relates by a key; a join Cairn put back (the model read a table it never joined), kept
   as LEFT JOIN; rows without a match asked for with an inner join (never any), or shown by the side that has no
   match (NULL on every row), or asked for ("not", "without") with a LEFT JOIN that tests nothing (every row kept);
+  a join on either of two keys of one table (``ON u.uid = t.sender_id OR u.uid = t.receiver_id``), each key alone;
 - ``_groups``: an aggregate beside bare columns with no GROUP BY as written (one total, or one row per value); a
   count of the group's own key, ``COUNT(DISTINCT k) … GROUP BY k`` (1 in every group: each group's rows offered); a
   GROUP BY of the key of the table whose columns are aggregated (one row per group); a column shown but neither
@@ -34,7 +35,7 @@ may rewrite its query (``AskPipeline._review``).
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
   otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
   ``'+30 days'``, "between 5 and 20" against ``IN (5, 20)``); values the question quotes or names that the query leaves out or writes otherwise in
-  ``_question_values``.
+  ``_question_values`` (and a value kept out, ``status <> 'failed'``, where the question names the one it asks for).
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ from core.evidence._groups import (completion_evidence, extended_group_evidence,
                                    constant_count_evidence)
 from core.evidence._labels import (counted_entity_evidence, dropped_measure_evidence, total_row_evidence,
                                   unlabelled_rows_evidence)
-from core.evidence._joins import (added_join_evidence, anti_join_evidence, join_evidence, join_key_evidence,
-                                  left_join_filter_evidence, unmatched_evidence)
+from core.evidence._joins import (added_join_evidence, anti_join_evidence, either_key_evidence, join_evidence,
+                                  join_key_evidence, left_join_filter_evidence, unmatched_evidence)
 from core.evidence._question import question_evidence
 from core.evidence._question_filters import column_named, date_column_named
 from core.evidence._question_columns import a_look, answering_query
@@ -102,6 +103,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
     for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
                   left_join_filter_evidence(sql, result, schema, execute),
+                  either_key_evidence(question, sql, result, schema, execute),
                   key_group_evidence(sql, result, schema, execute), hidden_group_evidence(sql, result, schema, execute),
                   constant_count_evidence(sql, result, schema, execute),
                   elsewhere_evidence(sql, result, schema, execute),

@@ -12,7 +12,10 @@ also filters the joined table by a constant, where the joined table is read nowh
 JOIN journal j ON p.jid = j.jid AND j.name LIKE 'J%'`` and nothing of ``j`` shown, grouped or counted): such a join
 changes no row, so its filter filters nothing: offered with the filter in the WHERE clause. Where the query reads the
 joined side (``COALESCE(SUM(o.qty), 0)`` for every product, a list "with their orders, if any", an anti-join's ``IS
-NULL``) the filter in the ON is how one keeps every row, and nothing is said. The query that ran stays the answer.
+NULL``) the filter in the ON is how one keeps every row, and nothing is said. A join on either of two keys of one
+table, ``ON u.uid = t.sender_id OR u.uid = t.receiver_id``, matches a row for each role a key plays (a user's
+transactions sent and received, together): where the question says no "or", "either", "both" or "involving", each
+key alone is offered, the one the question's words name first. The query that ran stays the answer.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
 from core.sql import join_candidates, joins_adding_no_column
 
-__all__ = ["added_join_evidence", "anti_join_evidence", "join_evidence", "join_key_evidence", "left_join_filter_evidence",
-           "unmatched_evidence"]
+__all__ = ["added_join_evidence", "anti_join_evidence", "either_key_evidence", "join_evidence", "join_key_evidence",
+           "left_join_filter_evidence", "unmatched_evidence"]
 
 
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
@@ -278,3 +281,60 @@ def _filters_only(condition: exp.Expression, alias: str) -> bool:
 def _needs_the_on(select: exp.Select, join: exp.Join, alias: str) -> bool:
     """Whether the query reads ``alias`` anywhere outside that join's ON (then the LEFT JOIN keeps rows on purpose)."""
     return any(c.table.lower() == alias and c.find_ancestor(exp.Join) is not join for c in select.find_all(exp.Column))
+
+
+_EITHER_WORDS = re.compile(r"\b(?:or|either|both|ya|involv\w*)\b")
+
+
+def either_key_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                        execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """The join on either of two keys of the module docstring: the query joined on each key alone."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated or _EITHER_WORDS.search(question.lower()):
+        return [], []
+    words = re.findall(r"[a-z]{4,}", question.lower())
+    for join in list(tree.find_all(exp.Join)):
+        on = join.args.get("on")
+        either = next((o for o in (on.flatten() if isinstance(on, exp.And) else [on]) if _either(o)), None)
+        if either is None:
+            continue
+        inner = either.unnest()
+        pairs = [inner.this.unnest(), inner.expression.unnest()]
+        keys = [_role_key(pair, pairs) for pair in pairs]
+        keys.sort(key=lambda k: not any(k.name.lower()[:4] == w[:4] for w in words))
+        found: list[tuple[list[str], list[Alternative]]] = []
+        for key in keys:
+            pair = next(p for p in pairs if _role_key(p, pairs) is key)
+            alone = tree.copy()
+            target = next(n for n in alone.find_all(type(either)) if n == either)
+            target.replace(pair.copy())
+            shown = f"{key.table}.{key.name}" if key.table else key.name
+            found.append(offer(alone.sql(dialect=schema.dialect), f"Joined on {shown} only", lambda how, shown=shown, either=either: (
+                f"The join matches a row on either of two keys ({either.sql(dialect=schema.dialect)}), so each row "
+                f"counts once for every role it plays, and the question says no “or”; joined on {shown} only, {how}."),
+                schema, execute, result))
+        return [n for f in found for n in f[0]], [a for f in found for a in f[1]]
+    return [], []
+
+
+def _either(node: exp.Expression | None) -> bool:
+    """``a = t.x OR a = t.y``: two equalities sharing one side, whose other sides are two columns of one table."""
+    inner = node.unnest() if node is not None else None
+    if not isinstance(inner, exp.Or):
+        return False
+    pairs = [inner.this.unnest(), inner.expression.unnest()]
+    if not all(isinstance(p, exp.EQ) and isinstance(p.this, exp.Column) and isinstance(p.expression, exp.Column)
+               for p in pairs):
+        return False
+    sides = [{p.this.sql(), p.expression.sql()} for p in pairs]
+    shared = sides[0] & sides[1]
+    return len(shared) == 1 and all(k is not None for k in (_role_key(p, pairs) for p in pairs)) and len(
+        {_role_key(p, pairs).table.lower() for p in pairs}) == 1 and len({_role_key(p, pairs).name.lower()
+                                                                          for p in pairs}) == 2
+
+
+def _role_key(pair: exp.EQ, pairs: list[exp.EQ]) -> exp.Column:
+    """The side of ``pair`` that the other equality does not share (the role's key)."""
+    other = next(p for p in pairs if p is not pair)
+    shared = {other.this.sql(), other.expression.sql()}
+    return pair.expression if pair.this.sql() in shared else pair.this
