@@ -324,3 +324,29 @@ def test_a_divisor_with_one_added_unasked_is_offered_as_the_ratio_itself(shop) -
                   "SELECT client_id, SUM(amount) / (COUNT(*) + 1) AS avg_amount FROM sale GROUP BY client_id")
     other = next(a for a in answer.alternatives if a.label == "The ratio itself")
     assert (2, 5.0) in _rows(shop, other.sql)
+
+
+@pytest.mark.parametrize(("question", "sql", "label", "whole"), [
+    ("What is the total session duration in seconds for each user?",
+     "SELECT user_id, SUM(EXTRACT(SECOND FROM end_ts - start_ts)) AS secs FROM sessions GROUP BY user_id",
+     "The whole length in seconds", [(1, 3630.0), (2, 90.0)]),
+    ("How many minutes did each session last?",
+     "SELECT id, EXTRACT(MINUTE FROM (end_ts - start_ts)) AS mins FROM sessions",
+     "The whole length in minutes", [(1, 60.0), (2, 0.5), (3, 1.5)]),
+])
+def test_the_seconds_field_of_a_length_of_time_is_offered_as_the_whole_length(tmp_path: Path, question, sql, label,
+                                                                               whole) -> None:
+    path = tmp_path / "sessions.csv"
+    path.write_text("id,user_id,start_ts,end_ts\n1,1,2023-06-01 10:00:00,2023-06-01 11:00:00\n"
+                    "2,1,2023-06-01 12:00:00,2023-06-01 12:00:30\n3,2,2023-06-02 09:00:00,2023-06-02 09:01:30\n")
+    db = open_database(str(path))
+    try:
+        answer = _ask(db, question, sql)
+        assert answer.ok  # the query that ran stays the answer
+        (other,) = [a for a in answer.alternatives if a.label == label]
+        assert "field" in other.why
+        assert sorted((r[0], float(r[1])) for r in db.execute(other.sql).rows) == whole
+        kept = _ask(db, "The seconds part of each session's length", sql.replace("MINUTE", "SECOND"))
+        assert not [a for a in kept.alternatives if a.label.startswith("The whole length")]
+    finally:
+        db.close()

@@ -2,7 +2,8 @@
 fraction, a COUNT of a CASE that counts every row, a COUNT(*) that counts the rows a LEFT JOIN keeps empty; and, read
 against the question, a percentage where it asks for a ratio (or the other way) and a ratio written the wrong way
 up; a difference of two dates below zero on every row (the operands the other way round); and, on SQLite, an order or
-an extreme of a text column holding numbers ('9' after '100')."""
+an extreme of a text column holding numbers ('9' after '100'); on PostgreSQL and DuckDB, the seconds field of a length of
+time, ``EXTRACT(SECOND FROM a - b)``, where the question asks for its length in seconds."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Column, Schema
 from core.sql import PARSE_FAILURES, as_number, holds_numbers_as_text, schema_mapping
 
-__all__ = ["count_evidence", "division_evidence", "order_evidence", "ratio_finding", "reversed_difference_evidence",
-           "rounding_finding", "scale_finding"]
+__all__ = ["count_evidence", "division_evidence", "length_field_finding", "order_evidence", "ratio_finding",
+           "reversed_difference_evidence", "rounding_finding", "scale_finding"]
 
 logger = logging.getLogger(__name__)
 _WHOLE = exp.DataType.INTEGER_TYPES
@@ -234,6 +235,35 @@ def rounding_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Express
                 node.replace(node.this.copy())
                 return (f"The query rounds {what} to a whole number, which the question does not ask",
                         "With its fraction", tree)
+    return None
+
+
+_FIELD_UNITS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600}
+
+
+def length_field_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
+    """``EXTRACT(SECOND FROM end_ts - start_ts)`` (MINUTE, HOUR; PostgreSQL, DuckDB): the seconds field of the length
+    of time (0 to 59), where the question asks for a length in that unit ("the total duration in seconds") and no
+    other field of it is added in: the whole length, ``EXTRACT(EPOCH FROM …)`` over the unit's seconds."""
+    for node in tree.find_all(exp.Extract):
+        field = node.this.name.upper()
+        length = node.expression.unnest()
+        if field not in _FIELD_UNITS or not isinstance(length, (exp.Sub, exp.Anonymous)) or (
+                isinstance(length, exp.Anonymous) and length.name.upper() != "AGE"):
+            continue
+        if not re.search(rf"\b{field.lower()}s?\b", text) or re.search(
+                rf"\b{field.lower()}s? (?:part|field|component)\b", text):
+            continue
+        if any(isinstance(e, exp.Extract) and e is not node and e.expression.unnest() == length
+               for e in tree.find_all(exp.Extract)):
+            continue  # HOUR * 60 + MINUTE: the fields added up on purpose
+        whole: exp.Expression = exp.Extract(this=exp.var("EPOCH"), expression=node.expression.copy())
+        if _FIELD_UNITS[field] > 1:
+            whole = exp.Div(this=whole, expression=exp.Literal.number(_FIELD_UNITS[field]))
+        node.replace(exp.Paren(this=whole) if _FIELD_UNITS[field] > 1 else whole)
+        return (f"EXTRACT({field} FROM …) of a length of time is only its {field.lower()}s field (0 to "
+                f"{59 if field != 'HOUR' else 23}), not the whole length in {field.lower()}s the question asks for",
+                f"The whole length in {field.lower()}s", tree)
     return None
 
 

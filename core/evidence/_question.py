@@ -19,7 +19,8 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount, is_key
-from core.evidence._arithmetic import ratio_finding, rounding_finding, scale_finding, smoothing_finding, undivided_ratio
+from core.evidence._arithmetic import (length_field_finding, ratio_finding, rounding_finding, scale_finding,
+                                      smoothing_finding, undivided_ratio)
 from core.evidence._groups import split_finding
 from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer, owner, parse
 from core.evidence._question_columns import (alias_column_finding, asked_column_finding, key_label_finding,
@@ -63,6 +64,8 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         _sort_key_finding, _range_finding,
         lambda asked, tree, schema: rounding_finding(asked.text, tree),
         lambda asked, tree, schema: smoothing_finding(asked.text, tree),
+        lambda asked, tree, schema: length_field_finding(asked.text, tree) if schema.dialect in (
+            "postgres", "duckdb") else None,
         lambda asked, tree, schema: alias_column_finding(tree, schema), asked_column_finding, key_label_finding,
         twin_table_finding,
         lambda asked, tree, schema: split_finding(asked, tree, schema),
