@@ -81,7 +81,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh22": "tests.heldout.damage_fresh22",
               "fresh23": "tests.heldout.damage_fresh23",
               "fresh24": "tests.heldout.damage_fresh24",
-              "fresh25": "tests.heldout.damage_fresh25"}
+              "fresh25": "tests.heldout.damage_fresh25",
+              "fresh26": "tests.heldout.damage_fresh26"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
