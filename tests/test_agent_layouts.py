@@ -1,0 +1,52 @@
+"""Replies in a coding agent's or a framework's own format, or through a transport's encoding
+(``core.sql.layout._agents``, ``_encodings``): Aider's SEARCH/REPLACE block, Cline's XML tool call, DSPy's output
+fields, a printed LlamaIndex ``Response``; e-mail's quoted-printable, a tokenizer's raw pieces, Telegram's
+MarkdownV2 escapes. Each is read back to the query it carries, and the same marks inside a value or a plain reply
+are left as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.sql import extract_sql
+
+QUERY = "SELECT city, COUNT(*) FROM customers WHERE age > 30 GROUP BY city"
+
+
+@pytest.mark.parametrize(("reply", "query"), [
+    ("I'll change the query.\n\nqueries/report.sql\n```sql\n<<<<<<< SEARCH\nSELECT city FROM customers\n=======\n"
+     f"{QUERY}\n>>>>>>> REPLACE\n```\n", QUERY),
+    (f"report.sql\n<<<<<<< SEARCH\n=======\n{QUERY}\n>>>>>>> REPLACE\n", QUERY),
+    ("Let me run it.\n<execute_command>\n<command>sqlite3 shop.db \"SELECT city, COUNT(*) FROM customers WHERE age "
+     "&gt; 30 GROUP BY city;\"</command>\n<requires_approval>false</requires_approval>\n</execute_command>", QUERY),
+    ("<execute_command>\n<command>psql -d shop -c \"SELECT city FROM customers WHERE name = 'Asha'\"</command>\n"
+     "</execute_command>", "SELECT city FROM customers WHERE name = 'Asha'"),
+    ("<write_to_file>\n<path>q/report.sql</path>\n<content>\nSELECT city FROM customers\n</content>\n"
+     "</write_to_file>", "SELECT city FROM customers"),
+    ("[[ ## reasoning ## ]]\nWe SELECT city and count per city.\n\n[[ ## sql_query ## ]]\n"
+     f"{QUERY}\n\n[[ ## completed ## ]]", QUERY),
+    ("Response(response='Pune has the most.', source_nodes=[], metadata={'6f2a': {'sql_query': \"SELECT city, "
+     "COUNT(*) FROM customers WHERE name <> 'O''Neil' GROUP BY city\", 'result': [('Pune', 2)]}})",
+     "SELECT city, COUNT(*) FROM customers WHERE name <> 'O''Neil' GROUP BY city"),
+    ("Here it is:\n\n```sql\nSELECT city, COUNT(*) FROM customers WHERE status =3D 'active' AND name <> 'Jos=C3=A9' "
+     "GROUP BY c=\nity\n```", "SELECT city, COUNT(*) FROM customers WHERE status = 'active' AND name <> 'José' "
+     "GROUP BY city"),
+    ("```sql\nSELECTĠcity,ĠCOUNT(*)ĠFROMĠcustomersĠWHEREĠageĠ>Ġ30ĠGROUPĠBYĠcity\n```", QUERY),
+    ("▁SELECT▁city,▁COUNT(*)▁FROM▁customers▁WHERE▁age▁>▁30▁GROUP▁BY▁city", QUERY),
+    ("Here you go\\!\n```sql\nSELECT city, COUNT\\(\\*\\) FROM customers WHERE age \\>\\= 30 AND name \\= 'St\\. "
+     "Louis' GROUP BY city\n```\nHope this helps\\.",
+     "SELECT city, COUNT(*) FROM customers WHERE age >= 30 AND name = 'St. Louis' GROUP BY city"),
+])
+def test_an_agent_format_or_a_transport_encoding_is_read_to_its_query(reply: str, query: str) -> None:
+    assert " ".join(extract_sql(reply, "sqlite").split()) == query
+
+
+@pytest.mark.parametrize("reply", [
+    "```sql\nSELECT name FROM customers WHERE code = '=3D' \n```",  # a value, one mark: no encoding
+    "```sql\nSELECT name FROM customers WHERE note = 'Ġ'\n```",
+    "```sql\nSELECT name FROM customers WHERE path LIKE 'a\\.b%'\n```",
+    "```sql\nSELECT name FROM customers -- query = 'x'\n```",
+])
+def test_marks_that_stand_alone_or_in_values_are_left_as_written(reply: str) -> None:
+    body = reply.split("\n")[1]
+    assert extract_sql(reply, "sqlite").strip() == body.strip()
