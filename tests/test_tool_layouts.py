@@ -68,6 +68,12 @@ def test_a_zero_width_character_inside_a_quoted_value_stays() -> None:
      "SELECT SUM(CASE WHEN year > 2010 THEN 1 ELSE 0 END) FROM publication"),
     ("SELECT name FROM author WHERE name IN 'Li', 'O''Hara' ORDER BY name",
      "SELECT name FROM author WHERE name IN ('Li', 'O''Hara') ORDER BY name"),
+    ("SELECT aid, COUNT(*) AS n FROM writes GROUP BY aid ORDER BY COUNT(*) AS n DESC, aid AS a LIMIT 5",
+     "SELECT aid, COUNT(*) AS n FROM writes GROUP BY aid ORDER BY COUNT(*) DESC, aid LIMIT 5"),
+    ("SELECT a.name, w.pid FROM author a, writes w ON a.aid = w.aid, publication AS p ON p.pid = w.pid",
+     "SELECT a.name, w.pid FROM author a JOIN writes w ON a.aid = w.aid JOIN publication AS p ON p.pid = w.pid"),
+    ("SELECT a.name FROM author a, writes w WHERE a.aid = w.aid", "SELECT a.name FROM author a, writes w WHERE "
+     "a.aid = w.aid"),  # a comma join with its condition in WHERE is SQL as written
 ])
 def test_a_clause_written_in_another_order_is_read(written: str, read: str) -> None:
     assert flat(extract_queries(f"```sql\n{written}\n```", "postgres")[0]) == read

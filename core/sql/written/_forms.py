@@ -14,7 +14,9 @@ something else — ``IN 'a', 'b'`` as ``IN 'a'`` and a table named b, ``4.5f`` a
 - a whole statement written as a derived table, ``(SELECT …) AS result;``;
 - commas between a CASE's branches (``THEN 1, ELSE 0``: a comma never stands there);
 - a sort direction on a GROUP BY key (``GROUP BY city DESC``, MySQL 5's implicit sort): grouped, and sorted so where
-  no ORDER BY says otherwise.
+  no ORDER BY says otherwise;
+- an output name carried into ORDER BY or GROUP BY with its key (``ORDER BY SUM(x) AS total DESC``): dropped;
+- a table listed after a comma with a join's ON (``FROM cars c, sales s ON c.id = s.car_id``): the JOIN.
 
 And ``with_ended`` (``_extract`` applies it to a whole block only): ``WITH result AS (…)`` with no query after the list
 read as the last one's rows.
@@ -348,5 +350,57 @@ def _group_directions(block: str) -> str:
     return _edited(block, edits)
 
 
+def _sort_key_aliases(block: str) -> str:
+    """``ORDER BY SUM(price) AS total DESC``: an output name carried with its key into ORDER BY or GROUP BY, where no
+    name can be given, dropped (the key stays)."""
+    if not re.search(r"(?i)\b(?:ORDER|GROUP)\s+BY\b[^;]*\bAS\b", block):
+        return block
+    tokens = _tokens(block)
+    depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.token_type not in (TokenType.ORDER_BY, TokenType.GROUP_BY):
+            continue
+        level, j = depths[i], i + 1
+        while j < len(tokens) and depths[j] >= level and not (depths[j] == level and tokens[j].token_type in (
+                _CLAUSE_END | {TokenType.GROUP_BY})):
+            if tokens[j].token_type == TokenType.ALIAS and depths[j] == level and j + 1 < len(tokens) and tokens[
+                    j + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+                edits.append((tokens[j - 1].end + 1, tokens[j + 1].end + 1, ""))
+            j += 1
+    return _edited(block, edits)
+
+
+def _comma_joins(block: str) -> str:
+    """``FROM cars c, sales s ON c.id = s.car_id``: a table listed after a comma with the ON of a join, read as the
+    JOIN its ON says (a comma takes no ON)."""
+    if "," not in block or not re.search(r"(?i)\bON\b", block):
+        return block
+    tokens = _tokens(block)
+    depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+    edits: list[tuple[int, int, str]] = []
+    clause: dict[int, TokenType] = {}
+    names = (TokenType.VAR, TokenType.IDENTIFIER)
+    for i, token in enumerate(tokens):
+        if token.token_type in (TokenType.SELECT, TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY,
+                                TokenType.ORDER_BY, TokenType.HAVING):
+            clause[depths[i]] = token.token_type
+        if token.token_type != TokenType.COMMA or clause.get(depths[i]) != TokenType.FROM:
+            continue
+        j = i + 1
+        while j + 1 < len(tokens) and tokens[j].token_type in names and tokens[j + 1].token_type == TokenType.DOT:
+            j += 2  # schema.table
+        if j >= len(tokens) or tokens[j].token_type not in names:
+            continue
+        j += 1
+        if j < len(tokens) and tokens[j].token_type == TokenType.ALIAS:
+            j += 1
+        if j < len(tokens) and tokens[j].token_type in names:
+            j += 1
+        if j < len(tokens) and tokens[j].token_type == TokenType.ON:
+            edits.append((token.start, token.end + 1, " JOIN"))
+    return _edited(block, edits)
+
+
 OTHER_FORMS = (_directions_after, _case_when, _in_brackets, _numbers_unsuffixed, _divisor_guarded, _tool_marks,
-               _unwrapped, _case_operand_spread, _case_commas, _group_directions)
+               _unwrapped, _case_operand_spread, _case_commas, _group_directions, _sort_key_aliases, _comma_joins)
