@@ -1,6 +1,6 @@
 """Replies in a coding agent's or a framework's own format, or through a transport's encoding
-(``core.sql.layout._agents``, ``_encodings``): Aider's SEARCH/REPLACE block, Cline's XML tool call, DSPy's output
-fields, a printed LlamaIndex ``Response``; e-mail's quoted-printable, a tokenizer's raw pieces, Telegram's
+(``core.sql.layout._printed``, ``_encodings``; Aider's, Cline's and DSPy's formats are taken by the general readers):
+Aider's SEARCH/REPLACE block, Cline's XML tool call, DSPy's output fields, a printed LlamaIndex ``Response``; e-mail's quoted-printable, a tokenizer's raw pieces, Telegram's
 MarkdownV2 escapes. Each is read back to the query it carries, and the same marks inside a value or a plain reply
 are left as written."""
 

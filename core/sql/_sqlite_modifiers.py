@@ -4,8 +4,10 @@
 NULL, so every comparison with it is false and the answer is silently empty. PostgreSQL rejects the same slip. So,
 for SQLite, a modifier is read against SQLite's documented grammar (https://sqlite.org/lang_datefunc.html):
 
-- written in another notation with one reading — an ISO 8601 duration (``-P7D``, ``P6M``, ``-PT5H``) or "N units
-  ago" — it is written as SQLite's (``-7 days``, ``+6 months``, ``-5 hours``, ``-30 days``): the same span;
+- written in another notation with one reading — an ISO 8601 duration (``-P7D``, ``P6M``, ``-PT5H``), "N units
+  ago", or a unit SQLite lacks or spells otherwise (``-2 weeks``, ``-1 quarter``, ``-3 hrs``, ``-7days``) — it is
+  written as SQLite's (``-7 days``, ``+6 months``, ``-5 hours``, ``-30 days``, ``-14 days``, ``-3 months``): the
+  same span;
 - any other literal modifier SQLite does not know makes the query an error (the model is shown why), never a run.
 
 Only string literals are read: a modifier built at run time (``'-' || n || ' days'``) is SQLite's to judge.
@@ -33,6 +35,11 @@ _MODIFIER = re.compile(
     re.IGNORECASE)
 _ISO_DURATION = re.compile(r"([+-]?)P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?",
                            re.IGNORECASE)
+_OTHER_UNITS = (("week", 7, "days"), ("wk", 7, "days"), ("quarter", 3, "months"), ("qtr", 3, "months"),
+                ("hr", 1, "hours"), ("min", 1, "minutes"), ("sec", 1, "seconds"), ("yr", 1, "years"),
+                ("day", 1, "days"))
+_OTHER_UNIT = re.compile(r"([+-]?)\s*(\d+(?:\.\d+)?)\s*(weeks?|wks?|quarters?|qtrs?|hrs?|mins?|secs?|yrs?|days?)",
+                         re.IGNORECASE)
 _AGO = re.compile(r"(\d+(?:\.\d+)?)\s+(" + "|".join(_UNITS) + r"|week)s?\s+ago", re.IGNORECASE)
 
 
@@ -58,6 +65,11 @@ def _sqlite_form(text: str) -> str | None:
                  (minutes, "minutes"), (seconds, "seconds")]
         written = [f"{sign}{n} {unit}" for n, unit in parts if n]
         return written[0] if len(written) == 1 else None  # several parts: several modifiers, not one
+    other = _OTHER_UNIT.fullmatch(value)
+    if other:  # '-2 weeks', '+1 quarter', '-3 hrs': a unit SQLite lacks or spells otherwise, with one length
+        sign, number, unit = other.group(1) or "+", other.group(2), other.group(3).lower()
+        times, named = next((n, u) for prefix, n, u in _OTHER_UNITS if unit.startswith(prefix))
+        return f"{sign}{float(number) * times:g} {named}"
     ago = _AGO.fullmatch(value)
     if ago:
         number, unit = ago.group(1), ago.group(2).lower()

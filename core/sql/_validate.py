@@ -24,11 +24,13 @@ from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_by_max_key, counts_for_lists,
                               dead_sort_keys, filters_in_aggregates, flags_as_filters, flipped_latest,
                               inverted_counts, labels_as_stored, limits_before_order, nth_as_top, numbers_as_numbers,
+                              positions_from_zero, distinct_sorted_apart,
                               repair_group_by, threshold_as_top, unasked_breakdowns, unasked_partitions,
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import quoted_columns, timestamps_as_days
+from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns,
+                              timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -134,8 +136,11 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     try:
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes, meaning)
+        positions_from_zero(tree, dialect, fixes)
+        joins_in_order(tree, fixes)
         orm_idioms(tree, schema, dialect, fixes)
         unqualified_output_names(tree, schema, fixes)
+        output_names_in_expressions(tree, schema, dialect, fixes)
         assigned_aliases(tree, schema, dialect, fixes)
         quoted_columns(tree, schema, dialect, fixes)
         join_forgotten(tree, schema, dialect, fixes)
@@ -145,6 +150,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_columns(tree, schema, dialect, fixes, meaning, named)
         unquoted_dates(tree, schema, dialect, fixes)
         date_arithmetic(tree, schema, dialect, fixes)
+        bare_intervals(tree, dialect, fixes, question)
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)
         empty_as_null(tree, schema, dialect, fixes)
@@ -154,6 +160,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         if complete_groups:
             repair_group_by(tree, schema, dialect, fixes)
         labels_as_stored(tree, schema, dialect, fixes, join_matches, question)
+        distinct_sorted_apart(tree, dialect, fixes)
         dead_sort_keys(tree, dialect, fixes, question)
         limits_before_order(tree, dialect, fixes, question)
         unasked_windows(tree, dialect, fixes, question)

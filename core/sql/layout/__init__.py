@@ -3,8 +3,8 @@
 
 - ``_encodings`` (first): a transport's encoding — quoted-printable, a tokenizer's raw pieces, Telegram's
   MarkdownV2 escapes — read back to the text;
-- ``_agents``: a coding agent's or a framework's format — Aider's SEARCH/REPLACE block, Cline's XML tool call, DSPy's
-  output fields, a printed Python object carrying ``sql_query`` — read back to SQL blocks;
+- ``_printed``: a printed Python object carrying the query (LlamaIndex's ``Response(…, metadata={…: {'sql_query':
+  '…'}})``), its string read with ``ast.literal_eval``;
 - ``_blocks``: the reply's blocks — an end-of-turn token written as text, HTML-escaped SQL, a query inside a Python
   program, a query sent in parts, a query repeated in a loop, a diff, numbered lines, ``SELECT … INTO``;
 - ``_terminal``: SQL written as it is typed at a terminal or as a writer formats it — a database shell's prompts

@@ -29,7 +29,6 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from core.sql._guard import parse_statements
 from core.sql._slips import PARSE_FAILURES
-from core.sql.layout._agents import agent_formats_read
 from core.sql.layout._documents import envelopes_read
 from core.sql.layout._encodings import encodings_read
 from core.sql.layout._markup import FENCE as _FENCE
@@ -37,6 +36,7 @@ from core.sql.layout._markup import QUERY_START as _QUERY_START
 from core.sql.layout._markup import markup_read
 from core.sql.layout._noise import OPEN_END as _OPEN_END
 from core.sql.layout._noise import noise_dropped
+from core.sql.layout._printed import printed_values_read
 from core.sql.layout._programs import program_queries
 from core.sql.layout._scripts import scripts_read
 from core.sql.layout._terminal import terminal_read
@@ -82,7 +82,7 @@ _MIN_COPY = 15  # a repeated stretch shorter than this is no statement written a
 def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
-    text, ended = _before_turn_end(agent_formats_read(noise_dropped(envelopes_read(encodings_read(reply)))))
+    text, ended = _before_turn_end(printed_values_read(noise_dropped(envelopes_read(encodings_read(reply)))))
     text = _unescaped(wrappers_read(program_queries(markup_read(scripts_read(text)))))
     text = terminal_read(text)
     text = _ONE_LINE_FENCE.sub(lambda m: f"{m[1]}{m[2]}{m[3]}\n{m[4]}\n{m[1]}{m[2]}", text)

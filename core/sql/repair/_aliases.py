@@ -14,7 +14,8 @@ from sqlglot import exp
 
 from core.schema import Schema
 
-__all__ = ["ALIAS_CLASH_FIX", "assigned_aliases", "repair_alias_clashes", "unqualified_output_names"]
+__all__ = ["ALIAS_CLASH_FIX", "assigned_aliases", "output_names_in_expressions", "repair_alias_clashes",
+           "unqualified_output_names"]
 
 ALIAS_CLASH_FIX = " (also used for "  # in the note of a renamed clashing alias: it makes an error go away
 
@@ -155,3 +156,42 @@ def unqualified_output_names(tree: exp.Expression, schema: Schema, fixes: list[s
                 before, owner = col.sql(), col.table
                 col.set("table", None)
                 fixes.append(f"{before} -> {col.sql()} (the select list's name, not a column of {owner})")
+
+
+def output_names_in_expressions(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """``ORDER BY COALESCE(total, 0)`` or ``HAVING total > 5`` where ``total`` names an item of the select list and
+    no table the SELECT reads has such a column: PostgreSQL takes an output name only as a whole ORDER BY key ("column
+    total does not exist"), SQLite and MySQL read it as the item. The item's expression in its place, as they read
+    it (PostgreSQL-like databases only; the others run it as written)."""
+    if dialect not in ("postgres", "duckdb", "redshift"):
+        return
+    for select in tree.find_all(exp.Select):
+        items = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
+        if not items:
+            continue
+        known: set[str] = set()
+        for entry in _entries(select):
+            columns = _columns_of(entry, schema) or _cte_columns(entry, tree)
+            if not columns:
+                break
+            known |= columns
+        else:
+            for clause in (select.args.get("order"), select.args.get("having")):
+                for col in list(clause.find_all(exp.Column)) if clause is not None else ():
+                    name = col.name.lower()
+                    if col.table or name not in items or name in known or col.find_ancestor(exp.Select) is not select:
+                        continue
+                    if isinstance(col.parent, exp.Ordered):
+                        continue  # a whole ORDER BY key: PostgreSQL reads the name itself
+                    if items[name].find(exp.Window) is not None and clause is select.args.get("having"):
+                        continue
+                    col.replace(items[name].copy())
+                    fixes.append(f"{name} inside an expression of ORDER BY or HAVING read as the select list's item")
+
+
+def _cte_columns(entry: exp.Expression, tree: exp.Expression) -> set[str]:
+    if not isinstance(entry, exp.Table):
+        return set()
+    cte = next((c for c in tree.find_all(exp.CTE) if c.alias.lower() == entry.name.lower()), None)
+    body = cte.this if cte is not None else None
+    return {p.alias_or_name.lower() for p in body.expressions} if isinstance(body, exp.Select) else set()

@@ -4,6 +4,10 @@ Models trained on SQLite write ``date('now', '-1 month', 'start of month')`` for
 ``date('now')`` (a cast) but no modifiers, and sqlglot keeps the call as it is, so the query fails. Only calls
 whose modifiers are all plain shifts (``'-3 days'``) or ``'start of month|year|day'`` are rewritten; anything
 else (``'weekday 0'``, ``'unixepoch'``...) is left for the database to reject.
+
+And ``INTERVAL '30'`` with no unit, which PostgreSQL reads as 30 seconds and nobody writes for seconds: read with the
+unit the question gives that number ("the last 30 days"), a guess the model is shown first; else refused with what to
+write, so the model is asked again and no answer counts 30 seconds back.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from core.dialects import is_postgres_like
+from core.errors import SQLValidationError
+from core.sql.repair._names import GUESSED
 
-__all__ = ["rewrite_sqlite_dates"]
+__all__ = ["bare_intervals", "rewrite_sqlite_dates"]
 
 logger = logging.getLogger(__name__)
 
@@ -82,3 +88,28 @@ def rewrite_sqlite_dates(tree: exp.Expression, target: str) -> list[str]:
     if notes:
         logger.debug("rewrote SQLite date calls: %s", notes)
     return notes
+
+
+_ASKED_UNIT = r"(second|minute|hour|day|week|month|year)s?\b"
+
+
+def bare_intervals(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
+    """``INTERVAL '30'`` with no unit on PostgreSQL or DuckDB, of the module docstring."""
+    if not is_postgres_like(dialect):
+        return
+    for node in list(tree.find_all(exp.Interval)):
+        value = node.this
+        if node.args.get("unit") is not None or not isinstance(value, exp.Literal) or not re.fullmatch(
+                r"\s*[+-]?\d+(?:\.\d+)?\s*", value.this):
+            continue
+        number = value.this.strip().lstrip("+-")
+        units = {m.group(1).lower() for m in re.finditer(rf"(?<![\d.]){re.escape(number)}\s*{_ASKED_UNIT}", question,
+                                                          re.IGNORECASE)}
+        if len(units) != 1:
+            raise SQLValidationError(
+                f"INTERVAL '{value.this}' has no unit: PostgreSQL reads it as {number} seconds. Write the unit, "
+                f"e.g. INTERVAL '{number} days'.", hint="Ask again saying the length of time with its unit.")
+        unit = units.pop()
+        before = node.sql(dialect=dialect)
+        node.replace(exp.Interval(this=exp.Literal.string(f"{value.this.strip()} {unit}")))
+        fixes.append(f"{before} (no unit: seconds) read as the question's {number} {unit}s{GUESSED}")

@@ -1,5 +1,6 @@
 """PostgreSQL (and MySQL/T-SQL) date idioms on SQLite: ``EXTRACT``, ``DATE_PART``, ``DATE_TRUNC``, ``YEAR()``,
-``NOW()``/``CURDATE()``/``GETDATE()``/``SYSDATE``/``TRUNC(SYSDATE)``, ``± INTERVAL`` and a date minus a date.
+``NOW()``/``CURDATE()``/``GETDATE()``/``SYSDATE``/``TRUNC(SYSDATE)``, ``± INTERVAL`` and a date minus a date; and
+MySQL's DATE_FORMAT order in ``STRFTIME(d, '%Y')`` (NULL on every row on SQLite), the format first.
 
 Models trained on PostgreSQL write them for any database. SQLite has none of them (a syntax error or "no such
 function"), and sqlglot writes them back unchanged, so the query fails. Each is rewritten to SQLite's own date
@@ -158,17 +159,30 @@ def _shifted(node: exp.Add | exp.Sub) -> exp.Expression | None:
     return _call("DATETIME" if sub_day else "DATE", base.copy(), exp.Literal.string(modifier))
 
 
+def _format_first(node: exp.TimeToStr) -> exp.Expression | None:
+    """``STRFTIME(d, '%Y')`` in MySQL's DATE_FORMAT order: SQLite reads '%Y' as the time value, which is none, and
+    gives NULL on every row; the format first, as SQLite takes it."""
+    value = node.this.this if isinstance(node.this, exp.TsOrDsToTimestamp) else node.this
+    fmt = node.args.get("format")
+    if not (isinstance(value, exp.Literal) and value.is_string and "%" in value.this) or fmt is None or (
+            isinstance(fmt, exp.Literal) and fmt.is_string):
+        return None
+    return exp.TimeToStr(this=exp.TsOrDsToTimestamp(this=fmt.copy()), format=value.copy())
+
+
 def rewrite_postgres_dates(tree: exp.Expression, target: str) -> list[str]:
     """Rewrite PostgreSQL date idioms in place for a SQLite target; notes back."""
     if target != "sqlite":
         return []
     notes: list[str] = []
     for node in list(tree.find_all(exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous, exp.Add,
-                                   exp.Sub, exp.Year, exp.Month, exp.Day, exp.Trunc)):
+                                   exp.Sub, exp.Year, exp.Month, exp.Day, exp.Trunc, exp.TimeToStr)):
         new: exp.Expression | None = None
         if node.root() is not tree:
             continue  # inside a part already rewritten
-        if isinstance(node, exp.Trunc):
+        if isinstance(node, exp.TimeToStr):
+            new = _format_first(node)
+        elif isinstance(node, exp.Trunc):
             new = _call("DATE", exp.Literal.string("now")) if _today(node) else None  # TRUNC(SYSDATE): today
         elif isinstance(node, exp.Extract):
             new = _extract(_part(node.this), node.expression.copy())

@@ -2,7 +2,8 @@
 
 CTE names and derived-table aliases are not tables and are left alone; aliases keep working because only
 the table name (and its namespace) changes. A renamed table without an alias is also renamed where a
-column is qualified with it (``singers.name`` -> ``singer.name``).
+column is qualified with it (``singers.name`` -> ``singer.name``). A CTE named for the table its own body reads
+(``WITH sales AS (SELECT * FROM sales …)``, a circular reference to SQLite) is renamed, as PostgreSQL reads it.
 """
 
 from __future__ import annotations
@@ -238,9 +239,61 @@ def _rename(node: exp.Table, table: Table, dialect: str) -> None:
         node.set("db", identifier(table.schema, dialect))
 
 
+def _shadowing_ctes(tree: exp.Expression, schema: Schema, fixes: list[str]) -> None:
+    """``WITH sales AS (SELECT * FROM sales WHERE …) SELECT … FROM sales``: a CTE named for the table its own body
+    reads. PostgreSQL reads the inner ``sales`` as the table (a CTE that is not RECURSIVE cannot read itself); SQLite
+    calls it a circular reference. The CTE renamed, each read of it after its definition aliased with the name as
+    written (so ``sales.amount`` still reads it): PostgreSQL's reading, on every database."""
+    taken = {t.name.lower() for t in schema.tables} | cte_names(tree)
+    for with_ in list(tree.find_all(exp.With)):
+        if with_.args.get("recursive") or with_.parent is None:
+            continue
+        ctes = list(with_.expressions)
+        for at, cte in enumerate(ctes):
+            name = cte.alias_or_name.lower()
+            if schema.table(name) is None or not any(
+                    t.name.lower() == name and not t.args.get("db") for t in cte.this.find_all(exp.Table)):
+                continue
+            earlier = [c.this for c in ctes[:at + 1]]  # the table there: the CTE is not yet defined
+            if not _reads_where_qualified(with_.parent, name, earlier):
+                continue  # ``journal.name`` where no FROM reads journal: the CTE, not a table to join (left)
+            new = next(f"{name}_{n}" for n in range(1, 1000) if f"{name}_{n}" not in taken)
+            taken.add(new)
+            written = cte.alias_or_name
+            cte.set("alias", exp.TableAlias(this=exp.to_identifier(new)))
+            for node in list(with_.parent.find_all(exp.Table)):
+                if node.name.lower() != name or node.args.get("db") or any(
+                        node is b or b in _ancestors(node) for b in earlier):
+                    continue
+                node.set("this", exp.to_identifier(new))
+                if not node.alias:
+                    node.set("alias", exp.TableAlias(this=exp.to_identifier(written)))
+            fixes.append(f"the CTE {written}, named for the table its body reads, renamed {new}")
+
+
+def _reads_where_qualified(query: exp.Expression, name: str, bodies: list[exp.Expression]) -> bool:
+    """Whether each SELECT outside ``bodies`` that qualifies a column with ``name`` reads ``name`` in its FROM."""
+    for col in query.find_all(exp.Column):
+        select = col.find_ancestor(exp.Select)
+        if col.table.lower() != name or select is None or any(b is select or b in _ancestors(select) for b in bodies):
+            continue
+        if not any(t.name.lower() == name and t.find_ancestor(exp.Select) is select for t in select.find_all(exp.Table)):
+            return False
+    return True
+
+
+def _ancestors(node: exp.Expression) -> list[exp.Expression]:
+    out, parent = [], node.parent
+    while parent is not None:
+        out.append(parent)
+        parent = parent.parent
+    return out
+
+
 def repair_tables(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
                   meaning: Meaning | None = None) -> None:
     """Repair every unknown table in ``tree`` in place; raise when one cannot be repaired with confidence."""
+    _shadowing_ctes(tree, schema, fixes)
     ctes = cte_names(tree)
     cte_spelling = {cte.alias.lower(): cte.args["alias"].this for cte in tree.find_all(exp.CTE)
                     if cte.alias and isinstance(cte.args["alias"].this, exp.Identifier)}  # fmt: skip

@@ -15,6 +15,13 @@ top rows, ``… ORDER BY flights DESC LIMIT 2``, a guess the model is shown firs
 has a LIMIT and no ORDER BY, and the outer query reads only it — no join, WHERE, grouping, aggregate, window or
 DISTINCT, which would act on the rows before the LIMIT does — and has an ORDER BY and no LIMIT of its own; never
 where the question takes rows as they come ("a sample of 3", "any 10", "the first 10 in the table").
+
+Two orders no database runs: positions counted from 0, ``GROUP BY 0 ORDER BY 1`` (position 0 is an error everywhere),
+read one further — every position of that SELECT where all then fall within its select list (the writer counts one
+way), else only the clauses that hold a 0, a guess where a clause without one moved —; and on PostgreSQL and DuckDB
+``SELECT DISTINCT make … ORDER BY price DESC`` (a key the DISTINCT rows do not carry, an error there; SQLite sorts
+by some row's price): each value ranked by its largest price (its smallest for ASC), ``GROUP BY make ORDER BY
+MAX(price) DESC``, a guess the model is shown first.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from sqlglot import exp
 
 from core.sql.repair._names import GUESSED
 
-__all__ = ["dead_sort_keys", "limits_before_order"]
+__all__ = ["dead_sort_keys", "distinct_sorted_apart", "limits_before_order", "positions_from_zero"]
 
 _BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|\bby (?:their |its )?(?:names?|dates?|ids?)\b|"
                        r"\b(?:name|label) order\b|\bearliest|\blatest|\brecent|\boldest|\bnewest|\bfirst\b|\blast\b|"
@@ -110,3 +117,59 @@ def limits_before_order(tree: exp.Expression, dialect: str, fixes: list[str], qu
     tree.set("limit", limit.copy())
     fixes.append(f"{written}: a LIMIT with no order keeps rows the database picks; read after the order, as the top "
                  f"{limit.expression.sql(dialect=dialect)}" + GUESSED)
+
+
+def _positions(select: exp.Select, clause: str) -> list[exp.Literal]:
+    node = select.args.get(clause)
+    keys = [k.this if isinstance(k, exp.Ordered) else k for k in (node.expressions if node is not None else ())]
+    return [k for k in keys if isinstance(k, exp.Literal) and not k.is_string and k.this.isdigit()]
+
+
+def positions_from_zero(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+    """Positions counted from 0 of the module docstring, read one further."""
+    for select in tree.find_all(exp.Select):
+        width = len(select.expressions)
+        if any(isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
+               for e in select.expressions):
+            continue
+        clauses = {c: _positions(select, c) for c in ("group", "order")}
+        zero = [c for c, keys in clauses.items() if any(int(k.this) == 0 for k in keys)]
+        if not zero:
+            continue
+        fits = [c for c in clauses if all(int(k.this) + 1 <= width for k in clauses[c])]
+        moved = [c for c in clauses if clauses[c]] if len(fits) == len(clauses) else [c for c in zero if c in fits]
+        if not set(zero) <= set(moved):
+            continue
+        for clause in moved:
+            for key in clauses[clause]:
+                key.replace(exp.Literal.number(int(key.this) + 1))
+        fixes.append("positions counted from 0 read from 1 (" + ", ".join(
+            {"group": "GROUP BY", "order": "ORDER BY"}[c] for c in moved) + ")" + (GUESSED if set(moved) - set(
+                zero) else ""))
+
+
+def distinct_sorted_apart(tree: exp.Expression, dialect: str, fixes: list[str]) -> None:
+    """``SELECT DISTINCT`` sorted by a key it does not show, on PostgreSQL and DuckDB, of the module docstring."""
+    if dialect not in ("postgres", "duckdb"):
+        return
+    for select in list(tree.find_all(exp.Select)):
+        order = select.args.get("order")
+        distinct = select.args.get("distinct")
+        if order is None or distinct is None or distinct.args.get("on") is not None or select.args.get(
+                "group") is not None or select.find(exp.AggFunc, exp.Window) is not None:
+            continue
+        shown = {e.unalias().sql().lower() for e in select.expressions} | {e.alias_or_name.lower()
+                                                                            for e in select.expressions}
+        if any(isinstance(e, exp.Star) or e.find(exp.Star) for e in select.expressions):
+            continue
+        apart = [o for o in order.expressions if o.this.sql().lower() not in shown and not (
+            isinstance(o.this, exp.Literal) and not o.this.is_string)]
+        if not apart:
+            continue
+        for key in apart:
+            extreme = exp.Max if key.args.get("desc") else exp.Min
+            key.set("this", extreme(this=key.this.copy()))
+        select.set("distinct", None)
+        select.set("group", exp.Group(expressions=[e.unalias().copy() for e in select.expressions]))
+        fixes.append("SELECT DISTINCT sorted by a column it does not show: each row ranked by its " + ", ".join(
+            k.this.sql(dialect=dialect) for k in apart) + GUESSED)
