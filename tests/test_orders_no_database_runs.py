@@ -94,8 +94,12 @@ def test_an_interval_with_no_unit_takes_the_question_s_unit_or_is_refused() -> N
     tree = __import__("sqlglot").parse_one(sql, read="postgres")
     read = validate(tree, PG, "postgres", question="sales in the last 30 days")
     assert "INTERVAL '30 day'" in read.sql and any(f.endswith(GUESSED) for f in read.fixes)
+    month = validate(tree, PG, "postgres", question="sales of the previous month")
+    assert "INTERVAL '30 month'" in month.sql  # the one unit of time the question speaks of
     with pytest.raises(SQLValidationError, match="30 seconds"):
         validate(tree, PG, "postgres", question="recent sales")
+    with pytest.raises(SQLValidationError, match="30 seconds"):
+        validate(tree, PG, "postgres", question="sales per day over the last year")
 
 
 def test_strftime_in_mysql_order_and_a_unit_sqlite_lacks_are_read_as_sqlite_writes_them(shop) -> None:

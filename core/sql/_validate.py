@@ -29,7 +29,7 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns,
+from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns, stray_joins,
                               timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
@@ -145,6 +145,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         quoted_columns(tree, schema, dialect, fixes)
         join_forgotten(tree, schema, dialect, fixes)
         natural_joins(tree, schema, dialect, fixes)
+        stray_joins(tree, schema, dialect, fixes)
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
         bridged_joins(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes, meaning, named)

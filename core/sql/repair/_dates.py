@@ -6,8 +6,9 @@ whose modifiers are all plain shifts (``'-3 days'``) or ``'start of month|year|d
 else (``'weekday 0'``, ``'unixepoch'``...) is left for the database to reject.
 
 And ``INTERVAL '30'`` with no unit, which PostgreSQL reads as 30 seconds and nobody writes for seconds: read with the
-unit the question gives that number ("the last 30 days"), a guess the model is shown first; else refused with what to
-write, so the model is asked again and no answer counts 30 seconds back.
+unit the question gives that number ("the last 30 days"), else with the one unit of time the question speaks of
+("the previous month", "within the first year", "pichhle mahine"), a guess the model is shown first; else refused with
+what to write, so the model is asked again and no answer counts 30 seconds back.
 """
 
 from __future__ import annotations
@@ -91,6 +92,11 @@ def rewrite_sqlite_dates(tree: exp.Expression, target: str) -> list[str]:
 
 
 _ASKED_UNIT = r"(second|minute|hour|day|week|month|year)s?\b"
+_UNIT_WORDS = {**{w: w for w in ("second", "minute", "hour", "day", "week", "month", "year")},
+               **{w + "s": w for w in ("second", "minute", "hour", "day", "week", "month", "year")},
+               "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
+               "annually": "year", "din": "day", "dino": "day", "hafta": "week", "hafte": "week", "mahina": "month",
+               "mahine": "month", "saal": "year", "sal": "year"}  # the one unit of time the question speaks of
 
 
 def bare_intervals(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
@@ -105,6 +111,8 @@ def bare_intervals(tree: exp.Expression, dialect: str, fixes: list[str], questio
         number = value.this.strip().lstrip("+-")
         units = {m.group(1).lower() for m in re.finditer(rf"(?<![\d.]){re.escape(number)}\s*{_ASKED_UNIT}", question,
                                                           re.IGNORECASE)}
+        if not units:  # "the previous month", "within the first year", "the past 7 days" for INTERVAL '6'
+            units = {_UNIT_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _UNIT_WORDS}
         if len(units) != 1:
             raise SQLValidationError(
                 f"INTERVAL '{value.this}' has no unit: PostgreSQL reads it as {number} seconds. Write the unit, "
@@ -112,4 +120,4 @@ def bare_intervals(tree: exp.Expression, dialect: str, fixes: list[str], questio
         unit = units.pop()
         before = node.sql(dialect=dialect)
         node.replace(exp.Interval(this=exp.Literal.string(f"{value.this.strip()} {unit}")))
-        fixes.append(f"{before} (no unit: seconds) read as the question's {number} {unit}s{GUESSED}")
+        fixes.append(f"{before} (no unit: seconds) read in the question's unit, {unit}s{GUESSED}")

@@ -1,0 +1,125 @@
+"""Tables a query joins to every row without meaning to: the rows run, multiplied, with no error.
+
+- **A table listed and never read**: ``FROM sales s JOIN cars c ON …, reps`` — nothing of ``reps`` is shown, filtered,
+  grouped, ordered or joined on, and no bare column could be one of its own, so the comma pairs every row with every
+  rep (the counts and sums come out multiplied, or empty where it has no rows). Dropped.
+- **A join whose ON reads nothing of its table**: ``JOIN b ON a.id = b.aid JOIN c ON a.id = b.aid`` — the second ON
+  is a copy of a condition already there, so every row meets every row of ``c``. Its ON is the one key the schema
+  gives between ``c`` and exactly one table joined before it (declared, inferred, or a column naming it).
+- **Per-group measures computed apart and never joined**: ``FROM (SELECT city, COUNT(*) … GROUP BY city) a, (SELECT
+  city, SUM(x) … GROUP BY city) b`` with no condition between them — every city of one beside every city of the
+  other. Joined on the one column both group by and show, ``a.city = b.city``.
+
+Each is a guess the model is shown first (``GUESSED``): an analyst may mean a cross join, but none writes one by a
+comma (or CROSS JOIN, as SQLite reads a comma) and leaves it unread, nor an ON that reads nothing of its table. Never a
+star that shows the table's columns, or a query whose conditions already relate the tables.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.schema import Schema
+from core.sql.repair._names import GUESSED
+from core.sql.repair.joins._forgotten import links
+
+__all__ = ["stray_joins"]
+
+
+def _comma(join: exp.Join) -> bool:
+    """A table listed after a comma (SQLite's reading calls it a CROSS JOIN, as a CROSS JOIN written is)."""
+    return (join.kind or "").upper() in ("", "CROSS") and not join.side and join.args.get("on") is None and \
+        join.args.get("using") is None and not join.args.get("method")
+
+
+def _alias(node: exp.Expression) -> str:
+    return (node.alias_or_name or "").lower()
+
+
+def _read_by_qualifier(select: exp.Select, alias: str, join: exp.Join) -> bool:
+    return any(c.table.lower() == alias for c in select.find_all(exp.Column) if c.find_ancestor(exp.Join) is not join
+               or c.find_ancestor(exp.Join) is None)
+
+
+def stray_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """The three joins of the module docstring, mended in place as guesses."""
+    for select in list(tree.find_all(exp.Select)):
+        joins = list(select.args.get("joins") or ())
+        source = select.args.get("from_")
+        if not joins or source is None or any(isinstance(e, exp.Star) or e.find(exp.Star) and not e.find(exp.Count)
+                                              for e in select.expressions):
+            continue
+        _unread_tables(select, joins, schema, fixes)
+        _copied_conditions(select, source, schema, dialect, fixes)
+        _unjoined_measures(select, source, fixes)
+
+
+def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fixes: list[str]) -> None:
+    bare = {c.name.lower() for c in select.find_all(exp.Column) if not c.table}
+    for join in joins:
+        table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
+        alias = _alias(join.this)
+        if not _comma(join) or table is None or _read_by_qualifier(select, alias, join) or bare & {
+                c.name.lower() for c in table.columns}:
+            continue
+        join.pop()
+        fixes.append(f"{join.this.sql()} listed after a comma and never read (every row paired with each of its "
+                     f"rows) dropped{GUESSED}")
+
+
+def _copied_conditions(select: exp.Select, source: exp.From, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    joins = list(select.args.get("joins") or ())
+    before = [source.this]
+    for join in joins:
+        on = join.args.get("on")
+        alias = _alias(join.this)
+        table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
+        readers = {c.table.lower() for c in on.find_all(exp.Column)} if on is not None else set()
+        if on is None or table is None or not readers or "" in readers or alias in readers or (
+                join.side or "").upper() not in ("", "INNER"):
+            before.append(join.this)
+            continue
+        keys = frozenset(k.lower() for t in schema.tables for k in t.primary_key)
+        found = [(b, mine, theirs) for b in before if isinstance(b, exp.Table) and (other := schema.table(b.name))
+                 is not None for mine, theirs in links(table, other, keys)]
+        before.append(join.this)
+        if len(found) != 1:
+            continue
+        other, mine, theirs = found[0]
+        condition = exp.EQ(this=exp.column(mine, table=alias), expression=exp.column(theirs, table=_alias(other)))
+        written = on.sql(dialect=dialect)
+        join.set("on", condition)
+        fixes.append(f"the ON of {join.this.sql(dialect=dialect)} read nothing of it ({written}): joined on "
+                     f"{condition.sql(dialect=dialect)}, the key the schema gives{GUESSED}")
+
+
+def _group_outputs(node: exp.Expression) -> set[str]:
+    body = node.this if isinstance(node, exp.Subquery) else None
+    group = body.args.get("group") if isinstance(body, exp.Select) else None
+    if group is None:
+        return set()
+    grouped = {g.sql().lower() for g in group.expressions}
+    return {e.alias_or_name.lower() for e in body.expressions if e.unalias().sql().lower() in grouped}
+
+
+def _unjoined_measures(select: exp.Select, source: exp.From, fixes: list[str]) -> None:
+    where = select.args.get("where")
+    joined = [source.this]
+    for join in list(select.args.get("joins") or ()):
+        mine = _group_outputs(join.this)
+        if not _comma(join) or not mine:
+            joined.append(join.this)
+            continue
+        shared = [(other, name) for other in joined for name in mine & _group_outputs(other)]
+        related = where is not None and any({c.table.lower() for c in eq.find_all(exp.Column)} >= {
+            _alias(join.this), _alias(shared[0][0])} for eq in where.find_all(exp.EQ)) if len(shared) == 1 else True
+        joined.append(join.this)
+        if len(shared) != 1 or related:
+            continue
+        other, name = shared[0]
+        condition = exp.EQ(this=exp.column(name, table=_alias(other)), expression=exp.column(name, table=_alias(
+            join.this)))
+        join.set("kind", None)
+        join.set("on", condition)
+        fixes.append(f"two per-group results listed side by side with no condition joined on {condition.sql()}, "
+                     f"the column both group by{GUESSED}")

@@ -1,0 +1,74 @@
+"""Tables joined to every row by a slip (``core.sql.repair.joins._stray``): a table listed after a comma and never
+read, a JOIN whose ON reads nothing of its table (a copy of the condition before it), and per-group results listed
+side by side with no condition. Each multiplies the rows with no error; each is mended as a guess the model is shown
+first, and the query as written is offered beside the answer. Real SQLite (no declared keys) through Cairn's backend;
+the model is scripted and never improves."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.databases import open_database
+from core.schema import Column, ForeignKey, Schema, Table
+from core.sql import validate_sql
+from core.sql.repair import GUESSED
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE cars(id INTEGER PRIMARY KEY, make TEXT, price REAL);"
+            "CREATE TABLE reps(id INTEGER PRIMARY KEY, name TEXT);"
+            "CREATE TABLE sales(id INTEGER PRIMARY KEY, car_id INTEGER, rep_id INTEGER, amount REAL);"
+            "INSERT INTO cars VALUES (1,'Toyota',10),(2,'Honda',20),(3,'Toyota',30);"
+            "INSERT INTO reps VALUES (1,'Asha'),(2,'Bilal'),(3,'Chen');"
+            "INSERT INTO sales VALUES (1,1,1,5),(2,2,2,7),(3,3,1,9);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_a_table_listed_and_never_read_is_dropped_and_the_query_as_written_offered(shop) -> None:
+    answer = ask(shop, "Total sales amount per make",
+                 "SELECT c.make, SUM(s.amount) FROM sales s JOIN cars c ON c.id = s.car_id, reps GROUP BY c.make")
+    assert answer.ok and sorted(answer.rows) == [("Honda", 7.0), ("Toyota", 14.0)]  # not 3 times as much
+    (written,) = [a for a in answer.alternatives if a.label == "As the model wrote it"]
+    assert sorted(shop.execute(written.sql).rows) == [("Honda", 21.0), ("Toyota", 42.0)]
+
+
+def test_a_join_whose_on_reads_nothing_of_its_table_is_joined_on_its_key(shop) -> None:
+    answer = ask(shop, "Which rep sold each car make?",
+                 "SELECT c.make, r.name FROM sales s JOIN cars c ON c.id = s.car_id JOIN reps r ON c.id = s.car_id")
+    assert answer.ok and sorted(answer.rows) == [("Honda", "Bilal"), ("Toyota", "Asha"), ("Toyota", "Asha")]
+
+
+def test_per_group_results_side_by_side_are_joined_on_the_column_both_group_by(shop) -> None:
+    answer = ask(shop, "Number of cars and total sales per make",
+                 "SELECT a.make, a.n, b.total FROM (SELECT make, COUNT(*) AS n FROM cars GROUP BY make) a, "
+                 "(SELECT c.make, SUM(s.amount) AS total FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make) b")
+    assert answer.ok and sorted(answer.rows) == [("Honda", 1, 7.0), ("Toyota", 2, 14.0)]
+
+
+SCHEMA = Schema(dialect="postgres", tables=(
+    Table("cars", (Column("id", "integer"), Column("make", "text")), primary_key=("id",)),
+    Table("reps", (Column("id", "integer"), Column("name", "text")), primary_key=("id",)),
+    Table("sales", (Column("id", "integer"), Column("car_id", "integer"), Column("rep_id", "integer")),
+          primary_key=("id",), foreign_keys=(ForeignKey(("car_id",), "cars", ("id",)),
+                                             ForeignKey(("rep_id",), "reps", ("id",))))))
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT c.make, r.name FROM cars c, reps r",  # both read: the pairs are asked for
+    "SELECT * FROM cars, reps",  # the star shows every table's columns
+    "SELECT COUNT(*) FROM cars, reps WHERE name = 'Asha'",  # a bare column of reps reads it
+    "SELECT a.make, b.make FROM (SELECT make FROM cars GROUP BY make) a, (SELECT make FROM cars GROUP BY make) b "
+    "WHERE a.make = b.make",  # related already
+])
+def test_tables_that_are_read_or_related_are_left(sql: str) -> None:
+    assert not [f for f in validate_sql(sql, SCHEMA, "postgres").fixes if f.endswith(GUESSED)]
