@@ -31,6 +31,9 @@ QUERY = "SELECT city, COUNT(*) FROM customers WHERE age > 30 GROUP BY city"
     ("Here it is:\n\n```sql\nSELECT city, COUNT(*) FROM customers WHERE status =3D 'active' AND name <> 'Jos=C3=A9' "
      "GROUP BY c=\nity\n```", "SELECT city, COUNT(*) FROM customers WHERE status = 'active' AND name <> 'José' "
      "GROUP BY city"),
+    ("Try this:\n\n```\nSELECT city, COUNT(*) FROM customers WHERE age > 30 GROUP BY city ORDER BY =\nCOUNT(*) DESC, "
+     "city\n```\nIsse aapko sahi result milna chahiye, bas ek baar chala ke dekh lijiye, aur kuch ho to bata=\ndijiye.",
+     "SELECT city, COUNT(*) FROM customers WHERE age > 30 GROUP BY city ORDER BY COUNT(*) DESC, city"),  # Python's quopri
     ("```sql\nSELECTĠcity,ĠCOUNT(*)ĠFROMĠcustomersĠWHEREĠageĠ>Ġ30ĠGROUPĠBYĠcity\n```", QUERY),
     ("▁SELECT▁city,▁COUNT(*)▁FROM▁customers▁WHERE▁age▁>▁30▁GROUP▁BY▁city", QUERY),
     ("Here you go\\!\n```sql\nSELECT city, COUNT\\(\\*\\) FROM customers WHERE age \\>\\= 30 AND name \\= 'St\\. "
@@ -46,6 +49,7 @@ def test_an_agent_format_or_a_transport_encoding_is_read_to_its_query(reply: str
     "```sql\nSELECT name FROM customers WHERE note = 'Ġ'\n```",
     "```sql\nSELECT name FROM customers WHERE path LIKE 'a\\.b%'\n```",
     "```sql\nSELECT name FROM customers -- query = 'x'\n```",
+    "```sql\nSELECT name, city, age, email, phone, country, zip FROM customers WHERE age =\n```",  # cut off: no QP
 ])
 def test_marks_that_stand_alone_or_in_values_are_left_as_written(reply: str) -> None:
     body = reply.split("\n")[1]

@@ -386,3 +386,26 @@ def test_a_function_call_envelope_after_llama_s_python_tag_is_read() -> None:
     reply = ('I\'ll query the database for this.\n\n<|python_tag|>{"name": "run_query", "parameters": '
              '{"query": "SELECT name FROM author\\nWHERE aid > 3"}}<|eom_id|>')
     assert extract_sql(reply, "postgres") == "SELECT name FROM author\nWHERE aid > 3"
+
+
+def _blocks(*queries: str) -> str:
+    return "One query per number:\n\n" + "\n\n".join(f"{n}. part:\n\n```sql\n{q}\n```" for n, q in enumerate(queries, 1))
+
+
+def test_one_query_per_measure_answers_as_one_query_showing_them_all() -> None:
+    first = "SELECT year, COUNT(pid) AS papers FROM publication WHERE year > 2000 GROUP BY year ORDER BY year"
+    second = "SELECT year, SUM(citation_num) AS citations FROM publication WHERE year > 2000 GROUP BY year ORDER BY year"
+    queries = extract_queries(_blocks(first, second), "postgres")
+    assert queries[0] == ("SELECT year, COUNT(pid) AS papers, SUM(citation_num) AS citations FROM publication WHERE "
+                          "year > 2000 GROUP BY year ORDER BY year")
+    assert set(queries[1:]) == {first, second}  # each as written, offered
+
+
+@pytest.mark.parametrize("second", [
+    "SELECT year, SUM(citation_num) AS citations FROM publication WHERE year > 2010 GROUP BY year",  # other rows
+    "SELECT year, title FROM publication WHERE year > 2000 GROUP BY year, title",  # no measure: a draft's fix
+    "SELECT year, SUM(citation_num) AS papers FROM publication WHERE year > 2000 GROUP BY year",  # one name twice
+])
+def test_queries_that_differ_in_more_than_a_measure_are_not_merged(second: str) -> None:
+    first = "SELECT year, COUNT(pid) AS papers FROM publication WHERE year > 2000 GROUP BY year"
+    assert extract_queries(_blocks(first, second), "postgres")[0] == second  # the last one answers, as before

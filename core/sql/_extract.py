@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
@@ -73,7 +74,9 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
     it (not "the same for MySQL" after it). The other queries come after it, for the person to choose.
     A reply with no query keeps its first statement, for the guard to refuse with a reason. A reply that stops
     inside a code block it never closed, on a statement without ``;``, is cut off (``stops_in_block``) unless the
-    model said it ``finished`` (Ollama's done_reason "stop": it forgot the closing fence).
+    model said it ``finished`` (Ollama's done_reason "stop": it forgot the closing fence). A reply that gives one
+    query per number asked — the same rows, grouping and limit, each showing its own aggregate — answers with one
+    query showing them all (``_measures_merged``), each as written offered after it.
 
     Raises:
         LLMReplyError: when the reply holds no SQL statement, or ends on AND/OR (cut off: ``cut_off_reply``).
@@ -106,6 +109,8 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
             answer = native[-1] if native else queries[-1] if queries else found[0]
             seen = {_normal(answer)}
             others = [q for q in queries if _normal(q) not in seen and not seen.add(_normal(q))]
+            if (merged := _measures_merged(queries, dialect)) is not None:  # one query per number asked: all of them
+                answer, others = merged, [answer, *others]
             logger.debug("extracted SQL: %s (%d other queries)", answer, len(others))
             return [answer, *others]
     broken = [b.strip().rstrip(";").strip() for b in _sql_blocks(outside_think)
@@ -449,3 +454,40 @@ def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
         if len(statements) == 1 and (command_ok or not isinstance(statements[0], exp.Command)):
             return dialect
     return None
+
+
+def _measures_merged(queries: list[str], dialect: str | None) -> str | None:
+    """Two to six queries the same but for the measures they show — one FROM, joins, WHERE, GROUP BY, HAVING and
+    LIMIT; each shows an aggregate the others do not; their orders alike where they keep a LIMIT — as one query
+    showing every item once, in the order written (the first one's ORDER BY). None otherwise: a draft and its fix
+    differ in more than a measure."""
+    if not 2 <= len(queries) <= 6:
+        return None
+    try:
+        trees = [sqlglot.parse_one(q, read=dialect) for q in queries]
+    except (*PARSE_FAILURES, RecursionError):
+        return None
+    if not all(isinstance(t, exp.Select) for t in trees):
+        return None
+
+    def skeleton(tree: exp.Expression) -> str:
+        bare = tree.copy()
+        bare.set("expressions", [exp.Null()])
+        bare.set("order", None)
+        return bare.sql(dialect=dialect)
+
+    orders = {t.args["order"].sql() if t.args.get("order") else "" for t in trees}
+    if len({skeleton(t) for t in trees}) != 1 or (trees[0].args.get("limit") is not None and len(orders) > 1):
+        return None
+    items = [{e.sql() for e in t.expressions} for t in trees]
+    for tree, own in zip(trees, items, strict=True):
+        rest = set().union(*(other for other in items if other is not own))
+        mine = [e for e in tree.expressions if e.sql() not in rest]
+        if not mine or any(e.find(exp.AggFunc) is None for e in mine):
+            return None
+    merged = trees[0].copy()
+    shown = {e.sql() for e in merged.expressions}
+    merged.set("expressions", [*merged.expressions, *(e.copy() for t in trees[1:] for e in t.expressions
+                                                      if e.sql() not in shown and not shown.add(e.sql()))])
+    names = [e.alias_or_name.lower() for e in merged.expressions]
+    return merged.sql(dialect=dialect) if len(names) == len(set(names)) else None

@@ -19,7 +19,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
-from core.sql._spoken import spoken_forms, written_otherwise
+from core.sql._spoken import pieces_once, spoken_forms, written_otherwise
 from core.sql.repair import GUESSED
 
 __all__ = ["PARSE_FAILURES", "balanced", "cut_off_reply", "drop_dangling_connectives", "ended_in", "mend_syntax",
@@ -274,7 +274,7 @@ def _edits(text: str, dialect: str) -> list[tuple[str, str]]:
     edits += _second_where(text, tokens)
     edits += _spaced_aliases(text, tokens)
     edits += [e for e in _apostrophes(text) if e[1].endswith("values")]
-    return edits
+    return edits + pieces_once(text)
 
 
 _WHERE_ENDS = (TokenType.SELECT, TokenType.FROM, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.HAVING,

@@ -1,7 +1,9 @@
 """Ways of writing SQL that another tool, a spreadsheet's locale or a speaker uses, each read back by one edit of the
 text that ``_slips.mend_syntax`` tries like any other (taken only where it is the one reading that parses):
 every quote written twice, MS Access's ``#date#``, a select list in brackets with its aliases, arguments split by
-``;`` — and the forms no SQL writes that have one reading, read before the text is parsed (``read_as_sql``)."""
+``;`` — and the forms no SQL writes that have one reading, read before the text is parsed (``read_as_sql``); and a
+piece of a streamed reply delivered twice in a row (``ORDER ORDER BY``, ``JOIN da ON da ON``), written once
+(``pieces_once``)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-__all__ = ["quotes_halved", "read_as_sql", "spoken_forms", "written_otherwise"]
+__all__ = ["pieces_once", "quotes_halved", "read_as_sql", "spoken_forms", "written_otherwise"]
 
 _SPLIT_OPERATORS = frozenset({">=", "<=", "<>", "!=", "||", "::"})  # written with a blank inside: `> =`, `| |`
 _ACCESS_DATE = re.compile(r"#(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4}))(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?#")
@@ -114,3 +116,20 @@ def spoken_forms(text: str, tokens: list[Any]) -> list[tuple[str, str]]:
             out = out[:t.start] + "," + out[t.end + 1:]
         edits.append((out, "arguments split by ';' -> ','"))
     return edits
+
+
+_MAX_PIECE = 60
+
+
+def pieces_once(text: str) -> list[tuple[str, str]]:
+    """``text`` with one piece that stands twice in a row — two words or more, or a word of four letters or more, at
+    least one of them a letter — written once, each way it can be (``_slips`` keeps the one reading that parses)."""
+    if len(text) > 4000:
+        return []
+    out: dict[str, str] = {}
+    for n in range(4, min(_MAX_PIECE, len(text) // 2) + 1):
+        for i in range(len(text) - 2 * n + 1):
+            piece = text[i:i + n]
+            if piece == text[i + n:i + 2 * n] and re.search(r"[A-Za-z]", piece) and piece.strip():
+                out.setdefault(text[:i] + text[i + n:], f"wrote once the piece {piece.strip()!r} that stood twice")
+    return [(t, said) for t, said in out.items()]

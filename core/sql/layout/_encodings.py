@@ -1,8 +1,9 @@
 """A reply that came through a transport's encoding, read back to its text before anything else is looked for:
 
 - **e-mail's quoted-printable** (``WHERE status =3D 'paid'``, a line broken by a final ``=``, ``=E2=80=99``): decoded
-  where ``=3D`` — the encoding of ``=`` itself — stands in the text, or its soft line breaks beside hex escapes, and
-  every ``=`` is such an escape (the encoding writes no other);
+  where ``=3D`` — the encoding of ``=`` itself — stands in the text, or its soft line breaks beside hex escapes, or a
+  line cut by one at its 76th character (or, right after a word, a little before), and every ``=`` is such an escape (the encoding writes
+  no other);
 - **a tokenizer's raw pieces** — byte-level BPE's ``Ġ`` (a space), ``Ċ`` (a line break) and ``ĉ`` (a tab), and
   SentencePiece's ``▁`` (a space) and ``<0x0A>`` byte tokens — where three or more stand in the text: the text
   they spell (BPE's whole byte table, where it gives UTF-8);
@@ -23,6 +24,7 @@ __all__ = ["encodings_read"]
 _QP_EQUALS = re.compile(r"=3D", re.IGNORECASE)
 _QP_SOFT_BREAK = re.compile(r"=\r?\n")
 _QP_HEX = re.compile(r"=[0-9A-F]{2}")
+_QP_WRAPPED = re.compile(r"^(?:[^\n]{59,74}\S|[^\n]{75})=\r?$", re.MULTILINE)  # a line cut at the 76th character
 _BARE_EQUALS = re.compile(r"=(?![0-9A-F]{2}|\r?\n)")  # quoted-printable writes every "=" as an escape
 _BPE = re.compile("[\u0120\u010a\u0109]")  # Ġ Ċ ĉ
 _SENTENCEPIECE = re.compile(r"(?<!fim)\u2581|<0x[0-9A-F]{2}>")  # ▁; DeepSeek's ``<｜fim▁hole｜>`` is a FIM token
@@ -32,8 +34,8 @@ _V2_ESCAPE = re.compile(r"\\([_*\[\]()~`>#+\-=|{}.!\\])")
 
 def encodings_read(text: str) -> str:
     """``text`` decoded from the encodings of the module docstring, each only where its marks say it is one."""
-    if (_QP_EQUALS.search(text) or (_QP_SOFT_BREAK.search(text) and _QP_HEX.search(text))) and not _BARE_EQUALS.search(
-            text):
+    if (_QP_EQUALS.search(text) or (_QP_SOFT_BREAK.search(text) and _QP_HEX.search(text)) or _QP_WRAPPED.search(
+            text)) and not _BARE_EQUALS.search(text):
         text = _quoted_printable(text)
     if len(_BPE.findall(text)) >= 3:
         text = _byte_pieces(text)

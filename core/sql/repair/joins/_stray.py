@@ -56,12 +56,14 @@ def stray_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[
 
 def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fixes: list[str]) -> None:
     bare = {c.name.lower() for c in select.find_all(exp.Column) if not c.table}
+    sources = [select.args["from_"].this, *(j.this for j in joins)]
     for join in joins:
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
         alias = _alias(join.this)
-        if not _comma(join) or table is None or _read_by_qualifier(select, alias, join) or bare & {
-                c.name.lower() for c in table.columns}:
-            continue
+        others = [schema.table(s.name) if isinstance(s, exp.Table) else None for s in sources if s is not join.this]
+        held = {c.name.lower() for t in others if t is not None for c in t.columns}
+        if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or bare - held:
+            continue  # a bare name the other tables do not hold may be this table's (``labels``, a whole row ``c``)
         join.pop()
         fixes.append(f"{join.this.sql()} listed after a comma and never read (every row paired with each of its "
                      f"rows) dropped{GUESSED}")
@@ -75,10 +77,19 @@ def _copied_conditions(select: exp.Select, source: exp.From, schema: Schema, dia
         alias = _alias(join.this)
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
         readers = {c.table.lower() for c in on.find_all(exp.Column)} if on is not None else set()
+        earlier = [j.args["on"] for j in joins[:joins.index(join)] if j.args.get("on") is not None]
+        where = select.args.get("where")
+        earlier += list(where.this.flatten()) if where is not None and isinstance(where.this, exp.And) else [
+            where.this] if where is not None else []
         if on is None or table is None or not readers or "" in readers or alias in readers or (
-                join.side or "").upper() not in ("", "INNER"):
+                join.side or "").upper() not in ("", "INNER") or not any(on == e for e in earlier):
             before.append(join.this)
-            continue
+            continue  # only a copy of a condition already there (``a.aid = a.aid`` is the key repair's)
+        tables = {_alias(b): schema.table(b.name) for b in before if isinstance(b, exp.Table)}
+        if any(tables.get(c.table.lower()) is None or tables[c.table.lower()].column(c.name) is None
+               for c in on.find_all(exp.Column)):
+            before.append(join.this)
+            continue  # ``c.id = c.car_id`` with no such column: a name slip, the column repair's to read
         keys = frozenset(k.lower() for t in schema.tables for k in t.primary_key)
         found = [(b, mine, theirs) for b in before if isinstance(b, exp.Table) and (other := schema.table(b.name))
                  is not None for mine, theirs in links(table, other, keys)]
