@@ -109,3 +109,15 @@ def test_strftime_in_mysql_order_and_a_unit_sqlite_lacks_are_read_as_sqlite_writ
     assert recent.ok and recent.rows == ((1,),) and "-14 days" in recent.sql
     quarter = ask(shop, "Sales in the last quarter", "SELECT COUNT(*) FROM sales WHERE ts >= date('now', '-1 quarter')")
     assert quarter.ok and "-3 months" in quarter.sql
+
+
+def test_a_double_rounded_to_places_on_postgresql_is_the_number_unless_decimals_are_asked() -> None:
+    from core.sql import validate
+
+    tree = __import__("sqlglot").parse_one("SELECT make, ROUND(CAST(price AS FLOAT) / NULLIF(id, 0), 3) AS r FROM cars",
+                                           read="postgres")
+    plain = validate(tree, PG, "postgres", question="the ratio of price to id for each car")
+    assert plain.sql == "SELECT make, CAST(price AS DOUBLE PRECISION) / NULLIF(id, 0) AS r FROM cars"
+    asked = validate(tree, PG, "postgres", question="the ratio of price to id, rounded to 3 decimals")
+    assert "ROUND(CAST(CAST(price AS DOUBLE PRECISION) / NULLIF(id, 0) AS DECIMAL), 3)" in asked.sql
+    assert validate(tree, LITE, "sqlite", question="the ratio").sql.startswith("SELECT make, ROUND(")  # runs there

@@ -29,8 +29,8 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns, stray_joins,
-                              timestamps_as_days)
+from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns,
+                              rounded_doubles, stray_joins, timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -180,6 +180,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         flags_as_filters(tree, dialect, fixes, question)
         filters_in_aggregates(tree, dialect, fixes, question)
         numbers_as_numbers(tree, dialect, fixes, question)
+        rounded_doubles(tree, dialect, fixes, question)
         strip_joins(tree, schema, dialect, fixes)
         quote_keywords(tree, dialect)
         sql = tree.sql(dialect=dialect)
