@@ -99,3 +99,26 @@ def test_a_value_kept_out_that_gives_the_same_rows_is_not_doubted(garage) -> Non
     assert answer.ok and answer.rows == ((2,),)
     assert not [a for a in answer.alternatives if a.label == "Only petrol"]
 
+
+
+@pytest.fixture()
+def flights(tmp_path: Path):
+    path = tmp_path / "flights.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE flight(id INTEGER, from_airport TEXT, to_airport TEXT, airline TEXT);"
+            "INSERT INTO flight VALUES (1,'LAX','ORD','UA'),(2,'LAX','JFK','AA'),(3,'ORD','LAX','UA'),(4,'LAX','LAX','XX');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_one_value_written_for_two_columns_is_offered_with_the_question_s_other_value(flights) -> None:
+    answer = _ask(flights, "Which airlines fly from LAX to ORD?",
+                  "SELECT airline FROM flight WHERE from_airport = 'LAX' AND to_airport = 'LAX'")
+    assert answer.ok and answer.rows == (("XX",),)  # the query that ran stays
+    other = _offered(answer, "to_airport = 'ORD'")
+    assert flights.execute(other.sql).rows == (("UA",),)
+    same = _ask(flights, "Which flights go from LAX back to LAX?",
+                "SELECT id FROM flight WHERE from_airport = 'LAX' AND to_airport = 'LAX'")
+    assert not [a for a in same.alternatives if a.label.startswith("to_airport")]

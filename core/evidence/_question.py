@@ -27,7 +27,7 @@ from core.evidence._question_columns import (alias_column_finding, asked_column_
                                              label_finding, name_words, twin_table_finding, word_matches)
 from core.evidence._question_dates import (asked_grain, date_finding, grain_finding, missing_date, part_finding,
                                            span_finding, today_finding, year_finding)
-from core.evidence._question_values import missing_quoted, negated_value, unheld_value
+from core.evidence._question_values import missing_quoted, negated_value, repeated_value, unheld_value
 from core.evidence._question_filters import (date_column_finding, filter_column, group_column, missing_bound,
                                              missing_value, or_finding, sibling_column, unasked_filter)
 from core.fallback import singular
@@ -83,7 +83,8 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         lambda asked, tree, schema: negated_value(asked, tree, schema, execute, question, literals, context),
         lambda asked, tree, schema: unasked_filter(asked, tree, schema, context, literals),
         lambda asked, tree, schema: missing_quoted(asked, tree, schema, execute, question),
-        lambda asked, tree, schema: unheld_value(asked, tree, schema, execute, question))
+        lambda asked, tree, schema: unheld_value(asked, tree, schema, execute, question),
+        lambda asked, tree, schema: repeated_value(asked, tree, schema, execute, question))
     for check in checks:
         found = check(asked, tree.copy(), schema)
         if found is None:

@@ -4,8 +4,10 @@ columns of the query's tables (bounded ``LIMIT 1`` probes under the guard): one 
 that no literal of the query writes is offered as a filter (``missing_quoted``); a text literal no row of its column
 holds where the question's value is one that column holds is offered in its place (``unheld_value``); a value kept
 out, ``status <> 'failed'``, that the question never says, where it names one value that column holds ("successful",
-"male patients", "the vendor 'Utility Company'"), is offered as that value kept (``negated_value``). The query that
-ran stays the answer.
+"male patients", "the vendor 'Utility Company'"), is offered as that value kept (``negated_value``); one value
+written for two columns, ``from_airport = 'LAX' AND to_airport = 'LAX'``, where the question names another value the
+second column holds ("from LAX to ORD"), is offered with it there (``repeated_value``). The query that ran stays the
+answer.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from core.evidence._question_filters import NOT_ONLY, Finding, asks_for, column_
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["missing_quoted", "negated_value", "unheld_value"]
+__all__ = ["missing_quoted", "negated_value", "repeated_value", "unheld_value"]
 
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
 # A name or a code as typed: capitalised words in a run ("Orlando International Airport"), or one word in capitals
@@ -194,3 +196,32 @@ def negated_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execu
 def _said(value: str, text: str) -> bool:
     """A word of ``value`` (two letters or more) stands in the question's text."""
     return any(re.search(rf"(?<![\w-]){re.escape(w)}", text) for w in re.findall(r"[a-z0-9]{2,}", value.lower()))
+
+
+def repeated_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execute, question: str) -> Finding | None:
+    """One text literal compared with two different columns, ``from_airport = 'LAX' AND to_airport = 'LAX'``, where the
+    question names exactly one value no literal of the query writes and the later column holds it (bounded probes):
+    that value in the later comparison."""
+    literals = {lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string}
+    missing = [v for v in _question_values(question, schema) if v.lower() not in literals]
+    if not missing or len(missing) > 3:
+        return None
+    seen: dict[str, exp.Column] = {}
+    for node in list(tree.find_all(exp.EQ)):
+        side, literal = node.this, node.expression
+        if not (isinstance(side, exp.Column) and isinstance(literal, exp.Literal) and literal.is_string):
+            continue
+        first = seen.setdefault(literal.this.lower(), side)
+        if first is side or first.name.lower() == side.name.lower():
+            continue
+        found = owner(side, tree, schema)
+        if found is None or column_kind(found[1]) != "text":
+            continue
+        hits = [h for v in missing if (h := _spelling(*found, v, schema, execute)) is not None]
+        if len(hits) != 1:
+            return None
+        written = literal.this
+        literal.replace(exp.Literal.string(hits[0]))
+        return (f"The query compares both {first.name} and {side.name} with '{written}'; the question also says "
+                f"“{hits[0]}”, which {side.name} holds", f"{side.name} = '{hits[0]}'"[:80], tree)
+    return None
