@@ -50,7 +50,20 @@ def test_an_agent_format_or_a_transport_encoding_is_read_to_its_query(reply: str
     "```sql\nSELECT name FROM customers WHERE path LIKE 'a\\.b%'\n```",
     "```sql\nSELECT name FROM customers -- query = 'x'\n```",
     "```sql\nSELECT name, city, age, email, phone, country, zip FROM customers WHERE age =\n```",  # cut off: no QP
+    # attack round 18: SQL whose line ends in an operator, an ASCII number after "=", marks inside values
+    "```sql\nSELECT COUNT(*) AS orders_2024 FROM orders WHERE status <> 'void' AND order_date >=\n  '2024-01-01'\n```",
+    "```sql\nSELECT c.name, SUM(o.amount) AS total_amount_spent_by_customer FROM customers c JOIN orders o ON c.id =\n"
+    " o.customer_id WHERE o.year=2023 GROUP BY c.name\n```",
+    "```sql\nSELECT COUNT(*) AS hosts FROM hosts WHERE ip ~ '^10\\.0\\.0\\.' AND ip !~ '\\.255$'\n```",
+    "```sql\nSELECT id FROM mail WHERE body LIKE '%=3D%'\n```",
+    "```sql\nSELECT id FROM users WHERE handle IN ('Ġalice', 'Ġbob', 'Ġcarol', '▁x', '▁y', '▁z')\n```",
 ])
 def test_marks_that_stand_alone_or_in_values_are_left_as_written(reply: str) -> None:
-    body = reply.split("\n")[1]
-    assert extract_sql(reply, "sqlite").strip() == body.strip()
+    body = reply.split("```sql\n")[1].split("\n```")[0]
+    assert extract_sql(reply, "postgres").strip() == body.strip()
+
+
+def test_a_printed_value_beside_the_reply_s_own_query_is_an_example_not_the_answer() -> None:
+    reply = ("```sql\nSELECT COUNT(DISTINCT customer_id) AS customers FROM orders;\n```\nYou can run it from Python with "
+             "`cur.execute(query='SELECT COUNT(customer_id) AS customers FROM orders')`.")  # attack round 18
+    assert extract_sql(reply, "sqlite") == "SELECT COUNT(DISTINCT customer_id) AS customers FROM orders"

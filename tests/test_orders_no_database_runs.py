@@ -94,8 +94,16 @@ def test_an_interval_with_no_unit_takes_the_question_s_unit_or_is_refused() -> N
     tree = __import__("sqlglot").parse_one(sql, read="postgres")
     read = validate(tree, PG, "postgres", question="sales in the last 30 days")
     assert "INTERVAL '30 day'" in read.sql and any(f.endswith(GUESSED) for f in read.fixes)
-    month = validate(tree, PG, "postgres", question="sales of the previous month")
-    assert "INTERVAL '30 month'" in month.sql  # the one unit of time the question speaks of
+    one = __import__("sqlglot").parse_one("SELECT COUNT(*) FROM sales WHERE ts >= CURRENT_DATE - INTERVAL '1'",
+                                          read="postgres")
+    month = validate(one, PG, "postgres", question="sales of the previous month")
+    assert "INTERVAL '1 month'" in month.sql  # one of the one unit of time the question speaks of
+    week = validate(__import__("sqlglot").parse_one("SELECT COUNT(*) FROM sales WHERE ts >= CURRENT_DATE - INTERVAL "
+                                                    "'6'", read="postgres"), PG, "postgres",
+                    question="sales in the past 7 days, inclusive of today")
+    assert "INTERVAL '6 day'" in week.sql
+    with pytest.raises(SQLValidationError, match="30 seconds"):  # attack 18: 30 months or 30 days? unsaid
+        validate(tree, PG, "postgres", question="sales of the last month")
     with pytest.raises(SQLValidationError, match="30 seconds"):
         validate(tree, PG, "postgres", question="recent sales")
     with pytest.raises(SQLValidationError, match="30 seconds"):

@@ -409,3 +409,11 @@ def test_one_query_per_measure_answers_as_one_query_showing_them_all() -> None:
 def test_queries_that_differ_in_more_than_a_measure_are_not_merged(second: str) -> None:
     first = "SELECT year, COUNT(pid) AS papers FROM publication WHERE year > 2000 GROUP BY year"
     assert extract_queries(_blocks(first, second), "postgres")[0] == second  # the last one answers, as before
+
+
+def test_a_draft_and_its_correction_are_never_merged() -> None:
+    reply = ("```sql\nSELECT customer_id, SUM(amount) AS total FROM orders GROUP BY customer_id;\n```\nActually you "
+             "asked for the average, so:\n```sql\nSELECT customer_id, AVG(amount) AS avg_value FROM orders GROUP BY "
+             "customer_id;\n```")  # attack round 18
+    assert extract_queries(reply, "postgres")[0] == ("SELECT customer_id, AVG(amount) AS avg_value FROM orders GROUP "
+                                                      "BY customer_id")

@@ -72,3 +72,21 @@ SCHEMA = Schema(dialect="postgres", tables=(
 ])
 def test_tables_that_are_read_or_related_are_left(sql: str) -> None:
     assert not [f for f in validate_sql(sql, SCHEMA, "postgres").fixes if f.endswith(GUESSED)]
+
+
+def test_an_output_name_sorted_by_is_no_column_of_the_unread_table(shop) -> None:
+    answer = ask(shop, "Total sales amount per make, biggest first",
+                 "SELECT c.make, SUM(s.amount) AS total FROM sales s JOIN cars c ON c.id = s.car_id, reps r "
+                 "GROUP BY c.make ORDER BY total DESC")
+    assert answer.ok and answer.rows == (("Toyota", 14.0), ("Honda", 7.0))
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT COUNT(*) AS combinations FROM cars CROSS JOIN reps",  # the pairs counted (attack round 18)
+    "SELECT a.make FROM (SELECT make, SUM(id) AS total FROM cars GROUP BY make) a, (SELECT make, SUM(id) AS "
+    "total FROM cars GROUP BY make) b WHERE b.make = 'Toyota' AND a.total < b.total",  # a benchmark
+    "SELECT a.make, b.make FROM (SELECT make FROM cars GROUP BY make) a, (SELECT make, COUNT(*) AS n FROM cars "
+    "GROUP BY make) b WHERE a.make < b.make",  # pairs
+])
+def test_cross_joins_that_are_meant_are_left(sql: str) -> None:
+    assert not [f for f in validate_sql(sql, SCHEMA, "postgres").fixes if f.endswith(GUESSED)]

@@ -14,12 +14,15 @@ changes no row, so its filter filters nothing: offered with the filter in the WH
 joined side (``COALESCE(SUM(o.qty), 0)`` for every product, a list "with their orders, if any", an anti-join's ``IS
 NULL``) the filter in the ON is how one keeps every row, and nothing is said. A join on either of two keys of one
 table, ``ON u.uid = t.sender_id OR u.uid = t.receiver_id``, matches a row for each role a key plays (a user's
-transactions sent and received, together): where the question says no "or", "either", "both" or "involving", each
-key alone is offered, the one the question's words name first. The query that ran stays the answer.
+transactions sent and received, together): where the question says no "or", "either", "both" or "involving" and its
+words name exactly one of the two roles ("sent by each user": sender_id), that key alone is offered — where they name
+neither, "the matches each team played", the OR may be meant and nothing is said. The query that ran stays the
+answer.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from sqlglot import exp
@@ -292,7 +295,7 @@ def either_key_evidence(question: str, sql: str, result: QueryResult, schema: Sc
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated or _EITHER_WORDS.search(question.lower()):
         return [], []
-    words = re.findall(r"[a-z]{4,}", question.lower())
+    words = re.findall(r"[a-z]{3,}", question.lower())
     for join in list(tree.find_all(exp.Join)):
         on = join.args.get("on")
         either = next((o for o in (on.flatten() if isinstance(on, exp.And) else [on]) if _either(o)), None)
@@ -301,9 +304,11 @@ def either_key_evidence(question: str, sql: str, result: QueryResult, schema: Sc
         inner = either.unnest()
         pairs = [inner.this.unnest(), inner.expression.unnest()]
         keys = [_role_key(pair, pairs) for pair in pairs]
-        keys.sort(key=lambda k: not any(k.name.lower()[:4] == w[:4] for w in words))
+        named = [k for k in keys if any(_names_role(k.name, w) for w in words)]
+        if len(named) != 1:
+            continue  # "the matches each team played": both roles, or none said — the OR may be meant
         found: list[tuple[list[str], list[Alternative]]] = []
-        for key in keys:
+        for key in named:
             pair = next(p for p in pairs if _role_key(p, pairs) is key)
             alone = tree.copy()
             target = next(n for n in alone.find_all(type(either)) if n == either)
@@ -315,6 +320,15 @@ def either_key_evidence(question: str, sql: str, result: QueryResult, schema: Sc
                 schema, execute, result))
         return [n for f in found for n in f[0]], [a for f in found for a in f[1]]
     return [], []
+
+
+def _names_role(column: str, word: str) -> bool:
+    """Whether a question word says the role a key column names: "sent" for sender_id, "received" for receiver_id,
+    "home" for home_team_id — the column's first word and the question's share their first letters, all but two of
+    the shorter one's and at least three."""
+    role = re.split(r"[_\W]|(?<=[a-z])(?=[A-Z])", column)[0].lower()
+    common = len(os.path.commonprefix([role, word]))
+    return common >= 3 and common >= min(len(role), len(word)) - 2
 
 
 def _either(node: exp.Expression | None) -> bool:

@@ -56,6 +56,8 @@ _CLAUSE_LINE = re.compile(r"(?:FROM|WHERE|AND|OR|JOIN|INNER JOIN|LEFT JOIN|RIGHT
                           r"GROUP BY|ORDER BY|HAVING|LIMIT|UNION|SELECT)\s")  # in capitals: SQL, not a sentence
 _SENTENCE_END = re.compile(r"[.!?:\u0964](?=\s)|`")
 _MAX_CUTS, _MAX_STARTS, _MAX_WORD_CUTS = 60, 12, 40  # bound the work on long replies
+_CORRECTED = re.compile(r"\b(?:wait|actually|correct\w*|oops|instead|sorry|mistake|wrong|fix\w*|rather|my bad|"
+                        r"should (?:be|have)|galti|sahi (?:query|wala))\b", re.IGNORECASE)  # a draft, then its fix
 _MAX_MEND_CHARS = 2_000  # a longer statement with a slip goes back to the model rather than being searched
 
 
@@ -109,7 +111,8 @@ def extract_queries(reply: str, dialect: str | None = None, *, finished: bool = 
             answer = native[-1] if native else queries[-1] if queries else found[0]
             seen = {_normal(answer)}
             others = [q for q in queries if _normal(q) not in seen and not seen.add(_normal(q))]
-            if (merged := _measures_merged(queries, dialect)) is not None:  # one query per number asked: all of them
+            if not _CORRECTED.search(source) and (merged := _measures_merged(queries, dialect)) is not None:  # one
+                # query per number asked: all of them (never a draft and its correction)
                 answer, others = merged, [answer, *others]
             logger.debug("extracted SQL: %s (%d other queries)", answer, len(others))
             return [answer, *others]
@@ -457,10 +460,9 @@ def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
 
 
 def _measures_merged(queries: list[str], dialect: str | None) -> str | None:
-    """Two to six queries the same but for the measures they show — one FROM, joins, WHERE, GROUP BY, HAVING and
-    LIMIT; each shows an aggregate the others do not; their orders alike where they keep a LIMIT — as one query
-    showing every item once, in the order written (the first one's ORDER BY). None otherwise: a draft and its fix
-    differ in more than a measure."""
+    """Two to six queries the same but for the measures they show — one FROM, joins, WHERE, GROUP BY, HAVING, LIMIT
+    and ORDER BY; each shows an aggregate the others do not — as one query showing every item once, in the order
+    written. None otherwise (and the caller never merges a reply that says it corrects itself: "wait", "actually")."""
     if not 2 <= len(queries) <= 6:
         return None
     try:
@@ -477,8 +479,8 @@ def _measures_merged(queries: list[str], dialect: str | None) -> str | None:
         return bare.sql(dialect=dialect)
 
     orders = {t.args["order"].sql() if t.args.get("order") else "" for t in trees}
-    if len({skeleton(t) for t in trees}) != 1 or (trees[0].args.get("limit") is not None and len(orders) > 1):
-        return None
+    if len({skeleton(t) for t in trees}) != 1 or len(orders) > 1:
+        return None  # each ordered by its own measure: a correction, or rankings the merge could not keep
     items = [{e.sql() for e in t.expressions} for t in trees]
     for tree, own in zip(trees, items, strict=True):
         rest = set().union(*(other for other in items if other is not own))

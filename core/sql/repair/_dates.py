@@ -6,9 +6,10 @@ whose modifiers are all plain shifts (``'-3 days'``) or ``'start of month|year|d
 else (``'weekday 0'``, ``'unixepoch'``...) is left for the database to reject.
 
 And ``INTERVAL '30'`` with no unit, which PostgreSQL reads as 30 seconds and nobody writes for seconds: read with the
-unit the question gives that number ("the last 30 days"), else with the one unit of time the question speaks of
-("the previous month", "within the first year", "pichhle mahine"), a guess the model is shown first; else refused with
-what to write, so the model is asked again and no answer counts 30 seconds back.
+unit the question gives that number ("the last 30 days"; one off, "the past 7 days, inclusive of today" for '6'), or, for
+'1', with the one unit of time the question speaks of ("the previous month", "within the first year"), a guess the
+model is shown first; else refused with what to write ("the last month" with '30' may be days or months), so the model
+is asked again and no answer counts 30 seconds back.
 """
 
 from __future__ import annotations
@@ -109,9 +110,12 @@ def bare_intervals(tree: exp.Expression, dialect: str, fixes: list[str], questio
                 r"\s*[+-]?\d+(?:\.\d+)?\s*", value.this):
             continue
         number = value.this.strip().lstrip("+-")
-        units = {m.group(1).lower() for m in re.finditer(rf"(?<![\d.]){re.escape(number)}\s*{_ASKED_UNIT}", question,
-                                                          re.IGNORECASE)}
-        if not units:  # "the previous month", "within the first year", "the past 7 days" for INTERVAL '6'
+        said = [(m.group(1), m.group(2).lower()) for m in re.finditer(rf"(?<![\d.])(\d+)\s*{_ASKED_UNIT}", question,
+                                                                       re.IGNORECASE)]
+        units = {u for n, u in said if n == number}
+        if not units and number.isdigit():  # "the past 7 days, inclusive of today" written INTERVAL '6'
+            units = {u for n, u in said if abs(int(n) - int(number)) == 1}
+        if not units and number == "1":  # "the previous month", "within the first year": one of its one unit
             units = {_UNIT_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _UNIT_WORDS}
         if len(units) != 1:
             raise SQLValidationError(

@@ -11,8 +11,10 @@
   other. Joined on the one column both group by and show, ``a.city = b.city``.
 
 Each is a guess the model is shown first (``GUESSED``): an analyst may mean a cross join, but none writes one by a
-comma (or CROSS JOIN, as SQLite reads a comma) and leaves it unread, nor an ON that reads nothing of its table. Never a
-star that shows the table's columns, or a query whose conditions already relate the tables.
+comma (or CROSS JOIN, as SQLite reads a comma) and leaves it unread while reading the others, nor an ON that reads
+nothing of its table. Never a star that shows the table's columns, a query that reads no table's column at all
+(``COUNT(*) FROM products CROSS JOIN stores`` counts the pairs), or per-group results its WHERE reads at all (a
+benchmark, ``b.region = 'north' AND a.total < b.total``, or pairs, ``a.region < b.region``).
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def stray_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[
 
 
 def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fixes: list[str]) -> None:
-    bare = {c.name.lower() for c in select.find_all(exp.Column) if not c.table}
+    bare = {c.name.lower() for c in select.find_all(exp.Column) if not c.table} - {
+        e.alias.lower() for e in select.expressions if e.alias}  # ``ORDER BY total``: the select list's own name
     sources = [select.args["from_"].this, *(j.this for j in joins)]
     for join in joins:
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
@@ -64,6 +67,8 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
         held = {c.name.lower() for t in others if t is not None for c in t.columns}
         if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or bare - held:
             continue  # a bare name the other tables do not hold may be this table's (``labels``, a whole row ``c``)
+        if not bare and not any(_read_by_qualifier(select, _alias(o), join) for o in sources if o is not join.this):
+            continue  # ``SELECT COUNT(*) FROM products CROSS JOIN stores``: no table is read, the pairs are counted
         join.pop()
         fixes.append(f"{join.this.sql()} listed after a comma and never read (every row paired with each of its "
                      f"rows) dropped{GUESSED}")
@@ -122,8 +127,9 @@ def _unjoined_measures(select: exp.Select, source: exp.From, fixes: list[str]) -
             joined.append(join.this)
             continue
         shared = [(other, name) for other in joined for name in mine & _group_outputs(other)]
-        related = where is not None and any({c.table.lower() for c in eq.find_all(exp.Column)} >= {
-            _alias(join.this), _alias(shared[0][0])} for eq in where.find_all(exp.EQ)) if len(shared) == 1 else True
+        related = where is not None and bool({c.table.lower() for c in where.find_all(exp.Column)} & {
+            _alias(join.this), _alias(shared[0][0])}) if len(shared) == 1 else True  # ``b.region = 'north' AND
+        # a.total < b.total``: a benchmark or pairs, compared on purpose
         joined.append(join.this)
         if len(shared) != 1 or related:
             continue
