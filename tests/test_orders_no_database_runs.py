@@ -129,3 +129,16 @@ def test_a_double_rounded_to_places_on_postgresql_is_the_number_unless_decimals_
     asked = validate(tree, PG, "postgres", question="the ratio of price to id, rounded to 3 decimals")
     assert "ROUND(CAST(CAST(price AS DOUBLE PRECISION) / NULLIF(id, 0) AS DECIMAL), 3)" in asked.sql
     assert validate(tree, LITE, "sqlite", question="the ratio").sql.startswith("SELECT make, ROUND(")  # runs there
+
+
+def test_a_sqlite_modifier_with_no_unit_takes_the_question_s_unit_or_is_refused(shop) -> None:
+    answer = ask(shop, "Sales in the last 30 days", "SELECT COUNT(*) FROM sales WHERE ts >= date('now', '-30')")
+    assert answer.ok and answer.rows == ((1,),) and "-30 days" in answer.sql
+    refused = ask(shop, "Recent sales", "SELECT COUNT(*) FROM sales WHERE ts >= date('now', '-30')")
+    assert not refused.ok and "does not know the modifier '-30'" in (refused.error or "")
+
+
+def test_strftime_of_now_in_mysql_order_is_read_format_first(shop) -> None:
+    answer = ask(shop, "This year's sales", "SELECT COUNT(*) FROM sales WHERE strftime(ts, '%Y') = strftime('now', '%Y')")
+    this_year = shop.execute("SELECT COUNT(*) FROM sales WHERE strftime('%Y', ts) = strftime('%Y', 'now')").rows
+    assert answer.ok and answer.rows == this_year

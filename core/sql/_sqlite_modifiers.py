@@ -40,6 +40,7 @@ _OTHER_UNITS = (("week", 7, "days"), ("wk", 7, "days"), ("quarter", 3, "months")
                 ("day", 1, "days"))
 _OTHER_UNIT = re.compile(r"([+-]?)\s*(\d+(?:\.\d+)?)\s*(weeks?|wks?|quarters?|qtrs?|hrs?|mins?|secs?|yrs?|days?)",
                          re.IGNORECASE)
+_SIGNED_NUMBER = re.compile(r"\s*[+-]\d+(?:\.\d+)?\s*")
 _AGO = re.compile(r"(\d+(?:\.\d+)?)\s+(" + "|".join(_UNITS) + r"|week)s?\s+ago", re.IGNORECASE)
 
 
@@ -82,7 +83,8 @@ def _sqlite_form(text: str) -> str | None:
 def _unknown_modifiers(tree: exp.Expression) -> list[tuple[exp.Expression, exp.Literal]]:
     """Each literal modifier SQLite does not know, with the call it is in."""
     return [(node, arg) for node, modifiers in _calls(tree) for arg in modifiers
-            if isinstance(arg, exp.Literal) and arg.is_string and not _MODIFIER.fullmatch(arg.name.strip())]
+            if isinstance(arg, exp.Literal) and arg.is_string and not _MODIFIER.fullmatch(arg.name.strip())
+            and not _SIGNED_NUMBER.fullmatch(arg.name)]  # '-30': no unit, read in the question's (``repair._dates``)
 
 
 def translate_sqlite_modifiers(tree: exp.Expression) -> list[str]:

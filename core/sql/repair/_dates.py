@@ -9,7 +9,8 @@ And ``INTERVAL '30'`` with no unit, which PostgreSQL reads as 30 seconds and nob
 unit the question gives that number ("the last 30 days"; one off, "the past 7 days, inclusive of today" for '6'), or, for
 '1', with the one unit of time the question speaks of ("the previous month", "within the first year"), a guess the
 model is shown first; else refused with what to write ("the last month" with '30' may be days or months), so the model
-is asked again and no answer counts 30 seconds back.
+is asked again and no answer counts 30 seconds back. SQLite's ``DATE('now', '-30')`` (no unit: NULL on every row) is read
+the same way.
 """
 
 from __future__ import annotations
@@ -100,28 +101,65 @@ _UNIT_WORDS = {**{w: w for w in ("second", "minute", "hour", "day", "week", "mon
                "mahine": "month", "saal": "year", "sal": "year"}  # the one unit of time the question speaks of
 
 
+def _asked_unit(number: str, question: str) -> str | None:
+    """The unit of time the question gives ``number`` (or one off it: "the past 7 days, inclusive of today" for 6), or
+    for 1 the one unit of time it speaks of ("the previous month"); None where that is not one unit."""
+    said = [(m.group(1), m.group(2).lower()) for m in re.finditer(rf"(?<![\d.])(\d+)\s*{_ASKED_UNIT}", question,
+                                                                   re.IGNORECASE)]
+    units = {u for n, u in said if n == number}
+    if not units and number.isdigit():
+        units = {u for n, u in said if abs(int(n) - int(number)) == 1}
+    if not units and number == "1":
+        units = {_UNIT_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _UNIT_WORDS}
+    return units.pop() if len(units) == 1 else None
+
+
+_BARE_NUMBER = re.compile(r"\s*[+-]?\d+(?:\.\d+)?\s*")
+_SQLITE_DATES = frozenset({"date", "datetime", "julianday", "unixepoch", "strftime"})
+
+
 def bare_intervals(tree: exp.Expression, dialect: str, fixes: list[str], question: str) -> None:
-    """``INTERVAL '30'`` with no unit on PostgreSQL or DuckDB, of the module docstring."""
+    """``INTERVAL '30'`` with no unit on PostgreSQL or DuckDB, and SQLite's ``DATE('now', '-30')``, of the module
+    docstring."""
+    if dialect == "sqlite":
+        _bare_modifiers(tree, fixes, question)
     if not is_postgres_like(dialect):
         return
     for node in list(tree.find_all(exp.Interval)):
         value = node.this
-        if node.args.get("unit") is not None or not isinstance(value, exp.Literal) or not re.fullmatch(
-                r"\s*[+-]?\d+(?:\.\d+)?\s*", value.this):
+        if node.args.get("unit") is not None or not isinstance(value, exp.Literal) or not _BARE_NUMBER.fullmatch(
+                value.this):
             continue
         number = value.this.strip().lstrip("+-")
-        said = [(m.group(1), m.group(2).lower()) for m in re.finditer(rf"(?<![\d.])(\d+)\s*{_ASKED_UNIT}", question,
-                                                                       re.IGNORECASE)]
-        units = {u for n, u in said if n == number}
-        if not units and number.isdigit():  # "the past 7 days, inclusive of today" written INTERVAL '6'
-            units = {u for n, u in said if abs(int(n) - int(number)) == 1}
-        if not units and number == "1":  # "the previous month", "within the first year": one of its one unit
-            units = {_UNIT_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _UNIT_WORDS}
-        if len(units) != 1:
+        unit = _asked_unit(number, question)
+        if unit is None:
             raise SQLValidationError(
                 f"INTERVAL '{value.this}' has no unit: PostgreSQL reads it as {number} seconds. Write the unit, "
                 f"e.g. INTERVAL '{number} days'.", hint="Ask again saying the length of time with its unit.")
-        unit = units.pop()
         before = node.sql(dialect=dialect)
         node.replace(exp.Interval(this=exp.Literal.string(f"{value.this.strip()} {unit}")))
         fixes.append(f"{before} (no unit: seconds) read in the question's unit, {unit}s{GUESSED}")
+
+
+def _bare_modifiers(tree: exp.Expression, fixes: list[str], question: str) -> None:
+    """SQLite's ``DATE('now', '-30')``: a modifier with no unit, which makes the call NULL on every row — read in the
+    question's unit as for INTERVAL, else refused with what to write."""
+    for node in list(tree.find_all(exp.Anonymous, exp.Date, exp.Datetime, exp.TimeToStr)):
+        name = node.name.lower() if isinstance(node, exp.Anonymous) else type(node).__name__.lower()
+        if isinstance(node, exp.Anonymous) and name not in _SQLITE_DATES:
+            continue
+        arguments = [a.this if isinstance(a, exp.TsOrDsToTimestamp) else a for a in node.iter_expressions()]
+        for literal in [a for a in arguments[1:] if isinstance(a, exp.Literal) and a.is_string]:
+            if not _BARE_NUMBER.fullmatch(literal.this) or literal.this.strip()[:1] not in "+-":
+                continue  # a modifier with its unit, or a time value ('2024'): never read here
+            number = literal.this.strip().lstrip("+-")
+            unit = _asked_unit(number, question)
+            if unit is None:
+                raise SQLValidationError(
+                    f"SQLite does not know the modifier '{literal.this}' in {node.sql(dialect='sqlite')}: the call "
+                    "gives NULL on every row. Write spans as '-7 days', '+1 month', 'start of month'.",
+                    hint="Ask again saying the length of time with its unit.")
+            written = f"{literal.this.strip()} {unit}s"
+            fixes.append(f"'{literal.this}' (no unit: NULL on every row) read in the question's unit, '{written}'"
+                         f"{GUESSED}")
+            literal.replace(exp.Literal.string(written))

@@ -165,8 +165,8 @@ def _format_first(node: exp.TimeToStr) -> exp.Expression | None:
     value = node.this.this if isinstance(node.this, exp.TsOrDsToTimestamp) else node.this
     fmt = node.args.get("format")
     if not (isinstance(value, exp.Literal) and value.is_string and "%" in value.this) or fmt is None or (
-            isinstance(fmt, exp.Literal) and fmt.is_string):
-        return None
+            isinstance(fmt, exp.Literal) and fmt.is_string and "%" in fmt.this):
+        return None  # ``STRFTIME('now', '%Y')`` is swapped too: 'now' is no format
     return exp.TimeToStr(this=exp.TsOrDsToTimestamp(this=fmt.copy()), format=value.copy())
 
 
