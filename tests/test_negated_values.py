@@ -122,3 +122,14 @@ def test_one_value_written_for_two_columns_is_offered_with_the_question_s_other_
     same = _ask(flights, "Which flights go from LAX back to LAX?",
                 "SELECT id FROM flight WHERE from_airport = 'LAX' AND to_airport = 'LAX'")
     assert not [a for a in same.alternatives if a.label.startswith("to_airport")]
+
+
+def test_one_column_equal_to_two_values_reads_the_second_on_its_sibling(flights) -> None:
+    answer = _ask(flights, "Which airlines fly from LAX to ORD?",
+                  "SELECT airline FROM flight WHERE from_airport = 'LAX' AND from_airport = 'ORD'")
+    assert answer.ok and answer.rows == (("UA",),) and "to_airport = 'ORD'" in answer.sql
+    (written,) = [a for a in answer.alternatives if a.label == "As the model wrote it"]
+    assert flights.execute(written.sql).rows == ()  # as written no row can hold both
+    either = _ask(flights, "Flights from LAX or ORD",
+                  "SELECT id FROM flight WHERE from_airport = 'LAX' OR from_airport = 'ORD'")
+    assert either.ok and sorted(either.rows) == [(1,), (2,), (3,), (4,)]  # apart: left

@@ -461,8 +461,8 @@ def _one_statement_dialect(sql: str, command_ok: bool) -> str | None:
 
 def _measures_merged(queries: list[str], dialect: str | None) -> str | None:
     """Two to six queries the same but for the measures they show — one FROM, joins, WHERE, GROUP BY, HAVING, LIMIT
-    and ORDER BY; each shows an aggregate the others do not — as one query showing every item once, in the order
-    written. None otherwise (and the caller never merges a reply that says it corrects itself: "wait", "actually")."""
+    and ORDER BY; each shows an aggregate the others do not, beside items they all show (the groups' labels) — as one
+    query showing every item once, in the order written. None otherwise (and the caller never merges a reply that says it corrects itself: "wait", "actually")."""
     if not 2 <= len(queries) <= 6:
         return None
     try:
@@ -482,6 +482,8 @@ def _measures_merged(queries: list[str], dialect: str | None) -> str | None:
     if len({skeleton(t) for t in trees}) != 1 or len(orders) > 1:
         return None  # each ordered by its own measure: a correction, or rankings the merge could not keep
     items = [{e.sql() for e in t.expressions} for t in trees]
+    if not set.intersection(*items):
+        return None  # nothing shown in common (``COUNT(*)`` "or" ``COUNT(tid)``): two ways to one number
     for tree, own in zip(trees, items, strict=True):
         rest = set().union(*(other for other in items if other is not own))
         mine = [e for e in tree.expressions if e.sql() not in rest]

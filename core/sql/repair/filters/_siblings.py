@@ -1,0 +1,60 @@
+"""One column compared with two different values on one row, ``from_airport = 'LAX' AND from_airport = 'ORD'``: no
+row can hold both, so the query keeps nothing by construction. A model copying the first condition keeps its column
+by a slip; where the table has exactly one sibling of that column — the same name but its first word (``to_airport``
+beside ``from_airport``, ``end_date`` beside ``start_date``, ``away_team`` beside ``home_team``) and the same kind —
+the second comparison is read on the sibling, a guess the model is shown first (the query as written is offered).
+Never where the comparisons stand apart (OR, a CASE, a HAVING that counts values: ``filters._vacuous`` reads those as
+IN), nor where the column has no sibling or several.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.schema import Schema
+from core.sql.repair._names import GUESSED, tokens
+from core.sql.repair._scope import scope_sources, scopes
+from core.sql.repair._types import kind_of
+
+__all__ = ["second_on_sibling"]
+
+
+def _sibling(name: str, names: list[str]) -> str | None:
+    words = tokens(name)
+    found = [n for n in names if n.lower() != name.lower() and len(tokens(n)) == len(words) >= 2
+             and tokens(n)[1:] == words[1:] and tokens(n)[0] != words[0]]
+    return found[0] if len(found) == 1 else None
+
+
+def second_on_sibling(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """The second of two equalities of one column with different values, read on its one sibling (see above)."""
+    for scope in scopes(tree):
+        select = scope.expression
+        where = select.args.get("where") if isinstance(select, exp.Select) else None
+        if where is None:
+            continue
+        conditions = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        seen: dict[str, exp.EQ] = {}
+        for cond in conditions:
+            if not (isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(
+                    cond.expression, exp.Literal)):
+                continue
+            key = cond.this.sql().lower()
+            first = seen.setdefault(key, cond)
+            if first is cond or first.expression == cond.expression:
+                continue
+            sources = [s for s in scope_sources(scope, schema, dialect) if s.table is not None and (
+                not cond.this.table or s.key.lower() == cond.this.table.lower())]
+            owners = [s.table for s in sources if s.table.column(cond.this.name) is not None]
+            if len(owners) != 1:
+                continue
+            table = owners[0]
+            sibling = _sibling(cond.this.name, table.column_names)
+            column = table.column(cond.this.name)
+            other = table.column(sibling) if sibling else None
+            if other is None or kind_of(other.type or "") != kind_of(column.type or ""):
+                continue
+            before = cond.sql(dialect=dialect)
+            cond.this.set("this", exp.to_identifier(other.name))
+            fixes.append(f"{before} after {first.sql(dialect=dialect)} (one value cannot be two) read on the "
+                         f"column beside it, {cond.sql(dialect=dialect)}{GUESSED}")
