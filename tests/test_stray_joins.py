@@ -90,3 +90,11 @@ def test_an_output_name_sorted_by_is_no_column_of_the_unread_table(shop) -> None
 ])
 def test_cross_joins_that_are_meant_are_left(sql: str) -> None:
     assert not [f for f in validate_sql(sql, SCHEMA, "postgres").fixes if f.endswith(GUESSED)]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT COUNT(DISTINCT cars.id) FROM sales s, cars c",  # read by its name, aliased otherwise
+    "SELECT COUNT(DISTINCT id.cars) FROM sales s, cars",  # a qualifier no source has: the column repair's
+])
+def test_a_table_read_through_a_slip_of_its_qualifier_is_not_stray(sql: str) -> None:
+    assert not [f for f in validate_sql(sql, SCHEMA, "postgres").fixes if "never read" in f]

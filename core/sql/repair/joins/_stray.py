@@ -60,12 +60,17 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
     bare = {c.name.lower() for c in select.find_all(exp.Column) if not c.table} - {
         e.alias.lower() for e in select.expressions if e.alias}  # ``ORDER BY total``: the select list's own name
     sources = [select.args["from_"].this, *(j.this for j in joins)]
+    named = {n for s in sources for n in (_alias(s), (s.name or "").lower())}
+    if {c.table.lower() for c in select.find_all(exp.Column) if c.table} - named:
+        return  # ``aid.author``: a qualifier no source has, the column repair's to read first
     for join in joins:
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
         alias = _alias(join.this)
         others = [schema.table(s.name) if isinstance(s, exp.Table) else None for s in sources if s is not join.this]
         held = {c.name.lower() for t in others if t is not None for c in t.columns}
-        if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or bare - held:
+        if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or (
+                _read_by_qualifier(select, join.this.name.lower(), join)) or bare - held:  # ``author COMMAND`` read
+            # as ``author.aid``: its name read, the alias a slip the column repair reads
             continue  # a bare name the other tables do not hold may be this table's (``labels``, a whole row ``c``)
         if not bare and not any(_read_by_qualifier(select, _alias(o), join) for o in sources if o is not join.this):
             continue  # ``SELECT COUNT(*) FROM products CROSS JOIN stores``: no table is read, the pairs are counted
