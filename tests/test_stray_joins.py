@@ -98,3 +98,9 @@ def test_cross_joins_that_are_meant_are_left(sql: str) -> None:
 ])
 def test_a_table_read_through_a_slip_of_its_qualifier_is_not_stray(sql: str) -> None:
     assert not [f for f in validate_sql(sql, SCHEMA, "postgres").fixes if "never read" in f]
+
+
+def test_a_table_listed_after_a_cte_and_never_read_is_dropped(shop) -> None:
+    answer = ask(shop, "Sales per rep", "WITH per_rep AS (SELECT rep_id, COUNT(*) AS n FROM sales GROUP BY rep_id) "
+                 "SELECT rep_id, n FROM per_rep, cars ORDER BY rep_id")
+    assert answer.ok and answer.rows == ((1, 2), (2, 1))

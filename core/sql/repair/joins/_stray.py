@@ -66,8 +66,8 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
     for join in joins:
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
         alias = _alias(join.this)
-        others = [schema.table(s.name) if isinstance(s, exp.Table) else None for s in sources if s is not join.this]
-        held = {c.name.lower() for t in others if t is not None for c in t.columns}
+        others = [_columns(s, schema, select) for s in sources if s is not join.this]
+        held = set().union(*(o for o in others if o is not None))
         if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or (
                 _read_by_qualifier(select, join.this.name.lower(), join)) or bare - held:  # ``author COMMAND`` read
             # as ``author.aid``: its name read, the alias a slip the column repair reads
@@ -77,6 +77,23 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
         join.pop()
         fixes.append(f"{join.this.sql()} listed after a comma and never read (every row paired with each of its "
                      f"rows) dropped{GUESSED}")
+
+
+def _columns(source: exp.Expression, schema: Schema, select: exp.Select) -> set[str] | None:
+    """The column names a FROM entry gives: a table's, a CTE's or a derived table's output names; None if unknown."""
+    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select):
+        return {e.alias_or_name.lower() for e in source.this.expressions}
+    if not isinstance(source, exp.Table):
+        return None
+    if not source.args.get("db"):
+        root = select.root()
+        cte = next((c for c in root.find_all(exp.CTE) if c.alias.lower() == source.name.lower()), None)
+        if cte is not None:
+            body = cte.this
+            return {e.alias_or_name.lower() for e in body.expressions} if isinstance(body, exp.Select) and not any(
+                isinstance(e, exp.Star) for e in body.expressions) else None
+    table = schema.table(source.name) if not source.args.get("db") else schema.table(f"{source.db}.{source.name}")
+    return {c.name.lower() for c in table.columns} if table is not None else None
 
 
 def _copied_conditions(select: exp.Select, source: exp.From, schema: Schema, dialect: str, fixes: list[str]) -> None:
