@@ -133,3 +133,15 @@ def test_one_column_equal_to_two_values_reads_the_second_on_its_sibling(flights)
     either = _ask(flights, "Flights from LAX or ORD",
                   "SELECT id FROM flight WHERE from_airport = 'LAX' OR from_airport = 'ORD'")
     assert either.ok and sorted(either.rows) == [(1,), (2,), (3,), (4,)]  # apart: left
+
+
+def test_attack_round_19_a_value_the_question_includes_and_values_meant_apart_are_left(flights, garage) -> None:
+    kept = _ask(garage, "Total of payments that went through, even if pending",
+                "SELECT SUM(amount) FROM payment WHERE status <> 'failed'")
+    assert not [a for a in kept.alternatives if a.label == "Only pending"]
+    either = _ask(flights, "List flights departing from LAX or ORD",
+                  "SELECT id FROM flight WHERE from_airport = 'LAX' AND from_airport = 'ORD'")
+    assert "to_airport" not in (either.sql or "")  # "or": the values meant apart, never read on the sibling
+    unsaid = _ask(flights, "Flights out of LAX", "SELECT id FROM flight WHERE from_airport = 'LAX' AND "
+                  "from_airport = 'ORD'")
+    assert "to_airport" not in (unsaid.sql or "")  # ORD is not the question's

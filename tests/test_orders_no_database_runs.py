@@ -142,3 +142,11 @@ def test_strftime_of_now_in_mysql_order_is_read_format_first(shop) -> None:
     answer = ask(shop, "This year's sales", "SELECT COUNT(*) FROM sales WHERE strftime(ts, '%Y') = strftime('now', '%Y')")
     this_year = shop.execute("SELECT COUNT(*) FROM sales WHERE strftime('%Y', ts) = strftime('%Y', 'now')").rows
     assert answer.ok and answer.rows == this_year
+
+
+def test_attack_round_19_weeks_are_days_on_sqlite_and_two_units_are_no_reading(shop) -> None:
+    weeks = ask(shop, "Sales in the last 2 weeks", "SELECT COUNT(*) FROM sales WHERE ts >= date('now', '-2')")
+    assert weeks.ok and weeks.rows == ((1,),) and "-14 days" in weeks.sql
+    two = ask(shop, "Sales in the last year that are at least 1 day old",
+              "SELECT COUNT(*) FROM sales WHERE ts >= date('now', '-1') AND ts <= date('now', '-1 day')")
+    assert not two.ok and "does not know the modifier '-1'" in (two.error or "")

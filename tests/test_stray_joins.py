@@ -104,3 +104,12 @@ def test_a_table_listed_after_a_cte_and_never_read_is_dropped(shop) -> None:
     answer = ask(shop, "Sales per rep", "WITH per_rep AS (SELECT rep_id, COUNT(*) AS n FROM sales GROUP BY rep_id) "
                  "SELECT rep_id, n FROM per_rep, cars ORDER BY rep_id")
     assert answer.ok and answer.rows == ((1, 2), (2, 1))
+
+
+def test_attack_round_19_pairs_asked_for_and_a_name_both_hold_keep_the_table(shop) -> None:
+    pairs = ask(shop, "How many car-rep combinations are there per make?",
+                "SELECT c.make, COUNT(*) FROM cars c CROSS JOIN reps r2 GROUP BY c.make")
+    assert pairs.ok and sorted(pairs.rows) == [("Honda", 3), ("Toyota", 6)]
+    ambiguous = validate_sql("WITH t AS (SELECT make, 1 AS id FROM cars) SELECT SUM(id) FROM t, reps", SCHEMA,
+                             "postgres")
+    assert "reps" in ambiguous.sql  # id is reps' column too: left for the error path

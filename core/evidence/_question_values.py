@@ -177,7 +177,8 @@ def negated_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Execu
                 and not _said(v.this, text) for v in kept_out):
             continue
         table, column = found
-        hits = {v for v in column.value_hints if v.lower() not in literals and asks_for(asked.text, v)}
+        hits = {v for v in column.value_hints if v.lower() not in literals and asks_for(asked.text, v)
+                and not _included(asked.text, v)}
         for value in named[:max(0, probes)]:
             probes -= 1
             if (spelled := _spelling(table, column, value, schema, execute)) is not None:
@@ -225,3 +226,16 @@ def repeated_value(asked: Asked, tree: exp.Select, schema: Schema, execute: Exec
         return (f"The query compares both {first.name} and {side.name} with '{written}'; the question also says "
                 f"“{hits[0]}”, which {side.name} holds", f"{side.name} = '{hits[0]}'"[:80], tree)
     return None
+
+
+_INCLUDED = re.compile(r"\b(?:even|counting|count|also|incl\w*)\b")
+
+
+def _included(text: str, value: str) -> bool:
+    """The question takes ``value`` in beside others: "even if delayed", "counting delayed ones too", "delayed count
+    as operated" — no value asked for alone."""
+    at = text.find(value.lower())
+    if at < 0:
+        return False
+    before, after = text[max(0, at - 30):at], text[at + len(value):at + len(value) + 25]
+    return bool(_INCLUDED.search(before) or re.search(r"\b(?:too|also|as well|bhi|count|counts|counted)\b", after))

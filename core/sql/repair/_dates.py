@@ -106,6 +106,9 @@ def _asked_unit(number: str, question: str) -> str | None:
     for 1 the one unit of time it speaks of ("the previous month"); None where that is not one unit."""
     said = [(m.group(1), m.group(2).lower()) for m in re.finditer(rf"(?<![\d.])(\d+)\s*{_ASKED_UNIT}", question,
                                                                    re.IGNORECASE)]
+    spoken = {_UNIT_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _UNIT_WORDS}
+    if len(spoken | {u for _, u in said}) > 1:
+        return None  # "orders in the last year that were at least 1 day old": which one is unsaid
     units = {u for n, u in said if n == number}
     if not units and number.isdigit():
         units = {u for n, u in said if abs(int(n) - int(number)) == 1}
@@ -159,7 +162,9 @@ def _bare_modifiers(tree: exp.Expression, fixes: list[str], question: str) -> No
                     f"SQLite does not know the modifier '{literal.this}' in {node.sql(dialect='sqlite')}: the call "
                     "gives NULL on every row. Write spans as '-7 days', '+1 month', 'start of month'.",
                     hint="Ask again saying the length of time with its unit.")
-            written = f"{literal.this.strip()} {unit}s"
+            sign, amount = literal.this.strip()[0], float(literal.this.strip()[1:])
+            written = f"{sign}{amount * 7:g} days" if unit == "week" else f"{sign}{amount:g} {unit}s"  # SQLite
+            # knows no weeks
             fixes.append(f"'{literal.this}' (no unit: NULL on every row) read in the question's unit, '{written}'"
                          f"{GUESSED}")
             literal.replace(exp.Literal.string(written))

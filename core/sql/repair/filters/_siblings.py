@@ -2,12 +2,15 @@
 row can hold both, so the query keeps nothing by construction. A model copying the first condition keeps its column
 by a slip; where the table has exactly one sibling of that column — the same name but its first word (``to_airport``
 beside ``from_airport``, ``end_date`` beside ``start_date``, ``away_team`` beside ``home_team``) and the same kind —
-the second comparison is read on the sibling, a guess the model is shown first (the query as written is offered).
-Never where the comparisons stand apart (OR, a CASE, a HAVING that counts values: ``filters._vacuous`` reads those as
-IN), nor where the column has no sibling or several.
+the second comparison is read on the sibling, a guess the model is shown first (the query as written is offered) —
+only where the question says the second value ("to ORD") and no "or" or "between" (values meant apart: "from LAX or
+ORD"), and the sibling's known values, where known, hold it. Never where the comparisons stand apart (OR, a CASE, a
+HAVING that counts values: ``filters._vacuous`` reads those as IN), nor where the column has no sibling or several.
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot import exp
 
@@ -18,6 +21,13 @@ from core.sql.repair._types import kind_of
 
 __all__ = ["second_on_sibling"]
 
+_APART = re.compile(r"\b(?:or|either|ya|between|and/or)\b", re.IGNORECASE)
+
+
+def _said(value: exp.Expression, question: str) -> bool:
+    text = str(value.this).strip().lower() if isinstance(value, exp.Literal) else ""
+    return bool(text) and re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", question.lower()) is not None
+
 
 def _sibling(name: str, names: list[str]) -> str | None:
     words = tokens(name)
@@ -26,8 +36,10 @@ def _sibling(name: str, names: list[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def second_on_sibling(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+def second_on_sibling(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str = "") -> None:
     """The second of two equalities of one column with different values, read on its one sibling (see above)."""
+    if _APART.search(question):
+        return  # "from LAX or ORD", "James or Smith": the values meant apart, not a slip of the column
     for scope in scopes(tree):
         select = scope.expression
         where = select.args.get("where") if isinstance(select, exp.Select) else None
@@ -41,8 +53,8 @@ def second_on_sibling(tree: exp.Expression, schema: Schema, dialect: str, fixes:
                 continue
             key = cond.this.sql().lower()
             first = seen.setdefault(key, cond)
-            if first is cond or first.expression == cond.expression:
-                continue
+            if first is cond or first.expression == cond.expression or not _said(cond.expression, question):
+                continue  # the second value must be one the question says ("to ORD")
             sources = [s for s in scope_sources(scope, schema, dialect) if s.table is not None and (
                 not cond.this.table or s.key.lower() == cond.this.table.lower())]
             owners = [s.table for s in sources if s.table.column(cond.this.name) is not None]
@@ -52,8 +64,9 @@ def second_on_sibling(tree: exp.Expression, schema: Schema, dialect: str, fixes:
             sibling = _sibling(cond.this.name, table.column_names)
             column = table.column(cond.this.name)
             other = table.column(sibling) if sibling else None
-            if other is None or kind_of(other.type or "") != kind_of(column.type or ""):
-                continue
+            if other is None or kind_of(other.type or "") != kind_of(column.type or "") or (
+                    other.value_hints and str(cond.expression.this) not in other.value_hints):
+                continue  # the sibling's known values do not hold it
             before = cond.sql(dialect=dialect)
             cond.this.set("this", exp.to_identifier(other.name))
             fixes.append(f"{before} after {first.sql(dialect=dialect)} (one value cannot be two) read on the "

@@ -13,11 +13,14 @@
 Each is a guess the model is shown first (``GUESSED``): an analyst may mean a cross join, but none writes one by a
 comma (or CROSS JOIN, as SQLite reads a comma) and leaves it unread while reading the others, nor an ON that reads
 nothing of its table. Never a star that shows the table's columns, a query that reads no table's column at all
-(``COUNT(*) FROM products CROSS JOIN stores`` counts the pairs), or per-group results its WHERE reads at all (a
+(``COUNT(*) FROM products CROSS JOIN stores`` counts the pairs), a question that asks for pairs ("combinations", "every
+possible"), or per-group results its WHERE reads at all (a
 benchmark, ``b.region = 'north' AND a.total < b.total``, or pairs, ``a.region < b.region``).
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot import exp
 
@@ -43,15 +46,21 @@ def _read_by_qualifier(select: exp.Select, alias: str, join: exp.Join) -> bool:
                or c.find_ancestor(exp.Join) is None)
 
 
-def stray_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+_PAIRS_ASKED = re.compile(r"\b(?:combination|pair|cartesian|cross[ -]?join|every possible|all possible|each possible|"
+                          r"repeated for each)", re.IGNORECASE)
+
+
+def stray_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str], question: str = "") -> None:
     """The three joins of the module docstring, mended in place as guesses."""
+    pairs = bool(_PAIRS_ASKED.search(question))  # "order-day combinations": every pair is what is asked
     for select in list(tree.find_all(exp.Select)):
         joins = list(select.args.get("joins") or ())
         source = select.args.get("from_")
         if not joins or source is None or any(isinstance(e, exp.Star) or e.find(exp.Star) and not e.find(exp.Count)
                                               for e in select.expressions):
             continue
-        _unread_tables(select, joins, schema, fixes)
+        if not pairs:
+            _unread_tables(select, joins, schema, fixes)
         _copied_conditions(select, source, schema, dialect, fixes)
         _unjoined_measures(select, source, fixes)
 
@@ -68,6 +77,8 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
         alias = _alias(join.this)
         others = [_columns(s, schema, select) for s in sources if s is not join.this]
         held = set().union(*(o for o in others if o is not None))
+        if table is None or bare & {c.name.lower() for c in table.columns}:
+            continue  # a bare name it holds too may be read from it (as written, an ambiguous name fails)
         if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or (
                 _read_by_qualifier(select, join.this.name.lower(), join)) or bare - held:  # ``author COMMAND`` read
             # as ``author.aid``: its name read, the alias a slip the column repair reads
