@@ -31,12 +31,13 @@ SERVER_TEMP_FILE_LIMIT = "4GB"
 
 
 def backend_memory_limit() -> int:
-    """Bytes of data one backend may hold: an eighth of physical memory, within [1 GiB, 4 GiB]."""
+    """Bytes of data one backend may hold: an eighth of physical memory, within [1 GiB, 4 GiB], in whole KiB (the unit
+    ``ulimit -d`` sets it in: an odd number of physical pages would leave 512 bytes the limit cannot carry)."""
     try:
         total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):
         total = 0
-    return min(max(total // 8, MIN_BACKEND_BYTES), MAX_BACKEND_BYTES)
+    return min(max(total // 8, MIN_BACKEND_BYTES), MAX_BACKEND_BYTES) // 1024 * 1024
 
 
 def limited_command(args: list[str]) -> list[str]:
