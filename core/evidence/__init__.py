@@ -30,7 +30,8 @@ may rewrite its query (``AskPipeline._review``).
   (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does (or
   another text column of its table),
   conditions that contradict each other or cover every row;
-- ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
+- ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``); one computed value
+  shown twice under two names (a note);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
   otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
@@ -44,7 +45,7 @@ from collections.abc import Sequence
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._aliases import alias_evidence
+from core.evidence._aliases import alias_evidence, shown_twice
 from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence, reversed_difference_evidence
 from core.evidence._common import Execute, difference, offer, other_rows
 from core.evidence._duplicates import duplicate_evidence
@@ -128,6 +129,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]
         alternatives += check[1]
+    notes += shown_twice(sql, schema)
     return _once(notes, alternatives)
 
 
