@@ -15,7 +15,7 @@ from sqlglot import exp
 from core.schema import Schema
 
 __all__ = ["ALIAS_CLASH_FIX", "assigned_aliases", "output_names_in_expressions", "repair_alias_clashes",
-           "unqualified_output_names"]
+           "source_columns", "unqualified_output_names"]
 
 ALIAS_CLASH_FIX = " (also used for "  # in the note of a renamed clashing alias: it makes an error go away
 
@@ -171,7 +171,7 @@ def output_names_in_expressions(tree: exp.Expression, schema: Schema, dialect: s
             continue
         known: set[str] = set()
         for entry in _entries(select):
-            columns = _columns_of(entry, schema) or _cte_columns(entry, tree)
+            columns = source_columns(entry, schema, tree)
             if not columns:
                 break
             known |= columns
@@ -189,9 +189,12 @@ def output_names_in_expressions(tree: exp.Expression, schema: Schema, dialect: s
                     fixes.append(f"{name} inside an expression of ORDER BY or HAVING read as the select list's item")
 
 
-def _cte_columns(entry: exp.Expression, tree: exp.Expression) -> set[str]:
-    if not isinstance(entry, exp.Table):
-        return set()
-    cte = next((c for c in tree.find_all(exp.CTE) if c.alias.lower() == entry.name.lower()), None)
-    body = cte.this if cte is not None else None
-    return {p.alias_or_name.lower() for p in body.expressions} if isinstance(body, exp.Select) else set()
+def source_columns(entry: exp.Expression, schema: Schema, tree: exp.Expression) -> set[str]:
+    """The column names a FROM entry gives — a table's, a derived table's, or a CTE of ``tree``'s output names —;
+    empty where they are not known (a table function, a star)."""
+    columns = _columns_of(entry, schema)
+    if not columns and isinstance(entry, exp.Table):
+        cte = next((c for c in tree.find_all(exp.CTE) if c.alias.lower() == entry.name.lower()), None)
+        body = cte.this if cte is not None else None
+        columns = {p.alias_or_name.lower() for p in body.expressions} if isinstance(body, exp.Select) else set()
+    return set() if "*" in columns else columns

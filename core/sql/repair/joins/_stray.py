@@ -25,6 +25,7 @@ import re
 from sqlglot import exp
 
 from core.schema import Schema
+from core.sql.repair._aliases import source_columns
 from core.sql.repair._names import GUESSED
 from core.sql.repair.joins._forgotten import links
 
@@ -74,15 +75,13 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
         return  # ``aid.author``: a qualifier no source has, the column repair's to read first
     for join in joins:
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
-        alias = _alias(join.this)
-        others = [_columns(s, schema, select) for s in sources if s is not join.this]
-        held = set().union(*(o for o in others if o is not None))
-        if table is None or bare & {c.name.lower() for c in table.columns}:
+        if not _comma(join) or table is None or bare & {c.name.lower() for c in table.columns}:
             continue  # a bare name it holds too may be read from it (as written, an ambiguous name fails)
-        if not _comma(join) or table is None or None in others or _read_by_qualifier(select, alias, join) or (
-                _read_by_qualifier(select, join.this.name.lower(), join)) or bare - held:  # ``author COMMAND`` read
-            # as ``author.aid``: its name read, the alias a slip the column repair reads
-            continue  # a bare name the other tables do not hold may be this table's (``labels``, a whole row ``c``)
+        others = [source_columns(s, schema, select.root()) for s in sources if s is not join.this]
+        if not all(others) or bare - set().union(*others):
+            continue  # a bare name the other sources do not give may be this table's (``labels``, a whole row ``c``)
+        if any(_read_by_qualifier(select, name, join) for name in (_alias(join.this), join.this.name.lower())):
+            continue  # read; by its name too (``author COMMAND`` read as ``author.aid``: the alias is a slip)
         if not bare and not any(_read_by_qualifier(select, _alias(o), join) for o in sources if o is not join.this):
             continue  # ``SELECT COUNT(*) FROM products CROSS JOIN stores``: no table is read, the pairs are counted
         join.pop()
@@ -90,35 +89,18 @@ def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fi
                      f"rows) dropped{GUESSED}")
 
 
-def _columns(source: exp.Expression, schema: Schema, select: exp.Select) -> set[str] | None:
-    """The column names a FROM entry gives: a table's, a CTE's or a derived table's output names; None if unknown."""
-    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select):
-        return {e.alias_or_name.lower() for e in source.this.expressions}
-    if not isinstance(source, exp.Table):
-        return None
-    if not source.args.get("db"):
-        root = select.root()
-        cte = next((c for c in root.find_all(exp.CTE) if c.alias.lower() == source.name.lower()), None)
-        if cte is not None:
-            body = cte.this
-            return {e.alias_or_name.lower() for e in body.expressions} if isinstance(body, exp.Select) and not any(
-                isinstance(e, exp.Star) for e in body.expressions) else None
-    table = schema.table(source.name) if not source.args.get("db") else schema.table(f"{source.db}.{source.name}")
-    return {c.name.lower() for c in table.columns} if table is not None else None
-
-
 def _copied_conditions(select: exp.Select, source: exp.From, schema: Schema, dialect: str, fixes: list[str]) -> None:
     joins = list(select.args.get("joins") or ())
     before = [source.this]
-    for join in joins:
+    where = select.args.get("where")
+    conditions = [] if where is None else list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+    keys = frozenset(k.lower() for t in schema.tables for k in t.primary_key)
+    for at, join in enumerate(joins):
         on = join.args.get("on")
         alias = _alias(join.this)
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
         readers = {c.table.lower() for c in on.find_all(exp.Column)} if on is not None else set()
-        earlier = [j.args["on"] for j in joins[:joins.index(join)] if j.args.get("on") is not None]
-        where = select.args.get("where")
-        earlier += list(where.this.flatten()) if where is not None and isinstance(where.this, exp.And) else [
-            where.this] if where is not None else []
+        earlier = [j.args["on"] for j in joins[:at] if j.args.get("on") is not None] + conditions
         if on is None or table is None or not readers or "" in readers or alias in readers or (
                 join.side or "").upper() not in ("", "INNER") or not any(on == e for e in earlier):
             before.append(join.this)
@@ -128,7 +110,6 @@ def _copied_conditions(select: exp.Select, source: exp.From, schema: Schema, dia
                for c in on.find_all(exp.Column)):
             before.append(join.this)
             continue  # ``c.id = c.car_id`` with no such column: a name slip, the column repair's to read
-        keys = frozenset(k.lower() for t in schema.tables for k in t.primary_key)
         found = [(b, mine, theirs) for b in before if isinstance(b, exp.Table) and (other := schema.table(b.name))
                  is not None for mine, theirs in links(table, other, keys)]
         before.append(join.this)
@@ -153,6 +134,7 @@ def _group_outputs(node: exp.Expression) -> set[str]:
 
 def _unjoined_measures(select: exp.Select, source: exp.From, fixes: list[str]) -> None:
     where = select.args.get("where")
+    compared = {c.table.lower() for c in where.find_all(exp.Column)} if where is not None else set()
     joined = [source.this]
     for join in list(select.args.get("joins") or ()):
         mine = _group_outputs(join.this)
@@ -160,12 +142,9 @@ def _unjoined_measures(select: exp.Select, source: exp.From, fixes: list[str]) -
             joined.append(join.this)
             continue
         shared = [(other, name) for other in joined for name in mine & _group_outputs(other)]
-        related = where is not None and bool({c.table.lower() for c in where.find_all(exp.Column)} & {
-            _alias(join.this), _alias(shared[0][0])}) if len(shared) == 1 else True  # ``b.region = 'north' AND
-        # a.total < b.total``: a benchmark or pairs, compared on purpose
         joined.append(join.this)
-        if len(shared) != 1 or related:
-            continue
+        if len(shared) != 1 or _alias(join.this) in compared or _alias(shared[0][0]) in compared:
+            continue  # ``b.region = 'north' AND a.total < b.total``: a benchmark or pairs, compared on purpose
         other, name = shared[0]
         condition = exp.EQ(this=exp.column(name, table=_alias(other)), expression=exp.column(name, table=_alias(
             join.this)))
