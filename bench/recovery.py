@@ -82,7 +82,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh23": "tests.heldout.damage_fresh23",
               "fresh24": "tests.heldout.damage_fresh24",
               "fresh25": "tests.heldout.damage_fresh25",
-              "fresh26": "tests.heldout.damage_fresh26"}
+              "fresh26": "tests.heldout.damage_fresh26",
+              "fresh27": "tests.heldout.damage_fresh27"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
