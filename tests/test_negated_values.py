@@ -145,3 +145,14 @@ def test_attack_round_19_a_value_the_question_includes_and_values_meant_apart_ar
     unsaid = _ask(flights, "Flights out of LAX", "SELECT id FROM flight WHERE from_airport = 'LAX' AND "
                   "from_airport = 'ORD'")
     assert "to_airport" not in (unsaid.sql or "")  # ORD is not the question's
+
+
+def test_a_case_test_inside_an_aggregate_reads_the_second_value_on_the_sibling_before_the_in_list(flights) -> None:
+    """Attack round 19: ``SUM(CASE WHEN from_airport = 'LAX' AND from_airport = 'ORD' …)`` for "from LAX to ORD" was
+    read as ``from_airport IN (…)`` (3 flights, not 1). The sibling's reading comes first; where the question does
+    not say the second value as the sibling's, the per-row IN reading stays (a guess)."""
+    sql = ("SELECT SUM(CASE WHEN from_airport = 'LAX' AND from_airport = 'ORD' THEN 1 ELSE 0 END) AS n FROM flight")
+    answer = _ask(flights, "How many flights go from LAX to ORD?", sql)
+    assert answer.ok and answer.rows == ((1,),) and "to_airport = 'ORD'" in answer.sql, (answer.sql, answer.notes)
+    weekend = _ask(flights, "How many flights leave LAX or ORD?", sql)
+    assert weekend.ok and weekend.rows == ((4,),) and "IN ('LAX', 'ORD')" in weekend.sql, (weekend.sql, weekend.notes)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.databases import open_database
-from core.sql import guard, validate_sql
+from core.sql import GUESSED, guard, validate_sql
 from tests.scripted_asking import ask
 
 
@@ -81,8 +81,12 @@ def test_one_value_twice_counted_apart_is_read_as_an_in_list(dialect: str) -> No
     out = guard(sql, dialect)
     assert "IN ('sf', 'crime')" in out.sql and "(a guess" in out.mended
     per_row = "SELECT COUNT(CASE WHEN (genre = 'sf' AND genre = 'crime') THEN 1 END) AS n FROM book"
-    out = guard(per_row, dialect)  # one row's test inside an aggregate: "both" cannot be meant
-    assert "WHEN (genre IN ('sf', 'crime')) THEN 1" in out.sql and "(a guess" in out.mended, out.sql
+    from core.schema import Column, Schema, Table
+    schema = Schema(dialect=dialect, tables=(Table("book", (Column("id", "integer"), Column("genre", "text"))),))
+    checked = validate_sql(guard(per_row, dialect).sql, schema, dialect)  # validation reads it, after the sibling's
+    # reading (filters._siblings): one row's test inside an aggregate, where "both" cannot be meant
+    assert "WHEN (genre IN ('sf', 'crime')) THEN 1" in checked.sql and any("(a guess" in f or f.endswith(GUESSED)
+                                                                          for f in checked.fixes), checked.sql
     for sql in ("SELECT title FROM book WHERE genre = 'sf' AND genre = 'crime'",  # "both"? "either"? not said: left
                 # attack round 14: a per-row test HAVING reads may ask for groups holding both
                 "SELECT author FROM book GROUP BY author HAVING MAX(CASE WHEN genre = 'sf' AND genre = 'crime' THEN 1 "

@@ -30,7 +30,7 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
 from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns,
-                              rounded_doubles, second_on_sibling, stray_joins, timestamps_as_days)
+                              rounded_doubles, one_value_twice_per_row, second_on_sibling, stray_joins, timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -156,6 +156,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         compare_text_numbers(tree, schema, dialect, fixes)
         empty_as_null(tree, schema, dialect, fixes)
         second_on_sibling(tree, schema, dialect, fixes, question)
+        one_value_twice_per_row(tree, dialect, fixes)  # after the sibling's reading, which needs the question
         values_as_held(tree, schema, dialect, fixes, join_matches, question)
         timestamps_as_days(tree, schema, dialect, fixes, join_matches, question)
         anti_joins(tree, schema, dialect, fixes)

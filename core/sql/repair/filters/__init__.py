@@ -10,6 +10,6 @@ from core.sql.repair.filters._days import timestamps_as_days
 from core.sql.repair.filters._flags import flags_as_filters
 from core.sql.repair.filters._held_values import values_as_held
 from core.sql.repair.filters._siblings import second_on_sibling
-from core.sql.repair.filters._vacuous import never_true
+from core.sql.repair.filters._vacuous import never_true, one_value_twice_per_row
 
-__all__ = ["anti_joins", "flags_as_filters", "never_true", "second_on_sibling", "timestamps_as_days", "values_as_held"]
+__all__ = ["anti_joins", "flags_as_filters", "never_true", "one_value_twice_per_row", "second_on_sibling", "timestamps_as_days", "values_as_held"]

@@ -4,8 +4,10 @@ by a slip; where the table has exactly one sibling of that column — the same n
 beside ``from_airport``, ``end_date`` beside ``start_date``, ``away_team`` beside ``home_team``) and the same kind —
 the second comparison is read on the sibling, a guess the model is shown first (the query as written is offered) —
 only where the question says the second value ("to ORD") and no "or" or "between" (values meant apart: "from LAX or
-ORD"), and the sibling's known values, where known, hold it. Never where the comparisons stand apart (OR, a CASE, a
-HAVING that counts values: ``filters._vacuous`` reads those as IN), nor where the column has no sibling or several.
+ORD"), and the sibling's known values, where known, hold it. Read in the WHERE and in a CASE's test inside an
+aggregate (``SUM(CASE WHEN from_airport = 'LAX' AND from_airport = 'ORD' THEN 1 END)``: one row's test), before
+``filters._vacuous`` reads what is left of those as IN; never where the comparisons stand apart (OR, a HAVING that
+counts values), nor where the column has no sibling or several.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 
 from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema
 from core.sql.repair._names import GUESSED, tokens
@@ -41,33 +44,51 @@ def second_on_sibling(tree: exp.Expression, schema: Schema, dialect: str, fixes:
     if _APART.search(question):
         return  # "from LAX or ORD", "James or Smith": the values meant apart, not a slip of the column
     for scope in scopes(tree):
-        select = scope.expression
-        where = select.args.get("where") if isinstance(select, exp.Select) else None
-        if where is None:
+        for chain in _tests(scope.expression):
+            _read_on_sibling(chain, scope, schema, dialect, fixes, question)
+
+
+def _tests(select: exp.Expression) -> list[exp.Expression]:
+    """The tests of one row a SELECT makes: its WHERE, and each CASE's WHEN inside an aggregate of its output
+    (``SUM(CASE WHEN from_airport = 'LAX' AND from_airport = 'ORD' THEN 1 END)``; never one HAVING reads, where
+    the group may be asked to hold both)."""
+    if not isinstance(select, exp.Select):
+        return []
+    where = select.args.get("where")
+    found = [where.this] if where is not None else []
+    for item in select.expressions:
+        for when in item.find_all(exp.If):
+            if isinstance(when.parent, exp.Case) and isinstance(when.find_ancestor(exp.AggFunc, exp.Select),
+                                                                 exp.AggFunc):
+                found.append(when.this.unnest())
+    return found
+
+
+def _read_on_sibling(chain: exp.Expression, scope: Scope, schema: Schema, dialect: str, fixes: list[str],
+                     question: str) -> None:
+    conditions = list(chain.flatten()) if isinstance(chain, exp.And) else [chain]
+    seen: dict[str, exp.EQ] = {}
+    for cond in conditions:
+        if not (isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(
+                cond.expression, exp.Literal)):
             continue
-        conditions = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
-        seen: dict[str, exp.EQ] = {}
-        for cond in conditions:
-            if not (isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(
-                    cond.expression, exp.Literal)):
-                continue
-            key = cond.this.sql().lower()
-            first = seen.setdefault(key, cond)
-            if first is cond or first.expression == cond.expression or not _said(cond.expression, question):
-                continue  # the second value must be one the question says ("to ORD")
-            sources = [s for s in scope_sources(scope, schema, dialect) if s.table is not None and (
-                not cond.this.table or s.key.lower() == cond.this.table.lower())]
-            owners = [s.table for s in sources if s.table.column(cond.this.name) is not None]
-            if len(owners) != 1:
-                continue
-            table = owners[0]
-            sibling = _sibling(cond.this.name, table.column_names)
-            column = table.column(cond.this.name)
-            other = table.column(sibling) if sibling else None
-            if other is None or kind_of(other.type or "") != kind_of(column.type or "") or (
-                    other.value_hints and str(cond.expression.this) not in other.value_hints):
-                continue  # the sibling's known values do not hold it
-            before = cond.sql(dialect=dialect)
-            cond.this.set("this", exp.to_identifier(other.name))
-            fixes.append(f"{before} after {first.sql(dialect=dialect)} (one value cannot be two) read on the "
-                         f"column beside it, {cond.sql(dialect=dialect)}{GUESSED}")
+        key = cond.this.sql().lower()
+        first = seen.setdefault(key, cond)
+        if first is cond or first.expression == cond.expression or not _said(cond.expression, question):
+            continue  # the second value must be one the question says ("to ORD")
+        sources = [s for s in scope_sources(scope, schema, dialect) if s.table is not None and (
+            not cond.this.table or s.key.lower() == cond.this.table.lower())]
+        owners = [s.table for s in sources if s.table.column(cond.this.name) is not None]
+        if len(owners) != 1:
+            continue
+        table = owners[0]
+        sibling = _sibling(cond.this.name, table.column_names)
+        column = table.column(cond.this.name)
+        other = table.column(sibling) if sibling else None
+        if other is None or kind_of(other.type or "") != kind_of(column.type or "") or (
+                other.value_hints and str(cond.expression.this) not in other.value_hints):
+            continue  # the sibling's known values do not hold it
+        before = cond.sql(dialect=dialect)
+        cond.this.set("this", exp.to_identifier(other.name))
+        fixes.append(f"{before} after {first.sql(dialect=dialect)} (one value cannot be two) read on the "
+                     f"column beside it, {cond.sql(dialect=dialect)}{GUESSED}")

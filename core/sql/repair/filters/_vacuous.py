@@ -28,12 +28,13 @@ either case (``'%[Ii]talian%'``, where a bracket matches only a bracket) as the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from sqlglot import exp
 
 from core.sql.repair._names import GUESSED
 
-__all__ = ["never_true"]
+__all__ = ["never_true", "one_value_twice_per_row"]
 
 
 def _value(literal: exp.Literal) -> object:
@@ -79,10 +80,19 @@ def _outer_selects(node: exp.Expression) -> list[exp.Select]:
     return found
 
 
-def _one_value_twice(tree: exp.Expression, target: str, notes: list[str]) -> None:
-    """``x = 'a' AND x = 'b'`` (one column equal to two different values on one row) as ``x IN ('a', 'b')``."""
+def one_value_twice_per_row(tree: exp.Expression, target: str, notes: list[str]) -> None:
+    """``COUNT(CASE WHEN day = 'Sat' AND day = 'Sun' THEN 1 END)`` (one row's test inside an aggregate) as an IN
+    list. Run in validation, after ``filters.second_on_sibling`` had its reading (``from_airport = 'LAX' AND
+    from_airport = 'ORD'`` where the question says "to ORD" is the sibling's), which needs the schema and question."""
+    _one_value_twice(tree, target, notes, _aggregated_per_row)
+
+
+def _one_value_twice(tree: exp.Expression, target: str, notes: list[str],
+                     meant: Callable[[exp.Expression], bool] = _counted_apart) -> None:
+    """``x = 'a' AND x = 'b'`` (one column equal to two different values on one row) as ``x IN ('a', 'b')``, where
+    ``meant(chain)`` says the values were meant apart."""
     for chain in [a for a in tree.find_all(exp.And) if not isinstance(a.parent, exp.And)]:
-        if chain.find_ancestor(exp.Not) is not None or not (_counted_apart(chain) or _aggregated_per_row(chain)):
+        if chain.find_ancestor(exp.Not) is not None or not meant(chain):
             continue
         parts = list(chain.flatten())
         equal: dict[str, list[exp.EQ]] = {}
@@ -114,7 +124,7 @@ def _one_value_twice(tree: exp.Expression, target: str, notes: list[str]) -> Non
 def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """The comparisons of the module docstring that always or never hold, read as the one meant (each a guess)."""
     _always_or_never(tree, target, notes)
-    _one_value_twice(tree, target, notes)
+    _one_value_twice(tree, target, notes)  # counted apart; one row's test in an aggregate: one_value_twice_per_row
     for between in list(tree.find_all(exp.Between)):
         low, high = between.args.get("low"), between.args.get("high")
         if _ordered(high, low) and not isinstance(between.parent, exp.Not):
