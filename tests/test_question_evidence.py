@@ -333,6 +333,22 @@ def test_a_limit_with_no_order_where_the_question_ranks_is_offered_ranked_by_the
     assert not any(a.label.startswith("Ranked by") for a in listed.alternatives)
 
 
+def test_a_top_n_question_answered_with_every_row_unranked_is_offered_ranked_and_cut(shops) -> None:
+    """"The top 2 … by total revenue" and a query with no ORDER BY and no LIMIT (each measure from its own derived
+    table, joined on the group): offered ranked by the measure the words name and cut to 2."""
+    sql = ("SELECT a.name, a.payments, b.total_revenue FROM (SELECT m.name, COUNT(*) AS payments FROM merchant m JOIN "
+           "payment p ON p.mid = m.mid GROUP BY m.name) a JOIN (SELECT m.name, SUM(p.amount) AS total_revenue FROM "
+           "merchant m JOIN payment p ON p.mid = m.mid GROUP BY m.name) b ON a.name = b.name")
+    answer = _ask(shops, "The top 2 merchants by total revenue, with their number of payments", sql)
+    assert len(answer.rows) == 3  # the query as written stays the answer
+    other = next(a for a in answer.alternatives if a.label == "Top 2 by total_revenue")
+    assert _rows(shops, other.sql) == [("Alpha", 2, 40.0), ("Gamma", 1, 7.0)]
+    for question in ("Total revenue of each merchant", "The top 2 merchants in each state by total revenue",
+                     "The top 2 fastest merchants by total revenue"):  # no number from one end, per group, or a
+        # superlative that decides the direction: nothing offered
+        assert not any(a.label.startswith("Top 2") for a in _ask(shops, question, sql).alternatives), question
+
+
 def test_an_offset_the_question_does_not_ask_for_is_offered_without_it(shops) -> None:
     top = _ask(shops, "The top 2 merchants by rating", "SELECT name FROM merchant ORDER BY rating DESC LIMIT 2 OFFSET 1")
     other = next(a for a in top.alternatives if a.label == "Without the OFFSET")

@@ -283,19 +283,31 @@ def _unasked_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | 
 def _unordered_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding | None:
     """A LIMIT with no ORDER BY where the question ranks ("the top 3 by total revenue", "the shortest time"): which
     rows it keeps is the database's whim. Offered ordered by the one measure shown that the words name (else the one
-    measure shown), in the direction the words say."""
-    if not isinstance(tree.args.get("limit"), exp.Limit) or tree.args.get("order") is not None or not (
+    measure shown), in the direction the words say. A query with neither, where the words ask for a number of rows
+    from one end ("the top 5 states by total revenue", not "in each"), every row shown unranked: offered ranked the
+    same way and cut to that number."""
+    limit = tree.args.get("limit")
+    unranked = limit is None and asked.limit is not None and not tree.args.get("offset") and not (
+        asked.words & _PER_GROUP or tree.find(exp.Window) or any(
+            select.args.get("limit") for select in tree.find_all(exp.Select) if select is not tree))  # cut inside
+    if not (isinstance(limit, exp.Limit) or unranked) or tree.args.get("order") is not None or not (
             asked.ranks or asked.limit) or asked.direction is None:
         return None
-    measures = [e for e in tree.expressions if not isinstance(e.unalias(), exp.Column) and e.alias_or_name]
+    shown = [e for e in tree.expressions if e.alias_or_name]
+    measures = [e for e in shown if not isinstance(e.unalias(), exp.Column)]
     by = {singular(w) for m in re.finditer(r"\bby\s+((?:[a-z]+\s*){1,4})", asked.text) for w in m.group(1).split()}
     named = [e for e in measures if name_words(e.alias_or_name) & asked.words]
-    ranked_by = [e for e in measures if name_words(e.alias_or_name) <= by]  # "by total revenue"
+    ranked_by = [e for e in (shown if unranked else measures) if name_words(e.alias_or_name) <= by]  # "by total
+    # revenue"; a column of a derived table's aggregate too (``b.total_revenue``), where nothing is cut yet
     chosen = ranked_by if len(ranked_by) == 1 else named if len(named) == 1 else measures if len(measures) == 1 else []
     if not chosen:
         return None
     key = exp.column(chosen[0].alias) if chosen[0].alias else chosen[0].copy()
     tree.set("order", exp.Order(expressions=[exp.Ordered(this=key, desc=asked.direction == "desc")]))
+    if unranked:
+        tree.limit(asked.limit, copy=False)
+        return (f"The question asks for the {'top' if asked.direction == 'desc' else 'bottom'} {asked.limit} and the "
+                "query keeps every row, unranked", f"Top {asked.limit} by {chosen[0].alias_or_name}"[:80], tree)
     return (f"The query keeps {tree.args['limit'].expression.sql()} rows with no order, and the question ranks them",
             f"Ranked by {chosen[0].alias_or_name}"[:80], tree)
 
