@@ -74,3 +74,32 @@ def test_a_join_on_either_key_where_the_words_name_no_role_is_not_doubted(tmp_pa
         assert [a.label for a in home.alternatives if a.label.startswith("Joined on")] == ["Joined on m.home_team_id only"]
     finally:
         db.close()
+
+
+@pytest.fixture()
+def shipped(tmp_path: Path):
+    path = tmp_path / "shipped.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE customers(customer_id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
+            "CREATE TABLE orders(order_id INTEGER PRIMARY KEY, customer_id INTEGER, amount REAL, city TEXT);"
+            "CREATE TABLE lines(order_id INTEGER, line_no INTEGER, qty INTEGER, PRIMARY KEY (order_id, line_no));"
+            "CREATE TABLE notes(order_id INTEGER, line_no INTEGER, note TEXT);"
+            "INSERT INTO customers VALUES (1,'Asha','Pune'),(2,'Bilal','Agra');"
+            "INSERT INTO orders VALUES (1,1,10,'Pune'),(2,1,30,'Agra'),(3,2,5,'Agra'),(4,2,7,'Delhi');"
+            "INSERT INTO lines VALUES (1,1,2),(1,2,3);"
+            "INSERT INTO notes VALUES (1,1,'a'),(1,2,'b');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_a_join_on_its_key_that_also_equates_a_shared_column_is_offered_on_the_key_alone(shipped) -> None:
+    answer = _ask(shipped, "Order amounts with the customer's name", "SELECT c.name, o.amount FROM orders o JOIN "
+                  "customers c ON o.customer_id = c.customer_id AND o.city = c.city")
+    assert len(answer.rows) == 2  # the query that ran stays the answer
+    (other,) = [a for a in answer.alternatives if a.label == "Joined on the key alone"]
+    assert "o.city" not in other.sql and len(shipped.execute(other.sql).rows) == 4
+    composite = _ask(shipped, "Notes per order line", "SELECT n.note, l.qty FROM notes n JOIN lines l ON n.order_id = "
+                     "l.order_id AND n.line_no = l.line_no")  # part of a key of two columns: left
+    assert not [a for a in composite.alternatives if a.label == "Joined on the key alone"]

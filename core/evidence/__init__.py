@@ -55,13 +55,14 @@ from core.evidence._groups import (completion_evidence, extended_group_evidence,
 from core.evidence._labels import (counted_entity_evidence, dropped_measure_evidence, total_row_evidence,
                                   unlabelled_rows_evidence)
 from core.evidence._joins import (added_join_evidence, anti_join_evidence, either_key_evidence, join_evidence,
-                                  join_key_evidence, left_join_filter_evidence, unmatched_evidence)
+                                  join_key_evidence, left_join_filter_evidence, shared_column_evidence,
+                                  unmatched_evidence)
 from core.evidence._question import question_evidence
 from core.evidence._question_filters import column_named, date_column_named
 from core.evidence._question_columns import a_look, answering_query
 from core.evidence._readings import agreeing_reading
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
-                                  value_evidence, wildcard_evidence)
+                                  position_evidence, value_evidence, wildcard_evidence)
 from core.schema import Schema
 
 __all__ = ["AS_WRITTEN", "added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
@@ -102,12 +103,13 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                    "names.")
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
-    for check in (join_key_evidence(sql, result, schema, execute), anti_join_evidence(sql, result, schema, execute),
+    for check in (join_key_evidence(sql, result, schema, execute), shared_column_evidence(sql, result, schema, execute),
+                  anti_join_evidence(sql, result, schema, execute),
                   left_join_filter_evidence(sql, result, schema, execute),
                   either_key_evidence(question, sql, result, schema, execute),
                   key_group_evidence(sql, result, schema, execute), hidden_group_evidence(sql, result, schema, execute),
                   constant_count_evidence(sql, result, schema, execute),
-                  elsewhere_evidence(sql, result, schema, execute),
+                  elsewhere_evidence(sql, result, schema, execute), position_evidence(sql, result, schema, execute),
                   contradiction_evidence(sql, result, schema, execute),
                   value_evidence(sql, result, schema, execute),
                   null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),

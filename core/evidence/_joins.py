@@ -16,8 +16,10 @@ NULL``) the filter in the ON is how one keeps every row, and nothing is said. A 
 table, ``ON u.uid = t.sender_id OR u.uid = t.receiver_id``, matches a row for each role a key plays (a user's
 transactions sent and received, together): where the question says no "or", "either", "both" or "involving" and its
 words name exactly one of the two roles ("sent by each user": sender_id), that key alone is offered — where they name
-neither, "the matches each team played", the OR may be meant and nothing is said. The query that ran stays the
-answer.
+neither, "the matches each team played", the OR may be meant and nothing is said. A join on its key that also
+equates a column both tables carry under one name, ``ON o.customer_id = c.customer_id AND o.city = c.city`` (the
+city an order shipped to is not the customer's), keeps only the rows where the two agree: where that column is no
+key of either table, the join on the key alone is offered. The query that ran stays the answer.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from core.schema import Schema, Table
 from core.sql import join_candidates, joins_adding_no_column
 
 __all__ = ["added_join_evidence", "anti_join_evidence", "either_key_evidence", "join_evidence", "join_key_evidence",
-           "left_join_filter_evidence", "unmatched_evidence"]
+           "left_join_filter_evidence", "shared_column_evidence", "unmatched_evidence"]
 
 
 def join_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
@@ -101,6 +103,44 @@ def join_key_evidence(sql: str, result: QueryResult, schema: Schema,
         return [], []
     return offer(tree.sql(dialect=schema.dialect), "Joined on the schema's key",
                  lambda how: f"{'; '.join(said)}. Joined on that key, {how}.", schema, execute, result)
+
+
+def shared_column_evidence(sql: str, result: QueryResult, schema: Schema,
+                           execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """The join on its key that also equates a same-named column of the module docstring: joined on the key alone."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    said: list[str] = []
+    for select in tree.find_all(exp.Select):
+        tables = select_tables(select, schema)
+        for join in select.args.get("joins") or ():
+            on = join.args.get("on")
+            pairs = list(on.flatten()) if isinstance(on, exp.And) else []
+            if not pairs or not all(isinstance(p, exp.EQ) and isinstance(p.this, exp.Column) and isinstance(
+                    p.expression, exp.Column) and p.this.table and p.expression.table for p in pairs):
+                continue
+            keys = [p for p in pairs if is_key(p.this.name) and is_key(p.expression.name)]
+            shared = [p for p in pairs if p not in keys and p.this.name.lower() == p.expression.name.lower()
+                      and not _in_primary_key(p, tables)]
+            if len(keys) != 1 or not shared or len(keys) + len(shared) != len(pairs):
+                continue
+            said.append(f"The join also requires {' and '.join(p.sql(dialect=schema.dialect) for p in shared)}, "
+                        "which no key says")
+            join.set("on", keys[0].copy())
+    if not said:
+        return [], []
+    return offer(tree.sql(dialect=schema.dialect), "Joined on the key alone",
+                 lambda how: f"{'; '.join(said)}. Joined on the key alone, {how}.", schema, execute, result)
+
+
+def _in_primary_key(pair: exp.EQ, tables: dict[str, Table | None]) -> bool:
+    """Whether either side's column is part of its table's primary key (a key of several columns joins on all)."""
+    for side in (pair.this, pair.expression):
+        table = tables.get(side.table.lower())
+        if table is not None and side.name.lower() in {c.lower() for c in table.primary_key}:
+            return True
+    return False
 
 
 def _named_pair(a: Table, b: Table, col_a: str, col_b: str) -> list[tuple[str, str]]:

@@ -24,7 +24,7 @@ from core.sql._slips import PARSE_FAILURES
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_by_max_key, counts_for_lists,
                               dead_sort_keys, filters_in_aggregates, flags_as_filters, flipped_latest,
                               inverted_counts, labels_as_stored, limits_before_order, nth_as_top, numbers_as_numbers,
-                              positions_from_zero, distinct_sorted_apart,
+                              positions_from_zero, distinct_sorted_apart, keys_joined_with_and,
                               repair_group_by, threshold_as_top, unasked_breakdowns, unasked_partitions,
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
@@ -137,6 +137,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_alias_clashes(tree, schema, dialect, fixes)
         repair_tables(tree, schema, dialect, fixes, meaning)
         positions_from_zero(tree, dialect, fixes)
+        keys_joined_with_and(tree, schema, dialect, fixes)
         joins_in_order(tree, fixes)
         orm_idioms(tree, schema, dialect, fixes)
         unqualified_output_names(tree, schema, fixes)

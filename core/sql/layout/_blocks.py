@@ -31,6 +31,7 @@ from core.sql._guard import parse_statements
 from core.sql._slips import PARSE_FAILURES
 from core.sql.layout._documents import envelopes_read
 from core.sql.layout._encodings import encodings_read
+from core.sql.layout._fences import fences_read
 from core.sql.layout._markup import FENCE as _FENCE
 from core.sql.layout._markup import QUERY_START as _QUERY_START
 from core.sql.layout._markup import markup_read
@@ -82,7 +83,9 @@ _MIN_COPY = 15  # a repeated stretch shorter than this is no statement written a
 def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     """``reply`` with these layouts read back to plain fenced SQL blocks (``sql_langs``: the fence labels of SQL),
     and whether an end-of-turn token said the model finished its reply."""
-    text, ended = _before_turn_end(printed_values_read(noise_dropped(envelopes_read(encodings_read(reply)))))
+    text = fences_read(encodings_read(reply), sql_langs, lambda sql: any(
+        _reads_one(sql, dialect) is not None for dialect in ("postgres", "sqlite")))
+    text, ended = _before_turn_end(printed_values_read(noise_dropped(envelopes_read(text))))
     text = _unescaped(wrappers_read(program_queries(markup_read(scripts_read(text)))))
     text = terminal_read(text)
     text = _ONE_LINE_FENCE.sub(lambda m: f"{m[1]}{m[2]}{m[3]}\n{m[4]}\n{m[1]}{m[2]}", text)

@@ -14,16 +14,24 @@ mean, a guess the model is shown first (``GUESSED``), the query as written one c
   SQLite, PostgreSQL; DuckDB's ``1 / 2`` is 0.5). Only those shapes: the divisor the very term added or subtracted
   (never a number over it, ``x + 1.0 / x``), or two whole numbers the smaller first; ``a - b / c`` of three different
   terms is a formula as written.
+- **A quotient of whole numbers cast to a fraction after the division**: ``CAST(SUM(won) / COUNT(*) AS FLOAT)`` —
+  SQLite and PostgreSQL have already dropped the fraction (7 / 2 is 3, then 3.0): a cast to a fractional type can only
+  be meant to keep it, read as ``CAST(SUM(won) AS FLOAT) / COUNT(*)`` — where both sides are whole by the schema
+  (integer columns, their sums, counts, whole literals).
 """
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 
+from core.schema import Schema
 from core.sql.repair._names import GUESSED
+from core.sql.repair._scope import Source, scope_sources, scopes
 
-__all__ = ["day_of_month_differences", "precedence_slips"]
+__all__ = ["casts_after_division", "day_of_month_differences", "precedence_slips"]
 
 _DAY_FORMATS = frozenset({"%d", "%e", "%-d"})
 _WHOLE_DIVISION = frozenset({"sqlite", "postgres", "tsql", "oracle"})  # dialects where 1 / 2 is 0
@@ -107,3 +115,44 @@ def _does_nothing(quotient: exp.Div | exp.Mod, dialect: str) -> bool:
         return False
     return all(isinstance(v, exp.Literal) and not v.is_string and v.name.isdigit() for v in (m, n)) and \
         0 < int(m.name) < int(n.name)
+
+
+_FRACTIONAL = re.compile(r"float|double|real|decimal|numeric", re.IGNORECASE)
+_INTEGER = re.compile(r"\bint|integer|serial", re.IGNORECASE)
+
+
+def casts_after_division(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """``CAST(a / b AS FLOAT)`` of two whole numbers as ``CAST(a AS FLOAT) / b`` (see the module docstring)."""
+    if dialect not in _WHOLE_DIVISION:
+        return
+    for scope in scopes(tree):
+        local = scope_sources(scope, schema, dialect)
+        for cast in list(scope.expression.find_all(exp.Cast)):
+            inner = cast.this.unnest()
+            if not (isinstance(inner, exp.Div) and _FRACTIONAL.search(cast.to.sql()) and cast.find_ancestor(
+                    exp.Select) is scope.expression and _whole(inner.this, local, dialect) and _whole(
+                    inner.expression, local, dialect)):
+                continue
+            before = cast.sql(dialect=dialect)
+            cast.replace(exp.Div(this=exp.Cast(this=inner.this.copy(), to=cast.to.copy()),
+                                 expression=inner.expression.copy()))
+            fixes.append(f"{before} (the fraction is dropped before the cast) -> the dividend cast" + GUESSED)
+
+
+def _whole(node: exp.Expression, local: list[Source], dialect: str) -> bool:
+    """Whether ``node`` is surely a whole number: a whole literal, COUNT, an integer column, or a sum, least or
+    greatest of whole numbers, or whole numbers added, subtracted or multiplied."""
+    node = node.unnest()
+    if isinstance(node, exp.Literal):
+        return not node.is_string and node.this.isdigit()
+    if isinstance(node, exp.Count):
+        return True
+    if isinstance(node, (exp.Sum, exp.Min, exp.Max)):
+        return _whole(node.this, local, dialect)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return _whole(node.this, local, dialect) and _whole(node.expression, local, dialect)
+    if isinstance(node, exp.Column):
+        owners = [s.table.column(node.name) for s in local if s.table is not None and s.table.column(node.name)
+                  is not None and (not node.table or s.key.lower() == node.table.lower())]
+        return len(owners) == 1 and bool(_INTEGER.search(owners[0].type or ""))
+    return False

@@ -68,6 +68,7 @@ def _postgres(tree: exp.Expression, notes: list[str]) -> None:
         else:
             plain.replace(exp.Lower(this=plain.copy()))
         notes.append("COLLATE NOCASE -> case-insensitive comparison")
+    _is_values(tree, notes)
     for call in list(tree.find_all(exp.Anonymous)):
         if call.name.upper() == "JULIANDAY" and len(call.expressions) == 1:
             arg = call.expressions[0]
@@ -77,6 +78,21 @@ def _postgres(tree: exp.Expression, notes: list[str]) -> None:
             call.replace(exp.Paren(this=exp.Add(this=exp.Div(this=epoch, expression=exp.Literal.number(86400)),
                                                 expression=exp.Literal.number("2440587.5"))))
             notes.append("julianday() -> days from the epoch")
+
+
+def _is_values(tree: exp.Expression, notes: list[str]) -> None:
+    """``status IS 'active'`` (IS takes only NULL, TRUE or FALSE in PostgreSQL; SQLite's IS compares any value): as
+    ``=``; ``IS NOT 'x'`` as ``<>``, a guess the model is shown first (SQLite's would also keep the rows with no
+    value)."""
+    for node in list(tree.find_all(exp.Is)):
+        if not (isinstance(node.expression, exp.Literal) and (node.expression.is_string or node.expression.is_number)):
+            continue
+        if isinstance(node.parent, exp.Not):
+            node.parent.replace(exp.NEQ(this=node.this.copy(), expression=node.expression.copy()))
+            notes.append(f"IS NOT {node.expression.sql()} (IS takes NULL, TRUE or FALSE) -> <>" + GUESSED)
+        else:
+            node.replace(exp.EQ(this=node.this.copy(), expression=node.expression.copy()))
+            notes.append(f"IS {node.expression.sql()} (IS takes NULL, TRUE or FALSE) -> =")
 
 
 def _sqlite(tree: exp.Expression, notes: list[str]) -> None:

@@ -2,7 +2,8 @@
 column names inside them (``SELECT 'name' FROM author``, ``WHERE 'vendor_name' = 'Acme'``).
 
 A bare word compared with a text column that no table has as a column can only be the string the writer forgot to
-quote (the database rejects it as an unknown column). A date written without quotes is arithmetic to the database
+quote (the database rejects it as an unknown column). On SQLite, a date whose month or day has one digit
+(``'2023-4-1'``) beside a date column is the date as stored, ``'2023-04-01'``: compared as text it sorts wrong (a guess). A date written without quotes is arithmetic to the database
 (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
 dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
 A string that spells a column of exactly one table of the query (of several: the one grouped by, or whose values hold
@@ -14,13 +15,15 @@ function: ``_no_constant_here``), can only be that column.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from core.schema import Schema
 from core.sql.repair._dates_sqlite import date_differences
-from core.sql.repair._arithmetic import day_of_month_differences, precedence_slips
-from core.sql.repair._names import WHEN_WORDS, tokens
+from core.sql.repair._arithmetic import casts_after_division, day_of_month_differences, precedence_slips
+from core.sql.repair._names import GUESSED, WHEN_WORDS, tokens
 from core.sql.repair._scope import Source, find_source, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
@@ -71,6 +74,19 @@ def _date_digits(node: exp.Expression) -> str | None:
     return f"{year}-{month}-{day}"
 
 
+_UNPADDED = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})((?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?)")
+
+
+def _padded(node: exp.Expression) -> str | None:
+    """``'2023-4-1'`` (SQLite compares dates as text: it sorts after '2023-12-31'): the date as stored,
+    ``'2023-04-01'``; None for any other value."""
+    found = _UNPADDED.fullmatch(node.this) if isinstance(node, exp.Literal) and node.is_string else None
+    if found is None or (len(found[2]) == 2 and len(found[3]) == 2) or not (
+            1 <= int(found[2]) <= 12 and 1 <= int(found[3]) <= 31):
+        return None
+    return f"{found[1]}-{int(found[2]):02d}-{int(found[3]):02d}{found[4]}"
+
+
 def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str]) -> None:
     local = scope_sources(scope, schema, dialect)
     pairs: list[tuple[exp.Expression, exp.Expression]] = []
@@ -80,6 +96,13 @@ def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str]) -
         elif isinstance(cond, exp.Between):
             pairs += [(cond.args["low"], cond.this), (cond.args["high"], cond.this)]
     for side, other in pairs:
+        padded = _padded(side) if dialect == "sqlite" else None
+        if padded is not None and isinstance(other, exp.Column) and _date_kind(other, local, dialect) in ("date",
+                                                                                                       "text"):
+            fixes.append(f"'{side.this}' (a date whose month or day has one digit, compared as text) -> '{padded}'"
+                         + GUESSED)  # a column that stores such dates itself would want it as written
+            side.replace(exp.Literal.string(padded))
+            continue
         date = _date_digits(side)
         # beside a date, or a text (SQLite keeps dates as text): a number there compares with nothing
         if date is None or not isinstance(other, exp.Column) or _kind(other, local, dialect) not in ("date", "text"):
@@ -95,12 +118,13 @@ def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
 
 
 def date_arithmetic(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """A difference of two days of the month as the days between the dates and brackets left out of a sum that is
-    divided (``_arithmetic``, guesses); SQLite: a
+    """A difference of two days of the month as the days between the dates, brackets left out of a sum that is
+    divided and a quotient of whole numbers cast after the division (``_arithmetic``, guesses); SQLite: a
     date minus a date as the days between them (``_dates_sqlite.date_differences``), each column's kind read in its
     own scope."""
     day_of_month_differences(tree, dialect, fixes)
     precedence_slips(tree, dialect, fixes)
+    casts_after_division(tree, schema, dialect, fixes)
     if dialect != "sqlite":
         return
     for scope in scopes(tree):

@@ -25,6 +25,7 @@ from sqlglot import exp
 
 from core.sql._slips import PARSE_FAILURES
 from core.sql.written._forms import OTHER_FORMS
+from core.sql.written._misplaced import MISPLACED, comma_directions, names_rejoined
 
 __all__ = ["c_logic", "spelled_keywords", "spelled_statement_start"]
 
@@ -65,6 +66,18 @@ def _in_a_list(block: str, start: int, end: int) -> bool:
     return before in (",", ".") or after in (",", ".")
 
 
+def _placed(block: str, reads: Callable[[str], bool]) -> str:
+    """``block`` with the misplaced words and marks of ``_misplaced`` put right: the first one alone that makes it
+    read, else all of them together where they do; else ``block`` itself."""
+    together = block
+    for rewrite in MISPLACED:
+        written = rewrite(block)
+        if written != block and reads(written):
+            return written
+        together = rewrite(together)
+    return together if together != block and reads(together) else block
+
+
 def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     """``block`` with its misspelt clause keywords written right, when it then ``reads`` (as one statement) and did
     not as written; else ``block`` itself."""
@@ -83,10 +96,12 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
     teradata = _SEL.sub(r"\1\2SELECT", block)
     if teradata != block and not reads(block) and reads(teradata):
         block = teradata  # Teradata's ``SEL a FROM t``, ``IN (SEL …)``
-    for rewrite in OTHER_FORMS:
+    for rewrite in (*OTHER_FORMS, comma_directions, names_rejoined):
         written = rewrite(block)  # no dialect has these forms, though sqlglot reads ``IN 'a', 'b'`` (as IN 'a' and a
         if written != block and reads(written):  # table named b) and ``4.5f`` (as a name)
             block = written
+    if not reads(block):
+        block = _placed(block, reads)
     joined = _CTE_SPLIT.sub(r")\1", block, count=1) if re.match(r"\s*WITH\b", block, re.IGNORECASE) else block
     if joined != block and not reads(block) and reads(joined):
         block = joined  # ``WITH t AS (…);`` then ``SELECT … FROM t``: one statement with its WITH list

@@ -1,7 +1,8 @@
 """A filter value that no row holds because a word naming its own column or table was written into it
 (``domain.name = 'Machine Learning domain'``, ``food_type LIKE '%Italian food%'``, ``from_airport = 'LAX from
 airport'``): the value without those words, where the data proves it — a bounded query finds no row holding the
-value as written and one holding it without them. The filter as written keeps no row, so the answer would be empty
+value as written and one holding it without them; and so a value with spaces at its ends (``= ' Toyota'``, a space a
+tokenizer wrote at its start), no ``%`` in it. The filter as written keeps no row, so the answer would be empty
 or an aggregate over nothing; the value the data holds is a guess the model is shown first (``GUESSED``).
 
 Only words of the column's or its table's own name are dropped, from either end of the value (singular and plural
@@ -46,6 +47,8 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         names = set(tokens(column.name)) | set(tokens(owner.table.name))
         for literal in _values(node):
             held = _without_names(literal.this, names, question)
+            if held is None and "%" not in literal.this and literal.this.strip() and literal.this.strip() != literal.this:
+                held = literal.this.strip()  # ``= ' Toyota'``: a space a tokenizer put at its start
             if held is not None:
                 found.append((node, column, owner.node, owner.table.name, literal, held))
     if not found or 2 * len(found) > _MAX_PROBES:
@@ -59,8 +62,9 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         written = literal.this
         literal.replace(exp.Literal.string(held))
         named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
-        fixes.append(f"'{written}': no row of {table_name}.{column.name} holds it, and without the words that name "
-                     f"its {named} it is in the data -> '{held}'" + GUESSED)
+        dropped = "the spaces at its ends" if written.strip() == held else f"the words that name its {named}"
+        fixes.append(f"'{written}': no row of {table_name}.{column.name} holds it, and without {dropped} it is in "
+                     f"the data -> '{held}'" + GUESSED)
 
 
 def _bare(node: exp.Expression) -> exp.Expression:

@@ -18,9 +18,10 @@ from core.sql.repair.grouping._inverted import inverted_counts
 from core.sql.repair.grouping._partitions import unasked_partitions
 from core.sql.repair.grouping._groupby import GROUP_BY_FIX, joined_on, repair_group_by
 from core.sql.repair.grouping._labels import labels_as_stored
-from core.sql.repair.grouping._order import dead_sort_keys, distinct_sorted_apart, limits_before_order, positions_from_zero
+from core.sql.repair.grouping._order import (dead_sort_keys, distinct_sorted_apart, keys_joined_with_and,
+                                             limits_before_order, positions_from_zero)
 from core.sql.repair.grouping._ranks import nth_as_top, threshold_as_top, unasked_ranks, zero_based_ranks
 from core.sql.repair.grouping._window_order import flipped_latest, window_orders
 from core.sql.repair.grouping._windows import unasked_windows
 
-__all__ = ["GROUP_BY_FIX", "distinct_sorted_apart", "limits_before_order", "positions_from_zero", "flipped_latest", "constant_counts", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "inverted_counts", "joined_on", "labels_as_stored", "nth_as_top", "repair_group_by", "threshold_as_top", "unasked_breakdowns", "unasked_partitions", "unasked_ranks", "unasked_windows", "window_orders", "zero_based_ranks"]
+__all__ = ["GROUP_BY_FIX", "distinct_sorted_apart", "limits_before_order", "positions_from_zero", "flipped_latest", "constant_counts", "counts_by_max_key", "counts_for_lists", "filters_in_aggregates", "dead_sort_keys", "inverted_counts", "joined_on", "keys_joined_with_and", "labels_as_stored", "nth_as_top", "repair_group_by", "threshold_as_top", "unasked_breakdowns", "unasked_partitions", "unasked_ranks", "unasked_windows", "window_orders", "zero_based_ranks"]

@@ -22,6 +22,10 @@ way), else only the clauses that hold a 0, a guess where a clause without one mo
 ``SELECT DISTINCT make … ORDER BY price DESC`` (a key the DISTINCT rows do not carry, an error there; SQLite sorts
 by some row's price): each value ranked by its largest price (its smallest for ASC), ``GROUP BY make ORDER BY
 MAX(price) DESC``, a guess the model is shown first.
+
+And GROUP BY keys joined with AND or OR, ``GROUP BY city AND status`` (PostgreSQL rejects it; SQLite groups by the
+truth of the two texts — two groups at most, nobody's grouping): the keys as a list, ``GROUP BY city, status``, where
+every key is a column and none is a yes/no one (whose AND could be a grouping by both being true).
 """
 
 from __future__ import annotations
@@ -30,9 +34,12 @@ import re
 
 from sqlglot import exp
 
+from core.schema import Schema, Table
 from core.sql.repair._names import GUESSED
+from core.sql.repair._scope import scope_sources, scopes
 
-__all__ = ["dead_sort_keys", "distinct_sorted_apart", "limits_before_order", "positions_from_zero"]
+__all__ = ["dead_sort_keys", "distinct_sorted_apart", "keys_joined_with_and", "limits_before_order",
+           "positions_from_zero"]
 
 _BY_LABEL = re.compile(r"\balphabetic|\ba\s*(?:-|to)\s*z\b|\bz\s*(?:-|to)\s*a\b|\bby (?:their |its )?(?:names?|dates?|ids?)\b|"
                        r"\b(?:name|label) order\b|\bearliest|\blatest|\brecent|\boldest|\bnewest|\bfirst\b|\blast\b|"
@@ -173,3 +180,28 @@ def distinct_sorted_apart(tree: exp.Expression, dialect: str, fixes: list[str]) 
         select.set("group", exp.Group(expressions=[e.unalias().copy() for e in select.expressions]))
         fixes.append("SELECT DISTINCT sorted by a column it does not show: each row ranked by its " + ", ".join(
             k.this.sql(dialect=dialect) for k in apart) + GUESSED)
+
+
+def keys_joined_with_and(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """``GROUP BY a AND b`` as ``GROUP BY a, b`` (see the module's docstring)."""
+    for scope in scopes(tree):
+        group = scope.expression.args.get("group") if isinstance(scope.expression, exp.Select) else None
+        if group is None or not any(isinstance(k, exp.Connector) for k in group.expressions):
+            continue
+        sources = [s.table for s in scope_sources(scope, schema, dialect) if s.table is not None]
+        keys: list[exp.Expression] = []
+        for key in group.expressions:
+            parts = list(key.flatten()) if isinstance(key, exp.Connector) else [key]
+            if isinstance(key, exp.Connector) and not all(isinstance(p, exp.Column) and _not_yes_no(p, sources)
+                                                          for p in parts):
+                return
+            keys += [p.copy() for p in parts]
+        before = group.sql(dialect=dialect)
+        group.set("expressions", keys)
+        fixes.append(f"{before.strip()} (keys joined with AND or OR, a truth value) -> {group.sql(dialect=dialect).strip()}")
+
+
+def _not_yes_no(column: exp.Column, tables: list[Table]) -> bool:
+    """Whether the column is known, in one of the query's tables, and not a yes/no one."""
+    found = [t.column(column.name) for t in tables if t.column(column.name) is not None]
+    return bool(found) and not any(re.search(r"bool", c.type or "", re.IGNORECASE) for c in found)

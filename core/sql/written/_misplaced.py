@@ -1,0 +1,222 @@
+"""A word or a mark of SQL put where the grammar has no place for it, each with one reading (``MISPLACED``, applied by
+``_keywords.spelled_keywords`` only to a block that does not read as written — but for the first, which sqlglot
+reads as a column named DESC, and ``names_rejoined`` —, and kept only where it then reads):
+
+- a comma before a sort direction (``ORDER BY total, DESC``): a direction never follows a comma, it is the key's;
+- an output name inside an aggregate's brackets (``SUM(amount AS total)``): the name after the call (never in
+  CAST, whose ``AS`` names the type);
+- DISTINCT outside an aggregate's brackets (``COUNT DISTINCT(x)``, ``COUNT DISTINCT x``): ``COUNT(DISTINCT x)``;
+- CAST's type after a comma (``CAST(x, FLOAT)``, as other languages' casts write it): ``CAST(x AS FLOAT)``;
+- a WITH query's body without its brackets (``WITH t AS SELECT … SELECT … FROM t``): the body up to the next name of
+  the list or the statement's own SELECT, bracketed;
+- the Hindi-English ``aur`` (and) and ``ya`` (or) between a WHERE's or HAVING's conditions, outside quoted values;
+- WHERE for a join's ON (``JOIN orders o WHERE o.cid = c.id JOIN …``): a WHERE right after a joined table that has
+  no ON, where another JOIN or WHERE of the same query follows it (one query has one WHERE) or the join is inner
+  (then the two readings keep the same rows); a lone outer join's is left as written.
+"""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+from sqlglot.tokens import Token, Tokenizer, TokenType
+
+from core.sql._slips import PARSE_FAILURES
+
+__all__ = ["MISPLACED", "comma_directions", "names_rejoined"]
+
+_MAX_CHARS = 20_000
+_AGGREGATES = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "ROUND", "COALESCE", "GROUP_CONCAT",
+                         "STRING_AGG", "ARRAY_AGG", "MEDIAN", "STDDEV", "VARIANCE"})
+_COUNTED = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "GROUP_CONCAT", "STRING_AGG", "ARRAY_AGG"})
+_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
+_SPOKEN = {"AUR": "AND", "YA": "OR"}
+
+
+def _tokens(block: str) -> list[Token]:
+    try:
+        return list(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else []
+    except PARSE_FAILURES:
+        return []
+
+
+def _depths(tokens: list[Token]) -> list[int]:
+    """Each token's bracket depth (an opening bracket counts inside, its closing one outside)."""
+    return list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+
+
+def _closing(tokens: list[Token], depths: list[int], at: int) -> int | None:
+    """The index of the bracket closing the one opened at ``at``."""
+    for j in range(at + 1, len(tokens)):
+        if depths[j] < depths[at]:
+            return j
+    return None
+
+
+def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, text in sorted(edits, reverse=True):
+        block = block[:start] + text + block[end:]
+    return block
+
+
+def names_rejoined(block: str) -> str:
+    """``o.customer _id``, ``customer_ id``: a name broken by a space beside its underscore (sqlglot reads the piece as
+    an alias), written whole — only where the space stands right before or after an underscore, on one line. Applied
+    whether or not the block reads, like ``comma_directions``."""
+    if " _" not in block and "_ " not in block:
+        return block
+    tokens = _tokens(block)
+    return _edited(block, [(a.end + 1, b.start, "") for a, b in zip(tokens, tokens[1:], strict=False)
+                           if a.token_type == b.token_type == TokenType.VAR and a.end + 1 < b.start
+                           and (a.text.endswith("_") or b.text.startswith("_")) and a.text.strip("_")
+                           and b.text.strip("_") and not block[a.end + 1:b.start].strip(" \t")])
+
+
+def comma_directions(block: str) -> str:
+    """``ORDER BY total, DESC``: sqlglot reads the direction as a column named DESC, so this one is applied whether
+    or not the block reads as written (an unquoted DESC is never a name)."""
+    tokens = _tokens(block)
+    return _edited(block, [(tokens[i - 1].start, tokens[i - 1].end + 1, " ") for i in range(1, len(tokens))
+                           if tokens[i].token_type in (TokenType.DESC, TokenType.ASC)
+                           and tokens[i - 1].token_type == TokenType.COMMA])
+
+
+def _aliases_in_calls(block: str) -> str:
+    tokens = _tokens(block)
+    depths = _depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i in range(len(tokens) - 1):
+        if tokens[i].text.upper() not in _AGGREGATES or tokens[i + 1].token_type != TokenType.L_PAREN:
+            continue
+        close = _closing(tokens, depths, i + 1)
+        alias = close - 2 if close is not None and close >= i + 4 else None
+        if alias is None or tokens[alias].token_type != TokenType.ALIAS or depths[alias] != depths[i + 1] or \
+                tokens[alias + 1].token_type not in _NAMES:
+            continue
+        name = block[tokens[alias + 1].start:tokens[alias + 1].end + 1]
+        edits += [(tokens[alias - 1].end + 1, tokens[close].start, ""), (tokens[close].end + 1, tokens[close].end + 1,
+                                                                           f" AS {name}")]
+    return _edited(block, edits)
+
+
+def _distinct_outside(block: str) -> str:
+    tokens = _tokens(block)
+    depths = _depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i in range(len(tokens) - 2):
+        if tokens[i].text.upper() not in _COUNTED or tokens[i + 1].token_type != TokenType.DISTINCT:
+            continue
+        if tokens[i + 2].token_type == TokenType.L_PAREN:
+            close = _closing(tokens, depths, i + 2)
+            if close is None:
+                continue
+            inner = block[tokens[i + 2].end + 1:tokens[close].start]
+            edits.append((tokens[i].end + 1, tokens[close].end + 1, f"(DISTINCT {inner.strip()})"))
+        elif tokens[i + 2].token_type in _NAMES:
+            end = i + 2
+            while end + 2 < len(tokens) and tokens[end + 1].token_type == TokenType.DOT and tokens[
+                    end + 2].token_type in _NAMES:
+                end += 2  # t.col
+            edits.append((tokens[i].end + 1, tokens[end].end + 1,
+                          f"(DISTINCT {block[tokens[i + 2].start:tokens[end].end + 1]})"))
+    return _edited(block, edits)
+
+
+def _cast_commas(block: str) -> str:
+    tokens = _tokens(block)
+    depths = _depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i in range(len(tokens) - 1):
+        if tokens[i].text.upper() not in ("CAST", "TRY_CAST") or tokens[i + 1].token_type != TokenType.L_PAREN:
+            continue
+        close = _closing(tokens, depths, i + 1)
+        commas = [j for j in range(i + 2, close or i) if depths[j] == depths[i + 1] and tokens[
+            j].token_type == TokenType.COMMA]
+        if len(commas) == 1 and commas[0] + 1 < (close or 0) and tokens[commas[0] + 1].token_type != TokenType.STRING:
+            edits.append((tokens[commas[0]].start, tokens[commas[0]].end + 1, " AS"))
+    return _edited(block, edits)
+
+
+def _bodies_bracketed(block: str) -> str:
+    tokens = _tokens(block)
+    if not tokens or tokens[0].token_type != TokenType.WITH:
+        return block
+    depths = _depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i in range(1, len(tokens) - 1):
+        if not (tokens[i].token_type == TokenType.ALIAS and tokens[i + 1].token_type == TokenType.SELECT
+                and depths[i] == 0 and tokens[i - 1].token_type in _NAMES):
+            continue
+        end = None
+        for j in range(i + 2, len(tokens)):
+            if depths[j] != 0:
+                continue
+            kind = tokens[j].token_type
+            if kind == TokenType.SELECT and tokens[j - 1].token_type not in (
+                    TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT, TokenType.ALL, TokenType.DISTINCT):
+                end = j  # the statement's own SELECT
+            elif kind == TokenType.COMMA and j + 2 < len(tokens) and tokens[j + 1].token_type in _NAMES and tokens[
+                    j + 2].token_type == TokenType.ALIAS:
+                end = j  # the next name of the WITH list
+            if end is not None:
+                break
+        if end is None:
+            return block
+        last = end - 1
+        edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[last].end + 1, tokens[last].end + 1, ")")]
+    return _edited(block, edits)
+
+
+def _spoken_conjunctions(block: str) -> str:
+    tokens = _tokens(block)
+    edits: list[tuple[int, int, str]] = []
+    clause = None
+    for token in tokens:
+        if token.token_type in (TokenType.WHERE, TokenType.HAVING, TokenType.SELECT, TokenType.FROM,
+                                TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.ON):
+            clause = token.token_type
+        elif token.token_type == TokenType.VAR and token.text.upper() in _SPOKEN and clause in (
+                TokenType.WHERE, TokenType.HAVING, TokenType.ON):
+            edits.append((token.start, token.end + 1, _SPOKEN[token.text.upper()]))
+    return _edited(block, edits)
+
+
+_JOIN_SIDES = frozenset({TokenType.LEFT, TokenType.RIGHT, TokenType.FULL, TokenType.OUTER})
+_QUERY_END = frozenset({TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.HAVING, TokenType.LIMIT, TokenType.UNION,
+                        TokenType.EXCEPT, TokenType.INTERSECT, TokenType.SEMICOLON})
+
+
+def _wheres_as_on(block: str) -> str:
+    tokens = _tokens(block)
+    depths = _depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.JOIN:
+            continue
+        j = i + 1
+        while j + 2 < len(tokens) and tokens[j].token_type in _NAMES and tokens[j + 1].token_type == TokenType.DOT:
+            j += 2  # schema.table
+        if j >= len(tokens) or tokens[j].token_type not in _NAMES:
+            continue
+        j += 1
+        if j < len(tokens) and tokens[j].token_type == TokenType.ALIAS:
+            j += 1
+        if j < len(tokens) and tokens[j].token_type in _NAMES:
+            j += 1
+        if j >= len(tokens) or tokens[j].token_type != TokenType.WHERE:
+            continue
+        later = False
+        for k in range(j + 1, len(tokens)):
+            if depths[k] < depths[j] or depths[k] == depths[j] and tokens[k].token_type in _QUERY_END:
+                break
+            if depths[k] == depths[j] and tokens[k].token_type in (TokenType.JOIN, TokenType.WHERE):
+                later = True
+                break
+        outer = i > 0 and tokens[i - 1].token_type in _JOIN_SIDES or i > 1 and tokens[i - 2].token_type in _JOIN_SIDES
+        if later or not outer:
+            edits.append((tokens[j].start, tokens[j].end + 1, "ON"))
+    return _edited(block, edits)
+
+
+MISPLACED = (_wheres_as_on, _aliases_in_calls, _distinct_outside, _cast_commas, _bodies_bracketed,
+             _spoken_conjunctions)

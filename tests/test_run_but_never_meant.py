@@ -1,0 +1,102 @@
+"""Queries a database runs (or PostgreSQL rejects) whose form has one meaning it does not compute: an IN list
+joined with OR, GROUP BY keys joined with AND, ``IS 'value'``, a LIKE pattern written as a regular expression, an
+unpadded date compared as text, a value with spaces at its ends. Each read as meant; the guesses are said."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.databases import open_database
+from core.schema import Column, Schema, Table
+from core.sql import guard, validate_sql
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE customers(customer_id INTEGER PRIMARY KEY, name TEXT, city TEXT, status TEXT, vip BOOLEAN);"
+            "CREATE TABLE orders(order_id INTEGER PRIMARY KEY, customer_id INTEGER, amount REAL, ordered_on DATE);"
+            "INSERT INTO customers VALUES (1,'Asha Jain','Pune','active',1),(2,'Bilal Lopez','Agra','closed',0),"
+            "(3,'Chen Li','Pune','active',0),(4,'Dev','Agra',NULL,1);"
+            "INSERT INTO orders VALUES (1,1,10,'2023-01-10'),(2,1,30,'2023-02-01'),(3,2,5,'2023-03-02'),"
+            "(4,3,7,'2023-12-12');")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_an_in_list_joined_with_or_is_the_list(dialect: str) -> None:
+    out = guard("SELECT name FROM customers WHERE status IN ('active' OR 'closed')", dialect)
+    assert "IN ('active', 'closed')" in out.sql, out.sql
+    kept = guard("SELECT name FROM customers WHERE status IN ('active') OR city = 'Pune'", dialect)
+    assert "IN ('active') OR" in kept.sql
+
+
+def test_group_by_keys_joined_with_and_are_the_keys_unless_they_are_yes_no(shop) -> None:
+    answer = ask(shop, "Customers per city and status",
+                 "SELECT city, status, COUNT(*) FROM customers GROUP BY city AND status")
+    assert sorted(answer.rows, key=str) == sorted([("Agra", "closed", 1), ("Agra", None, 1), ("Pune", "active", 2)],
+                                                  key=str), answer.sql
+    schema = Schema(dialect="sqlite", tables=(Table("customers", (Column("vip", "BOOLEAN"), Column("city", "TEXT"),
+                                                                  Column("status", "TEXT"))),))
+    sql = "SELECT COUNT(*) FROM customers GROUP BY vip AND status"
+    assert validate_sql(sql, schema, "sqlite").sql == sql  # a yes/no key: its AND may be meant
+
+
+def test_is_with_a_value_on_postgresql_is_equality_and_is_not_a_guess() -> None:
+    out = guard("SELECT name FROM customers WHERE status IS 'active' AND city IS NOT 'Pune'", "postgres")
+    assert "status = 'active'" in out.sql and "city <> 'Pune'" in out.sql and "(a guess" in out.mended
+    assert "IS NULL" in guard("SELECT name FROM customers WHERE status IS NULL", "postgres").sql
+    assert "status IS 'active'" in guard("SELECT name FROM customers WHERE status IS 'active'", "sqlite").sql
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("'.*Li.*'", "'%Li%'"), ("'^Asha.*'", "'Asha%'"), ("'.*Jain$'", "'%Jain'"), ("'^Dev$'", "'Dev'"),
+])
+def test_a_like_pattern_written_as_a_regular_expression_is_read_as_like_a_guess(shop, written, meant) -> None:
+    answer = ask(shop, "Which customers match?", f"SELECT name FROM customers WHERE name LIKE {written}")
+    assert f"LIKE {meant}" in answer.sql and answer.rows, (answer.sql, answer.notes)
+    assert any("(a guess)" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("kept", ["'50%'", "'a.b'", "'[A-C]%'", "'US$'", "'.*'"])
+def test_like_patterns_that_are_not_regular_expressions_are_left(kept: str) -> None:
+    assert f"LIKE {kept}" in guard(f"SELECT name FROM customers WHERE name LIKE {kept}", "sqlite").sql
+
+
+def test_an_unpadded_date_beside_a_date_column_on_sqlite_is_padded_a_guess(shop) -> None:
+    answer = ask(shop, "Orders since February 2023", "SELECT order_id FROM orders WHERE ordered_on >= '2023-2-1'")
+    assert sorted(answer.rows) == [(2,), (3,), (4,)] and "'2023-02-01'" in answer.sql, answer.sql
+    (written,) = [a for a in answer.alternatives if a.label == "As the model wrote it"]
+    assert "'2023-2-1'" in written.sql
+    kept = ask(shop, "Customers named 2023-2-1", "SELECT name FROM customers WHERE name = '2023-2-1'")
+    assert "'2023-2-1'" in kept.sql  # not a date column
+
+
+def test_a_value_with_spaces_at_its_ends_that_no_row_holds_is_read_without_them(shop) -> None:
+    answer = ask(shop, "Total of active customers' orders", "SELECT SUM(o.amount) FROM orders o JOIN customers c "
+                 "ON o.customer_id = c.customer_id WHERE c.status = ' active'")
+    assert answer.rows == ((47.0,),) and any("spaces at its ends" in n for n in answer.notes), answer.notes
+
+
+def test_a_text_search_that_minds_capitals_is_offered_ignoring_case_when_that_keeps_other_rows(shop) -> None:
+    answer = ask(shop, "Customers with li in their name", "SELECT name FROM customers WHERE instr(name, 'LI') > 0")
+    assert answer.rows == ()  # the query that ran stays the answer
+    (other,) = [a for a in answer.alternatives if a.label == "Ignoring case"]
+    assert shop.execute(other.sql).rows == (("Chen Li",),)
+    same = ask(shop, "Customers with Li in their name", "SELECT name FROM customers WHERE instr(name, 'Li') > 0")
+    assert not [a for a in same.alternatives if a.label == "Ignoring case"]  # no other rows: nothing said
+
+
+def test_a_quotient_of_whole_numbers_cast_after_the_division_is_cast_before_it_a_guess(shop) -> None:
+    answer = ask(shop, "Orders per day over 3 days", "SELECT CAST(COUNT(*) / 3 AS FLOAT) AS per_day FROM orders")
+    assert answer.rows[0][0] == pytest.approx(4 / 3) and any("(a guess)" in n for n in answer.notes), (answer.sql, answer.notes)
+    fraction = ask(shop, "Average amount share", "SELECT CAST(SUM(amount) / COUNT(*) AS FLOAT) AS a FROM orders")
+    assert "CAST(SUM(amount) / COUNT(*)" in fraction.sql  # a REAL column: no fraction lost, left
