@@ -103,3 +103,9 @@ def test_a_join_on_its_key_that_also_equates_a_shared_column_is_offered_on_the_k
     composite = _ask(shipped, "Notes per order line", "SELECT n.note, l.qty FROM notes n JOIN lines l ON n.order_id = "
                      "l.order_id AND n.line_no = l.line_no")  # part of a key of two columns: left
     assert not [a for a in composite.alternatives if a.label == "Joined on the key alone"]
+
+
+def test_attack_round_20_a_shared_column_the_question_names_is_not_doubted(shipped) -> None:
+    answer = _ask(shipped, "Orders shipped to the customer's own city", "SELECT c.name, o.amount FROM orders o JOIN "
+                  "customers c ON o.customer_id = c.customer_id AND o.city = c.city")
+    assert not [a for a in answer.alternatives if a.label == "Joined on the key alone"]

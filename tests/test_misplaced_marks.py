@@ -20,8 +20,8 @@ def _one(reply: str, dialect: str = "sqlite") -> str:
     f"```SQL{QUERY}\n```",
     f"```{QUERY}\n```",
     f"Try this, it shoud work:\n\n{QUERY}\n```\n\nKoi doubt ho toh puchiye!",  # only the closing fence
-    f"Use this:\n\nSELECT c.city, SUM(o.amount) AS total\nFROM customers AS c JOIN orders AS o ON o.customer_id = "
-    f"c.customer_id\nWHERE c.status = 'active'\nGROUP BY c.city\nORDER BY total DESC\n```",
+    "Use this:\n\nSELECT c.city, SUM(o.amount) AS total\nFROM customers AS c JOIN orders AS o ON o.customer_id = "
+    "c.customer_id\nWHERE c.status = 'active'\nGROUP BY c.city\nORDER BY total DESC\n```",
     '```json\n{"sql_lines": ["SELECT c.city, SUM(o.amount) AS total", "FROM customers AS c JOIN orders AS o ON '
     'o.customer_id = c.customer_id", "WHERE c.status = \'active\'", "GROUP BY c.city", "ORDER BY total DESC"]}\n```',
     "```python\nquery_lines = [\n    \"SELECT c.city, SUM(o.amount) AS total\",\n    \"FROM customers AS c JOIN "
@@ -69,3 +69,33 @@ def test_a_word_or_mark_out_of_place_is_read_as_its_one_meaning(written: str, me
 ])
 def test_what_reads_as_written_is_left(kept: str) -> None:
     assert _one(f"```sql\n{kept}\n```") == kept
+
+
+@pytest.mark.parametrize(("reply", "meant"), [  # attack round 20
+    ("SELECT customer FROM orders WHERE region = 'north'\nUNION\nSELECT customer FROM orders WHERE region = 'south'"
+     "\n```\nThis combines both regions.",
+     "SELECT customer FROM orders WHERE region = 'north' UNION SELECT customer FROM orders WHERE region = 'south'"),
+    ("Select customer from orders\n```\nSELECT customer FROM orders WHERE total > 100;\n",
+     "SELECT customer FROM orders WHERE total > 100"),  # a fence a query follows opens a block: not a closing one
+    ("SELECT x FROM t WHERE ya = 1 aur region = 'north'", "SELECT x FROM t WHERE ya = 1 AND region = 'north'"),
+])
+def test_attack_round_20_the_whole_statement_is_read_and_names_stay_names(reply: str, meant: str) -> None:
+    assert _one(reply if "```" in reply else f"```sql\n{reply}\n```") == meant
+
+
+def test_attack_round_20_lines_the_code_adds_to_are_not_read_as_the_query() -> None:
+    reply = ('```python\nquery_lines = [\n "SELECT c.name, SUM(o.total) AS total",\n "FROM customers c JOIN orders o ON '
+             'o.customer_id = c.id",\n "GROUP BY c.name",\n]\nsql = "\\n".join(query_lines) + "\\nHAVING SUM(o.total) > '
+             '35"\n```')
+    assert "GROUP BY" not in _one(reply)  # never the query without its HAVING: the code's own reading is Python's
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("SELECT a FROM t LEFTJOIN u ON t.id = u.id GROUPBY a ORDERBY a",
+     "SELECT a FROM t LEFT JOIN u ON t.id = u.id GROUP BY a ORDER BY a"),
+    ("select a from t leftouterjoin u on t.id = u.id", "select a from t left outer join u on t.id = u.id"),
+    ("SELECT STRFTIME('%H', departure_ time) AS h FROM flight ORDER BY departure_ time",
+     "SELECT STRFTIME('%H', departure_time) AS h FROM flight ORDER BY departure_time"),  # a keyword's piece too
+])
+def test_glued_join_words_and_names_broken_before_a_keyword_are_read(written: str, meant: str) -> None:
+    assert _one(f"```sql\n{written}\n```") == meant

@@ -394,3 +394,9 @@ def test_a_grouping_at_another_period_than_the_question_s_is_offered(shop) -> No
     same = _ask(shop, "total sale amount per month in 2021", "SELECT strftime('%m', sold_on) AS m, SUM(amount) "
                 "FROM sale WHERE sold_on LIKE '2021%' GROUP BY m")
     assert not same.alternatives  # the month of the year, within one year: months
+
+
+def test_attack_round_20_a_top_n_that_keeps_its_ties_by_the_number_asked_is_not_doubted(shops) -> None:
+    sql = ("SELECT m.name FROM merchant m WHERE (SELECT COUNT(*) FROM merchant t WHERE t.rating > m.rating) < 2")
+    answer = _ask(shops, "The top 2 merchants by rating", sql)
+    assert not [a for a in answer.alternatives if a.label.startswith("Top 2")]

@@ -100,3 +100,56 @@ def test_a_quotient_of_whole_numbers_cast_after_the_division_is_cast_before_it_a
     assert answer.rows[0][0] == pytest.approx(4 / 3) and any("(a guess)" in n for n in answer.notes), (answer.sql, answer.notes)
     fraction = ask(shop, "Average amount share", "SELECT CAST(SUM(amount) / COUNT(*) AS FLOAT) AS a FROM orders")
     assert "CAST(SUM(amount) / COUNT(*)" in fraction.sql  # a REAL column: no fraction lost, left
+
+
+def test_attack_round_20_a_truth_value_grouped_and_shown_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "users.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE users(id INTEGER, is_active INTEGER, is_verified INTEGER, city TEXT);"
+                           "INSERT INTO users VALUES (1,1,1,'a'),(2,1,0,'a'),(3,0,1,'b'),(4,0,0,'b'),(5,1,1,'a');")
+    db = open_database(str(path))
+    try:
+        answer = ask(db, "How many users are both active and verified, and how many are not?",
+                     "SELECT is_active AND is_verified AS fully_onboarded, COUNT(*) AS users FROM users "
+                     "GROUP BY is_active AND is_verified")
+        assert sorted(answer.rows) == [(0, 3), (1, 2)], answer.sql
+        hidden = ask(db, "Users per city", "SELECT COUNT(*) FROM users GROUP BY city AND is_active")
+        assert "AND is_active" in hidden.sql  # the keys are not shown apart: nothing proves the list
+    finally:
+        db.close()
+
+
+def test_attack_round_20_a_regex_looking_pattern_the_data_holds_as_written_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "rules.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE rules(id INTEGER, pattern TEXT);"
+                           "INSERT INTO rules VALUES (1,'.*spam.*'),(2,'spam'),(3,'no spam here'),(4,'^admin$'),"
+                           "(5,'admin');")
+    db = open_database(str(path))
+    try:
+        held = ask(db, "How many rules have the pattern text .*spam.* ?",
+                   "SELECT COUNT(*) FROM rules WHERE pattern LIKE '.*spam.*'")
+        assert held.rows == ((1,),) and "'.*spam.*'" in held.sql, held.sql
+        anchored = ask(db, "Rules written ^admin$", "SELECT id FROM rules WHERE pattern LIKE '^admin$'")
+        assert anchored.rows == ((4,),)
+    finally:
+        db.close()
+
+
+def test_attack_round_20_an_unpadded_date_the_column_stores_unpadded_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "visits.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE visits(id INTEGER, visit_date TEXT);"
+                           "INSERT INTO visits VALUES (1,'2023-4-1'),(2,'2023-4-1'),(3,'2023-4-12');")
+    db = open_database(str(path))
+    try:
+        answer = ask(db, "How many visits were on 2023-4-1?", "SELECT COUNT(*) FROM visits WHERE visit_date = '2023-4-1'")
+        assert answer.rows == ((2,),) and "'2023-4-1'" in answer.sql, answer.sql
+    finally:
+        db.close()
+
+
+def test_attack_round_20_a_search_the_question_says_minds_case_is_not_doubted(shop) -> None:
+    answer = ask(shop, "Customers whose name has the uppercase letters LI (case-sensitive)",
+                 "SELECT name FROM customers WHERE instr(name, 'LI') > 0")
+    assert not [a for a in answer.alternatives if a.label == "Ignoring case"]

@@ -103,13 +103,13 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                    "names.")
             notes.append(why)
             alternatives.append(Alternative("Another query in the model's reply", found[0], why))
-    for check in (join_key_evidence(sql, result, schema, execute), shared_column_evidence(sql, result, schema, execute),
+    for check in (join_key_evidence(sql, result, schema, execute), shared_column_evidence(question, sql, result, schema, execute),
                   anti_join_evidence(sql, result, schema, execute),
                   left_join_filter_evidence(sql, result, schema, execute),
                   either_key_evidence(question, sql, result, schema, execute),
                   key_group_evidence(sql, result, schema, execute), hidden_group_evidence(sql, result, schema, execute),
                   constant_count_evidence(sql, result, schema, execute),
-                  elsewhere_evidence(sql, result, schema, execute), position_evidence(sql, result, schema, execute),
+                  elsewhere_evidence(sql, result, schema, execute), position_evidence(question, sql, result, schema, execute),
                   contradiction_evidence(sql, result, schema, execute),
                   value_evidence(sql, result, schema, execute),
                   null_evidence(sql, result, schema, execute), format_evidence(sql, result, schema, execute),

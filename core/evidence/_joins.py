@@ -33,6 +33,7 @@ from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import is_key
 from core.evidence._common import Execute, difference, offer, other_rows, parse, select_tables
+from core.evidence._question_columns import name_words
 from core.prompt import tables_called_by_name
 from core.schema import Schema, Table
 from core.sql import join_candidates, joins_adding_no_column
@@ -105,9 +106,11 @@ def join_key_evidence(sql: str, result: QueryResult, schema: Schema,
                  lambda how: f"{'; '.join(said)}. Joined on that key, {how}.", schema, execute, result)
 
 
-def shared_column_evidence(sql: str, result: QueryResult, schema: Schema,
+def shared_column_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
                            execute: Execute) -> tuple[list[str], list[Alternative]]:
-    """The join on its key that also equates a same-named column of the module docstring: joined on the key alone."""
+    """The join on its key that also equates a same-named column of the module docstring: joined on the key alone —
+    never where the question's words name that column ("shipped to their own home region")."""
+    words = name_words(question)
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated:
         return [], []
@@ -122,7 +125,7 @@ def shared_column_evidence(sql: str, result: QueryResult, schema: Schema,
                 continue
             keys = [p for p in pairs if is_key(p.this.name) and is_key(p.expression.name)]
             shared = [p for p in pairs if p not in keys and p.this.name.lower() == p.expression.name.lower()
-                      and not _in_primary_key(p, tables)]
+                      and not _in_primary_key(p, tables) and not name_words(p.this.name) <= words]
             if len(keys) != 1 or not shared or len(keys) + len(shared) != len(pairs):
                 continue
             said.append(f"The join also requires {' and '.join(p.sql(dialect=schema.dialect) for p in shared)}, "

@@ -289,7 +289,9 @@ def _unordered_limit(asked: Asked, tree: exp.Select, schema: Schema) -> Finding 
     limit = tree.args.get("limit")
     unranked = limit is None and asked.limit is not None and not tree.args.get("offset") and not (
         asked.words & _PER_GROUP or tree.find(exp.Window) or any(
-            select.args.get("limit") for select in tree.find_all(exp.Select) if select is not tree))  # cut inside
+            select.args.get("limit") for select in tree.find_all(exp.Select) if select is not tree) or any(
+            not n.is_string and n.this == str(asked.limit) for n in tree.find_all(exp.Literal)))  # cut inside, or the
+    # number asked written (``WHERE (SELECT COUNT(*) … > s.revenue) < 5``: a top 5 that keeps its ties)
     if not (isinstance(limit, exp.Limit) or unranked) or tree.args.get("order") is not None or not (
             asked.ranks or asked.limit) or asked.direction is None:
         return None

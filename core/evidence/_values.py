@@ -270,13 +270,16 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
 
 
 
-def position_evidence(sql: str, result: QueryResult, schema: Schema,
+_CASE_WORDS = re.compile(r"\b(?:case|capital\w*|upper\w*|lower\w*|exact\w*|as written|spelled)\b", re.IGNORECASE)
+
+
+def position_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
                       execute: Execute) -> tuple[list[str], list[Alternative]]:
     """``INSTR(name, 'Li') > 0`` (``STRPOS``, ``POSITION``): a search for a piece of text that minds its capitals,
     where LIKE on SQLite and the question's words do not. The search ignoring case is run and offered when it keeps
-    other rows (the first such search of the query only)."""
+    other rows (the first such search of the query only); never where the question speaks of case or capitals."""
     tree = parse(sql, schema.dialect)
-    if tree is None or result.truncated:
+    if tree is None or result.truncated or _CASE_WORDS.search(question):
         return [], []
     for test in tree.find_all(exp.GT, exp.GTE, exp.NEQ):
         found, bound = test.this, test.expression
@@ -290,9 +293,8 @@ def position_evidence(sql: str, result: QueryResult, schema: Schema,
         was = test.sql(dialect=schema.dialect)
         test.replace(exp.Like(this=exp.Lower(this=col.copy()), expression=exp.Literal.string(
             f"%{piece.this.lower()}%")))
-        return offer(tree.sql(dialect=schema.dialect), "Ignoring case", lambda how, was=was: (
-            f"{was} finds '{found.args['substr'].this}' only in those capitals: ignoring case, {how}."), schema,
-            execute, result)
+        return offer(tree.sql(dialect=schema.dialect), "Ignoring case", lambda how, was=was, text=piece.this: (
+            f"{was} finds '{text}' only in those capitals: ignoring case, {how}."), schema, execute, result)
     return [], []
 
 

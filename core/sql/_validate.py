@@ -150,7 +150,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_join_keys(tree, schema, dialect, fixes, join_matches)
         bridged_joins(tree, schema, dialect, fixes)
         repair_columns(tree, schema, dialect, fixes, meaning, named)
-        unquoted_dates(tree, schema, dialect, fixes)
+        unquoted_dates(tree, schema, dialect, fixes, join_matches)
         date_arithmetic(tree, schema, dialect, fixes)
         bare_intervals(tree, dialect, fixes, question)
         repair_concat(tree, schema, dialect, fixes)

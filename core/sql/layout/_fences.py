@@ -3,11 +3,13 @@
 - **a fence's label run into the query** (```` ```sqlSELECT … ````: no line break after the label): the label and
   the query on two lines, where the label is one of SQL's (or none) and a statement's first word follows it;
 - **a closing fence with no opening one** (the query, then ```` ``` ```` alone on its line, as the first fence of
-  the reply): the query from the last line before it that starts one and reads, with all that follows it up to
-  the fence, as one statement;
+  the reply, and no query after it — else it opens a block never closed): the query from the first line before it
+  that starts one and reads, with all that follows it up to the fence, as one statement (a UNION's last SELECT
+  alone reads too);
 - **a query as a list of its lines** (a JSON array ``["SELECT a", "FROM t"]``, or a Python list ``query_lines =
   [...]`` joined with ``"\\n".join``): the lines joined, where the first starts a query and all of them read as one
-  statement — never one line alone (``SELECT a`` reads as a query by itself, and is not the one written).
+  statement — never one line alone (``SELECT a`` reads as a query by itself, and is not the one written), and never
+  where the code around the list adds other text to it (``+ "\\nHAVING …"``).
 
 Each layout is read only where the result is one statement the parser reads; anything else is left as written.
 """
@@ -28,6 +30,7 @@ _MARK = re.compile(r"^[ \t]*(?:```|~~~)([^\n]*)$", re.MULTILINE)
 _LINE_START = re.compile(r"^[ \t]*\(*[ \t]*(?:SELECT|WITH)\b", re.MULTILINE | re.IGNORECASE)
 _STRING = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 _LIST = re.compile(rf"\[\s*(?:(?:{_STRING})\s*,\s*)+(?:{_STRING})\s*,?\s*\]")
+_ADDED = re.compile(r"\+=?\s*[fFrRbBuU]?[\"']|[\"']\s*\+|\.format\(|%\s*\(")  # text added to a string
 _BLOCK = re.compile(r"(```|~~~)[^\n]*\n(.*?)\1", re.DOTALL)
 _MAX_CHARS = 20_000
 
@@ -48,8 +51,10 @@ def _closed_only(text: str, reads: Callable[[str], bool]) -> str:
         return text  # fences in pairs, or the first one opens a block (it has a label)
     fence = marks[0]
     head = text[:fence.start()]
-    for start in reversed([m.start() for m in _LINE_START.finditer(head)]):
-        sql = head[start:].strip()
+    if _LINE_START.search(text, fence.end()):
+        return text  # a query follows the fence: it opens a block it never closed, and the text before is prose
+    for start in [m.start() for m in _LINE_START.finditer(head)]:  # the first start that reads to the fence: the
+        sql = head[start:].strip()  # whole statement (a UNION's or a WITH's later SELECT alone reads too)
         if reads(sql.rstrip(";")):
             return f"{head[:start]}```sql\n{sql}\n{text[fence.start():].lstrip()}"
     return text
@@ -63,8 +68,11 @@ def _lines_joined(text: str, reads: Callable[[str], bool]) -> str:
         if lines is None or len(lines) < 2 or not QUERY_START.match(lines[0]):
             continue
         sql = "\n".join(line.rstrip() for line in lines).strip()
+        block = next((b for b in _BLOCK.finditer(text) if b.start() < match.start() < b.end()), None)
+        rest = (block[0] if block else "").replace(match[0], "")
+        if _ADDED.search(rest):
+            continue  # the code adds other text to the lines (``+ "\nHAVING …"``): not the query as listed
         if reads(sql.rstrip(";")):
-            block = next((b for b in _BLOCK.finditer(text) if b.start() < match.start() < b.end()), None)
             start, end = (block.start(), block.end()) if block else (match.start(), match.end())
             return f"{text[:start]}```sql\n{sql}\n```{text[end:]}"
     return text

@@ -118,7 +118,7 @@ def _does_nothing(quotient: exp.Div | exp.Mod, dialect: str) -> bool:
 
 
 _FRACTIONAL = re.compile(r"float|double|real|decimal|numeric", re.IGNORECASE)
-_INTEGER = re.compile(r"\bint|integer|serial", re.IGNORECASE)
+_INTEGER = re.compile(r"^(?:big|small|tiny|medium)?int(?:eger|\d)?\b|serial", re.IGNORECASE)
 
 
 def casts_after_division(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
@@ -141,14 +141,18 @@ def casts_after_division(tree: exp.Expression, schema: Schema, dialect: str, fix
 
 def _whole(node: exp.Expression, local: list[Source], dialect: str) -> bool:
     """Whether ``node`` is surely a whole number: a whole literal, COUNT, an integer column, or a sum, least or
-    greatest of whole numbers, or whole numbers added, subtracted or multiplied."""
+    greatest of whole numbers, NULLIF of one, a CASE whose every branch is one, or whole numbers added, subtracted or
+    multiplied."""
     node = node.unnest()
     if isinstance(node, exp.Literal):
         return not node.is_string and node.this.isdigit()
     if isinstance(node, exp.Count):
         return True
-    if isinstance(node, (exp.Sum, exp.Min, exp.Max)):
-        return _whole(node.this, local, dialect)
+    if isinstance(node, (exp.Sum, exp.Min, exp.Max, exp.Nullif)):
+        return _whole(node.this, local, dialect)  # NULLIF(COUNT(*), 0): the count or no value
+    if isinstance(node, exp.Case):
+        branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+        return all(b is None or isinstance(b, exp.Null) or _whole(b, local, dialect) for b in branches)
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
         return _whole(node.this, local, dialect) and _whole(node.expression, local, dialect)
     if isinstance(node, exp.Column):

@@ -3,7 +3,8 @@ column names inside them (``SELECT 'name' FROM author``, ``WHERE 'vendor_name' =
 
 A bare word compared with a text column that no table has as a column can only be the string the writer forgot to
 quote (the database rejects it as an unknown column). On SQLite, a date whose month or day has one digit
-(``'2023-4-1'``) beside a date column is the date as stored, ``'2023-04-01'``: compared as text it sorts wrong (a guess). A date written without quotes is arithmetic to the database
+(``'2023-4-1'``) beside a date column is the date as stored, ``'2023-04-01'``: compared as text it sorts wrong (a guess, and only
+where a bounded query finds no value of the column stored unpadded). A date written without quotes is arithmetic to the database
 (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
 dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
 A string that spells a column of exactly one table of the query (of several: the one grouped by, or whose values hold
@@ -16,6 +17,7 @@ function: ``_no_constant_here``), can only be that column.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -49,15 +51,19 @@ def compared_kind(col: exp.Column, local: list[Source], dialect: str) -> str | N
     return _kind(other, local, dialect) if isinstance(other, exp.Column) else None
 
 
-def _kind(col: exp.Column, local: list[Source], dialect: str) -> str | None:
+def _source(col: exp.Column, local: list[Source], dialect: str) -> Source | None:
+    """The one source of ``col`` (by its qualifier, else the one source with such a column)."""
     if col.table:
-        src = find_source(exp.to_identifier(col.table), local)
-        owners = [src] if src is not None else []
-    else:
-        owners = [s for s in local if s.has(col.this, dialect) is not None]
-    if len(owners) != 1 or owners[0].table is None:
+        return find_source(exp.to_identifier(col.table), local)
+    owners = [s for s in local if s.has(col.this, dialect) is not None]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _kind(col: exp.Column, local: list[Source], dialect: str) -> str | None:
+    source = _source(col, local, dialect)
+    if source is None or source.table is None:
         return None
-    column = owners[0].table.column(col.name)
+    column = source.table.column(col.name)
     return kind_of(column.type or "") if column is not None else None
 
 
@@ -87,7 +93,23 @@ def _padded(node: exp.Expression) -> str | None:
     return f"{found[1]}-{int(found[2]):02d}-{int(found[3]):02d}{found[4]}"
 
 
-def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str]) -> None:
+_UNPADDED_GLOBS = ("[0-9][0-9][0-9][0-9]-[0-9]-*", "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9]",
+                   "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][^0-9]*")
+
+
+def _stored_padded(col: exp.Column, local: list[Source], dialect: str,
+                   matches: Callable[[str], bool | None] | None) -> bool:
+    """Whether a bounded query finds no value of ``col`` stored with a one-digit month or day (``'2023-4-1'``): then
+    an unpadded date compared with it can only mean the padded one."""
+    source = _source(col, local, dialect)
+    if source is None or source.table is None or matches is None:
+        return False
+    test = exp.or_(*(exp.Glob(this=col.copy(), expression=exp.Literal.string(g)) for g in _UNPADDED_GLOBS))
+    return matches(exp.select("1").from_(source.node.copy()).where(test).limit(1).sql(dialect=dialect)) is False
+
+
+def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str],
+                 matches: Callable[[str], bool | None] | None = None) -> None:
     local = scope_sources(scope, schema, dialect)
     pairs: list[tuple[exp.Expression, exp.Expression]] = []
     for cond in scope.walk():
@@ -96,9 +118,9 @@ def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str]) -
         elif isinstance(cond, exp.Between):
             pairs += [(cond.args["low"], cond.this), (cond.args["high"], cond.this)]
     for side, other in pairs:
-        padded = _padded(side) if dialect == "sqlite" else None
-        if padded is not None and isinstance(other, exp.Column) and _date_kind(other, local, dialect) in ("date",
-                                                                                                       "text"):
+        padded = _padded(side) if dialect == "sqlite" and matches is not None else None
+        if padded is not None and isinstance(other, exp.Column) and _date_kind(other, local, dialect) in (
+                "date", "text") and _stored_padded(other, local, dialect, matches):
             fixes.append(f"'{side.this}' (a date whose month or day has one digit, compared as text) -> '{padded}'"
                          + GUESSED)  # a column that stores such dates itself would want it as written
             side.replace(exp.Literal.string(padded))
@@ -111,10 +133,12 @@ def _scope_dates(scope: Scope, schema: Schema, dialect: str, fixes: list[str]) -
         fixes.append(f"{date} written without quotes -> '{date}' (a date, not arithmetic)")
 
 
-def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """Quote, in place, the dates written without quotes beside a date column."""
+def unquoted_dates(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str],
+                   matches: Callable[[str], bool | None] | None = None) -> None:
+    """Quote, in place, the dates written without quotes beside a date column; pad an unpadded one where ``matches``
+    (a bounded query) finds none stored so."""
     for scope in scopes(tree):
-        _scope_dates(scope, schema, dialect, fixes)
+        _scope_dates(scope, schema, dialect, fixes, matches)
 
 
 def date_arithmetic(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:

@@ -156,6 +156,8 @@ _BARE_NAME = re.compile(r"(?:[=(,]|<>|!=)[ \t]*((?:[A-Z][a-z]+)(?:[ \t]+[A-Z][a-
                         r"OR\b|GROUP\b|ORDER\b|LIMIT\b))")
 # JavaScript's strict equality (``===``, ``!==``) and LINQ's ``on a.k equals b.k``: SQL's = and <>.
 _OTHER_EQUALS = re.compile(r"(?<![<>!=])(?:===|!==)(?!=)|(?<=[\w)\]\"'`])[ \t]+equals[ \t]+(?=[\w(\"'`])", re.IGNORECASE)
+# A join's words written as one (``LEFTJOIN``, ``leftouterjoin``): no name is spelled so, and no keyword either.
+_GLUED_JOIN = re.compile(r"\b(LEFT|RIGHT|FULL|INNER|CROSS|NATURAL)(OUTER)?(JOIN)\b", re.IGNORECASE)
 _BACKWARDS = {"=>": ">=", "=<": "<=", "=!": "!=", "><": "<>", "≥": ">=", "≤": "<=", "≠": "<>"}
 
 
@@ -204,6 +206,7 @@ def repeated_keywords(block: str, outside: Callable[[int], bool] = lambda at: Tr
 
 def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
     """Edits outside quotes and comments: a clause keyword written twice in a row (``WHERE WHERE``, ``ON ON``) once;
+    a join's words glued (``LEFTJOIN``) apart;
     a keyword in capitals glued to the word before it when a line break was lost (``author.nameFROM``,
     ``pidGROUP BY``, ``DESCLIMIT``) set apart; a comparison written back to front (``=>``, ``=<``, ``><``) or as a glyph (``≥``) the right way,
     or as JavaScript (``===``, ``!==``) or LINQ (``equals``) write it; a value of several
@@ -224,6 +227,8 @@ def _stutters_and_glue(block: str) -> list[tuple[int, int, str]]:
         r"(?<![<>!=:])(?:=>|=<|=!|><)(?![=>])|[≥≤≠]", block) if outside(m.start())]
     edits += [(m.start(), m.end(), {"!==": "<>", "===": "="}.get(m.group(0), " = ")) for m in
               _OTHER_EQUALS.finditer(block) if outside(m.start())]
+    edits += [(m.start(), m.end(), " ".join(filter(None, m.groups()))) for m in _GLUED_JOIN.finditer(block)
+              if outside(m.start())]
     return edits
 
 def spelled_statement_start(text: str, reads: Callable[[str], bool]) -> str:

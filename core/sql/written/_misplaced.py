@@ -17,6 +17,7 @@ reads as a column named DESC, and ``names_rejoined`` —, and kept only where it
 
 from __future__ import annotations
 
+import re
 from itertools import accumulate
 
 from sqlglot.tokens import Token, Tokenizer, TokenType
@@ -31,6 +32,10 @@ _AGGREGATES = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "ROUND", 
 _COUNTED = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "GROUP_CONCAT", "STRING_AGG", "ARRAY_AGG"})
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
 _SPOKEN = {"AUR": "AND", "YA": "OR"}
+_BEFORE_A_NAME = frozenset({"AS", "SELECT", "FROM", "JOIN", "ON", "BY", "WHERE", "AND", "OR", "NOT", "DISTINCT", "WITH",
+                            "USING", "THEN", "ELSE", "WHEN", "CASE", "IN", "IS", "LIKE", "HAVING", "UNION", "ALL",
+                            "INTO", "TABLE", "OVER", "PARTITION", "LIMIT", "OFFSET", "SET", "RETURNING", "END"})
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # a name as written, unquoted (a keyword too: ``departure_ time``, ``range _miles``)
 
 
 def _tokens(block: str) -> list[Token]:
@@ -67,9 +72,10 @@ def names_rejoined(block: str) -> str:
         return block
     tokens = _tokens(block)
     return _edited(block, [(a.end + 1, b.start, "") for a, b in zip(tokens, tokens[1:], strict=False)
-                           if a.token_type == b.token_type == TokenType.VAR and a.end + 1 < b.start
-                           and (a.text.endswith("_") or b.text.startswith("_")) and a.text.strip("_")
-                           and b.text.strip("_") and not block[a.end + 1:b.start].strip(" \t")])
+                           if _WORD.fullmatch(block[a.start:a.end + 1]) and _WORD.fullmatch(block[b.start:b.end + 1])
+                           and a.end + 1 < b.start and (a.text.endswith("_") or b.text.startswith("_"))
+                           and a.text.upper() not in _BEFORE_A_NAME
+                           and a.text.strip("_") and b.text.strip("_") and not block[a.end + 1:b.start].strip(" \t")])
 
 
 def comma_directions(block: str) -> str:
@@ -167,17 +173,26 @@ def _bodies_bracketed(block: str) -> str:
     return _edited(block, edits)
 
 
+_OPERAND_ENDS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER,
+                           TokenType.R_PAREN, TokenType.NULL, TokenType.TRUE, TokenType.FALSE})
+_NOT_AFTER = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.GT, TokenType.GTE, TokenType.LT, TokenType.LTE,
+                        TokenType.DOT, TokenType.COMMA, TokenType.R_PAREN, TokenType.IS, TokenType.IN,
+                        TokenType.LIKE, TokenType.BETWEEN, TokenType.ALIAS})
+
+
 def _spoken_conjunctions(block: str) -> str:
     tokens = _tokens(block)
     edits: list[tuple[int, int, str]] = []
     clause = None
-    for token in tokens:
+    for k, token in enumerate(tokens):
         if token.token_type in (TokenType.WHERE, TokenType.HAVING, TokenType.SELECT, TokenType.FROM,
                                 TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.ON):
             clause = token.token_type
         elif token.token_type == TokenType.VAR and token.text.upper() in _SPOKEN and clause in (
-                TokenType.WHERE, TokenType.HAVING, TokenType.ON):
-            edits.append((token.start, token.end + 1, _SPOKEN[token.text.upper()]))
+                TokenType.WHERE, TokenType.HAVING, TokenType.ON) and 0 < k < len(tokens) - 1 and tokens[
+                k - 1].token_type in _OPERAND_ENDS and tokens[k + 1].token_type not in _NOT_AFTER:
+            edits.append((token.start, token.end + 1, _SPOKEN[token.text.upper()]))  # between two conditions:
+            # never a column named so (``WHERE ya = 1``)
     return _edited(block, edits)
 
 

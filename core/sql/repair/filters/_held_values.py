@@ -2,7 +2,8 @@
 (``domain.name = 'Machine Learning domain'``, ``food_type LIKE '%Italian food%'``, ``from_airport = 'LAX from
 airport'``): the value without those words, where the data proves it — a bounded query finds no row holding the
 value as written and one holding it without them; and so a value with spaces at its ends (``= ' Toyota'``, a space a
-tokenizer wrote at its start), no ``%`` in it. The filter as written keeps no row, so the answer would be empty
+tokenizer wrote at its start), no ``%`` in it, and a LIKE pattern written as a regular expression (``LIKE
+'.*Science.*'``, ``'^J.*'``: LIKE reads ``.``, ``*``, ``^`` and ``$`` as letters) read as LIKE's, ``'%Science%'``. The filter as written keeps no row, so the answer would be empty
 or an aggregate over nothing; the value the data holds is a guess the model is shown first (``GUESSED``).
 
 Only words of the column's or its table's own name are dropped, from either end of the value (singular and plural
@@ -49,6 +50,8 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
             held = _without_names(literal.this, names, question)
             if held is None and "%" not in literal.this and literal.this.strip() and literal.this.strip() != literal.this:
                 held = literal.this.strip()  # ``= ' Toyota'``: a space a tokenizer put at its start
+            if held is None and isinstance(node, (exp.Like, exp.ILike)):
+                held = _regex_as_like(literal.this)  # ``LIKE '.*Science.*'``
             if held is not None:
                 found.append((node, column, owner.node, owner.table.name, literal, held))
     if not found or 2 * len(found) > _MAX_PROBES:
@@ -63,8 +66,29 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
         literal.replace(exp.Literal.string(held))
         named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
         dropped = "the spaces at its ends" if written.strip() == held else f"the words that name its {named}"
+        if held == _regex_as_like(written):
+            fixes.append(f"LIKE '{written}' (a regular expression's marks, which LIKE reads as letters): no row of "
+                         f"{table_name}.{column.name} matches it, and as LIKE's pattern some do -> '{held}'" + GUESSED)
+            continue
         fixes.append(f"'{written}': no row of {table_name}.{column.name} holds it, and without {dropped} it is in "
                      f"the data -> '{held}'" + GUESSED)
+
+
+_REGEX_MARKS = re.compile(r"[\[+?\\|(){}%]")
+
+
+def _regex_as_like(text: str) -> str | None:
+    """A LIKE pattern written as a regular expression (``'.*Science.*'``, ``'^J.*'``, ``'^Jo$'``) as LIKE's (``.*``
+    as ``%``, open at an end no ``^`` or ``$`` anchors); None where it has no ``.*`` and not both anchors, or any
+    other mark of a regular expression (a lone ``.``, ``[``, ``+``, ``?``, a backslash, ``|``, brackets, ``%``)."""
+    start, end = text.startswith("^"), text.endswith("$")
+    body = text[1 if start else 0:len(text) - 1 if end else len(text)]
+    if _REGEX_MARKS.search(body) or not ((start and end) or ".*" in text) or not body.replace(".*", ""):
+        return None
+    body = re.sub(r"(?:\.\*)+", "%", body)
+    if "." in body:
+        return None
+    return ("" if start or body.startswith("%") else "%") + body + ("" if end or body.endswith("%") else "%")
 
 
 def _bare(node: exp.Expression) -> exp.Expression:

@@ -24,12 +24,6 @@ condition holds, ``COUNT(CASE WHEN x > 5 THEN 1 END)``; a LIKE pattern with T-SQ
 either case (``'%[Ii]talian%'``, where a bracket matches only a bracket) as the case-insensitive ``ILIKE '%italian%'``
 (only where every class is such a pair).
 
-A LIKE pattern written as a regular expression, ``name LIKE '.*Science.*'``, ``LIKE '^J.*'`` (LIKE reads ``.``,
-``*``, ``^`` and ``$`` as letters: it keeps only values spelled with them): the LIKE pattern the expression means —
-``.*`` as ``%``, a pattern not anchored by ``^`` or ``$`` open at that end — a guess, where the pattern has ``.*`` or
-both anchors or one anchor beside ``.*``, no ``%`` and no other mark of a regular expression (``[``, ``+``, ``?``,
-a backslash, ``|``, ``(``).
-
 An IN list of values joined with OR, ``status IN ('active' OR 'closed')`` (PostgreSQL rejects it; SQLite reads
 ``'active' OR 'closed'`` as 0, a value no text equals): the list ``IN ('active', 'closed')``, its one reading, where
 every item joined is a literal.
@@ -135,7 +129,6 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
     """The comparisons of the module docstring that always or never hold, read as the one meant (each a guess)."""
     _always_or_never(tree, target, notes)
     _or_lists(tree, target, notes)
-    _regex_patterns(tree, target, notes)
     _one_value_twice(tree, target, notes)  # counted apart; one row's test in an aggregate: one_value_twice_per_row
     for between in list(tree.find_all(exp.Between)):
         low, high = between.args.get("low"), between.args.get("high")
@@ -177,29 +170,6 @@ def never_true(tree: exp.Expression, target: str, notes: list[str]) -> None:
             notes.append(f"{cased.sql(dialect=target)} never equals {', '.join(repr(t.this) for t in wrong)} "  # type: ignore[union-attr]
                          f"({cased.key.upper()} writes no {'capital' if spell is _ascii_lower else 'small letter'}): "  # type: ignore[union-attr]
                          f"compared with {', '.join(repr(spell(t.this)) for t in wrong)}" + GUESSED)
-
-
-_REGEX_MARKS = re.compile(r"[\[+?\\|(){}%]")
-
-
-def _regex_patterns(tree: exp.Expression, target: str, notes: list[str]) -> None:
-    """``LIKE '.*Science.*'`` as ``LIKE '%Science%'`` (see the module's docstring)."""
-    for like in list(tree.find_all(exp.Like, exp.ILike)):
-        pattern = like.expression
-        if not (isinstance(pattern, exp.Literal) and pattern.is_string) or isinstance(like.parent, exp.Escape):
-            continue
-        text = pattern.this
-        start, end = text.startswith("^"), text.endswith("$") and not text.endswith("\\$")
-        body = text[1 if start else 0:len(text) - 1 if end else len(text)]
-        if _REGEX_MARKS.search(body) or not ((start and end) or ".*" in text) or not body.replace(".*", ""):
-            continue
-        body = re.sub(r"(?:\.\*)+", "%", body)
-        wild = ("" if start or body.startswith("%") else "%") + body + ("" if end or body.endswith("%") else "%")
-        if "." in wild.replace(".*", "") and not re.fullmatch(r"[^.]*", body):
-            continue  # a lone ``.`` (any one character) left: not only ``.*``
-        pattern.replace(exp.Literal.string(wild))
-        notes.append(f"LIKE '{text}' (a regular expression's marks, which LIKE reads as letters) -> LIKE '{wild}'"
-                     + GUESSED)
 
 
 def _or_lists(tree: exp.Expression, target: str, notes: list[str]) -> None:

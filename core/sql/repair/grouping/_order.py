@@ -25,7 +25,9 @@ MAX(price) DESC``, a guess the model is shown first.
 
 And GROUP BY keys joined with AND or OR, ``GROUP BY city AND status`` (PostgreSQL rejects it; SQLite groups by the
 truth of the two texts — two groups at most, nobody's grouping): the keys as a list, ``GROUP BY city, status``, where
-every key is a column and none is a yes/no one (whose AND could be a grouping by both being true).
+every key is a column shown on its own in the select list (grouped by their AND, each shown alone is no grouped
+value: standard SQL rejects it) and none is a yes/no one, and the AND itself is not shown (``SELECT is_active AND
+is_verified AS both_done … GROUP BY is_active AND is_verified`` is that grouping, meant).
 """
 
 from __future__ import annotations
@@ -189,12 +191,13 @@ def keys_joined_with_and(tree: exp.Expression, schema: Schema, dialect: str, fix
         if group is None or not any(isinstance(k, exp.Connector) for k in group.expressions):
             continue
         sources = [s.table for s in scope_sources(scope, schema, dialect) if s.table is not None]
+        shown = {e.unalias().sql().lower() for e in scope.expression.expressions}
         keys: list[exp.Expression] = []
         for key in group.expressions:
             parts = list(key.flatten()) if isinstance(key, exp.Connector) else [key]
-            if isinstance(key, exp.Connector) and not all(isinstance(p, exp.Column) and _not_yes_no(p, sources)
-                                                          for p in parts):
-                return
+            if isinstance(key, exp.Connector) and (key.sql().lower() in shown or not all(
+                    isinstance(p, exp.Column) and _not_yes_no(p, sources) and p.sql().lower() in shown for p in parts)):
+                return  # the truth value shown itself, or a key not shown apart: the grouping may be meant
             keys += [p.copy() for p in parts]
         before = group.sql(dialect=dialect)
         group.set("expressions", keys)
