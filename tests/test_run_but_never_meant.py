@@ -153,3 +153,13 @@ def test_attack_round_20_a_search_the_question_says_minds_case_is_not_doubted(sh
     answer = ask(shop, "Customers whose name has the uppercase letters LI (case-sensitive)",
                  "SELECT name FROM customers WHERE instr(name, 'LI') > 0")
     assert not [a for a in answer.alternatives if a.label == "Ignoring case"]
+
+
+def test_an_aggregate_divided_by_itself_is_said_and_the_condition_counted_in_the_dividend_offered(shop) -> None:
+    answer = ask(shop, "Share of orders over 8 per customer", "SELECT customer_id, COUNT(*) * 1.0 / COUNT(*) AS share "
+                 "FROM orders WHERE amount > 8 GROUP BY customer_id")
+    assert any("divides a value by itself" in n for n in answer.notes), answer.notes
+    (other,) = [a for a in answer.alternatives if a.label.startswith("Share where")]
+    assert sorted(shop.execute(other.sql).rows) == [(1, 1.0), (2, 0.0), (3, 0.0)]
+    ratio = ask(shop, "Average order per customer", "SELECT SUM(amount) / COUNT(*) FROM orders")
+    assert not any("divides a value by itself" in n for n in ratio.notes)

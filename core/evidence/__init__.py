@@ -46,7 +46,8 @@ from collections.abc import Sequence
 from core.answer import Alternative
 from core.databases import QueryResult
 from core.evidence._aliases import alias_evidence, shown_twice
-from core.evidence._arithmetic import count_evidence, division_evidence, order_evidence, reversed_difference_evidence
+from core.evidence._arithmetic import (count_evidence, division_evidence, order_evidence, reversed_difference_evidence,
+                                      self_ratio_evidence)
 from core.evidence._common import Execute, difference, offer, other_rows
 from core.evidence._duplicates import duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
@@ -116,6 +117,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   wildcard_evidence(sql, result, schema, execute),
                   alias_evidence(sql, result, schema, execute),
                   order_evidence(sql, result, schema, execute), division_evidence(sql, result, schema, execute),
+                  self_ratio_evidence(sql, result, schema, execute),
                   count_evidence(sql, result, schema, execute), duplicate_evidence(sql, result, schema, execute),
                   rank_evidence(sql, result, schema, execute),
                   unlabelled_rows_evidence(question, sql, result, schema, execute),

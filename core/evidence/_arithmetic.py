@@ -21,7 +21,7 @@ from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Column, Schema
 from core.sql import PARSE_FAILURES, as_number, holds_numbers_as_text, schema_mapping
 
-__all__ = ["count_evidence", "division_evidence", "length_field_finding", "order_evidence", "ratio_finding",
+__all__ = ["count_evidence", "division_evidence", "self_ratio_evidence", "length_field_finding", "order_evidence", "ratio_finding",
            "reversed_difference_evidence", "rounding_finding", "scale_finding"]
 
 logger = logging.getLogger(__name__)
@@ -61,6 +61,68 @@ def division_evidence(sql: str, result: QueryResult, schema: Schema,
     return offer(tree.sql(dialect=schema.dialect), "Keep the fraction", lambda how: (
         f"{shown} divides whole numbers, so the fraction is dropped (7 / 2 gives 3); kept as a fraction, {how}."),
         schema, execute, result)
+
+
+def _core(node: exp.Expression) -> exp.Expression:
+    """A side of a division without what keeps its value: brackets, a cast, NULLIF(x, 0), a constant factor."""
+    while True:
+        node = node.unnest()
+        if isinstance(node, (exp.Cast, exp.Nullif)):
+            node = node.this
+        elif isinstance(node, exp.Mul) and isinstance(node.expression, exp.Literal):
+            node = node.this
+        elif isinstance(node, exp.Mul) and isinstance(node.this, exp.Literal):
+            node = node.expression
+        else:
+            return node
+
+
+def _conditional(aggregate: exp.AggFunc, condition: exp.Expression) -> exp.Expression:
+    """``COUNT(*)`` counted only where ``condition`` holds (``SUM(CASE WHEN c THEN 1 ELSE 0 END)``); SUM, AVG, COUNT of
+    a value over those rows."""
+    value = aggregate.this
+    if isinstance(aggregate, exp.Count) and (value is None or isinstance(value, exp.Star)):
+        return exp.Sum(this=exp.Case(ifs=[exp.If(this=condition.copy(), true=exp.Literal.number(1))],
+                                     default=exp.Literal.number(0)))
+    kept = exp.Case(ifs=[exp.If(this=condition.copy(), true=value.copy())],
+                    default=exp.Literal.number(0) if isinstance(aggregate, exp.Sum) else None)
+    return aggregate.__class__(this=kept)
+
+
+def self_ratio_evidence(sql: str, result: QueryResult, schema: Schema,
+                        execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """An aggregate divided by itself, ``COUNT(*) * 1.0 / COUNT(*)``: 1 on every row, whatever the data — a share whose
+    condition went into the WHERE clause (which then filters both). Said; and, for each of the WHERE's conditions (two
+    at most), the share with that condition counted in the dividend and out of the WHERE is run and offered."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated:
+        return [], []
+    for select in tree.find_all(exp.Select):
+        for div in [d for item in select.expressions for d in item.find_all(exp.Div)]:
+            top, bottom = _core(div.this), _core(div.expression)
+            if not (isinstance(top, exp.AggFunc) and top.sql() == bottom.sql()) or top.find(exp.Case):
+                continue
+            shown = div.sql(dialect=schema.dialect)
+            where = select.args.get("where")
+            conditions = (list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]) if where \
+                else []
+            notes: list[str] = [f"{shown} divides a value by itself: the same on every row, whatever the data."]
+            alternatives: list[Alternative] = []
+            for k, condition in enumerate(conditions[:2]):
+                other = tree.copy()
+                other_select = next(s for s in other.find_all(exp.Select) if s.sql() == select.sql())
+                other_div = next(d for d in other_select.find_all(exp.Div) if d.sql() == div.sql())
+                other_top = _core(other_div.this)
+                other_top.replace(_conditional(other_top, condition.unnest()))
+                kept = [c.copy() for j, c in enumerate(conditions) if j != k]
+                other_select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+                said = condition.unnest().sql(dialect=schema.dialect)
+                n, a = offer(other.sql(dialect=schema.dialect), f"Share where {said}"[:80], lambda how, said=said: (
+                    f"Counting {said} in the dividend instead of filtering both by it, {how}."), schema, execute,
+                    result)
+                notes, alternatives = notes + n, alternatives + a
+            return notes, alternatives
+    return [], []
 
 
 def count_evidence(sql: str, result: QueryResult, schema: Schema,
