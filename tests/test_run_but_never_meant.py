@@ -48,6 +48,11 @@ def test_group_by_keys_joined_with_and_are_the_keys_unless_they_are_yes_no(shop)
                                                                   Column("status", "TEXT"))),))
     sql = "SELECT COUNT(*) FROM customers GROUP BY vip AND status"
     assert validate_sql(sql, schema, "sqlite").sql == sql  # a yes/no key: its AND may be meant
+    keyed = ask(shop, "Customers per name", "SELECT name, COUNT(*) AS n FROM customers GROUP BY name AND customer_id")
+    assert "GROUP BY name, customer_id" in keyed.sql and len(keyed.rows) == 4  # one key shown apart is enough
+    named = ask(shop, "Customers per city initial and status", "SELECT SUBSTR(city, 1, 1) AS initial, status, COUNT(*) "
+                "FROM customers GROUP BY initial AND status")
+    assert "GROUP BY initial, status" in named.sql, named.sql  # an output name is a key too
 
 
 def test_is_with_a_value_on_postgresql_is_equality_and_is_not_a_guess() -> None:

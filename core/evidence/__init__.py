@@ -59,11 +59,12 @@ from core.evidence._joins import (added_join_evidence, anti_join_evidence, eithe
                                   join_key_evidence, left_join_filter_evidence, shared_column_evidence,
                                   unmatched_evidence)
 from core.evidence._question import question_evidence
+from core.evidence._question_values import position_evidence
 from core.evidence._question_filters import column_named, date_column_named
 from core.evidence._question_columns import a_look, answering_query
 from core.evidence._readings import agreeing_reading
 from core.evidence._values import (contradiction_evidence, elsewhere_evidence, format_evidence, null_evidence,
-                                  position_evidence, value_evidence, wildcard_evidence)
+                                  value_evidence, wildcard_evidence)
 from core.schema import Schema
 
 __all__ = ["AS_WRITTEN", "added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",

@@ -6,8 +6,9 @@ holds where the question's value is one that column holds is offered in its plac
 out, ``status <> 'failed'``, that the question never says, where it names one value that column holds ("successful",
 "male patients", "the vendor 'Utility Company'"), is offered as that value kept (``negated_value``); one value
 written for two columns, ``from_airport = 'LAX' AND to_airport = 'LAX'``, where the question names another value the
-second column holds ("from LAX to ORD"), is offered with it there (``repeated_value``). The query that ran stays the
-answer.
+second column holds ("from LAX to ORD"), is offered with it there (``repeated_value``); a search for a piece of text
+that minds its capitals, ``INSTR(name, 'LI') > 0``, where the question says nothing of case, is offered ignoring case
+(``position_evidence``). The query that ran stays the answer.
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ import re
 
 from sqlglot import exp
 
+from core.answer import Alternative
+from core.databases import QueryResult
 from core.errors import CairnError
 from core.evidence._aliases import is_key
 from core.evidence._asked import Asked
-from core.evidence._common import Execute, owner
+from core.evidence._common import Execute, offer, owner, parse
 from core.evidence._question_columns import COMMON_WORDS, name_words
 from core.evidence._question_filters import NOT_ONLY, Finding, asks_for, column_kind, query_tables, with_condition
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["missing_quoted", "negated_value", "repeated_value", "unheld_value"]
+__all__ = ["missing_quoted", "negated_value", "position_evidence", "repeated_value", "unheld_value"]
 
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?:(?<=\s)|^)'([^'\n]{2,60})'(?=[\s.,?!;:)]|$)")
 # A name or a code as typed: capitalised words in a run ("Orlando International Airport"), or one word in capitals
@@ -239,3 +242,31 @@ def _included(text: str, value: str) -> bool:
         return False
     before, after = text[max(0, at - 30):at], text[at + len(value):at + len(value) + 25]
     return bool(_INCLUDED.search(before) or re.search(r"\b(?:too|also|as well|bhi|count|counts|counted)\b", after))
+
+
+_CASE_WORDS = re.compile(r"\b(?:case|capital\w*|upper\w*|lower\w*|exact\w*|as written|spelled)\b", re.IGNORECASE)
+
+
+def position_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
+                      execute: Execute) -> tuple[list[str], list[Alternative]]:
+    """``INSTR(name, 'Li') > 0`` (``STRPOS``, ``POSITION``): a search for a piece of text that minds its capitals,
+    where LIKE on SQLite and the question's words do not. The search ignoring case is run and offered when it keeps
+    other rows (the first such search of the query only); never where the question speaks of case or capitals."""
+    tree = parse(sql, schema.dialect)
+    if tree is None or result.truncated or _CASE_WORDS.search(question):
+        return [], []
+    for test in tree.find_all(exp.GT, exp.GTE, exp.NEQ):
+        found, bound = test.this, test.expression
+        if not (isinstance(found, exp.StrPosition) and isinstance(bound, exp.Literal) and not bound.is_string
+                and bound.this in ("0", "1") and (bound.this == "1") == isinstance(test, exp.GTE)):
+            continue
+        col, piece = found.this, found.args.get("substr")
+        if not (isinstance(col, exp.Column) and isinstance(piece, exp.Literal) and piece.is_string) or re.search(
+                r"[%_\\]", piece.this) or piece.this.lower() == piece.this.upper():
+            continue
+        was = test.sql(dialect=schema.dialect)
+        test.replace(exp.Like(this=exp.Lower(this=col.copy()), expression=exp.Literal.string(
+            f"%{piece.this.lower()}%")))
+        return offer(tree.sql(dialect=schema.dialect), "Ignoring case", lambda how, was=was, text=piece.this: (
+            f"{was} finds '{text}' only in those capitals: ignoring case, {how}."), schema, execute, result)
+    return [], []

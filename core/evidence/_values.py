@@ -18,8 +18,8 @@ from core.errors import CairnError
 from core.schema import Column, Schema, Table
 from core.sql import guard
 
-__all__ = ["contradiction_evidence", "elsewhere_evidence", "format_evidence", "null_evidence", "position_evidence",
-           "value_evidence", "wildcard_evidence"]
+__all__ = ["contradiction_evidence", "elsewhere_evidence", "format_evidence", "null_evidence", "value_evidence",
+           "wildcard_evidence"]
 
 _PROBES = 8  # values spelled otherwise looked up in the database, at most, per answer
 
@@ -268,34 +268,6 @@ def elsewhere_evidence(sql: str, result: QueryResult, schema: Schema,
                          lambda how, why=why: f"{why}: filtered there, {how}.", schema, execute, result)
     return [], []
 
-
-
-_CASE_WORDS = re.compile(r"\b(?:case|capital\w*|upper\w*|lower\w*|exact\w*|as written|spelled)\b", re.IGNORECASE)
-
-
-def position_evidence(question: str, sql: str, result: QueryResult, schema: Schema,
-                      execute: Execute) -> tuple[list[str], list[Alternative]]:
-    """``INSTR(name, 'Li') > 0`` (``STRPOS``, ``POSITION``): a search for a piece of text that minds its capitals,
-    where LIKE on SQLite and the question's words do not. The search ignoring case is run and offered when it keeps
-    other rows (the first such search of the query only); never where the question speaks of case or capitals."""
-    tree = parse(sql, schema.dialect)
-    if tree is None or result.truncated or _CASE_WORDS.search(question):
-        return [], []
-    for test in tree.find_all(exp.GT, exp.GTE, exp.NEQ):
-        found, bound = test.this, test.expression
-        if not (isinstance(found, exp.StrPosition) and isinstance(bound, exp.Literal) and not bound.is_string
-                and bound.this in ("0", "1") and (bound.this == "1") == isinstance(test, exp.GTE)):
-            continue
-        col, piece = found.this, found.args.get("substr")
-        if not (isinstance(col, exp.Column) and isinstance(piece, exp.Literal) and piece.is_string) or re.search(
-                r"[%_\\]", piece.this) or piece.this.lower() == piece.this.upper():
-            continue
-        was = test.sql(dialect=schema.dialect)
-        test.replace(exp.Like(this=exp.Lower(this=col.copy()), expression=exp.Literal.string(
-            f"%{piece.this.lower()}%")))
-        return offer(tree.sql(dialect=schema.dialect), "Ignoring case", lambda how, was=was, text=piece.this: (
-            f"{was} finds '{text}' only in those capitals: ignoring case, {how}."), schema, execute, result)
-    return [], []
 
 
 _SIBLING_PROBES = 8  # other text columns of the table asked for a value no row of the filtered column holds

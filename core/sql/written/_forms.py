@@ -32,7 +32,7 @@ from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from core.sql._slips import PARSE_FAILURES
 
-__all__ = ["OTHER_FORMS", "with_ended"]
+__all__ = ["OTHER_FORMS", "after_table", "block_tokens", "edited", "with_ended"]
 
 _MAX_CHARS = 20_000
 
@@ -47,7 +47,7 @@ _VALUE = frozenset({TokenType.STRING, TokenType.NUMBER, TokenType.NATIONAL_STRIN
 
 
 @lru_cache(maxsize=16)
-def _tokens(block: str) -> tuple[Token, ...]:
+def block_tokens(block: str) -> tuple[Token, ...]:
     """The block's tokens, once per block for all the forms (none past ``_MAX_CHARS`` or where it cannot be read)."""
     try:
         return tuple(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else ()
@@ -55,17 +55,32 @@ def _tokens(block: str) -> tuple[Token, ...]:
         return ()
 
 
-def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
+def edited(block: str, edits: list[tuple[int, int, str]]) -> str:
     for start, end, text in sorted(edits, reverse=True):
         block = block[:start] + text + block[end:]
     return block
+
+
+def after_table(tokens: tuple[Token, ...], j: int) -> int | None:
+    """The index after the table reference starting at ``tokens[j]`` (``[schema.]table [AS] [alias]``), or None."""
+    names = (TokenType.VAR, TokenType.IDENTIFIER)
+    while j + 2 < len(tokens) and tokens[j].token_type in names and tokens[j + 1].token_type == TokenType.DOT:
+        j += 2  # schema.table
+    if j >= len(tokens) or tokens[j].token_type not in names:
+        return None
+    j += 1
+    if j < len(tokens) and tokens[j].token_type == TokenType.ALIAS:
+        j += 1
+    if j < len(tokens) and tokens[j].token_type in names:
+        j += 1
+    return j
 
 
 def _directions_after(block: str) -> str:
     """``ORDER BY DESC total, ASC name``: each direction written before its key, after it."""
     if not re.search(r"(?i)\b(?:DESC|ASC)\b", block):
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens[1:], start=1):
         if token.token_type not in (TokenType.DESC, TokenType.ASC) or tokens[i - 1].token_type not in (
@@ -85,7 +100,7 @@ def _directions_after(block: str) -> str:
             continue
         edits += [(token.start, tokens[i + 1].start, ""), (tokens[j - 1].end + 1, tokens[j - 1].end + 1,
                                                             f" {token.text}")]
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _in_order_list(tokens: tuple[Token, ...], at: int) -> bool:
@@ -107,7 +122,7 @@ def _case_when(block: str) -> str:
     """``CASE x > 5 THEN 'big' …``: a CASE whose first THEN comes before any WHEN, with WHEN written after CASE."""
     if not re.search(r"(?i)\bCASE\b", block):
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.CASE:
@@ -124,14 +139,14 @@ def _case_when(block: str) -> str:
                 if nxt is not tokens[i + 1]:
                     edits.append((token.end + 1, token.end + 1, " WHEN"))
                 break
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _in_brackets(block: str) -> str:
     """``x IN 'a', 'b'``: a list of values after IN, written without its brackets, in them."""
     if not re.search(r"(?i)\bIN\s*(?:['\d.]|N')", block):  # a value's token after IN
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens[:-1]):
         if token.token_type != TokenType.IN or tokens[i + 1].token_type not in _VALUE or _in_position(tokens, i):
@@ -140,7 +155,7 @@ def _in_brackets(block: str) -> str:
         while j + 2 < len(tokens) and tokens[j + 1].token_type == TokenType.COMMA and tokens[j + 2].token_type in _VALUE:
             j += 2
         edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[j].end + 1, tokens[j].end + 1, ")")]
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _in_position(tokens: tuple[Token, ...], at: int) -> bool:
@@ -173,7 +188,7 @@ def _divisor_guarded(block: str) -> str:
     divisor is guarded against; NULLIF takes two arguments everywhere)."""
     if "nullif" not in block.lower():
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens[:-2]):
         if token.text.upper() != "NULLIF" or tokens[i + 1].token_type != TokenType.L_PAREN or i == 0 or \
@@ -187,7 +202,7 @@ def _divisor_guarded(block: str) -> str:
             j += 1
         if j < len(tokens) and depth == 0 and j > i + 2:
             edits.append((tokens[j].start, tokens[j].start, ", 0"))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 _LAST_CTE = re.compile(r"(?:\bWITH(?:\s+RECURSIVE)?|,)\s*(\"[^\"]+\"|\w+)(?:\s*\([^()]*\))?\s+AS\s*(?:NOT\s+)?"
@@ -202,7 +217,7 @@ def with_ended(block: str) -> str:
         return block
     depth, depths, opened = 0, {}, {}  # brackets open before each token's start; where each bracket closes
     stack: list[int] = []
-    for token in _tokens(text):
+    for token in block_tokens(text):
         depths[token.start] = depth
         if token.token_type == TokenType.L_PAREN:
             depth += 1
@@ -224,7 +239,7 @@ def _depth_at(depths: dict[int, int], at: int) -> int:
 def _close_of(text: str, at: int) -> int | None:
     """Where the bracket opened at ``at`` closes (outside quoted values), or None."""
     depth = 0
-    for token in _tokens(text[at:]):
+    for token in block_tokens(text[at:]):
         depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
         if depth == 0:
             return at + token.start
@@ -271,7 +286,7 @@ def _case_operand_spread(block: str) -> str:
     comparison, read as the searched CASE it means (``CASE WHEN rating > 4 …``), only where every WHEN does."""
     if not re.search(r"(?i)\bCASE\b", block):
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.CASE:
@@ -291,7 +306,7 @@ def _case_operand_spread(block: str) -> str:
         operand = block[tokens[i + 1].start:tokens[first - 1].end + 1]
         edits.append((tokens[i + 1].start, tokens[first].start, ""))
         edits += [(tokens[j].end + 1, tokens[j].end + 1, f" {operand}") for j in whens]
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 _CLAUSE_END = frozenset({TokenType.HAVING, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.OFFSET, TokenType.FETCH,
@@ -303,7 +318,7 @@ def _case_commas(block: str) -> str:
     """``CASE WHEN x THEN 1, ELSE 0 END``: a comma before a CASE's WHEN or ELSE (never one inside brackets) dropped."""
     if not re.search(r"(?i)\bCASE\b", block) or "," not in block:
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits, depth, cases = [], 0, []  # the bracket depth of each open CASE
     for i, token in enumerate(tokens):
         kind = token.token_type
@@ -315,7 +330,7 @@ def _case_commas(block: str) -> str:
         elif kind == TokenType.COMMA and cases and cases[-1] == depth and i + 1 < len(tokens) and tokens[
                 i + 1].token_type in (TokenType.WHEN, TokenType.ELSE):
             edits.append((token.start, token.end + 1, ""))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _group_directions(block: str) -> str:
@@ -323,7 +338,7 @@ def _group_directions(block: str) -> str:
     sorted so (MySQL 5 sorted grouped rows by the GROUP BY keys in the direction written)."""
     if not re.search(r"(?i)\bGROUP\s+BY\b[^;]*\b(?:DESC|ASC)\b", block):
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
     for i, token in enumerate(tokens):
@@ -347,7 +362,7 @@ def _group_directions(block: str) -> str:
             continue  # its own ORDER BY decides the order
         at = tokens[end - 1].end + 1
         edits.append((at, at, f" ORDER BY {keys}"))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _sort_key_aliases(block: str) -> str:
@@ -355,7 +370,7 @@ def _sort_key_aliases(block: str) -> str:
     name can be given, dropped (the key stays)."""
     if not re.search(r"(?i)\b(?:ORDER|GROUP)\s+BY\b[^;]*\bAS\b", block):
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
@@ -368,7 +383,7 @@ def _sort_key_aliases(block: str) -> str:
                     j + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
                 edits.append((tokens[j - 1].end + 1, tokens[j + 1].end + 1, ""))
             j += 1
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _comma_joins(block: str) -> str:
@@ -376,30 +391,20 @@ def _comma_joins(block: str) -> str:
     JOIN its ON says (a comma takes no ON)."""
     if "," not in block or not re.search(r"(?i)\bON\b", block):
         return block
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
     edits: list[tuple[int, int, str]] = []
     clause: dict[int, TokenType] = {}
-    names = (TokenType.VAR, TokenType.IDENTIFIER)
     for i, token in enumerate(tokens):
         if token.token_type in (TokenType.SELECT, TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY,
                                 TokenType.ORDER_BY, TokenType.HAVING):
             clause[depths[i]] = token.token_type
         if token.token_type != TokenType.COMMA or clause.get(depths[i]) != TokenType.FROM:
             continue
-        j = i + 1
-        while j + 1 < len(tokens) and tokens[j].token_type in names and tokens[j + 1].token_type == TokenType.DOT:
-            j += 2  # schema.table
-        if j >= len(tokens) or tokens[j].token_type not in names:
-            continue
-        j += 1
-        if j < len(tokens) and tokens[j].token_type == TokenType.ALIAS:
-            j += 1
-        if j < len(tokens) and tokens[j].token_type in names:
-            j += 1
-        if j < len(tokens) and tokens[j].token_type == TokenType.ON:
+        j = after_table(tokens, i + 1)
+        if j is not None and j < len(tokens) and tokens[j].token_type == TokenType.ON:
             edits.append((token.start, token.end + 1, " JOIN"))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 OTHER_FORMS = (_directions_after, _case_when, _in_brackets, _numbers_unsuffixed, _divisor_guarded, _tool_marks,

@@ -67,13 +67,16 @@ def _in_a_list(block: str, start: int, end: int) -> bool:
 
 
 def _placed(block: str, reads: Callable[[str], bool]) -> str:
-    """``block`` with the misplaced words and marks of ``_misplaced`` put right: the first one alone that makes it
-    read, else all of them together where they do; else ``block`` itself."""
+    """``block`` with the misplaced words and marks of ``_misplaced`` put right, where it does not read as written:
+    the first one alone that makes it read, else all of them together where they do; else ``block`` itself."""
+    written = [w for w in (rewrite(block) for rewrite in MISPLACED) if w != block]
+    if not written or reads(block):
+        return block  # nothing misplaced, or it reads as written: no parse more than needed
+    for one in written:
+        if reads(one):
+            return one
     together = block
     for rewrite in MISPLACED:
-        written = rewrite(block)
-        if written != block and reads(written):
-            return written
         together = rewrite(together)
     return together if together != block and reads(together) else block
 
@@ -100,8 +103,7 @@ def spelled_keywords(block: str, reads: Callable[[str], bool]) -> str:
         written = rewrite(block)  # no dialect has these forms, though sqlglot reads ``IN 'a', 'b'`` (as IN 'a' and a
         if written != block and reads(written):  # table named b) and ``4.5f`` (as a name)
             block = written
-    if not reads(block):
-        block = _placed(block, reads)
+    block = _placed(block, reads)
     joined = _CTE_SPLIT.sub(r")\1", block, count=1) if re.match(r"\s*WITH\b", block, re.IGNORECASE) else block
     if joined != block and not reads(block) and reads(joined):
         block = joined  # ``WITH t AS (…);`` then ``SELECT … FROM t``: one statement with its WITH list

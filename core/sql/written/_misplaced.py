@@ -20,13 +20,12 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
-from sqlglot.tokens import Token, Tokenizer, TokenType
+from sqlglot.tokens import Token, TokenType
 
-from core.sql._slips import PARSE_FAILURES
+from core.sql.written._forms import after_table, block_tokens, edited
 
 __all__ = ["MISPLACED", "comma_directions", "names_rejoined"]
 
-_MAX_CHARS = 20_000
 _AGGREGATES = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "ROUND", "COALESCE", "GROUP_CONCAT",
                          "STRING_AGG", "ARRAY_AGG", "MEDIAN", "STDDEV", "VARIANCE"})
 _COUNTED = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "GROUP_CONCAT", "STRING_AGG", "ARRAY_AGG"})
@@ -38,30 +37,17 @@ _BEFORE_A_NAME = frozenset({"AS", "SELECT", "FROM", "JOIN", "ON", "BY", "WHERE",
 _WORD = re.compile(r"[A-Za-z0-9_]+")  # a name as written, unquoted (a keyword too: ``departure_ time``, ``range _miles``)
 
 
-def _tokens(block: str) -> list[Token]:
-    try:
-        return list(Tokenizer().tokenize(block)) if len(block) <= _MAX_CHARS else []
-    except PARSE_FAILURES:
-        return []
-
-
-def _depths(tokens: list[Token]) -> list[int]:
+def _depths(tokens: tuple[Token, ...]) -> list[int]:
     """Each token's bracket depth (an opening bracket counts inside, its closing one outside)."""
     return list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
 
 
-def _closing(tokens: list[Token], depths: list[int], at: int) -> int | None:
+def _closing(tokens: tuple[Token, ...], depths: list[int], at: int) -> int | None:
     """The index of the bracket closing the one opened at ``at``."""
     for j in range(at + 1, len(tokens)):
         if depths[j] < depths[at]:
             return j
     return None
-
-
-def _edited(block: str, edits: list[tuple[int, int, str]]) -> str:
-    for start, end, text in sorted(edits, reverse=True):
-        block = block[:start] + text + block[end:]
-    return block
 
 
 def names_rejoined(block: str) -> str:
@@ -70,8 +56,8 @@ def names_rejoined(block: str) -> str:
     whether or not the block reads, like ``comma_directions``."""
     if " _" not in block and "_ " not in block:
         return block
-    tokens = _tokens(block)
-    return _edited(block, [(a.end + 1, b.start, "") for a, b in zip(tokens, tokens[1:], strict=False)
+    tokens = block_tokens(block)
+    return edited(block, [(a.end + 1, b.start, "") for a, b in zip(tokens, tokens[1:], strict=False)
                            if _WORD.fullmatch(block[a.start:a.end + 1]) and _WORD.fullmatch(block[b.start:b.end + 1])
                            and a.end + 1 < b.start and (a.text.endswith("_") or b.text.startswith("_"))
                            and a.text.upper() not in _BEFORE_A_NAME
@@ -81,14 +67,14 @@ def names_rejoined(block: str) -> str:
 def comma_directions(block: str) -> str:
     """``ORDER BY total, DESC``: sqlglot reads the direction as a column named DESC, so this one is applied whether
     or not the block reads as written (an unquoted DESC is never a name)."""
-    tokens = _tokens(block)
-    return _edited(block, [(tokens[i - 1].start, tokens[i - 1].end + 1, " ") for i in range(1, len(tokens))
+    tokens = block_tokens(block)
+    return edited(block, [(tokens[i - 1].start, tokens[i - 1].end + 1, " ") for i in range(1, len(tokens))
                            if tokens[i].token_type in (TokenType.DESC, TokenType.ASC)
                            and tokens[i - 1].token_type == TokenType.COMMA])
 
 
 def _aliases_in_calls(block: str) -> str:
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     depths = _depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(len(tokens) - 1):
@@ -102,11 +88,11 @@ def _aliases_in_calls(block: str) -> str:
         name = block[tokens[alias + 1].start:tokens[alias + 1].end + 1]
         edits += [(tokens[alias - 1].end + 1, tokens[close].start, ""), (tokens[close].end + 1, tokens[close].end + 1,
                                                                            f" AS {name}")]
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _distinct_outside(block: str) -> str:
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     depths = _depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(len(tokens) - 2):
@@ -125,11 +111,11 @@ def _distinct_outside(block: str) -> str:
                 end += 2  # t.col
             edits.append((tokens[i].end + 1, tokens[end].end + 1,
                           f"(DISTINCT {block[tokens[i + 2].start:tokens[end].end + 1]})"))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _cast_commas(block: str) -> str:
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     depths = _depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(len(tokens) - 1):
@@ -140,11 +126,11 @@ def _cast_commas(block: str) -> str:
             j].token_type == TokenType.COMMA]
         if len(commas) == 1 and commas[0] + 1 < (close or 0) and tokens[commas[0] + 1].token_type != TokenType.STRING:
             edits.append((tokens[commas[0]].start, tokens[commas[0]].end + 1, " AS"))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 def _bodies_bracketed(block: str) -> str:
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     if not tokens or tokens[0].token_type != TokenType.WITH:
         return block
     depths = _depths(tokens)
@@ -170,7 +156,7 @@ def _bodies_bracketed(block: str) -> str:
             return block
         last = end - 1
         edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[last].end + 1, tokens[last].end + 1, ")")]
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 _OPERAND_ENDS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER,
@@ -181,7 +167,7 @@ _NOT_AFTER = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.GT, TokenType.GTE
 
 
 def _spoken_conjunctions(block: str) -> str:
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
     clause = None
     for k, token in enumerate(tokens):
@@ -193,7 +179,7 @@ def _spoken_conjunctions(block: str) -> str:
                 k - 1].token_type in _OPERAND_ENDS and tokens[k + 1].token_type not in _NOT_AFTER:
             edits.append((token.start, token.end + 1, _SPOKEN[token.text.upper()]))  # between two conditions:
             # never a column named so (``WHERE ya = 1``)
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 _JOIN_SIDES = frozenset({TokenType.LEFT, TokenType.RIGHT, TokenType.FULL, TokenType.OUTER})
@@ -202,23 +188,14 @@ _QUERY_END = frozenset({TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.HAVING
 
 
 def _wheres_as_on(block: str) -> str:
-    tokens = _tokens(block)
+    tokens = block_tokens(block)
     depths = _depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.JOIN:
             continue
-        j = i + 1
-        while j + 2 < len(tokens) and tokens[j].token_type in _NAMES and tokens[j + 1].token_type == TokenType.DOT:
-            j += 2  # schema.table
-        if j >= len(tokens) or tokens[j].token_type not in _NAMES:
-            continue
-        j += 1
-        if j < len(tokens) and tokens[j].token_type == TokenType.ALIAS:
-            j += 1
-        if j < len(tokens) and tokens[j].token_type in _NAMES:
-            j += 1
-        if j >= len(tokens) or tokens[j].token_type != TokenType.WHERE:
+        j = after_table(tokens, i + 1)
+        if j is None or j >= len(tokens) or tokens[j].token_type != TokenType.WHERE:
             continue
         later = False
         for k in range(j + 1, len(tokens)):
@@ -230,7 +207,7 @@ def _wheres_as_on(block: str) -> str:
         outer = i > 0 and tokens[i - 1].token_type in _JOIN_SIDES or i > 1 and tokens[i - 2].token_type in _JOIN_SIDES
         if later or not outer:
             edits.append((tokens[j].start, tokens[j].end + 1, "ON"))
-    return _edited(block, edits)
+    return edited(block, edits)
 
 
 MISPLACED = (_wheres_as_on, _aliases_in_calls, _distinct_outside, _cast_commas, _bodies_bracketed,

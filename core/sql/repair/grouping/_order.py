@@ -25,9 +25,10 @@ MAX(price) DESC``, a guess the model is shown first.
 
 And GROUP BY keys joined with AND or OR, ``GROUP BY city AND status`` (PostgreSQL rejects it; SQLite groups by the
 truth of the two texts — two groups at most, nobody's grouping): the keys as a list, ``GROUP BY city, status``, where
-every key is a column shown on its own in the select list (grouped by their AND, each shown alone is no grouped
-value: standard SQL rejects it) and none is a yes/no one, and the AND itself is not shown (``SELECT is_active AND
-is_verified AS both_done … GROUP BY is_active AND is_verified`` is that grouping, meant).
+every key is a column (or an output name) and none is a yes/no one, at least one is shown on its own in the select
+list (grouped by their AND, a key shown alone is no grouped value: standard SQL rejects it), and the AND itself is
+not shown (``SELECT is_active AND is_verified AS both_done … GROUP BY is_active AND is_verified`` is that grouping,
+meant).
 """
 
 from __future__ import annotations
@@ -192,12 +193,14 @@ def keys_joined_with_and(tree: exp.Expression, schema: Schema, dialect: str, fix
             continue
         sources = [s.table for s in scope_sources(scope, schema, dialect) if s.table is not None]
         shown = {e.unalias().sql().lower() for e in scope.expression.expressions}
+        named = {e.alias.lower() for e in scope.expression.expressions if e.alias}
         keys: list[exp.Expression] = []
         for key in group.expressions:
             parts = list(key.flatten()) if isinstance(key, exp.Connector) else [key]
-            if isinstance(key, exp.Connector) and (key.sql().lower() in shown or not all(
-                    isinstance(p, exp.Column) and _not_yes_no(p, sources) and p.sql().lower() in shown for p in parts)):
-                return  # the truth value shown itself, or a key not shown apart: the grouping may be meant
+            if isinstance(key, exp.Connector) and (key.sql().lower() in shown or not all(isinstance(p, exp.Column) and (
+                    not p.table and p.name.lower() in named or _not_yes_no(p, sources)) for p in parts) or not any(
+                    p.sql().lower() in shown or not p.table and p.name.lower() in named for p in parts)):
+                return  # the truth value shown itself, or no key shown apart: the grouping may be meant
             keys += [p.copy() for p in parts]
         before = group.sql(dialect=dialect)
         group.set("expressions", keys)
