@@ -35,7 +35,7 @@ from core.number_format import NumberFormat
 from core.prompt import Prompt, build_repair_prompt, build_review_prompt, build_sql_prompt
 from core.schema import Schema
 from core.text import clean_text
-from core.sql import (GUESSED, HiddenColumns, Meaning, Named, Validated, ended_in, extract_queries, guard,
+from core.sql import (GUESSED, HiddenColumns, Meaning, Named, Validated, ended_in, extract_queries, guard_named,
                       keep_hidden_out_sql, redact_error_values, silences_an_error, spelled_in, validate)
 
 __all__ = ["MAX_QUESTION_CHARS", "AskPipeline"]
@@ -224,7 +224,7 @@ class AskPipeline:
         raise LLMReplyError("The model returned an empty reply.")
 
     def guard(self, sql: str, schema: Schema, fixes: list[str] | None = None) -> tuple[str, object]:
-        guarded = guard(sql, schema.dialect)
+        guarded = guard_named(sql, schema)
         if guarded.mended and fixes is not None:
             fixes.append(guarded.mended)
         return guarded.sql, guarded.expression

@@ -94,8 +94,19 @@ def test_attack_round_20_lines_the_code_adds_to_are_not_read_as_the_query() -> N
     ("SELECT a FROM t LEFTJOIN u ON t.id = u.id GROUPBY a ORDERBY a",
      "SELECT a FROM t LEFT JOIN u ON t.id = u.id GROUP BY a ORDER BY a"),
     ("select a from t leftouterjoin u on t.id = u.id", "select a from t left outer join u on t.id = u.id"),
+    ("SELECT a FROM t WHERE x > 1 GROUPBY sp.a ORDERBY a", "SELECT a FROM t WHERE x > 1 GROUP BY sp.a ORDER BY a"),
     ("SELECT STRFTIME('%H', departure_ time) AS h FROM flight ORDER BY departure_ time",
      "SELECT STRFTIME('%H', departure_time) AS h FROM flight ORDER BY departure_time"),  # a keyword's piece too
 ])
 def test_glued_join_words_and_names_broken_before_a_keyword_are_read(written: str, meant: str) -> None:
     assert _one(f"```sql\n{written}\n```") == meant
+
+
+def test_a_name_of_the_schema_broken_by_a_space_anywhere_is_written_whole() -> None:
+    from core.schema import Column, Schema, Table
+    from core.sql import guard_named
+    schema = Schema(dialect="sqlite", tables=(Table("paper", (Column("paperid", "integer"), Column("title", "text"))),))
+    out = guard_named("SELECT p.pap erid, title FROM paper p WHERE p.pap erid > 3", schema)
+    assert out.sql == "SELECT p.paperid, title FROM paper AS p WHERE p.paperid > 3" and "broken by a space" in out.mended
+    for kept in ("SELECT paperid id FROM paper", "SELECT title t FROM paper"):  # an alias: a piece is a name
+        assert guard_named(kept, schema).mended == ""

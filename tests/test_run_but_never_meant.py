@@ -168,3 +168,18 @@ def test_an_aggregate_divided_by_itself_is_said_and_the_condition_counted_in_the
     assert sorted(shop.execute(other.sql).rows) == [(1, 1.0), (2, 0.0), (3, 0.0)]
     ratio = ask(shop, "Average order per customer", "SELECT SUM(amount) / COUNT(*) FROM orders")
     assert not any("divides a value by itself" in n for n in ratio.notes)
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite"])
+def test_join_conditions_written_after_the_last_join_are_each_put_on_their_join(dialect: str) -> None:
+    schema = Schema(dialect=dialect, tables=(
+        Table("organization", (Column("oid", "integer"), Column("name", "text"))),
+        Table("author", (Column("aid", "integer"), Column("oid", "integer"))),
+        Table("writes", (Column("aid", "integer"), Column("pid", "integer")))))
+    sql = ("SELECT DISTINCT o.name FROM organization o JOIN author a JOIN writes w ON o.oid = a.oid AND a.aid = w.aid "
+           "WHERE o.name = 'x'")
+    out = validate_sql(guard(sql, dialect).sql, schema, dialect).sql
+    assert "JOIN author AS a ON o.oid = a.oid JOIN writes AS w ON a.aid = w.aid" in out, out
+    left = "SELECT o.name FROM organization o LEFT JOIN author a JOIN writes w ON o.oid = a.oid AND a.aid = w.aid"
+    fixes = validate_sql(guard(left, dialect).sql, schema, dialect).fixes
+    assert not any("put each on its own join" in f for f in fixes)  # an outer join among them: not this reading

@@ -10,7 +10,7 @@ from core.sql._hidden import HiddenColumns, keep_hidden_out, keep_hidden_out_sql
 from core.sql._join_check import JoinCheck, joins_adding_no_column
 from core.sql._slips import PARSE_FAILURES, ended_in
 from core.sql.repair import as_number, holds_numbers_as_text
-from core.sql._validate import Validated, schema_mapping, validate, validate_sql
+from core.sql._validate import Validated, guard_named, schema_mapping, validate, validate_sql
 from core.sql._value_query import spelled_in, value_lookup_sql
 from core.sql.repair import GUESSED, Meaning, Named, group_keys, join_candidates, joined_on, silences_an_error
 
@@ -27,6 +27,7 @@ __all__ = [
     "extract_queries",
     "extract_sql",
     "guard",
+    "guard_named",
     "group_keys",
     "as_number",
     "holds_numbers_as_text",

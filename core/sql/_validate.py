@@ -10,7 +10,7 @@ that needs none comes back as it was. A name that cannot be repaired with confid
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
@@ -20,7 +20,9 @@ from core.errors import SQLValidationError
 from core.schema import Schema
 from core.sql.repair import (Meaning, Named, assigned_aliases, compare_text_numbers, repair_alias_clashes, repair_columns,
                               repair_concat, unqualified_output_names)
+from core.sql._guard import GuardedSQL, guard
 from core.sql._slips import PARSE_FAILURES
+from core.sql.written import names_joined
 from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_by_max_key, counts_for_lists,
                               dead_sort_keys, filters_in_aggregates, flags_as_filters, flipped_latest,
                               inverted_counts, labels_as_stored, limits_before_order, nth_as_top, numbers_as_numbers,
@@ -29,7 +31,7 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import (bare_intervals, joins_in_order, output_names_in_expressions, quoted_columns,
+from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_order, output_names_in_expressions, quoted_columns,
                               rounded_doubles, one_value_twice_per_row, second_on_sibling, stray_joins, timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
@@ -138,6 +140,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         repair_tables(tree, schema, dialect, fixes, meaning)
         positions_from_zero(tree, dialect, fixes)
         keys_joined_with_and(tree, schema, dialect, fixes)
+        conditions_distributed(tree, fixes)
         joins_in_order(tree, fixes)
         orm_idioms(tree, schema, dialect, fixes)
         unqualified_output_names(tree, schema, fixes)
@@ -202,6 +205,18 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
     if fixes:
         logger.info("repaired SQL: %s", "; ".join(fixes))
     return Validated(sql=sql, expression=tree, fixes=tuple(fixes))
+
+
+def guard_named(sql: str, schema: Schema) -> GuardedSQL:
+    """:func:`guard` for ``schema``'s dialect, with a name of the schema broken by a space written whole first
+    (``paper.pap erid``: the two pieces together, and neither apart, a column or table of the schema)."""
+    names = frozenset(n.lower() for t in schema.tables for n in (t.name, *t.column_names))
+    joined = names_joined(sql, names) if " " in sql else sql
+    guarded = guard(joined, schema.dialect)
+    if joined == sql:
+        return guarded
+    said = "a name broken by a space written whole"
+    return replace(guarded, mended="; ".join(filter(None, [said, guarded.mended])))
 
 
 def validate_sql(sql: str, schema: Schema, dialect: str) -> Validated:

@@ -5,5 +5,6 @@ another language's literals, other tools' marks, a statement written as a derive
 
 from core.sql.written._forms import with_ended
 from core.sql.written._keywords import c_logic, spelled_keywords, spelled_statement_start
+from core.sql.written._misplaced import names_joined
 
-__all__ = ["c_logic", "spelled_keywords", "spelled_statement_start", "with_ended"]
+__all__ = ["c_logic", "names_joined", "spelled_keywords", "spelled_statement_start", "with_ended"]

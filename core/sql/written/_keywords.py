@@ -32,7 +32,8 @@ __all__ = ["c_logic", "spelled_keywords", "spelled_statement_start"]
 _TARGETS = ("SELECT", "FROM", "WHERE", "GROUPBY", "ORDERBY", "JOIN", "HAVING", "DISTINCT", "LIMIT")  # LEFT, RIGHT,
 # INNER, UNION have names one letter off them in every schema (light, night, inter)
 _WRITTEN = {"GROUPBY": "GROUP BY", "ORDERBY": "ORDER BY"}
-_WORD = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*|[A-Za-z_]+(?:[ \t]+[A-Za-z]{2}\b)?")
+_WORD = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|`[^`]*`|--[^\n]*|[A-Za-z_]+(?:[ \t]+[A-Za-z]{2}\b(?!\.))?")  # a
+# two-letter word after it (``GROUP YB``), never a qualifier (``GROUPBY sp.name``: the word alone)
 _MAX_CHARS = 20_000
 
 

@@ -24,7 +24,7 @@ from sqlglot.tokens import Token, TokenType
 
 from core.sql.written._forms import after_table, block_tokens, edited
 
-__all__ = ["MISPLACED", "comma_directions", "names_rejoined"]
+__all__ = ["MISPLACED", "comma_directions", "names_joined", "names_rejoined"]
 
 _AGGREGATES = frozenset({"SUM", "AVG", "COUNT", "MIN", "MAX", "TOTAL", "ROUND", "COALESCE", "GROUP_CONCAT",
                          "STRING_AGG", "ARRAY_AGG", "MEDIAN", "STDDEV", "VARIANCE"})
@@ -62,6 +62,17 @@ def names_rejoined(block: str) -> str:
                            and a.end + 1 < b.start and (a.text.endswith("_") or b.text.startswith("_"))
                            and a.text.upper() not in _BEFORE_A_NAME
                            and a.text.strip("_") and b.text.strip("_") and not block[a.end + 1:b.start].strip(" \t")])
+
+
+def names_joined(block: str, names: frozenset[str]) -> str:
+    """``paper.pap erid``, ``u.coun try``: a name of the schema broken by a space anywhere (a tokenizer's slip),
+    written whole — only where the two pieces together are one of ``names`` (lower case: the schema's columns and
+    tables) and neither piece is one, on one line."""
+    tokens = block_tokens(block)
+    return edited(block, [(a.end + 1, b.start, "") for a, b in zip(tokens, tokens[1:], strict=False)
+                          if a.token_type == b.token_type == TokenType.VAR and a.end + 1 < b.start
+                          and not block[a.end + 1:b.start].strip(" \t") and (a.text + b.text).lower() in names
+                          and a.text.lower() not in names and b.text.lower() not in names])
 
 
 def comma_directions(block: str) -> str:

@@ -3,13 +3,19 @@ JOIN sales s ON c.id = s.car_id`` — the first ON reads ``s`` before it is join
 entry for table s"). Inner joins may be taken in any order with the same rows (each ON is a condition on the
 combined row), so the joins are put in the first order in which every ON reads only tables already joined, and
 nothing else changes. Never where an outer, cross or lateral join stands among them, where the order cannot be
-found, or where the joins already read in order."""
+found, or where the joins already read in order.
+
+And inner joins whose conditions were all written after the last one, ``FROM a JOIN b JOIN c ON a.id = b.aid AND b.id =
+c.bid`` (PostgreSQL: a JOIN needs its ON): each condition put on the first join after which every table it reads is
+joined — the same rows, since inner joins are the cross product filtered by all their conditions wherever they stand.
+Only where every condition names its tables, each join then has one, and no outer, cross or lateral join stands
+among them."""
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-__all__ = ["joins_in_order"]
+__all__ = ["conditions_distributed", "joins_in_order"]
 
 
 def _alias(node: exp.Expression) -> str:
@@ -43,3 +49,40 @@ def joins_in_order(tree: exp.Expression, fixes: list[str]) -> None:
             continue
         select.set("joins", [j.copy() for j in order])
         fixes.append("inner joins put in the order their ON conditions read (the same rows)")
+
+
+def _on(join: exp.Join) -> exp.Expression | None:
+    """A join's condition; None for none, or ``ON TRUE`` (how a JOIN written without one is carried)."""
+    on = join.args.get("on")
+    return None if on is None or isinstance(on, exp.Boolean) and on.this is True else on
+
+
+def _inner(joins: list[exp.Join]) -> bool:
+    return all((j.side or j.kind or "INNER").upper() in ("INNER", "") and isinstance(j.this, (exp.Table, exp.Subquery))
+               for j in joins)
+
+
+def conditions_distributed(tree: exp.Expression, fixes: list[str]) -> None:
+    """The conditions of inner joins written together after the last of them, each put on its own join (see above)."""
+    for select in tree.find_all(exp.Select):
+        joins = list(select.args.get("joins") or ())
+        source = select.args.get("from_")
+        ons = [_on(j) for j in joins]
+        if len(joins) < 2 or source is None or not _inner(joins) or all(on is not None for on in ons):
+            continue
+        conditions = [c for on in ons if on is not None for c in (on.flatten() if isinstance(on, exp.And) else [on])]
+        reads = [{c.table.lower() for c in cond.find_all(exp.Column)} for cond in conditions]
+        if not conditions or any(not r or "" in r for r in reads):
+            continue  # a condition without its tables named: where it belongs is unsaid
+        placed: set[str] = {_alias(source.this)}
+        assigned: list[list[exp.Expression]] = [[] for _ in joins]
+        for k, join in enumerate(joins):
+            placed.add(_alias(join.this))
+            for cond, read in zip(conditions, reads, strict=True):
+                if read <= placed and not any(cond is c for done in assigned for c in done):
+                    assigned[k].append(cond)
+        if any(not a for a in assigned) or sum(map(len, assigned)) != len(conditions):
+            continue
+        for join, own in zip(joins, assigned, strict=True):
+            join.set("on", exp.and_(*(c.copy() for c in own)))
+        fixes.append("the join conditions written after the last JOIN put each on its own join (the same rows)")
