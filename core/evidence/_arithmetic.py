@@ -21,8 +21,8 @@ from core.evidence._common import Execute, offer, owner, parse
 from core.schema import Column, Schema
 from core.sql import PARSE_FAILURES, as_number, holds_numbers_as_text, schema_mapping
 
-__all__ = ["count_evidence", "division_evidence", "self_ratio_evidence", "length_field_finding", "order_evidence", "ratio_finding",
-           "reversed_difference_evidence", "rounding_finding", "scale_finding"]
+__all__ = ["count_evidence", "division_evidence", "length_field_finding", "order_evidence", "ratio_finding",
+           "reversed_difference_evidence", "rounding_finding", "scale_finding", "self_ratio_evidence"]
 
 logger = logging.getLogger(__name__)
 _WHOLE = exp.DataType.INTEGER_TYPES
@@ -92,21 +92,27 @@ def _conditional(aggregate: exp.AggFunc, condition: exp.Expression) -> exp.Expre
 def self_ratio_evidence(sql: str, result: QueryResult, schema: Schema,
                         execute: Execute) -> tuple[list[str], list[Alternative]]:
     """An aggregate divided by itself, ``COUNT(*) * 1.0 / COUNT(*)``: 1 on every row, whatever the data — a share whose
-    condition went into the WHERE clause (which then filters both). Said; and, for each of the WHERE's conditions (two
-    at most), the share with that condition counted in the dividend and out of the WHERE is run and offered."""
+    condition went into the WHERE clause (which then filters both) — said; or an unconditional aggregate divided by a
+    conditional one, ``COUNT(*) / COUNT(CASE WHEN rating < 4 THEN 1 END) … WHERE rating > 4`` (the divisor's rows
+    are ones the WHERE dropped). For each of the WHERE's conditions (two at most), the ratio with that condition
+    counted in the dividend and out of the WHERE is run and offered where its rows differ."""
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated:
         return [], []
     for select in tree.find_all(exp.Select):
         for div in [d for item in select.expressions for d in item.find_all(exp.Div)]:
             top, bottom = _core(div.this), _core(div.expression)
-            if not (isinstance(top, exp.AggFunc) and top.sql() == bottom.sql()) or top.find(exp.Case):
-                continue
+            same = top.sql() == bottom.sql()
+            if not isinstance(top, exp.AggFunc) or top.find(exp.Case) or not (same or isinstance(
+                    bottom, exp.AggFunc) and bottom.find(exp.Case)):
+                continue  # the dividend counts what the WHERE kept, the divisor the rows of a condition: the
+                # dividend's own condition may have gone into the WHERE, which the divisor's rows then fail
             shown = div.sql(dialect=schema.dialect)
             where = select.args.get("where")
             conditions = (list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]) if where \
                 else []
-            notes: list[str] = [f"{shown} divides a value by itself: the same on every row, whatever the data."]
+            notes: list[str] = [f"{shown} divides a value by itself: the same on every row, whatever the data."] \
+                if same else []
             alternatives: list[Alternative] = []
             for k, condition in enumerate(conditions[:2]):
                 other = tree.copy()
@@ -117,7 +123,8 @@ def self_ratio_evidence(sql: str, result: QueryResult, schema: Schema,
                 kept = [c.copy() for j, c in enumerate(conditions) if j != k]
                 other_select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
                 said = condition.unnest().sql(dialect=schema.dialect)
-                n, a = offer(other.sql(dialect=schema.dialect), f"Share where {said}"[:80], lambda how, said=said: (
+                label = f"Counting {said}, not filtering"[:80]
+                n, a = offer(other.sql(dialect=schema.dialect), label, lambda how, said=said: (
                     f"Counting {said} in the dividend instead of filtering both by it, {how}."), schema, execute,
                     result)
                 notes, alternatives = notes + n, alternatives + a
