@@ -191,3 +191,26 @@ def test_a_ratio_whose_dividend_condition_went_into_the_where_is_offered_with_it
     assert answer.rows == ((None,),)  # the query that ran stays the answer
     (other,) = [a for a in answer.alternatives if a.label.startswith("Counting ")]
     assert shop.execute(other.sql).rows == ((1.0,),)
+
+
+def test_an_outer_join_without_its_on_reads_the_where_s_join_equality_as_its_on_a_guess(tmp_path: Path) -> None:
+    path = tmp_path / "org.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE organization(oid INTEGER, continent TEXT);"
+                           "CREATE TABLE author(aid INTEGER, oid INTEGER);"
+                           "INSERT INTO organization VALUES (1,'Asia'),(2,'Asia'),(3,'Europe');"
+                           "INSERT INTO author VALUES (10,1),(11,1),(12,3);")
+    db = open_database(str(path))
+    try:
+        sql = ("SELECT o.oid, COUNT(a.aid) AS authors FROM organization o LEFT JOIN author a WHERE a.oid = o.oid AND "
+               "o.continent = 'Asia' GROUP BY o.oid")
+        answer = ask(db, "Authors per Asian organization, including those with none", sql)
+        assert sorted(answer.rows) == [(1, 2), (2, 0)], (answer.sql, answer.notes)  # the one without a match kept
+        assert any("(a guess)" in n for n in answer.notes)
+    finally:
+        db.close()
+    schema = Schema(dialect="postgres", tables=(Table("organization", (Column("oid", "integer"),
+                                                                       Column("continent", "text"))),
+                                                Table("author", (Column("aid", "integer"), Column("oid", "integer")))))
+    out = validate_sql(guard(sql, "postgres").sql, schema, "postgres").sql
+    assert "LEFT JOIN author AS a ON a.oid = o.oid WHERE o.continent = 'Asia'" in out, out

@@ -31,7 +31,7 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_order, output_names_in_expressions, quoted_columns,
+from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_order, outer_join_conditions, output_names_in_expressions, quoted_columns,
                               rounded_doubles, one_value_twice_per_row, second_on_sibling, stray_joins, timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
@@ -141,6 +141,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         positions_from_zero(tree, dialect, fixes)
         keys_joined_with_and(tree, schema, dialect, fixes)
         conditions_distributed(tree, fixes)
+        outer_join_conditions(tree, fixes)
         joins_in_order(tree, fixes)
         orm_idioms(tree, schema, dialect, fixes)
         unqualified_output_names(tree, schema, fixes)

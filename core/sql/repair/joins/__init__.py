@@ -11,9 +11,9 @@ from core.sql.repair.joins._forgotten import FORGOTTEN_JOIN_FIX, join_forgotten
 from core.sql.repair.joins._keys import (JoinMatches, join_candidates, named_key, repair_join_keys, self_comparison,
                                         table_keys)
 from core.sql.repair.joins._natural import natural_joins
-from core.sql.repair.joins._sequence import conditions_distributed, joins_in_order
+from core.sql.repair.joins._sequence import conditions_distributed, joins_in_order, outer_join_conditions
 from core.sql.repair.joins._stray import stray_joins
 from core.sql.repair.joins._strip import strip_joins
 
-__all__ = ["FORGOTTEN_JOIN_FIX", "JoinMatches", "bridged_joins", "conditions_distributed", "joins_in_order", "join_candidates", "join_forgotten", "named_key", "natural_joins", "repair_join_keys",
+__all__ = ["FORGOTTEN_JOIN_FIX", "JoinMatches", "bridged_joins", "conditions_distributed", "joins_in_order", "join_candidates", "join_forgotten", "named_key", "natural_joins", "outer_join_conditions", "repair_join_keys",
            "self_comparison", "settle_ambiguous", "stray_joins", "strip_joins", "table_keys"]

@@ -9,13 +9,21 @@ And inner joins whose conditions were all written after the last one, ``FROM a J
 c.bid`` (PostgreSQL: a JOIN needs its ON): each condition put on the first join after which every table it reads is
 joined — the same rows, since inner joins are the cross product filtered by all their conditions wherever they stand.
 Only where every condition names its tables, each join then has one, and no outer, cross or lateral join stands
-among them."""
+among them.
+
+And an outer join written without its ON and a WHERE for it, ``FROM organization o LEFT JOIN author a WHERE a.oid =
+o.oid AND o.continent = 'Asia'`` (PostgreSQL rejects a JOIN without ON; SQLite runs it as a cross join the WHERE then
+filters, so the rows without a match — what LEFT asks for — are lost): the WHERE's equalities of a column of the
+joined table with one of a table joined before it read as the join's ON, the other conditions kept in the WHERE — a
+guess the model is shown first."""
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-__all__ = ["conditions_distributed", "joins_in_order"]
+from core.sql.repair._names import GUESSED
+
+__all__ = ["conditions_distributed", "joins_in_order", "outer_join_conditions"]
 
 
 def _alias(node: exp.Expression) -> str:
@@ -86,3 +94,29 @@ def conditions_distributed(tree: exp.Expression, fixes: list[str]) -> None:
         for join, own in zip(joins, assigned, strict=True):
             join.set("on", exp.and_(*(c.copy() for c in own)))
         fixes.append("the join conditions written after the last JOIN put each on its own join (the same rows)")
+
+
+def outer_join_conditions(tree: exp.Expression, fixes: list[str]) -> None:
+    """The outer join without an ON whose conditions were written in the WHERE, read as its ON (see above)."""
+    for select in tree.find_all(exp.Select):
+        joins = list(select.args.get("joins") or ())
+        source, where = select.args.get("from_"), select.args.get("where")
+        if source is None or where is None:
+            continue
+        placed = {_alias(source.this)}
+        for join in joins:
+            alias = _alias(join.this)
+            conditions = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+            pairs = [{alias, earlier} for earlier in placed if earlier != alias]
+            own = [c for c in conditions if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(
+                c.expression, exp.Column) and {c.this.table.lower(), c.expression.table.lower()} in pairs]
+            if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _on(join) is None and own:
+                join.set("on", exp.and_(*(c.copy() for c in own)))
+                kept = [c.copy() for c in conditions if not any(c is o for o in own)]
+                select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+                where = select.args.get("where")
+                fixes.append(f"{join.side} JOIN {alias} had no ON: {' AND '.join(c.sql() for c in own)} from the "
+                             "WHERE read as its ON" + GUESSED)
+                if where is None:
+                    break
+            placed.add(alias)
