@@ -32,7 +32,7 @@ from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from core.sql._slips import PARSE_FAILURES
 
-__all__ = ["OTHER_FORMS", "after_table", "block_tokens", "edited", "with_ended"]
+__all__ = ["OTHER_FORMS", "after_table", "block_tokens", "bracket_depths", "edited", "with_ended"]
 
 _MAX_CHARS = 20_000
 
@@ -59,6 +59,11 @@ def edited(block: str, edits: list[tuple[int, int, str]]) -> str:
     for start, end, text in sorted(edits, reverse=True):
         block = block[:start] + text + block[end:]
     return block
+
+
+def bracket_depths(tokens: tuple[Token, ...]) -> list[int]:
+    """Each token's bracket depth (an opening bracket counts inside, its closing one outside)."""
+    return list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
 
 
 def after_table(tokens: tuple[Token, ...], j: int) -> int | None:
@@ -340,7 +345,7 @@ def _group_directions(block: str) -> str:
         return block
     tokens = block_tokens(block)
     edits: list[tuple[int, int, str]] = []
-    depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+    depths = bracket_depths(tokens)
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.GROUP_BY:
             continue
@@ -371,7 +376,7 @@ def _sort_key_aliases(block: str) -> str:
     if not re.search(r"(?i)\b(?:ORDER|GROUP)\s+BY\b[^;]*\bAS\b", block):
         return block
     tokens = block_tokens(block)
-    depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
         if token.token_type not in (TokenType.ORDER_BY, TokenType.GROUP_BY):
@@ -392,7 +397,7 @@ def _comma_joins(block: str) -> str:
     if "," not in block or not re.search(r"(?i)\bON\b", block):
         return block
     tokens = block_tokens(block)
-    depths = list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     clause: dict[int, TokenType] = {}
     for i, token in enumerate(tokens):

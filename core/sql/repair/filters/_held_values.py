@@ -3,8 +3,9 @@
 airport'``): the value without those words, where the data proves it — a bounded query finds no row holding the
 value as written and one holding it without them; and so a value with spaces at its ends (``= ' Toyota'``, a space a
 tokenizer wrote at its start), no ``%`` in it, and a LIKE pattern written as a regular expression (``LIKE
-'.*Science.*'``, ``'^J.*'``: LIKE reads ``.``, ``*``, ``^`` and ``$`` as letters) read as LIKE's, ``'%Science%'``. The filter as written keeps no row, so the answer would be empty
-or an aggregate over nothing; the value the data holds is a guess the model is shown first (``GUESSED``).
+'.*Science.*'``, ``'^J.*'``: LIKE reads ``.``, ``*``, ``^`` and ``$`` as letters) read as LIKE's, ``'%Science%'``.
+The filter as written keeps no row, so the answer would be empty or an aggregate over nothing; the value the data
+holds is a guess the model is shown first (``GUESSED``).
 
 Only words of the column's or its table's own name are dropped, from either end of the value (singular and plural
 are one word), only words written in small letters — in the value, or where the value is all small letters, in the
@@ -41,35 +42,36 @@ def values_as_held(tree: exp.Expression, schema: Schema, dialect: str, fixes: li
     row holds it as written and some row holds it without them."""
     if matches is None:
         return
-    found: list[tuple[exp.Expression, exp.Column, exp.Table, str, exp.Literal, str]] = []
+    found: list[tuple[exp.Expression, exp.Column, exp.Table, str, exp.Literal, str, str]] = []
     for node, column, owner in filtered_columns(tree, schema, dialect, (exp.EQ, exp.Like, exp.ILike, exp.In),
                                                 lambda n: c if isinstance(c := _bare(n.this), exp.Column) and _values(
                                                     n) else None):
         names = set(tokens(column.name)) | set(tokens(owner.table.name))
         for literal in _values(node):
-            held = _without_names(literal.this, names, question)
-            if held is None and "%" not in literal.this and literal.this.strip() and literal.this.strip() != literal.this:
-                held = literal.this.strip()  # ``= ' Toyota'``: a space a tokenizer put at its start
+            held, why = _without_names(literal.this, names, question), "names"
+            trimmed = literal.this.strip()
+            if held is None and "%" not in literal.this and trimmed and trimmed != literal.this:
+                held, why = trimmed, "spaces"  # ``= ' Toyota'``: a space a tokenizer put at its start
             if held is None and isinstance(node, (exp.Like, exp.ILike)):
-                held = _regex_as_like(literal.this)  # ``LIKE '.*Science.*'``
+                held, why = _regex_as_like(literal.this), "regex"  # ``LIKE '.*Science.*'``
             if held is not None:
-                found.append((node, column, owner.node, owner.table.name, literal, held))
+                found.append((node, column, owner.node, owner.table.name, literal, held, why))
     if not found or 2 * len(found) > _MAX_PROBES:
         return  # none, or more than the bound allows: none is read rather than some
     probes = [_MAX_PROBES]
-    for node, column, table, table_name, literal, held in found:
+    for node, column, table, table_name, literal, held, why in found:
         if _holds(node, literal, literal.this, table, dialect, matches, probes) is not False:
             continue  # the data holds it as written (or could not tell)
         if not _holds(node, literal, held, table, dialect, matches, probes):
             continue
         written = literal.this
         literal.replace(exp.Literal.string(held))
-        named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
-        dropped = "the spaces at its ends" if written.strip() == held else f"the words that name its {named}"
-        if held == _regex_as_like(written):
+        if why == "regex":
             fixes.append(f"LIKE '{written}' (a regular expression's marks, which LIKE reads as letters): no row of "
                          f"{table_name}.{column.name} matches it, and as LIKE's pattern some do -> '{held}'" + GUESSED)
             continue
+        named = "column" if set(tokens(written)) - set(tokens(held)) <= set(tokens(column.name)) else "table"
+        dropped = "the spaces at its ends" if why == "spaces" else f"the words that name its {named}"
         fixes.append(f"'{written}': no row of {table_name}.{column.name} holds it, and without {dropped} it is in "
                      f"the data -> '{held}'" + GUESSED)
 
