@@ -82,6 +82,8 @@ class Schema:
     tables: tuple[Table, ...]
     database_id: str = ""
     _by_name: dict[str, Table] = field(default_factory=dict, init=False, repr=False, compare=False)
+    column_names: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)  # every
+    # table's columns' names, lower case
 
     def __post_init__(self) -> None:
         index: dict[str, Table] = {}
@@ -92,6 +94,7 @@ class Schema:
                 index.setdefault(f"{t.schema}.{t.name}".lower(), t)
             index.setdefault(t.name.lower(), t)
         object.__setattr__(self, "_by_name", index)
+        object.__setattr__(self, "column_names", frozenset(n.lower() for t in self.tables for n in t.column_names))
 
     def table(self, name: str) -> Table | None:
         """Find a table by qualified or bare name, exact then case-insensitive."""

@@ -214,3 +214,32 @@ def test_an_outer_join_without_its_on_reads_the_where_s_join_equality_as_its_on_
                                                 Table("author", (Column("aid", "integer"), Column("oid", "integer")))))
     out = validate_sql(guard(sql, "postgres").sql, schema, "postgres").sql
     assert "LEFT JOIN author AS a ON a.oid = o.oid WHERE o.continent = 'Asia'" in out, out
+
+
+def test_attack_round_21_ratios_with_two_conditions_answer_and_a_population_filter_is_not_doubted(shop) -> None:
+    two = ask(shop, "Share of big orders since February", "SELECT COUNT(*) * 1.0 / COUNT(*) FROM orders WHERE amount > "
+              "6 AND ordered_on >= '2023-02-01'")
+    assert two.ok and any("divides a value by itself" in n for n in two.notes)  # it crashed the answer
+    population = ask(shop, "Ratio of small to all orders since March", "SELECT SUM(amount) / NULLIF(SUM(CASE WHEN "
+                     "amount < 8 THEN amount END), 0) FROM orders WHERE ordered_on >= '2023-03-01'")
+    assert population.ok and not [a for a in population.alternatives if a.label.startswith("Counting ")]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT a.name FROM customers a JOIN orders w USING (customer_id) JOIN orders p ON p.order_id = w.order_id AND "
+    "a.customer_id = w.customer_id",
+    "SELECT a.name FROM customers a NATURAL LEFT JOIN orders w WHERE w.customer_id = a.customer_id",
+])
+def test_attack_round_21_using_and_natural_joins_keep_their_own_terms(shop, sql: str) -> None:
+    answer = ask(shop, "Customers with orders", sql)
+    assert answer.ok, (answer.sql, answer.notes)
+    assert "USING" in answer.sql or "NATURAL" in answer.sql, answer.sql
+
+
+def test_attack_round_21_a_name_joined_only_from_unquoted_pieces_that_spell_a_column() -> None:
+    from core.sql import guard_named
+    schema = Schema(dialect="sqlite", tables=(Table("paper", (Column("paperid", "integer"),)),
+                                              Table("npapers", (Column("x", "integer"),))))
+    for kept in ("SELECT c.n papers FROM (SELECT COUNT(*) AS n FROM paper) c",  # a table's name: not joined
+                 'SELECT "pap erid" FROM paper', "SELECT [pap erid] FROM paper"):
+        assert guard_named(kept, schema).mended == "", kept

@@ -89,6 +89,18 @@ def _conditional(aggregate: exp.AggFunc, condition: exp.Expression) -> exp.Expre
     return aggregate.__class__(this=kept)
 
 
+def _quotients(select: exp.Select) -> list[exp.Div]:
+    return [d for item in select.expressions for d in item.find_all(exp.Div)]
+
+
+def _no_value(select: exp.Select, div: exp.Div, tree: exp.Expression, result: QueryResult) -> bool:
+    """Whether the outermost SELECT's item holding ``div`` is NULL or 0 on every row of the result."""
+    if select is not tree or not result.rows:
+        return False
+    at = next((i for i, item in enumerate(select.expressions) if div in item.find_all(exp.Div)), None)
+    return at is not None and all(at < len(row) and row[at] in (None, 0) for row in result.rows)
+
+
 def self_ratio_evidence(sql: str, result: QueryResult, schema: Schema,
                         execute: Execute) -> tuple[list[str], list[Alternative]]:
     """An aggregate divided by itself, ``COUNT(*) * 1.0 / COUNT(*)``: 1 on every row, whatever the data — a share whose
@@ -99,14 +111,15 @@ def self_ratio_evidence(sql: str, result: QueryResult, schema: Schema,
     tree = parse(sql, schema.dialect)
     if tree is None or result.truncated:
         return [], []
-    for select in tree.find_all(exp.Select):
-        for div in [d for item in select.expressions for d in item.find_all(exp.Div)]:
+    for at_select, select in enumerate(tree.find_all(exp.Select)):
+        for at_div, div in enumerate(_quotients(select)):
             top, bottom = _core(div.this), _core(div.expression)
             same = top.sql() == bottom.sql()
             if not isinstance(top, exp.AggFunc) or top.find(exp.Case) or not (same or isinstance(
-                    bottom, exp.AggFunc) and bottom.find(exp.Case)):
+                    bottom, exp.AggFunc) and bottom.find(exp.Case) and _no_value(select, div, tree, result)):
                 continue  # the dividend counts what the WHERE kept, the divisor the rows of a condition: the
-                # dividend's own condition may have gone into the WHERE, which the divisor's rows then fail
+                # dividend's own condition may have gone into the WHERE, which the divisor's rows then fail (no
+                # ratio on any row: a WHERE that only narrows the population leaves numbers, and is left)
             shown = div.sql(dialect=schema.dialect)
             where = select.args.get("where")
             conditions = (list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]) if where \
@@ -116,18 +129,18 @@ def self_ratio_evidence(sql: str, result: QueryResult, schema: Schema,
             alternatives: list[Alternative] = []
             for k, condition in enumerate(conditions[:2]):
                 other = tree.copy()
-                other_select = next(s for s in other.find_all(exp.Select) if s.sql() == select.sql())
-                other_div = next(d for d in other_select.find_all(exp.Div) if d.sql() == div.sql())
+                other_select = list(other.find_all(exp.Select))[at_select]  # a copy walks in the same order
+                other_div = _quotients(other_select)[at_div]
                 other_top = _core(other_div.this)
                 other_top.replace(_conditional(other_top, condition.unnest()))
                 kept = [c.copy() for j, c in enumerate(conditions) if j != k]
                 other_select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
                 said = condition.unnest().sql(dialect=schema.dialect)
                 label = f"Counting {said}, not filtering"[:80]
-                n, a = offer(other.sql(dialect=schema.dialect), label, lambda how, said=said: (
+                found = offer(other.sql(dialect=schema.dialect), label, lambda how, said=said: (
                     f"Counting {said} in the dividend instead of filtering both by it, {how}."), schema, execute,
                     result)
-                notes, alternatives = notes + n, alternatives + a
+                notes, alternatives = notes + found[0], alternatives + found[1]
             return notes, alternatives
     return [], []
 

@@ -31,8 +31,9 @@ from core.sql.repair import (GROUP_BY_FIX, anti_joins, constant_counts, counts_b
                               unasked_ranks, unasked_windows, values_as_held, window_orders, zero_based_ranks)
 from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_forgotten, quote_keywords,
                               repair_join_keys, strip_joins, unquoted_dates)
-from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_order, outer_join_conditions, output_names_in_expressions, quoted_columns,
-                              rounded_doubles, one_value_twice_per_row, second_on_sibling, stray_joins, timestamps_as_days)
+from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_order, one_value_twice_per_row,
+                              outer_join_conditions, output_names_in_expressions, quoted_columns, rounded_doubles,
+                              second_on_sibling, stray_joins, timestamps_as_days)
 from core.sql.repair import empty_as_null, natural_joins, orm_idioms, repair_tables
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
@@ -209,10 +210,9 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
 
 
 def guard_named(sql: str, schema: Schema) -> GuardedSQL:
-    """:func:`guard` for ``schema``'s dialect, with a name of the schema broken by a space written whole first
-    (``paper.pap erid``: the two pieces together, and neither apart, a column or table of the schema)."""
-    names = frozenset(n.lower() for t in schema.tables for n in (t.name, *t.column_names))
-    joined = names_joined(sql, names) if " " in sql else sql
+    """:func:`guard` for ``schema``'s dialect, with a column name broken by a space written whole first (``paper.pap
+    erid``: the two pieces together, and neither apart, a column of the schema; never inside quotes)."""
+    joined = names_joined(sql, schema.column_names)
     guarded = guard(joined, schema.dialect)
     if joined == sql:
         return guarded

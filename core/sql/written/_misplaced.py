@@ -18,11 +18,10 @@ reads as a column named DESC, and ``names_rejoined`` —, and kept only where it
 from __future__ import annotations
 
 import re
-from itertools import accumulate
 
 from sqlglot.tokens import Token, TokenType
 
-from core.sql.written._forms import after_table, block_tokens, edited
+from core.sql.written._forms import after_table, block_tokens, bracket_depths, edited
 
 __all__ = ["MISPLACED", "comma_directions", "names_joined", "names_rejoined"]
 
@@ -34,12 +33,7 @@ _SPOKEN = {"AUR": "AND", "YA": "OR"}
 _BEFORE_A_NAME = frozenset({"AS", "SELECT", "FROM", "JOIN", "ON", "BY", "WHERE", "AND", "OR", "NOT", "DISTINCT", "WITH",
                             "USING", "THEN", "ELSE", "WHEN", "CASE", "IN", "IS", "LIKE", "HAVING", "UNION", "ALL",
                             "INTO", "TABLE", "OVER", "PARTITION", "LIMIT", "OFFSET", "SET", "RETURNING", "END"})
-_WORD = re.compile(r"[A-Za-z0-9_]+")  # a name as written, unquoted (a keyword too: ``departure_ time``, ``range _miles``)
-
-
-def _depths(tokens: tuple[Token, ...]) -> list[int]:
-    """Each token's bracket depth (an opening bracket counts inside, its closing one outside)."""
-    return list(accumulate({TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0) for t in tokens))
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # a name as written, unquoted (a keyword too: ``departure_ time``)
 
 
 def _closing(tokens: tuple[Token, ...], depths: list[int], at: int) -> int | None:
@@ -66,13 +60,14 @@ def names_rejoined(block: str) -> str:
 
 def names_joined(block: str, names: frozenset[str]) -> str:
     """``paper.pap erid``, ``u.coun try``: a name of the schema broken by a space anywhere (a tokenizer's slip),
-    written whole — only where the two pieces together are one of ``names`` (lower case: the schema's columns and
-    tables) and neither piece is one, on one line."""
+    written whole — only where the two pieces together are one of ``names`` (lower case: the schema's columns) and
+    neither piece is one, unquoted, on one line."""
     tokens = block_tokens(block)
     return edited(block, [(a.end + 1, b.start, "") for a, b in zip(tokens, tokens[1:], strict=False)
                           if a.token_type == b.token_type == TokenType.VAR and a.end + 1 < b.start
                           and not block[a.end + 1:b.start].strip(" \t") and (a.text + b.text).lower() in names
-                          and a.text.lower() not in names and b.text.lower() not in names])
+                          and a.text.lower() not in names and b.text.lower() not in names
+                          and block[a.start - 1:a.start] not in ("[", "`", '"')])  # never inside quotes
 
 
 def comma_directions(block: str) -> str:
@@ -86,7 +81,7 @@ def comma_directions(block: str) -> str:
 
 def _aliases_in_calls(block: str) -> str:
     tokens = block_tokens(block)
-    depths = _depths(tokens)
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(len(tokens) - 1):
         if tokens[i].text.upper() not in _AGGREGATES or tokens[i + 1].token_type != TokenType.L_PAREN:
@@ -104,7 +99,7 @@ def _aliases_in_calls(block: str) -> str:
 
 def _distinct_outside(block: str) -> str:
     tokens = block_tokens(block)
-    depths = _depths(tokens)
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(len(tokens) - 2):
         if tokens[i].text.upper() not in _COUNTED or tokens[i + 1].token_type != TokenType.DISTINCT:
@@ -127,7 +122,7 @@ def _distinct_outside(block: str) -> str:
 
 def _cast_commas(block: str) -> str:
     tokens = block_tokens(block)
-    depths = _depths(tokens)
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(len(tokens) - 1):
         if tokens[i].text.upper() not in ("CAST", "TRY_CAST") or tokens[i + 1].token_type != TokenType.L_PAREN:
@@ -144,7 +139,7 @@ def _bodies_bracketed(block: str) -> str:
     tokens = block_tokens(block)
     if not tokens or tokens[0].token_type != TokenType.WITH:
         return block
-    depths = _depths(tokens)
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i in range(1, len(tokens) - 1):
         if not (tokens[i].token_type == TokenType.ALIAS and tokens[i + 1].token_type == TokenType.SELECT
@@ -200,7 +195,7 @@ _QUERY_END = frozenset({TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.HAVING
 
 def _wheres_as_on(block: str) -> str:
     tokens = block_tokens(block)
-    depths = _depths(tokens)
+    depths = bracket_depths(tokens)
     edits: list[tuple[int, int, str]] = []
     for i, token in enumerate(tokens):
         if token.token_type != TokenType.JOIN:

@@ -35,14 +35,28 @@ def _reads(join: exp.Join) -> set[str]:
     return {c.table.lower() for c in on.find_all(exp.Column) if c.table} if on is not None else set()
 
 
+def _on(join: exp.Join) -> exp.Expression | None:
+    """A join's condition; None for none, or ``ON TRUE`` (how a JOIN written without one is carried)."""
+    on = join.args.get("on")
+    return None if on is None or isinstance(on, exp.Boolean) and on.this is True else on
+
+
+def _plain(join: exp.Join) -> bool:
+    """A join whose condition, if any, is its ON: no USING, not NATURAL (those join on their own terms)."""
+    return not join.args.get("using") and not join.args.get("method")
+
+
+def _inner(joins: list[exp.Join]) -> bool:
+    return all((j.side or j.kind or "INNER").upper() in ("INNER", "") and isinstance(j.this, (exp.Table, exp.Subquery))
+               and _plain(j) for j in joins)
+
+
 def joins_in_order(tree: exp.Expression, fixes: list[str]) -> None:
     """The joins of each SELECT of ``tree`` put in an order their conditions read, where they are all inner joins."""
     for select in tree.find_all(exp.Select):
         joins = list(select.args.get("joins") or ())
         source = select.args.get("from_")
-        if len(joins) < 2 or source is None or any(
-                (j.side or j.kind or "INNER").upper() not in ("INNER", "") or j.args.get("on") is None
-                or not isinstance(j.this, (exp.Table, exp.Subquery)) for j in joins):
+        if len(joins) < 2 or source is None or not _inner(joins) or any(j.args.get("on") is None for j in joins):
             continue
         names = {_alias(source.this), *(_alias(j.this) for j in joins)}
         placed, left, order = {_alias(source.this)}, list(joins), []
@@ -57,17 +71,6 @@ def joins_in_order(tree: exp.Expression, fixes: list[str]) -> None:
             continue
         select.set("joins", [j.copy() for j in order])
         fixes.append("inner joins put in the order their ON conditions read (the same rows)")
-
-
-def _on(join: exp.Join) -> exp.Expression | None:
-    """A join's condition; None for none, or ``ON TRUE`` (how a JOIN written without one is carried)."""
-    on = join.args.get("on")
-    return None if on is None or isinstance(on, exp.Boolean) and on.this is True else on
-
-
-def _inner(joins: list[exp.Join]) -> bool:
-    return all((j.side or j.kind or "INNER").upper() in ("INNER", "") and isinstance(j.this, (exp.Table, exp.Subquery))
-               for j in joins)
 
 
 def conditions_distributed(tree: exp.Expression, fixes: list[str]) -> None:
@@ -110,7 +113,7 @@ def outer_join_conditions(tree: exp.Expression, fixes: list[str]) -> None:
             pairs = [{alias, earlier} for earlier in placed if earlier != alias]
             own = [c for c in conditions if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(
                 c.expression, exp.Column) and {c.this.table.lower(), c.expression.table.lower()} in pairs]
-            if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _on(join) is None and own:
+            if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _on(join) is None and _plain(join) and own:
                 join.set("on", exp.and_(*(c.copy() for c in own)))
                 kept = [c.copy() for c in conditions if not any(c is o for o in own)]
                 select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
