@@ -83,7 +83,8 @@ GENERATORS = {"own": "tests.damage", "independent": "tests.heldout.damage_indepe
               "fresh24": "tests.heldout.damage_fresh24",
               "fresh25": "tests.heldout.damage_fresh25",
               "fresh26": "tests.heldout.damage_fresh26",
-              "fresh27": "tests.heldout.damage_fresh27"}
+              "fresh27": "tests.heldout.damage_fresh27",
+              "fresh28": "tests.heldout.damage_fresh28"}
 SPLITS = {
     "dev": (*DEFOG_DATABASES[0::2], "chinook"),
     "test": DEFOG_DATABASES[1::2],
