@@ -393,13 +393,13 @@ class AskPipeline:
                                  f"was shown Cairn's guess and asked again ({attempt} round(s)); the guess was taken.")
             if run.timings.get("execute", 0.0) < JOIN_CHECK_MAX_S:  # bounded: one more query, only after a quick one
                 with run.stage("check_answer"):
-                    notes, found = check_answer(question, checked, result, schema, self._evidence_run(run), written=sql,
-                                                others=others, context="\n".join([*context_lines, *conversation]),
-                                                guessed=[] if run.applied else  # never past a saved filter
-                                                [f.removesuffix(GUESSED) for f in fixes if f.endswith(GUESSED)])
+                    notes, found, doubts = check_answer(
+                        question, checked, result, schema, self._evidence_run(run), written=sql, others=others,
+                        context="\n".join([*context_lines, *conversation]), guessed=[] if run.applied else  # never past
+                        [f.removesuffix(GUESSED) for f in fixes if f.endswith(GUESSED)])  # a saved filter
                 run.alternatives += found
                 asked = [a for a in run.alternatives if a.label != AS_WRITTEN]  # a guess was asked about already
-                reviewed = self._review(run, prompt, checked, result, schema) if asked else None
+                reviewed = self._review(run, prompt, checked, result, schema, doubts) if asked or doubts else None
                 if reviewed is not None:
                     checked, result, notes = reviewed
                     path = "repaired"
@@ -417,19 +417,20 @@ class AskPipeline:
         queries = extract_queries(reply, schema.dialect, finished=getattr(self.llm, "last_done_reason", "") == "stop")
         return [queries.pop(answering_query(run.question, queries, schema)), *queries]
 
-    def _review(self, run: _Run, prompt: Prompt, sql: str, result: QueryResult,
-                schema: Schema) -> tuple[str, QueryResult, list[str]] | None:
+    def _review(self, run: _Run, prompt: Prompt, sql: str, result: QueryResult, schema: Schema,
+                doubts: list[str]) -> tuple[str, QueryResult, list[str]] | None:
         """Asks the model once whether what the checks found (a join that changes the rows, a bound or an aggregate
-        the question says otherwise, ...) is meant, giving both results. Its rewrite is shown instead when it runs
-        and its rows differ from the first query's, which is then offered; the same SQL back (or the same rows)
-        keeps the first answer and its notes."""
+        the question says otherwise, one value shown under two names, ...) is meant, giving both results. Its
+        rewrite is shown instead when it runs and its rows differ from the first query's, which is then offered; the
+        same SQL back (or the same rows) keeps the first answer and its notes."""
         if self.llm is None or self.settings.repair_rounds <= 0:
             return None
         found = list(run.alternatives)
         notes, applied = len(run.notes), list(run.applied)
+        why = " ".join([a.why for a in found[:3]] + doubts[:2])
         try:
             with run.stage("review"):
-                reply = self.generate(build_review_prompt(prompt, sql, " ".join(a.why for a in found[:3])))
+                reply = self.generate(build_review_prompt(prompt, sql, why))
                 revised = self._check(run, self._queries(run, reply, schema)[0], schema)
                 other = None if revised == sql else self._evidence_run(run)(revised)
         except (*_REPAIRABLE, LLMError) as exc:
@@ -440,7 +441,6 @@ class AskPipeline:
         if other is None or other.truncated or Counter(other.rows) == Counter(result.rows):
             run.applied = applied
             return None
-        why = " ".join(a.why for a in found[:3])
         run.notes[:] = [n for n in run.notes if not any(n.startswith(a.why) for a in found)] + [
             n for n in added if n not in run.notes]
         run.alternatives = [Alternative("The first query", sql, why)]

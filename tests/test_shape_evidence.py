@@ -351,12 +351,3 @@ def test_the_seconds_field_of_a_length_of_time_is_offered_as_the_whole_length(tm
     finally:
         db.close()
 
-
-def test_one_value_shown_twice_under_two_names_is_said(shop) -> None:
-    answer = _ask(shop, "Number of sales and total revenue per town",
-                  "SELECT c.town, COUNT(s.sale_id) AS total_sales, COUNT(s.sale_id) AS total_revenue FROM sale s "
-                  "JOIN client c ON c.client_id = s.client_id GROUP BY c.town")
-    assert answer.ok and any("twice, as total_sales and as total_revenue" in n for n in answer.notes)
-    once = _ask(shop, "Sales per town", "SELECT c.town, COUNT(s.sale_id) AS n FROM sale s JOIN client c ON "
-                "c.client_id = s.client_id GROUP BY c.town")
-    assert not any("twice" in n for n in once.notes)

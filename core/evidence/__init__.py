@@ -24,14 +24,15 @@ may rewrite its query (``AskPipeline._review``).
   rounded before a SUM or AVG adds them up; a ratio the question asks for where nothing is divided (a note); on
   SQLite an order or extreme of a text column holding numbers ('9' after '100');
 - ``_duplicates``: rows, keys or namesakes a join repeats or merges (DISTINCT, COUNT(DISTINCT key), GROUP BY key);
+  and what the query writes twice where two things were likely meant (one value under two names, one condition
+  twice, a range from a value to itself): doubts, said, with nothing offered — the model is asked once;
 - ``_values``: a text filter whose value the column spells otherwise ('Paid' where the data holds 'paid'), a
   comparison with NULL that is never true (``x = NULL``), a LIKE pattern with another tool's wildcards (``'*x*'``),
   a formatted date compared with text the format never writes
   (``strftime('%Y-%m', d) = '2023'``), a value no row holds that another table's column of that name does (or
   another text column of its table),
   conditions that contradict each other or cover every row;
-- ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``); one computed value
-  shown twice under two names (a note);
+- ``_aliases``: an aggregate its own alias names otherwise (``COUNT(price) AS total_revenue``);
 - ``_question`` (reading the question with ``_asked``; dates in ``_question_dates``): a bound, a count of rows, a
   direction, an aggregate, a DISTINCT, a column, a year or a span back from today that the question's words say
   otherwise than the query ("at least 5" against ``> 5``, "average" against SUM, "the last 30 days" against
@@ -42,14 +43,15 @@ may rewrite its query (``AskPipeline._review``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from core.answer import Alternative
 from core.databases import QueryResult
-from core.evidence._aliases import alias_evidence, shown_twice
+from core.evidence._aliases import alias_evidence
 from core.evidence._arithmetic import (count_evidence, division_evidence, order_evidence, reversed_difference_evidence,
                                       self_ratio_evidence)
 from core.evidence._common import Execute, difference, offer, other_rows
-from core.evidence._duplicates import duplicate_evidence
+from core.evidence._duplicates import copy_doubts, duplicate_evidence
 from core.evidence._groups import (completion_evidence, extended_group_evidence, extreme_group_evidence, rank_evidence,
                                    hidden_group_evidence, key_group_evidence, splits_asked,
                                    constant_count_evidence)
@@ -67,10 +69,19 @@ from core.evidence._values import (contradiction_evidence, elsewhere_evidence, f
                                   value_evidence, wildcard_evidence)
 from core.schema import Schema
 
-__all__ = ["AS_WRITTEN", "added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
+__all__ = ["AS_WRITTEN", "Checked", "added_join_evidence", "agreeing_reading", "alias_evidence", "answering_query", "anti_join_evidence", "check_answer", "column_named", "contradiction_evidence", "date_column_named", "elsewhere_evidence", "completion_evidence", "extended_group_evidence", "extreme_group_evidence", "count_evidence", "hidden_group_evidence", "division_evidence", "dropped_measure_evidence", "unlabelled_rows_evidence", "counted_entity_evidence", "reversed_difference_evidence",
            "duplicate_evidence", "format_evidence",
            "constant_count_evidence", "join_evidence", "join_key_evidence", "key_group_evidence", "null_evidence", "order_evidence", "question_evidence", "rank_evidence",
            "splits_asked", "unmatched_evidence", "value_evidence"]
+
+
+class Checked(NamedTuple):
+    """What the checks found about an answer: notes to show, other queries to offer, and the notes among them that
+    doubt the query without another to offer (the model is asked once about those too)."""
+
+    notes: list[str]
+    alternatives: list[Alternative]
+    doubts: list[str]
 
 
 AS_WRITTEN = "As the model wrote it"  # the query before Cairn's guesses: offered, never a reason to ask the model again
@@ -82,11 +93,12 @@ def _same_words(sql: str, flat: str) -> bool:
 
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
                  written: str | None = None, others: Sequence[str] = (), context: str = "",
-                 guessed: Sequence[str] = ()) -> tuple[list[str], list[Alternative]]:
+                 guessed: Sequence[str] = ()) -> Checked:
     """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs,
     ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
     model was shown (memory, the conversation), ``guessed`` the repairs taken that were guesses (the query as
     written offered beside the answer where it runs and its rows differ)."""
+    doubts = copy_doubts(sql, schema)
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     if guessed and written:
         found = offer(written, AS_WRITTEN, lambda d: f"Cairn guessed what the model's query meant "
@@ -134,8 +146,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
                   question_evidence(question, sql, result, schema, execute, context=context, written=written)):
         notes += check[0]
         alternatives += check[1]
-    notes += shown_twice(sql, schema)
-    return _once(notes, alternatives)
+    return Checked(*_once(notes + doubts, alternatives), doubts)
 
 
 def _once(notes: list[str], alternatives: list[Alternative]) -> tuple[list[str], list[Alternative]]:

@@ -17,7 +17,7 @@ from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer
 from core.evidence._question_columns import name_words
 from core.schema import Schema
 
-__all__ = ["alias_evidence", "is_amount", "is_key", "shown_twice"]
+__all__ = ["alias_evidence", "is_amount", "is_key"]
 
 _SAYS: dict[type[exp.AggFunc], frozenset[str]] = {
     exp.Avg: frozenset({"avg", "average", "mean"}),
@@ -114,19 +114,3 @@ def _unrolled(tree: exp.Expression, schema: Schema, execute: Execute,
         f"{names} name totals but the query shows each row's own value; computed as named, {how}."), schema,
         execute, result)
 
-
-def shown_twice(sql: str, schema: Schema) -> list[str]:
-    """A note where one computed value is shown twice under two names (``COUNT(s.id) AS total_sales, COUNT(s.id) AS
-    total_revenue``): at most one name says what it computes, and nothing says what the other was meant to be."""
-    tree = parse(sql, schema.dialect)
-    notes: list[str] = []
-    for select in tree.find_all(exp.Select) if tree is not None else ():
-        names: dict[str, list[str]] = {}
-        for item in select.expressions:
-            if isinstance(item, exp.Alias) and item.alias and item.this.find(exp.AggFunc, exp.Binary):
-                names.setdefault(item.this.sql(dialect=schema.dialect), []).append(item.alias)
-        for computed, aliases in names.items():
-            if len({a.lower() for a in aliases}) > 1:
-                notes.append(f"The query shows {computed} twice, as {' and as '.join(aliases)}: one value under two "
-                             "names, so at least one of them is not what it computes.")
-    return notes

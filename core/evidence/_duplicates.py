@@ -1,4 +1,6 @@
-"""Rows or keys a join repeats: the same row shown twice, an entity counted once per partner, namesakes merged."""
+"""Rows or keys a join repeats (the same row shown twice, an entity counted once per partner, namesakes merged), and
+what a query writes twice where it meant two things: one computed value under two names, one condition twice, a range
+from a value to itself (``copy_doubts``: notes that ask the model once, ``AskPipeline._review``)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from core.databases import QueryResult
 from core.evidence._common import Execute, offer, owner, parse, rows_word
 from core.schema import Schema
 
-__all__ = ["duplicate_evidence"]
+__all__ = ["copy_doubts", "duplicate_evidence"]
 
 _LABEL = re.compile(r"name|title|label", re.IGNORECASE)
 
@@ -83,3 +85,41 @@ def _fanned_out(select: exp.Select, key: exp.Column, schema: Schema) -> bool:
             if found is not None and not found[0].is_unique((found[1].name,)):
                 return True
     return False
+
+
+def copy_doubts(sql: str, schema: Schema) -> list[str]:
+    """Notes on what the query writes twice where two things were likely meant — a slip of copying the previous
+    item: one computed value shown under two names (``COUNT(s.id) AS total_sales, COUNT(s.id) AS total_revenue``: at
+    most one name says what it computes); one condition twice in a chain of ANDs or ORs (the second does nothing);
+    a range whose two ends are one value (``BETWEEN '2023-03-01' AND '2023-03-01'``). Nothing here says what was
+    meant, so nothing is offered: the model is asked once."""
+    tree = parse(sql, schema.dialect)
+    if tree is None:
+        return []
+    notes: list[str] = []
+    for select in tree.find_all(exp.Select):
+        names: dict[str, list[str]] = {}
+        for item in select.expressions:
+            if isinstance(item, exp.Alias) and item.alias and item.this.find(exp.AggFunc, exp.Binary):
+                names.setdefault(item.this.sql(dialect=schema.dialect), []).append(item.alias)
+        for computed, aliases in names.items():
+            if len({a.lower() for a in aliases}) > 1:
+                notes.append(f"The query shows {computed} twice, as {' and as '.join(aliases)}: one value under two "
+                             "names, so at least one of them is not what it computes.")
+    for chain in tree.find_all(exp.And, exp.Or):
+        if type(chain.parent) is type(chain):
+            continue  # the top of a chain is read once
+        seen: set[str] = set()
+        for part in chain.flatten():
+            written = part.unnest().sql(dialect=schema.dialect)
+            if written in seen:
+                notes.append(f"The query tests {written} twice ({chain.key.upper()}): the second does nothing, so "
+                             "it may have been meant as another condition.")
+                break
+            seen.add(written)
+    for between in tree.find_all(exp.Between):
+        low, high = between.args.get("low"), between.args.get("high")
+        if low is not None and high is not None and not low.find(exp.Column) and low.sql() == high.sql():
+            notes.append(f"{between.sql(dialect=schema.dialect)} is a range from a value to itself: one value, "
+                         "so the other end may have been meant otherwise.")
+    return notes
