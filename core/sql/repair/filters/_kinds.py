@@ -1,0 +1,176 @@
+"""A column compared with a date where the column holds no dates: ``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days'
+AND CURRENT_DATE``, ``t.receiver_type >= DATE_TRUNC('month', CURRENT_DATE)``, ``u.country >= '2023-01-01'``.
+
+A text column of names, or a number or yes/no column, compared with a date means nothing: PostgreSQL rejects it
+(no such operator), and SQLite runs it, comparing text with text or a number with text (``'Toyota' >= '2023-11-07'``),
+and keeps rows by spelling. A model that copies the previous condition's column, or picks the wrong one, writes it.
+Which column holds no dates is known from its declared type where the database compares only a date with a date
+(PostgreSQL, against a date that is not quoted text: it rejects the query anyway, so no answer changes), a yes/no
+column, or, for text, from its known values where there are some and none is written like a date (``'2023-01-05'``,
+``'01/05/2023'``, ``'Jan 5, 2023'``, ``20230105``); on SQLite a column whose values are unknown, or a number that may
+be a date (``20230105``, a Unix time), is left as written.
+
+The date column meant is taken only where the query says which: the other end of the same range, a comparison
+with a date in the same chain of ANDs on one date column (``u.country >= … AND n.created_at < …``); else the one
+date column of the tables the query reads. Either is a guess the model is shown first (the query as written fails or
+is offered). With no such column, or several, the query is refused with the date columns it could mean, and the
+model is asked again: a comparison that cannot mean anything never runs as an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sqlglot import exp
+
+from core.dialects import is_postgres_like
+from core.errors import SQLValidationError
+from core.schema import Column, Schema, Table
+from core.sql.repair._names import GUESSED
+from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair._types import kind_of
+
+__all__ = ["dates_on_date_columns"]
+
+_DATE_LITERAL = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
+_DATE_SHAPE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2} [A-Za-z]{3,9}"
+                         r"\.? \d{4}|\d{8}")
+_DATE_FUNCTIONS = frozenset({"date", "datetime", "now", "current_date", "today", "getdate", "sysdate"})
+_DATE_FORMAT = re.compile(r"%[Yy]")  # a STRFTIME that writes a year: a date written as text
+_ORDERINGS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_MAX_OFFERED = 5
+
+
+def _date_valued(node: exp.Expression) -> bool:
+    """Whether ``node`` is a date or a time: today (``CURRENT_DATE``, ``NOW()``, ``date('now', …)``), a date
+    truncated, cast or written as ``'2023-01-05'``, or one of those moved by an interval."""
+    node = node.unnest()
+    if isinstance(node, (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentDatetime, exp.DateTrunc,
+                         exp.TimestampTrunc, exp.DateAdd, exp.DateSub, exp.TsOrDsToDate, exp.StrToDate, exp.Date,
+                         exp.Datetime, exp.DateFromParts, exp.TimeStrToTime)):
+        return True
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() in _DATE_FUNCTIONS
+    if isinstance(node, exp.TimeToStr):
+        fmt = node.args.get("format")
+        return isinstance(fmt, exp.Literal) and bool(_DATE_FORMAT.search(fmt.this))
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(*exp.DataType.TEMPORAL_TYPES)
+    if isinstance(node, exp.Literal):
+        return node.is_string and bool(_DATE_LITERAL.fullmatch(node.this.strip()))
+    if isinstance(node, (exp.Add, exp.Sub)):
+        return _date_valued(node.this) and isinstance(node.expression.unnest(), exp.Interval)
+    return False
+
+
+def _may_hold_dates(column: Column, typed: bool) -> bool:
+    """Whether a column may hold dates or times: declared so, of no known kind, text whose values are unknown or
+    written like dates, or a number that may be a date (``20230105``) or a Unix time. ``typed``: the database
+    compares only a date with a date (PostgreSQL, against a date that is no quoted text), so the declared type
+    decides."""
+    declared = (column.type or "").lower()
+    kind = kind_of(declared)
+    hints = [str(v).strip() for v in column.value_hints]
+    if "bool" in declared:
+        return False
+    if kind == "date" or kind is None:
+        return True
+    if typed:
+        return False
+    if kind == "number":
+        numbers = [float(h) for h in hints if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", h)]
+        return not numbers or any(19000101 <= n <= 21001231 or n >= 10**8 for n in numbers)
+    return not hints or any(_DATE_SHAPE.search(h) for h in hints)
+
+
+def _holds_dates(column: Column) -> bool:
+    """A column known to hold dates: declared a date or time, or text whose known values are written as dates."""
+    if kind_of(column.type or "") == "date":
+        return True
+    hints = [str(v).strip() for v in column.value_hints]
+    return kind_of(column.type or "") == "text" and bool(hints) and all(_DATE_LITERAL.match(h) for h in hints)
+
+
+def _comparisons(select: exp.Expression) -> list[tuple[exp.Expression, exp.Column, bool]]:
+    """Each comparison of a column with a date in ``select``'s own clauses (not its subqueries'): the comparison,
+    its column, and whether the date is only ever quoted text (``'2023-01-05'``)."""
+    found: list[tuple[exp.Expression, exp.Column, bool]] = []
+    for node in select.find_all(*_ORDERINGS, exp.Between):
+        if node.find_ancestor(exp.Select) is not select:
+            continue
+        if isinstance(node, exp.Between):
+            col, others = node.this, [node.args.get("low"), node.args.get("high")]
+        elif isinstance(node.this, exp.Column) and not isinstance(node.expression, exp.Column):
+            col, others = node.this, [node.expression]
+        else:
+            col, others = node.expression, [node.this]
+        if isinstance(col, exp.Column) and all(o is not None and _date_valued(o) for o in others):
+            found.append((node, col, all(isinstance(o.unnest(), exp.Literal) for o in others)))
+    return found
+
+
+def _owner(col: exp.Column, sources: list, dialect: str) -> tuple[str, Table, Column] | None:
+    owners = [s for s in column_sources(col, sources, dialect) if s.table is not None]
+    if len(owners) != 1 or owners[0].table.column(col.name) is None:
+        return None
+    return owners[0].key, owners[0].table, owners[0].table.column(col.name)
+
+
+def dates_on_date_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """A column that holds no dates compared with a date, read on the date column meant (see above), in place;
+    refused where no one column is meant."""
+    for scope in scopes(tree):
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            continue
+        sources = scope_sources(scope, schema, dialect)
+        found = _comparisons(select)
+        dated: dict[str, exp.Column] = {}
+        for _, col, _ in found:
+            owned = _owner(col, sources, dialect)
+            if owned is not None and _holds_dates(owned[2]):
+                dated.setdefault(f"{owned[0]}.{owned[2].name}".lower(), col)
+        for node, col, quoted in found:
+            owned = _owner(col, sources, dialect)
+            if owned is None or _may_hold_dates(owned[2], typed=is_postgres_like(dialect) and not quoted):
+                continue
+            meant = _meant(node, dated, sources)
+            before = node.sql(dialect=dialect)
+            if meant is None:
+                offered = [f"{s.key}.{c.name}" for s in sources if s.table is not None
+                           for c in s.table.columns if _holds_dates(c)]
+                said = (f"; the date columns of its tables are {', '.join(offered[:_MAX_OFFERED])}" if offered else
+                        "; none of its tables has a date column")
+                raise SQLValidationError(
+                    f"{before} compares {col.sql(dialect=dialect)}, which holds no dates, with a date{said}",
+                    hint="Compare the date column the question means, or ask again naming it.")
+            col.replace(meant.copy())
+            fixes.append(f"{before}: {col.sql(dialect=dialect)} holds no dates; read on "
+                         f"{meant.sql(dialect=dialect)}{GUESSED}")
+
+
+def _meant(node: exp.Expression, dated: dict[str, exp.Column], sources: list) -> exp.Column | None:
+    """The date column ``node`` was meant on: the one date column the query compares with a date in the same chain
+    of ANDs (the range's other end), else the one date column of the query's tables."""
+    chain = node
+    while isinstance(chain.parent, (exp.And, exp.Paren)):
+        chain = chain.parent
+    beside = {key: c for key, c in dated.items() if any(p is chain for p in _parents(c))}
+    if len(beside) == 1:
+        return next(iter(beside.values()))
+    if beside:
+        return None
+    columns = [(s, c) for s in sources if s.table is not None for c in s.table.columns if _holds_dates(c)]
+    if len(columns) != 1:
+        return None
+    source, column = columns[0]
+    return exp.column(column.name, table=source.key_ident.copy() if source.key_ident is not None else None)
+
+
+
+def _parents(node: exp.Expression) -> Iterator[exp.Expression]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent

@@ -1,0 +1,102 @@
+"""A column that holds no dates compared with a date (``c.make BETWEEN date('now', '-30 days') AND date('now')``):
+read on the date column the query means — the other end of its range, else the one date column of its tables —
+as a guess the model is shown first; refused, naming the date columns, where no one column is meant
+(``repair.filters._kinds``). What holds no dates: a yes/no column, text whose known values are none of them dates,
+and on PostgreSQL (which rejects the comparison anyway) any column declared other than a date."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.databases import open_database
+from core.errors import SQLValidationError
+from core.schema import Column, Schema, Table
+from core.sql import validate_sql
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def dealer(tmp_path: Path):
+    path = tmp_path / "dealer.sqlite"
+    with sqlite3.connect(path) as conn:  # no declared keys
+        conn.executescript(
+            "CREATE TABLE cars(id INTEGER, make TEXT, model TEXT, stock_code TEXT);"
+            "CREATE TABLE sales(id INTEGER, car_id INTEGER, sale_date DATE, price REAL, batch INTEGER);"
+            "CREATE TABLE visits(id INTEGER, car_id INTEGER, seen_on TEXT, seen_by TEXT);"
+            "INSERT INTO cars VALUES (1,'Toyota','Camry','2023-07'),(2,'Ford','F150','2024-01'),"
+            "(3,'Toyota','Corolla','2022-11');"
+            "INSERT INTO sales VALUES (1,1,date('now','-3 days'),100,20230105),(2,2,date('now','-60 days'),50,20230105),"
+            "(3,3,date('now','-10 days'),70,20240101),(4,1,date('now','-90 days'),90,20240101);"
+            "INSERT INTO visits VALUES (1,1,'2024-05-01','Ann'),(2,2,'2024-05-03','Raj');"
+        )
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+def test_the_other_end_of_a_range_says_which_date_column_was_meant(dealer) -> None:
+    schema = dealer.schema()
+    sql = ("SELECT COUNT(*) AS n FROM sales s JOIN cars c ON s.car_id = c.id WHERE c.make >= date('now', '-30 days') "
+           "AND s.sale_date < date('now', '+1 day')")
+    checked = validate_sql(sql, schema, "sqlite")
+    assert "s.sale_date >= DATE('now', '-30 days')" in checked.sql
+    assert any("c.make holds no dates; read on s.sale_date (a guess" in f for f in checked.fixes)
+    answer = ask(dealer, "How many cars were sold in the last 30 days?", sql)
+    assert answer.ok and list(answer.rows) == [(2,)]  # SQLite ran it as written: 'Toyota' >= '2024-…', all 4 rows
+
+
+def test_the_one_date_column_of_the_query_s_tables_is_read(dealer) -> None:
+    sql = "SELECT c.model FROM cars c JOIN visits v ON v.car_id = c.id WHERE v.seen_by >= '2024-05-02'"
+    checked = validate_sql(sql, dealer.schema(), "sqlite")
+    assert "v.seen_on >= '2024-05-02'" in checked.sql  # seen_by holds names; visits' one date column is seen_on
+
+
+def test_no_one_date_column_is_refused_with_the_ones_there_are(dealer) -> None:
+    sql = ("SELECT COUNT(*) FROM sales s JOIN cars c ON s.car_id = c.id JOIN visits v ON v.car_id = c.id "
+           "WHERE c.make BETWEEN date('now', '-30 days') AND date('now')")
+    with pytest.raises(SQLValidationError) as raised:
+        validate_sql(sql, dealer.schema(), "sqlite")
+    assert "c.make, which holds no dates" in str(raised.value)
+    assert "s.sale_date" in str(raised.value) and "v.seen_on" in str(raised.value)
+    with pytest.raises(SQLValidationError, match="none of its tables has a date column"):
+        validate_sql("SELECT COUNT(*) FROM cars WHERE model >= '2023-01-01'", dealer.schema(), "sqlite")
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT COUNT(*) FROM sales WHERE sale_date >= date('now', '-30 days')",  # a date column
+    "SELECT COUNT(*) FROM visits WHERE seen_on >= '2024-05-02'",  # text written as dates
+    "SELECT COUNT(*) FROM cars WHERE stock_code >= '2023-01-01'",  # text with values like dates ('2023-07')
+    "SELECT COUNT(*) FROM sales WHERE batch >= '2023-01-01'",  # a number that may be a date (20230105)
+    "SELECT COUNT(*) FROM sales WHERE price >= date('now')",  # a number on SQLite, values unknown
+    "SELECT COUNT(*) FROM cars WHERE make = 'Toyota'",  # no date at all
+])
+def test_what_may_hold_dates_is_left_as_written(dealer, sql) -> None:
+    checked = validate_sql(sql, dealer.schema(), "sqlite")
+    assert not checked.fixes
+
+
+def _pg_schema() -> Schema:
+    return Schema("postgres", (
+        Table("merchants", (Column("mid", "integer"), Column("name", "text"), Column("status", "text"),
+                            Column("created_at", "timestamp without time zone")), schema="shop"),
+        Table("payments", (Column("id", "integer"), Column("merchant_id", "integer"),
+                           Column("receiver_type", "integer"), Column("paid", "boolean"),
+                           Column("created_at", "timestamp without time zone")), schema="shop"),
+    ))
+
+
+def test_on_postgres_the_declared_type_decides_against_a_date_that_is_not_quoted_text() -> None:
+    schema = _pg_schema()
+    sql = ("SELECT COUNT(*) FROM shop.payments p WHERE p.receiver_type = 1 AND p.receiver_type >= CURRENT_DATE - "
+           "INTERVAL '150 days' AND p.created_at < CURRENT_DATE")
+    checked = validate_sql(sql, schema, "postgres")
+    assert "p.receiver_type = 1 AND p.created_at >= CURRENT_DATE - INTERVAL '150 DAYS' AND p.created_at <" in checked.sql
+    # a text column of unknown values against quoted text is a text comparison PostgreSQL runs: left
+    kept = validate_sql("SELECT COUNT(*) FROM shop.merchants m WHERE m.name >= '2023-01-01'", schema, "postgres")
+    assert not kept.fixes
+    with pytest.raises(SQLValidationError, match="m.created_at, p.created_at|p.created_at, m.created_at"):
+        validate_sql("SELECT COUNT(*) FROM shop.merchants m JOIN shop.payments p ON p.merchant_id = m.mid "
+                     "WHERE p.paid >= NOW() - INTERVAL '7 days'", schema, "postgres")
