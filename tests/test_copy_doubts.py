@@ -85,3 +85,15 @@ def test_a_query_that_writes_nothing_twice_asks_nothing(shop, question, sql) -> 
     answer, llm = _ask(shop, question, sql)
     assert answer.ok and not any("twice" in n or "to itself" in n for n in answer.notes)
     assert len(llm.history) == 1  # no review
+
+
+@pytest.mark.parametrize(("sql", "said"), [
+    ("SELECT SUM(amount) AS total FROM sale WHERE sold_on >= '2021-03-01' AND sold_on < '2021-03-01'",
+     "bounded above and below by the same '2021-03-01'"),
+    ("SELECT COUNT(*) AS n FROM sale WHERE origin = 'Pune' AND destination LIKE 'Pune'",
+     "compares both origin and destination with 'pune'"),
+])
+def test_a_range_from_a_value_to_itself_and_one_text_for_two_columns_are_doubts(shop, sql, said) -> None:
+    answer, llm = _ask(shop, "Total sales amount in March 2021 from Pune to Agra", sql)
+    assert answer.ok and any(said in n for n in answer.notes)
+    assert len(llm.history) == 2  # the model is asked once

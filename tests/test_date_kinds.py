@@ -100,3 +100,11 @@ def test_on_postgres_the_declared_type_decides_against_a_date_that_is_not_quoted
     with pytest.raises(SQLValidationError, match="m.created_at, p.created_at|p.created_at, m.created_at"):
         validate_sql("SELECT COUNT(*) FROM shop.merchants m JOIN shop.payments p ON p.merchant_id = m.mid "
                      "WHERE p.paid >= NOW() - INTERVAL '7 days'", schema, "postgres")
+
+
+def test_a_date_copied_from_the_condition_before_is_refused_not_moved(dealer) -> None:
+    sql = ("SELECT c.model FROM sales s JOIN cars c ON s.car_id = c.id WHERE CAST(s.sale_date AS DATE) = '2024-05-01' "
+           "AND c.make = '2024-05-01'")
+    with pytest.raises(SQLValidationError) as raised:  # read on sale_date, it would only repeat the first condition
+        validate_sql(sql, dealer.schema(), "sqlite")
+    assert "may be a copy" in str(raised.value) and "Toyota, Ford" in str(raised.value)

@@ -87,7 +87,7 @@ def _fanned_out(select: exp.Select, key: exp.Column, schema: Schema) -> bool:
     return False
 
 
-def copy_doubts(sql: str, schema: Schema) -> list[str]:
+def copy_doubts(question: str, sql: str, schema: Schema) -> list[str]:
     """Notes on what the query writes twice where two things were likely meant — a slip of copying the previous
     item: one computed value shown under two names (``COUNT(s.id) AS total_sales, COUNT(s.id) AS total_revenue``: at
     most one name says what it computes); one condition twice in a chain of ANDs or ORs (the second does nothing);
@@ -109,17 +109,56 @@ def copy_doubts(sql: str, schema: Schema) -> list[str]:
     for chain in tree.find_all(exp.And, exp.Or):
         if type(chain.parent) is type(chain):
             continue  # the top of a chain is read once
+        parts = [p.unnest() for p in chain.flatten()]
         seen: set[str] = set()
-        for part in chain.flatten():
-            written = part.unnest().sql(dialect=schema.dialect)
+        for part in parts:
+            written = part.sql(dialect=schema.dialect)
             if written in seen:
                 notes.append(f"The query tests {written} twice ({chain.key.upper()}): the second does nothing, so "
                              "it may have been meant as another condition.")
                 break
             seen.add(written)
+        if isinstance(chain, exp.And):
+            notes += _copied_within(parts, schema, question)
     for between in tree.find_all(exp.Between):
         low, high = between.args.get("low"), between.args.get("high")
         if low is not None and high is not None and not low.find(exp.Column) and low.sql() == high.sql():
             notes.append(f"{between.sql(dialect=schema.dialect)} is a range from a value to itself: one value, "
                          "so the other end may have been meant otherwise.")
+    return notes
+
+
+_LOWER = {exp.GT: True, exp.GTE: True, exp.LT: False, exp.LTE: False}
+
+
+def _copied_within(parts: list[exp.Expression], schema: Schema, question: str) -> list[str]:
+    """In one chain of ANDs: a range whose two ends are one value, ``d >= X AND d < X`` (nothing, or one value, is
+    kept); one text written for two columns of one table, ``m.status = 'active' AND m.category LIKE 'active'``,
+    unless the question says it twice ("from Pune back to Pune")."""
+    notes: list[str] = []
+    ends: dict[tuple[str, str], set[bool]] = {}
+    texts: dict[str, list[exp.Column]] = {}
+    for part in parts:
+        if type(part) in _LOWER:
+            col, value, lower = part.this, part.expression, _LOWER[type(part)]
+            if not isinstance(col, exp.Column):
+                col, value, lower = value, col, not lower
+            if isinstance(col, exp.Column) and not value.find(exp.Column):
+                ends.setdefault((col.sql(dialect=schema.dialect), value.sql(dialect=schema.dialect)), set()).add(lower)
+        if isinstance(part, (exp.EQ, exp.Like, exp.ILike)) and isinstance(part.expression, exp.Literal) and \
+                part.expression.is_string and len(part.expression.this.strip("%")) >= 2:
+            col = part.this.find(exp.Column)
+            if col is not None and part.this.find(exp.Column) is col:
+                texts.setdefault(part.expression.this.strip("%").lower(), []).append(col)
+    for (column, value), sides in ends.items():
+        if len(sides) == 2:
+            notes.append(f"{column} is bounded above and below by the same {value}: a range from a value to itself, "
+                         "so the other end may have been meant otherwise.")
+    for value, columns in texts.items():
+        names = {c.name.lower() for c in columns}
+        said_twice = len(re.findall(rf"(?<!\w){re.escape(value)}(?!\w)", question.lower())) > 1
+        if len(names) > 1 and len({c.table.lower() for c in columns}) == 1 and not said_twice:
+            said = " and ".join(dict.fromkeys(c.sql(dialect=schema.dialect) for c in columns))
+            notes.append(f"The query compares both {said} with '{value}': one value for two columns of one row, "
+                         "so one of them may have been meant with another value.")
     return notes

@@ -135,8 +135,14 @@ def dates_on_date_columns(tree: exp.Expression, schema: Schema, dialect: str, fi
             owned = _owner(col, sources, dialect)
             if owned is None or _may_hold_dates(owned[2], typed=is_postgres_like(dialect) and not quoted):
                 continue
-            meant = _meant(node, dated, sources)
             before = node.sql(dialect=dialect)
+            if _value_copied(node):
+                held = f" (it holds {', '.join(owned[2].value_hints[:_MAX_OFFERED])})" if owned[2].value_hints else ""
+                raise SQLValidationError(
+                    f"{before} compares {col.sql(dialect=dialect)}, which holds no dates, with the date another "
+                    f"condition of the query uses: the value written for {col.sql(dialect=dialect)} may be a copy"
+                    f"{held}", hint="Write the value the question gives for that column, or ask again.")
+            meant = _meant(node, dated, sources)
             if meant is None:
                 offered = [f"{s.key}.{c.name}" for s in sources if s.table is not None
                            for c in s.table.columns if _holds_dates(c)]
@@ -150,12 +156,34 @@ def dates_on_date_columns(tree: exp.Expression, schema: Schema, dialect: str, fi
                          f"{meant.sql(dialect=dialect)}{GUESSED}")
 
 
+def _value_copied(node: exp.Expression) -> bool:
+    """Whether another comparison in the same chain of ANDs compares the very date ``node`` does
+    (``CAST(t.tx_at AS DATE) = '2023-04-01' AND t.tx_type = '2023-04-01'``): the value, not the column, was
+    copied, and reading the column as the date column would only repeat that condition."""
+    chain = _chain(node)
+    parts = list(chain.flatten()) if isinstance(chain, exp.And) else []
+    return any(_dates(node) & _dates(p.unnest()) for p in parts if p.unnest() is not node)
+
+
+def _dates(node: exp.Expression) -> set[str]:
+    """The dates a comparison compares with, as written (BETWEEN: both ends as one)."""
+    if isinstance(node, exp.Between):
+        return {f"{node.args['low'].sql()} .. {node.args['high'].sql()}"}
+    if not isinstance(node, _ORDERINGS):
+        return set()
+    return {side.sql() for side in (node.this, node.expression) if not side.find(exp.Column) and _date_valued(side)}
+
+
+def _chain(node: exp.Expression) -> exp.Expression:
+    while isinstance(node.parent, (exp.And, exp.Paren)):
+        node = node.parent
+    return node
+
+
 def _meant(node: exp.Expression, dated: dict[str, exp.Column], sources: list) -> exp.Column | None:
     """The date column ``node`` was meant on: the one date column the query compares with a date in the same chain
     of ANDs (the range's other end), else the one date column of the query's tables."""
-    chain = node
-    while isinstance(chain.parent, (exp.And, exp.Paren)):
-        chain = chain.parent
+    chain = _chain(node)
     beside = {key: c for key, c in dated.items() if any(p is chain for p in _parents(c))}
     if len(beside) == 1:
         return next(iter(beside.values()))
