@@ -28,7 +28,8 @@ def dealer(tmp_path: Path):
             "CREATE TABLE visits(id INTEGER, car_id INTEGER, seen_on TEXT, seen_by TEXT);"
             "INSERT INTO cars VALUES (1,'Toyota','Camry','2023-07'),(2,'Ford','F150','2024-01'),"
             "(3,'Toyota','Corolla','2022-11');"
-            "INSERT INTO sales VALUES (1,1,date('now','-3 days'),100,20230105),(2,2,date('now','-60 days'),50,20230105),"
+            "INSERT INTO sales VALUES (1,1,date('now','-3 days'),100,20230105),"
+            "(2,2,date('now','-60 days'),50,20230105),"
             "(3,3,date('now','-10 days'),70,20240101),(4,1,date('now','-90 days'),90,20240101);"
             "INSERT INTO visits VALUES (1,1,'2024-05-01','Ann'),(2,2,'2024-05-03','Raj');"
         )
@@ -93,7 +94,8 @@ def test_on_postgres_the_declared_type_decides_against_a_date_that_is_not_quoted
     sql = ("SELECT COUNT(*) FROM shop.payments p WHERE p.receiver_type = 1 AND p.receiver_type >= CURRENT_DATE - "
            "INTERVAL '150 days' AND p.created_at < CURRENT_DATE")
     checked = validate_sql(sql, schema, "postgres")
-    assert "p.receiver_type = 1 AND p.created_at >= CURRENT_DATE - INTERVAL '150 DAYS' AND p.created_at <" in checked.sql
+    assert ("p.receiver_type = 1 AND p.created_at >= CURRENT_DATE - INTERVAL '150 DAYS' AND p.created_at <"
+            in checked.sql)
     # a text column of unknown values against quoted text is a text comparison PostgreSQL runs: left
     kept = validate_sql("SELECT COUNT(*) FROM shop.merchants m WHERE m.name >= '2023-01-01'", schema, "postgres")
     assert not kept.fixes

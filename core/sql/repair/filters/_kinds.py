@@ -34,8 +34,8 @@ from core.sql.repair._types import kind_of
 __all__ = ["dates_on_date_columns"]
 
 _DATE_LITERAL = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
-_DATE_SHAPE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2} [A-Za-z]{3,9}"
-                         r"\.? \d{4}|\d{8}")
+_DATE_SHAPE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|"
+                         r"\d{1,2} [A-Za-z]{3,9}\.? \d{4}|\d{8}")
 _DATE_FUNCTIONS = frozenset({"date", "datetime", "now", "current_date", "today", "getdate", "sysdate"})
 _DATE_FORMAT = re.compile(r"%[Yy]")  # a STRFTIME that writes a year: a date written as text
 _ORDERINGS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
