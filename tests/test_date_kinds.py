@@ -110,3 +110,26 @@ def test_a_date_copied_from_the_condition_before_is_refused_not_moved(dealer) ->
     with pytest.raises(SQLValidationError) as raised:  # read on sale_date, it would only repeat the first condition
         validate_sql(sql, dealer.schema(), "sqlite")
     assert "may be a copy" in str(raised.value) and "Toyota, Ford" in str(raised.value)
+
+
+def test_a_number_column_compared_with_a_word_is_read_on_the_text_column_that_holds_it(dealer, tmp_path) -> None:
+    path = tmp_path / "wallet.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE tx(id INTEGER, sender_type INTEGER, status TEXT, kind TEXT, amount REAL);"
+            "INSERT INTO tx VALUES (1,0,'success','p2p',5),(2,0,'failed','p2p',7),(3,1,'success','shop',9),"
+            "(4,0,'Success','shop',3);")
+    db = open_database(str(path))
+    try:
+        sql = "SELECT SUM(amount) AS total FROM tx WHERE sender_type = 0 AND sender_type = 'success'"
+        checked = validate_sql(sql, db.schema(), "sqlite")
+        assert "sender_type = 0 AND status = 'success'" in checked.sql
+        assert any("sender_type holds numbers, not words; read on status" in f and "a guess" in f
+                   for f in checked.fixes)
+        answer = ask(db, "Total amount of successful transactions sent by users (sender type 0)", sql)
+        assert answer.ok and list(answer.rows) == [(5.0,)]  # as written: no row, a total of NULL
+        for kept in ("SELECT SUM(amount) FROM tx WHERE sender_type = '0'",  # a number in quotes: SQLite compares it
+                     "SELECT SUM(amount) FROM tx WHERE sender_type = 'nowhere'"):  # no column holds the word
+            assert not validate_sql(kept, db.schema(), "sqlite").fixes
+    finally:
+        db.close()

@@ -34,7 +34,8 @@ from core.sql.repair import (JoinMatches, bridged_joins, date_arithmetic, join_f
 from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_order, one_value_twice_per_row,
                               outer_join_conditions, output_names_in_expressions, quoted_columns, rounded_doubles,
                               second_on_sibling, stray_joins, timestamps_as_days)
-from core.sql.repair import dates_on_date_columns, empty_as_null, natural_joins, orm_idioms, repair_tables
+from core.sql.repair import (dates_on_date_columns, empty_as_null, natural_joins, orm_idioms, repair_tables,
+                              words_on_text_columns)
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
@@ -159,6 +160,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         date_arithmetic(tree, schema, dialect, fixes)
         bare_intervals(tree, dialect, fixes, question)
         dates_on_date_columns(tree, schema, dialect, fixes)
+        words_on_text_columns(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)
         empty_as_null(tree, schema, dialect, fixes)

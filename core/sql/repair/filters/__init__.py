@@ -9,9 +9,9 @@ dates compared with a date, read on the date column the query means, or refused)
 from core.sql.repair.filters._anti_join import anti_joins
 from core.sql.repair.filters._days import timestamps_as_days
 from core.sql.repair.filters._flags import flags_as_filters
-from core.sql.repair.filters._kinds import dates_on_date_columns
+from core.sql.repair.filters._kinds import dates_on_date_columns, words_on_text_columns
 from core.sql.repair.filters._held_values import values_as_held
 from core.sql.repair.filters._siblings import second_on_sibling
 from core.sql.repair.filters._vacuous import never_true, one_value_twice_per_row
 
-__all__ = ["anti_joins", "dates_on_date_columns", "flags_as_filters", "never_true", "one_value_twice_per_row", "second_on_sibling", "timestamps_as_days", "values_as_held"]
+__all__ = ["anti_joins", "dates_on_date_columns", "flags_as_filters", "never_true", "one_value_twice_per_row", "second_on_sibling", "timestamps_as_days", "values_as_held", "words_on_text_columns"]

@@ -1,4 +1,4 @@
-"""A column compared with a date where the column holds no dates: ``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days'
+"""A column compared with a value of another kind. First, a column compared with a date where it holds no dates: ``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days'
 AND CURRENT_DATE``, ``t.receiver_type >= DATE_TRUNC('month', CURRENT_DATE)``, ``u.country >= '2023-01-01'``.
 
 A text column of names, or a number or yes/no column, compared with a date means nothing: PostgreSQL rejects it
@@ -15,6 +15,10 @@ with a date in the same chain of ANDs on one date column (``u.country >= … AND
 date column of the tables the query reads. Either is a guess the model is shown first (the query as written fails or
 is offered). With no such column, or several, the query is refused with the date columns it could mean, and the
 model is asked again: a comparison that cannot mean anything never runs as an answer.
+
+Second, a number column compared with a word, ``t.sender_type = 'success'`` (PostgreSQL rejects it; SQLite keeps no
+row): read on the one text column of the query's tables whose known values hold that word (``t.status``), a guess
+the model is shown first; with none, or several, left to the database (and the model).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from core.sql.repair._names import GUESSED
 from core.sql.repair._scope import column_sources, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
-__all__ = ["dates_on_date_columns"]
+__all__ = ["dates_on_date_columns", "words_on_text_columns"]
 
 _DATE_LITERAL = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
 _DATE_SHAPE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|"
@@ -202,3 +206,48 @@ def _parents(node: exp.Expression) -> Iterator[exp.Expression]:
     while parent is not None:
         yield parent
         parent = parent.parent
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_YES_NO = frozenset({"true", "false", "t", "f", "yes", "no", "y", "n", "on", "off", "0", "1"})
+
+
+def words_on_text_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
+    """A number or yes/no column compared (``=``, ``<>``, ``IN``) with words only, read on the one text column of the
+    query's tables whose known values hold them all (see above), in place."""
+    for scope in scopes(tree):
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            continue
+        sources = scope_sources(scope, schema, dialect)
+        for node in select.find_all(exp.EQ, exp.NEQ, exp.In):
+            if node.find_ancestor(exp.Select) is not select or not isinstance(node.this, exp.Column):
+                continue
+            values = [node.expression] if not isinstance(node, exp.In) else node.expressions
+            words = [v.this for v in values if isinstance(v, exp.Literal) and v.is_string]
+            if not words or len(words) != len(values) or any(_NUMBER.fullmatch(w.strip()) for w in words):
+                continue
+            owned = _owner(node.this, sources, dialect)
+            declared = (owned[2].type or "").lower() if owned is not None else ""
+            if owned is None or not (kind_of(declared) == "number" or "bool" in declared and not all(
+                    w.strip().lower() in _YES_NO for w in words)):
+                continue
+            holders = [(src, c) for src in sources if src.table is not None for c in src.table.columns
+                       if kind_of(c.type or "") == "text" and all(_held(w, c) for w in words)]
+            if len(holders) != 1:
+                continue
+            source, column = holders[0]
+            before = node.sql(dialect=dialect)
+            shared = sum(src.table is not None and src.table.column(column.name) is not None for src in sources) > 1
+            qualified = (node.this.table or shared) and source.key_ident is not None
+            node.this.replace(exp.column(column.name, table=source.key_ident.copy() if qualified else None))
+            for value in values:
+                value.replace(exp.Literal.string(_held(value.this, column)))
+            fixes.append(f"{before}: {owned[2].name} holds numbers, not words; read on {column.name}, whose values "
+                         f"hold them, {node.sql(dialect=dialect)}{GUESSED}")
+
+
+def _held(word: str, column: Column) -> str:
+    """The known value of ``column`` that ``word`` spells, in the column's capitals; '' when none."""
+    folded = word.strip().lower()
+    return next((str(v) for v in column.value_hints if str(v).strip().lower() == folded), "")
