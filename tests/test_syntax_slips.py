@@ -195,7 +195,7 @@ def test_a_day_no_calendar_has_is_not_made() -> None:
 
 def test_an_impossible_date_in_the_query_is_no_crash(shop) -> None:
     """Attack round 15: ``'2023-02-29'`` (a model's slip) reached the question's date check, which raised."""
-    llm = ScriptedLLM("SELECT COUNT(*) FROM sale WHERE town BETWEEN '2023-02-01' AND '2023-02-29'")
+    llm = ScriptedLLM(*["SELECT COUNT(*) FROM sale WHERE town BETWEEN '2023-02-01' AND '2023-02-29'"] * 3)
     answer = AskPipeline(shop, llm, Settings()).ask("How many sales from Feb 1, 2023 to Feb 28, 2023?")
     assert answer.error is None or "Traceback" not in answer.error
 
