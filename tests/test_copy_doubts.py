@@ -80,6 +80,9 @@ def test_one_condition_twice_and_a_range_from_a_value_to_itself_are_doubts(shop)
     ("Total sales amount in March 2021",
      "SELECT SUM(amount) AS total FROM sale WHERE sold_on BETWEEN '2021-03-01' AND '2021-03-31'"),
     ("How many sales?", "SELECT COUNT(*) AS n, COUNT(*) AS n FROM sale"),  # one name twice: not two meanings
+    ("Sales from Pune to Pune-bound clients",  # attack round 22: one text for two columns is written on purpose
+     "SELECT COUNT(*) AS n FROM sale s JOIN client c ON c.client_id = s.client_id WHERE origin = 'Pune' AND "
+     "town = 'Pune'"),
 ])
 def test_a_query_that_writes_nothing_twice_asks_nothing(shop, question, sql) -> None:
     answer, llm = _ask(shop, question, sql)
@@ -90,10 +93,8 @@ def test_a_query_that_writes_nothing_twice_asks_nothing(shop, question, sql) -> 
 @pytest.mark.parametrize(("sql", "said"), [
     ("SELECT SUM(amount) AS total FROM sale WHERE sold_on >= '2021-03-01' AND sold_on < '2021-03-01'",
      "bounded above and below by the same '2021-03-01'"),
-    ("SELECT COUNT(*) AS n FROM sale WHERE origin = 'Pune' AND destination LIKE 'Pune'",
-     "compares both origin and destination with 'pune'"),
 ])
-def test_a_range_from_a_value_to_itself_and_one_text_for_two_columns_are_doubts(shop, sql, said) -> None:
+def test_a_range_from_nothing_to_itself_is_a_doubt(shop, sql, said) -> None:
     answer, llm = _ask(shop, "Total sales amount in March 2021 from Pune to Agra", sql)
     assert answer.ok and any(said in n for n in answer.notes)
     assert len(llm.history) == 2  # the model is asked once

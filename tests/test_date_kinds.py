@@ -112,24 +112,53 @@ def test_a_date_copied_from_the_condition_before_is_refused_not_moved(dealer) ->
     assert "may be a copy" in str(raised.value) and "Toyota, Ford" in str(raised.value)
 
 
-def test_a_number_column_compared_with_a_word_is_read_on_the_text_column_that_holds_it(dealer, tmp_path) -> None:
-    path = tmp_path / "wallet.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(
-            "CREATE TABLE tx(id INTEGER, sender_type INTEGER, status TEXT, kind TEXT, amount REAL);"
-            "INSERT INTO tx VALUES (1,0,'success','p2p',5),(2,0,'failed','p2p',7),(3,1,'success','shop',9),"
-            "(4,0,'Success','shop',3);")
+def test_a_number_column_compared_with_a_word_is_read_on_the_text_column_that_holds_it_on_postgres(tmp_path) -> None:
+    schema = Schema("postgres", (
+        Table("tx", (Column("id", "integer"), Column("sender_type", "integer"),
+                     Column("status", "text", value_hints=("success", "failed")),
+                     Column("kind", "text", value_hints=("p2p", "shop"))), schema="w"),
+        Table("log", (Column("id", "integer"), Column("tx_id", "integer"),
+                      Column("level", "text", value_hints=("critical", "info"))), schema="w"),
+    ))
+    sql = "SELECT COUNT(*) FROM w.tx WHERE sender_type = 0 AND sender_type = 'Success'"
+    checked = validate_sql(sql, schema, "postgres")
+    assert "sender_type = 0 AND status = 'success'" in checked.sql  # as the data spells it
+    assert any("sender_type holds numbers, not words; read on status" in f and "a guess" in f for f in checked.fixes)
+    for kept in ("SELECT COUNT(*) FROM w.tx WHERE sender_type = '0'",  # a number in quotes
+                 "SELECT COUNT(*) FROM w.tx WHERE sender_type = 'nowhere'",  # no column holds the word
+                 "SELECT COUNT(*) FROM w.tx t JOIN w.log l ON l.tx_id = t.id WHERE t.sender_type = 'critical'"):  # held
+        assert not validate_sql(kept, schema, "postgres").fixes  # by another table only: left to the database
+
+
+def test_on_sqlite_a_number_column_compared_with_a_word_is_left(tmp_path) -> None:
+    path = tmp_path / "tickets.sqlite"
+    with sqlite3.connect(path) as conn:  # SQLite keeps words in an INTEGER column
+        conn.executescript("CREATE TABLE tickets(id INTEGER, severity INTEGER, category TEXT);"
+                           "INSERT INTO tickets VALUES (1,1,'critical'),(2,'critical','ui'),(3,'critical','db');")
     db = open_database(str(path))
     try:
-        sql = "SELECT SUM(amount) AS total FROM tx WHERE sender_type = 0 AND sender_type = 'success'"
-        checked = validate_sql(sql, db.schema(), "sqlite")
-        assert "sender_type = 0 AND status = 'success'" in checked.sql
-        assert any("sender_type holds numbers, not words; read on status" in f and "a guess" in f
-                   for f in checked.fixes)
-        answer = ask(db, "Total amount of successful transactions sent by users (sender type 0)", sql)
-        assert answer.ok and list(answer.rows) == [(5.0,)]  # as written: no row, a total of NULL
-        for kept in ("SELECT SUM(amount) FROM tx WHERE sender_type = '0'",  # a number in quotes: SQLite compares it
-                     "SELECT SUM(amount) FROM tx WHERE sender_type = 'nowhere'"):  # no column holds the word
-            assert not validate_sql(kept, db.schema(), "sqlite").fixes
+        answer = ask(db, "How many critical-severity tickets?", "SELECT COUNT(*) FROM tickets WHERE severity = 'critical'")
+        assert answer.ok and list(answer.rows) == [(2,)]
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT SUM(amount) FROM budget WHERE fy = strftime('%Y', 'now')",  # a year as text against a year
+    "SELECT SUM(amount) FROM budget WHERE month_label = strftime('%m/%Y', 'now')",
+    "SELECT SUM(amount) FROM budget WHERE fy >= '2023-01-01'",  # years: the model may mean this column
+    "SELECT SUM(amount) FROM budget WHERE happened >= '2023-03-01'",  # '05-Mar-2023'
+])
+def test_years_months_and_dates_in_other_formats_are_never_moved(tmp_path, sql) -> None:
+    """Attack round 22: a year stored as text compared with ``strftime('%Y', 'now')`` was read on the table's date
+    column (a wrong total shown); '05-Mar-2023' was taken for no date."""
+    path = tmp_path / "budget.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE budget(fy TEXT, month_label TEXT, happened TEXT, sold_on TEXT, amount REAL);"
+                           "INSERT INTO budget VALUES ('2025','03/2025','05-Mar-2025','2025-03-05',100),"
+                           "('2024','04/2024','06-Apr-2024','2024-04-06',80);")
+    db = open_database(str(path))
+    try:
+        assert not validate_sql(sql, db.schema(), "sqlite").fixes
     finally:
         db.close()

@@ -98,7 +98,7 @@ def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, e
     ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
     model was shown (memory, the conversation), ``guessed`` the repairs taken that were guesses (the query as
     written offered beside the answer where it runs and its rows differ)."""
-    doubts = copy_doubts(question, sql, schema)
+    doubts = copy_doubts(sql, schema)
     notes, alternatives = join_evidence(question, sql, result, schema, execute)
     if guessed and written:
         found = offer(written, AS_WRITTEN, lambda d: f"Cairn guessed what the model's query meant "

@@ -87,12 +87,12 @@ def _fanned_out(select: exp.Select, key: exp.Column, schema: Schema) -> bool:
     return False
 
 
-def copy_doubts(question: str, sql: str, schema: Schema) -> list[str]:
+def copy_doubts(sql: str, schema: Schema) -> list[str]:
     """Notes on what the query writes twice where two things were likely meant — a slip of copying the previous
     item: one computed value shown under two names (``COUNT(s.id) AS total_sales, COUNT(s.id) AS total_revenue``: at
     most one name says what it computes); one condition twice in a chain of ANDs or ORs (the second does nothing);
-    a range whose two ends are one value (``BETWEEN '2023-03-01' AND '2023-03-01'``). Nothing here says what was
-    meant, so nothing is offered: the model is asked once."""
+    a range whose two ends are one value (``BETWEEN '2023-03-01' AND '2023-03-01'``, ``d >= X AND d < X``). Nothing
+    here says what was meant, so nothing is offered: the model is asked once."""
     tree = parse(sql, schema.dialect)
     if tree is None:
         return []
@@ -119,7 +119,7 @@ def copy_doubts(question: str, sql: str, schema: Schema) -> list[str]:
                 break
             seen.add(written)
         if isinstance(chain, exp.And):
-            notes += _copied_within(parts, schema, question)
+            notes += _copied_within(parts, schema)
     for between in tree.find_all(exp.Between):
         low, high = between.args.get("low"), between.args.get("high")
         if low is not None and high is not None and not low.find(exp.Column) and low.sql() == high.sql():
@@ -131,13 +131,12 @@ def copy_doubts(question: str, sql: str, schema: Schema) -> list[str]:
 _LOWER = {exp.GT: True, exp.GTE: True, exp.LT: False, exp.LTE: False}
 
 
-def _copied_within(parts: list[exp.Expression], schema: Schema, question: str) -> list[str]:
-    """In one chain of ANDs: a range whose two ends are one value, ``d >= X AND d < X`` (nothing, or one value, is
-    kept); one text written for two columns of one table, ``m.status = 'active' AND m.category LIKE 'active'``,
-    unless the question says it twice ("from Pune back to Pune")."""
+def _copied_within(parts: list[exp.Expression], schema: Schema) -> list[str]:
+    """In one chain of ANDs, a range whose two ends are one value, ``d >= X AND d < X`` (nothing, or one value, is
+    kept). One text for two columns, ``status = 'completed' AND payment_status = 'completed'``, is no doubt: analysts
+    write it (attack round 22)."""
     notes: list[str] = []
     ends: dict[tuple[str, str], set[bool]] = {}
-    texts: dict[str, list[exp.Column]] = {}
     for part in parts:
         if type(part) in _LOWER:
             col, value, lower = part.this, part.expression, _LOWER[type(part)]
@@ -145,20 +144,8 @@ def _copied_within(parts: list[exp.Expression], schema: Schema, question: str) -
                 col, value, lower = value, col, not lower
             if isinstance(col, exp.Column) and not value.find(exp.Column):
                 ends.setdefault((col.sql(dialect=schema.dialect), value.sql(dialect=schema.dialect)), set()).add(lower)
-        if isinstance(part, (exp.EQ, exp.Like, exp.ILike)) and isinstance(part.expression, exp.Literal) and \
-                part.expression.is_string and len(part.expression.this.strip("%")) >= 2:
-            col = part.this.find(exp.Column)
-            if col is not None and part.this.find(exp.Column) is col:
-                texts.setdefault(part.expression.this.strip("%").lower(), []).append(col)
     for (column, value), sides in ends.items():
         if len(sides) == 2:
             notes.append(f"{column} is bounded above and below by the same {value}: a range from a value to itself, "
                          "so the other end may have been meant otherwise.")
-    for value, columns in texts.items():
-        names = {c.name.lower() for c in columns}
-        said_twice = len(re.findall(rf"(?<!\w){re.escape(value)}(?!\w)", question.lower())) > 1
-        if len(names) > 1 and len({c.table.lower() for c in columns}) == 1 and not said_twice:
-            said = " and ".join(dict.fromkeys(c.sql(dialect=schema.dialect) for c in columns))
-            notes.append(f"The query compares both {said} with '{value}': one value for two columns of one row, "
-                         "so one of them may have been meant with another value.")
     return notes

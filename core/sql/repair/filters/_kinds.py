@@ -1,5 +1,5 @@
-"""A column compared with a value of another kind. First, a column compared with a date where it holds no dates: ``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days'
-AND CURRENT_DATE``, ``t.receiver_type >= DATE_TRUNC('month', CURRENT_DATE)``, ``u.country >= '2023-01-01'``.
+"""A column compared with a value of another kind. First, a column compared with a date where it holds no dates:
+``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days' AND CURRENT_DATE``, ``t.receiver_type >= DATE_TRUNC('month', CURRENT_DATE)``, ``u.country >= '2023-01-01'``.
 
 A text column of names, or a number or yes/no column, compared with a date means nothing: PostgreSQL rejects it
 (no such operator), and SQLite runs it, comparing text with text or a number with text (``'Toyota' >= '2023-11-07'``),
@@ -16,9 +16,10 @@ date column of the tables the query reads. Either is a guess the model is shown 
 is offered). With no such column, or several, the query is refused with the date columns it could mean, and the
 model is asked again: a comparison that cannot mean anything never runs as an answer.
 
-Second, a number column compared with a word, ``t.sender_type = 'success'`` (PostgreSQL rejects it; SQLite keeps no
-row): read on the one text column of the query's tables whose known values hold that word (``t.status``), a guess
-the model is shown first; with none, or several, left to the database (and the model).
+Second, on PostgreSQL, a number column compared with a word, ``t.sender_type = 'success'`` (it rejects the query): read
+on the one text column of its own table whose known values hold that word (``t.status``), a guess the model is shown
+first; with none, or several, left to the database (and the model). SQLite runs it and may hold words in a number
+column: left.
 """
 
 from __future__ import annotations
@@ -38,10 +39,16 @@ from core.sql.repair._types import kind_of
 __all__ = ["dates_on_date_columns", "words_on_text_columns"]
 
 _DATE_LITERAL = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
-_DATE_SHAPE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|"
-                         r"\d{1,2} [A-Za-z]{3,9}\.? \d{4}|\d{8}")
+# A value that may be a date or a part of one: '2023-01-05', '05/03/2023', '03/2023', 'Mar 5, 2023', '5 Mar 2023',
+# '05-Mar-2023', '20230105', a year ('2023', 'FY2023'), a quarter ('Q1 2023'), a month name: the model may have
+# meant the column, so it is never moved
+_DATE_SHAPE = re.compile(
+    r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?|\d{1,2}[-/.][A-Za-z]{3,9}[-/.]\d{2,4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|"
+    r"\d{1,2} [A-Za-z]{3,9}\.? \d{4}|\d{8}|(?<!\d)(?:19|20)\d{2}(?!\d)|\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|"
+    r"dec|january|february|march|april|may|june|july|august|september|october|november|december)\b", re.IGNORECASE)
 _DATE_FUNCTIONS = frozenset({"date", "datetime", "now", "current_date", "today", "getdate", "sysdate"})
-_DATE_FORMAT = re.compile(r"%[Yy]")  # a STRFTIME that writes a year: a date written as text
+_WHOLE_DATE = ("%Y", "%m", "%d")  # a STRFTIME that writes a whole date is a date written as text; a year or a month
+# alone ('%Y', '%m/%Y') is a part, which a text column of years or months holds
 _ORDERINGS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _MAX_OFFERED = 5
 
@@ -58,7 +65,7 @@ def _date_valued(node: exp.Expression) -> bool:
         return node.name.lower() in _DATE_FUNCTIONS
     if isinstance(node, exp.TimeToStr):
         fmt = node.args.get("format")
-        return isinstance(fmt, exp.Literal) and bool(_DATE_FORMAT.search(fmt.this))
+        return isinstance(fmt, exp.Literal) and all(code in fmt.this for code in _WHOLE_DATE)
     if isinstance(node, exp.Cast):
         return node.to.is_type(*exp.DataType.TEMPORAL_TYPES)
     if isinstance(node, exp.Literal):
@@ -70,7 +77,8 @@ def _date_valued(node: exp.Expression) -> bool:
 
 def _may_hold_dates(column: Column, typed: bool) -> bool:
     """Whether a column may hold dates or times: declared so, of no known kind, text whose values are unknown or
-    written like dates, or a number that may be a date (``20230105``) or a Unix time. ``typed``: the database
+    written like dates, or a number (or text holding numbers) that may be a date (``20230105``, a Julian day) or a
+    Unix time. ``typed``: the database
     compares only a date with a date (PostgreSQL, against a date that is no quoted text), so the declared type
     decides."""
     declared = (column.type or "").lower()
@@ -82,9 +90,10 @@ def _may_hold_dates(column: Column, typed: bool) -> bool:
         return True
     if typed:
         return False
-    if kind == "number":
-        numbers = [float(h) for h in hints if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", h)]
-        return not numbers or any(19000101 <= n <= 21001231 or n >= 10**8 for n in numbers)
+    numbers = [float(h) for h in hints if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", h)]
+    if kind == "number" or hints and len(numbers) == len(hints):  # a number, or text holding numbers: a Julian day
+        return not numbers or any(n >= 10**6 or 1900 <= n <= 2100 for n in numbers)  # (2459000), 20230105, a Unix
+        # time or a year may be a date or a part of one
     return not hints or any(_DATE_SHAPE.search(h) for h in hints)
 
 
@@ -213,8 +222,11 @@ _YES_NO = frozenset({"true", "false", "t", "f", "yes", "no", "y", "n", "on", "of
 
 
 def words_on_text_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
-    """A number or yes/no column compared (``=``, ``<>``, ``IN``) with words only, read on the one text column of the
-    query's tables whose known values hold them all (see above), in place."""
+    """A number or yes/no column compared (``=``, ``<>``, ``IN``) with words only, read on the one text column of its
+    own table whose known values hold them all (see above), in place. Only where the database rejects the comparison
+    (PostgreSQL): SQLite may hold words in a number column, and runs it."""
+    if not is_postgres_like(dialect):
+        return
     for scope in scopes(tree):
         select = scope.expression
         if not isinstance(select, exp.Select):
@@ -232,7 +244,7 @@ def words_on_text_columns(tree: exp.Expression, schema: Schema, dialect: str, fi
             if owned is None or not (kind_of(declared) == "number" or "bool" in declared and not all(
                     w.strip().lower() in _YES_NO for w in words)):
                 continue
-            holders = [(src, c) for src in sources if src.table is not None for c in src.table.columns
+            holders = [(src, c) for src in sources if src.table is owned[1] for c in src.table.columns
                        if kind_of(c.type or "") == "text" and all(_held(w, c) for w in words)]
             if len(holders) != 1:
                 continue
