@@ -137,7 +137,8 @@ def test_on_sqlite_a_number_column_compared_with_a_word_is_left(tmp_path) -> Non
                            "INSERT INTO tickets VALUES (1,1,'critical'),(2,'critical','ui'),(3,'critical','db');")
     db = open_database(str(path))
     try:
-        answer = ask(db, "How many critical-severity tickets?", "SELECT COUNT(*) FROM tickets WHERE severity = 'critical'")
+        answer = ask(db, "How many critical-severity tickets?",
+                     "SELECT COUNT(*) FROM tickets WHERE severity = 'critical'")
         assert answer.ok and list(answer.rows) == [(2,)]
     finally:
         db.close()

@@ -1,5 +1,6 @@
 """A column compared with a value of another kind. First, a column compared with a date where it holds no dates:
-``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days' AND CURRENT_DATE``, ``t.receiver_type >= DATE_TRUNC('month', CURRENT_DATE)``, ``u.country >= '2023-01-01'``.
+``c.make BETWEEN CURRENT_DATE - INTERVAL '30 days' AND CURRENT_DATE``, ``t.receiver_type >= DATE_TRUNC('month',
+CURRENT_DATE)``, ``u.country >= '2023-01-01'``.
 
 A text column of names, or a number or yes/no column, compared with a date means nothing: PostgreSQL rejects it
 (no such operator), and SQLite runs it, comparing text with text or a number with text (``'Toyota' >= '2023-11-07'``),
