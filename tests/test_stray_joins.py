@@ -113,3 +113,19 @@ def test_attack_round_19_pairs_asked_for_and_a_name_both_hold_keep_the_table(sho
     ambiguous = validate_sql("WITH t AS (SELECT make, 1 AS id FROM cars) SELECT SUM(id) FROM t, reps", SCHEMA,
                              "postgres")
     assert "reps" in ambiguous.sql  # id is reps' column too: left for the error path
+
+
+def test_a_subquery_s_or_a_cte_s_own_columns_do_not_keep_an_unread_table(shop) -> None:
+    """fresh26: the columns of a subquery or a CTE body were read as the outer SELECT's, so a table listed after a
+    comma beside them was kept (rows multiplied) — a subquery's bare and own-qualified columns are its own."""
+    answer = ask(shop, "Makes of cars sold by Asha",
+                 "SELECT c.make FROM cars c, reps r2 WHERE c.id IN (SELECT sales.car_id FROM sales JOIN reps ON "
+                 "reps.id = sales.rep_id WHERE reps.name = 'Asha')")
+    assert answer.ok and sorted(answer.rows) == [("Toyota",), ("Toyota",)]  # not once per rep
+    answer = ask(shop, "Total sales per rep",
+                 "WITH per_rep AS (SELECT rep_id, SUM(amount) AS total FROM sales GROUP BY rep_id) "
+                 "SELECT r.name, p.total FROM per_rep p JOIN reps r ON r.id = p.rep_id, cars ORDER BY r.name")
+    assert answer.ok and answer.rows == (("Asha", 14.0), ("Bilal", 7.0))
+    correlated = validate_sql("SELECT c.make FROM cars c, reps r WHERE EXISTS (SELECT 1 FROM sales s WHERE "
+                              "s.car_id = c.id AND s.rep_id = r.id)", SCHEMA, "postgres")
+    assert "reps" in correlated.sql  # read inside the subquery: kept

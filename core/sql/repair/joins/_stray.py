@@ -43,8 +43,8 @@ def _alias(node: exp.Expression) -> str:
 
 
 def _read_by_qualifier(select: exp.Select, alias: str, join: exp.Join) -> bool:
-    return any(c.table.lower() == alias for c in select.find_all(exp.Column) if c.find_ancestor(exp.Join) is not join
-               or c.find_ancestor(exp.Join) is None)
+    return any(c.table.lower() == alias and not _nested_source(c, select) for c in select.find_all(exp.Column)
+               if c.find_ancestor(exp.Join) is not join or c.find_ancestor(exp.Join) is None)
 
 
 _PAIRS_ASKED = re.compile(r"\b(?:combination|pair|cartesian|cross[ -]?join|every possible|all possible|each possible|"
@@ -66,12 +66,33 @@ def stray_joins(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[
         _unjoined_measures(select, source, fixes)
 
 
+def _own_columns(select: exp.Select, named: set[str]) -> list[exp.Column]:
+    """The columns ``select`` itself reads: those of its own clauses, and those of a subquery or CTE inside it
+    qualified by one of its sources' names (a correlated reference, or a name reused inside: read, to be safe); a
+    subquery's bare or own-qualified columns are the subquery's."""
+    return [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select or (
+        c.table.lower() in named and not _nested_source(c, select))]
+
+
+def _nested_source(col: exp.Column, select: exp.Select) -> bool:
+    """Whether a SELECT between ``col`` and ``select`` has a source ``col``'s qualifier names (the subquery's own)."""
+    inner = col.find_ancestor(exp.Select)
+    while inner is not None and inner is not select:
+        sources = [inner.args["from_"].this] if inner.args.get("from_") else []
+        sources += [j.this for j in inner.args.get("joins") or ()]
+        if col.table.lower() in {n for s in sources for n in (_alias(s), (s.name or "").lower())}:
+            return True
+        inner = inner.find_ancestor(exp.Select)
+    return False
+
+
 def _unread_tables(select: exp.Select, joins: list[exp.Join], schema: Schema, fixes: list[str]) -> None:
-    bare = {c.name.lower() for c in select.find_all(exp.Column) if not c.table} - {
-        e.alias.lower() for e in select.expressions if e.alias}  # ``ORDER BY total``: the select list's own name
     sources = [select.args["from_"].this, *(j.this for j in joins)]
     named = {n for s in sources for n in (_alias(s), (s.name or "").lower())}
-    if {c.table.lower() for c in select.find_all(exp.Column) if c.table} - named:
+    own = _own_columns(select, named)
+    bare = {c.name.lower() for c in own if not c.table} - {
+        e.alias.lower() for e in select.expressions if e.alias}  # ``ORDER BY total``: the select list's own name
+    if {c.table.lower() for c in own if c.table} - named:
         return  # ``aid.author``: a qualifier no source has, the column repair's to read first
     for join in joins:
         table = schema.table(join.this.name) if isinstance(join.this, exp.Table) else None
