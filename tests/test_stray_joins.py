@@ -129,3 +129,18 @@ def test_a_subquery_s_or_a_cte_s_own_columns_do_not_keep_an_unread_table(shop) -
     correlated = validate_sql("SELECT c.make FROM cars c, reps r WHERE EXISTS (SELECT 1 FROM sales s WHERE "
                               "s.car_id = c.id AND s.rep_id = r.id)", SCHEMA, "postgres")
     assert "reps" in correlated.sql  # read inside the subquery: kept
+
+
+def test_per_group_results_on_two_keys_or_three_results_are_all_joined(shop) -> None:
+    """fresh26: results grouped by two columns, and a third result beside two, were left side by side."""
+    two_keys = ask(shop, "Number of sales and total per rep and make",
+                   "SELECT a.name, a.make, a.n, b.total FROM (SELECT r.name, c.make, COUNT(*) AS n FROM sales s JOIN "
+                   "reps r ON r.id = s.rep_id JOIN cars c ON c.id = s.car_id GROUP BY r.name, c.make) a, (SELECT "
+                   "r.name, c.make, SUM(s.amount) AS total FROM sales s JOIN reps r ON r.id = s.rep_id JOIN cars c ON "
+                   "c.id = s.car_id GROUP BY r.name, c.make) b")
+    assert two_keys.ok and sorted(two_keys.rows) == [("Asha", "Toyota", 2, 14.0), ("Bilal", "Honda", 1, 7.0)]
+    three = ask(shop, "Cars, sales and total per make",
+                "SELECT a.make, a.n, b.sold, c.total FROM (SELECT make, COUNT(*) AS n FROM cars GROUP BY make) a, "
+                "(SELECT c.make, COUNT(*) AS sold FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make) b, "
+                "(SELECT c.make, SUM(s.amount) AS total FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make) c")
+    assert three.ok and sorted(three.rows) == [("Honda", 1, 1, 7.0), ("Toyota", 2, 2, 14.0)]

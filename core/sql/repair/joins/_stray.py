@@ -8,7 +8,8 @@
   gives between ``c`` and exactly one table joined before it (declared, inferred, or a column naming it).
 - **Per-group measures computed apart and never joined**: ``FROM (SELECT city, COUNT(*) … GROUP BY city) a, (SELECT
   city, SUM(x) … GROUP BY city) b`` with no condition between them — every city of one beside every city of the
-  other. Joined on the one column both group by and show, ``a.city = b.city``.
+  other. Joined on the columns both group by and show, ``a.city = b.city`` (every one the later result groups by
+  and shows; a third such result is joined to the first).
 
 Each is a guess the model is shown first (``GUESSED``): an analyst may mean a cross join, but none writes one by a
 comma (or CROSS JOIN, as SQLite reads a comma) and leaves it unread while reading the others, nor an ON that reads
@@ -162,14 +163,16 @@ def _unjoined_measures(select: exp.Select, source: exp.From, fixes: list[str]) -
         if not _comma(join) or not mine:
             joined.append(join.this)
             continue
-        shared = [(other, name) for other in joined for name in mine & _group_outputs(other)]
+        shared = [other for other in joined if mine & _group_outputs(other)]
         joined.append(join.this)
-        if len(shared) != 1 or _alias(join.this) in compared or _alias(shared[0][0]) in compared:
-            continue  # ``b.region = 'north' AND a.total < b.total``: a benchmark or pairs, compared on purpose
-        other, name = shared[0]
-        condition = exp.EQ(this=exp.column(name, table=_alias(other)), expression=exp.column(name, table=_alias(
-            join.this)))
+        if not shared or any(mine & _group_outputs(o) != mine for o in shared) or _alias(join.this) in compared or \
+                any(_alias(o) in compared for o in shared):
+            continue  # ``b.region = 'north' AND a.total < b.total``: a benchmark or pairs, compared on purpose; or
+            # groups that share some keys and not others
+        other = shared[0]  # every earlier result on these keys is joined on them already: the first stands for all
+        condition = exp.and_(*(exp.EQ(this=exp.column(name, table=_alias(other)), expression=exp.column(
+            name, table=_alias(join.this))) for name in sorted(mine)))
         join.set("kind", None)
         join.set("on", condition)
         fixes.append(f"two per-group results listed side by side with no condition joined on {condition.sql()}, "
-                     f"the column both group by{GUESSED}")
+                     f"the columns both group by{GUESSED}")
