@@ -345,3 +345,18 @@ def test_a_guess_taken_after_the_model_kept_its_query_is_said_as_a_guess(authors
     answer = _ask(authors, bad)  # the model repeats its query every round
     [note] = [n for n in answer.notes if n.startswith("Fixed") and "compared a column with itself" in n]
     assert "(a guess)" in note and "asked first" not in note
+
+
+def test_a_key_written_as_its_table_s_name_and_id_in_one_word_relates_the_tables() -> None:
+    """fresh26 (scholar): ``keyphrase.keyphraseid`` names its table as ``keyphrase_id`` would, so a join whose ON was
+    copied from the previous join is joined on it."""
+    from core.schema import Column, Schema, Table
+    from core.sql import validate_sql
+
+    schema = Schema("postgres", (
+        Table("paper", (Column("paperid", "integer"), Column("title", "text"))),
+        Table("paperkeyphrase", (Column("paperid", "integer"), Column("keyphraseid", "integer"))),
+        Table("keyphrase", (Column("keyphraseid", "integer"), Column("keyphrasename", "text")))))
+    checked = validate_sql("SELECT paper.title FROM paper JOIN paperkeyphrase ON paper.paperid = paperkeyphrase.paperid "
+                           "JOIN keyphrase ON paper.paperid = paperkeyphrase.paperid", schema, "postgres")
+    assert "JOIN keyphrase ON keyphrase.keyphraseid = paperkeyphrase.keyphraseid" in checked.sql
