@@ -1,6 +1,6 @@
 """Queries written as another language's strings (core.sql.layout._programs), SQL blocks holding more than the query
 (core.sql.layout._scripts), and forms and functions no database here has (written._forms: commas between CASE
-branches, GROUP BY with a direction; repair._idioms: COUNTD, Cypher's names, RLIKE on SQLite)."""
+branches, GROUP BY with a direction; repair.idioms: COUNTD, Cypher's names, RLIKE on SQLite)."""
 
 from __future__ import annotations
 

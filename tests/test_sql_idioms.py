@@ -1,4 +1,4 @@
-"""Idioms one database rejects as written are rewritten to the same meaning (core.sql.repair._idioms and the
+"""Idioms one database rejects as written are rewritten to the same meaning (core.sql.repair.idioms and the
 date rewrites): each case fails as written on the real database and runs, with the expected rows, after ``guard``."""
 
 from __future__ import annotations

@@ -217,7 +217,7 @@ def convert_misread(tree: exp.Expression) -> list[str]:
     return ["CONVERT" for cast in tree.find_all(exp.Cast) if isinstance(cast.this, exp.Column) and not cast.this.table
             and cast.this.name.upper() in _TYPE_NAMES and isinstance(cast.to, exp.DataType)
             and cast.to.this == exp.DataType.Type.USERDEFINED and cast.to.expressions]  # a call read as a type
-    # (``COUNT(*)``); a plain name (``CONVERT(FLOAT, amount)``) is read back by repair._idioms, as DOUBLE
+    # (``COUNT(*)``); a plain name (``CONVERT(FLOAT, amount)``) is read back by repair.idioms, as DOUBLE
 
 
 # Functions written as another language's methods (``name.lower()``, ``rating.avg()``, ``(a + b).round(2)``): a closed

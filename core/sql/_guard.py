@@ -45,7 +45,7 @@ from core.sql._spoken import read_as_sql
 from core.sql._slips import (PARSE_FAILURES, balanced, drop_dangling_connectives, mend_syntax, plausible, reading,
                              slip_readings, unfinished)
 from core.sql._sqlite_modifiers import sqlite_meaningless, sqlite_notation
-from core.sql.repair import (DAYS_COUNTED, GUESSED, cross_joins_on_true, rewrite_foreign_idioms,
+from core.sql.repair import (DAYS_COUNTED, GUESSED, cross_joins_on_true, python_idioms, rewrite_foreign_idioms,
                              rewrite_postgres_dates, rewrite_sqlite_dates)
 
 __all__ = ["GuardedSQL", "guard", "parse_statements"]
@@ -230,6 +230,7 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             _target_null_order(tree, target, text)
         if _written_on_true(text, target):
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
+        python_idioms(tree, [])  # ``timedelta(days=30)`` first: an interval the date rewrites then write
         rewrite_sqlite_dates(tree, target)
         counted = [n for n in rewrite_postgres_dates(tree, target) if n.endswith(DAYS_COUNTED)]  # a guess: said
         forms = [n for n in other_language_forms(tree) if "QUALIFY" in n or "brackets" in n or "lock" in n]  # not

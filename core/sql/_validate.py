@@ -35,7 +35,7 @@ from core.sql.repair import (bare_intervals, conditions_distributed, joins_in_or
                               outer_join_conditions, output_names_in_expressions, quoted_columns, rounded_doubles,
                               second_on_sibling, stray_joins, timestamps_as_days)
 from core.sql.repair import (dates_on_date_columns, empty_as_null, natural_joins, orm_idioms, repair_tables,
-                              words_on_text_columns)
+                              typed_idioms, words_on_text_columns)
 
 __all__ = ["Validated", "schema_mapping", "validate", "validate_sql"]
 
@@ -163,6 +163,7 @@ def _validate(expression: exp.Expression, schema: Schema, dialect: str, *, compl
         words_on_text_columns(tree, schema, dialect, fixes)
         repair_concat(tree, schema, dialect, fixes)
         compare_text_numbers(tree, schema, dialect, fixes)
+        typed_idioms(tree, schema, dialect, fixes)
         empty_as_null(tree, schema, dialect, fixes)
         second_on_sibling(tree, schema, dialect, fixes, question)
         one_value_twice_per_row(tree, dialect, fixes)  # after the sibling's reading, which needs the question

@@ -67,6 +67,7 @@ _DANDA = re.compile(r"(?<=[\x21-\x7e])[ \t]*[\u0964\u0965](?=\s|$)")  # a danda 
 _NUMBER = re.compile(r"\s*(\d+)\s*[:|.)]?\s+")
 _INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _FENCE_MARK = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*", re.MULTILINE)  # at a line start, as fences are
+_LINE_FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 _PYTHON_LANGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
 _PY_STRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'', re.DOTALL)
 _CONTINUES = re.compile(r"\s*(?:WHERE|GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET|FETCH|QUALIFY|WINDOW|UNION|INTERSECT|"
@@ -93,6 +94,7 @@ def laid_out(reply: str, sql_langs: frozenset[str]) -> tuple[str, bool]:
     text = _DANDA.sub(";", text)  # "… GROUP BY name ।": the sentence's end after the SQL is the statement's
     text = _python_queries(text, sql_langs)
     text = _pieces_joined(text)
+    text = _steps_joined(text, sql_langs)
     text = _parts_joined(text, sql_langs)
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _unnumbered), text)
     text = _FENCE.sub(lambda m: _in_block(m, sql_langs, _created_then_read), text)
@@ -121,6 +123,8 @@ def _prompt_continued(text: str) -> str:
     if not re.match(r"[A-Za-z_*(\"`]", head) or len(head) > 20_000 or _QUERY_START.match(head) or not re.search(
             r"\bFROM\b", head, re.I):
         return text  # a select list starts with a name, a star or a bracket (never a JSON object's brace)
+    if re.search(r"[\"'`]\s*(?:SELECT|WITH)\b", head, re.IGNORECASE):
+        return text  # ``run_query(sql="SELECT …")``: a call that carries a query in a string, no select list
     if not any(_reads_one(f"SELECT {head}", d) is not None for d in ("postgres", "sqlite")):
         return text
     return f"```sql\nSELECT {head}\n```{text[first + 3:]}"  # (with no fence, nothing follows)
@@ -338,7 +342,19 @@ def _python_queries(text: str, sql_langs: frozenset[str]) -> str:
         sql = [s.strip() for s in found if _QUERY_START.match(s)]
         return "\n".join(f"```sql\n{s}\n```" for s in sql) + "\n" if sql else match.group(0)
 
-    return _FENCE.sub(queries, text)
+    return _FENCE.sub(queries, _LINE_FENCE.sub(queries, text))  # a fence closes at a line's start: one inside a
+    # string of the program (``display(Markdown(f"```sql\n{q}\n```"))``) does not
+
+
+_SQL_WORD = re.compile(r"\b(?:SELECT|FROM|WHERE|AND|OR|JOIN|GROUP|ORDER|LIMIT|HAVING|IN|LIKE|BETWEEN)\b|[=<>]",
+                       re.IGNORECASE)
+
+
+def _builds(node: ast.JoinedStr) -> bool:
+    """Whether an f-string builds a query from pieces (its own text holds SQL: ``f"… WHERE id = {x}"``); one that
+    only shows a query (``f"```sql\\n{q}\\n```"``) builds none."""
+    return any(isinstance(part, ast.Constant) and _SQL_WORD.search(str(part.value).replace("```sql", ""))
+               for part in node.values)
 
 
 def _strings(code: str) -> list[str]:
@@ -350,8 +366,9 @@ def _strings(code: str) -> list[str]:
         if re.search(r"[\"']\s*(?:\+|%)|(?:\+|%)\s*[\"'\w]|\bf[\"']|\.format\(|\.join\(", code):
             return []
         return [next(g for g in m.groups() if g is not None) for m in _PY_STRING.finditer(code)]
-    if any(isinstance(node, ast.JoinedStr) or isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod))
-           or isinstance(node, ast.Attribute) and node.attr in ("format", "join") for node in ast.walk(tree)):
+    if any(isinstance(node, ast.JoinedStr) and _builds(node) or isinstance(node, ast.BinOp) and isinstance(
+            node.op, (ast.Add, ast.Mod)) or isinstance(node, ast.Attribute) and node.attr in ("format", "join")
+           for node in ast.walk(tree)):
         return []
     return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
 
@@ -377,6 +394,39 @@ def _parts_joined(text: str, sql_langs: frozenset[str]) -> str:
             break
         else:
             return text
+    return text
+
+
+_STEP = re.compile(r"^\W*(?:step\s*)?(\d{1,2})\s*[.):]", re.IGNORECASE)  # "**2.**", "2)", "Step 3:"
+_FROM = re.compile(r"\bFROM\b", re.IGNORECASE)
+
+
+def _steps_joined(text: str, sql_langs: frozenset[str]) -> str:
+    """A query written clause by clause, a block each (``SELECT g.name, COUNT(*) AS n`` / ``FROM track t JOIN …`` /
+    ``WHERE …`` / ``GROUP BY …``), each under a short label: the run of blocks as one query, where the first starts
+    it, every later one continues it (``_CONTINUES``), the joined text reads as one statement, and the first alone
+    answers nothing (no FROM) or the labels number the steps in order ("**1.**", "**2.**", "Step 3:"). A short
+    block after a whole query under any other label is an option, which ``_parts_joined`` offers."""
+    fences = [m for m in _FENCE.finditer(text) if m.group(2).lower() in sql_langs]
+    for at, first in enumerate(fences):
+        if not _QUERY_START.match(first.group(3)):
+            continue
+        run, labels = [first], [text[:first.start()].rstrip().rsplit("\n", 1)[-1].strip()]
+        for later in fences[at + 1:]:
+            gap = text[run[-1].end():later.start()].strip()
+            if "\n" in gap or len(gap) > _LABEL_CHARS or not _CONTINUES.match(later.group(3)) or \
+                    run[-1].group(3).rstrip().endswith(";"):
+                break
+            run.append(later)
+            labels.append(gap)
+        numbers = [int(m[1]) if (m := _STEP.match(label)) else None for label in labels]
+        in_order = len(run) >= 3 and None not in numbers[1:] and all(  # two blocks under "1." and "2.": options
+            b == a + 1 for a, b in zip(numbers[1:], numbers[2:], strict=False))
+        joined = "\n".join(m.group(3).strip() for m in run)
+        if len(run) < 2 or not (in_order or not _FROM.search(first.group(3))) or not any(
+                _reads_one(joined, d) is not None for d in ("postgres", "sqlite")):
+            continue
+        return f"{text[:first.start()]}```sql\n{joined}\n```{text[run[-1].end():]}"
     return text
 
 

@@ -5,13 +5,15 @@ query given clause by clause (``{"select": […], "from": "…", "where": "…"}
 
 Two envelopes are read back to the text they carry before anything else: **a model's raw token stream** (Ollama's
 NDJSON, ``{"response": "SEL", "done": false}`` a line, or ``message.content``; an OpenAI-style ``data: {"choices":
-[{"delta": {"content": …}}]}`` stream; each with its stream's own keys, ``done``/``model`` or ``delta``), its pieces
-joined, where at least three lines and nearly all of them are such objects and the text holds a query; and, in a
+[{"delta": {"content": …}}]}`` stream; each with its stream's own keys, ``done``/``model`` or ``delta``; the Vercel AI
+SDK's data stream of typed parts, ``0:"SEL"`` a text part, ``f:{…}``/``d:{…}`` its own), its pieces joined, where at
+least three lines and nearly all of them are such objects and the text holds a query; and, in a
 reply with no query of its own, **a query in a link** (``http://127.0.0.1:8001/shop?sql=SELECT+…``, Datasette's and many tools' ``sql=``,
 ``query=`` or ``q=`` parameter), URL-decoded, as a SQL block after the reply where it starts a query."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import tomllib
@@ -22,6 +24,8 @@ from core.sql.layout._markup import QUERY_START
 __all__ = ["document_queries", "envelopes_read"]
 
 _STREAM_LINE = re.compile(r"^[ \t]*(?:data:[ \t]*)?(\{.*\})[ \t]*$")
+_PART_LINE = re.compile(r"^([0-9a-z]):(.+)$")  # the Vercel AI SDK's data stream: ``0:"SEL"`` a text part, ``f:{…}``,
+# ``e:{…}``, ``d:{…}`` (message start, step end, finish) and others its own
 _LINK_QUERY = re.compile(r"https?://[^\s?#]+\?(?:[^\s#]*&)?(?:sql|query|q)=([^&\s#)\]>\"']+)", re.IGNORECASE)
 _QUERY_WORD = re.compile(r"\b(?:SELECT|WITH)\b", re.IGNORECASE)
 _LINE_QUERY = re.compile(r"^[ \t]*(?:SELECT|WITH)\b", re.IGNORECASE | re.MULTILINE)
@@ -117,8 +121,9 @@ def _answers(data: object) -> list[tuple[int, str]]:
 
 
 def envelopes_read(text: str) -> str:
-    """``text`` read out of a token stream, and with the queries its links carry as SQL blocks after it."""
-    text = _streamed(text)
+    """``text`` read out of a token stream and out of a string it was printed as, and with the queries its links
+    carry as SQL blocks after it."""
+    text = _strings_read(_streamed(text))
     if "=" in text and "://" in text and "```" not in text and not _LINE_QUERY.search(text):  # beside a query of
         # its own, a link is a draft or a look: the reply's query answers
         queries = [q for m in _LINK_QUERY.finditer(text) if QUERY_START.match(q := unquote_plus(m[1]))]
@@ -126,9 +131,38 @@ def envelopes_read(text: str) -> str:
     return text
 
 
+# A one-line string literal, as Python's repr or JSON writes one: double or single quotes, backslash escapes
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_ESCAPED_REPLY = re.compile(r"\\n\s*(?:```|~~~)|(?:^|\\n)\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+
+
+def _strings_read(text: str) -> str:
+    """A reply printed as a string inside another program's output — a chat history as JSON (``[["ask", "Sure:\\n
+    \\n```sql\\nSELECT …\\n```"]]``), a Python repr (``AIMessage(content='```\\nSELECT …\\n```', …)``,
+    ``[{'generated_text': "…"}]``) —: each one-line string whose escaped text holds a fenced block or a line starting
+    a query, read back to that text (by Python's own reading of the literal, which JSON's strings follow), on lines of
+    its own. Only in a reply whose own lines hold no fence opening a block and no line starting a query."""
+    if "\\n" not in text or re.search(r"^[ \t]*(?:```|~~~)|^[ \t]*(?:SELECT|WITH)\b", text, re.IGNORECASE | re.MULTILINE):
+        return text
+
+    def read(match: re.Match[str]) -> str:
+        literal = match[0]
+        if not _ESCAPED_REPLY.search(literal[1:-1]):
+            return literal
+        try:
+            value = ast.literal_eval(literal)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return literal
+        return f"\n{value}\n" if isinstance(value, str) else literal
+
+    return _STRING.sub(read, text)
+
+
 def _streamed(text: str) -> str:
     """The text a stream of JSON objects carries, its pieces joined; ``text`` itself when it is no such stream."""
     lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) >= 3 and _PART_LINE.match(lines[0].strip()):
+        return _parts(lines) or text
     if len(lines) < 3 or not lines[0].lstrip().startswith(("{", "data:")):
         return text
     pieces: list[str] = []
@@ -142,6 +176,25 @@ def _streamed(text: str) -> str:
             pieces.append(piece or "")
     joined = "".join(pieces)
     return joined if len(pieces) >= 0.9 * len(lines) and _QUERY_WORD.search(joined) else text
+
+
+def _parts(lines: list[str]) -> str | None:
+    """The text of a data stream of typed parts (``0:"SEL"``, ``0:"ECT …"``, ``d:{"finishReason":"stop"}``), its text
+    parts joined, where nearly every line is such a part, one at least is text, and the text holds a query."""
+    pieces: list[str] = []
+    texts = 0
+    for line in lines:
+        match = _PART_LINE.match(line.strip())
+        try:
+            value = json.loads(match[2]) if match else None
+        except (ValueError, RecursionError):
+            match = None
+        if match is None:
+            continue
+        texts += match[1] == "0" and isinstance(value, str)
+        pieces.append(value if match[1] == "0" and isinstance(value, str) else "")
+    joined = "".join(pieces)
+    return joined if texts and len(pieces) >= 0.9 * len(lines) and _QUERY_WORD.search(joined) else None
 
 
 def _piece(data: object) -> str | None:

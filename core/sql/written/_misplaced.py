@@ -12,7 +12,11 @@ reads as a column named DESC, and ``names_rejoined`` —, and kept only where it
 - the Hindi-English ``aur`` (and) and ``ya`` (or) between a WHERE's or HAVING's conditions, outside quoted values;
 - WHERE for a join's ON (``JOIN orders o WHERE o.cid = c.id JOIN …``): a WHERE right after a joined table that has
   no ON, where another JOIN or WHERE of the same query follows it (one query has one WHERE) or the join is inner
-  (then the two readings keep the same rows); a lone outer join's is left as written.
+  (then the two readings keep the same rows); a lone outer join's is left as written;
+- a window without its brackets (``RANK() OVER PARTITION BY a ORDER BY b AS r``): bracketed up to its name (AS), or,
+  with no name, up to the next comma or FROM;
+- PARTITION BY at a SELECT's own level, in no window (``… FROM t PARTITION BY make``): GROUP BY, what it partitions
+  by.
 """
 
 from __future__ import annotations
@@ -216,5 +220,41 @@ def _wheres_as_on(block: str) -> str:
     return edited(block, edits)
 
 
+_WINDOW_ENDS = frozenset({TokenType.ALIAS, TokenType.FROM, TokenType.COMMA, TokenType.R_PAREN, TokenType.SEMICOLON})
+
+
+def _windows_bracketed(block: str) -> str:
+    tokens = block_tokens(block)
+    depths = bracket_depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i in range(len(tokens) - 1):
+        if tokens[i].token_type != TokenType.OVER or tokens[i + 1].token_type not in (TokenType.PARTITION_BY,
+                                                                                       TokenType.ORDER_BY):
+            continue
+        ends = [j for j in range(i + 2, len(tokens)) if depths[j] < depths[i] or depths[j] == depths[i] and tokens[
+            j].token_type in _WINDOW_ENDS]
+        end = next((j for j in ends if tokens[j].token_type != TokenType.COMMA), len(tokens))
+        if end == len(tokens) or tokens[end].token_type != TokenType.ALIAS:  # no name after the window: a comma
+            end = min([j for j in ends if j < end] + [end])  # ends it (the next column), never the window's list
+        if end - 1 <= i + 1:
+            continue
+        edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[end - 1].end + 1, tokens[end - 1].end + 1,
+                                                                   ")")]
+    return edited(block, edits)
+
+
+def _partitions_as_groups(block: str) -> str:
+    tokens = block_tokens(block)
+    depths = bracket_depths(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.PARTITION_BY or i and tokens[i - 1].token_type == TokenType.OVER:
+            continue  # ``OVER PARTITION BY``: a window without its brackets (``_windows_bracketed``)
+        bracket = next((j for j in range(i - 1, -1, -1) if depths[j] < depths[i]), -1) + 1  # the bracket it is in
+        if depths[i] == 0 or tokens[bracket + 1].token_type in (TokenType.SELECT, TokenType.WITH):
+            edits.append((token.start, token.end + 1, "GROUP BY"))  # at a SELECT's own level: no window's
+    return edited(block, edits)
+
+
 MISPLACED = (_wheres_as_on, _aliases_in_calls, _distinct_outside, _cast_commas, _bodies_bracketed,
-             _spoken_conjunctions)
+             _spoken_conjunctions, _windows_bracketed, _partitions_as_groups)

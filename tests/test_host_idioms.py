@@ -1,0 +1,145 @@
+"""fresh28's slips, read as what they stand for: a host language's range test, timedelta and LIKE called as a
+function (``repair.idioms._python``); what PostgreSQL's types reject — ``COUNT()``, a sum of a condition, a yes/no
+column against 1, a date matched as text (``repair.idioms._typed``); a window written without its brackets and
+PARTITION BY for GROUP BY (``written._misplaced``); and three reply layouts: a Llama tool call after its
+``<|python_tag|>``, a data stream of typed parts (Vercel AI SDK), a query written clause by clause, a block each."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.databases import open_database
+from core.errors import LLMReplyError
+from core.schema import Column, Schema, Table
+from core.sql import extract_queries, guard, validate_sql
+from tests.scripted_asking import ask
+
+
+@pytest.fixture()
+def shop(tmp_path: Path):
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE cars(id INTEGER PRIMARY KEY, make TEXT, model TEXT);"
+            "CREATE TABLE sales(id INTEGER PRIMARY KEY, car_id INTEGER, sale_date DATE, price REAL);"
+            "INSERT INTO cars VALUES (1,'Toyota','Camry'),(2,'Ford','F150'),(3,'Toyota','Corolla');"
+            "INSERT INTO sales VALUES (1,1,date('now','-3 days'),100),(2,2,date('now','-60 days'),50),"
+            "(3,3,'2023-02-10',70),(4,1,'2023-05-01',90),(5,2,'2023-03-31',40);")
+    db = open_database(str(path))
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("SELECT COUNT(*) FROM sales WHERE '2023-01-01' <= sale_date <= '2023-03-31'",
+     "SELECT COUNT(*) FROM sales WHERE sale_date BETWEEN '2023-01-01' AND '2023-03-31'"),
+    ("SELECT COUNT(*) FROM sales WHERE 100 > price > 40",  # downward, strict on both sides
+     "SELECT COUNT(*) FROM sales WHERE price < 100 AND price > 40"),
+    ("SELECT COUNT(*) FROM sales WHERE sale_date >= date('now') - timedelta(days=30)",
+     "SELECT COUNT(*) FROM sales WHERE sale_date >= date('now', '-30 days')"),
+    ("SELECT COUNT(*) FROM sales WHERE sale_date >= date('now') - relativedelta(months=6)",
+     "SELECT COUNT(*) FROM sales WHERE sale_date >= date('now', '-6 months')"),
+    ("SELECT model FROM cars WHERE ILIKE(model, 'c%')", "SELECT model FROM cars WHERE model LIKE 'c%'"),
+])
+def test_a_host_language_s_idioms_are_read_as_the_sql_they_stand_for(shop, written, meant) -> None:
+    answer = ask(shop, "q", written)
+    assert answer.ok and sorted(answer.rows) == sorted(shop.execute(meant).rows)
+
+
+def test_comparisons_bracketed_as_written_are_left() -> None:
+    out = guard("SELECT COUNT(*) FROM t WHERE (a < b) < c AND x > 1", "sqlite").sql
+    assert "(a < b) < c" in out  # brackets say the comparison of a comparison is meant
+
+
+def test_postgres_runs_what_its_types_rejected(db) -> None:
+    cases = [("SELECT COUNT() FROM orders", "SELECT COUNT(*) FROM orders"),
+             ("SELECT status, SUM(total_amount > 100) AS big, AVG(total_amount > 100) AS share FROM orders "
+              "GROUP BY status",
+              "SELECT status, SUM(CASE WHEN total_amount > 100 THEN 1 ELSE 0 END), AVG(CASE WHEN total_amount > 100 "
+              "THEN 1.0 ELSE 0 END) FROM orders GROUP BY status"),
+             ("SELECT COUNT(*) FROM orders WHERE order_date LIKE '20%'", "SELECT COUNT(*) FROM orders")]
+    for written, meant in cases:
+        answer = ask(db, "q", written)
+        assert answer.ok, answer.error
+        assert [[str(v) if isinstance(v, str) else round(float(v), 6) for v in r] for r in sorted(answer.rows)] == \
+            [[str(v) if isinstance(v, str) else round(float(v), 6) for v in r] for r in sorted(db.execute(meant).rows)]
+
+
+def test_a_yes_no_column_against_one_or_zero_on_postgres_and_nothing_on_sqlite() -> None:
+    schema = Schema("postgres", (Table("cars", (Column("id", "integer"), Column("active", "boolean"),
+                                                Column("doors", "integer"))),))
+    checked = validate_sql("SELECT COUNT(*) FROM cars WHERE active = 1 AND doors = 1", schema, "postgres")
+    assert "active = TRUE AND doors = 1" in checked.sql
+    sqlite = Schema("sqlite", (Table("cars", (Column("id", "INTEGER"), Column("active", "BOOLEAN"))),))
+    assert not validate_sql("SELECT COUNT(*) FROM cars WHERE active = 1", sqlite, "sqlite").fixes
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("SELECT c.make, COUNT(*) AS n FROM sales s JOIN cars c ON c.id = s.car_id PARTITION BY c.make",
+     "SELECT c.make, COUNT(*) AS n FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make"),
+    ("SELECT id, RANK() OVER PARTITION BY car_id ORDER BY price DESC AS r FROM sales",
+     "SELECT id, RANK() OVER (PARTITION BY car_id ORDER BY price DESC) AS r FROM sales"),
+    ("SELECT id, SUM(price) OVER ORDER BY sale_date, id FROM sales",  # no name: the window ends at the comma
+     "SELECT id, SUM(price) OVER (ORDER BY sale_date), id FROM sales"),
+])
+def test_a_window_without_brackets_and_partition_by_for_group_by(shop, written, meant) -> None:
+    answer = ask(shop, "q", written)
+    assert answer.ok and sorted(answer.rows) == sorted(shop.execute(meant).rows)
+    assert len(answer.columns) == len(shop.execute(meant).columns)
+
+
+QUERY = "SELECT c.make, COUNT(*) AS n FROM sales s JOIN cars c ON c.id = s.car_id WHERE s.price > 45 GROUP BY c.make"
+
+
+def test_a_llama_tool_call_after_its_python_tag_gives_its_query() -> None:
+    for reply in (f'<|python_tag|>sql_db_query.call(query="{QUERY}")<|eom_id|>',
+                  f'run_query(sql="{QUERY}")\n<|eot_id|>'):
+        assert extract_queries(reply, "sqlite") == [QUERY]
+    assert extract_queries("make, model FROM cars", "sqlite") == ["SELECT make, model FROM cars"]  # still read
+
+
+def test_a_data_stream_of_typed_parts_is_read_back_to_its_text() -> None:
+    pieces = ["Here:\n\n```sq", "l\n", QUERY[:20], QUERY[20:50], QUERY[50:], "\n```"]
+    reply = "\n".join(['f:{"messageId":"msg-1"}', *(f"0:{__import__('json').dumps(p)}" for p in pieces),
+                       'e:{"finishReason":"stop"}', 'd:{"finishReason":"stop"}'])
+    assert extract_queries(reply, "sqlite") == [QUERY]
+    with pytest.raises(LLMReplyError):  # numbered lines with no query are no stream of one
+        extract_queries('0:"a"\n1:"b"\n2:"c"', "sqlite")
+
+
+def test_a_query_written_clause_by_clause_is_put_together(shop) -> None:
+    clauses = ["SELECT c.make, COUNT(*) AS n", "FROM sales s JOIN cars c ON c.id = s.car_id", "WHERE s.price > 45",
+               "GROUP BY c.make"]
+    labels = ["**1.** Pehle columns select karo:", "**2.** Phir table batao:", "**3.** Ab filter lagao:",
+              "**4.** Then group it:"]
+    reply = "Step by step:\n\n" + "\n\n".join(f"{label}\n```sql\n{c}\n```" for label, c in zip(labels, clauses,
+                                                                                             strict=True))
+    answer = ask(shop, "Sales over 45 per make", reply)
+    assert answer.ok and sorted(answer.rows) == sorted(shop.execute(QUERY).rows)
+    options = ("1. Every sale:\n```sql\nSELECT id, price FROM sales\n```\n2. Only the first 2:\n```sql\nLIMIT 2\n```")
+    first = ask(shop, "Every sale", options)  # two numbered blocks after a whole query: an option, not a part
+    assert first.ok and len(first.rows) == 5
+
+
+@pytest.mark.parametrize("reply", [
+    'Chat history (exported):\n[["need SQL", "Sure:\\n\\n```sql\\n' + QUERY.replace("45", "45 AND c.make <> 'x'")
+    + '\\n```\\n\\nIsme `cars` hai."]]',
+    "AIMessage(content='```\\n" + QUERY + "\\n```\\n\\nKoi issue ho toh batana.', additional_kwargs={}, "
+    "response_metadata={'model': 'codegemma:7b', 'done': True})",
+    "[{'generated_text': \"### Answer\\n```sql\\n" + QUERY.replace("45", "45 AND c.make <> 'x'") + "\\n```\"}]",
+])
+def test_a_reply_printed_as_a_string_is_read_back_to_its_text(reply) -> None:
+    (query,) = extract_queries(reply, "sqlite")
+    assert query.startswith("SELECT c.make, COUNT(*) AS n FROM sales s") and query.count("'") in (0, 2)
+
+
+def test_a_fence_inside_a_program_s_string_does_not_close_its_block() -> None:
+    reply = ("```python\nfrom IPython.display import Markdown, display\n\nq = \"\"\"\n" + QUERY + "\n\"\"\"\n"
+             "display(Markdown(f\"```sql\\n{q}\\n```\"))\n```\n")
+    assert extract_queries(reply, "sqlite") == [QUERY]
+    built = "```python\nq = f\"SELECT * FROM cars WHERE id = {car}\"\ncur.execute(q)\n```"  # an f-string that
+    with pytest.raises(LLMReplyError):  # builds the query gives no one piece as the query
+        extract_queries(built, "sqlite")
