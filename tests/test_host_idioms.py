@@ -143,3 +143,30 @@ def test_a_fence_inside_a_program_s_string_does_not_close_its_block() -> None:
     built = "```python\nq = f\"SELECT * FROM cars WHERE id = {car}\"\ncur.execute(q)\n```"  # an f-string that
     with pytest.raises(LLMReplyError):  # builds the query gives no one piece as the query
         extract_queries(built, "sqlite")
+
+
+@pytest.mark.parametrize(("question", "sql", "label"), [
+    ("Total sales amount per make", "SELECT c.make, SUM(s.price) / 1000.0 AS total FROM sales s JOIN cars c ON "
+     "c.id = s.car_id GROUP BY c.make", "The measure as stored"),
+    ("Highest sale price", "SELECT MAX(price) * 83 AS top FROM sales", "The measure as stored"),
+    ("What is the average sale price per make?", "SELECT c.make, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY "
+     "s.price) AS avg_price FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make", "Use AVG"),
+])
+def test_a_measure_in_a_unit_not_asked_for_and_a_median_for_an_average_are_offered(db, question, sql, label) -> None:
+    """fresh28 (family B): the query that ran stays the answer; the other is offered and the model asked once."""
+    sql = sql.replace("sales s JOIN cars c ON c.id = s.car_id", "orders s JOIN customers c ON c.customer_id = "
+                      "s.customer_id").replace("c.make", "c.city").replace("s.price", "s.total_amount").replace(
+        "MAX(price)", "MAX(total_amount)").replace("FROM sales", "FROM orders")
+    answer = ask(db, question, sql)
+    assert answer.ok and any(a.label == label for a in answer.alternatives)
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("Total sales in thousands per city", "SELECT c.city, SUM(s.total_amount) / 1000.0 AS total FROM orders s JOIN "
+     "customers c ON c.customer_id = s.customer_id GROUP BY c.city"),
+    ("Average order value in INR (1 USD = 83 INR)", "SELECT AVG(total_amount) * 83 AS avg_inr FROM orders"),
+    ("What is the median order value?", "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY total_amount) FROM orders"),
+])
+def test_a_unit_or_a_median_the_question_asks_for_is_left(db, question, sql) -> None:
+    answer = ask(db, question, sql)
+    assert answer.ok and not any(a.label in ("The measure as stored", "Use AVG") for a in answer.alternatives)

@@ -22,7 +22,7 @@ from core.schema import Column, Schema
 from core.sql import PARSE_FAILURES, as_number, holds_numbers_as_text, schema_mapping
 
 __all__ = ["count_evidence", "division_evidence", "length_field_finding", "order_evidence", "ratio_finding",
-           "reversed_difference_evidence", "rounding_finding", "scale_finding", "self_ratio_evidence"]
+           "reversed_difference_evidence", "rounding_finding", "scale_finding", "self_ratio_evidence", "unit_finding"]
 
 logger = logging.getLogger(__name__)
 _WHOLE = exp.DataType.INTEGER_TYPES
@@ -235,6 +235,46 @@ def scale_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression
             return ("The question asks for a percentage and the query's division is never multiplied by 100",
                     "As a percentage, × 100", tree)
     return None
+
+
+# Words that ask for a measure in a unit of their own: then a constant factor is the conversion asked for
+_UNIT_WORDS = re.compile(
+    r"\b(?:thousands?|millions?|billions?|lakhs?|crores?|k|mn|bn|cents?|paise|percent\w*|pct|per\s?cent|seconds?|"
+    r"secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|km|kms|kilomet\w*|miles?|kgs?|kilo\w*|pounds?|"
+    r"lbs?|grams?|inch\w*|cm|centimet\w*|met(?:er|re)s?|feet|foot|usd|inr|eur|rupees?|dollars?|euros?|scale|"
+    r"rupay\w*|hazaar|hazar|ghante|minute|din)\b|%|₹|\$|€", re.IGNORECASE)
+
+
+def unit_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
+    """A measure shown multiplied or divided by a constant (``SUM(price) / 1000.0``, ``AVG(cost) * 83``,
+    ``weight_kg * 2.2046``) where the question names no unit and not that number: a unit the model assumed (money
+    "stored in cents", another currency, thousands). The measures as stored; never 100 (a percentage,
+    ``scale_finding``'s), never a ratio's own division."""
+    if _UNIT_WORDS.search(text):
+        return None
+    factors: list[tuple[exp.Expression, exp.Expression, str]] = []
+    for select in tree.find_all(exp.Select):
+        for item in select.expressions:
+            node = item.unalias()
+            while isinstance(node, exp.Paren):
+                node = node.this
+            if not isinstance(node, (exp.Mul, exp.Div)):
+                continue
+            sides = [node.this, node.expression] if isinstance(node, exp.Mul) else [node.expression]
+            constant = next((c for c in sides if isinstance(c, exp.Literal) and not c.is_string), None)
+            measure = node.this if constant is not node.this else node.expression
+            if constant is None or constant.this.rstrip("0").rstrip(".") in ("1", "10", "100", "") or re.search(
+                    rf"(?<![\d.]){re.escape(constant.this.rstrip('0').rstrip('.'))}(?![\d])", text) or not measure.find(
+                    exp.AggFunc, exp.Column) or measure.find(exp.Div):
+                continue
+            factors.append((node, measure, constant.sql()))
+    if not factors:
+        return None
+    for node, measure, _ in factors:
+        node.replace(measure.copy())
+    said = ", ".join(dict.fromkeys(f"{'×' if isinstance(n, exp.Mul) else '÷'} {c}" for n, _, c in factors))
+    return (f"The query shows a measure scaled ({said}) in a unit the question never asks for",
+            "The measure as stored", tree)
 
 
 def ratio_finding(text: str, tree: exp.Select, words_of: Callable[[exp.Expression], set[str]],

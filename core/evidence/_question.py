@@ -20,7 +20,7 @@ from core.databases import QueryResult
 from core.evidence._asked import AGGREGATE_WORDS, Asked, Bound, read_question
 from core.evidence._aliases import is_amount, is_key
 from core.evidence._arithmetic import (length_field_finding, ratio_finding, rounding_finding, scale_finding,
-                                      smoothing_finding, undivided_ratio)
+                                      smoothing_finding, undivided_ratio, unit_finding)
 from core.evidence._groups import split_finding
 from core.evidence._common import AGGREGATE_NAMES, Execute, holds_numbers, offer, owner, parse
 from core.evidence._question_columns import (alias_column_finding, asked_column_finding, key_label_finding,
@@ -73,6 +73,7 @@ def question_evidence(question: str, sql: str, result: QueryResult, schema: Sche
         lambda asked, tree, schema: date_finding(asked.text, tree),
         lambda asked, tree, schema: part_finding(asked.text, tree),
         lambda asked, tree, schema: scale_finding(asked.text, tree),
+        lambda asked, tree, schema: unit_finding(asked.text, tree),
         lambda asked, tree, schema: ratio_finding(asked.text, tree, lambda side: _side_words(side, tree, schema),
                                                   word_matches),
         lambda asked, tree, schema: span_finding(asked.span, tree, schema.dialect) if asked.span else None,
@@ -439,6 +440,10 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     elif asked.direction is not None and not tree.args.get("limit"):
         wrong, wanted = (exp.Min, exp.Max) if asked.direction == "desc" else (exp.Max, exp.Min)
         candidates = [a for a in shown if isinstance(a, wrong)] if wanted not in kinds else []
+    if "avg" in asked.aggregates and "median" not in asked.words and exp.Avg not in kinds and not candidates and len(
+            medians := _medians(tree)) == 1:
+        medians[0][0].replace(exp.Avg(this=medians[0][1].copy()))  # "the average cost": a median is no average
+        return "The question says an average and the query computes the median", "Use AVG", tree
     if wanted is None or len(candidates) != 1 or isinstance(candidates[0].this, exp.Star):
         return None
     old = candidates[0]
@@ -447,6 +452,22 @@ def _aggregate_finding(asked: Asked, tree: exp.Select, schema: Schema) -> Findin
     old.replace(wanted(this=old.this.copy()))
     return (f"The question says {_says(wanted)} and the query computes {AGGREGATE_NAMES[type(old)]}",
             f"Use {AGGREGATE_NAMES[wanted]}", tree)
+
+
+def _medians(tree: exp.Select) -> list[tuple[exp.Expression, exp.Expression]]:
+    """Each median of the SELECT list, ``PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY x)`` or ``MEDIAN(x)``, with the
+    value it takes the median of."""
+    found: list[tuple[exp.Expression, exp.Expression]] = []
+    for item in tree.expressions:
+        for node in item.find_all(exp.WithinGroup, exp.Median):
+            if node.find_ancestor(exp.Select) is not tree:
+                continue
+            if isinstance(node, exp.Median):
+                found.append((node, node.this))
+            elif isinstance(node.this, exp.PercentileCont) and node.this.this.sql() in ("0.5", ".5") and isinstance(
+                    node.expression, exp.Order) and len(node.expression.expressions) == 1:
+                found.append((node, node.expression.expressions[0].this))
+    return found
 
 
 _COUNTS_HELD = frozenset({"num", "count", "number", "quantity", "qty", "cnt"})  # a column that holds counts
