@@ -133,14 +133,14 @@ def envelopes_read(text: str) -> str:
 
 # A one-line string literal, as Python's repr or JSON writes one: double or single quotes, backslash escapes
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_ESCAPED_REPLY = re.compile(r"\\n\s*(?:```|~~~)|(?:^|\\n)\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+_ESCAPED_REPLY = re.compile(r"(?:^|\\n)\s*(?:```|~~~)")  # a whole reply, its fenced block escaped in the string
 
 
 def _strings_read(text: str) -> str:
     """A reply printed as a string inside another program's output — a chat history as JSON (``[["ask", "Sure:\\n
     \\n```sql\\nSELECT …\\n```"]]``), a Python repr (``AIMessage(content='```\\nSELECT …\\n```', …)``,
-    ``[{'generated_text': "…"}]``) —: each one-line string whose escaped text holds a fenced block or a line starting
-    a query, read back to that text (by Python's own reading of the literal, which JSON's strings follow), on lines of
+    ``[{'generated_text': "…"}]``) —: each one-line string whose escaped text holds a fenced block, read back to
+    that text (by Python's own reading of the literal, which JSON's strings follow), on lines of
     its own. Only in a reply whose own lines hold no fence opening a block and no line starting a query."""
     if "\\n" not in text or re.search(r"^[ \t]*(?:```|~~~)|^[ \t]*(?:SELECT|WITH)\b", text, re.IGNORECASE | re.MULTILINE):
         return text
