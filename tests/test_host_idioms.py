@@ -82,8 +82,6 @@ def test_a_yes_no_column_against_one_or_zero_on_postgres_and_nothing_on_sqlite()
      "SELECT c.make, COUNT(*) AS n FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make"),
     ("SELECT id, RANK() OVER PARTITION BY car_id ORDER BY price DESC AS r FROM sales",
      "SELECT id, RANK() OVER (PARTITION BY car_id ORDER BY price DESC) AS r FROM sales"),
-    ("SELECT id, SUM(price) OVER ORDER BY sale_date, id FROM sales",  # no name: the window ends at the comma
-     "SELECT id, SUM(price) OVER (ORDER BY sale_date), id FROM sales"),
 ])
 def test_a_window_without_brackets_and_partition_by_for_group_by(shop, written, meant) -> None:
     answer = ask(shop, "q", written)
@@ -165,8 +163,20 @@ def test_a_measure_in_a_unit_not_asked_for_and_a_median_for_an_average_are_offer
     ("Total sales in thousands per city", "SELECT c.city, SUM(s.total_amount) / 1000.0 AS total FROM orders s JOIN "
      "customers c ON c.customer_id = s.customer_id GROUP BY c.city"),
     ("Average order value in INR (1 USD = 83 INR)", "SELECT AVG(total_amount) * 83 AS avg_inr FROM orders"),
+    ("What is twice the total order amount?", "SELECT SUM(total_amount) * 2 FROM orders"),  # attack round 23
+    ("Average order value out of 10", "SELECT AVG(total_amount) / 50 AS score FROM orders"),
+    ("Total order amount in GBP", "SELECT SUM(total_amount) * 0.79 FROM orders"),
     ("What is the median order value?", "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY total_amount) FROM orders"),
 ])
 def test_a_unit_or_a_median_the_question_asks_for_is_left(db, question, sql) -> None:
     answer = ask(db, question, sql)
     assert answer.ok and not any(a.label in ("The measure as stored", "Use AVG") for a in answer.alternatives)
+
+
+def test_a_window_without_brackets_whose_end_is_unclear_is_not_guessed() -> None:
+    """Attack round 23: ``OVER PARTITION BY a ORDER BY b DESC, id FROM`` — ``id`` the next column, or a tie-break of
+    the window? Neither is taken: the block does not read, and the model is asked."""
+    from core.sql.written._misplaced import _windows_bracketed
+
+    block = "SELECT id, RANK() OVER PARTITION BY car_id ORDER BY price DESC, id FROM sales"
+    assert _windows_bracketed(block) == block

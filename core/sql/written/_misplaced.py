@@ -14,7 +14,7 @@ reads as a column named DESC, and ``names_rejoined`` —, and kept only where it
   no ON, where another JOIN or WHERE of the same query follows it (one query has one WHERE) or the join is inner
   (then the two readings keep the same rows); a lone outer join's is left as written;
 - a window without its brackets (``RANK() OVER PARTITION BY a ORDER BY b AS r``): bracketed up to its name (AS), or,
-  with no name, up to the next comma or FROM;
+  with no name, up to FROM where no comma stands before it (a comma there may end the window or list a tie-break);
 - PARTITION BY at a SELECT's own level, in no window (``… FROM t PARTITION BY make``): GROUP BY, what it partitions
   by.
 """
@@ -234,8 +234,9 @@ def _windows_bracketed(block: str) -> str:
         ends = [j for j in range(i + 2, len(tokens)) if depths[j] < depths[i] or depths[j] == depths[i] and tokens[
             j].token_type in _WINDOW_ENDS]
         end = next((j for j in ends if tokens[j].token_type != TokenType.COMMA), len(tokens))
-        if end == len(tokens) or tokens[end].token_type != TokenType.ALIAS:  # no name after the window: a comma
-            end = min([j for j in ends if j < end] + [end])  # ends it (the next column), never the window's list
+        if (end == len(tokens) or tokens[end].token_type != TokenType.ALIAS) and any(j < end for j in ends):
+            continue  # no name after the window and a comma before FROM: the next column, or the window's own
+            # list (a tie-break)? Either reads; neither is taken (attack round 23)
         if end - 1 <= i + 1:
             continue
         edits += [(tokens[i + 1].start, tokens[i + 1].start, "("), (tokens[end - 1].end + 1, tokens[end - 1].end + 1,

@@ -80,8 +80,8 @@ def _may_hold_dates(column: Column, typed: bool) -> bool:
     """Whether a column may hold dates or times: declared so, of no known kind, text whose values are unknown or
     written like dates, or a number (or text holding numbers) that may be a date (``20230105``, a Julian day) or a
     Unix time. ``typed``: the database
-    compares only a date with a date (PostgreSQL, against a date that is no quoted text), so the declared type
-    decides."""
+    compares only a date with a date (PostgreSQL, against a date that is no quoted text), so a number column's
+    declared type decides."""
     declared = (column.type or "").lower()
     kind = kind_of(declared)
     hints = [str(v).strip() for v in column.value_hints]
@@ -89,8 +89,9 @@ def _may_hold_dates(column: Column, typed: bool) -> bool:
         return False
     if kind == "date" or kind is None:
         return True
-    if typed:
-        return False
+    if typed and kind == "number":
+        return False  # text is read by its values even so: a text column of ISO dates PostgreSQL will not compare
+        # with a date was still meant (the error asks the model), never moved to another column
     numbers = [float(h) for h in hints if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", h)]
     if kind == "number" or hints and len(numbers) == len(hints):  # a number, or text holding numbers: a Julian day
         return not numbers or any(n >= 10**6 or 1900 <= n <= 2100 for n in numbers)  # (2459000), 20230105, a Unix
