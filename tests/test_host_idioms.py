@@ -180,3 +180,11 @@ def test_a_window_without_brackets_whose_end_is_unclear_is_not_guessed() -> None
 
     block = "SELECT id, RANK() OVER PARTITION BY car_id ORDER BY price DESC, id FROM sales"
     assert _windows_bracketed(block) == block
+
+
+def test_a_query_written_clause_by_clause_after_its_with_is_put_together(shop) -> None:
+    blocks = ["WITH big AS (SELECT car_id, price FROM sales WHERE price > 45)", "SELECT c.make, COUNT(*) AS n",
+              "FROM big b JOIN cars c ON c.id = b.car_id", "GROUP BY c.make"]
+    reply = "\n\n".join(f"**{i}.** Step {i}:\n```sql\n{b}\n```" for i, b in enumerate(blocks, 1))
+    answer = ask(shop, "Sales over 45 per make", reply)
+    assert answer.ok and sorted(answer.rows) == sorted(shop.execute(QUERY).rows)

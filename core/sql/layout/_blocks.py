@@ -414,8 +414,9 @@ def _steps_joined(text: str, sql_langs: frozenset[str]) -> str:
         run, labels = [first], [text[:first.start()].rstrip().rsplit("\n", 1)[-1].strip()]
         for later in fences[at + 1:]:
             gap = text[run[-1].end():later.start()].strip()
-            if "\n" in gap or len(gap) > _LABEL_CHARS or not _CONTINUES.match(later.group(3)) or \
-                    run[-1].group(3).rstrip().endswith(";"):
+            if "\n" in gap or len(gap) > _LABEL_CHARS or run[-1].group(3).rstrip().endswith(";") or not (
+                    _CONTINUES.match(later.group(3)) or len(run) == 1 and _SELECT.match(later.group(3)) and _ctes_only(
+                        first.group(3))):  # ``WITH x AS (…)`` then ``SELECT …``: the query its WITH starts
                 break
             run.append(later)
             labels.append(gap)
@@ -423,7 +424,7 @@ def _steps_joined(text: str, sql_langs: frozenset[str]) -> str:
         in_order = len(run) >= 3 and None not in numbers[1:] and all(  # two blocks under "1." and "2.": options
             b == a + 1 for a, b in zip(numbers[1:], numbers[2:], strict=False))
         joined = "\n".join(m.group(3).strip() for m in run)
-        if len(run) < 2 or not (in_order or not _FROM.search(first.group(3))) or not any(
+        if len(run) < 2 or not (in_order or not _FROM.search(first.group(3)) or _ctes_only(first.group(3))) or not any(
                 _reads_one(joined, d) is not None for d in ("postgres", "sqlite")):
             continue
         return f"{text[:first.start()]}```sql\n{joined}\n```{text[run[-1].end():]}"
