@@ -188,3 +188,19 @@ def test_a_query_written_clause_by_clause_after_its_with_is_put_together(shop) -
     reply = "\n\n".join(f"**{i}.** Step {i}:\n```sql\n{b}\n```" for i, b in enumerate(blocks, 1))
     answer = ask(shop, "Sales over 45 per make", reply)
     assert answer.ok and sorted(answer.rows) == sorted(shop.execute(QUERY).rows)
+
+
+def test_a_quote_escaped_with_a_backslash_is_written_twice(tmp_path) -> None:
+    """Attack round 23: ``'O\\'Brien'`` (MySQL's and C's way) could not even be split into words on SQLite."""
+    path = tmp_path / "people.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE people(id INTEGER, name TEXT); INSERT INTO people VALUES (1, 'O''Brien'), "
+                           "(2, 'Obi'), (3, 'C:\\');")
+    db = open_database(str(path))
+    try:
+        answer = ask(db, "Who is O'Brien?", "SELECT id FROM people WHERE name = 'O\\'Brien'")
+        assert answer.ok and list(answer.rows) == [(1,)]
+        kept = ask(db, "Which path is C:\\?", "SELECT id FROM people WHERE name = 'C:\\'")  # reads as written
+        assert kept.ok and list(kept.rows) == [(3,)]
+    finally:
+        db.close()

@@ -49,14 +49,23 @@ def read_as_sql(text: str, dialect: str) -> tuple[str, list[str]]:
     something else: ``'' % martin % ''``), and what was done: every quote written twice (``quotes_halved``),
     ``x IS [NOT] IN (…)``, ``BETWEEN a TO b``, Oracle's ``SELECT UNIQUE``, an operator of two
     characters written with a blank inside (``> =``, ``| |``), a statement's ``;`` left inside its brackets
-    (``(SELECT COUNT(*) FROM t;)``)."""
+    (``(SELECT COUNT(*) FROM t;)``), and where the text cannot even be split into words as written, a quote inside
+    a value escaped with a backslash (``'O\\'Brien'``, MySQL's and C's way) written twice (SQLite, PostgreSQL and
+    DuckDB read a backslash as itself)."""
     said = []
     if (halved := quotes_halved(text)) is not None:
         text, said = halved, ["every quote was written twice"]
     try:
         tokens = list(Dialect.get_or_raise(dialect).tokenize(text))
     except (SqlglotError, ValueError):
-        return text, said
+        doubled = re.sub(r"(?<!\\)\\'", "''", text)  # ``'O\'Brien'``, as MySQL and C escape a quote: SQL doubles it
+        if doubled == text or dialect not in ("sqlite", "postgres", "duckdb"):
+            return text, said
+        try:
+            tokens = list(Dialect.get_or_raise(dialect).tokenize(doubled))
+        except (SqlglotError, ValueError):
+            return text, said
+        text, said = doubled, [*said, "a quote escaped with a backslash written twice"]
     edits: list[tuple[int, int, str, str]] = []  # (start, end, replacement, what)
     for k, t in enumerate(tokens):
         after = [u.token_type for u in tokens[k + 1:k + 3]]
