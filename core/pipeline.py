@@ -434,7 +434,7 @@ class AskPipeline:
                 revised = self._check(run, self._queries(run, reply, schema)[0], schema)
                 other = None if revised == sql else self._evidence_run(run)(revised)
         except (*_REPAIRABLE, LLMError) as exc:
-            logger.info("the model's review of the join was not used: %s", exc)
+            logger.info("the model's review of what the checks found was not used: %s", exc)
             other = None
         added, run.alternatives = run.notes[notes:], found
         del run.notes[notes:]

@@ -1,8 +1,8 @@
 """A column that holds no dates compared with a date (``c.make BETWEEN date('now', '-30 days') AND date('now')``):
 read on the date column the query means — the other end of its range, else the one date column of its tables —
 as a guess the model is shown first; refused, naming the date columns, where no one column is meant
-(``repair.filters._kinds``). What holds no dates: a yes/no column, text whose known values are none of them dates,
-and on PostgreSQL (which rejects the comparison anyway) any column declared other than a date."""
+(``repair.filters._kinds``). What holds no dates: a yes/no column, text whose known values are none of them dates
+or parts of one, and on PostgreSQL (which rejects the comparison anyway) a column declared a number."""
 
 from __future__ import annotations
 

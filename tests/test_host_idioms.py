@@ -147,6 +147,8 @@ def test_a_fence_inside_a_program_s_string_does_not_close_its_block() -> None:
     ("Total sales amount per make", "SELECT c.make, SUM(s.price) / 1000.0 AS total FROM sales s JOIN cars c ON "
      "c.id = s.car_id GROUP BY c.make", "The measure as stored"),
     ("Highest sale price", "SELECT MAX(price) * 83 AS top FROM sales", "The measure as stored"),
+    ("Total sales amount", "SELECT SUM(total_amount) / 1000 AS total FROM orders", "The measure as stored"),  # a
+    # whole number read as written, 1000 (not 1: the diff review)
     ("What is the average sale price per make?", "SELECT c.make, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY "
      "s.price) AS avg_price FROM sales s JOIN cars c ON c.id = s.car_id GROUP BY c.make", "Use AVG"),
 ])
@@ -166,7 +168,9 @@ def test_a_measure_in_a_unit_not_asked_for_and_a_median_for_an_average_are_offer
     ("What is twice the total order amount?", "SELECT SUM(total_amount) * 2 FROM orders"),  # attack round 23
     ("Average order value out of 10", "SELECT AVG(total_amount) / 50 AS score FROM orders"),
     ("Total order amount in GBP", "SELECT SUM(total_amount) * 0.79 FROM orders"),
-    ("What is the median order value?", "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY total_amount) FROM orders"),
+    ("What is the median order value, not the average?",  # the word "median" said beside "average"
+     "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY total_amount) FROM orders"),
+    ("Average order value in minutes of work", "SELECT AVG(total_amount) / 60 FROM orders"),
 ])
 def test_a_unit_or_a_median_the_question_asks_for_is_left(db, question, sql) -> None:
     answer = ask(db, question, sql)
@@ -204,3 +208,17 @@ def test_a_quote_escaped_with_a_backslash_is_written_twice(tmp_path) -> None:
         assert kept.ok and list(kept.rows) == [(3,)]
     finally:
         db.close()
+
+
+def test_review_mends_longer_chains_glued_keys_and_json_emoji() -> None:
+    """Diff review: a chain of three comparisons is left whole (and what was read is said); ``postcode`` names no
+    table ``post``; a JSON-escaped emoji in a reply printed as a string is one character."""
+    assert "1 < a < 5 < 9" in guard("SELECT COUNT(*) FROM t WHERE 1 < a < 5 < 9", "sqlite").sql.replace("(", "").replace(
+        ")", "")
+    said = guard("SELECT COUNT(*) FROM t WHERE 1 < a < 5", "sqlite")
+    assert "1 < a AND a < 5" in said.sql and "chained comparison" in said.mended
+    from core.schema import Table as T
+    from core.sql.repair.joins._keys import _names_table
+    assert not _names_table("postcode", T("post", ())) and _names_table("postid", T("post", ()))
+    reply = '[["q", "Sure:\\n```sql\\nSELECT id FROM t WHERE tag = \'\\ud83d\\ude00\'\\n```"]]'
+    assert extract_queries(reply, "sqlite") == ["SELECT id FROM t WHERE tag = '\U0001f600'"]

@@ -94,7 +94,8 @@ def _same_words(sql: str, flat: str) -> bool:
 def check_answer(question: str, sql: str, result: QueryResult, schema: Schema, execute: Execute,
                  written: str | None = None, others: Sequence[str] = (), context: str = "",
                  guessed: Sequence[str] = ()) -> Checked:
-    """Notes and alternatives of every check, the joins' first; ``written`` is the query before Cairn's repairs,
+    """Notes and alternatives of every check, the joins' first, and the notes that doubt the query with nothing to
+    offer (``Checked.doubts``, ``copy_doubts``); ``written`` is the query before Cairn's repairs,
     ``others`` the other queries of the model's reply (offered when their rows differ), ``context`` what else the
     model was shown (memory, the conversation), ``guessed`` the repairs taken that were guesses (the query as
     written offered beside the answer where it runs and its rows differ)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from decimal import Decimal, InvalidOperation
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -247,11 +248,20 @@ _UNIT_WORDS = re.compile(
     r"convert\w*|unit|units)\b|%|₹|\$|€|£|¥", re.IGNORECASE)  # attack round 23: "out of 10", "twice", "in GBP"
 
 
+def _number_said(written: str) -> str | None:
+    """A number as a question would write it: ``1000.0`` and ``1000`` as ``1000``, ``0.50`` as ``0.5``."""
+    try:
+        value = Decimal(written).normalize()
+    except (InvalidOperation, ValueError):
+        return None
+    return format(value, "f")
+
+
 def unit_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression] | None:
     """A measure shown multiplied or divided by a constant (``SUM(price) / 1000.0``, ``AVG(cost) * 83``,
-    ``weight_kg * 2.2046``) where the question names no unit and not that number: a unit the model assumed (money
-    "stored in cents", another currency, thousands). The measures as stored; never 100 (a percentage,
-    ``scale_finding``'s), never a ratio's own division."""
+    ``weight * 2.2046``) where the question names no unit and not that number, nor the column its own
+    (``AVG(minutes) / 60``): a unit the model assumed (money "stored in cents", another currency, thousands). The
+    measures as stored; never 10 or 100 (a percentage, ``scale_finding``'s), never a ratio's own division."""
     if _UNIT_WORDS.search(text):
         return None
     factors: list[tuple[exp.Expression, exp.Expression, str]] = []
@@ -265,10 +275,11 @@ def unit_finding(text: str, tree: exp.Select) -> tuple[str, str, exp.Expression]
             sides = [node.this, node.expression] if isinstance(node, exp.Mul) else [node.expression]
             constant = next((c for c in sides if isinstance(c, exp.Literal) and not c.is_string), None)
             measure = node.this if constant is not node.this else node.expression
-            if constant is None or constant.this.rstrip("0").rstrip(".") in ("1", "10", "100", "") or re.search(
-                    rf"(?<![\d.]){re.escape(constant.this.rstrip('0').rstrip('.'))}(?![\d])", text) or not measure.find(
-                    exp.AggFunc, exp.Column) or measure.find(exp.Div):
-                continue
+            number = _number_said(constant.this) if constant is not None else None
+            if number is None or number in ("1", "10", "100") or number in re.findall(r"\d+(?:\.\d+)?", text.replace(
+                    ",", "")) or not measure.find(exp.AggFunc, exp.Column) or measure.find(exp.Div) or any(
+                    _UNIT_WORDS.search(c.name.replace("_", " ")) for c in measure.find_all(exp.Column)):
+                continue  # ``AVG(minutes) / 60``, ``price_cents / 100``: the column's own unit, converted
             factors.append((node, measure, constant.sql()))
     if not factors:
         return None

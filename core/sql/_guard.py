@@ -230,13 +230,13 @@ def guard(sql: str, dialect: str) -> GuardedSQL:
             _target_null_order(tree, target, text)
         if _written_on_true(text, target):
             cross_joins_on_true(tree)  # JOIN t ON TRUE as written: a cross join, not a JOIN missing its condition
-        python_idioms(tree, [])  # ``timedelta(days=30)`` first: an interval the date rewrites then write
+        python_idioms(tree, hosted := [])  # ``timedelta(days=30)`` first: an interval the date rewrites then write
         rewrite_sqlite_dates(tree, target)
         counted = [n for n in rewrite_postgres_dates(tree, target) if n.endswith(DAYS_COUNTED)]  # a guess: said
         forms = [n for n in other_language_forms(tree) if "QUALIFY" in n or "brackets" in n or "lock" in n]  # not
         # said: ``name.lower()`` or Hive's SORT BY
         guessed = [n for n in rewrite_foreign_idioms(tree, target) if n.endswith(GUESSED)]  # the model sees it first
-        mended = "; ".join(filter(None, [mended, *counted, *forms, *guessed]))
+        mended = "; ".join(filter(None, [mended, *hosted, *counted, *forms, *guessed]))  # a chained comparison ran
         mended = sqlite_notation(tree, mended) if target == "sqlite" else mended  # '-P7D' is '-7 days'
         try:
             out = tree.sql(dialect=target, comments=False, unsupported_level=ErrorLevel.IGNORE)

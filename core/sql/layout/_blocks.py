@@ -405,7 +405,8 @@ def _steps_joined(text: str, sql_langs: frozenset[str]) -> str:
     """A query written clause by clause, a block each (``SELECT g.name, COUNT(*) AS n`` / ``FROM track t JOIN …`` /
     ``WHERE …`` / ``GROUP BY …``), each under a short label: the run of blocks as one query, where the first starts
     it, every later one continues it (``_CONTINUES``), the joined text reads as one statement, and the first alone
-    answers nothing (no FROM) or the labels number the steps in order ("**1.**", "**2.**", "Step 3:"). A short
+    answers nothing (no FROM, or WITH's list alone) or three or more blocks whose later labels number the steps in
+    order ("**2.**", "**3.**", "Step 4:"; the first block's label is not read). A short
     block after a whole query under any other label is an option, which ``_parts_joined`` offers."""
     fences = [m for m in _FENCE.finditer(text) if m.group(2).lower() in sql_langs]
     for at, first in enumerate(fences):

@@ -149,10 +149,13 @@ def _strings_read(text: str) -> str:
         literal = match[0]
         if not _ESCAPED_REPLY.search(literal[1:-1]):
             return literal
-        try:
-            value = ast.literal_eval(literal)
+        try:  # JSON's own reading first (its ``\\ud83d\\ude00`` is one character), then Python's
+            value = json.loads(literal) if literal[0] == '"' else ast.literal_eval(literal)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return literal
+            try:
+                value = ast.literal_eval(literal)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return literal
         return f"\n{value}\n" if isinstance(value, str) else literal
 
     return _STRING.sub(read, text)

@@ -4,7 +4,8 @@ written into it, read as the value the data holds), ``_anti_join`` (a LEFT JOIN 
 key for NULL, read on the joined side), ``_flags`` (a filter turned into a yes/no column, read as the filter), ``_days`` (a timestamp that stores times of
 day compared with a day by ``=``, read as its day), ``_siblings`` (one column equal to two values on one row, the second read
 on its one sibling column: ``from_airport = 'LAX' AND from_airport = 'ORD'``), ``_kinds`` (a column that holds no
-dates compared with a date, read on the date column the query means, or refused)."""
+dates compared with a date, read on the date column the query means, or refused; on PostgreSQL a number column
+compared with words, read on the text column of its table that holds them)."""
 
 from core.sql.repair.filters._anti_join import anti_joins
 from core.sql.repair.filters._days import timestamps_as_days

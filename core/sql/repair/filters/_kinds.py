@@ -26,7 +26,6 @@ column: left.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from sqlglot import exp
 
@@ -34,7 +33,7 @@ from core.dialects import is_postgres_like
 from core.errors import SQLValidationError
 from core.schema import Column, Schema, Table
 from core.sql.repair._names import GUESSED
-from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair._scope import column_sources, is_within, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
 __all__ = ["dates_on_date_columns", "words_on_text_columns"]
@@ -104,7 +103,7 @@ def _holds_dates(column: Column) -> bool:
     if kind_of(column.type or "") == "date":
         return True
     hints = [str(v).strip() for v in column.value_hints]
-    return kind_of(column.type or "") == "text" and bool(hints) and all(_DATE_LITERAL.match(h) for h in hints)
+    return kind_of(column.type or "") == "text" and bool(hints) and all(_DATE_LITERAL.fullmatch(h) for h in hints)
 
 
 def _comparisons(select: exp.Expression) -> list[tuple[exp.Expression, exp.Column, bool]]:
@@ -199,7 +198,7 @@ def _meant(node: exp.Expression, dated: dict[str, exp.Column], sources: list) ->
     """The date column ``node`` was meant on: the one date column the query compares with a date in the same chain
     of ANDs (the range's other end), else the one date column of the query's tables."""
     chain = _chain(node)
-    beside = {key: c for key, c in dated.items() if any(p is chain for p in _parents(c))}
+    beside = {key: c for key, c in dated.items() if is_within(c, chain)}
     if len(beside) == 1:
         return next(iter(beside.values()))
     if beside:
@@ -211,12 +210,6 @@ def _meant(node: exp.Expression, dated: dict[str, exp.Column], sources: list) ->
     return exp.column(column.name, table=source.key_ident.copy() if source.key_ident is not None else None)
 
 
-
-def _parents(node: exp.Expression) -> Iterator[exp.Expression]:
-    parent = node.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
@@ -246,7 +239,7 @@ def words_on_text_columns(tree: exp.Expression, schema: Schema, dialect: str, fi
             if owned is None or not (kind_of(declared) == "number" or "bool" in declared and not all(
                     w.strip().lower() in _YES_NO for w in words)):
                 continue
-            holders = [(src, c) for src in sources if src.table is owned[1] for c in src.table.columns
+            holders = [(src, c) for src in sources if src.key == owned[0] for c in src.table.columns
                        if kind_of(c.type or "") == "text" and all(_held(w, c) for w in words)]
             if len(holders) != 1:
                 continue

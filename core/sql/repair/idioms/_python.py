@@ -3,7 +3,7 @@
 - **a chained comparison**, ``'2023-01-01' <= d <= '2023-03-31'`` (Python's range test): SQL compares the first
   comparison's TRUE or FALSE with the last value (PostgreSQL rejects it; SQLite keeps every row, or none) — read as
   both comparisons, ``'2023-01-01' <= d AND d <= '2023-03-31'``, each as strict as written;
-- **Python's ``timedelta(days=30)``** (``weeks``, ``hours``, ``minutes``, ``seconds``) and dateutil's
+- **Python's ``timedelta(days=30)``** (``weeks``, ``hours``, ``minutes``, ``seconds``; one argument) and dateutil's
   ``relativedelta(months=6)`` (``years``) — no SQL function — read as the interval they are, ``INTERVAL '30 DAY'``
   (the dialect's date arithmetic then writes it: ``date('now', '-30 days')`` on SQLite);
 - **Spark's ``ILIKE(x, pattern)``** (and ``LIKE(x, pattern)``) called as a function, which PostgreSQL does not have
@@ -27,7 +27,8 @@ def python_idioms(tree: exp.Expression, notes: list[str]) -> None:
     for node in list(tree.find_all(*_UPWARD, *_DOWNWARD)):
         inner = node.this
         same = _UPWARD if isinstance(node, _UPWARD) else _DOWNWARD
-        if isinstance(inner, same) and not isinstance(inner.this, (*_UPWARD, *_DOWNWARD)):
+        if isinstance(inner, same) and not isinstance(inner.this, (*_UPWARD, *_DOWNWARD)) and not isinstance(
+                node.parent, (*_UPWARD, *_DOWNWARD)):  # ``1 < a < 5 < 9``: a longer chain is left whole
             before = node.sql()
             both = exp.And(this=inner.copy(), expression=type(node)(this=inner.expression.copy(),
                                                                     expression=node.expression.copy()))
@@ -50,6 +51,8 @@ def python_idioms(tree: exp.Expression, notes: list[str]) -> None:
 def _interval(call: exp.Anonymous) -> exp.Expression | None:
     """``timedelta(days=30, hours=2)`` as ``INTERVAL '30' DAY + INTERVAL '2' HOUR``; None where an argument is no
     ``unit=number`` of the units read here."""
+    if len(call.expressions) != 1:
+        return None  # ``timedelta(days=30, hours=2)``: a sum of intervals SQLite's date modifiers cannot write
     parts: list[exp.Expression] = []
     for arg in call.expressions:
         if not (isinstance(arg, exp.EQ) and isinstance(arg.this, exp.Column) and not arg.this.table

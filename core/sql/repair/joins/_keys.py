@@ -68,10 +68,10 @@ def table_keys(table: Table) -> list[str]:
 
 def _names_table(column: str, table: Table) -> bool:
     """``customer_id`` / ``customerNo`` names customers: the column's words are the table's, then a key word; or the
-    table's name and a key word written as one word (``paperid`` on paper, ``keyphraseid`` on keyphrase)."""
+    table's name and ``id`` or ``key`` written as one word (``paperid`` on paper, ``keyphraseid`` on keyphrase)."""
     words, glued = tokens(column), column.lower().removeprefix(table.name.lower())
     return len(words) >= 2 and words[-1] in KEY_WORDS and words[:-1] == tokens(table.name) or (
-        len(words) == 1 and glued != column.lower() and glued in KEY_WORDS)
+        len(words) == 1 and glued != column.lower() and glued in ("id", "key"))  # never postcode, phonenumber
 
 
 def _relations(a: Table, b: Table) -> list[tuple[str, str]]:
