@@ -159,6 +159,19 @@ def test_a_span_counted_from_a_fixed_date_is_offered_counted_from_today(garage) 
     assert "'now'" in other.sql and garage.execute(other.sql).rows[0][0] == 30
 
 
+def test_a_span_counted_from_the_data_s_latest_date_is_offered_counted_from_today(garage) -> None:
+    """fresh28 (family B): "the last 30 days" anchored to ``(SELECT MAX(done_on) FROM repair)``, every such anchor."""
+    answer = _ask(garage, "Total cost of repairs logged in the last 30 days",  # every repair was logged in 2020
+                  "SELECT SUM(cost) FROM repair WHERE logged_at >= DATE((SELECT MAX(logged_at) FROM repair), "
+                  "'-30 days') AND logged_at <= (SELECT MAX(logged_at) FROM repair)")
+    assert answer.ok and list(answer.rows) == [(310.0,)]  # the query that ran stays the answer
+    other = next(a for a in answer.alternatives if a.label == "Count from today")
+    assert "latest date" in other.why and "MAX(" not in other.sql and garage.execute(other.sql).rows[0][0] is None
+    kept = _ask(garage, "Total cost of repairs logged in the 30 days before the latest log",  # from no "today"
+                "SELECT SUM(cost) FROM repair WHERE logged_at >= DATE((SELECT MAX(logged_at) FROM repair), '-30 days')")
+    assert "Count from today" not in _labels(kept)
+
+
 def test_a_date_the_question_itself_says_is_not_replaced_by_today(garage) -> None:
     answer = _ask(garage, "Repair cost in the 7 days before 2023-03-20, and how it compares to today",
                   "SELECT SUM(cost) FROM repair WHERE done_on >= DATE('2023-03-20', '-7 days')")

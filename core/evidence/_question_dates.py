@@ -230,24 +230,25 @@ def _counted_from(literal: exp.Literal) -> bool:
 
 def today_finding(from_today: bool, text: str, tree: exp.Expression, dialect: str) -> Finding | None:
     """A question that counts from now ("the past 7 days", "today") and a query that counts from one fixed date
-    instead, with nothing read from today (``date('2023-12-31', '-7 days')``): the query counted from today."""
+    instead, with nothing read from today (``date('2023-12-31', '-7 days')``), or from the data's latest date
+    (``(SELECT MAX(sale_date) FROM sales) - INTERVAL '30 days'``, every such anchor): the query counted from today."""
     if not from_today or dialect not in ("sqlite", "postgres", "duckdb") or _counts_from_today(tree):
         return None
     anchors = [lit for lit in tree.find_all(exp.Literal) if lit.is_string and _DATE_TEXT.match(lit.this)
                and _counted_from(lit)]
-    fixed = {lit.this for lit in anchors}
-    if len(fixed) != 1 or next(iter(fixed))[:10] in text:
+    latest = {q.sql() for q in tree.find_all(exp.Subquery) if _counted_from(q) and isinstance(
+        q.this, exp.Select) and len(q.this.expressions) == 1 and isinstance(q.this.expressions[0].unalias(), exp.Max)}
+    anchors += [q for q in tree.find_all(exp.Subquery) if q.sql() in latest] if not anchors else []
+    fixed = {lit.sql() for lit in anchors}
+    if len(fixed) != 1 or next(iter(fixed)).strip("'")[:10] in text:
         return None  # several dates (a fixed range), or one the question itself says
     for lit in anchors:
         node: exp.Expression = lit
-        if dialect == "sqlite":
-            lit.replace(exp.Literal.string("now"))
-            continue
-        while isinstance(node.parent, _WRAPPERS):
+        while isinstance(node.parent, _WRAPPERS) and dialect != "sqlite":
             node = node.parent
-        node.replace(exp.CurrentDate())
-    return (f"The question counts from today and the query from a fixed date, '{fixed.pop()}'", "Count from today",
-            tree)
+        node.replace(exp.Literal.string("now") if dialect == "sqlite" else exp.CurrentDate())
+    said = "a fixed date" if isinstance(anchors[0], exp.Literal) else "the data's latest date"
+    return f"The question counts from today and the query from {said}, {fixed.pop()}", "Count from today", tree
 
 
 def _sqlite_modifiers(span: Span, tree: exp.Expression) -> str | None:
