@@ -243,7 +243,7 @@ _UNIT_WORDS = re.compile(
     r"\b(?:thousands?|millions?|billions?|lakhs?|crores?|k|mn|bn|cents?|paise|percent\w*|pct|per\s?cent|seconds?|"
     r"secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|km|kms|kilomet\w*|miles?|kgs?|kilo\w*|pounds?|"
     r"lbs?|grams?|inch\w*|cm|centimet\w*|met(?:er|re)s?|feet|foot|usd|inr|eur|rupees?|dollars?|euros?|scale|"
-    r"rupay\w*|hazaar|hazar|ghante|minute|din|saal|mahin\w*|hafte|tonnes?|tons?|gbp|sterling|yen|jpy|yuan|cny|aud|"
+    r"rupay\w*|hazaar|hazar|ghante|din|saal|mahin\w*|hafte|tonnes?|tons?|gbp|sterling|yen|jpy|yuan|cny|aud|"
     r"cad|chf|dozens?|out\s+of|twice|double[ds]?|triple[ds]?|half|halved|quarter|times|score[ds]?|rating|rated|"
     r"convert\w*|unit|units)\b|%|₹|\$|€|£|¥", re.IGNORECASE)  # attack round 23: "out of 10", "twice", "in GBP"
 

@@ -13,13 +13,12 @@ reply with no query of its own, **a query in a link** (``http://127.0.0.1:8001/s
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import tomllib
 from urllib.parse import unquote_plus
 
-from core.sql.layout._markup import QUERY_START
+from core.sql.layout._markup import QUERY_START, STRING_LITERAL, literal_value
 
 __all__ = ["document_queries", "envelopes_read"]
 
@@ -131,8 +130,7 @@ def envelopes_read(text: str) -> str:
     return text
 
 
-# A one-line string literal, as Python's repr or JSON writes one: double or single quotes, backslash escapes
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_STRING = re.compile(STRING_LITERAL)
 _ESCAPED_REPLY = re.compile(r"(?:^|\\n)\s*(?:```|~~~)")  # a whole reply, its fenced block escaped in the string
 
 
@@ -149,13 +147,7 @@ def _strings_read(text: str) -> str:
         literal = match[0]
         if not _ESCAPED_REPLY.search(literal[1:-1]):
             return literal
-        try:  # JSON's own reading first (its ``\\ud83d\\ude00`` is one character), then Python's
-            value = json.loads(literal) if literal[0] == '"' else ast.literal_eval(literal)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            try:
-                value = ast.literal_eval(literal)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                return literal
+        value = literal_value(literal)
         return f"\n{value}\n" if isinstance(value, str) else literal
 
     return _STRING.sub(read, text)

@@ -16,20 +16,17 @@ Each layout is read only where the result is one statement the parser reads; any
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from collections.abc import Callable
 
-from core.sql.layout._markup import QUERY_START
+from core.sql.layout._markup import QUERY_START, STRING_LITERAL, literal_value
 
 __all__ = ["fences_read"]
 
 _FUSED = re.compile(r"^([ \t]*(?:```|~~~))([A-Za-z0-9+-]*?)((?:SELECT|WITH)\b)", re.MULTILINE | re.IGNORECASE)
 _MARK = re.compile(r"^[ \t]*(?:```|~~~)([^\n]*)$", re.MULTILINE)
 _LINE_START = re.compile(r"^[ \t]*\(*[ \t]*(?:SELECT|WITH)\b", re.MULTILINE | re.IGNORECASE)
-_STRING = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
-_LIST = re.compile(rf"\[\s*(?:(?:{_STRING})\s*,\s*)+(?:{_STRING})\s*,?\s*\]")
+_LIST = re.compile(rf"\[\s*(?:(?:{STRING_LITERAL})\s*,\s*)+(?:{STRING_LITERAL})\s*,?\s*\]")
 _ADDED = re.compile(r"\+=?\s*[fFrRbBuU]?[\"']|[\"']\s*\+|\.format\(|%\s*\(")  # text added to a string
 _BLOCK = re.compile(r"(```|~~~)[^\n]*\n(.*?)\1", re.DOTALL)
 _MAX_CHARS = 20_000
@@ -80,11 +77,5 @@ def _lines_joined(text: str, reads: Callable[[str], bool]) -> str:
 
 def _strings(listed: str) -> list[str] | None:
     """The string items of a JSON or Python list literal, as the language reads them; None where neither does."""
-    try:
-        items = json.loads(listed)
-    except ValueError:
-        try:
-            items = ast.literal_eval(listed)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return None
+    items = literal_value(listed)
     return items if isinstance(items, list) and all(isinstance(i, str) for i in items) else None

@@ -20,16 +20,20 @@
 
 from __future__ import annotations
 
+import ast
 import html
+import json
 import re
 
 from core.sql.layout._unknown import string_queries
 
-__all__ = ["FENCE", "QUERY_START", "markup_read"]
+__all__ = ["FENCE", "QUERY_START", "STRING_LITERAL", "literal_value", "markup_read"]
 
 # A Markdown fenced block (its mark, its label, its body), and text that starts a query: shared by the layout readers.
 FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.DOTALL)
 QUERY_START = re.compile(r"\s*\(*\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+# A one-line string literal as JSON or Python's repr writes one: double or single quotes, backslash escapes
+STRING_LITERAL = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 
 _PRE = re.compile(r"<pre(?:\s[^>]*)?>\s*(?:<code(?:\s[^>]*)?>)?(.*?)(?:</code>\s*)?</pre>", re.IGNORECASE | re.DOTALL)
 _CODE_LINE = re.compile(r"^[ \t]*(?:<p(?:\s[^>]*)?>[ \t]*)?<code(?:\s[^>]*)?>(.*?)</code>[ \t]*(?:</p>[ \t]*)?$",
@@ -97,3 +101,15 @@ def _plain_block(match: re.Match[str]) -> str:
         return match[0]  # a block of SQL as written (a tag inside a value): as it is
     body = html.unescape(_HIGHLIGHT_TAG.sub("", match[3])).strip()
     return f"{match[1]}sql\n{body}\n{match[1]}" if QUERY_START.match(body) else match[0]
+
+
+def literal_value(literal: str) -> object:
+    """A JSON or Python literal's value, by JSON's own reading first (its ``\\ud83d\\ude00`` is one character), then
+    Python's (single quotes, tuples); None where neither reads it."""
+    try:
+        return json.loads(literal)
+    except (ValueError, RecursionError):
+        try:
+            return ast.literal_eval(literal)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None

@@ -29,7 +29,7 @@ from sqlglot import exp
 
 from core.schema import Schema
 from core.sql.repair._names import GUESSED
-from core.sql.repair._scope import Source, scope_sources, scopes
+from core.sql.repair._scope import Source, schema_column, scope_sources, scopes
 
 __all__ = ["casts_after_division", "day_of_month_differences", "precedence_slips"]
 
@@ -156,7 +156,6 @@ def _whole(node: exp.Expression, local: list[Source], dialect: str) -> bool:
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
         return _whole(node.this, local, dialect) and _whole(node.expression, local, dialect)
     if isinstance(node, exp.Column):
-        owners = [s.table.column(node.name) for s in local if s.table is not None and s.table.column(node.name)
-                  is not None and (not node.table or s.key.lower() == node.table.lower())]
-        return len(owners) == 1 and bool(_INTEGER.search(owners[0].type or ""))
+        found = schema_column(node, local, dialect)
+        return found is not None and bool(_INTEGER.search(found[1].type or ""))
     return False

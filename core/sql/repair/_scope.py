@@ -19,7 +19,7 @@ from core.schema import Column, Schema, Table
 from core.sql.repair._names import effective, matches, tokens
 from core.sql.repair._tables import resolve_table
 
-__all__ = [
+__all__ = ["schema_column", "column_source", 
     "PSEUDO_COLUMNS",
     "Source",
     "ancestors",
@@ -242,6 +242,22 @@ def column_sources(col: exp.Column, sources: list[Source], dialect: str) -> list
     if any(s.key.lower() == col.name.lower() for s in sources):  # whole-row reference
         return [s for s in sources if s.key.lower() == col.name.lower()]
     return [s for s in sources if s.open]
+
+
+def column_source(col: exp.Column, sources: list[Source], dialect: str) -> Source | None:
+    """The one source of ``col``: by its qualifier, else the one source that has such a column; None where none or
+    several could be."""
+    if col.table:
+        return find_source(exp.to_identifier(col.table), sources)
+    owners = [s for s in sources if s.has(col.this, dialect) is not None]
+    return owners[0] if len(owners) == 1 else None
+
+
+def schema_column(col: exp.Column, sources: list[Source], dialect: str) -> tuple[Source, Column] | None:
+    """The table source of ``col`` (``column_source``) and its column in the schema; None where it is no one table's."""
+    source = column_source(col, sources, dialect)
+    column = source.table.column(col.name) if source is not None and source.table is not None else None
+    return (source, column) if column is not None else None
 
 
 def passed_through(scope: Scope, qualifier: str, column: str) -> tuple[str, str] | None:

@@ -13,16 +13,17 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-__all__ = ["expected_kind", "kind_of", "narrow_by_type", "narrow_by_values"]
+__all__ = ["COMPARISONS", "ISO_DATE", "NUMBER_TEXT", "expected_kind", "kind_of", "narrow_by_type", "narrow_by_values"]
 
 _NUMBER_TYPES = re.compile(r"int|numeric|decimal|real|double|float|money|number|serial", re.IGNORECASE)
 _DATE_TYPES = re.compile(r"date|time", re.IGNORECASE)
 _TEXT_TYPES = re.compile(r"char|text|string|clob|enum|citext", re.IGNORECASE)
 _DATE_TEXT = re.compile(r"\d{4}-\d{2}(-\d{2})?([ T].*)?")
-_NUMBER_TEXT = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+NUMBER_TEXT = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")  # a number written as text
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")  # a date (and time) as SQL writes it
 _NUMERIC_AGGREGATES = (exp.Sum, exp.Avg, exp.Stddev, exp.Variance)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _DATE_PARTS = (exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.Year, exp.Month, exp.Day)
 
 
@@ -59,7 +60,7 @@ def expected_kind(col: exp.Column) -> str | None:
     if isinstance(parent, _ARITHMETIC):
         other = parent.expression if parent.this is col else parent.this
         return "number" if _literal_kind(other) == "number" or isinstance(parent, (exp.Mul, exp.Div)) else None
-    if isinstance(parent, _COMPARISONS):
+    if isinstance(parent, COMPARISONS):
         other = parent.expression if parent.this is col else parent.this
         return _literal_kind(other)
     if isinstance(parent, exp.Between) and parent.this is col:
@@ -85,7 +86,7 @@ def narrow_by_type(col: exp.Column, candidates: Sequence[object], type_of: Calla
         if want == "date":
             return True
         values = values_of(cand) if values_of is not None else ()
-        return want == "number" and all(_NUMBER_TEXT.fullmatch(str(v).strip()) for v in values)
+        return want == "number" and all(NUMBER_TEXT.fullmatch(str(v).strip()) for v in values)
 
     kept = [c for c in candidates if fits(c)]
     return kept or list(candidates)

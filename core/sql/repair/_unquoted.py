@@ -3,10 +3,11 @@ column names inside them (``SELECT 'name' FROM author``, ``WHERE 'vendor_name' =
 
 A bare word compared with a text column that no table has as a column can only be the string the writer forgot to
 quote (the database rejects it as an unknown column). On SQLite, a date whose month or day has one digit
-(``'2023-4-1'``) beside a date column is the date as stored, ``'2023-04-01'``: compared as text it sorts wrong (a guess, and only
-where a bounded query finds no value of the column stored unpadded). A date written without quotes is arithmetic to the database
-(``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or a text one: SQLite keeps
-dates as text, and a number compared with a text matches nothing sensible) it can only be the date.
+(``'2023-4-1'``) beside a date column is the date as stored, ``'2023-04-01'``: compared as text it sorts wrong (a
+guess, and only where a bounded query finds no value of the column stored unpadded). A date written without quotes is
+arithmetic to the database (``2023-01-01`` is 2021) and runs, comparing a date with a number; beside a date column (or
+a text one: SQLite keeps dates as text, and a number compared with a text matches nothing sensible) it can only be the
+date.
 A string that spells a column of exactly one table of the query (of several: the one grouped by, or whose values hold
 what it is compared with), shown as a whole column that labels nothing (every row the same word, no count or UNION
 branch beside it; unnamed, or named for that column: ``'id' AS customer_id``), compared with a constant or matched
@@ -26,7 +27,7 @@ from core.schema import Schema
 from core.sql.repair._dates_sqlite import date_differences
 from core.sql.repair._arithmetic import casts_after_division, day_of_month_differences, precedence_slips
 from core.sql.repair._names import GUESSED, WHEN_WORDS, tokens
-from core.sql.repair._scope import Source, find_source, scope_sources, scopes
+from core.sql.repair._scope import Source, column_source, schema_column, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
 __all__ = ["compared_kind", "date_arithmetic", "quoted_columns", "unquoted_dates"]
@@ -51,20 +52,9 @@ def compared_kind(col: exp.Column, local: list[Source], dialect: str) -> str | N
     return _kind(other, local, dialect) if isinstance(other, exp.Column) else None
 
 
-def _source(col: exp.Column, local: list[Source], dialect: str) -> Source | None:
-    """The one source of ``col`` (by its qualifier, else the one source with such a column)."""
-    if col.table:
-        return find_source(exp.to_identifier(col.table), local)
-    owners = [s for s in local if s.has(col.this, dialect) is not None]
-    return owners[0] if len(owners) == 1 else None
-
-
 def _kind(col: exp.Column, local: list[Source], dialect: str) -> str | None:
-    source = _source(col, local, dialect)
-    if source is None or source.table is None:
-        return None
-    column = source.table.column(col.name)
-    return kind_of(column.type or "") if column is not None else None
+    found = schema_column(col, local, dialect)
+    return kind_of(found[1].type or "") if found is not None else None
 
 
 def _date_digits(node: exp.Expression) -> str | None:
@@ -101,7 +91,7 @@ def _stored_padded(col: exp.Column, local: list[Source], dialect: str,
                    matches: Callable[[str], bool | None] | None) -> bool:
     """Whether a bounded query finds no value of ``col`` stored with a one-digit month or day (``'2023-4-1'``): then
     an unpadded date compared with it can only mean the padded one."""
-    source = _source(col, local, dialect)
+    source = column_source(col, local, dialect)
     if source is None or source.table is None or matches is None:
         return False
     test = exp.or_(*(exp.Glob(this=col.copy(), expression=exp.Literal.string(g)) for g in _UNPADDED_GLOBS))

@@ -33,12 +33,11 @@ from core.dialects import is_postgres_like
 from core.errors import SQLValidationError
 from core.schema import Column, Schema, Table
 from core.sql.repair._names import GUESSED
-from core.sql.repair._scope import column_sources, is_within, scope_sources, scopes
-from core.sql.repair._types import kind_of
+from core.sql.repair._scope import is_within, schema_column, scope_sources, scopes
+from core.sql.repair._types import COMPARISONS, ISO_DATE, NUMBER_TEXT, kind_of
 
 __all__ = ["dates_on_date_columns", "words_on_text_columns"]
 
-_DATE_LITERAL = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
 # A value that may be a date or a part of one: '2023-01-05', '05/03/2023', '03/2023', 'Mar 5, 2023', '5 Mar 2023',
 # '05-Mar-2023', '20230105', a year ('2023', 'FY2023'), a quarter ('Q1 2023'), a month name: the model may have
 # meant the column, so it is never moved
@@ -49,7 +48,6 @@ _DATE_SHAPE = re.compile(
 _DATE_FUNCTIONS = frozenset({"date", "datetime", "now", "current_date", "today", "getdate", "sysdate"})
 _WHOLE_DATE = ("%Y", "%m", "%d")  # a STRFTIME that writes a whole date is a date written as text; a year or a month
 # alone ('%Y', '%m/%Y') is a part, which a text column of years or months holds
-_ORDERINGS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _MAX_OFFERED = 5
 
 
@@ -69,7 +67,7 @@ def _date_valued(node: exp.Expression) -> bool:
     if isinstance(node, exp.Cast):
         return node.to.is_type(*exp.DataType.TEMPORAL_TYPES)
     if isinstance(node, exp.Literal):
-        return node.is_string and bool(_DATE_LITERAL.fullmatch(node.this.strip()))
+        return node.is_string and bool(ISO_DATE.fullmatch(node.this.strip()))
     if isinstance(node, (exp.Add, exp.Sub)):
         return _date_valued(node.this) and isinstance(node.expression.unnest(), exp.Interval)
     return False
@@ -91,7 +89,7 @@ def _may_hold_dates(column: Column, typed: bool) -> bool:
     if typed and kind == "number":
         return False  # text is read by its values even so: a text column of ISO dates PostgreSQL will not compare
         # with a date was still meant (the error asks the model), never moved to another column
-    numbers = [float(h) for h in hints if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", h)]
+    numbers = [float(h) for h in hints if NUMBER_TEXT.fullmatch(h)]
     if kind == "number" or hints and len(numbers) == len(hints):  # a number, or text holding numbers: a Julian day
         return not numbers or any(n >= 10**6 or 1900 <= n <= 2100 for n in numbers)  # (2459000), 20230105, a Unix
         # time or a year may be a date or a part of one
@@ -103,14 +101,14 @@ def _holds_dates(column: Column) -> bool:
     if kind_of(column.type or "") == "date":
         return True
     hints = [str(v).strip() for v in column.value_hints]
-    return kind_of(column.type or "") == "text" and bool(hints) and all(_DATE_LITERAL.fullmatch(h) for h in hints)
+    return kind_of(column.type or "") == "text" and bool(hints) and all(ISO_DATE.fullmatch(h) for h in hints)
 
 
 def _comparisons(select: exp.Expression) -> list[tuple[exp.Expression, exp.Column, bool]]:
     """Each comparison of a column with a date in ``select``'s own clauses (not its subqueries'): the comparison,
     its column, and whether the date is only ever quoted text (``'2023-01-05'``)."""
     found: list[tuple[exp.Expression, exp.Column, bool]] = []
-    for node in select.find_all(*_ORDERINGS, exp.Between):
+    for node in select.find_all(*COMPARISONS, exp.Between):
         if node.find_ancestor(exp.Select) is not select:
             continue
         if isinstance(node, exp.Between):
@@ -125,10 +123,8 @@ def _comparisons(select: exp.Expression) -> list[tuple[exp.Expression, exp.Colum
 
 
 def _owner(col: exp.Column, sources: list, dialect: str) -> tuple[str, Table, Column] | None:
-    owners = [s for s in column_sources(col, sources, dialect) if s.table is not None]
-    if len(owners) != 1 or owners[0].table.column(col.name) is None:
-        return None
-    return owners[0].key, owners[0].table, owners[0].table.column(col.name)
+    found = schema_column(col, sources, dialect)
+    return (found[0].key, found[0].table, found[1]) if found is not None else None
 
 
 def dates_on_date_columns(tree: exp.Expression, schema: Schema, dialect: str, fixes: list[str]) -> None:
@@ -183,7 +179,7 @@ def _dates(node: exp.Expression) -> set[str]:
     """The dates a comparison compares with, as written (BETWEEN: both ends as one)."""
     if isinstance(node, exp.Between):
         return {f"{node.args['low'].sql()} .. {node.args['high'].sql()}"}
-    if not isinstance(node, _ORDERINGS):
+    if not isinstance(node, COMPARISONS):
         return set()
     return {side.sql() for side in (node.this, node.expression) if not side.find(exp.Column) and _date_valued(side)}
 
@@ -212,7 +208,6 @@ def _meant(node: exp.Expression, dated: dict[str, exp.Column], sources: list) ->
 
 
 
-_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _YES_NO = frozenset({"true", "false", "t", "f", "yes", "no", "y", "n", "on", "off", "0", "1"})
 
 
@@ -232,7 +227,7 @@ def words_on_text_columns(tree: exp.Expression, schema: Schema, dialect: str, fi
                 continue
             values = [node.expression] if not isinstance(node, exp.In) else node.expressions
             words = [v.this for v in values if isinstance(v, exp.Literal) and v.is_string]
-            if not words or len(words) != len(values) or any(_NUMBER.fullmatch(w.strip()) for w in words):
+            if not words or len(words) != len(values) or any(NUMBER_TEXT.fullmatch(w.strip()) for w in words):
                 continue
             owned = _owner(node.this, sources, dialect)
             declared = (owned[2].type or "").lower() if owned is not None else ""

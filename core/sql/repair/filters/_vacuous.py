@@ -37,6 +37,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from core.sql.repair._names import GUESSED
+from core.sql.repair._types import ISO_DATE
 
 __all__ = ["never_true", "one_value_twice_per_row"]
 
@@ -190,8 +191,7 @@ def _ordered(low: exp.Expression | None, high: exp.Expression | None) -> bool:
     if not (isinstance(low, exp.Literal) and isinstance(high, exp.Literal)) or low.is_string != high.is_string:
         return False
     if low.is_string:
-        iso = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")
-        return bool(iso.fullmatch(low.this) and iso.fullmatch(high.this)) and low.this < high.this
+        return bool(ISO_DATE.fullmatch(low.this) and ISO_DATE.fullmatch(high.this)) and low.this < high.this
     try:
         return float(low.this) < float(high.this)
     except ValueError:

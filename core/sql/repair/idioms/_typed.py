@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from core.dialects import is_postgres_like
 from core.schema import Schema
-from core.sql.repair._scope import column_sources, scope_sources, scopes
+from core.sql.repair._scope import schema_column, scope_sources, scopes
 from core.sql.repair._types import kind_of
 
 __all__ = ["typed_idioms"]
@@ -45,11 +45,10 @@ def typed_idioms(tree: exp.Expression, schema: Schema, dialect: str, fixes: list
             col = node.this
             if node.find_ancestor(exp.Select) is not scope.expression or not isinstance(col, exp.Column):
                 continue
-            owners = [s.table.column(col.name) for s in column_sources(col, sources, dialect)
-                      if s.table is not None and s.table.column(col.name) is not None]
-            if len(owners) != 1:
+            found = schema_column(col, sources, dialect)
+            if found is None:
                 continue
-            declared = (owners[0].type or "").lower()
+            declared = (found[1].type or "").lower()
             value = node.expression
             if isinstance(node, (exp.EQ, exp.NEQ)) and "bool" in declared and isinstance(value, exp.Literal) and \
                     not value.is_string and value.this in ("0", "1"):
